@@ -1,0 +1,34 @@
+// The `ngx` program: command line -> registry -> bootstrap -> pattern ->
+// module/timer -> statistics -> reporters, and the exit code.
+//
+//     int main(int argc, char** argv) {
+//         return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::Environment::current());
+//     }
+#ifndef NGX_APP_HPP
+#define NGX_APP_HPP
+
+#include <ngx/pattern.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+// What the program learns from its surroundings, read once in main().
+struct Environment {
+    std::string executable;      // /proc/self/exe
+    std::string module_path;     // NGX_MODULE_PATH
+    bool stdout_is_terminal = false;
+    bool stderr_is_terminal = false;
+    bool under_mpi_launcher = false; // mpirun or srun started us
+
+    static Environment current();
+};
+
+std::vector<std::string> arguments_of(int argc, char** argv);
+
+int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const Environment& env);
+
+} // namespace ngx
+
+#endif

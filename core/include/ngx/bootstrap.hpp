@@ -1,0 +1,62 @@
+// The bootstrap: how the processes of a run find each other, separate from
+// the module being measured (the measured API never exchanges addresses).
+//
+// Implementations: a stream bootstrap over one socket, used both by the local
+// launcher (ngx forks its peer, a socketpair joins them) and by the TCP
+// rendezvous (--listen / --connect); and, when built with MPI, one over MPI
+// for runs under mpirun or srun. Ranks are paired: with 2k ranks, rank i
+// measures against rank i + k (and back).
+//
+//     Status s = boot.exchange(my_address_blob, peer_blob);
+//     ngx_bootstrap c_view = boot.c_view();   // what modules receive
+#ifndef NGX_BOOTSTRAP_HPP
+#define NGX_BOOTSTRAP_HPP
+
+#include <ngx/module.h>
+#include <ngx/status.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+using Bytes = std::vector<uint8_t>;
+
+class Bootstrap {
+public:
+    virtual ~Bootstrap() = default;
+
+    virtual std::string name() const = 0; // "local", "tcp", "mpi"
+    virtual int rank() const = 0;
+    virtual int nranks() const = 0;
+    // The rank this one measures against: i <-> i + nranks/2.
+    int peer() const { return rank() < nranks() / 2 ? rank() + nranks() / 2 : rank() - nranks() / 2; }
+    // Rank 0..k-1 drive the measurement; their peers respond.
+    bool is_driver() const { return rank() < nranks() / 2; }
+
+    virtual std::string local_address() const = 0;
+    virtual std::string peer_address() const = 0;
+
+    // Sends `mine` to the peer and receives the peer's blob.
+    virtual Status exchange(const Bytes& mine, Bytes& theirs) = 0;
+    // Returns once every rank of the run has entered it.
+    virtual Status barrier() = 0;
+    // Rank 0's `value` reaches every rank.
+    virtual Status broadcast(Bytes& value) = 0;
+    // Every rank's `mine` reaches rank 0, in rank order (others get nothing).
+    virtual Status gather(const Bytes& mine, std::vector<Bytes>& all) = 0;
+
+    // A C view for modules; valid while this object lives.
+    ngx_bootstrap c_view();
+
+private:
+    std::string local_address_copy_, peer_address_copy_;
+};
+
+Bytes to_bytes(const std::string& text);
+std::string to_string(const Bytes& bytes);
+
+} // namespace ngx
+
+#endif

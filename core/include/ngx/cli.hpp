@@ -1,0 +1,61 @@
+// The command line of `ngx` (Boost.Program_options), parsed in two passes:
+// the first finds -m and -x, the second knows the chosen modules' and
+// pattern's own option groups and checks everything strictly. Every bad
+// value is a usage error (exit 2) whose message names the option and value.
+//
+//     Result<Config> config = parse_command_line(args, registry, patterns);
+#ifndef NGX_CLI_HPP
+#define NGX_CLI_HPP
+
+#include <ngx/loader.hpp>
+#include <ngx/pattern.hpp>
+#include <ngx/reporter.hpp>
+#include <ngx/timer.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+enum class Action { run, help, version, list_modules, list_patterns };
+enum class BootstrapChoice { automatic, local, tcp, mpi };
+
+struct OutputSpec {
+    std::string path;
+    OutputFormat format;
+};
+
+struct ModuleChoice {
+    LoadedModulePtr module;
+    OptionValues options; // every option of the module, defaults filled in
+};
+
+struct Config {
+    Action action = Action::run;
+    std::string help_text;
+    std::vector<ModuleChoice> modules;
+    const PatternInfo* pattern = nullptr;
+    po::variables_map values; // everything parsed, for the pattern's configure()
+    RunSettings settings;
+    std::vector<int> cpus;    // rank r runs on cpus[r], when given
+    std::vector<OutputSpec> outputs;
+    std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table
+    TimerChoice timer = TimerChoice::automatic;
+    BootstrapChoice bootstrap = BootstrapChoice::automatic;
+    std::string listen;       // [ADDR:]PORT
+    std::string connect;      // HOST:PORT
+    uint64_t accept_timeout_ns = 300'000'000'000;
+    std::vector<std::string> arguments; // as given, to hand to a --listen server
+};
+
+// The local modules `ngx` measures when no -m is given.
+inline const std::vector<std::string> default_modules = {"shm", "tcp"};
+inline constexpr const char* default_pattern = "pingpong";
+
+Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
+                                  const PatternCatalog& patterns);
+
+} // namespace ngx
+
+#endif

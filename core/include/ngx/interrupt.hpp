@@ -1,0 +1,29 @@
+// Ctrl-C and SIGTERM become a flag that every blocking loop checks (the
+// cancel pointer of the module ABI), so ngx stops at a safe point, writes the
+// results measured so far and exits 130.
+//
+// A signal handler can only reach static storage, so the flag is the one
+// piece of process-wide state in ngx; this guard owns its installation.
+//
+//     InterruptGuard guard;
+//     while (!*guard.flag()) { ... }
+#ifndef NGX_INTERRUPT_HPP
+#define NGX_INTERRUPT_HPP
+
+namespace ngx {
+
+class InterruptGuard {
+public:
+    InterruptGuard();
+    ~InterruptGuard();
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+    const volatile int* flag() const;
+    bool raised() const { return *flag() != 0; }
+    int signal_number() const; // the signal that raised it, 0 if none
+};
+
+} // namespace ngx
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * ngx module ABI: the C interface between the ngx core and a transport module.
+ *
+ * A module is a shared object that exports exactly one symbol,
+ * `ngx_module_entry`, returning a pointer to a static `ngx_module`
+ * descriptor. The core checks `abi_major` before it reads anything else,
+ * then `size` fields before it touches members that a newer ABI added.
+ * Everything crosses the boundary as plain C: status codes plus a message
+ * buffer, never exceptions.
+ *
+ *     static const ngx_module_ops ops = { sizeof(ngx_module_ops), my_init, ... };
+ *     static const ngx_module desc = {
+ *         NGX_MODULE_ABI_MAJOR, NGX_MODULE_ABI_MINOR, sizeof(ngx_module),
+ *         "mynet", "My vendor network", "1.0",
+ *         NGX_CAP_RELIABLE, 0, my_options, 2, &ops };
+ *     NGX_MODULE_EXPORT(desc)
+ *
+ * Message semantics: every send() is one message; the peer's recv() with the
+ * same length receives it whole. Blocking calls return when the buffer may be
+ * reused (send) or holds the message (recv). Every blocking call honours the
+ * deadline (`timeout_ns` of ngx_init_args) and the cancel flag, and says on
+ * failure what happened in `err->message`.
+ */
+#ifndef NGX_MODULE_H
+#define NGX_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A module built against another major version is rejected unread. */
+#define NGX_MODULE_ABI_MAJOR 1
+/* Minor versions only append members; `size` fields tell what is present. */
+#define NGX_MODULE_ABI_MINOR 0
+#define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
+
+typedef enum ngx_status {
+    NGX_OK = 0,
+    NGX_ERR_INVALID_OPTION = 1, /* a module option has a bad value (usage error) */
+    NGX_ERR_UNSUPPORTED = 2,    /* the module does not implement this operation */
+    NGX_ERR_TIMEOUT = 3,        /* a deadline passed: the peer is silent */
+    NGX_ERR_PEER_LOST = 4,      /* the peer closed the connection or died */
+    NGX_ERR_INTERRUPTED = 5,    /* the cancel flag was raised (Ctrl-C) */
+    NGX_ERR_NO_DEVICE = 6,      /* the hardware or device the module needs is absent */
+    NGX_ERR_SYSTEM = 7,         /* an OS or library call failed; see the message */
+    NGX_ERR_NO_MEMORY = 8,
+    NGX_ERR_PROTOCOL = 9        /* the peer sent something unexpected */
+} ngx_status;
+
+/* Filled by a failing call: one line, no trailing newline, says what failed. */
+#define NGX_ERROR_MESSAGE_SIZE 512
+typedef struct ngx_error {
+    char message[NGX_ERROR_MESSAGE_SIZE];
+} ngx_error;
+
+/* Capability flags (ngx_module.capabilities). */
+#define NGX_CAP_RELIABLE (1u << 0)          /* delivery is guaranteed or an error is raised */
+#define NGX_CAP_NONBLOCKING (1u << 1)       /* isend/irecv/test/wait are real, not emulated */
+#define NGX_CAP_RDMA (1u << 2)              /* one-sided operations underneath */
+#define NGX_CAP_REGISTERED_MEMORY (1u << 3) /* message buffers must come from alloc() */
+#define NGX_CAP_SAME_NODE_ONLY (1u << 4)    /* both peers must run on one node (shm) */
+#define NGX_CAP_ZERO_BYTE (1u << 5)         /* 0-byte messages are real messages */
+
+/* One module option, shown by `ngx -m NAME --help`. `name` carries the module
+ * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
+ * default_value means "no default": the option is absent unless given. */
+typedef struct ngx_option_spec {
+    const char *name;
+    const char *default_value;
+    const char *help;
+} ngx_option_spec;
+
+typedef struct ngx_option_value {
+    const char *name;
+    const char *value;
+} ngx_option_value;
+
+typedef struct ngx_init_args {
+    size_t size;                       /* sizeof(ngx_init_args) as the core built it */
+    const ngx_option_value *options;   /* every option of the module, defaults filled in */
+    size_t option_count;
+    uint64_t timeout_ns;               /* deadline of each blocking step */
+    const volatile int *cancel;        /* non-zero: stop and return NGX_ERR_INTERRUPTED */
+    size_t max_message_size;           /* the largest message the pattern will use */
+} ngx_init_args;
+
+/* The bootstrap: how a module exchanges connection data with its peer without
+ * using the link it measures. Provided by the core (local fork, TCP
+ * rendezvous or MPI). Each process talks to exactly one peer. */
+typedef struct ngx_bootstrap {
+    size_t size;                 /* sizeof(ngx_bootstrap) as the core built it */
+    void *ctx;
+    int rank;                    /* this process */
+    int nranks;                  /* all processes of the run */
+    int peer;                    /* the rank this process measures against */
+    const char *local_address;   /* an address of this host that the peer can reach */
+    const char *peer_address;    /* an address of the peer's host */
+    /* Sends `mine` to the peer and receives the peer's blob into `theirs`. */
+    ngx_status (*exchange)(void *ctx, const void *mine, size_t mine_len, void *theirs,
+                           size_t theirs_capacity, size_t *theirs_len, ngx_error *err);
+    /* Returns when both peers have called it. */
+    ngx_status (*barrier)(void *ctx, ngx_error *err);
+} ngx_bootstrap;
+
+/* A pending non-blocking operation; the module decides what it holds. */
+typedef uintptr_t ngx_request;
+
+typedef struct ngx_module_ops {
+    size_t size; /* sizeof(ngx_module_ops) as the module built it: the table grows at its end */
+    ngx_status (*init)(const ngx_init_args *args, void **ctx, ngx_error *err);
+    ngx_status (*connect)(void *ctx, const ngx_bootstrap *boot, ngx_error *err);
+    ngx_status (*alloc)(void *ctx, size_t len, void **buf, ngx_error *err);
+    void (*free)(void *ctx, void *buf);
+    ngx_status (*send)(void *ctx, const void *buf, size_t len, ngx_error *err);
+    ngx_status (*recv)(void *ctx, void *buf, size_t len, ngx_error *err);
+    ngx_status (*isend)(void *ctx, const void *buf, size_t len, ngx_request *req, ngx_error *err);
+    ngx_status (*irecv)(void *ctx, void *buf, size_t len, ngx_request *req, ngx_error *err);
+    ngx_status (*test)(void *ctx, ngx_request *req, int *done, ngx_error *err);
+    ngx_status (*wait)(void *ctx, ngx_request *req, ngx_error *err);
+    void (*finalize)(void *ctx); /* releases everything init and connect made */
+} ngx_module_ops;
+
+typedef struct ngx_module {
+    uint32_t abi_major;        /* NGX_MODULE_ABI_MAJOR the module was built with */
+    uint32_t abi_minor;
+    size_t size;               /* sizeof(ngx_module) as the module built it */
+    const char *name;          /* matches the file name ngx_<name>.so */
+    const char *description;
+    const char *version;
+    uint32_t capabilities;     /* NGX_CAP_* */
+    uint64_t max_message_size; /* 0: no limit */
+    const ngx_option_spec *options;
+    size_t option_count;
+    const ngx_module_ops *ops; /* NULL entries are "unsupported" */
+} ngx_module;
+
+typedef const ngx_module *(*ngx_module_entry_fn)(void);
+
+#if defined(__GNUC__)
+#define NGX_MODULE_VISIBLE __attribute__((visibility("default")))
+#else
+#define NGX_MODULE_VISIBLE
+#endif
+
+#ifdef __cplusplus
+#define NGX_MODULE_EXTERN_C extern "C"
+#else
+#define NGX_MODULE_EXTERN_C
+#endif
+
+/* Exports the one entry symbol returning `descriptor`. */
+#define NGX_MODULE_EXPORT(descriptor)                                          \
+    NGX_MODULE_EXTERN_C NGX_MODULE_VISIBLE const ngx_module *ngx_module_entry(void) \
+    {                                                                          \
+        return &(descriptor);                                                  \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NGX_MODULE_H */

@@ -1,0 +1,130 @@
+// Helpers for writing an ngx module in C++: error reporting, option lookup and
+// parsing, and deadlines for blocking loops. Header-only, so an out-of-tree
+// module needs nothing but the installed headers.
+//
+//     ngx_status my_recv(void* ctx, void* buf, size_t len, ngx_error* err) {
+//         auto* c = static_cast<Ctx*>(ctx);
+//         ngx::mod::Deadline deadline(c->timeout_ns);
+//         while (!ready(c)) {
+//             if (deadline.poll_expired())
+//                 return ngx::mod::fail(err, NGX_ERR_TIMEOUT, "recv: no message from the peer within %.1f s",
+//                                       deadline.seconds());
+//         }
+//         ...
+//     }
+#ifndef NGX_MODULE_SUPPORT_HPP
+#define NGX_MODULE_SUPPORT_HPP
+
+#include <ngx/module.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <string_view>
+
+namespace ngx::mod {
+
+// Writes a printf-style message into err (if given) and returns status, so a
+// failing path reads `return fail(err, NGX_ERR_SYSTEM, "socket: %s", strerror(errno));`.
+[[gnu::format(printf, 3, 4)]] inline ngx_status fail(ngx_error* err, ngx_status status, const char* format, ...)
+{
+    if (err != nullptr) {
+        va_list args;
+        va_start(args, format);
+        std::vsnprintf(err->message, sizeof err->message, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+// The text of an errno value, thread-safe.
+inline const char* errno_text(int error_number)
+{
+    return strerrordesc_np(error_number) != nullptr ? strerrordesc_np(error_number) : "unknown error";
+}
+
+// The value of option `name` as the core passed it, or nullptr when absent.
+inline const char* option(const ngx_init_args* args, std::string_view name)
+{
+    for (size_t i = 0; i < args->option_count; ++i)
+        if (name == args->options[i].name)
+            return args->options[i].value;
+    return nullptr;
+}
+
+// Parses a whole decimal unsigned integer in [min, max]; nullopt on junk or range error.
+inline std::optional<uint64_t> parse_unsigned(const char* text, uint64_t min, uint64_t max)
+{
+    if (text == nullptr || *text == '\0' || *text == '-' || *text == '+')
+        return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < min || value > max)
+        return std::nullopt;
+    return value;
+}
+
+// Parses a whole finite decimal number in [min, max].
+inline std::optional<double> parse_double(const char* text, double min, double max)
+{
+    if (text == nullptr || *text == '\0')
+        return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    double value = std::strtod(text, &end);
+    if (errno != 0 || *end != '\0' || !(value >= min && value <= max))
+        return std::nullopt;
+    return value;
+}
+
+inline uint64_t monotonic_ns()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// A point in time after which a blocking step gives up. poll_expired() reads
+// the clock only every `stride` calls so that spin loops stay cheap.
+class Deadline {
+public:
+    explicit Deadline(uint64_t timeout_ns, unsigned stride = 1024)
+        : timeout_ns_(timeout_ns), end_ns_(monotonic_ns() + timeout_ns), stride_(stride) {}
+
+    bool expired() const { return monotonic_ns() >= end_ns_; }
+
+    bool poll_expired()
+    {
+        if (++calls_ < stride_)
+            return false;
+        calls_ = 0;
+        return expired();
+    }
+
+    // Milliseconds left, for poll(2); never negative.
+    int remaining_ms() const
+    {
+        uint64_t now = monotonic_ns();
+        return now >= end_ns_ ? 0 : int((end_ns_ - now + 999999) / 1000000);
+    }
+
+    double seconds() const { return double(timeout_ns_) / 1e9; }
+
+private:
+    uint64_t timeout_ns_;
+    uint64_t end_ns_;
+    unsigned stride_;
+    unsigned calls_ = 0;
+};
+
+inline bool cancelled(const volatile int* cancel) { return cancel != nullptr && *cancel != 0; }
+
+} // namespace ngx::mod
+
+#endif

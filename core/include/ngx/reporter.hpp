@@ -1,0 +1,74 @@
+// Reporters turn run records into output. The live table on stdout sees
+// each size as it finishes; file reporters write the whole Document when the
+// invocation ends, whether it completed, failed or was interrupted, so the
+// results measured so far are never lost.
+//
+//     std::vector<std::unique_ptr<Reporter>> reporters;
+//     reporters.push_back(std::make_unique<TableReporter>(std::cout));
+//     reporters.push_back(make_file_reporter("out.json", OutputFormat::json, keep_raw));
+#ifndef NGX_REPORTER_HPP
+#define NGX_REPORTER_HPP
+
+#include <ngx/record.hpp>
+#include <ngx/status.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ngx {
+
+inline constexpr int json_schema_version = 1;
+
+enum class OutputFormat { table, csv, json };
+
+class Reporter {
+public:
+    virtual ~Reporter() = default;
+    virtual void run_started(const RunRecord&) {}
+    virtual void size_done(const RunRecord&, const SizeRecord&) {}
+    virtual void run_finished(const RunRecord&) {}
+    virtual Status close(const Document&) { return Status::ok(); }
+};
+
+// A fixed-width table: a header per run, a line per size as it finishes.
+class TableReporter final : public Reporter {
+public:
+    explicit TableReporter(std::ostream& out) : out_(out) {}
+    void run_started(const RunRecord& run) override;
+    void size_done(const RunRecord& run, const SizeRecord& size) override;
+    void run_finished(const RunRecord& run) override;
+
+private:
+    std::ostream& out_;
+};
+
+// Progress on stderr ("tcp pingpong 4 KiB 13/21"), for terminals only.
+class ProgressReporter final : public Reporter {
+public:
+    explicit ProgressReporter(size_t sizes_per_run) : sizes_per_run_(sizes_per_run) {}
+    void size_done(const RunRecord& run, const SizeRecord& size) override;
+    void run_finished(const RunRecord& run) override;
+
+private:
+    size_t sizes_per_run_;
+};
+
+std::optional<OutputFormat> format_from_name(const std::string& name);
+std::optional<OutputFormat> format_from_path(const std::string& path);
+
+Json to_json(const RunRecord& run, bool keep_raw);
+Json to_json(const Document& document, bool keep_raw);
+std::string to_csv(const Document& document);
+std::string to_table(const Document& document);
+
+// Checks now that `path` can be written, so a bad -o fails before measuring.
+Status check_writable(const std::string& path);
+
+// Writes the document to `path` when closed (atomically: temp file + rename).
+std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw);
+
+} // namespace ngx
+
+#endif

@@ -1,0 +1,52 @@
+// A measurement session on one process: runs the pattern over each chosen
+// module through the bootstrap and, on the reporting rank, turns what the
+// pattern reports into run records for the reporters.
+//
+//     Session session(config, boot, timer, cancel, reporters);
+//     Status status = session.run_all();
+//     session.close();   // always: files get the results so far
+#ifndef NGX_SESSION_HPP
+#define NGX_SESSION_HPP
+
+#include <ngx/cli.hpp>
+#include <ngx/reporter.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace ngx {
+
+class Session final : public ResultSink {
+public:
+    Session(const Config& config, Bootstrap& boot, const Timer& timer, const volatile int* cancel,
+            std::vector<std::unique_ptr<Reporter>> reporters, Json context);
+
+    // Runs every module in turn; stops at the first failure or interrupt.
+    Status run_all();
+    // Hands the document to every reporter (files are written here).
+    Status close();
+    const Document& document() const { return document_; }
+
+    void size_done(SizeRecord record) override;
+    void set_model(Json model) override;
+    void count_messages(uint64_t messages) override;
+
+private:
+    Status run_module(const ModuleChoice& choice);
+    Status measure(const ModuleChoice& choice, Pattern& pattern);
+    void begin_run(const ModuleChoice& choice, const Pattern& pattern);
+    void end_run(const Status& status, double seconds);
+    bool reporting() const { return boot_.rank() == 0; }
+
+    const Config& config_;
+    Bootstrap& boot_;
+    const Timer& timer_;
+    const volatile int* cancel_;
+    std::vector<std::unique_ptr<Reporter>> reporters_;
+    Document document_;
+    RunRecord* current_ = nullptr;
+};
+
+} // namespace ngx
+
+#endif

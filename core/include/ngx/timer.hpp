@@ -1,0 +1,78 @@
+// The clock that times every sample.
+//
+// On x86-64 with an invariant TSC (CPUID 0x80000007 EDX bit 8) it reads cycles
+// with rdtscp, calibrated against CLOCK_MONOTONIC; otherwise it falls back to
+// clock_gettime(CLOCK_MONOTONIC). Its measured resolution and overhead go into
+// every result file.
+//
+//     Timer timer = Timer::calibrate(TimerChoice::automatic);
+//     uint64_t t0 = timer.now();  ...;  double us = timer.to_us(timer.now() - t0);
+#ifndef NGX_TIMER_HPP
+#define NGX_TIMER_HPP
+
+#include <ngx/status.hpp>
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace ngx {
+
+enum class TimerChoice { automatic, tsc, clock };
+
+struct TimerInfo {
+    std::string source;       // "tsc" or "clock_gettime"
+    double ticks_per_us = 0;  // calibrated frequency (1000 for clock_gettime: ticks are ns)
+    double resolution_ns = 0; // smallest step seen between two reads
+    double overhead_ns = 0;   // cost of one read
+    bool invariant_tsc = false;
+};
+
+class Timer {
+public:
+    // Calibrates the chosen source; asking for "tsc" where it is not invariant is a usage error.
+    static Result<Timer> calibrate(TimerChoice choice);
+
+    uint64_t now() const
+    {
+#if defined(__x86_64__)
+        if (use_tsc_) {
+            unsigned int aux;
+            uint64_t ticks = __rdtscp(&aux);
+            _mm_lfence(); // keep later instructions from starting before the read
+            return ticks;
+        }
+#endif
+        timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+    }
+
+    double to_us(uint64_t ticks) const { return double(ticks) / info_.ticks_per_us; }
+    uint64_t us_to_ticks(double us) const { return uint64_t(us * info_.ticks_per_us); }
+
+    // Spins until `us` microseconds have passed (the "wait(d)" of paper 001, Listing 1).
+    void busy_wait_us(double us) const
+    {
+        uint64_t end = now() + us_to_ticks(us);
+        while (now() < end) {
+        }
+    }
+
+    const TimerInfo& info() const { return info_; }
+
+private:
+    Timer(bool use_tsc, TimerInfo info) : use_tsc_(use_tsc), info_(std::move(info)) {}
+    bool use_tsc_;
+    TimerInfo info_;
+};
+
+bool cpu_has_invariant_tsc();
+
+} // namespace ngx
+
+#endif

@@ -1,0 +1,106 @@
+// One instance of a loaded module: initialised with its options, connected
+// through the bootstrap, finalised on destruction. Patterns talk to the
+// module only through this class; its send/recv are inline calls through the
+// module's table with nothing else on the fast path.
+//
+//     Result<std::unique_ptr<Transport>> t = Transport::open(module, options, settings);
+//     NGX_TRY((*t)->connect(boot));
+//     Result<Buffer> buf = (*t)->alloc(1 << 20);
+//     NGX_TRY((*t)->send(buf->data(), 64));
+#ifndef NGX_TRANSPORT_HPP
+#define NGX_TRANSPORT_HPP
+
+#include <ngx/bootstrap.hpp>
+#include <ngx/loader.hpp>
+#include <ngx/status.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ngx {
+
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
+
+struct TransportSettings {
+    uint64_t timeout_ns = 10'000'000'000;
+    const volatile int* cancel = nullptr;
+    size_t max_message_size = 0;
+};
+
+class Transport;
+
+// A message buffer from the module (registered memory where it needs that).
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Transport* owner, void* data, size_t size) : owner_(owner), data_(data), size_(size) {}
+    Buffer(Buffer&& other) noexcept { swap(other); }
+    Buffer& operator=(Buffer&& other) noexcept
+    {
+        swap(other);
+        return *this;
+    }
+    ~Buffer();
+
+    uint8_t* data() const { return static_cast<uint8_t*>(data_); }
+    size_t size() const { return size_; }
+
+private:
+    void swap(Buffer& other) noexcept
+    {
+        std::swap(owner_, other.owner_);
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+    }
+    Transport* owner_ = nullptr;
+    void* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+class Transport {
+public:
+    static Result<std::unique_ptr<Transport>> open(LoadedModulePtr module, const OptionValues& options,
+                                                   const TransportSettings& settings);
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    Status connect(Bootstrap& boot);
+    Result<Buffer> alloc(size_t size);
+    void release(void* data);
+
+    const LoadedModule& module() const { return *module_; }
+    bool has(uint32_t capability) const { return module_->has(capability); }
+
+    Status send(const void* data, size_t size)
+    {
+        ngx_status code = ops_->send(ctx_, data, size, &error_);
+        return code == NGX_OK ? Status() : failure("send", code);
+    }
+
+    Status recv(void* data, size_t size)
+    {
+        ngx_status code = ops_->recv(ctx_, data, size, &error_);
+        return code == NGX_OK ? Status() : failure("recv", code);
+    }
+
+    Status isend(const void* data, size_t size, ngx_request& request);
+    Status irecv(void* data, size_t size, ngx_request& request);
+    Result<bool> test(ngx_request& request);
+    Status wait(ngx_request& request);
+
+private:
+    Transport(LoadedModulePtr module, void* ctx) : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx) {}
+    Status failure(const char* operation, ngx_status code) const;
+
+    LoadedModulePtr module_;
+    const ngx_module_ops* ops_;
+    void* ctx_;
+    ngx_error error_{};
+};
+
+} // namespace ngx
+
+#endif

@@ -1,0 +1,9 @@
+// ngx: measures what communication costs, module by module.
+#include <ngx/app.hpp>
+
+#include "catalog.hpp"
+
+int main(int argc, char** argv)
+{
+    return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::Environment::current());
+}

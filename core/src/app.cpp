@@ -1,0 +1,306 @@
+// The `ngx` program (see app.hpp): parse, launch or join the peer, measure,
+// report, and turn the outcome into an exit code.
+#include <ngx/app.hpp>
+
+#include <ngx/cli.hpp>
+#include <ngx/interrupt.hpp>
+#include <ngx/session.hpp>
+#include <ngx/stream_bootstrap.hpp>
+#include <ngx/sysinfo.hpp>
+
+#include "ngx_config.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace ngx {
+namespace {
+
+// How long the driver waits for a forked peer to finish after the run.
+constexpr uint64_t reap_timeout_ns = 3'000'000'000;
+
+struct Launch {
+    std::unique_ptr<Bootstrap> bootstrap;
+    pid_t child = -1;
+};
+
+void print_error(const Status& status, int rank, bool quiet)
+{
+    if (status.is_ok() || quiet)
+        return;
+    if (status.kind() == ErrorKind::interrupted)
+        std::cerr << "ngx: interrupted; results so far are kept\n";
+    else if (rank <= 0)
+        std::cerr << "ngx: " << status.message() << "\n";
+    else
+        std::cerr << "ngx (rank " << rank << ", the peer side): " << status.message() << "\n";
+}
+
+int list_modules(const ModuleRegistry& registry)
+{
+    ModuleListing listing = registry.load_all();
+    std::cout << "Modules:\n";
+    for (const LoadedModulePtr& module : listing.loaded)
+        std::cout << "  " << module->name() << "  " << module->descriptor().description << "  ("
+                  << module->path() << ")\n";
+    if (listing.loaded.empty())
+        std::cout << "  none\n";
+    if (!listing.rejected.empty()) {
+        std::cout << "Rejected:\n";
+        for (const RejectedModule& rejected : listing.rejected)
+            std::cout << "  " << rejected.path << ": " << rejected.reason << "\n";
+    }
+    std::cout << "Searched: ";
+    for (const std::string& directory : registry.search_path())
+        std::cout << directory << " ";
+    std::cout << "\n";
+    return 0;
+}
+
+int list_patterns(const PatternCatalog& patterns)
+{
+    for (const PatternInfo& pattern : patterns)
+        std::cout << "  " << pattern.name << "  " << pattern.description << "\n";
+    return 0;
+}
+
+// Launches or joins the peer: --listen, --connect, MPI or a forked local peer.
+Result<Launch> start_bootstrap(const Config& config, const Environment& env)
+{
+    Launch launch;
+    if (!config.connect.empty()) {
+        Result<std::unique_ptr<Bootstrap>> boot = tcp_connect(config.connect, config.settings.timeout_ns);
+        if (!boot)
+            return boot.status();
+        launch.bootstrap = std::move(*boot);
+        return launch;
+    }
+    if (config.bootstrap == BootstrapChoice::mpi || (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher))
+        return Status::usage("this ngx was built without MPI: the MPI bootstrap is not available");
+    Result<LocalLaunch> local = launch_local_peer(config.settings.timeout_ns);
+    if (!local)
+        return local.status();
+    launch.bootstrap = std::move(local->bootstrap);
+    launch.child = local->child;
+    return launch;
+}
+
+Status check_outputs(const Config& config)
+{
+    for (const OutputSpec& output : config.outputs)
+        NGX_TRY(check_writable(output.path));
+    return Status::ok();
+}
+
+Bytes pack_arguments(const std::vector<std::string>& arguments)
+{
+    std::string joined;
+    for (const std::string& argument : arguments)
+        joined += argument + '\0';
+    return to_bytes(joined);
+}
+
+std::vector<std::string> unpack_arguments(const Bytes& blob)
+{
+    std::vector<std::string> arguments;
+    std::string text = to_string(blob);
+    for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos; start = end + 1)
+        arguments.push_back(text.substr(start, end - start));
+    return arguments;
+}
+
+// A --listen server waits for its client and takes the client's command line
+// as its own, so both sides run the same modules, pattern and sizes.
+Result<Launch> serve(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
+                     Config& agreed)
+{
+    Result<std::unique_ptr<Bootstrap>> boot = tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
+    if (!boot)
+        return boot.status();
+    Bytes blob;
+    NGX_TRY((*boot)->broadcast(blob).with_context("receiving the client's options"));
+    Result<Config> parsed = parse_command_line(unpack_arguments(blob), registry, patterns);
+    if (!parsed)
+        return parsed.status().with_context("the client's options");
+    agreed = std::move(*parsed);
+    agreed.outputs.clear(); // the client writes the files
+    Launch launch;
+    launch.bootstrap = std::move(*boot);
+    return launch;
+}
+
+// The driving side: check the outputs, then fork a peer or connect to a server.
+Result<Launch> drive(const Config& config, const Environment& env)
+{
+    NGX_TRY(check_outputs(config));
+    Result<Launch> launch = start_bootstrap(config, env);
+    if (!launch)
+        return launch.status();
+    if (!config.connect.empty()) {
+        Bytes blob = pack_arguments(config.arguments);
+        NGX_TRY(launch->bootstrap->broadcast(blob).with_context("sending the options to the server"));
+    }
+    return launch;
+}
+
+// Pins this process (rank r -> cpus[r]) and gathers every rank's placement on rank 0.
+Result<Json> place(const Config& config, Bootstrap& boot)
+{
+    int requested = -1;
+    if (size_t(boot.rank()) < config.cpus.size()) {
+        requested = config.cpus[size_t(boot.rank())];
+        NGX_TRY(pin_to_cpu(requested));
+    }
+    std::vector<Bytes> all;
+    NGX_TRY(boot.gather(to_bytes(placement(boot.rank(), requested).dump()), all).with_context("placement"));
+    Json placements = Json::array();
+    for (const Bytes& one : all)
+        placements.push_back(Json::parse(to_string(one), nullptr, false));
+    return placements;
+}
+
+std::vector<std::unique_ptr<Reporter>> make_reporters(const Config& config, const Environment& env, bool reporting)
+{
+    std::vector<std::unique_ptr<Reporter>> reporters;
+    if (!reporting)
+        return reporters;
+    if (!config.stdout_format)
+        reporters.push_back(std::make_unique<TableReporter>(std::cout));
+    if (env.stderr_is_terminal)
+        reporters.push_back(std::make_unique<ProgressReporter>(config.settings.sizes.size()));
+    for (const OutputSpec& output : config.outputs)
+        reporters.push_back(make_file_reporter(output.path, output.format, config.settings.keep_raw));
+    return reporters;
+}
+
+Json run_context(const Config& config, const Timer& timer, const Bootstrap& boot, Json placements)
+{
+    const TimerInfo& info = timer.info();
+    Json context = machine_context();
+    context["ngx_version"] = NGX_VERSION;
+    context["module_abi"] = NGX_MODULE_ABI_MAJOR;
+    context["timer"] = {{"source", info.source},
+                        {"ticks_per_us", info.ticks_per_us},
+                        {"resolution_ns", info.resolution_ns},
+                        {"overhead_ns", info.overhead_ns},
+                        {"invariant_tsc", info.invariant_tsc}};
+    context["bootstrap"] = {{"kind", boot.name()}, {"ranks", boot.nranks()}};
+    context["placement"] = std::move(placements);
+    context["command_line"] = config.arguments;
+    return context;
+}
+
+// Prints the whole document to stdout in the format --format asked for.
+void print_document(const Config& config, const Document& document)
+{
+    if (config.stdout_format == OutputFormat::json)
+        std::cout << to_json(document, config.settings.keep_raw).dump(2) << "\n";
+    else if (config.stdout_format == OutputFormat::csv)
+        std::cout << to_csv(document);
+}
+
+Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const InterruptGuard& guard,
+               const Environment& env)
+{
+    Result<Json> placements = place(config, boot);
+    if (!placements)
+        return placements.status();
+    bool reporting = boot.rank() == 0;
+    Session session(config, boot, timer, guard.flag(), make_reporters(config, env, reporting),
+                    run_context(config, timer, boot, *placements));
+    Status status = session.run_all();
+    Status written = session.close();
+    if (reporting)
+        print_document(config, session.document());
+    return status.is_ok() ? written : status;
+}
+
+// The peer's outcome joins the driver's: a failed peer fails the run.
+Status finish_local_peer(pid_t child, Status status)
+{
+    if (child <= 0)
+        return status;
+    if (!status.is_ok())
+        kill(child, SIGTERM);
+    int code = reap_local_peer(child, reap_timeout_ns);
+    if (status.is_ok() && code != 0)
+        return Status::runtime("the peer process (rank 1) failed with exit code " + std::to_string(code));
+    return status;
+}
+
+int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns, const Environment& env)
+{
+    InterruptGuard guard;
+    bool server = !parsed.listen.empty();
+    Result<Timer> timer = Timer::calibrate(parsed.timer);
+    if (!timer) {
+        print_error(timer.status(), 0, false);
+        return exit_code(timer.status());
+    }
+    Config config = parsed;
+    Result<Launch> launch = server ? serve(parsed, registry, patterns, config) : drive(config, env);
+    if (!launch) {
+        print_error(launch.status(), server ? 1 : 0, false);
+        return exit_code(launch.status());
+    }
+    Bootstrap& boot = *launch->bootstrap;
+    Status status = measure(config, boot, *timer, guard, env);
+    if (guard.raised() && status.is_ok())
+        status = Status::interrupted();
+    // A forked peer stays quiet unless it alone saw the failure: the driver reports the rest.
+    bool forked_peer = boot.name() == "local" && boot.rank() != 0;
+    print_error(status, boot.rank(), forked_peer && status.kind() != ErrorKind::runtime);
+    Status final_status = finish_local_peer(launch->child, status);
+    if (status.is_ok() && !final_status.is_ok())
+        print_error(final_status, 0, false);
+    return exit_code(final_status);
+}
+
+} // namespace
+
+Environment Environment::current()
+{
+    Environment env;
+    std::error_code error;
+    env.executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    if (const char* path = std::getenv("NGX_MODULE_PATH"))
+        env.module_path = path;
+    env.stdout_is_terminal = isatty(STDOUT_FILENO) != 0;
+    env.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
+    for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"})
+        env.under_mpi_launcher = env.under_mpi_launcher || std::getenv(variable) != nullptr;
+    return env;
+}
+
+std::vector<std::string> arguments_of(int argc, char** argv) { return std::vector<std::string>(argv + 1, argv + argc); }
+
+int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const Environment& env)
+{
+    ModuleRegistry registry(module_search_path(env.module_path.empty() ? nullptr : env.module_path.c_str(), env.executable));
+    Result<Config> config = parse_command_line(arguments, registry, patterns);
+    if (!config) {
+        std::cerr << "ngx: " << config.status().message() << "\n";
+        return exit_code(config.status());
+    }
+    switch (config->action) {
+    case Action::help:
+        std::cout << config->help_text;
+        return 0;
+    case Action::version:
+        std::cout << "ngx " << NGX_VERSION << " (module ABI " << NGX_MODULE_ABI_MAJOR << "." << NGX_MODULE_ABI_MINOR
+                  << ")\n";
+        return 0;
+    case Action::list_modules:
+        return list_modules(registry);
+    case Action::list_patterns:
+        return list_patterns(patterns);
+    case Action::run:
+        break;
+    }
+    return run(*config, registry, patterns, env);
+}
+
+} // namespace ngx

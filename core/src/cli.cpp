@@ -1,0 +1,401 @@
+// Two-pass command-line parsing (see cli.hpp).
+#include <ngx/cli.hpp>
+#include <ngx/sizes.hpp>
+
+#include <sched.h>
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace ngx {
+namespace {
+
+constexpr uint64_t max_count = 10'000'000;
+constexpr double max_timeout_s = 86400;
+
+std::vector<std::string> split_list(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream(text);
+    for (std::string item; std::getline(stream, item, ',');)
+        items.push_back(item);
+    if (!text.empty() && text.back() == ',')
+        items.emplace_back();
+    return items;
+}
+
+Status bad_value(const std::string& option, const std::string& value, const std::string& why)
+{
+    return Status::usage("--" + option + " '" + value + "': " + why);
+}
+
+Result<uint64_t> parse_count(const std::string& option, const std::string& text, uint64_t min, uint64_t max)
+{
+    uint64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || end != text.data() + text.size() || error != std::errc())
+        return bad_value(option, text, "expected a whole number in " + std::to_string(min) + ".." + std::to_string(max));
+    if (value < min || value > max)
+        return bad_value(option, text, "must be in " + std::to_string(min) + ".." + std::to_string(max));
+    return value;
+}
+
+Result<double> parse_number(const std::string& option, const std::string& text, double min, double max)
+{
+    double value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !std::isfinite(value))
+        return bad_value(option, text, "expected a number");
+    if (value < min || value > max) {
+        std::ostringstream range;
+        range << "must be in " << min << ".." << max;
+        return bad_value(option, text, range.str());
+    }
+    return value;
+}
+
+po::options_description general_options()
+{
+    po::options_description general("General options");
+    general.add_options()
+        ("help,h", "show this help; with -m and -x also their options")
+        ("version", "print the version")
+        ("list-modules", "list the modules found, and the files rejected with the reason")
+        ("list-patterns", "list the patterns")
+        ("module,m", po::value<std::string>(), "module(s) to measure, comma-separated (default: shm,tcp)")
+        ("pattern,x", po::value<std::string>(), "pattern to run (default: pingpong)")
+        ("sizes,s", po::value<std::string>(), "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)")
+        ("grade", po::value<std::string>(), "geometric factor between sizes of a range (default 2)")
+        ("step", po::value<std::string>(), "linear step between sizes of a range, bytes (instead of --grade)")
+        ("count,c", po::value<std::string>()->default_value("1000"), "samples kept per size")
+        ("warmup", po::value<std::string>()->default_value("100"), "samples discarded per size before those")
+        ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
+        ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
+        ("output,o", po::value<std::vector<std::string>>(), "write results to FILE (.json, .csv, .txt); repeatable")
+        ("format", po::value<std::string>(), "table, csv or json: for -o files without a known extension, or for stdout")
+        ("raw", "keep every sample in the JSON output")
+        ("percentiles", po::value<std::string>(), "extra percentiles to report, e.g. 90,99.9")
+        ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
+        ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
+        ("connect", po::value<std::string>(), "run against a peer started with --listen at HOST:PORT")
+        ("accept-timeout", po::value<std::string>()->default_value("300"), "seconds --listen waits for a peer")
+        ("bootstrap", po::value<std::string>()->default_value("auto"), "auto, local, tcp or mpi");
+    return general;
+}
+
+po::options_description module_options(const LoadedModule& module)
+{
+    const ngx_module& descriptor = module.descriptor();
+    po::options_description group("Module " + module.name() + ": " + descriptor.description);
+    for (size_t i = 0; i < descriptor.option_count; ++i) {
+        const ngx_option_spec& spec = descriptor.options[i];
+        auto* value = po::value<std::string>();
+        if (spec.default_value != nullptr)
+            value->default_value(spec.default_value);
+        group.add_options()(spec.name, value, spec.help ? spec.help : "");
+    }
+    return group;
+}
+
+// First pass: which modules and which pattern, ignoring everything else.
+Result<po::variables_map> first_pass(const std::vector<std::string>& arguments)
+{
+    po::options_description selection;
+    selection.add_options()("module,m", po::value<std::string>())("pattern,x", po::value<std::string>())(
+        "help,h", "")("listen", po::value<std::string>());
+    po::variables_map values;
+    try {
+        auto parsed = po::command_line_parser(arguments).options(selection).allow_unregistered().run();
+        po::store(parsed, values);
+    } catch (const po::error& error) {
+        return Status::usage(error.what());
+    }
+    return values;
+}
+
+Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, const ModuleRegistry& registry)
+{
+    std::vector<std::string> names = default_modules;
+    if (first.count("module"))
+        names = split_list(first["module"].as<std::string>());
+    std::vector<ModuleChoice> modules;
+    for (const std::string& name : names) {
+        if (name.empty())
+            return Status::usage("-m/--module: empty module name in '" + first["module"].as<std::string>() + "'");
+        Result<LoadedModulePtr> module = registry.load(name);
+        if (!module)
+            return module.status();
+        modules.push_back({*module, {}});
+    }
+    return modules;
+}
+
+// "--tcp-port" given with -m shm: say whose option it is.
+Status explain_unknown_option(const std::string& option, const ModuleRegistry& registry, const PatternCatalog& patterns)
+{
+    std::string bare = option.substr(option.find_first_not_of('-'));
+    for (const std::string& name : registry.names())
+        if (bare.starts_with(name + "-"))
+            return Status::usage("option '" + option + "' belongs to module '" + name +
+                                 "', which is not selected (add it with -m)");
+    for (const PatternInfo& pattern : patterns)
+        if (bare.starts_with(pattern.name + "-"))
+            return Status::usage("option '" + option + "' belongs to pattern '" + pattern.name +
+                                 "', which is not selected (-x " + pattern.name + ")");
+    return Status::usage("unknown option '" + option + "' (see ngx --help)");
+}
+
+Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
+{
+    StepRule rule;
+    if (values.count("grade") && values.count("step"))
+        return Status::usage("--grade and --step exclude each other: give one");
+    if (values.count("grade")) {
+        Result<double> grade = parse_number("grade", values["grade"].as<std::string>(), 1.0001, 1024);
+        if (!grade)
+            return grade.status();
+        rule = StepRule::geometric(*grade);
+    }
+    if (values.count("step")) {
+        Result<uint64_t> step = parse_count("step", values["step"].as<std::string>(), 1, max_message_bytes);
+        if (!step)
+            return step.status();
+        rule = StepRule::linear(*step);
+    }
+    std::string text = values.count("sizes") ? values["sizes"].as<std::string>() : pattern.default_sizes;
+    Result<std::vector<uint64_t>> sizes = parse_sizes(text, rule);
+    if (!sizes)
+        return Status::usage("-s/--sizes: " + sizes.status().message());
+    settings.sizes = std::move(*sizes);
+    return Status::ok();
+}
+
+Status read_percentiles(const po::variables_map& values, RunSettings& settings)
+{
+    if (!values.count("percentiles"))
+        return Status::ok();
+    for (const std::string& item : split_list(values["percentiles"].as<std::string>())) {
+        Result<double> rank = parse_number("percentiles", item, 0, 100);
+        if (!rank)
+            return rank.status();
+        settings.percentiles.push_back(*rank);
+    }
+    return Status::ok();
+}
+
+Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
+{
+    NGX_TRY(read_sizes(values, pattern, settings));
+    Result<uint64_t> count = parse_count("count", values["count"].as<std::string>(), 1, max_count);
+    if (!count)
+        return count.status();
+    Result<uint64_t> warmup = parse_count("warmup", values["warmup"].as<std::string>(), 0, max_count);
+    if (!warmup)
+        return warmup.status();
+    Result<double> timeout = parse_number("timeout", values["timeout"].as<std::string>(), 0.001, max_timeout_s);
+    if (!timeout)
+        return timeout.status();
+    settings.count = *count;
+    settings.warmup = *warmup;
+    settings.timeout_ns = uint64_t(*timeout * 1e9);
+    settings.keep_raw = values.count("raw") > 0;
+    return read_percentiles(values, settings);
+}
+
+Result<std::vector<int>> read_cpus(const po::variables_map& values)
+{
+    std::vector<int> cpus;
+    if (!values.count("cpus"))
+        return cpus;
+    std::string text = values["cpus"].as<std::string>();
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    sched_getaffinity(0, sizeof allowed, &allowed);
+    for (const std::string& item : split_list(text)) {
+        Result<uint64_t> cpu = parse_count("cpus", item, 0, CPU_SETSIZE - 1);
+        if (!cpu)
+            return bad_value("cpus", text, "expected CPU numbers such as 0,1");
+        if (!CPU_ISSET(int(*cpu), &allowed))
+            return bad_value("cpus", text, "CPU " + item + " is not available to this process");
+        cpus.push_back(int(*cpu));
+    }
+    if (cpus.size() < 2)
+        return bad_value("cpus", text, "give one CPU per side, e.g. 0,1");
+    return cpus;
+}
+
+Status read_outputs(const po::variables_map& values, Config& config)
+{
+    std::optional<OutputFormat> forced;
+    if (values.count("format")) {
+        forced = format_from_name(values["format"].as<std::string>());
+        if (!forced)
+            return bad_value("format", values["format"].as<std::string>(), "expected table, csv or json");
+    }
+    if (!values.count("output")) {
+        config.stdout_format = forced == OutputFormat::table ? std::nullopt : forced;
+        return Status::ok();
+    }
+    for (const std::string& path : values["output"].as<std::vector<std::string>>()) {
+        std::optional<OutputFormat> format = forced ? forced : format_from_path(path);
+        if (!format)
+            return Status::usage("-o " + path + ": unknown file type; use .json, .csv or .txt, or --format");
+        config.outputs.push_back({path, *format});
+    }
+    return Status::ok();
+}
+
+Status read_launch(const po::variables_map& values, Config& config)
+{
+    std::string bootstrap = values["bootstrap"].as<std::string>();
+    if (bootstrap == "auto")
+        config.bootstrap = BootstrapChoice::automatic;
+    else if (bootstrap == "local")
+        config.bootstrap = BootstrapChoice::local;
+    else if (bootstrap == "tcp")
+        config.bootstrap = BootstrapChoice::tcp;
+    else if (bootstrap == "mpi")
+        config.bootstrap = BootstrapChoice::mpi;
+    else
+        return bad_value("bootstrap", bootstrap, "expected auto, local, tcp or mpi");
+    if (values.count("listen"))
+        config.listen = values["listen"].as<std::string>();
+    if (values.count("connect"))
+        config.connect = values["connect"].as<std::string>();
+    if (!config.listen.empty() && !config.connect.empty())
+        return Status::usage("--listen and --connect exclude each other: one side listens, the other connects");
+    if (config.bootstrap == BootstrapChoice::tcp && config.listen.empty() && config.connect.empty())
+        return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
+    Result<double> accept = parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
+    if (!accept)
+        return accept.status();
+    config.accept_timeout_ns = uint64_t(*accept * 1e9);
+    std::string timer = values["timer"].as<std::string>();
+    if (timer == "auto")
+        config.timer = TimerChoice::automatic;
+    else if (timer == "tsc")
+        config.timer = TimerChoice::tsc;
+    else if (timer == "clock")
+        config.timer = TimerChoice::clock;
+    else
+        return bad_value("timer", timer, "expected auto, tsc or clock");
+    return Status::ok();
+}
+
+// Every module option with its value; bad values are the module's to judge at init.
+void collect_module_options(const po::variables_map& values, std::vector<ModuleChoice>& modules)
+{
+    for (ModuleChoice& choice : modules) {
+        const ngx_module& descriptor = choice.module->descriptor();
+        for (size_t i = 0; i < descriptor.option_count; ++i) {
+            const char* name = descriptor.options[i].name;
+            if (values.count(name))
+                choice.options.emplace_back(name, values[name].as<std::string>());
+        }
+    }
+}
+
+// Sizes every chosen module can carry.
+Status check_sizes_fit_modules(const Config& config)
+{
+    for (const ModuleChoice& choice : config.modules) {
+        const ngx_module& descriptor = choice.module->descriptor();
+        if (config.settings.sizes.front() == 0 && !choice.module->has(NGX_CAP_ZERO_BYTE))
+            return Status::usage("-s/--sizes: module " + choice.module->name() +
+                                 " has no 0-byte messages (a stream carries no empty message); start at 1");
+        if (descriptor.max_message_size != 0 && config.settings.sizes.back() > descriptor.max_message_size)
+            return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
+                                 std::to_string(descriptor.max_message_size) + " bytes per message");
+    }
+    return Status::ok();
+}
+
+std::string help_text(const po::options_description& all)
+{
+    std::ostringstream text;
+    text << "Usage: ngx [-m MODULE[,MODULE...]] [-x PATTERN] [options]\n"
+            "       ngx --listen [ADDR:]PORT            (on one host)\n"
+            "       ngx --connect HOST:PORT -m ... -x ... (on the other)\n"
+            "       mpirun -np 2 ngx -m MODULE -x PATTERN\n"
+            "With no arguments: ping-pong over every local module (shm, tcp).\n"
+            "Module and pattern options appear with -m NAME -x NAME --help.\n\n"
+         << all;
+    return text.str();
+}
+
+} // namespace
+
+const PatternInfo* find_pattern(const PatternCatalog& catalog, const std::string& name)
+{
+    for (const PatternInfo& pattern : catalog)
+        if (pattern.name == name)
+            return &pattern;
+    return nullptr;
+}
+
+Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
+                                  const PatternCatalog& patterns)
+{
+    Config config;
+    config.arguments = arguments;
+    Result<po::variables_map> first = first_pass(arguments);
+    if (!first)
+        return first.status();
+    std::string pattern_name = first->count("pattern") ? (*first)["pattern"].as<std::string>() : default_pattern;
+    config.pattern = find_pattern(patterns, pattern_name);
+    if (config.pattern == nullptr) {
+        std::string known;
+        for (const PatternInfo& p : patterns)
+            known += (known.empty() ? "" : ", ") + p.name;
+        return Status::usage("-x/--pattern: unknown pattern '" + pattern_name + "' (known: " + known + ")");
+    }
+    bool server = first->count("listen") > 0; // a --listen server learns its modules from the client
+    if (!server) {
+        Result<std::vector<ModuleChoice>> modules = load_modules(*first, registry);
+        if (!modules)
+            return modules.status();
+        config.modules = std::move(*modules);
+    }
+
+    po::options_description all;
+    all.add(general_options());
+    for (const ModuleChoice& choice : config.modules)
+        all.add(module_options(*choice.module));
+    all.add(config.pattern->options());
+    try {
+        po::store(po::command_line_parser(arguments).options(all).run(), config.values);
+        po::notify(config.values);
+    } catch (const po::unknown_option& error) {
+        return explain_unknown_option(error.get_option_name(), registry, patterns);
+    } catch (const po::error& error) {
+        return Status::usage(error.what());
+    }
+    const po::variables_map& values = config.values;
+    if (values.count("help")) {
+        config.action = Action::help;
+        config.help_text = help_text(all);
+        return config;
+    }
+    if (values.count("version"))
+        config.action = Action::version;
+    else if (values.count("list-modules"))
+        config.action = Action::list_modules;
+    else if (values.count("list-patterns"))
+        config.action = Action::list_patterns;
+    if (config.action != Action::run)
+        return config;
+
+    NGX_TRY(read_settings(values, *config.pattern, config.settings));
+    Result<std::vector<int>> cpus = read_cpus(values);
+    if (!cpus)
+        return cpus.status();
+    config.cpus = std::move(*cpus);
+    NGX_TRY(read_outputs(values, config));
+    NGX_TRY(read_launch(values, config));
+    collect_module_options(values, config.modules);
+    NGX_TRY(check_sizes_fit_modules(config));
+    return config;
+}
+
+} // namespace ngx

@@ -1,0 +1,190 @@
+// Module discovery and validation (see loader.hpp).
+#include <ngx/loader.hpp>
+
+#include "ngx_config.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ngx {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view file_prefix = "ngx_";
+constexpr std::string_view file_suffix = ".so";
+
+// "ngx_tcp.so" -> "tcp"; empty for other names.
+std::string module_name_of(const fs::path& file)
+{
+    std::string base = file.filename().string();
+    if (base.size() <= file_prefix.size() + file_suffix.size() || !base.starts_with(file_prefix) ||
+        !base.ends_with(file_suffix))
+        return {};
+    return base.substr(file_prefix.size(), base.size() - file_prefix.size() - file_suffix.size());
+}
+
+std::vector<fs::path> candidate_files(const std::string& directory)
+{
+    std::vector<fs::path> files;
+    std::error_code error;
+    auto collect = [&](const fs::path& dir) {
+        for (const auto& entry : fs::directory_iterator(dir, error))
+            if (!module_name_of(entry.path()).empty() && !entry.is_directory(error))
+                files.push_back(entry.path());
+    };
+    if (!fs::is_directory(directory, error))
+        return files;
+    collect(directory);
+    for (const auto& entry : fs::directory_iterator(directory, error))
+        if (entry.is_directory(error))
+            collect(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+Status rejected(const std::string& why) { return Status::runtime(why); }
+
+Status check_elf(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        return rejected("cannot be read");
+    std::array<char, 4> magic{};
+    file.read(magic.data(), magic.size());
+    if (file.gcount() != 4 || magic != std::array<char, 4>{'\x7f', 'E', 'L', 'F'})
+        return rejected("not an ELF shared object");
+    return Status::ok();
+}
+
+Status check_descriptor(const ngx_module* module, const std::string& expected_name)
+{
+    if (module == nullptr)
+        return rejected("ngx_module_entry() returned no descriptor");
+    if (module->abi_major != NGX_MODULE_ABI_MAJOR)
+        return rejected("built for module ABI " + std::to_string(module->abi_major) + ", this ngx speaks ABI " +
+                        std::to_string(NGX_MODULE_ABI_MAJOR));
+    if (module->size < offsetof(ngx_module, ops) + sizeof(module->ops))
+        return rejected("descriptor is smaller than ABI 1 requires");
+    if (module->name == nullptr || expected_name != module->name)
+        return rejected("descriptor name '" + std::string(module->name ? module->name : "") +
+                        "' does not match the file name (expected '" + expected_name + "')");
+    const ngx_module_ops* ops = module->ops;
+    if (ops == nullptr || ops->size < offsetof(ngx_module_ops, finalize) + sizeof(ops->finalize))
+        return rejected("operations table missing or too small");
+    if (!ops->init || !ops->connect || !ops->send || !ops->recv || !ops->finalize)
+        return rejected("operations table lacks init, connect, send, recv or finalize");
+    std::string prefix = expected_name + "-";
+    for (size_t i = 0; i < module->option_count; ++i) {
+        const char* option = module->options[i].name;
+        if (option == nullptr || !std::string_view(option).starts_with(prefix))
+            return rejected("option '" + std::string(option ? option : "") + "' lacks the prefix '" + prefix + "'");
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+LoadedModule::LoadedModule(void* handle, const ngx_module* descriptor, std::string path)
+    : handle_(handle), descriptor_(descriptor), name_(descriptor->name), path_(std::move(path)) {}
+
+LoadedModule::~LoadedModule()
+{
+    if (handle_ != nullptr)
+        dlclose(handle_);
+}
+
+std::vector<std::string> module_search_path(const char* env_module_path, const std::string& executable)
+{
+    std::vector<std::string> path;
+    if (env_module_path != nullptr) {
+        std::stringstream entries(env_module_path);
+        for (std::string entry; std::getline(entries, entry, ':');)
+            if (!entry.empty())
+                path.push_back(entry);
+    }
+    std::string build_root = NGX_BUILD_ROOT;
+    if (!executable.empty() && executable.starts_with(build_root + "/"))
+        path.push_back(NGX_BUILD_MODULE_DIR);
+    path.push_back(NGX_MODULE_INSTALL_DIR);
+    return path;
+}
+
+Result<LoadedModulePtr> load_module_file(const std::string& path)
+{
+    std::string name = module_name_of(path);
+    if (name.empty())
+        return rejected("file name is not ngx_<name>.so");
+    NGX_TRY(check_elf(path));
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+        return rejected(std::string("dlopen failed: ") + dlerror());
+    auto entry = reinterpret_cast<ngx_module_entry_fn>(dlsym(handle, NGX_MODULE_ENTRY_SYMBOL));
+    if (entry == nullptr) {
+        dlclose(handle);
+        return rejected("no " NGX_MODULE_ENTRY_SYMBOL " symbol: not an ngx module");
+    }
+    const ngx_module* descriptor = entry();
+    if (Status status = check_descriptor(descriptor, name); !status) {
+        dlclose(handle);
+        return status;
+    }
+    return LoadedModulePtr(std::make_shared<const LoadedModule>(handle, descriptor, path));
+}
+
+ModuleRegistry::ModuleRegistry(std::vector<std::string> search_path) : search_path_(std::move(search_path))
+{
+    for (const std::string& directory : search_path_) {
+        for (const fs::path& file : candidate_files(directory)) {
+            std::string name = module_name_of(file);
+            auto [it, inserted] = first_file_.emplace(name, file.string());
+            if (!inserted && it->second != file.string())
+                shadowed_.push_back({file.string(), "shadowed by " + it->second});
+        }
+    }
+}
+
+Result<LoadedModulePtr> ModuleRegistry::load(const std::string& name) const
+{
+    auto it = first_file_.find(name);
+    if (it == first_file_.end()) {
+        std::string known;
+        for (const auto& [known_name, path] : first_file_)
+            known += (known.empty() ? "" : ", ") + known_name;
+        return Status::usage("unknown module '" + name + "' (found: " + (known.empty() ? "none" : known) +
+                             "; see ngx --list-modules)");
+    }
+    Result<LoadedModulePtr> module = load_module_file(it->second);
+    if (!module)
+        return Status::runtime("module '" + name + "' (" + it->second + ") rejected: " + module.status().message());
+    return module;
+}
+
+ModuleListing ModuleRegistry::load_all() const
+{
+    ModuleListing listing;
+    for (const auto& [name, path] : first_file_) {
+        Result<LoadedModulePtr> module = load_module_file(path);
+        if (module)
+            listing.loaded.push_back(*module);
+        else
+            listing.rejected.push_back({path, module.status().message()});
+    }
+    listing.rejected.insert(listing.rejected.end(), shadowed_.begin(), shadowed_.end());
+    return listing;
+}
+
+std::vector<std::string> ModuleRegistry::names() const
+{
+    std::vector<std::string> names;
+    for (const auto& [name, path] : first_file_)
+        names.push_back(name);
+    return names;
+}
+
+} // namespace ngx

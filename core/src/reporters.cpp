@@ -1,0 +1,300 @@
+// Table, progress, JSON and CSV output of run records (see reporter.hpp).
+#include <ngx/reporter.hpp>
+#include <ngx/sizes.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace ngx {
+namespace {
+
+// "99" -> "p99_us", "99.9" -> "p99.9_us".
+std::string percentile_key(double rank)
+{
+    std::ostringstream key;
+    key << "p" << rank << "_us";
+    return key.str();
+}
+
+// JSON has no NaN or infinity: such values become null.
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json size_to_json(const SizeRecord& size, bool keep_raw)
+{
+    const Summary& s = size.summary;
+    Json result = {{"size_bytes", size.size_bytes}, {"count", s.count},       {"min_us", number(s.min)},
+                   {"median_us", number(s.median)},  {"mean_us", number(s.mean)}, {"stddev_us", number(s.stddev)},
+                   {"p99_us", number(s.p99)},        {"max_us", number(s.max)}};
+    for (const Percentile& p : s.percentiles)
+        result[percentile_key(p.rank)] = number(p.value);
+    for (const auto& [name, value] : size.extra)
+        result[name] = number(value);
+    if (keep_raw)
+        result["raw_us"] = size.raw_us;
+    return result;
+}
+
+std::string fixed(double value, int width, int precision = 2)
+{
+    std::ostringstream text;
+    text << std::setw(width) << std::fixed << std::setprecision(precision) << value;
+    return text.str();
+}
+
+std::string table_header(const RunRecord& run)
+{
+    std::ostringstream out;
+    out << "# " << run.module << " " << run.pattern << ": " << run.metric << " in microseconds\n";
+    out << std::setw(10) << "size" << std::setw(9) << "count" << std::setw(11) << "min" << std::setw(11) << "median"
+        << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
+    return out.str();
+}
+
+std::string extra_header(const SizeRecord& size)
+{
+    std::string text;
+    for (const auto& extra : size.extra)
+        text += "  " + extra.first;
+    return text;
+}
+
+std::string table_row(const SizeRecord& size)
+{
+    const Summary& s = size.summary;
+    std::ostringstream out;
+    out << std::setw(10) << format_bytes(size.size_bytes) << std::setw(9) << s.count << fixed(s.min, 11)
+        << fixed(s.median, 11) << fixed(s.mean, 11) << fixed(s.stddev, 11) << fixed(s.p99, 11);
+    for (const auto& [name, value] : size.extra)
+        out << std::setw(int(name.size()) + 2) << std::setprecision(4) << std::defaultfloat << value;
+    return out.str();
+}
+
+std::string run_footer(const RunRecord& run)
+{
+    std::ostringstream out;
+    if (run.status == "error")
+        out << "# stopped by an error: " << run.error << "\n";
+    else if (run.status == "interrupted")
+        out << "# interrupted after " << run.sizes.size() << " sizes\n";
+    return out.str();
+}
+
+// The named columns beyond the fixed ones (extra percentiles, pattern
+// columns), in order of first appearance over all runs.
+std::vector<std::string> extra_columns(const Document& document)
+{
+    std::vector<std::string> columns;
+    auto add = [&](const std::string& name) {
+        if (std::find(columns.begin(), columns.end(), name) == columns.end())
+            columns.push_back(name);
+    };
+    for (const RunRecord& run : document.runs)
+        for (const SizeRecord& size : run.sizes) {
+            for (const Percentile& p : size.summary.percentiles)
+                add(percentile_key(p.rank));
+            for (const auto& extra : size.extra)
+                add(extra.first);
+        }
+    return columns;
+}
+
+std::optional<double> column_value(const SizeRecord& size, const std::string& column)
+{
+    for (const Percentile& p : size.summary.percentiles)
+        if (percentile_key(p.rank) == column)
+            return p.value;
+    for (const auto& [name, value] : size.extra)
+        if (name == column)
+            return value;
+    return std::nullopt;
+}
+
+void write_csv_row(std::ostringstream& out, const RunRecord& run, const SizeRecord& size,
+                   const std::vector<std::string>& columns)
+{
+    const Summary& s = size.summary;
+    out << size.size_bytes << ',' << s.count << ',' << s.min << ',' << s.median << ',' << s.mean << ',' << s.stddev
+        << ',' << s.p99 << ',' << run.module << ',' << run.pattern;
+    for (const std::string& column : columns) {
+        out << ',';
+        if (std::optional<double> value = column_value(size, column))
+            out << *value;
+    }
+    out << '\n';
+}
+
+class FileReporter final : public Reporter {
+public:
+    FileReporter(std::string path, OutputFormat format, bool keep_raw)
+        : path_(std::move(path)), format_(format), keep_raw_(keep_raw) {}
+
+    Status close(const Document& document) override
+    {
+        std::string text = format_ == OutputFormat::json  ? to_json(document, keep_raw_).dump(2) + "\n"
+                           : format_ == OutputFormat::csv ? to_csv(document)
+                                                          : to_table(document);
+        std::string temporary = path_ + ".tmp";
+        {
+            std::ofstream file(temporary, std::ios::trunc);
+            file << text;
+            file.flush();
+            if (!file)
+                return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
+        }
+        if (std::rename(temporary.c_str(), path_.c_str()) != 0)
+            return Status::runtime("cannot rename " + temporary + " to " + path_ + ": " + std::strerror(errno));
+        return Status::ok();
+    }
+
+private:
+    std::string path_;
+    OutputFormat format_;
+    bool keep_raw_;
+};
+
+} // namespace
+
+void TableReporter::run_started(const RunRecord& run) { out_ << table_header(run) << std::flush; }
+
+void TableReporter::size_done(const RunRecord& run, const SizeRecord& size)
+{
+    if (run.sizes.size() == 1)
+        out_ << extra_header(size);
+    if (run.sizes.size() == 1)
+        out_ << "\n";
+    out_ << table_row(size) << "\n" << std::flush;
+}
+
+void TableReporter::run_finished(const RunRecord& run)
+{
+    if (run.sizes.empty())
+        out_ << "\n";
+    out_ << run_footer(run) << "\n" << std::flush;
+}
+
+void ProgressReporter::size_done(const RunRecord& run, const SizeRecord& size)
+{
+    std::fprintf(stderr, "\r\033[K%s %s: %s done (%zu/%zu)", run.module.c_str(), run.pattern.c_str(),
+                 format_bytes(size.size_bytes).c_str(), run.sizes.size(), sizes_per_run_);
+    std::fflush(stderr);
+}
+
+void ProgressReporter::run_finished(const RunRecord&)
+{
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+}
+
+std::optional<OutputFormat> format_from_name(const std::string& name)
+{
+    if (name == "table" || name == "txt")
+        return OutputFormat::table;
+    if (name == "csv")
+        return OutputFormat::csv;
+    if (name == "json")
+        return OutputFormat::json;
+    return std::nullopt;
+}
+
+std::optional<OutputFormat> format_from_path(const std::string& path)
+{
+    size_t dot = path.rfind('.');
+    if (dot == std::string::npos || path.find('/', dot) != std::string::npos)
+        return std::nullopt;
+    return format_from_name(path.substr(dot + 1));
+}
+
+Json to_json(const RunRecord& run, bool keep_raw)
+{
+    Json json = {{"module", run.module}, {"pattern", run.pattern}, {"metric", run.metric},
+                 {"status", run.status}, {"options", run.options}};
+    if (!run.error.empty())
+        json["error"] = run.error;
+    json["wall_seconds"] = run.wall_seconds;
+    json["messages"] = run.messages;
+    Json results = Json::array();
+    for (const SizeRecord& size : run.sizes)
+        results.push_back(size_to_json(size, keep_raw));
+    json["results"] = results;
+    if (!run.model.is_null())
+        json["model"] = run.model;
+    return json;
+}
+
+// One run: its fields at the top level. Several: a "runs" array.
+Json to_json(const Document& document, bool keep_raw)
+{
+    Json json = {{"schema_version", json_schema_version}};
+    for (const auto& [key, value] : document.context.items())
+        json[key] = value;
+    if (document.runs.size() == 1) {
+        Json run = to_json(document.runs.front(), keep_raw);
+        for (const auto& [key, value] : run.items())
+            json[key] = value;
+    } else {
+        Json runs = Json::array();
+        for (const RunRecord& run : document.runs)
+            runs.push_back(to_json(run, keep_raw));
+        json["runs"] = runs;
+    }
+    if (!document.comparison.is_null())
+        json["comparison"] = document.comparison;
+    return json;
+}
+
+std::string to_csv(const Document& document)
+{
+    std::ostringstream out;
+    out << std::setprecision(9);
+    std::vector<std::string> columns = extra_columns(document);
+    out << "size_bytes,count,min_us,median_us,mean_us,stddev_us,p99_us,module,pattern";
+    for (const std::string& column : columns)
+        out << ',' << column;
+    out << '\n';
+    for (const RunRecord& run : document.runs)
+        for (const SizeRecord& size : run.sizes)
+            write_csv_row(out, run, size, columns);
+    return out.str();
+}
+
+std::string to_table(const Document& document)
+{
+    std::ostringstream out;
+    for (const RunRecord& run : document.runs) {
+        out << table_header(run);
+        if (!run.sizes.empty())
+            out << extra_header(run.sizes.front());
+        out << "\n";
+        for (const SizeRecord& size : run.sizes)
+            out << table_row(size) << "\n";
+        out << run_footer(run) << "\n";
+    }
+    return out.str();
+}
+
+Status check_writable(const std::string& path)
+{
+    bool existed = access(path.c_str(), F_OK) == 0;
+    std::FILE* file = std::fopen(path.c_str(), "a");
+    if (file == nullptr)
+        return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno));
+    std::fclose(file);
+    if (!existed)
+        std::remove(path.c_str());
+    return Status::ok();
+}
+
+std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)
+{
+    return std::make_unique<FileReporter>(std::move(path), format, keep_raw);
+}
+
+} // namespace ngx

@@ -1,0 +1,367 @@
+// Local fork and TCP rendezvous bootstraps over one framed stream socket
+// (see stream_bootstrap.hpp).
+#include <ngx/stream_bootstrap.hpp>
+
+#include "ngx_config.h"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string_view>
+
+namespace ngx {
+namespace {
+
+// A frame is a 4-byte little-endian length and its payload; control data is small.
+constexpr uint32_t max_frame_bytes = 16u << 20;
+
+uint64_t monotonic_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+int remaining_ms(uint64_t end_ns)
+{
+    uint64_t now = monotonic_ns();
+    return now >= end_ns ? 0 : int((end_ns - now + 999999) / 1000000);
+}
+
+std::string seconds_text(uint64_t ns)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g s", double(ns) / 1e9);
+    return text;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Waits for `events` on fd until end_ns; "timeout" names the step when it passes.
+Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns)
+{
+    while (true) {
+        pollfd entry{fd, events, 0};
+        int ready = poll(&entry, 1, remaining_ms(end_ns));
+        if (ready > 0)
+            return Status::ok();
+        if (ready == 0)
+            return Status::runtime(step + ": the peer did not answer within " + seconds_text(timeout_ns) +
+                                   " (peer lost or stopped?)");
+        if (errno != EINTR)
+            return Status::runtime(step + ": poll: " + errno_text());
+        // EINTR: a signal came in; the caller's interrupt check decides.
+        return Status::interrupted(step + ": interrupted");
+    }
+}
+
+std::string address_text(const sockaddr_storage& address)
+{
+    char text[INET6_ADDRSTRLEN] = "";
+    if (address.ss_family == AF_INET)
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(address).sin_addr, text, sizeof text);
+    else if (address.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(address).sin6_addr, text, sizeof text);
+    return text;
+}
+
+std::string socket_address(int fd, bool peer)
+{
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    int rc = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length)
+                  : getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    return rc == 0 ? address_text(address) : std::string();
+}
+
+struct Endpoint {
+    std::string host;
+    std::string port;
+};
+
+// "[ADDR:]PORT" or "HOST:PORT"; a bare port means every address (listen) .
+Result<Endpoint> parse_endpoint(const std::string& text, const char* option, bool host_required)
+{
+    size_t colon = text.rfind(':');
+    Endpoint endpoint;
+    endpoint.host = colon == std::string::npos ? "" : text.substr(0, colon);
+    endpoint.port = colon == std::string::npos ? text : text.substr(colon + 1);
+    if (endpoint.host.size() >= 2 && endpoint.host.front() == '[' && endpoint.host.back() == ']')
+        endpoint.host = endpoint.host.substr(1, endpoint.host.size() - 2);
+    char* end = nullptr;
+    long port = std::strtol(endpoint.port.c_str(), &end, 10);
+    if (endpoint.port.empty() || *end != '\0' || port < 1 || port > 65535)
+        return Status::usage(std::string(option) + " '" + text + "': the port must be a number in 1..65535");
+    if (host_required && endpoint.host.empty())
+        return Status::usage(std::string(option) + " '" + text + "': expected HOST:PORT");
+    return endpoint;
+}
+
+Result<addrinfo*> resolve(const Endpoint& endpoint, bool passive, const char* option)
+{
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = passive ? AI_PASSIVE : 0;
+    addrinfo* list = nullptr;
+    int rc = getaddrinfo(endpoint.host.empty() ? nullptr : endpoint.host.c_str(), endpoint.port.c_str(), &hints, &list);
+    if (rc != 0)
+        return Status::usage(std::string(option) + ": cannot resolve '" + endpoint.host + "': " + gai_strerror(rc));
+    return list;
+}
+
+void configure_control_socket(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int flags = fcntl(fd, F_GETFD);
+    fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+// The two processes must run the same ngx: the first frame says which.
+Status handshake(Bootstrap& boot)
+{
+    std::string hello = std::string("ngx ") + NGX_VERSION + " module-abi " + std::to_string(NGX_MODULE_ABI_MAJOR);
+    Bytes theirs;
+    NGX_TRY(boot.exchange(to_bytes(hello), theirs).with_context("handshake"));
+    if (to_string(theirs) != hello)
+        return Status::runtime("handshake: the peer runs '" + to_string(theirs) + "', this side '" + hello + "'");
+    return Status::ok();
+}
+
+} // namespace
+
+FrameChannel::~FrameChannel()
+{
+    if (fd_ >= 0)
+        close(fd_);
+}
+
+Status FrameChannel::write_all(const void* data, size_t length, uint64_t end_ns)
+{
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    while (length > 0) {
+        ssize_t sent = ::send(fd_, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent > 0) {
+            bytes += sent;
+            length -= size_t(sent);
+        } else if (sent < 0 && (errno == EAGAIN || errno == EINTR)) {
+            NGX_TRY(wait_for(fd_, POLLOUT, end_ns, "control channel send", timeout_ns_));
+        } else {
+            return Status::runtime("control channel send: the peer is gone (" + errno_text() + ")");
+        }
+    }
+    return Status::ok();
+}
+
+Status FrameChannel::read_all(void* data, size_t length, uint64_t end_ns)
+{
+    auto* bytes = static_cast<uint8_t*>(data);
+    while (length > 0) {
+        ssize_t got = ::recv(fd_, bytes, length, MSG_DONTWAIT);
+        if (got > 0) {
+            bytes += got;
+            length -= size_t(got);
+        } else if (got == 0) {
+            return Status::runtime("control channel: the peer closed the connection (peer lost)");
+        } else if (errno == EAGAIN || errno == EINTR) {
+            NGX_TRY(wait_for(fd_, POLLIN, end_ns, "control channel receive", timeout_ns_));
+        } else {
+            return Status::runtime("control channel receive: " + errno_text() + " (peer lost)");
+        }
+    }
+    return Status::ok();
+}
+
+Status FrameChannel::send(const Bytes& frame)
+{
+    uint64_t end_ns = monotonic_ns() + timeout_ns_;
+    uint32_t length = uint32_t(frame.size());
+    uint8_t header[4] = {uint8_t(length), uint8_t(length >> 8), uint8_t(length >> 16), uint8_t(length >> 24)};
+    NGX_TRY(write_all(header, sizeof header, end_ns));
+    return write_all(frame.data(), frame.size(), end_ns);
+}
+
+Status FrameChannel::receive(Bytes& frame)
+{
+    uint64_t end_ns = monotonic_ns() + timeout_ns_;
+    uint8_t header[4];
+    NGX_TRY(read_all(header, sizeof header, end_ns));
+    uint32_t length = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 |
+                      uint32_t(header[3]) << 24;
+    if (length > max_frame_bytes)
+        return Status::runtime("control channel: the peer sent a frame of " + std::to_string(length) +
+                               " bytes (not an ngx peer?)");
+    frame.resize(length);
+    return read_all(frame.data(), length, end_ns);
+}
+
+StreamBootstrap::StreamBootstrap(std::string name, int fd, int rank, uint64_t timeout_ns, std::string local_address,
+                                 std::string peer_address)
+    : name_(std::move(name)), channel_(fd, timeout_ns), rank_(rank), local_address_(std::move(local_address)),
+      peer_address_(std::move(peer_address)) {}
+
+Status StreamBootstrap::exchange(const Bytes& mine, Bytes& theirs)
+{
+    NGX_TRY(channel_.send(mine));
+    return channel_.receive(theirs);
+}
+
+Status StreamBootstrap::barrier()
+{
+    Bytes ignored;
+    return exchange({}, ignored);
+}
+
+Status StreamBootstrap::broadcast(Bytes& value)
+{
+    return rank_ == 0 ? channel_.send(value) : channel_.receive(value);
+}
+
+Status StreamBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
+{
+    if (rank_ != 0)
+        return channel_.send(mine);
+    all.assign(2, Bytes());
+    all[0] = mine;
+    return channel_.receive(all[1]);
+}
+
+Result<LocalLaunch> launch_local_peer(uint64_t timeout_ns)
+{
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+        return Status::runtime("local launch: socketpair: " + errno_text());
+    std::fflush(nullptr); // nothing buffered may be printed twice
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return Status::runtime("local launch: fork: " + errno_text());
+    }
+    LocalLaunch launch;
+    if (child == 0) {
+        close(fds[0]);
+        prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive the parent
+        if (getppid() != parent)
+            _exit(1);
+        launch.bootstrap = std::make_unique<StreamBootstrap>("local", fds[1], 1, timeout_ns, "127.0.0.1", "127.0.0.1");
+        return launch;
+    }
+    close(fds[1]);
+    launch.bootstrap = std::make_unique<StreamBootstrap>("local", fds[0], 0, timeout_ns, "127.0.0.1", "127.0.0.1");
+    launch.child = child;
+    return launch;
+}
+
+int reap_local_peer(pid_t child, uint64_t timeout_ns)
+{
+    uint64_t end_ns = monotonic_ns() + timeout_ns;
+    int status = 0;
+    while (true) {
+        pid_t done = waitpid(child, &status, WNOHANG);
+        if (done == child)
+            break;
+        if (done < 0 && errno != EINTR)
+            return 1;
+        if (monotonic_ns() >= end_ns) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            break;
+        }
+        usleep(1000);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint_text, uint64_t accept_timeout_ns,
+                                              uint64_t timeout_ns)
+{
+    Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--listen", false);
+    if (!endpoint)
+        return endpoint.status();
+    Result<addrinfo*> addresses = resolve(*endpoint, true, "--listen");
+    if (!addresses)
+        return addresses.status();
+    int listener = -1;
+    std::string failure = "no usable address";
+    for (addrinfo* a = *addresses; a != nullptr && listener < 0; a = a->ai_next) {
+        listener = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        int one = 1;
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (listener >= 0 && (bind(listener, a->ai_addr, a->ai_addrlen) != 0 || listen(listener, 1) != 0)) {
+            failure = errno_text();
+            close(listener);
+            listener = -1;
+        }
+    }
+    freeaddrinfo(*addresses);
+    if (listener < 0)
+        return Status::runtime("--listen " + endpoint_text + ": cannot listen: " + failure);
+    std::fprintf(stderr, "ngx: listening on %s, waiting up to %s for a client\n", endpoint_text.c_str(),
+                 seconds_text(accept_timeout_ns).c_str());
+    Status ready = wait_for(listener, POLLIN, monotonic_ns() + accept_timeout_ns, "--listen: waiting for a client",
+                            accept_timeout_ns);
+    int fd = ready ? accept(listener, nullptr, nullptr) : -1;
+    close(listener);
+    if (!ready)
+        return ready;
+    if (fd < 0)
+        return Status::runtime("--listen: accept: " + errno_text());
+    configure_control_socket(fd);
+    auto boot = std::make_unique<StreamBootstrap>("tcp", fd, 1, timeout_ns, socket_address(fd, false),
+                                                  socket_address(fd, true));
+    NGX_TRY(handshake(*boot));
+    return std::unique_ptr<Bootstrap>(std::move(boot));
+}
+
+Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint_text, uint64_t timeout_ns)
+{
+    Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--connect", true);
+    if (!endpoint)
+        return endpoint.status();
+    Result<addrinfo*> addresses = resolve(*endpoint, false, "--connect");
+    if (!addresses)
+        return addresses.status();
+    uint64_t end_ns = monotonic_ns() + timeout_ns;
+    int fd = -1;
+    std::string failure;
+    // The server may start a moment later: retry until the deadline.
+    while (fd < 0 && monotonic_ns() < end_ns) {
+        for (addrinfo* a = *addresses; a != nullptr && fd < 0; a = a->ai_next) {
+            fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+            if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+                failure = errno_text();
+                close(fd);
+                fd = -1;
+            }
+        }
+        if (fd < 0)
+            usleep(50000);
+    }
+    freeaddrinfo(*addresses);
+    if (fd < 0)
+        return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) +
+                               ": " + failure);
+    configure_control_socket(fd);
+    auto boot = std::make_unique<StreamBootstrap>("tcp", fd, 0, timeout_ns, socket_address(fd, false),
+                                                  socket_address(fd, true));
+    NGX_TRY(handshake(*boot));
+    return std::unique_ptr<Bootstrap>(std::move(boot));
+}
+
+} // namespace ngx

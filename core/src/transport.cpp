@@ -1,0 +1,129 @@
+// Module instances: init, connect, buffers, non-blocking calls (see transport.hpp).
+#include <ngx/transport.hpp>
+
+#include <cstddef>
+#include <cstdlib>
+
+namespace ngx {
+namespace {
+
+// Builds the C option list from the values the CLI collected.
+std::vector<ngx_option_value> c_options(const OptionValues& options)
+{
+    std::vector<ngx_option_value> values;
+    values.reserve(options.size());
+    for (const auto& [name, value] : options)
+        values.push_back({name.c_str(), value.c_str()});
+    return values;
+}
+
+std::string message_of(const ngx_error& error, const char* fallback)
+{
+    return error.message[0] != '\0' ? std::string(error.message) : std::string(fallback);
+}
+
+} // namespace
+
+Buffer::~Buffer()
+{
+    if (owner_ != nullptr && data_ != nullptr)
+        owner_->release(data_);
+}
+
+Result<std::unique_ptr<Transport>> Transport::open(LoadedModulePtr module, const OptionValues& options,
+                                                   const TransportSettings& settings)
+{
+    std::vector<ngx_option_value> values = c_options(options);
+    ngx_init_args args{};
+    args.size = sizeof args;
+    args.options = values.data();
+    args.option_count = values.size();
+    args.timeout_ns = settings.timeout_ns;
+    args.cancel = settings.cancel;
+    args.max_message_size = settings.max_message_size;
+    ngx_error error{};
+    void* ctx = nullptr;
+    ngx_status code = module->descriptor().ops->init(&args, &ctx, &error);
+    if (code != NGX_OK)
+        return Status::from_module(code, module->name() + ": init: " + message_of(error, "failed"));
+    return std::unique_ptr<Transport>(new Transport(std::move(module), ctx));
+}
+
+Transport::~Transport() { ops_->finalize(ctx_); }
+
+Status Transport::failure(const char* operation, ngx_status code) const
+{
+    return Status::from_module(code, module_->name() + " " + operation + ": " + message_of(error_, "failed"));
+}
+
+Status Transport::connect(Bootstrap& boot)
+{
+    ngx_bootstrap view = boot.c_view();
+    ngx_status code = ops_->connect(ctx_, &view, &error_);
+    return code == NGX_OK ? Status() : failure("connect", code);
+}
+
+Result<Buffer> Transport::alloc(size_t size)
+{
+    size_t bytes = size == 0 ? 64 : size;
+    void* data = nullptr;
+    if (ops_->alloc != nullptr) {
+        ngx_status code = ops_->alloc(ctx_, bytes, &data, &error_);
+        if (code != NGX_OK)
+            return failure("alloc", code);
+    } else {
+        data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (data == nullptr)
+            return Status::runtime("cannot allocate a buffer of " + std::to_string(bytes) + " bytes");
+    }
+    return Buffer(this, data, size);
+}
+
+void Transport::release(void* data)
+{
+    if (ops_->alloc != nullptr && ops_->free != nullptr)
+        ops_->free(ctx_, data);
+    else if (ops_->alloc == nullptr)
+        std::free(data);
+}
+
+#define NGX_HAS_OP(op) (ops_->size >= offsetof(ngx_module_ops, op) + sizeof(ops_->op) && ops_->op != nullptr)
+
+Status Transport::isend(const void* data, size_t size, ngx_request& request)
+{
+    if (!NGX_HAS_OP(isend))
+        return Status::usage("module " + module_->name() + " has no non-blocking send (isend)");
+    ngx_status code = ops_->isend(ctx_, data, size, &request, &error_);
+    return code == NGX_OK ? Status() : failure("isend", code);
+}
+
+Status Transport::irecv(void* data, size_t size, ngx_request& request)
+{
+    if (!NGX_HAS_OP(irecv))
+        return Status::usage("module " + module_->name() + " has no non-blocking receive (irecv)");
+    ngx_status code = ops_->irecv(ctx_, data, size, &request, &error_);
+    return code == NGX_OK ? Status() : failure("irecv", code);
+}
+
+Result<bool> Transport::test(ngx_request& request)
+{
+    if (!NGX_HAS_OP(test))
+        return Status::usage("module " + module_->name() + " has no test operation");
+    int done = 0;
+    ngx_status code = ops_->test(ctx_, &request, &done, &error_);
+    if (code != NGX_OK)
+        return failure("test", code);
+    return done != 0;
+}
+
+Status Transport::wait(ngx_request& request)
+{
+    if (!NGX_HAS_OP(wait))
+        return Status::usage("module " + module_->name() + " has no wait operation");
+    ngx_status code = ops_->wait(ctx_, &request, &error_);
+    return code == NGX_OK ? Status() : failure("wait", code);
+}
+
+#undef NGX_HAS_OP
+
+} // namespace ngx

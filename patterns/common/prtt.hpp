@@ -1,0 +1,45 @@
+// The parametrized round trip time PRTT(n, d, s) of paper 001 (Listing 1),
+// the measurement every timing pattern is built on: the driver sends n
+// messages of s bytes with d microseconds of busy-waiting between sends, the
+// responder answers the n-th with one message, and the driver times the
+// whole exchange. Ping-pong is PRTT(1, 0, s).
+//
+//     PrttSpec spec{.size = 64, .messages = 16, .delay_us = 0};
+//     Result<std::vector<double>> prtt_us = measure_prtt(ctx, buffer, spec);   // on the driver
+//     Status s = answer_prtt(ctx, buffer, spec);                               // on the responder
+#ifndef NGX_PATTERNS_PRTT_HPP
+#define NGX_PATTERNS_PRTT_HPP
+
+#include <ngx/pattern.hpp>
+
+#include <vector>
+
+namespace ngx::patterns {
+
+struct PrttSpec {
+    uint64_t size = 1;
+    uint64_t messages = 1;   // n
+    double delay_us = 0;     // d
+    uint64_t samples = 1000; // kept repetitions
+    uint64_t warmup = 100;   // discarded repetitions before them
+};
+
+// Driver side: one PRTT(n, d, s) per kept repetition, in microseconds.
+Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
+
+// Responder side: receives n messages and answers each repetition once.
+Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
+
+// Messages both sides send for one PRTT series (warm-up included).
+inline uint64_t prtt_message_count(const PrttSpec& spec) { return (spec.warmup + spec.samples) * (spec.messages + 1); }
+
+// Runs the driver or the responder side, whichever this process is; on the
+// driver returns the samples, on the responder an empty vector.
+Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
+
+// "size 4 KiB, repetition 17: " for error messages.
+std::string where(uint64_t size, uint64_t repetition);
+
+} // namespace ngx::patterns
+
+#endif

@@ -1,0 +1,34 @@
+// The per-size loop shared by the timing patterns (see sweep.hpp).
+#include "sweep.hpp"
+
+#include <ngx/sizes.hpp>
+
+namespace ngx::patterns {
+
+SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<double> samples_us)
+{
+    SizeRecord record;
+    record.size_bytes = size;
+    if (ctx.settings.keep_raw)
+        record.raw_us = samples_us;
+    record.summary = summarize(std::move(samples_us), ctx.settings.percentiles);
+    return record;
+}
+
+Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
+{
+    Result<Buffer> buffer = ctx.transport.alloc(size_t(ctx.settings.sizes.back()));
+    if (!buffer)
+        return buffer.status();
+    for (uint64_t size : ctx.settings.sizes) {
+        NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": waiting for the peer"));
+        Result<SizeRecord> record = measure(size, *buffer);
+        if (!record)
+            return record.status();
+        if (ctx.bootstrap.is_driver())
+            ctx.sink.size_done(std::move(*record));
+    }
+    return Status::ok();
+}
+
+} // namespace ngx::patterns

@@ -1,0 +1,24 @@
+// The loop most patterns share: for each message size, meet the peer at a
+// barrier, measure a series of samples, and hand the summary to the sink.
+//
+//     return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) -> Result<SizeRecord> { ... });
+#ifndef NGX_PATTERNS_SWEEP_HPP
+#define NGX_PATTERNS_SWEEP_HPP
+
+#include <ngx/pattern.hpp>
+
+#include <functional>
+
+namespace ngx::patterns {
+
+// Measures one size; returns the record to keep (ignored on the responder).
+using MeasureSize = std::function<Result<SizeRecord>(uint64_t size, Buffer& buffer)>;
+
+Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure);
+
+// A SizeRecord from samples, honouring --raw and --percentiles.
+SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<double> samples_us);
+
+} // namespace ngx::patterns
+
+#endif
