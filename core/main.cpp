@@ -2,8 +2,10 @@
 #include <ngx/app.hpp>
 
 #include "catalog.hpp"
+#include "commands.hpp"
 
 int main(int argc, char** argv)
 {
-    return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::Environment::current());
+    return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::builtin_commands(),
+                        ngx::Environment::current());
 }

@@ -4,6 +4,7 @@
 
 #include <ngx/cli.hpp>
 #include <ngx/interrupt.hpp>
+#include <ngx/mpi_bootstrap.hpp>
 #include <ngx/session.hpp>
 #include <ngx/stream_bootstrap.hpp>
 #include <ngx/sysinfo.hpp>
@@ -78,8 +79,17 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
         launch.bootstrap = std::move(*boot);
         return launch;
     }
-    if (config.bootstrap == BootstrapChoice::mpi || (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher))
+    if (config.bootstrap == BootstrapChoice::mpi || (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher)) {
+#if NGX_HAVE_MPI
+        Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(config.settings.timeout_ns);
+        if (!boot)
+            return boot.status();
+        launch.bootstrap = std::move(*boot);
+        return launch;
+#else
         return Status::usage("this ngx was built without MPI: the MPI bootstrap is not available");
+#endif
+    }
     Result<LocalLaunch> local = launch_local_peer(config.settings.timeout_ns);
     if (!local)
         return local.status();
@@ -256,6 +266,9 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     Status final_status = finish_local_peer(launch->child, status);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, 0, false);
+#if NGX_HAVE_MPI
+    finish_mpi_bootstrap(boot, exit_code(final_status)); // MPI_Abort on failure: a peer in MPI cannot hang the job
+#endif
     return exit_code(final_status);
 }
 
@@ -277,8 +290,13 @@ Environment Environment::current()
 
 std::vector<std::string> arguments_of(int argc, char** argv) { return std::vector<std::string>(argv + 1, argv + argc); }
 
-int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const Environment& env)
+int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const CommandCatalog& commands,
+            const Environment& env)
 {
+    if (!arguments.empty())
+        for (const CommandInfo& command : commands)
+            if (arguments.front() == command.name)
+                return command.run(std::vector<std::string>(arguments.begin() + 1, arguments.end()));
     ModuleRegistry registry(module_search_path(env.module_path.empty() ? nullptr : env.module_path.c_str(), env.executable));
     Result<Config> config = parse_command_line(arguments, registry, patterns);
     if (!config) {

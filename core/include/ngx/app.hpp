@@ -2,11 +2,13 @@
 // module/timer -> statistics -> reporters, and the exit code.
 //
 //     int main(int argc, char** argv) {
-//         return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::Environment::current());
+//         return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(),
+//                            ngx::builtin_commands(), ngx::Environment::current());
 //     }
 #ifndef NGX_APP_HPP
 #define NGX_APP_HPP
 
+#include <ngx/command.hpp>
 #include <ngx/pattern.hpp>
 
 #include <string>
@@ -27,7 +29,9 @@ struct Environment {
 
 std::vector<std::string> arguments_of(int argc, char** argv);
 
-int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const Environment& env);
+// Runs a subcommand when the first argument names one, a measurement otherwise.
+int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const CommandCatalog& commands,
+            const Environment& env);
 
 } // namespace ngx
 

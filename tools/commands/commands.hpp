@@ -1,0 +1,11 @@
+// The subcommands built into ngx (compare, fit, predict), in help order.
+#ifndef NGX_TOOLS_COMMANDS_HPP
+#define NGX_TOOLS_COMMANDS_HPP
+
+#include <ngx/command.hpp>
+
+namespace ngx {
+CommandCatalog builtin_commands();
+}
+
+#endif
