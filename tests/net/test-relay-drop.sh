@@ -1,0 +1,27 @@
+#!/bin/bash
+# test-relay-drop.sh: ngx-netdelay's random loss: 2000 UDP datagrams through a
+# relay dropping 5% arrive with 3-7% loss, and none are lost without --drop.
+set -u
+source "$(dirname "$0")/netns.sh"
+netns_require tun probe
+netns_init
+fail() { echo "FAIL: $*"; exit 1; }
+
+netns_relay_pair clean 0 || fail "relay pair without loss"
+netns_relay_pair lossy 0 0.05 --seed 12345 || fail "relay pair with 5% loss"
+
+out=$(netns_probe clean udp --count 2000) || fail "udp through the clean relay"
+echo "no drop: $out"
+[[ $(netns_kv "$out" lost) == 0 ]] || fail "datagrams were lost without --drop"
+
+out=$(netns_probe lossy udp --count 2000) || fail "udp through the lossy relay"
+echo "5% drop: $out"
+loss=$(netns_kv "$out" loss_pct)
+for p in clean lossy; do
+    echo "pair $p: packets dropped by the TUN queue in front of the relay:" \
+         "$(ip netns exec "$(netns_get "$p" ns_a)" cat /sys/class/net/tun-a/statistics/tx_dropped)"
+    _netns_stop_pid "$(netns_get "$p" relay_pid)"
+    sed 's/^/  /' "$(netns_get "$p" relay_log)"
+done
+awk -v l="$loss" 'BEGIN { exit !(l >= 3 && l <= 7) }' || fail "loss $loss% is outside 3-7%"
+echo PASS
