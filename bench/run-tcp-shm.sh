@@ -1,0 +1,563 @@
+#!/usr/bin/env bash
+# run-tcp-shm.sh: ngx side by side with peer tools on one machine, in one run.
+#
+# TCP loopback, 1-byte median half round trip: ngx (-m tcp -x pingpong),
+# qperf tcp_lat, sockperf ping-pong --tcp, NPtcp and the minimal C program
+# (bench/minimal/tcp_pingpong.c). Shared memory: ngx -m shm against the
+# spin ping-pong floor (bench/minimal/shm_pingpong.c). Bandwidth: 1 MiB TCP
+# ping-pong of ngx against the minimal program.
+#
+# Every tool gets the same CPU placement (servers/echo sides on CPU A, the
+# timing clients on CPU B; ngx gets --cpus A,B). Tools are interleaved in R
+# rounds so that a burst of noise hits all of them alike; each round yields
+# one number per tool, and the table shows the median and the min of the
+# rounds and the ratio of ngx to the best peer. Results also go to JSON (-o).
+#
+# Builds nothing: it takes an existing meson build directory (default
+# ./build). Missing peer tools are installed with apt-get. Every command is
+# bounded by `timeout`; every server started here is killed on exit.
+# bench/README.md says what each tool's number means and how it is
+# normalised.
+set -u -o pipefail
+
+usage() {
+    cat <<'EOF'
+usage: bench/run-tcp-shm.sh [options] [BUILD_DIR]
+
+  BUILD_DIR          meson build directory with ngx and bench/ (default ./build)
+  -r, --rounds R     interleaved rounds (default 5)
+  -c, --count N      timed round trips per latency run (default 20000)
+  -w, --warmup N     warm-up round trips per latency run (default 1000)
+  --bw-count N       timed round trips of the 1 MiB bandwidth run (default 1000)
+  --bw-warmup N      warm-up round trips of the 1 MiB run (default 100)
+  --cpus A,B         CPU placement given to every tool (default 0,1)
+  -t, --time S       run time in seconds of qperf and sockperf (default 1)
+  -o, --output FILE  write the results as JSON to FILE
+  -l, --logs DIR     keep every tool's raw output in DIR (default: a
+                     temporary directory, removed at the end)
+  --port-base P      first of the 4 TCP ports used by the peer servers
+                     (default: random in 20000-39999)
+  --timeout S        limit for each single tool run (default 120)
+  -h, --help         this help
+EOF
+}
+
+BUILD=./build
+ROUNDS=5
+COUNT=20000
+WARMUP=1000
+BW_COUNT=1000
+BW_WARMUP=100
+CPUS=0,1
+PEER_TIME=1
+OUT=""
+LOGDIR=""
+PORT_BASE=""
+TMO=120
+
+need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "run-tcp-shm.sh: $1 needs a value" >&2; exit 2; }; }
+positional=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -r|--rounds)   need_arg "$@"; ROUNDS=$2; shift 2 ;;
+        -c|--count)    need_arg "$@"; COUNT=$2; shift 2 ;;
+        -w|--warmup)   need_arg "$@"; WARMUP=$2; shift 2 ;;
+        --bw-count)    need_arg "$@"; BW_COUNT=$2; shift 2 ;;
+        --bw-warmup)   need_arg "$@"; BW_WARMUP=$2; shift 2 ;;
+        --cpus)        need_arg "$@"; CPUS=$2; shift 2 ;;
+        -t|--time)     need_arg "$@"; PEER_TIME=$2; shift 2 ;;
+        -o|--output)   need_arg "$@"; OUT=$2; shift 2 ;;
+        -l|--logs)     need_arg "$@"; LOGDIR=$2; shift 2 ;;
+        --port-base)   need_arg "$@"; PORT_BASE=$2; shift 2 ;;
+        --timeout)     need_arg "$@"; TMO=$2; shift 2 ;;
+        -h|--help)     usage; exit 0 ;;
+        -*)            echo "run-tcp-shm.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+        *)             positional+=("$1"); shift ;;
+    esac
+done
+[[ ${#positional[@]} -le 1 ]] || { usage >&2; exit 2; }
+[[ ${#positional[@]} -eq 1 ]] && BUILD=${positional[0]}
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+# A random port base unless one was given; skip bases with a port in use.
+port_busy() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+if [[ -z $PORT_BASE ]]; then
+    for ((try = 0; try < 20; try++)); do
+        PORT_BASE=$((20000 + RANDOM % 20000))
+        port_busy $PORT_BASE || port_busy $((PORT_BASE + 1)) ||
+            port_busy $((PORT_BASE + 2)) || port_busy $((PORT_BASE + 3)) || break
+    done
+fi
+for v in "$ROUNDS" "$COUNT" "$WARMUP" "$BW_COUNT" "$BW_WARMUP" "$PEER_TIME" "$PORT_BASE" "$TMO"; do
+    is_uint "$v" || { echo "run-tcp-shm.sh: not a non-negative integer: $v" >&2; exit 2; }
+done
+[[ $ROUNDS -ge 1 && $COUNT -ge 1 && $BW_COUNT -ge 1 && $PEER_TIME -ge 1 ]] ||
+    { echo "run-tcp-shm.sh: rounds, counts and time must be >= 1" >&2; exit 2; }
+[[ $CPUS =~ ^([0-9]+),([0-9]+)$ ]] || { echo "run-tcp-shm.sh: --cpus wants A,B" >&2; exit 2; }
+CPU_A=${BASH_REMATCH[1]}
+CPU_B=${BASH_REMATCH[2]}
+[[ $PORT_BASE -ge 1024 && $PORT_BASE -le 65530 ]] || { echo "run-tcp-shm.sh: bad --port-base" >&2; exit 2; }
+QPERF_PORT=$PORT_BASE          # qperf synchronisation (listen) port
+QPERF_DATA_PORT=$((PORT_BASE + 1))
+SOCKPERF_PORT=$((PORT_BASE + 2))
+NPTCP_PORT=$((PORT_BASE + 3))
+# Debian's NPtcp is built with NetPIPE's TRIALS = 3 (counted with strace:
+# -n N does 3 N round trips); -n COUNT/3 gives it about COUNT round trips.
+NPTCP_TRIALS=3
+NPTCP_N=$(( (COUNT + NPTCP_TRIALS - 1) / NPTCP_TRIALS ))
+
+BUILD=${BUILD%/}
+NGX=$BUILD/ngx
+TCP_MIN=$BUILD/bench/tcp_pingpong
+SHM_MIN=$BUILD/bench/shm_pingpong
+if [[ -z ${NGX_MODULE_PATH:-} && -d $BUILD/modules ]]; then
+    export NGX_MODULE_PATH=$BUILD/modules
+fi
+
+# ---------------------------------------------------------------- work dir
+if [[ -n $LOGDIR ]]; then
+    mkdir -p "$LOGDIR" || exit 1
+    WORK=$(cd "$LOGDIR" && pwd)
+    KEEP_WORK=1
+else
+    WORK=$(mktemp -d /tmp/ngx-bench.XXXXXX) || exit 1
+    KEEP_WORK=0
+fi
+SAMPLES=$WORK/samples.tsv
+: > "$SAMPLES"
+
+SERVERS=()   # process-group ids of the servers started here (setsid)
+stop_server() {
+    local pg=$1
+    kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
+    wait "$pg" 2>/dev/null
+    local keep=() p
+    for p in "${SERVERS[@]}"; do [[ $p == "$pg" ]] || keep+=("$p"); done
+    SERVERS=("${keep[@]}")
+}
+cleanup() {
+    local pg
+    for pg in "${SERVERS[@]}"; do
+        kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
+    done
+    for pg in "${SERVERS[@]}"; do wait "$pg" 2>/dev/null; done
+    SERVERS=()
+    [[ $KEEP_WORK -eq 1 ]] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_server LOG CMD...: runs CMD in a new session (its pid is the process
+# group id, so the server and anything it forks are killed together), bounded
+# by timeout. Sets SERVER_PG.
+start_server() {
+    local log=$1; shift
+    setsid timeout $((TMO + 30)) "$@" > "$log" 2>&1 < /dev/null &
+    SERVER_PG=$!
+    SERVERS+=("$SERVER_PG")
+}
+
+# wait_listen PORT: until a socket listens on PORT (5 s at most).
+wait_listen() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        port_busy "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# record METRIC TOOL ROUND VALUE [NOTE]; VALUE "NA" when the run failed.
+record() {
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >> "$SAMPLES"
+}
+
+is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+
+# ngx_median JSON SIZE: median_us of the result with size_bytes == SIZE.
+ngx_median() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+    size = int(sys.argv[2])
+    for r in doc.get("results", []):
+        if int(r.get("size_bytes", -1)) == size:
+            print(float(r["median_us"]))
+            break
+except Exception:
+    pass
+EOF
+}
+
+# ---------------------------------------------------------------- tools
+# Each run_* function appends one sample for its round to $SAMPLES.
+
+run_ngx() {   # run_ngx METRIC MODULE SIZE COUNT WARMUP ROUND
+    local metric=$1 module=$2 size=$3 count=$4 warm=$5 r=$6 tool
+    tool=ngx
+    if [[ ! -x $NGX ]]; then record "$metric" "$tool" "$r" NA "ngx not built"; return; fi
+    local tag="ngx_${module}_${size}_r$r" bytes=$size
+    [[ $size == 1Mi ]] && bytes=1048576
+    rm -f "$WORK/$tag.json"
+    timeout "$TMO" "$NGX" -m "$module" -x pingpong -s "$size" -c "$count" --warmup "$warm" \
+        --cpus "$CPU_A,$CPU_B" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$?
+    local v=""
+    [[ -s $WORK/$tag.json ]] && v=$(ngx_median "$WORK/$tag.json" "$bytes")
+    if [[ $rc -ne 0 || -z $v ]]; then
+        record "$metric" "$tool" "$r" NA "ngx failed (exit $rc, see $tag.log)"; return
+    fi
+    if [[ $metric == tcp_bw_MBps ]]; then
+        v=$(awk -v s="$bytes" -v m="$v" 'BEGIN { printf "%.1f", s / m }')
+    fi
+    record "$metric" "$tool" "$r" "$v"
+}
+
+run_qperf() {
+    local r=$1 tag="qperf_r$1"
+    if ! command -v qperf > /dev/null; then record tcp_lat_us qperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" qperf -lp "$QPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$QPERF_PORT"; then
+        stop_server "$pg"; record tcp_lat_us qperf "$r" NA "server did not listen"; return
+    fi
+    timeout "$TMO" taskset -c "$CPU_B" qperf 127.0.0.1 -lp "$QPERF_PORT" -ip "$QPERF_DATA_PORT" \
+        -m 1 -t "$PEER_TIME" tcp_lat > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$?
+    stop_server "$pg"
+    # "latency = 7.38 us": the mean one-way latency (half round trip).
+    local v
+    v=$(awk '$1 == "latency" && $2 == "=" {
+                u = $4; x = $3 + 0
+                if (u == "ns") x /= 1000; else if (u == "ms") x *= 1000;
+                else if (u == "sec" || u == "s") x *= 1e6
+                printf "%.3f", x; exit }' "$WORK/$tag.log")
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record tcp_lat_us qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record tcp_lat_us qperf "$r" "$v"
+}
+
+run_sockperf() {
+    local r=$1 tag="sockperf_r$1"
+    if ! command -v sockperf > /dev/null; then record tcp_lat_us sockperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" \
+        sockperf server --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$SOCKPERF_PORT"; then
+        stop_server "$pg"; record tcp_lat_us sockperf "$r" NA "server did not listen"; return
+    fi
+    # 14 bytes: sockperf's minimum message, its own header (8-byte sequence
+    # number, 2-byte flags, 4-byte length); see bench/README.md.
+    timeout "$TMO" taskset -c "$CPU_B" sockperf ping-pong --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" \
+        -m 14 -t "$PEER_TIME" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$?
+    stop_server "$pg"
+    # "---> percentile 50.000 =   24.551": median of the per-message half
+    # round trips, in usec.
+    local v
+    v=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/$tag.log" |
+        awk '/percentile 50\.000/ { printf "%.3f", $NF + 0; exit }')
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record tcp_lat_us sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record tcp_lat_us sockperf "$r" "$v"
+}
+
+run_nptcp() {
+    local r=$1 tag="nptcp_r$1"
+    if ! command -v NPtcp > /dev/null; then record tcp_lat_us NPtcp "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" \
+        NPtcp -P "$NPTCP_PORT" -l 1 -u 1 -p 0 -n "$NPTCP_N"
+    local pg=$SERVER_PG
+    if ! wait_listen "$NPTCP_PORT"; then
+        stop_server "$pg"; record tcp_lat_us NPtcp "$r" NA "receiver did not listen"; return
+    fi
+    rm -f "$WORK/$tag.np"
+    timeout "$TMO" taskset -c "$CPU_B" NPtcp -P "$NPTCP_PORT" -h 127.0.0.1 -l 1 -u 1 -p 0 \
+        -n "$NPTCP_N" -o "$WORK/$tag.np" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$?
+    stop_server "$pg"
+    # np.out: "size bits/s seconds"; seconds = half round trip (the best of
+    # NetPIPE's trials, each the mean over -n round trips).
+    local v=""
+    [[ -s $WORK/$tag.np ]] && v=$(awk '$1 == 1 { printf "%.3f", $3 * 1e6; exit }' "$WORK/$tag.np")
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record tcp_lat_us NPtcp "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record tcp_lat_us NPtcp "$r" "$v"
+}
+
+run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
+    local metric=$1 size=$2 count=$3 warm=$4 r=$5 tag="minimal_tcp_${2}_r$5"
+    if [[ ! -x $TCP_MIN ]]; then record "$metric" minimal "$r" NA "not built"; return; fi
+    # Timing side on CPU B, echo side on CPU A, like the peers' clients/servers.
+    timeout "$TMO" "$TCP_MIN" -a "$CPU_B" -b "$CPU_A" -w "$warm" -n "$count" -s "$size" \
+        > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    if [[ $metric == tcp_bw_MBps ]]; then
+        v=$(awk '$1 == "bw_1MiB_MBps" { print $2; exit }' "$WORK/$tag.log")
+    else
+        v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
+    fi
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record "$metric" minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record "$metric" minimal "$r" "$v"
+}
+
+run_min_shm() {
+    local r=$1 tag="minimal_shm_r$1"
+    if [[ ! -x $SHM_MIN ]]; then record shm_lat_us minimal "$r" NA "not built"; return; fi
+    timeout "$TMO" "$SHM_MIN" -a "$CPU_B" -b "$CPU_A" -w "$WARMUP" -n "$COUNT" \
+        > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record shm_lat_us minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record shm_lat_us minimal "$r" "$v"
+}
+
+# ---------------------------------------------------------------- peers
+install_peers() {
+    local missing=() pkgs=()
+    command -v qperf > /dev/null || { missing+=(qperf); pkgs+=(qperf); }
+    command -v sockperf > /dev/null || { missing+=(sockperf); pkgs+=(sockperf); }
+    command -v NPtcp > /dev/null || { missing+=(NPtcp); pkgs+=(netpipe-tcp); }
+    command -v python3 > /dev/null || pkgs+=(python3)
+    command -v ss > /dev/null || pkgs+=(iproute2)
+    [[ ${#pkgs[@]} -eq 0 ]] && return 0
+    echo "installing: ${pkgs[*]}" >&2
+    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get > /dev/null; then
+        echo "run-tcp-shm.sh: cannot install ${pkgs[*]} (needs root and apt-get)" >&2
+        return 0
+    fi
+    timeout 600 apt-get update -qq > "$WORK/apt.log" 2>&1
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${pkgs[@]}" >> "$WORK/apt.log" 2>&1 ||
+        echo "run-tcp-shm.sh: apt-get install failed (see $WORK/apt.log); missing tools are skipped" >&2
+}
+install_peers
+command -v python3 > /dev/null || { echo "run-tcp-shm.sh: python3 is required" >&2; exit 1; }
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
+NGX_VERSION=unknown
+if [[ -x $NGX ]]; then
+    NGX_VERSION=$(timeout 10 "$NGX" --version 2>/dev/null < /dev/null | head -n 1) || NGX_VERSION=unknown
+    [[ -n $NGX_VERSION ]] || NGX_VERSION=unknown
+fi
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "ngx bench: tcp/shm on loopback, cpus $CPU_A,$CPU_B, $ROUNDS rounds," \
+     "count $COUNT (warm-up $WARMUP), qperf/sockperf ${PEER_TIME}s, 1 MiB count $BW_COUNT;" \
+     "load average $LOAD_START" >&2
+[[ -x $NGX ]] || echo "note: $NGX not found: ngx rows will say 'ngx not built'" >&2
+
+# ---------------------------------------------------------------- rounds
+# Round r runs the latency tools in the order ngx, qperf, sockperf, NPtcp,
+# minimal, rotated by r-1 places, then the shm pair and the 1 MiB pair (their
+# order swapped every other round).
+TCP_TOOLS=(ngx qperf sockperf NPtcp minimal)
+for ((r = 1; r <= ROUNDS; r++)); do
+    echo "round $r/$ROUNDS" >&2
+    for ((k = 0; k < ${#TCP_TOOLS[@]}; k++)); do
+        t=${TCP_TOOLS[$(( (k + r - 1) % ${#TCP_TOOLS[@]} ))]}
+        case $t in
+            ngx)      run_ngx tcp_lat_us tcp 1 "$COUNT" "$WARMUP" "$r" ;;
+            qperf)    run_qperf "$r" ;;
+            sockperf) run_sockperf "$r" ;;
+            NPtcp)    run_nptcp "$r" ;;
+            minimal)  run_min_tcp tcp_lat_us 1 "$COUNT" "$WARMUP" "$r" ;;
+        esac
+    done
+    if (( r % 2 )); then
+        run_ngx shm_lat_us shm 1 "$COUNT" "$WARMUP" "$r"; run_min_shm "$r"
+        run_ngx tcp_bw_MBps tcp 1Mi "$BW_COUNT" "$BW_WARMUP" "$r"
+        run_min_tcp tcp_bw_MBps 1Mi "$BW_COUNT" "$BW_WARMUP" "$r"
+    else
+        run_min_shm "$r"; run_ngx shm_lat_us shm 1 "$COUNT" "$WARMUP" "$r"
+        run_min_tcp tcp_bw_MBps 1Mi "$BW_COUNT" "$BW_WARMUP" "$r"
+        run_ngx tcp_bw_MBps tcp 1Mi "$BW_COUNT" "$BW_WARMUP" "$r"
+    fi
+done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---------------------------------------------------------------- report
+export BENCH_CPUS="$CPU_A,$CPU_B" BENCH_ROUNDS=$ROUNDS BENCH_COUNT=$COUNT BENCH_WARMUP=$WARMUP \
+    BENCH_BW_COUNT=$BW_COUNT BENCH_BW_WARMUP=$BW_WARMUP BENCH_PEER_TIME=$PEER_TIME \
+    BENCH_NPTCP_N=$NPTCP_N BENCH_NPTCP_TRIALS=$NPTCP_TRIALS \
+    BENCH_LOAD_START="$LOAD_START" BENCH_LOAD_END="$LOAD_END" BENCH_OUT="$OUT" \
+    BENCH_LOGS="$([[ $KEEP_WORK -eq 1 ]] && echo "$WORK")" \
+    BENCH_V_NGX="$NGX_VERSION" BENCH_V_QPERF="$(pkg_version qperf)" \
+    BENCH_V_SOCKPERF="$(pkg_version sockperf)" BENCH_V_NPTCP="$(pkg_version netpipe-tcp)"
+python3 - "$SAMPLES" <<'EOF'
+import json, os, platform, socket, statistics, sys, time
+
+env = os.environ
+cpu_a, cpu_b = env["BENCH_CPUS"].split(",")
+samples = {}   # (metric, tool) -> {"values": [...], "notes": [...]}
+for line in open(sys.argv[1]):
+    metric, tool, rnd, value, note = line.rstrip("\n").split("\t")
+    s = samples.setdefault((metric, tool), {"values": [], "rounds": [], "notes": []})
+    if value != "NA":
+        s["values"].append(float(value))
+        s["rounds"].append(int(rnd))
+    elif note and note not in s["notes"]:
+        s["notes"].append(note)
+
+def cpu_model():
+    try:
+        for l in open("/proc/cpuinfo"):
+            if l.startswith("model name"):
+                return l.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+def summary(metric, tool, higher_is_better=False):
+    s = samples.get((metric, tool), {"values": [], "rounds": [], "notes": []})
+    v = s["values"]
+    d = {"rounds": v, "n_rounds": len(v)}
+    if v:
+        d["median"] = statistics.median(v)
+        d["best"] = max(v) if higher_is_better else min(v)
+        d["status"] = "ok"
+    else:
+        d["median"] = None
+        d["best"] = None
+        d["status"] = s["notes"][0] if s["notes"] else "no data"
+    if s["notes"]:
+        d["notes"] = s["notes"]
+    return d
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+def fmt(x, nd=3):
+    return "-" if x is None else f"{x:.{nd}f}"
+
+def goal_text(r, limit, lower_is_better=True):
+    if r is None:
+        return "n/a", None
+    met = r <= limit if lower_is_better else r >= limit
+    return ("met" if met else "NOT met"), met
+
+# Message size used by each tool and what its per-round number is.
+TCP = [
+    ("ngx", 1, "median half round trip (ngx -m tcp -x pingpong, results[].median_us)"),
+    ("qperf", 1, "mean one-way latency = elapsed / messages (qperf tcp_lat 'latency')"),
+    ("sockperf", 14, "median half round trip (sockperf ping-pong 'percentile 50.000'); 14 B is its minimum message"),
+    ("NPtcp", 1, f"min over {env['BENCH_NPTCP_TRIALS']} trials of the mean half round trip (np.out column 3)"),
+    ("minimal", 1, "median half round trip (bench/minimal/tcp_pingpong)"),
+]
+PEERS = [t for t, _, _ in TCP if t != "ngx"]
+
+out = {
+    "schema": "ngx-bench-tcp-shm/1",
+    "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    "host": socket.gethostname(),
+    "kernel": platform.release(),
+    "cpu_model": cpu_model(),
+    "online_cpus": os.cpu_count(),
+    "load_average_start": env["BENCH_LOAD_START"],
+    "load_average_end": env["BENCH_LOAD_END"],
+    "placement": {"cpu_a": int(cpu_a), "cpu_b": int(cpu_b),
+                  "note": "servers / echo sides on cpu_a, timing clients on cpu_b; ngx --cpus a,b"},
+    "parameters": {"rounds": int(env["BENCH_ROUNDS"]), "count": int(env["BENCH_COUNT"]),
+                   "warmup": int(env["BENCH_WARMUP"]), "bw_count": int(env["BENCH_BW_COUNT"]),
+                   "bw_warmup": int(env["BENCH_BW_WARMUP"]),
+                   "peer_time_s": int(env["BENCH_PEER_TIME"]),
+                   "nptcp_repeats": int(env["BENCH_NPTCP_N"])},
+    "versions": {"ngx": env["BENCH_V_NGX"], "qperf": env["BENCH_V_QPERF"],
+                 "sockperf": env["BENCH_V_SOCKPERF"], "netpipe-tcp": env["BENCH_V_NPTCP"]},
+}
+
+# --- tcp latency
+tcp = {"unit": "us", "metric": "half round trip on loopback TCP, small message; per round one number per tool; median and min over rounds",
+       "tools": {}}
+for tool, size, meaning in TCP:
+    d = summary("tcp_lat_us", tool)
+    d["message_bytes"] = size
+    d["meaning"] = meaning
+    tcp["tools"][tool] = d
+peer_meds = [(tcp["tools"][t]["median"], t) for t in PEERS if tcp["tools"][t]["median"] is not None]
+best_val, best_peer = min(peer_meds) if peer_meds else (None, None)
+for tool, _, _ in TCP:
+    tcp["tools"][tool]["ratio_to_best_peer"] = ratio(tcp["tools"][tool]["median"], best_val)
+tcp["best_peer"] = best_peer
+tcp["ngx_ratio"] = tcp["tools"]["ngx"]["ratio_to_best_peer"]
+g, met = goal_text(tcp["ngx_ratio"], 1.05)
+tcp["goal"] = "ngx / best peer <= 1.05"
+tcp["goal_met"] = met
+out["tcp_latency"] = tcp
+
+# --- shm latency
+shm = {"unit": "us", "metric": "median half round trip, 1-byte message, shared memory between two pinned processes",
+       "tools": {"ngx": summary("shm_lat_us", "ngx"), "minimal": summary("shm_lat_us", "minimal")}}
+shm["ngx_ratio"] = ratio(shm["tools"]["ngx"]["median"], shm["tools"]["minimal"]["median"])
+gs, met_s = goal_text(shm["ngx_ratio"], 1.15)
+shm["goal"] = "ngx / floor <= 1.15"
+shm["goal_met"] = met_s
+out["shm_latency"] = shm
+
+# --- 1 MiB bandwidth
+bw = {"unit": "MB/s", "metric": "1 MiB TCP ping-pong: 1048576 B / median half round trip (10^6 B/s); best = max over rounds",
+      "tools": {"ngx": summary("tcp_bw_MBps", "ngx", True), "minimal": summary("tcp_bw_MBps", "minimal", True)}}
+bw["ngx_ratio"] = ratio(bw["tools"]["ngx"]["median"], bw["tools"]["minimal"]["median"])
+gb, met_b = goal_text(bw["ngx_ratio"], 0.95, lower_is_better=False)
+bw["goal"] = "ngx / minimal >= 0.95"
+bw["goal_met"] = met_b
+out["tcp_bandwidth_1MiB"] = bw
+if env.get("BENCH_LOGS"):
+    out["raw_logs"] = env["BENCH_LOGS"]
+
+# --- table
+p = print
+p()
+p(f"TCP loopback, small-message half round trip (us); cpus {cpu_a},{cpu_b}; "
+  f"{env['BENCH_ROUNDS']} rounds; ratio = tool / best peer")
+p(f"  {'tool':<10}{'msg B':>6}{'median':>10}{'min':>10}{'ratio':>8}   rounds")
+for tool, size, _ in TCP:
+    d = tcp["tools"][tool]
+    if d["median"] is None:
+        p(f"  {tool:<10}{size:>6}   {d['status']}")
+        continue
+    rounds = " ".join(fmt(x, 2) for x in d["rounds"])
+    p(f"  {tool:<10}{size:>6}{fmt(d['median']):>10}{fmt(d['best']):>10}"
+      f"{fmt(d['ratio_to_best_peer'], 2):>8}   {rounds}")
+p(f"  best peer: {best_peer or '-'}; ngx / best peer = {fmt(tcp['ngx_ratio'], 3)}"
+  f"   (goal <= 1.05: {g})")
+p()
+p("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)")
+p(f"  {'tool':<10}{'median':>10}{'min':>10}   rounds")
+for tool in ("ngx", "minimal"):
+    d = shm["tools"][tool]
+    if d["median"] is None:
+        p(f"  {tool:<10}   {d['status']}")
+        continue
+    p(f"  {tool:<10}{fmt(d['median'], 4):>10}{fmt(d['best'], 4):>10}   "
+      + " ".join(fmt(x, 4) for x in d["rounds"]))
+p(f"  ngx / floor = {fmt(shm['ngx_ratio'], 3)}   (goal <= 1.15: {gs})")
+p()
+p("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal")
+p(f"  {'tool':<10}{'median':>10}{'max':>10}   rounds")
+for tool in ("ngx", "minimal"):
+    d = bw["tools"][tool]
+    if d["median"] is None:
+        p(f"  {tool:<10}   {d['status']}")
+        continue
+    p(f"  {tool:<10}{fmt(d['median'], 1):>10}{fmt(d['best'], 1):>10}   "
+      + " ".join(fmt(x, 1) for x in d["rounds"]))
+p(f"  ngx / minimal = {fmt(bw['ngx_ratio'], 3)}   (goal >= 0.95: {gb})")
+p()
+p(f"load average: start {env['BENCH_LOAD_START']}, end {env['BENCH_LOAD_END']}")
+if env.get("BENCH_LOGS"):
+    p(f"raw logs: {env['BENCH_LOGS']}")
+
+if env.get("BENCH_OUT"):
+    with open(env["BENCH_OUT"], "w") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    p(f"JSON: {env['BENCH_OUT']}")
+EOF
