@@ -1,0 +1,567 @@
+// ngx module `tcp`: one TCP connection between the two peers, measured with
+// plain blocking send()/recv() exactly as hand-written socket code would do.
+//
+// Setup goes through the bootstrap, never over the measured link: the lower
+// rank listens (on `tcp-address` or the bootstrap's local address, port
+// `tcp-port`, 0 = ephemeral) and hands "host:port" to its peer, which
+// connects. The fast path is one send() or one recv(MSG_WAITALL) per message;
+// SO_RCVTIMEO/SO_SNDTIMEO carry the deadline so no extra syscall is needed.
+#include <ngx/module.h>
+#include <ngx/module_support.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace {
+
+using ngx::mod::fail;
+using ngx::mod::errno_text;
+
+constexpr size_t buffer_alignment = 64;
+constexpr int retry_pause_ms = 20;
+
+struct Options {
+    std::string address; // empty: use the bootstrap's local address
+    uint16_t port = 0;
+    int sndbuf = 0;      // 0: kernel default
+    int rcvbuf = 0;
+};
+
+struct Context {
+    Options options;
+    uint64_t timeout_ns = 0;
+    const volatile int* cancel = nullptr;
+    int fd = -1;
+};
+
+// ---- options ------------------------------------------------------------
+
+const ngx_option_spec option_specs[] = {
+    {"tcp-address", nullptr, "address to listen on (default: the bootstrap's local address)"},
+    {"tcp-port", "0", "port to listen on; 0 picks a free one"},
+    {"tcp-sndbuf", "0", "SO_SNDBUF in bytes; 0 keeps the kernel default"},
+    {"tcp-rcvbuf", "0", "SO_RCVBUF in bytes; 0 keeps the kernel default"},
+};
+
+ngx_status parse_buffer_size(const ngx_init_args* args, const char* name, int* out, ngx_error* err)
+{
+    const char* text = ngx::mod::option(args, name);
+    if (text == nullptr)
+        return NGX_OK;
+    auto value = ngx::mod::parse_unsigned(text, 0, 1u << 30);
+    if (!value)
+        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a byte count in [0, 1073741824]", name, text);
+    *out = int(*value);
+    return NGX_OK;
+}
+
+ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
+{
+    Options options;
+    if (const char* address = ngx::mod::option(args, "tcp-address"))
+        options.address = address;
+    if (const char* port_text = ngx::mod::option(args, "tcp-port")) {
+        auto port = ngx::mod::parse_unsigned(port_text, 0, 65535);
+        if (!port)
+            return fail(err, NGX_ERR_INVALID_OPTION, "--tcp-port=%s: expected a port number in [0, 65535]", port_text);
+        options.port = uint16_t(*port);
+    }
+    if (ngx_status s = parse_buffer_size(args, "tcp-sndbuf", &options.sndbuf, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_buffer_size(args, "tcp-rcvbuf", &options.rcvbuf, err); s != NGX_OK)
+        return s;
+    *out = options;
+    return NGX_OK;
+}
+
+// ---- socket helpers -----------------------------------------------------
+
+class Socket {
+public:
+    Socket() = default;
+    explicit Socket(int fd) : fd_(fd) {}
+    Socket(const Socket&) = delete;
+    Socket& operator=(const Socket&) = delete;
+    Socket(Socket&& other) noexcept : fd_(other.release()) {}
+    Socket& operator=(Socket&& other) noexcept
+    {
+        reset(other.release());
+        return *this;
+    }
+    ~Socket() { reset(-1); }
+
+    int get() const { return fd_; }
+    bool valid() const { return fd_ >= 0; }
+    int release()
+    {
+        int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+    void reset(int fd)
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+ngx_status set_int_option(int fd, int level, int name, int value, const char* what, ngx_error* err)
+{
+    if (setsockopt(fd, level, name, &value, sizeof value) != 0)
+        return fail(err, NGX_ERR_SYSTEM, "setsockopt(%s=%d): %s", what, value, errno_text(errno));
+    return NGX_OK;
+}
+
+// Buffer sizes go on a socket before listen()/connect() so that the window
+// scale negotiated in the handshake can use them.
+ngx_status apply_buffer_sizes(int fd, const Options& options, ngx_error* err)
+{
+    if (options.sndbuf > 0)
+        if (ngx_status s = set_int_option(fd, SOL_SOCKET, SO_SNDBUF, options.sndbuf, "SO_SNDBUF", err); s != NGX_OK)
+            return s;
+    if (options.rcvbuf > 0)
+        if (ngx_status s = set_int_option(fd, SOL_SOCKET, SO_RCVBUF, options.rcvbuf, "SO_RCVBUF", err); s != NGX_OK)
+            return s;
+    return NGX_OK;
+}
+
+ngx_status set_blocking(int fd, bool blocking, ngx_error* err)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0)
+        return fail(err, NGX_ERR_SYSTEM, "fcntl(F_GETFL): %s", errno_text(errno));
+    flags = blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK);
+    if (fcntl(fd, F_SETFL, flags) != 0)
+        return fail(err, NGX_ERR_SYSTEM, "fcntl(F_SETFL): %s", errno_text(errno));
+    return NGX_OK;
+}
+
+ngx_status set_io_timeouts(int fd, uint64_t timeout_ns, ngx_error* err)
+{
+    timeval tv{};
+    tv.tv_sec = time_t(timeout_ns / 1000000000u);
+    tv.tv_usec = suseconds_t((timeout_ns % 1000000000u) / 1000u);
+    if (tv.tv_sec == 0 && tv.tv_usec == 0 && timeout_ns > 0)
+        tv.tv_usec = 1; // a zero timeval would mean "wait forever"
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0)
+        return fail(err, NGX_ERR_SYSTEM, "setsockopt(SO_RCVTIMEO/SO_SNDTIMEO): %s", errno_text(errno));
+    return NGX_OK;
+}
+
+// The connected socket as the fast path wants it: blocking, no Nagle,
+// kernel-side deadlines.
+ngx_status prepare_connected(int fd, uint64_t timeout_ns, ngx_error* err)
+{
+    if (ngx_status s = set_blocking(fd, true, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", err); s != NGX_OK)
+        return s;
+    return set_io_timeouts(fd, timeout_ns, err);
+}
+
+// "host:port" or "[v6host]:port", split; false if there is no port.
+bool split_host_port(const std::string& text, std::string* host, std::string* port)
+{
+    size_t colon = text.rfind(':');
+    if (colon == std::string::npos || colon + 1 == text.size())
+        return false;
+    std::string h = text.substr(0, colon);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']')
+        h = h.substr(1, h.size() - 2);
+    *host = h;
+    *port = text.substr(colon + 1);
+    return true;
+}
+
+std::string join_host_port(const sockaddr_storage& addr)
+{
+    char host[INET6_ADDRSTRLEN] = "";
+    char text[INET6_ADDRSTRLEN + 16];
+    if (addr.ss_family == AF_INET6) {
+        const auto& a6 = reinterpret_cast<const sockaddr_in6&>(addr);
+        inet_ntop(AF_INET6, &a6.sin6_addr, host, sizeof host);
+        std::snprintf(text, sizeof text, "[%s]:%u", host, unsigned(ntohs(a6.sin6_port)));
+    } else {
+        const auto& a4 = reinterpret_cast<const sockaddr_in&>(addr);
+        inet_ntop(AF_INET, &a4.sin_addr, host, sizeof host);
+        std::snprintf(text, sizeof text, "%s:%u", host, unsigned(ntohs(a4.sin_port)));
+    }
+    return text;
+}
+
+bool is_wildcard(const sockaddr_storage& addr)
+{
+    if (addr.ss_family == AF_INET6) {
+        const auto& a6 = reinterpret_cast<const sockaddr_in6&>(addr);
+        return IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr);
+    }
+    return reinterpret_cast<const sockaddr_in&>(addr).sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+class AddrInfo {
+public:
+    ~AddrInfo()
+    {
+        if (list_ != nullptr)
+            freeaddrinfo(list_);
+    }
+    ngx_status resolve(const char* host, const char* port, bool passive, const char* step, ngx_error* err)
+    {
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = passive ? AI_PASSIVE : 0;
+        int rc = getaddrinfo(host, port, &hints, &list_);
+        if (rc != 0)
+            return fail(err, NGX_ERR_SYSTEM, "%s: cannot resolve \"%s\": %s", step, host ? host : "*", gai_strerror(rc));
+        return NGX_OK;
+    }
+    const addrinfo* begin() const { return list_; }
+
+private:
+    addrinfo* list_ = nullptr;
+};
+
+// ---- connection setup -----------------------------------------------------
+
+std::string listen_host(const Context& c, const ngx_bootstrap* boot)
+{
+    if (!c.options.address.empty())
+        return c.options.address;
+    if (boot->local_address != nullptr)
+        return boot->local_address;
+    return "";
+}
+
+ngx_status open_listener(const Context& c, const std::string& host, Socket* out, ngx_error* err)
+{
+    std::string port = std::to_string(c.options.port);
+    AddrInfo addresses;
+    if (ngx_status s = addresses.resolve(host.empty() ? nullptr : host.c_str(), port.c_str(), true, "listen", err);
+        s != NGX_OK)
+        return s;
+    int last_errno = 0;
+    for (const addrinfo* ai = addresses.begin(); ai != nullptr; ai = ai->ai_next) {
+        Socket s(socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
+        if (!s.valid()) {
+            last_errno = errno;
+            continue;
+        }
+        int one = 1;
+        if (c.options.port != 0)
+            setsockopt(s.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (ngx_status st = apply_buffer_sizes(s.get(), c.options, err); st != NGX_OK)
+            return st;
+        if (bind(s.get(), ai->ai_addr, ai->ai_addrlen) == 0 && listen(s.get(), 1) == 0) {
+            *out = std::move(s);
+            return NGX_OK;
+        }
+        last_errno = errno;
+    }
+    return fail(err, NGX_ERR_SYSTEM, "listen on %s:%s: %s", host.empty() ? "*" : host.c_str(), port.c_str(),
+                errno_text(last_errno));
+}
+
+// What the listening rank tells its peer: the bound address, or only the port
+// when it listens on every address (the peer then uses its peer_address).
+ngx_status describe_listener(int fd, std::string* out, ngx_error* err)
+{
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+        return fail(err, NGX_ERR_SYSTEM, "getsockname: %s", errno_text(errno));
+    std::string text = join_host_port(addr);
+    if (is_wildcard(addr))
+        text = text.substr(text.rfind(':')); // ":port"
+    *out = text;
+    return NGX_OK;
+}
+
+// Waits for `events` on fd until the deadline; EINTR only ends it when the
+// cancel flag is raised.
+ngx_status wait_for(int fd, short events, const ngx::mod::Deadline& deadline, const volatile int* cancel,
+                    const char* step, ngx_error* err)
+{
+    for (;;) {
+        pollfd p{fd, events, 0};
+        int rc = poll(&p, 1, deadline.remaining_ms());
+        if (rc > 0)
+            return NGX_OK;
+        if (rc == 0)
+            return fail(err, NGX_ERR_TIMEOUT, "%s: no peer within %.1f s (is it alive?)", step, deadline.seconds());
+        if (errno != EINTR)
+            return fail(err, NGX_ERR_SYSTEM, "%s: poll: %s", step, errno_text(errno));
+        if (ngx::mod::cancelled(cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    }
+}
+
+ngx_status accept_peer(Context* c, int listener, ngx_error* err)
+{
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    for (;;) {
+        if (ngx_status s = wait_for(listener, POLLIN, deadline, c->cancel, "accept", err); s != NGX_OK)
+            return s;
+        int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            c->fd = fd;
+            return prepare_connected(fd, c->timeout_ns, err);
+        }
+        if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN)
+            return fail(err, NGX_ERR_SYSTEM, "accept: %s", errno_text(errno));
+    }
+}
+
+// One non-blocking connect attempt, completed with poll() under the deadline.
+// Returns the errno of a failed attempt in *attempt_errno with NGX_OK status
+// so that the caller can decide to retry.
+ngx_status try_connect(Context* c, const addrinfo* ai, const ngx::mod::Deadline& deadline, Socket* out,
+                       int* attempt_errno, ngx_error* err)
+{
+    Socket s(socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+    if (!s.valid())
+        return fail(err, NGX_ERR_SYSTEM, "socket: %s", errno_text(errno));
+    if (ngx_status st = apply_buffer_sizes(s.get(), c->options, err); st != NGX_OK)
+        return st;
+    *attempt_errno = 0;
+    if (::connect(s.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
+        if (errno != EINPROGRESS) {
+            *attempt_errno = errno;
+            return NGX_OK;
+        }
+        if (ngx_status st = wait_for(s.get(), POLLOUT, deadline, c->cancel, "connect", err); st != NGX_OK)
+            return st;
+        socklen_t len = sizeof *attempt_errno;
+        getsockopt(s.get(), SOL_SOCKET, SO_ERROR, attempt_errno, &len);
+        if (*attempt_errno != 0)
+            return NGX_OK;
+    }
+    *out = std::move(s);
+    return NGX_OK;
+}
+
+ngx_status connect_to(Context* c, const std::string& host, const std::string& port, ngx_error* err)
+{
+    AddrInfo addresses;
+    if (ngx_status s = addresses.resolve(host.c_str(), port.c_str(), false, "connect", err); s != NGX_OK)
+        return s;
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    int last_errno = 0;
+    for (;;) {
+        for (const addrinfo* ai = addresses.begin(); ai != nullptr; ai = ai->ai_next) {
+            Socket s;
+            if (ngx_status st = try_connect(c, ai, deadline, &s, &last_errno, err); st != NGX_OK)
+                return st;
+            if (s.valid()) {
+                c->fd = s.release();
+                return prepare_connected(c->fd, c->timeout_ns, err);
+            }
+        }
+        if (deadline.remaining_ms() <= retry_pause_ms)
+            return fail(err, NGX_ERR_TIMEOUT, "connect to %s:%s: %s (gave up after %.1f s)", host.c_str(),
+                        port.c_str(), errno_text(last_errno), deadline.seconds());
+        if (ngx::mod::cancelled(c->cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "connect: interrupted");
+        poll(nullptr, 0, retry_pause_ms);
+    }
+}
+
+ngx_status exchange_text(const ngx_bootstrap* boot, const std::string& mine, std::string* theirs, ngx_error* err)
+{
+    char buffer[512];
+    size_t len = 0;
+    if (ngx_status s = boot->exchange(boot->ctx, mine.data(), mine.size(), buffer, sizeof buffer, &len, err);
+        s != NGX_OK)
+        return s;
+    theirs->assign(buffer, len < sizeof buffer ? len : sizeof buffer);
+    return NGX_OK;
+}
+
+ngx_status connect_as_listener(Context* c, const ngx_bootstrap* boot, ngx_error* err)
+{
+    Socket listener;
+    if (ngx_status s = open_listener(*c, listen_host(*c, boot), &listener, err); s != NGX_OK)
+        return s;
+    std::string mine;
+    std::string ignored;
+    if (ngx_status s = describe_listener(listener.get(), &mine, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = exchange_text(boot, mine, &ignored, err); s != NGX_OK)
+        return s;
+    return accept_peer(c, listener.get(), err); // the listener closes on return
+}
+
+ngx_status connect_as_dialer(Context* c, const ngx_bootstrap* boot, ngx_error* err)
+{
+    std::string theirs;
+    if (ngx_status s = exchange_text(boot, "connect", &theirs, err); s != NGX_OK)
+        return s;
+    std::string host;
+    std::string port;
+    if (!split_host_port(theirs, &host, &port))
+        return fail(err, NGX_ERR_PROTOCOL, "connect: the peer sent \"%s\", expected host:port", theirs.c_str());
+    if (host.empty())
+        host = boot->peer_address != nullptr ? boot->peer_address : "127.0.0.1";
+    return connect_to(c, host, port, err);
+}
+
+// ---- message path -----------------------------------------------------------
+
+// Turns the errno of a failed send()/recv() into a status, or NGX_OK when the
+// call was only interrupted by a signal and should be retried.
+ngx_status io_failure(const Context* c, const char* step, ngx_error* err)
+{
+    int e = errno;
+    if (e == EINTR)
+        return ngx::mod::cancelled(c->cancel) ? fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step) : NGX_OK;
+    if (e == EAGAIN || e == EWOULDBLOCK)
+        return fail(err, NGX_ERR_TIMEOUT, "%s: no progress from the peer within %.1f s (is it alive?)", step,
+                    double(c->timeout_ns) / 1e9);
+    if (e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ETIMEDOUT || e == EHOSTUNREACH)
+        return fail(err, NGX_ERR_PEER_LOST, "%s: the peer closed the connection (%s)", step, errno_text(e));
+    return fail(err, NGX_ERR_SYSTEM, "%s: %s", step, errno_text(e));
+}
+
+// A short transfer means a signal or a timeout cut the call; a raised cancel
+// flag stops there, anything else goes round the loop again.
+ngx_status after_short_transfer(const Context* c, const char* step, ngx_error* err)
+{
+    if (ngx::mod::cancelled(c->cancel))
+        return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    return NGX_OK;
+}
+
+ngx_status tcp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    const char* p = static_cast<const char*>(buf);
+    for (;;) {
+        ssize_t n = ::send(c->fd, p, len, MSG_NOSIGNAL);
+        if (n == ssize_t(len))
+            return NGX_OK;
+        ngx_status s = n < 0 ? io_failure(c, "send", err) : after_short_transfer(c, "send", err);
+        if (s != NGX_OK)
+            return s;
+        if (n > 0) {
+            p += n;
+            len -= size_t(n);
+        }
+    }
+}
+
+ngx_status tcp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    char* p = static_cast<char*>(buf);
+    for (;;) {
+        ssize_t n = ::recv(c->fd, p, len, MSG_WAITALL);
+        if (n == ssize_t(len))
+            return NGX_OK;
+        if (n == 0)
+            return fail(err, NGX_ERR_PEER_LOST, "recv: the peer closed the connection");
+        ngx_status s = n < 0 ? io_failure(c, "recv", err) : after_short_transfer(c, "recv", err);
+        if (s != NGX_OK)
+            return s;
+        if (n > 0) {
+            p += n;
+            len -= size_t(n);
+        }
+    }
+}
+
+// ---- lifecycle ---------------------------------------------------------------
+
+ngx_status tcp_init(const ngx_init_args* args, void** ctx, ngx_error* err)
+{
+    Options options;
+    if (ngx_status s = parse_options(args, &options, err); s != NGX_OK)
+        return s;
+    auto* c = new (std::nothrow) Context;
+    if (c == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "init: out of memory");
+    c->options = options;
+    c->timeout_ns = args->timeout_ns;
+    c->cancel = args->cancel;
+    *ctx = c;
+    return NGX_OK;
+}
+
+ngx_status tcp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->fd >= 0)
+        return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
+    return boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
+}
+
+ngx_status tcp_alloc(void*, size_t len, void** buf, ngx_error* err)
+{
+    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
+    if (p == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
+    *buf = p;
+    return NGX_OK;
+}
+
+void tcp_free(void*, void* buf) { std::free(buf); }
+
+void tcp_finalize(void* ctx)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c == nullptr)
+        return;
+    if (c->fd >= 0)
+        ::close(c->fd);
+    delete c;
+}
+
+const ngx_module_ops tcp_ops = {
+    sizeof(ngx_module_ops),
+    tcp_init,
+    tcp_connect,
+    tcp_alloc,
+    tcp_free,
+    tcp_send,
+    tcp_recv,
+    nullptr, // isend
+    nullptr, // irecv
+    nullptr, // test
+    nullptr, // wait
+    tcp_finalize,
+};
+
+const ngx_module tcp_module = {
+    NGX_MODULE_ABI_MAJOR,
+    NGX_MODULE_ABI_MINOR,
+    sizeof(ngx_module),
+    "tcp",
+    "TCP sockets: blocking send/recv over one connection with TCP_NODELAY",
+    "1.0",
+    NGX_CAP_RELIABLE,
+    0,
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    &tcp_ops,
+};
+
+} // namespace
+
+NGX_MODULE_EXPORT(tcp_module)
