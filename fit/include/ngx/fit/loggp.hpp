@@ -1,0 +1,175 @@
+// LogGP parameters from parametrized round-trip times, exactly as paper 001
+// (Hoefler, Lichei, Rehm, "Low-Overhead LogGP Parameter Assessment"),
+// one parameter set per detected protocol range (paper 001, Table 2), and
+// the LogGP predictions ngx offers (ping-pong, PRTT, linear and binomial-tree
+// broadcast).
+//
+//     std::vector<PrttSample> samples = ...;   // one per message size
+//     Result<LogGPFit> fit = fit_loggp(samples, /*n=*/16);
+//     if (!fit) return describe(fit.status());
+//     const LogGPParams& p = fit->params;
+//     for (const LogGPRange& r : p.ranges) show(r.from_bytes, r.g, r.G, r.o, r.L);
+//     double t = p.prtt(16, 0.0, 4096);        // PRTT(16, 0, 4096), eq. (5)
+//     double b = p.tree_bcast(64, 1 << 20);     // 64 processes, 1 MiB
+//     fit->error.max_rel;                      // how well it reproduces the data
+//
+// The input per message size s is what the `loggp` pattern measures with
+// Listing 1 of paper 001: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the delay
+// d it used (paper: d = PRTT(1,0,s)), all in one time unit (ngx: microseconds).
+//
+// What is computed, per paper 001:
+//  - o(s) = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d            eq. (6)
+//  - y(s) = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G (s-1)   eq. (7)
+//  - protocol ranges: change points of y over x = s - 1 (section 3.5; the
+//    robust detector by default, the published one on request)
+//  - g, G: least-squares line through (s-1, y(s)) in each range: intercept
+//    g, slope G, with regression confidence intervals (section 3.3)
+//  - eel = PRTT(1,0,s_min) / 2: what the paper reports as L (section 3.4,
+//    "half of the round trip time (EEL) of a small message", s_min = 1; if
+//    the smallest measured size is not 1 the smallest is used and
+//    `eel_size` says which).
+//  - o per range: mean of o(s) over the range with a t interval from the
+//    spread, the median, and the line o(s) = o0 + o1 (s-1) (the paper
+//    observes in section 4 that o is not constant but linear in s).
+//
+// L. The paper's reported L (the EEL) is not the L of eq. (1): by eq. (1)
+// PRTT(1,0,s) = 2 (L + 2o + (s-1)G), so PRTT(1,0,1)/2 = L + 2o. To make the
+// predictions reproduce the measurements, LogGPRange::L is the L of eq. (1):
+// per size L(s) = PRTT(1,0,s)/2 - 2 o(s) - (s-1) G, averaged over the range
+// (t interval from the spread). `eel` keeps the published quantity.
+//
+// Weighting. Paper 001 uses ordinary least squares and plain means. Timing
+// noise is roughly proportional to the time, and sizes span 1 B..1 MiB, so by
+// default (relative_weights = true) ngx weights the regression by 1/y^2 and
+// the per-size means of o and L by 1/PRTT^2 (inverse-variance weights under
+// proportional noise). relative_weights = false gives the paper's plain fit.
+//
+// Validity flags: eq. (6) needs d > g + (s-1)G, eq. (7) needs
+// g + (s-1)G >= o (eq. (5) with d = 0); sizes where the fitted parameters
+// violate these are listed, not dropped.
+#ifndef NGX_FIT_LOGGP_HPP
+#define NGX_FIT_LOGGP_HPP
+
+#include <ngx/fit/change_points.hpp>
+#include <ngx/fit/least_squares.hpp>
+#include <ngx/fit/measured.hpp>
+#include <ngx/fit/model_error.hpp>
+#include <ngx/fit/status.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace ngx::fit {
+
+// One message size measured with paper 001, Listing 1.
+struct PrttSample {
+    double size = 0;      // s, bytes (>= 1)
+    double prtt_1_0 = 0;  // PRTT(1, 0, s)
+    double prtt_n_0 = 0;  // PRTT(n, 0, s)
+    double prtt_n_d = 0;  // PRTT(n, d, s)
+    double delay = 0;     // d used for prtt_n_d
+    std::optional<double> o_r;  // receive overhead at s, if the pattern measured one
+};
+
+// One protocol range: the parameters of one row of paper 001, Table 2.
+struct LogGPRange {
+    double from_bytes = 0;  // smallest measured size in the range
+    double to_bytes = 0;    // largest measured size in the range
+    Measured L;             // latency of eq. (1) (see the overview)
+    Measured o;             // send overhead, (weighted) mean of o(s), eq. (6)
+    Measured o_r;           // receive overhead, mean of the measured o_r(s), if any
+    Measured g;             // gap, intercept of eq. (7)
+    Measured G;             // gap per byte, slope of eq. (7)
+    double o_intercept = Measured::nan;  // o(s) = o_intercept + o_slope (s - 1)
+    double o_slope = Measured::nan;
+
+    // o at size s: the o(s) line when it was fitted, else o.value.
+    double o_at(double s) const noexcept;
+    // The overheads one message pays in eq. (1): o_s + o_r when the receive
+    // overhead was measured, else 2o as the paper writes it.
+    double overheads_at(double s) const noexcept;
+};
+
+struct LogGPParams {
+    std::vector<LogGPRange> ranges;  // in increasing size order
+    Measured eel;                    // PRTT(1,0,s_min)/2, paper 001 section 3.4
+    double eel_size = 1;             // s_min used for eel
+
+    // The range whose parameters apply to size s: range i covers
+    // [from_bytes_i, from_bytes_{i+1}) (paper 001, Table 2); sizes below the
+    // first range use the first, above the last use the last. nullptr when
+    // there are no ranges.
+    const LogGPRange* range_for(double s) const noexcept;
+
+    // All predictions return NaN when there are no ranges or the arguments
+    // are out of domain (n < 1, P < 1, s < 1).
+
+    // Round trip of one s-byte message and its reply: PRTT(1,0,s) =
+    // 2 (L + 2o + (s-1)G), paper 001 eq. (1).
+    double rtt(double s) const noexcept;
+    // Half of it: the ping-pong latency L + 2o + (s-1)G.
+    double half_rtt(double s) const noexcept;
+    // PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o + d, g + (s-1)G), eq. (5) with
+    // eq. (1) and G_all of eq. (2).
+    double prtt(double n, double d, double s) const noexcept;
+    // Linear broadcast, the root sending P-1 messages one after the other:
+    // successive sends start max(o, g + (s-1)G) apart (eq. (5) with d = 0),
+    // the last one starts after (P-2) of these and needs
+    // o + (s-1)G + L + o to arrive (eq. (1)):
+    //   (P-2) max(g + (s-1)G, o) + 2o + L + (s-1)G     (P >= 2; 0 for P = 1)
+    double linear_bcast(double P, double s) const noexcept;
+    // Binomial-tree broadcast as ceil(log2 P) rounds of one message each,
+    // L + 2o + (s-1)G per round (round-synchronous model; it ignores that a
+    // parent's later sends overlap its children's rounds).
+    double tree_bcast(double P, double s) const noexcept;
+};
+
+// Per-range fit details, for reports and plots.
+struct LogGPRangeDetail {
+    Range indices;                   // into the samples
+    LineFit gap_line;                // y(s) against s - 1, eq. (7)
+    std::optional<LineFit> o_line;   // o(s) against s - 1 (>= 2 points)
+    double o_median = Measured::nan;
+    double L_median = Measured::nan;
+};
+
+struct LogGPFit {
+    LogGPParams params;
+    std::vector<LogGPRangeDetail> details;  // parallel to params.ranges
+    std::vector<double> o_per_size;         // o(s), eq. (6)
+    std::vector<double> gap_per_size;       // y(s), eq. (7)
+    std::vector<double> L_per_size;         // L(s) from eq. (1)
+    bool eel_from_size_one = true;          // false: smallest size was not 1
+    std::vector<std::size_t> delay_too_small;     // d <= g + (s-1)G: eq. (6) invalid
+    std::vector<std::size_t> overhead_above_gap;  // o(s) > g + (s-1)G: eq. (7) invalid
+    // Prediction error over PRTT(1,0,s), PRTT(n,0,s) and PRTT(n,d,s) of all
+    // samples, predicted with the fitted parameters by eqs. (1) and (5).
+    ModelError error;
+};
+
+enum class ChangePointMethod {
+    robust,  // detect_protocol_ranges (ngx default)
+    paper,   // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
+    none,    // one range over all sizes
+};
+
+struct LogGPOptions {
+    ChangePointMethod method = ChangePointMethod::robust;
+    RobustDetectorOptions robust{};
+    PaperDetectorOptions paper{};
+    bool relative_weights = true;  // see the overview; false = paper 001's plain fits
+    double level = 0.95;           // confidence level of every interval
+};
+
+// Samples must have increasing sizes >= 1, finite times, n >= 2. At least
+// two sizes are needed (too_few_points otherwise). A range of one point
+// (possible only with method = paper on tiny inputs) is merged into its
+// neighbour.
+Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n,
+                           const LogGPOptions& options = {});
+
+} // namespace ngx::fit
+
+#endif

@@ -1,0 +1,266 @@
+#include <ngx/fit/change_points.hpp>
+#include <ngx/fit/measured.hpp>
+#include <ngx/fit/student_t.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ngx::fit {
+
+namespace {
+
+// Weighted residual sum of squares of the line through points k..l.
+// Weights: 1, or 1/val^2 with |val| floored at `val_floor` (relative).
+struct SegmentFit {
+    bool ok = false;
+    double wrss = 0.0;
+};
+
+SegmentFit segment_rss(std::span<const double> size, std::span<const double> val, std::size_t k,
+                       std::size_t l, bool relative, double val_floor)
+{
+    SegmentFit r;
+    if (k > l || l >= size.size() || l >= val.size()) return r;
+    auto weight = [&](std::size_t i) {
+        if (!relative) return 1.0;
+        const double v = std::max(std::fabs(val[i]), val_floor);
+        return 1.0 / (v * v);
+    };
+    double sw = 0.0, sx = 0.0, sy = 0.0;
+    for (std::size_t i = k; i <= l; ++i) {
+        sw += weight(i);
+        sx += weight(i) * size[i];
+        sy += weight(i) * val[i];
+    }
+    const double xbar = sx / sw, ybar = sy / sw;
+    double sxx = 0.0, sxy = 0.0;
+    for (std::size_t i = k; i <= l; ++i) {
+        sxx += weight(i) * (size[i] - xbar) * (size[i] - xbar);
+        sxy += weight(i) * (size[i] - xbar) * (val[i] - ybar);
+    }
+    if (!(sxx > 0.0)) return r;
+    const double G = sxy / sxx;
+    const double g = ybar - G * xbar;
+    for (std::size_t i = k; i <= l; ++i) {
+        const double d = G * size[i] + g - val[i];
+        r.wrss += weight(i) * d * d;
+    }
+    r.ok = true;
+    return r;
+}
+
+double denominator_of(std::size_t k, std::size_t l, Eq8Denominator d)
+{
+    const double n = static_cast<double>(l - k + 1);
+    return d == Eq8Denominator::as_printed ? n - 3.0 : n - 2.0;
+}
+
+std::optional<double> mean_deviation(std::span<const double> size, std::span<const double> val,
+                                     std::size_t k, std::size_t l, Eq8Denominator d,
+                                     bool relative, double val_floor)
+{
+    if (k > l) return std::nullopt;
+    const double den = denominator_of(k, l, d);
+    if (!(den > 0.0)) return std::nullopt;
+    const SegmentFit f = segment_rss(size, val, k, l, relative, val_floor);
+    if (!f.ok) return std::nullopt;
+    return f.wrss / den;
+}
+
+double max_abs(std::span<const double> v)
+{
+    double m = 0.0;
+    for (double x : v) m = std::max(m, std::fabs(x));
+    return m;
+}
+
+// |val| below this counts as this in relative weights (guards val ~ 0).
+double relative_val_floor(std::span<const double> val) { return 1e-6 * max_abs(val); }
+
+Status validate(std::span<const double> size, std::span<const double> val)
+{
+    if (size.size() != val.size()) return Status::invalid_input;
+    for (std::size_t i = 0; i < size.size(); ++i) {
+        if (!std::isfinite(size[i]) || !std::isfinite(val[i])) return Status::invalid_input;
+        if (i > 0 && !(size[i] > size[i - 1])) return Status::invalid_input;
+    }
+    return Status::ok;
+}
+
+// Median of chi^2_k / k by the Wilson-Hilferty approximation (k >= 1).
+double chi2_median_over_k(double k) { return std::pow(1.0 - 2.0 / (9.0 * k), 3.0); }
+
+// Among splits cur-1, cur, cur+1 (each leaving >= min_left points on the left
+// and >= 2 on the right of [lc, end]), the one with the smallest total
+// residual sum of squares of two separate lines.
+std::size_t refine_split(std::span<const double> size, std::span<const double> val, std::size_t lc,
+                         std::size_t cur, std::size_t end, std::size_t min_left, bool relative,
+                         double val_floor)
+{
+    auto total_rss = [&](std::size_t split) {
+        if (split + 1 < lc + min_left || split + 2 > end) return std::numeric_limits<double>::infinity();
+        const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
+        const SegmentFit right = segment_rss(size, val, split + 1, end, relative, val_floor);
+        if (!left.ok || !right.ok) return std::numeric_limits<double>::infinity();
+        return left.wrss + right.wrss;
+    };
+    // The look-ahead's own answer wins ties; a neighbour must be clearly better.
+    std::size_t best = cur;
+    double best_rss = total_rss(cur);
+    for (std::size_t split : {cur - 1, cur + 1}) {
+        if (split == cur - 1 && cur == 0) continue;
+        const double t = total_rss(split);
+        if (t < best_rss * (1.0 - 1e-9)) {
+            best = split;
+            best_rss = t;
+        }
+    }
+    return best;
+}
+
+// Is a split of [lc, end] after `split` significant? F test of one line
+// against two separate lines (2 extra coefficients):
+//   F = ((RSS_1 - RSS_2) / 2) / (RSS_2 / (n - 4)),  p = P(F(2, n-4) > F).
+bool split_is_significant(std::span<const double> size, std::span<const double> val, std::size_t lc,
+                          std::size_t split, std::size_t end, double alpha, bool relative,
+                          double val_floor, double numeric_floor)
+{
+    if (!(alpha > 0.0)) return true;
+    const std::size_t n = end - lc + 1;
+    if (n < 5) return true;
+    const SegmentFit one = segment_rss(size, val, lc, end, relative, val_floor);
+    const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
+    const SegmentFit right = split + 1 < end ? segment_rss(size, val, split + 1, end, relative, val_floor)
+                                             : SegmentFit{true, 0.0};
+    if (!one.ok || !left.ok || !right.ok) return true;
+    const double d2 = static_cast<double>(n - 4);
+    const double rss2 = std::max(left.wrss + right.wrss, numeric_floor * d2);
+    const double f = std::max(one.wrss - rss2, 0.0) / 2.0 / (rss2 / d2);
+    const double p = incomplete_beta(d2 / 2.0, 1.0, d2 / (d2 + 2.0 * f));
+    return p < alpha;
+}
+
+} // namespace
+
+std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k,
+                          std::size_t l, Eq8Denominator denominator)
+{
+    // Paper 001, eq. (8).
+    return mean_deviation(size, val, k, l, denominator, false, 0.0);
+}
+
+std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val,
+                                   std::size_t k, std::size_t l, Eq8Denominator denominator)
+{
+    // Paper 001, eq. (8), with relative deviations (ngx addition).
+    return mean_deviation(size, val, k, l, denominator, true, relative_val_floor(val));
+}
+
+Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size,
+                                                        std::span<const double> val,
+                                                        const PaperDetectorOptions& opt)
+{
+    if (const Status s = validate(size, val); s != Status::ok) return s;
+    if (opt.lookahead == 0 || !(opt.pfact > 0.0)) return Status::invalid_input;
+    std::vector<Range> ranges;
+    const std::size_t n = size.size();
+    if (n == 0) return ranges;
+
+    // Numerical guard only (see header): rounding-level deviations are equal.
+    const double guard = std::pow(1e-12 * max_abs(val), 2.0);
+    auto dev = [&](std::size_t k, std::size_t l) {
+        return std::max(lsq(size, val, k, l, opt.denominator).value_or(0.0), guard);
+    };
+    // Smallest interval with a positive eq. (8) denominator: 4 points as
+    // printed, 3 with n - 2.
+    const std::size_t min_points = opt.denominator == Eq8Denominator::as_printed ? 4 : 3;
+
+    // Paper 001, section 3.5: x-point look-ahead with factor pfact.
+    std::size_t lastchange = 0;
+    std::size_t current = lastchange + min_points - 1;
+    while (current + opt.lookahead <= n - 1) {
+        const double base = dev(lastchange, current);
+        bool rises = true;
+        for (std::size_t j = 1; j <= opt.lookahead && rises; ++j)
+            rises = dev(lastchange, current + j) > opt.pfact * base;
+        if (rises) {
+            ranges.push_back({lastchange, current});
+            lastchange = current + 1;
+            current = lastchange + min_points - 1;
+        } else {
+            ++current;
+        }
+    }
+    ranges.push_back({lastchange, n - 1});
+    return ranges;
+}
+
+double estimate_noise_variance(std::span<const double> size, std::span<const double> val,
+                               std::size_t window, bool relative)
+{
+    const std::size_t n = std::min(size.size(), val.size());
+    if (n < 3) return Measured::nan;
+    window = std::clamp<std::size_t>(window, 3, n);
+    const double vf = relative ? relative_val_floor(val) : 0.0;
+    std::vector<double> devs;
+    for (std::size_t i = 0; i + window <= n; ++i)
+        if (auto d = mean_deviation(size, val, i, i + window - 1, Eq8Denominator::degrees_of_freedom,
+                                    relative, vf))
+            devs.push_back(*d);
+    if (devs.empty()) return Measured::nan;
+    return median_of(devs) / chi2_median_over_k(static_cast<double>(window - 2));
+}
+
+Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size,
+                                                  std::span<const double> val,
+                                                  const RobustDetectorOptions& opt)
+{
+    if (const Status s = validate(size, val); s != Status::ok) return s;
+    if (opt.lookahead == 0 || !(opt.pfact > 0.0) || opt.min_segment < 3 || opt.noise_window < 3 ||
+        !(opt.floor_factor >= 0.0) || !(opt.confirm_alpha >= 0.0))
+        return Status::invalid_input;
+    std::vector<Range> ranges;
+    const std::size_t n = size.size();
+    if (n == 0) return ranges;
+
+    const double vf = opt.relative ? relative_val_floor(val) : 0.0;
+    double noise = opt.noise_variance;
+    if (std::isnan(noise)) noise = estimate_noise_variance(size, val, opt.noise_window, opt.relative);
+    const double numeric = opt.relative ? 1e-24 : std::pow(1e-12 * max_abs(val), 2.0);
+    const double floor = std::max(std::isfinite(noise) ? opt.floor_factor * noise : 0.0, numeric);
+    auto dev = [&](std::size_t k, std::size_t l) {
+        auto d = mean_deviation(size, val, k, l, Eq8Denominator::degrees_of_freedom, opt.relative, vf);
+        return std::max(d.value_or(0.0), floor);
+    };
+
+    const std::size_t m = opt.min_segment;
+    std::size_t lastchange = 0;
+    std::size_t current = lastchange + m - 1;
+    // A change after `current` must leave room for a new range of m points.
+    while (current + m <= n - 1) {
+        const std::size_t x = std::min(opt.lookahead, n - 1 - current);
+        const double base = dev(lastchange, current);
+        bool rises = true;
+        for (std::size_t j = 1; j <= x && rises; ++j)
+            rises = dev(lastchange, current + j) > opt.pfact * base;
+        if (rises) {
+            std::size_t split = refine_split(size, val, lastchange, current, current + x, m,
+                                             opt.relative, vf);
+            if (split + m > n - 1) split = current;  // keep room for the next range
+            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha,
+                                      opt.relative, vf, numeric)) {
+                ++current;
+                continue;
+            }
+            ranges.push_back({lastchange, split});
+            lastchange = split + 1;
+            current = lastchange + m - 1;
+        } else {
+            ++current;
+        }
+    }
+    ranges.push_back({lastchange, n - 1});
+    return ranges;
+}
+
+} // namespace ngx::fit

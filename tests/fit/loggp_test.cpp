@@ -1,0 +1,250 @@
+#include <ngx/fit/loggp.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace ngx::fit;
+
+namespace {
+
+// Ground truth: an eager protocol up to 8 KiB and a rendezvous-like one
+// above (g jumps, G changes), times in microseconds.
+struct Truth {
+    double L = 5.0, o = 1.5;
+    double g1 = 3.0, G1 = 0.001;   // s <= 8192
+    double g2 = 12.0, G2 = 0.0008; // s > 8192
+    double switch_after = 8192;
+    double g(double s) const { return s <= switch_after ? g1 : g2; }
+    double G(double s) const { return s <= switch_after ? G1 : G2; }
+    double prtt1(double s) const { return 2 * (L + 2 * o + (s - 1) * G(s)); }  // eq. (1)
+    double prtt(double n, double d, double s) const                            // eq. (5)
+    {
+        return prtt1(s) + (n - 1) * std::max(o + d, g(s) + (s - 1) * G(s));
+    }
+};
+
+constexpr double n_msgs = 16;
+
+// Listing 1 of paper 001 on the ground truth, sizes 1 B .. 1 MiB, d =
+// PRTT(1,0,s). `noise` is the relative standard deviation of the timing
+// noise; it multiplies the communication part of each PRTT (the busy-wait
+// delay d itself is exact).
+std::vector<PrttSample> generate(const Truth& t, double noise, unsigned seed, double first_size = 1)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> nd(0.0, noise);
+    auto jitter = [&] { return noise > 0 ? 1 + nd(rng) : 1.0; };
+    std::vector<PrttSample> v;
+    for (double s = first_size; s <= 1 << 20; s *= 2) {
+        PrttSample p;
+        p.size = s;
+        p.delay = t.prtt1(s);
+        p.prtt_1_0 = t.prtt1(s) * jitter();
+        p.prtt_n_0 = t.prtt(n_msgs, 0, s) * jitter();
+        const double delays = (n_msgs - 1) * p.delay;
+        p.prtt_n_d = delays + (t.prtt(n_msgs, p.delay, s) - delays) * jitter();
+        v.push_back(p);
+    }
+    return v;
+}
+
+void expect_rel(double got, double want, double rel, const char* what)
+{
+    EXPECT_NEAR(got, want, rel * std::fabs(want)) << what;
+}
+
+} // namespace
+
+TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
+{
+    const Truth t;
+    const auto samples = generate(t, 0, 0);
+    const auto fit = fit_loggp(samples, n_msgs);
+    ASSERT_TRUE(fit);
+    const LogGPParams& p = fit->params;
+    ASSERT_EQ(p.ranges.size(), 2u);
+    EXPECT_EQ(fit->details[0].indices.last, 13u);  // 8192 = 2^13, last eager size
+    EXPECT_EQ(p.ranges[0].to_bytes, 8192);
+    EXPECT_EQ(p.ranges[1].from_bytes, 16384);
+    const double tol = 1e-9;
+    for (int r = 0; r < 2; ++r) {
+        const LogGPRange& R = p.ranges[r];
+        expect_rel(R.L.value, t.L, tol, "L");
+        expect_rel(R.o.value, t.o, tol, "o");
+        expect_rel(R.g.value, r == 0 ? t.g1 : t.g2, tol, "g");
+        expect_rel(R.G.value, r == 0 ? t.G1 : t.G2, tol, "G");
+        EXPECT_NEAR(R.o_slope, 0.0, 1e-12);
+    }
+    EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12);  // paper 001's reported L
+    EXPECT_TRUE(fit->eel_from_size_one);
+    EXPECT_LT(fit->error.max_rel, 1e-9);
+    EXPECT_EQ(fit->error.count, 3 * samples.size());
+    EXPECT_TRUE(fit->delay_too_small.empty());
+    EXPECT_TRUE(fit->overhead_above_gap.empty());
+}
+
+TEST(LogGP, PaperDetectorGivesTheSameOnNoiseFreeData)
+{
+    const Truth t;
+    LogGPOptions opt;
+    opt.method = ChangePointMethod::paper;
+    opt.relative_weights = false;
+    const auto fit = fit_loggp(generate(t, 0, 0), n_msgs, opt);
+    ASSERT_TRUE(fit);
+    ASSERT_EQ(fit->params.ranges.size(), 2u);
+    EXPECT_EQ(fit->details[0].indices.last, 13u);
+    EXPECT_NEAR(fit->params.ranges[0].g.value, t.g1, 1e-9);
+    EXPECT_NEAR(fit->params.ranges[1].G.value, t.G2, 1e-15);
+}
+
+TEST(LogGP, NoisyDataWithinFivePercentAndSwitchFound)
+{
+    const Truth t;
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        const auto fit = fit_loggp(generate(t, 0.01, seed), n_msgs);
+        ASSERT_TRUE(fit);
+        const LogGPParams& p = fit->params;
+        ASSERT_EQ(p.ranges.size(), 2u) << seed;
+        EXPECT_NEAR(double(fit->details[0].indices.last), 13, 1) << seed;
+        const LogGPRange& eager = p.ranges[0];
+        expect_rel(eager.L.value, t.L, 0.05, "L");
+        expect_rel(eager.o.value, t.o, 0.05, "o");
+        expect_rel(eager.g.value, t.g1, 0.05, "g");
+        expect_rel(eager.G.value, t.G1, 0.05, "G");
+        const LogGPRange& rndv = p.ranges[1];
+        expect_rel(rndv.g.value, t.g2, 0.05, "g rendezvous");
+        expect_rel(rndv.G.value, t.G2, 0.05, "G rendezvous");
+        EXPECT_LT(fit->error.mean_rel, 0.02) << seed;
+    }
+}
+
+TEST(LogGP, RegressionIntervalsCoverTrueGapsMostly)
+{
+    const Truth t;
+    int covered_g = 0, covered_G = 0;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        const auto fit = fit_loggp(generate(t, 0.01, seed), n_msgs);
+        ASSERT_TRUE(fit);
+        covered_g += fit->params.ranges[0].g.contains(t.g1);
+        covered_G += fit->params.ranges[0].G.contains(t.G1);
+    }
+    EXPECT_GE(covered_g, 32);
+    EXPECT_GE(covered_G, 32);
+}
+
+TEST(LogGP, PredictionsReproduceTheGeneratingFormulas)
+{
+    const Truth t;
+    const auto fit = fit_loggp(generate(t, 0, 0), n_msgs);
+    ASSERT_TRUE(fit);
+    const LogGPParams& p = fit->params;
+    for (double s : {1.0, 100.0, 3000.0, 8192.0, 16384.0, 50000.0, 1048576.0}) {
+        EXPECT_NEAR(p.rtt(s), t.prtt1(s), 1e-9 * t.prtt1(s)) << s;
+        EXPECT_NEAR(p.half_rtt(s), t.prtt1(s) / 2, 1e-9 * t.prtt1(s)) << s;
+        for (double n : {1.0, 2.0, 16.0, 100.0})
+            for (double d : {0.0, 2.0, 1000.0})
+                EXPECT_NEAR(p.prtt(n, d, s), t.prtt(n, d, s), 1e-9 * t.prtt(n, d, s)) << s;
+        // Linear broadcast: (P-2) max(g + (s-1)G, o) + 2o + L + (s-1)G.
+        for (double P : {2.0, 3.0, 64.0}) {
+            const double want = (P - 2) * std::max(t.g(s) + (s - 1) * t.G(s), t.o) + 2 * t.o + t.L +
+                                (s - 1) * t.G(s);
+            EXPECT_NEAR(p.linear_bcast(P, s), want, 1e-9 * want) << s << " P " << P;
+        }
+        // Binomial tree: ceil(log2 P) rounds of L + 2o + (s-1)G.
+        const double round = t.L + 2 * t.o + (s - 1) * t.G(s);
+        EXPECT_NEAR(p.tree_bcast(64, s), 6 * round, 1e-9 * round);
+        EXPECT_NEAR(p.tree_bcast(65, s), 7 * round, 1e-9 * round);
+        EXPECT_EQ(p.tree_bcast(1, s), 0);
+    }
+    EXPECT_EQ(p.linear_bcast(1, 100), 0);
+    EXPECT_TRUE(std::isnan(p.prtt(0, 0, 100)));
+}
+
+TEST(LogGP, RangeForUsesTheNextRangeFromItsFirstSize)
+{
+    const auto fit = fit_loggp(generate(Truth{}, 0, 0), n_msgs);
+    ASSERT_TRUE(fit);
+    const LogGPParams& p = fit->params;
+    EXPECT_EQ(p.range_for(0.5), &p.ranges[0]);
+    EXPECT_EQ(p.range_for(8192), &p.ranges[0]);
+    EXPECT_EQ(p.range_for(12000), &p.ranges[0]);  // between measured sizes: lower range
+    EXPECT_EQ(p.range_for(16384), &p.ranges[1]);
+    EXPECT_EQ(p.range_for(1e9), &p.ranges[1]);
+    EXPECT_EQ(LogGPParams{}.range_for(1), nullptr);
+    EXPECT_TRUE(std::isnan(LogGPParams{}.rtt(1)));
+}
+
+TEST(LogGP, OverheadLinearInSizeIsFollowed)
+{
+    // o(s) = 1.5 + 0.0002 (s-1): not constant (paper 001 section 4).
+    std::vector<PrttSample> v;
+    const double L = 4, g = 6, G = 0.002, o0 = 1.5, o1 = 0.0002;
+    for (double s = 1; s <= 65536; s *= 2) {
+        const double o = o0 + o1 * (s - 1);
+        const double p1 = 2 * (L + 2 * o + (s - 1) * G);
+        PrttSample p{s, p1, p1 + (n_msgs - 1) * std::max(o, g + (s - 1) * G), 0, p1, {}};
+        p.prtt_n_d = p1 + (n_msgs - 1) * (o + p.delay);
+        v.push_back(p);
+    }
+    const auto fit = fit_loggp(v, n_msgs);
+    ASSERT_TRUE(fit);
+    ASSERT_EQ(fit->params.ranges.size(), 1u);
+    const LogGPRange& r = fit->params.ranges[0];
+    EXPECT_NEAR(r.o_intercept, o0, 1e-9);
+    EXPECT_NEAR(r.o_slope, o1, 1e-12);
+    EXPECT_NEAR(r.L.value, L, 1e-9);
+    EXPECT_NEAR(r.o_at(1025), o0 + o1 * 1024, 1e-9);
+    EXPECT_LT(fit->error.max_rel, 1e-9);
+}
+
+TEST(LogGP, SmallestSizeNotOneIsReported)
+{
+    const Truth t;
+    const auto fit = fit_loggp(generate(t, 0, 0, 2), n_msgs);
+    ASSERT_TRUE(fit);
+    EXPECT_FALSE(fit->eel_from_size_one);
+    EXPECT_EQ(fit->params.eel_size, 2);
+    EXPECT_NEAR(fit->params.eel.value, t.prtt1(2) / 2, 1e-12);
+}
+
+TEST(LogGP, OverheadSamplesAndReceiveOverheadAreKept)
+{
+    auto samples = generate(Truth{}, 0, 0);
+    for (auto& s : samples) s.o_r = 2.25;
+    const auto fit = fit_loggp(samples, n_msgs);
+    ASSERT_TRUE(fit);
+    EXPECT_NEAR(fit->params.ranges[0].o_r.value, 2.25, 1e-12);
+    ASSERT_EQ(fit->o_per_size.size(), samples.size());
+    EXPECT_NEAR(fit->o_per_size[5], 1.5, 1e-9);
+    EXPECT_NEAR(fit->gap_per_size[0], 3.0, 1e-9);  // g + 0 G at s = 1
+}
+
+TEST(LogGP, TooShortDelayIsFlagged)
+{
+    const Truth t;
+    auto samples = generate(t, 0, 0);
+    // d = 1 us at the largest size: far below g + (s-1)G, eq. (6) invalid.
+    PrttSample& last = samples.back();
+    last.delay = 1.0;
+    last.prtt_n_d = t.prtt(n_msgs, 1.0, last.size);
+    const auto fit = fit_loggp(samples, n_msgs);
+    ASSERT_TRUE(fit);
+    ASSERT_FALSE(fit->delay_too_small.empty());
+    EXPECT_EQ(fit->delay_too_small.back(), samples.size() - 1);
+}
+
+TEST(LogGP, InvalidInputs)
+{
+    const auto samples = generate(Truth{}, 0, 0);
+    EXPECT_EQ(fit_loggp(samples, 1).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggp(std::span(samples).first(1), n_msgs).status(), Status::too_few_points);
+    auto unsorted = samples;
+    std::swap(unsorted[2], unsorted[3]);
+    EXPECT_EQ(fit_loggp(unsorted, n_msgs).status(), Status::invalid_input);
+    auto nan = samples;
+    nan[4].prtt_n_0 = NAN;
+    EXPECT_EQ(fit_loggp(nan, n_msgs).status(), Status::invalid_input);
+}
