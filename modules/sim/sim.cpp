@@ -1,0 +1,404 @@
+// ngx module `sim`: a simulated network with known LogGP/LogGPS parameters,
+// the ground truth that ngx's fitting must recover. Messages really travel
+// (through the shared-memory rings of ../shm), but every send and receive
+// busy-waits so that its timing follows the model below exactly; the ring's
+// own latency (well under 1 us) is hidden because each message is written at
+// the start of its send and stamped with the absolute CLOCK_MONOTONIC time at
+// which it "arrives". Both peers must run on one node (one clock).
+//
+// Parameters (options, microseconds unless noted): L latency, o_s and o_r
+// send and receive overhead, g gap, G gap per byte (us/byte), S rendezvous
+// threshold in bytes (0 = none). With (s-1)G read as 0 for s = 0:
+//
+// Eager message of s bytes (s <= S, or S = 0), send called at t:
+//     inj      = max(t + o_s, nic_free)      the CPU is busy o_s, then waits
+//                                            for the NIC; send returns at inj
+//     nic_free = inj + g + (s-1)G            the NIC is busy g + (s-1)G =
+//                                            G_all (paper 001, eq. 2)
+//     arrival  = inj + L + (s-1)G            the last byte reaches the peer
+// recv called at r returns at max(r, arrival) + o_r.
+//
+// Hence PRTT(1,0,s) = 2(o_s + L + (s-1)G + o_r), which is eq. (1) of paper 001
+// with o = (o_s + o_r)/2, and n messages sent d apart follow eq. (5):
+// PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o_s + d, g + (s-1)G), provided
+// o_r <= max(o_s + d, G_all) (the model's o < G_all; otherwise the receiver
+// is the bottleneck) and g <= 2(L + o_s + o_r) (the NIC is free again when
+// the next round trip starts).
+//
+// Rendezvous (S > 0 and s > S), as LogGPS (paper 004, Table 3, eq. 3): the
+// sender at t sends a zero-byte request (busy o_s, it arrives at t + o_s + L);
+// the receiver notices it at c = max(arrival, r) + o_r, where r is the time
+// its recv was called, and answers with an acknowledgement (busy o_s, arrives
+// at c + o_s + L); the sender takes it at ack arrival + o_r and then sends the
+// data as an eager message from that time. So send costs T4 + T5 + T1 and a
+// ping-pong of rendezvous messages with a waiting receiver costs
+// 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
+// direction than eager. Requests and acknowledgements do not occupy the gap.
+//
+// Limits: a message's bytes must be copied through the ring before its model
+// deadlines pass, so 1/G must stay below the memory copy bandwidth (G >= about
+// 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
+// (arrivals are already G_all apart). Messages larger than the ring stream
+// through it but can then delay a sender whose receiver has not posted its recv.
+#include "../shm/channel.hpp"
+
+#include <ngx/module.h>
+#include <ngx/module_support.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+namespace {
+
+using ngx::mod::fail;
+
+constexpr size_t buffer_alignment = 64;
+constexpr size_t min_auto_ring_bytes = size_t(256) << 10;
+constexpr size_t max_auto_ring_bytes = size_t(64) << 20;
+constexpr double max_time_us = 1e6;       // 1 s for L, o_s, o_r, g
+constexpr double max_gap_per_byte_us = 1e3;
+constexpr double min_latency_us = 1.0;    // absorbs the ring's own latency
+
+// The model, in nanoseconds.
+struct Model {
+    double latency_ns = 0;
+    double send_overhead_ns = 0;
+    double recv_overhead_ns = 0;
+    double gap_ns = 0;
+    double gap_per_byte_ns = 0;
+    uint64_t rendezvous_above = 0; // S in bytes; 0: no rendezvous
+
+    bool rendezvous(size_t bytes) const { return rendezvous_above > 0 && bytes > rendezvous_above; }
+    // (s-1)G, with 0 for an empty message.
+    uint64_t wire_ns(size_t bytes) const
+    {
+        return bytes == 0 ? 0 : uint64_t(std::llround(double(bytes - 1) * gap_per_byte_ns));
+    }
+    uint64_t L() const { return uint64_t(std::llround(latency_ns)); }
+    uint64_t o_s() const { return uint64_t(std::llround(send_overhead_ns)); }
+    uint64_t o_r() const { return uint64_t(std::llround(recv_overhead_ns)); }
+    uint64_t g() const { return uint64_t(std::llround(gap_ns)); }
+};
+
+struct Context {
+    Model model;
+    size_t ring_bytes = 0;
+    uint64_t timeout_ns = 0;
+    const volatile int* cancel = nullptr;
+    bool connected = false;
+    uint64_t nic_free_ns = 0;
+    ngx::shm::Channel channel;
+};
+
+// What goes in front of every message on the ring.
+enum class Kind : uint32_t { data = 1, request = 2, ack = 3 };
+struct Stamp {
+    uint64_t arrival_ns;
+    uint64_t size; // bytes of the data message (also in request and ack)
+    uint32_t kind;
+    uint32_t reserved;
+};
+static_assert(sizeof(Stamp) <= ngx::shm::inline_payload_bytes);
+
+// ---- options ------------------------------------------------------------
+
+const ngx_option_spec option_specs[] = {
+    {"sim-L", "5", "latency L in microseconds (at least 1)"},
+    {"sim-os", "1", "send overhead o_s in microseconds"},
+    {"sim-or", "1", "receive overhead o_r in microseconds"},
+    {"sim-g", "2", "gap g between message injections in microseconds"},
+    {"sim-G", "0.001", "gap per byte G in microseconds per byte"},
+    {"sim-S", "0", "rendezvous threshold S in bytes: larger messages first exchange request and ack; 0 = never"},
+    {"sim-ring-bytes", "0",
+     "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
+     "largest message"},
+};
+
+ngx_status parse_time(const ngx_init_args* args, const char* name, double min_us, double max_us, double* out_ns,
+                      ngx_error* err)
+{
+    const char* text = ngx::mod::option(args, name);
+    if (text == nullptr)
+        return NGX_OK;
+    auto value = ngx::mod::parse_double(text, min_us, max_us);
+    if (!value)
+        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a number of microseconds in [%g, %g]", name,
+                    text, min_us, max_us);
+    *out_ns = *value * 1e3;
+    return NGX_OK;
+}
+
+ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
+{
+    Model m;
+    m.latency_ns = 5e3;
+    m.send_overhead_ns = 1e3;
+    m.recv_overhead_ns = 1e3;
+    m.gap_ns = 2e3;
+    m.gap_per_byte_ns = 1.0;
+    if (ngx_status s = parse_time(args, "sim-L", min_latency_us, max_time_us, &m.latency_ns, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-os", 0, max_time_us, &m.send_overhead_ns, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-or", 0, max_time_us, &m.recv_overhead_ns, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-g", 0, max_time_us, &m.gap_ns, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte_ns, err); s != NGX_OK)
+        return s;
+    if (const char* text = ngx::mod::option(args, "sim-S")) {
+        auto value = ngx::mod::parse_unsigned(text, 0, uint64_t(1) << 40);
+        if (!value)
+            return fail(err, NGX_ERR_INVALID_OPTION, "--sim-S=%s: expected a byte count (0 = no rendezvous)", text);
+        m.rendezvous_above = *value;
+    }
+    *model = m;
+    return NGX_OK;
+}
+
+size_t auto_ring_bytes(size_t max_message_size)
+{
+    size_t want = 4 * (max_message_size + ngx::shm::cell_bytes);
+    size_t bytes = min_auto_ring_bytes;
+    while (bytes < want && bytes < max_auto_ring_bytes)
+        bytes *= 2;
+    return bytes;
+}
+
+ngx_status parse_ring_bytes(const ngx_init_args* args, size_t* out, ngx_error* err)
+{
+    const char* text = ngx::mod::option(args, "sim-ring-bytes");
+    auto value = ngx::mod::parse_unsigned(text != nullptr ? text : "0", 0, UINT64_MAX);
+    if (!value || (*value != 0 && !ngx::shm::valid_ring_bytes(*value)))
+        return fail(err, NGX_ERR_INVALID_OPTION,
+                    "--sim-ring-bytes=%s: expected 0 or a power of two between %zu and %zu", text,
+                    ngx::shm::min_ring_bytes, ngx::shm::max_ring_bytes);
+    *out = *value != 0 ? size_t(*value) : auto_ring_bytes(args->max_message_size);
+    return NGX_OK;
+}
+
+// ---- timing ---------------------------------------------------------------
+
+// Busy-waits (the CPU is engaged, as overhead is) until CLOCK_MONOTONIC
+// reaches `until_ns`; only the cancel flag stops it early.
+ngx_status spin_until(const Context* c, uint64_t until_ns, const char* step, ngx_error* err)
+{
+    unsigned spins = 0;
+    while (ngx::mod::monotonic_ns() < until_ns) {
+        if ((++spins & 255u) == 0 && ngx::mod::cancelled(c->cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    }
+    return NGX_OK;
+}
+
+// ---- ring messages ----------------------------------------------------------
+
+ngx_status write_message(Context* c, Kind kind, uint64_t arrival_ns, size_t size, const void* payload,
+                         size_t payload_len, ngx_error* err)
+{
+    Stamp stamp{arrival_ns, size, uint32_t(kind), 0};
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_space);
+    return c->channel.out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
+}
+
+const char* kind_name(uint32_t kind)
+{
+    switch (Kind(kind)) {
+    case Kind::data:
+        return "a data message";
+    case Kind::request:
+        return "a rendezvous request";
+    case Kind::ack:
+        return "a rendezvous acknowledgement";
+    }
+    return "garbage";
+}
+
+// Waits for the next message and checks, before consuming it, that it is the
+// kind and size this side expects.
+ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, ngx_error* err)
+{
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
+    Stamp stamp{};
+    while (!c->channel.in.peek(&stamp, sizeof stamp))
+        if (ngx_status s = wait.idle(err); s != NGX_OK)
+            return s;
+    if (stamp.kind != uint32_t(kind) || stamp.size != size)
+        return fail(err, NGX_ERR_PROTOCOL,
+                    "%s: expected %s of %zu bytes, the peer sent %s of %llu bytes (same --sim-S on both sides? "
+                    "both sending a rendezvous message at once?)",
+                    step, kind_name(uint32_t(kind)), size, kind_name(stamp.kind), (unsigned long long)stamp.size);
+    return NGX_OK;
+}
+
+ngx_status read_message(Context* c, Kind kind, size_t size, void* payload, size_t payload_len, const char* step,
+                        Stamp* stamp, ngx_error* err)
+{
+    if (ngx_status s = expect_message(c, kind, size, step, err); s != NGX_OK)
+        return s;
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
+    return c->channel.in.read(stamp, sizeof *stamp, payload, payload_len, wait, err);
+}
+
+// ---- send and recv ----------------------------------------------------------------
+
+// Sender's half of the rendezvous, from the call at `t`; *ready_ns is the
+// model time at which the acknowledgement has been taken (T4 + T5 after t).
+ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* ready_ns, ngx_error* err)
+{
+    const Model& m = c->model;
+    if (ngx_status s = write_message(c, Kind::request, t + m.o_s() + m.L(), size, nullptr, 0, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = spin_until(c, t + m.o_s(), "send", err); s != NGX_OK)
+        return s;
+    Stamp ack{};
+    if (ngx_status s = read_message(c, Kind::ack, size, nullptr, 0, "send", &ack, err); s != NGX_OK)
+        return s;
+    *ready_ns = ack.arrival_ns + m.o_r();
+    return spin_until(c, *ready_ns, "send", err);
+}
+
+ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    const Model& m = c->model;
+    uint64_t start = ngx::mod::monotonic_ns();
+    if (m.rendezvous(len))
+        if (ngx_status s = request_and_await_ack(c, start, len, &start, err); s != NGX_OK)
+            return s;
+    uint64_t injection = std::max(start + m.o_s(), c->nic_free_ns);
+    c->nic_free_ns = injection + m.g() + m.wire_ns(len);
+    uint64_t arrival = injection + m.L() + m.wire_ns(len);
+    if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
+        return s;
+    return spin_until(c, injection, "send", err);
+}
+
+// Receiver's half of the rendezvous: take the request, answer it.
+ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* err)
+{
+    const Model& m = c->model;
+    Stamp request{};
+    if (ngx_status s = read_message(c, Kind::request, size, nullptr, 0, "recv", &request, err); s != NGX_OK)
+        return s;
+    uint64_t noticed = std::max(request.arrival_ns, t) + m.o_r();
+    if (ngx_status s = spin_until(c, noticed, "recv", err); s != NGX_OK)
+        return s;
+    if (ngx_status s = write_message(c, Kind::ack, noticed + m.o_s() + m.L(), size, nullptr, 0, err); s != NGX_OK)
+        return s;
+    return spin_until(c, noticed + m.o_s(), "recv", err);
+}
+
+ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    uint64_t start = ngx::mod::monotonic_ns();
+    if (c->model.rendezvous(len))
+        if (ngx_status s = take_request_and_ack(c, start, len, err); s != NGX_OK)
+            return s;
+    Stamp stamp{};
+    if (ngx_status s = read_message(c, Kind::data, len, buf, len, "recv", &stamp, err); s != NGX_OK)
+        return s;
+    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(), "recv", err);
+}
+
+// ---- lifecycle -----------------------------------------------------------------------
+
+// Both peers must simulate the same network; this catches mismatched options.
+ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_error* err)
+{
+    const Model& m = c->model;
+    char mine[160];
+    int n = std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu", m.latency_ns, m.send_overhead_ns,
+                          m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns, (unsigned long long)m.rendezvous_above);
+    char theirs[160];
+    size_t theirs_len = 0;
+    if (ngx_status s = boot->exchange(boot->ctx, mine, size_t(n), theirs, sizeof theirs, &theirs_len, err);
+        s != NGX_OK)
+        return s;
+    if (theirs_len != size_t(n) || std::memcmp(mine, theirs, theirs_len) != 0)
+        return fail(err, NGX_ERR_INVALID_OPTION, "connect: the peer simulates another network (sim-* options differ)");
+    return NGX_OK;
+}
+
+ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
+{
+    Model model;
+    size_t ring_bytes = 0;
+    if (ngx_status s = parse_model(args, &model, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_ring_bytes(args, &ring_bytes, err); s != NGX_OK)
+        return s;
+    auto* c = new (std::nothrow) Context;
+    if (c == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "init: out of memory");
+    c->model = model;
+    c->ring_bytes = ring_bytes;
+    c->timeout_ns = args->timeout_ns;
+    c->cancel = args->cancel;
+    *ctx = c;
+    return NGX_OK;
+}
+
+ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->connected)
+        return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
+    if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
+        return s;
+    ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, &c->channel, err);
+    c->connected = s == NGX_OK;
+    c->nic_free_ns = 0;
+    return s;
+}
+
+ngx_status sim_alloc(void*, size_t len, void** buf, ngx_error* err)
+{
+    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
+    if (p == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
+    *buf = p;
+    return NGX_OK;
+}
+
+void sim_free(void*, void* buf) { std::free(buf); }
+
+void sim_finalize(void* ctx) { delete static_cast<Context*>(ctx); }
+
+const ngx_module_ops sim_ops = {
+    sizeof(ngx_module_ops),
+    sim_init,
+    sim_connect,
+    sim_alloc,
+    sim_free,
+    sim_send,
+    sim_recv,
+    nullptr, // isend
+    nullptr, // irecv
+    nullptr, // test
+    nullptr, // wait
+    sim_finalize,
+};
+
+const ngx_module sim_module = {
+    NGX_MODULE_ABI_MAJOR,
+    NGX_MODULE_ABI_MINOR,
+    sizeof(ngx_module),
+    "sim",
+    "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
+    "1.0",
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE,
+    0,
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    &sim_ops,
+};
+
+} // namespace
+
+NGX_MODULE_EXPORT(sim_module)

@@ -1,0 +1,200 @@
+// Checks that the `sim` module realises the network it claims: PRTT(n, d, s)
+// of paper 001 (Listing 1), measured through the module's own send/recv by a
+// forked peer, must match eqs. (1) and (5), and a rendezvous ping-pong must
+// cost one extra round trip per direction (LogGPS). Medians of many
+// repetitions, the two processes pinned to different CPUs when possible.
+//
+//     sim_model_test build/modules/ngx_sim.so
+#include "harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using harness::Child;
+using harness::Endpoint;
+using harness::PairBootstrap;
+
+const harness::Module* sim = nullptr;
+constexpr uint64_t timeout_ns = 5'000'000'000;
+constexpr int warmup = 20;
+constexpr int repetitions = 200;
+constexpr double tolerance = 0.03; // relative
+
+// The parameters the tests give the module, in microseconds.
+struct Params {
+    double L = 5, o_s = 1.5, o_r = 1, g = 4, G = 0.005;
+    size_t S = 0;
+
+    Endpoint::Options options() const
+    {
+        return {{"sim-L", std::to_string(L)}, {"sim-os", std::to_string(o_s)}, {"sim-or", std::to_string(o_r)},
+                {"sim-g", std::to_string(g)}, {"sim-G", std::to_string(G)}, {"sim-S", std::to_string(S)}};
+    }
+    double wire(size_t s) const { return s == 0 ? 0 : double(s - 1) * G; }
+    // Paper 001, eq. (1) with o = (o_s + o_r) / 2.
+    double prtt1(size_t s) const { return 2 * (L + o_s + o_r + wire(s)); }
+    // Paper 001, eq. (5).
+    double prtt(int n, double d, size_t s) const { return prtt1(s) + (n - 1) * std::max(o_s + d, g + wire(s)); }
+    // LogGPS, Table 3 eq. (3) both ways, the receiver already waiting.
+    double rendezvous_round_trip(size_t s) const { return prtt1(s) + 2 * 2 * (o_s + L + o_r); }
+};
+
+struct Case {
+    int n;
+    double d_us;
+    size_t s;
+    double expected_us;
+};
+
+void busy_wait_us(double us)
+{
+    uint64_t until = harness::now_ns() + uint64_t(us * 1e3);
+    while (harness::now_ns() < until) {
+    }
+}
+
+// The server of Listing 1: n receptions, one reply.
+int serve(const Params& params, const std::vector<Case>& cases, PairBootstrap& boot)
+{
+    Endpoint peer(*sim, params.options(), timeout_ns);
+    if (peer.init_status() != NGX_OK || peer.connect(boot) != NGX_OK) {
+        std::fprintf(stderr, "server: init/connect: %s\n", peer.message());
+        return 1;
+    }
+    size_t largest = 0;
+    for (const Case& c : cases)
+        largest = std::max(largest, c.s);
+    unsigned char* buf = peer.buffer(largest);
+    for (const Case& c : cases)
+        for (int rep = 0; rep < warmup + repetitions; ++rep) {
+            for (int i = 0; i < c.n; ++i)
+                if (peer.recv(buf, c.s) != NGX_OK) {
+                    std::fprintf(stderr, "server: recv: %s\n", peer.message());
+                    return 2;
+                }
+            if (peer.send(buf, c.s) != NGX_OK) {
+                std::fprintf(stderr, "server: send: %s\n", peer.message());
+                return 3;
+            }
+        }
+    return 0;
+}
+
+// The client of Listing 1; the median PRTT of each case in microseconds.
+std::vector<double> measure(const Params& params, const std::vector<Case>& cases)
+{
+    bool pin = harness::usable_cpus() >= 2;
+    Child child([&](PairBootstrap& boot) { return serve(params, cases, boot); }, timeout_ns, pin ? 1 : -1);
+    harness::CpuPin pinned(pin ? 0 : -1);
+    Endpoint self(*sim, params.options(), timeout_ns);
+    EXPECT_EQ(self.init_status(), NGX_OK) << self.message();
+    EXPECT_EQ(self.connect(child.bootstrap()), NGX_OK) << self.message();
+    size_t largest = 0;
+    for (const Case& c : cases)
+        largest = std::max(largest, c.s);
+    unsigned char* buf = self.buffer(largest);
+    std::vector<double> medians;
+    for (const Case& c : cases) {
+        std::vector<double> samples;
+        for (int rep = 0; rep < warmup + repetitions; ++rep) {
+            uint64_t start = harness::now_ns();
+            bool ok = self.send(buf, c.s) == NGX_OK;
+            for (int i = 1; i < c.n && ok; ++i) {
+                busy_wait_us(c.d_us);
+                ok = self.send(buf, c.s) == NGX_OK;
+            }
+            ok = ok && self.recv(buf, c.s) == NGX_OK;
+            if (!ok) {
+                ADD_FAILURE() << "PRTT(" << c.n << ", " << c.d_us << ", " << c.s << "): " << self.message();
+                return {};
+            }
+            if (rep >= warmup)
+                samples.push_back(double(harness::now_ns() - start) / 1e3);
+        }
+        medians.push_back(harness::median(samples));
+    }
+    EXPECT_EQ(child.wait_exit(10.0), 0) << "the server failed (see its stderr)";
+    return medians;
+}
+
+void expect_matches(const std::vector<Case>& cases, const std::vector<double>& measured)
+{
+    ASSERT_EQ(measured.size(), cases.size());
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        std::printf("[ model    ] PRTT(%d, %g, %zu): measured %.2f us, model %.2f us\n", c.n, c.d_us, c.s, measured[i],
+                    c.expected_us);
+        EXPECT_NEAR(measured[i], c.expected_us, tolerance * c.expected_us)
+            << "PRTT(" << c.n << ", " << c.d_us << ", " << c.s << ")";
+    }
+}
+
+TEST(SimModel, SingleMessageRoundTripFollowsEquation1)
+{
+    Params p;
+    std::vector<Case> cases;
+    for (size_t s : {size_t(0), size_t(1), size_t(1024), size_t(16384)})
+        cases.push_back({1, 0, s, p.prtt1(s)});
+    expect_matches(cases, measure(p, cases));
+}
+
+TEST(SimModel, BackToBackMessagesFollowEquation5)
+{
+    Params p;
+    std::vector<Case> cases;
+    for (size_t s : {size_t(1), size_t(1024), size_t(16384)})
+        cases.push_back({8, 0, s, p.prtt(8, 0, s)});
+    expect_matches(cases, measure(p, cases));
+}
+
+TEST(SimModel, DelayedMessagesFollowEquation5)
+{
+    Params p;
+    std::vector<Case> cases = {{8, 10, 1, p.prtt(8, 10, 1)}, {8, 2, 1024, p.prtt(8, 2, 1024)}};
+    expect_matches(cases, measure(p, cases));
+}
+
+TEST(SimModel, RendezvousAddsOneRoundTripPerDirection)
+{
+    Params p;
+    p.S = 4096;
+    std::vector<Case> cases = {{1, 0, 4096, p.prtt1(4096)}, {1, 0, 16384, p.rendezvous_round_trip(16384)}};
+    expect_matches(cases, measure(p, cases));
+}
+
+TEST(SimModel, InvalidParametersAreRejectedByName)
+{
+    struct Bad {
+        const char* name;
+        const char* value;
+    };
+    for (Bad bad : {Bad{"sim-L", "0.5"}, Bad{"sim-L", "-1"}, Bad{"sim-os", "-0.1"}, Bad{"sim-or", "nan"},
+                    Bad{"sim-g", "inf"}, Bad{"sim-G", "-1e-3"}, Bad{"sim-S", "-5"}, Bad{"sim-ring-bytes", "5000"}}) {
+        Endpoint endpoint(*sim, {{bad.name, bad.value}}, timeout_ns);
+        EXPECT_EQ(endpoint.init_status(), NGX_ERR_INVALID_OPTION) << bad.name << "=" << bad.value;
+        EXPECT_NE(std::string(endpoint.message()).find(bad.name), std::string::npos) << endpoint.message();
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    testing::InitGoogleTest(&argc, argv);
+    std::string path = harness::module_path_from(argc, argv);
+    std::string error;
+    static std::optional<harness::Module> loaded =
+        path.empty() ? std::nullopt : harness::Module::load(path, &error);
+    if (!loaded) {
+        std::fprintf(stderr, "usage: %s path/to/ngx_sim.so (%s)\n", argv[0], error.c_str());
+        return 2;
+    }
+    sim = &*loaded;
+    return RUN_ALL_TESTS();
+}
