@@ -1,0 +1,50 @@
+#!/bin/bash
+# interrupt.sh MODULE driver|group: SIGINT to the driver alone, or to its
+# whole process group as a terminal's Ctrl-C does (driver and forked peer), mid-run: exit 130 within 2 s,
+# the -o JSON is valid with status "interrupted" and the sizes finished so
+# far (at least one, the same as the table rows), and the forked peer is gone.
+source "$(dirname "$0")/../integration/lib.sh"
+module=${1:?usage: interrupt.sh MODULE driver|group} target=${2:-driver}
+[[ $target == driver || $target == group ]] || fail "target must be driver or group"
+count=20000
+[[ $module == shm ]] && count=5000
+# setsid: its own process group (a background job's child is no group leader,
+# so setsid execs in place and $! is ngx itself)
+setsid "$NGX" -m "$module" -x pingpong -s 1-1Mi -c "$count" --warmup 10 --timeout 5 -o f.json -o f.csv \
+    >out 2>err </dev/null &
+drv=$!
+IT_PIDS+=("$drv")
+for ((i = 0; i < 600; i++)); do
+    grep -Eq '^ +1 B ' out && break
+    kill -0 "$drv" 2>/dev/null || fail "ngx ended before the interrupt: $(cat err)"
+    sleep 0.05
+done
+grep -Eq '^ +1 B ' out || fail "no size finished within 30 s"
+peer=$(pgrep -P "$drv")
+IT_PEERS+=($peer)
+kill -0 "$drv" 2>/dev/null || fail "ngx ended before the interrupt"
+if [[ $target == group ]]; then kill -INT -- "-$drv"; else kill -INT "$drv"; fi
+wait_pid "$drv" 10
+echo "SIGINT to the $target: exit $RC after $ELAPSED s; stderr: $(tr '\n' ' ' <err)"
+[[ $RC == 130 ]] || fail "expected exit 130 after SIGINT, got $RC"
+le "$ELAPSED" 2 || fail "exit took $ELAPSED s after SIGINT, more than 2 s"
+grep -qi 'interrupt' err || fail "no message saying it was interrupted"
+check_results f.json "$module" - "$count" --status interrupted --min-results 1
+rows=$(awk '/^# /{t=1; next} t && $2 ~ /^[KMG]?i?B$/' out | wc -l)
+python3 - f.json f.csv "$rows" <<'PY' || fail "interrupted results"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+sizes = [r["size_bytes"] for r in d["results"]]
+assert sizes == [1 << i for i in range(len(sizes))], sizes
+assert len(sizes) == int(sys.argv[3]), f"{len(sizes)} results in the JSON, {sys.argv[3]} table rows"
+rows = list(csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith("#")))
+assert [int(r["size_bytes"]) for r in rows] == sizes, f"CSV sizes {[r['size_bytes'] for r in rows]} != JSON {sizes}"
+print("sizes kept:", sizes)
+PY
+if [[ -n $peer ]]; then
+    for ((i = 0; i < 60; i++)); do kill -0 "$peer" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$peer" 2>/dev/null && fail "the forked peer $peer outlived the interrupted driver"
+fi
+[[ $target == group ]] && grep -qi 'peer side' err && fail "Ctrl-C of the group: the peer reported an error of its own"
+ok "$module: SIGINT to the $target keeps the results"
+echo PASS
