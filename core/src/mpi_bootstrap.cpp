@@ -1,0 +1,255 @@
+// The MPI bootstrap (see mpi_bootstrap.hpp): every step is a non-blocking MPI
+// call on a private communicator, completed by polling MPI_Testall under the
+// deadline of the run.
+#include <ngx/mpi_bootstrap.hpp>
+
+#define OMPI_SKIP_MPICXX 1 // the C API only: no C++ binding headers
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace ngx {
+namespace {
+
+constexpr int tag_size = 1;
+constexpr int tag_data = 2;
+// Spin this long on MPI_Test before pausing between tests, so that short
+// waits stay fast and long ones leave the core to the peer.
+constexpr auto spin_period = std::chrono::milliseconds(10);
+constexpr auto pause_between_tests = std::chrono::microseconds(20);
+
+std::string mpi_error_text(int code)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    return std::string(text, size_t(length));
+}
+
+// The IPv4 address of interface `name`, or of the first non-loopback
+// interface that is up when `name` is empty; "" when there is none.
+std::string ipv4_of_interface(const std::string& name)
+{
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) != 0)
+        return "";
+    std::string found;
+    for (ifaddrs* entry = list; entry != nullptr && found.empty(); entry = entry->ifa_next) {
+        if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET)
+            continue;
+        bool wanted = name.empty() ? (entry->ifa_flags & IFF_UP) && !(entry->ifa_flags & IFF_LOOPBACK)
+                                   : name == entry->ifa_name;
+        if (!wanted)
+            continue;
+        char text[INET_ADDRSTRLEN] = "";
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(entry->ifa_addr)->sin_addr, text, sizeof text);
+        found = text;
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+// The address rule of mpi_bootstrap.hpp.
+Result<std::string> choose_local_address()
+{
+    const char* named = std::getenv("NGX_MPI_IFACE");
+    std::string interface = named != nullptr ? named : "";
+    std::string address = ipv4_of_interface(interface);
+    if (!address.empty())
+        return address;
+    if (!interface.empty())
+        return Status::usage("NGX_MPI_IFACE=" + interface + ": no IPv4 address on that interface");
+    return std::string("127.0.0.1");
+}
+
+class MpiBootstrap final : public Bootstrap {
+public:
+    MpiBootstrap(MPI_Comm comm, int rank, int nranks, uint64_t timeout_ns)
+        : comm_(comm), rank_(rank), nranks_(nranks), timeout_ns_(timeout_ns) {}
+    ~MpiBootstrap() override;
+
+    std::string name() const override { return "mpi"; }
+    int rank() const override { return rank_; }
+    int nranks() const override { return nranks_; }
+    std::string local_address() const override { return local_address_; }
+    std::string peer_address() const override { return peer_address_; }
+
+    Status exchange(const Bytes& mine, Bytes& theirs) override;
+    Status barrier() override;
+    Status broadcast(Bytes& value) override;
+    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+
+    Status exchange_addresses();
+    void set_exit_code(int code) { exit_code_ = code; }
+
+private:
+    Status complete(MPI_Request* requests, int count, const char* step);
+    Status started(int code, const char* step) const
+    {
+        return code == MPI_SUCCESS ? Status::ok() : Status::runtime(std::string(step) + ": " + mpi_error_text(code));
+    }
+
+    MPI_Comm comm_;
+    int rank_;
+    int nranks_;
+    uint64_t timeout_ns_;
+    int exit_code_ = 0;
+    std::string local_address_, peer_address_;
+};
+
+MpiBootstrap::~MpiBootstrap()
+{
+    if (exit_code_ != 0 && exit_code_ != 2) {
+        MPI_Abort(MPI_COMM_WORLD, exit_code_); // the peer may sit in MPI: finalize could hang
+        return;
+    }
+    MPI_Comm_free(&comm_);
+    MPI_Finalize();
+}
+
+// Polls until every request completed or the deadline passed.
+Status MpiBootstrap::complete(MPI_Request* requests, int count, const char* step)
+{
+    auto start = std::chrono::steady_clock::now();
+    auto end = start + std::chrono::nanoseconds(timeout_ns_);
+    for (;;) {
+        int done = 0;
+        int code = MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+        if (code != MPI_SUCCESS)
+            return Status::runtime(std::string(step) + ": " + mpi_error_text(code));
+        if (done)
+            return Status::ok();
+        auto now = std::chrono::steady_clock::now();
+        if (now >= end)
+            return Status::runtime(std::string(step) + ": no answer from the other ranks within " +
+                                   std::to_string(double(timeout_ns_) / 1e9) + " s (is the peer alive?)");
+        if (now - start > spin_period)
+            std::this_thread::sleep_for(pause_between_tests);
+    }
+}
+
+Status MpiBootstrap::exchange(const Bytes& mine, Bytes& theirs)
+{
+    int peer_rank = peer();
+    uint64_t my_size = mine.size();
+    uint64_t their_size = 0;
+    MPI_Request sizes[2];
+    NGX_TRY(started(MPI_Irecv(&their_size, 1, MPI_UINT64_T, peer_rank, tag_size, comm_, &sizes[0]), "exchange"));
+    NGX_TRY(started(MPI_Isend(&my_size, 1, MPI_UINT64_T, peer_rank, tag_size, comm_, &sizes[1]), "exchange"));
+    NGX_TRY(complete(sizes, 2, "exchange (sizes)"));
+    theirs.assign(size_t(their_size), 0);
+    MPI_Request data[2];
+    NGX_TRY(started(MPI_Irecv(theirs.data(), int(their_size), MPI_BYTE, peer_rank, tag_data, comm_, &data[0]),
+                    "exchange"));
+    NGX_TRY(started(MPI_Isend(mine.data(), int(my_size), MPI_BYTE, peer_rank, tag_data, comm_, &data[1]), "exchange"));
+    return complete(data, 2, "exchange");
+}
+
+Status MpiBootstrap::barrier()
+{
+    MPI_Request request;
+    NGX_TRY(started(MPI_Ibarrier(comm_, &request), "barrier"));
+    return complete(&request, 1, "barrier");
+}
+
+Status MpiBootstrap::broadcast(Bytes& value)
+{
+    uint64_t size = value.size();
+    MPI_Request request;
+    NGX_TRY(started(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm_, &request), "broadcast"));
+    NGX_TRY(complete(&request, 1, "broadcast (size)"));
+    value.resize(size_t(size));
+    NGX_TRY(started(MPI_Ibcast(value.data(), int(size), MPI_BYTE, 0, comm_, &request), "broadcast"));
+    return complete(&request, 1, "broadcast");
+}
+
+Status MpiBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
+{
+    int my_size = int(mine.size());
+    std::vector<int> sizes(rank_ == 0 ? size_t(nranks_) : 0);
+    MPI_Request request;
+    NGX_TRY(started(MPI_Igather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm_, &request), "gather"));
+    NGX_TRY(complete(&request, 1, "gather (sizes)"));
+    std::vector<int> offsets(sizes.size(), 0);
+    for (size_t i = 1; i < sizes.size(); ++i)
+        offsets[i] = offsets[i - 1] + sizes[i - 1];
+    Bytes joined(sizes.empty() ? 0 : size_t(offsets.back() + sizes.back()));
+    NGX_TRY(started(MPI_Igatherv(mine.data(), my_size, MPI_BYTE, joined.data(), sizes.data(), offsets.data(),
+                                 MPI_BYTE, 0, comm_, &request),
+                    "gather"));
+    NGX_TRY(complete(&request, 1, "gather"));
+    all.clear();
+    for (size_t i = 0; i < sizes.size(); ++i)
+        all.emplace_back(joined.begin() + offsets[i], joined.begin() + offsets[i] + sizes[i]);
+    return Status::ok();
+}
+
+Status MpiBootstrap::exchange_addresses()
+{
+    Result<std::string> local = choose_local_address();
+    if (!local)
+        return local.status();
+    local_address_ = *local;
+    Bytes theirs;
+    NGX_TRY(exchange(to_bytes(local_address_), theirs).with_context("exchanging addresses"));
+    peer_address_ = to_string(theirs);
+    return Status::ok();
+}
+
+Status initialise_mpi()
+{
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (initialised)
+        return Status::ok();
+    int provided = 0;
+    int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    if (code != MPI_SUCCESS)
+        return Status::runtime("MPI_Init_thread failed: " + mpi_error_text(code));
+    return Status::ok();
+}
+
+} // namespace
+
+Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns)
+{
+    NGX_TRY(initialise_mpi());
+    int rank = 0;
+    int nranks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (nranks % 2 != 0) {
+        MPI_Finalize();
+        if (rank != 0)
+            std::exit(2); // rank 0 alone says why
+        return Status::usage("the MPI bootstrap needs an even number of ranks (rank i measures against rank i + n/2); "
+                             "got " + std::to_string(nranks) + " (use mpirun -np 2, 4, ...)");
+    }
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    auto boot = std::make_unique<MpiBootstrap>(comm, rank, nranks, timeout_ns);
+    Status addresses = boot->exchange_addresses();
+    if (!addresses) {
+        boot->set_exit_code(addresses.kind() == ErrorKind::usage ? 2 : 1);
+        return addresses;
+    }
+    return std::unique_ptr<Bootstrap>(std::move(boot));
+}
+
+void finish_mpi_bootstrap(Bootstrap& boot, int exit_code)
+{
+    if (auto* mpi = dynamic_cast<MpiBootstrap*>(&boot))
+        mpi->set_exit_code(exit_code);
+}
+
+} // namespace ngx

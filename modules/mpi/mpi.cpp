@@ -1,0 +1,548 @@
+// ngx module `mpi`: point-to-point MPI between the two ranks of a pair, in
+// every send mode of paper 003 Table 1, chosen with --mpi-mode:
+//
+//   standard     MPI_Send        isend   MPI_Isend  + wait
+//   synchronous  MPI_Ssend       issend  MPI_Issend + wait
+//   ready        MPI_Rsend       irsend  MPI_Irsend + wait
+//   buffered     MPI_Bsend       ibsend  MPI_Ibsend + wait
+//
+// Receives are MPI_Recv (MPI_Irecv + wait for the non-blocking modes). The
+// module's isend/irecv/test/wait ops map to MPI_I<mode>send, MPI_Irecv,
+// MPI_Test and MPI_Wait whatever the mode.
+//
+// MPI itself is initialised by the core's MPI bootstrap (ngx under mpirun or
+// srun); without it init fails with a clear message. The peer is the
+// bootstrap's peer rank; traffic goes over a duplicate of MPI_COMM_WORLD, so
+// it never matches the bootstrap's own messages.
+//
+// Waiting (--mpi-progress): `block` (default) calls the blocking MPI function
+// (MPI_Send/MPI_Recv/MPI_Wait), the thinnest path, but a blocking MPI call has
+// no deadline: a silent peer is caught by mpirun (a dead rank aborts the job)
+// or by the bootstrap's deadline at the next step. `poll` starts every
+// operation non-blocking and polls MPI_Test, checking the deadline and the
+// cancel flag, so a silent peer ends in NGX_ERR_TIMEOUT.
+//
+// Ready mode needs the receive posted before the matching send starts. The
+// module keeps one receive pre-posted into the first buffer from alloc():
+// alloc() posts it and sends the peer a zero-byte "ready" token; a rank's
+// first send waits for the peer's token; every completed receive re-posts
+// the next one before recv() returns, so in alternating patterns (ping-pong,
+// overhead) the reply that follows proves the next receive is posted.
+// Back-to-back sends (ping-ping with n > 1) may reach a receive not yet
+// re-posted: MPI calls that erroneous; Open MPI's ob1 treats it like a
+// standard send. A recv() into another buffer waits for the pre-posted
+// receive and copies (a slow path no built-in pattern takes).
+//
+// Buffered mode attaches a buffer at init for --mpi-bsend-messages messages
+// of max_message_size + MPI_BSEND_OVERHEAD bytes, detached at finalize.
+//
+// Derived datatypes: --mpi-vector-stride=S (bytes, 0 = contiguous) makes
+// send/recv of len bytes use MPI_Type_vector(len/block, block, S) of MPI_BYTE
+// with block = --mpi-vector-block; the buffer must span the strided extent.
+// This is the hook the strided pattern uses (see make_datatype()).
+#include <ngx/module.h>
+#include <ngx/module_support.hpp>
+
+#define OMPI_SKIP_MPICXX 1 // the C API only: no C++ binding headers
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+namespace {
+
+using ngx::mod::fail;
+
+constexpr int tag_message = 7;
+constexpr int tag_ready = 8;
+constexpr size_t buffer_alignment = 64;
+
+enum class Mode { standard, synchronous, ready, buffered, isend, issend, irsend, ibsend };
+
+struct ModeName {
+    const char* name;
+    Mode mode;
+};
+
+const ModeName mode_names[] = {
+    {"standard", Mode::standard}, {"synchronous", Mode::synchronous}, {"ready", Mode::ready},
+    {"buffered", Mode::buffered}, {"isend", Mode::isend},             {"issend", Mode::issend},
+    {"irsend", Mode::irsend},     {"ibsend", Mode::ibsend},
+};
+
+bool is_nonblocking(Mode m) { return m >= Mode::isend; }
+bool is_ready(Mode m) { return m == Mode::ready || m == Mode::irsend; }
+bool is_buffered(Mode m) { return m == Mode::buffered || m == Mode::ibsend; }
+
+struct Options {
+    Mode mode = Mode::standard;
+    bool poll = false;
+    uint64_t bsend_messages = 4;
+    uint64_t vector_stride = 0;
+    uint64_t vector_block = 1;
+};
+
+struct Context {
+    Options options;
+    uint64_t timeout_ns = 0;
+    const volatile int* cancel = nullptr;
+    size_t max_message_size = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int peer = -1;
+    void* bsend_buffer = nullptr;
+    // Ready mode: the receive kept posted, and whether the peer said it posted one.
+    MPI_Request preposted = MPI_REQUEST_NULL;
+    void* preposted_buffer = nullptr;
+    size_t preposted_capacity = 0;
+    bool peer_ready = false;
+    // Derived datatypes, cached for the last length used.
+    MPI_Datatype vector_type = MPI_DATATYPE_NULL;
+    size_t vector_len = 0;
+};
+
+static_assert(sizeof(MPI_Request) <= sizeof(ngx_request), "an MPI_Request must fit an ngx_request");
+
+// ---- errors and options -------------------------------------------------------
+
+ngx_status mpi_fail(ngx_error* err, int code, const char* step)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    return fail(err, NGX_ERR_SYSTEM, "%s: %.*s", step, length, text);
+}
+
+const ngx_option_spec option_specs[] = {
+    {"mpi-mode", "standard",
+     "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend (non-blocking "
+     "+ wait)"},
+    {"mpi-progress", "block", "block: blocking MPI calls (thinnest, no deadline inside a call); poll: MPI_Test loop "
+                              "with the deadline and Ctrl-C"},
+    {"mpi-bsend-messages", "4", "buffered modes: messages the attached buffer holds"},
+    {"mpi-vector-stride", "0", "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)"},
+    {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
+};
+
+ngx_status parse_mode(const char* text, Mode* out, ngx_error* err)
+{
+    for (const ModeName& m : mode_names)
+        if (std::string_view(text) == m.name) {
+            *out = m.mode;
+            return NGX_OK;
+        }
+    return fail(err, NGX_ERR_INVALID_OPTION,
+                "--mpi-mode=%s: expected standard, synchronous, ready, buffered, isend, issend, irsend or ibsend", text);
+}
+
+ngx_status parse_count(const ngx_init_args* args, const char* name, uint64_t min, uint64_t* out, ngx_error* err)
+{
+    const char* text = ngx::mod::option(args, name);
+    if (text == nullptr)
+        return NGX_OK;
+    auto value = ngx::mod::parse_unsigned(text, min, uint64_t(1) << 30);
+    if (!value)
+        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a whole number in [%llu, 1073741824]", name, text,
+                    static_cast<unsigned long long>(min));
+    *out = *value;
+    return NGX_OK;
+}
+
+ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
+{
+    Options o;
+    if (const char* mode = ngx::mod::option(args, "mpi-mode"))
+        if (ngx_status s = parse_mode(mode, &o.mode, err); s != NGX_OK)
+            return s;
+    if (const char* progress = ngx::mod::option(args, "mpi-progress")) {
+        std::string_view p(progress);
+        if (p != "block" && p != "poll")
+            return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-progress=%s: expected block or poll", progress);
+        o.poll = p == "poll";
+    }
+    if (ngx_status s = parse_count(args, "mpi-bsend-messages", 1, &o.bsend_messages, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_count(args, "mpi-vector-stride", 0, &o.vector_stride, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_count(args, "mpi-vector-block", 1, &o.vector_block, err); s != NGX_OK)
+        return s;
+    if (o.vector_stride != 0 && o.vector_stride < o.vector_block)
+        return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-vector-stride must be 0 or at least --mpi-vector-block");
+    *out = o;
+    return NGX_OK;
+}
+
+// ---- waiting -----------------------------------------------------------------------
+
+// Completes a request: MPI_Wait, or with --mpi-progress=poll an MPI_Test
+// loop bounded by the deadline and the cancel flag.
+ngx_status complete(Context* c, MPI_Request* request, MPI_Status* status, const char* step, ngx_error* err)
+{
+    if (!c->options.poll) {
+        int code = MPI_Wait(request, status);
+        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, step);
+    }
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    for (;;) {
+        int done = 0;
+        int code = MPI_Test(request, &done, status);
+        if (code != MPI_SUCCESS)
+            return mpi_fail(err, code, step);
+        if (done)
+            return NGX_OK;
+        if (deadline.poll_expired())
+            return fail(err, NGX_ERR_TIMEOUT, "%s: no progress with the peer within %.1f s (is it alive?)", step,
+                        deadline.seconds());
+        if (ngx::mod::cancelled(c->cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    }
+}
+
+// ---- datatypes (the hook for strided data) ---------------------------------------
+
+// The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
+// one MPI_Type_vector when --mpi-vector-stride is set.
+ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
+{
+    if (c->options.vector_stride == 0 || len == 0) {
+        *type = MPI_BYTE;
+        *count = int(len);
+        return NGX_OK;
+    }
+    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
+        if (c->vector_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&c->vector_type);
+        size_t block = c->options.vector_block;
+        if (len % block != 0)
+            return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a multiple of --mpi-vector-block=%zu",
+                        len, block);
+        int code = MPI_Type_vector(int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE,
+                                   &c->vector_type);
+        if (code == MPI_SUCCESS)
+            code = MPI_Type_commit(&c->vector_type);
+        if (code != MPI_SUCCESS)
+            return mpi_fail(err, code, "MPI_Type_vector");
+        c->vector_len = len;
+    }
+    *type = c->vector_type;
+    *count = 1;
+    return NGX_OK;
+}
+
+// ---- ready mode: the pre-posted receive -------------------------------------------
+
+ngx_status post_receive(Context* c, ngx_error* err)
+{
+    int code = MPI_Irecv(c->preposted_buffer, int(c->preposted_capacity), MPI_BYTE, c->peer, tag_message, c->comm,
+                         &c->preposted);
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Irecv (pre-posted)");
+}
+
+// Before the first ready send: the peer's token says its receive is posted.
+ngx_status await_peer_ready(Context* c, ngx_error* err)
+{
+    if (c->peer_ready)
+        return NGX_OK;
+    MPI_Request request;
+    int code = MPI_Irecv(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm, &request);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "MPI_Irecv (ready token)");
+    if (ngx_status s = complete(c, &request, MPI_STATUS_IGNORE, "waiting for the peer's pre-posted receive", err);
+        s != NGX_OK)
+        return s;
+    c->peer_ready = true;
+    return NGX_OK;
+}
+
+// Ready-mode recv: completes the pre-posted receive and posts the next one.
+ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
+{
+    MPI_Status status;
+    if (ngx_status s = complete(c, &c->preposted, &status, "recv", err); s != NGX_OK)
+        return s;
+    int received = 0;
+    MPI_Get_count(&status, MPI_BYTE, &received);
+    if (size_t(received) != len)
+        return fail(err, NGX_ERR_PROTOCOL, "recv: expected %zu bytes, the peer sent %d", len, received);
+    if (buf != c->preposted_buffer)
+        std::memcpy(buf, c->preposted_buffer, len);
+    return post_receive(c, err);
+}
+
+// ---- message path ---------------------------------------------------------------------
+
+int start_send(const Context* c, const void* buf, int count, MPI_Datatype type, MPI_Request* request)
+{
+    switch (c->options.mode) {
+    case Mode::synchronous:
+    case Mode::issend:
+        return MPI_Issend(buf, count, type, c->peer, tag_message, c->comm, request);
+    case Mode::ready:
+    case Mode::irsend:
+        return MPI_Irsend(buf, count, type, c->peer, tag_message, c->comm, request);
+    case Mode::buffered:
+    case Mode::ibsend:
+        return MPI_Ibsend(buf, count, type, c->peer, tag_message, c->comm, request);
+    default:
+        return MPI_Isend(buf, count, type, c->peer, tag_message, c->comm, request);
+    }
+}
+
+int blocking_send(const Context* c, const void* buf, int count, MPI_Datatype type)
+{
+    switch (c->options.mode) {
+    case Mode::synchronous:
+        return MPI_Ssend(buf, count, type, c->peer, tag_message, c->comm);
+    case Mode::ready:
+        return MPI_Rsend(buf, count, type, c->peer, tag_message, c->comm);
+    case Mode::buffered:
+        return MPI_Bsend(buf, count, type, c->peer, tag_message, c->comm);
+    default:
+        return MPI_Send(buf, count, type, c->peer, tag_message, c->comm);
+    }
+}
+
+ngx_status mpi_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (is_ready(c->options.mode))
+        if (ngx_status s = await_peer_ready(c, err); s != NGX_OK)
+            return s;
+    MPI_Datatype type = MPI_BYTE;
+    int count = 0;
+    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
+        return s;
+    MPI_Request request;
+    int code = start_send(c, buf, count, type, &request);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "isend");
+    std::memcpy(req, &request, sizeof request);
+    return NGX_OK;
+}
+
+ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->options.poll || is_nonblocking(c->options.mode) || (is_ready(c->options.mode) && !c->peer_ready)) {
+        ngx_request req = 0;
+        if (ngx_status s = mpi_isend(ctx, buf, len, &req, err); s != NGX_OK)
+            return s;
+        MPI_Request request;
+        std::memcpy(&request, &req, sizeof request);
+        return complete(c, &request, MPI_STATUS_IGNORE, "send", err);
+    }
+    MPI_Datatype type = MPI_BYTE;
+    int count = 0;
+    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
+        return s;
+    int code = blocking_send(c, buf, count, type);
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "send");
+}
+
+ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    MPI_Datatype type = MPI_BYTE;
+    int count = 0;
+    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
+        return s;
+    MPI_Request request;
+    int code = MPI_Irecv(buf, count, type, c->peer, tag_message, c->comm, &request);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "irecv");
+    std::memcpy(req, &request, sizeof request);
+    return NGX_OK;
+}
+
+ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->preposted != MPI_REQUEST_NULL)
+        return recv_preposted(c, buf, len, err);
+    if (c->options.poll || is_nonblocking(c->options.mode)) {
+        ngx_request req = 0;
+        if (ngx_status s = mpi_irecv(ctx, buf, len, &req, err); s != NGX_OK)
+            return s;
+        MPI_Request request;
+        std::memcpy(&request, &req, sizeof request);
+        return complete(c, &request, MPI_STATUS_IGNORE, "recv", err);
+    }
+    MPI_Datatype type = MPI_BYTE;
+    int count = 0;
+    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
+        return s;
+    int code = MPI_Recv(buf, count, type, c->peer, tag_message, c->comm, MPI_STATUS_IGNORE);
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "recv");
+}
+
+ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
+{
+    (void)ctx;
+    MPI_Request request;
+    std::memcpy(&request, req, sizeof request);
+    int code = MPI_Test(&request, done, MPI_STATUS_IGNORE);
+    std::memcpy(req, &request, sizeof request);
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "test");
+}
+
+ngx_status mpi_wait(void* ctx, ngx_request* req, ngx_error* err)
+{
+    MPI_Request request;
+    std::memcpy(&request, req, sizeof request);
+    ngx_status s = complete(static_cast<Context*>(ctx), &request, MPI_STATUS_IGNORE, "wait", err);
+    std::memcpy(req, &request, sizeof request);
+    return s;
+}
+
+// ---- lifecycle -----------------------------------------------------------------------
+
+ngx_status attach_bsend_buffer(Context* c, ngx_error* err)
+{
+    size_t per_message = c->max_message_size + MPI_BSEND_OVERHEAD;
+    size_t size = per_message * c->options.bsend_messages;
+    if (size > size_t(1) << 31)
+        return fail(err, NGX_ERR_INVALID_OPTION, "buffered mode: %zu bytes of bsend buffer exceed MPI's int count", size);
+    c->bsend_buffer = std::malloc(size);
+    if (c->bsend_buffer == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "init: cannot allocate a %zu-byte bsend buffer", size);
+    int code = MPI_Buffer_attach(c->bsend_buffer, int(size));
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Buffer_attach");
+}
+
+void mpi_finalize(void* ctx);
+
+ngx_status mpi_init(const ngx_init_args* args, void** ctx, ngx_error* err)
+{
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised)
+        return fail(err, NGX_ERR_UNSUPPORTED,
+                    "module mpi needs to run under mpirun/srun (the MPI bootstrap); MPI is not initialised "
+                    "(try: mpirun -np 2 ngx -m mpi)");
+    Options options;
+    if (ngx_status s = parse_options(args, &options, err); s != NGX_OK)
+        return s;
+    auto* c = new (std::nothrow) Context;
+    if (c == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "init: out of memory");
+    c->options = options;
+    c->timeout_ns = args->timeout_ns;
+    c->cancel = args->cancel;
+    c->max_message_size = args->max_message_size;
+    if (is_buffered(options.mode))
+        if (ngx_status s = attach_bsend_buffer(c, err); s != NGX_OK) {
+            mpi_finalize(c);
+            return s;
+        }
+    *ctx = c;
+    return NGX_OK;
+}
+
+ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    // Collective over every rank of the run; all of them connect together.
+    int code = MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    c->peer = boot->peer;
+    return NGX_OK;
+}
+
+ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
+    if (p == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
+    *buf = p;
+    if (!is_ready(c->options.mode) || c->preposted_buffer != nullptr)
+        return NGX_OK;
+    c->preposted_buffer = p;
+    c->preposted_capacity = len;
+    if (ngx_status s = post_receive(c, err); s != NGX_OK)
+        return s;
+    int code = MPI_Send(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm); // the handshake token
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Send (ready token)");
+}
+
+// Ends the pre-posted receive and takes an unread ready token, so nothing
+// is left pending at MPI_Finalize.
+void drop_preposted(Context* c)
+{
+    if (c->preposted != MPI_REQUEST_NULL) {
+        MPI_Cancel(&c->preposted);
+        MPI_Wait(&c->preposted, MPI_STATUS_IGNORE);
+    }
+    int waiting = 0;
+    if (!c->peer_ready && c->comm != MPI_COMM_NULL)
+        MPI_Iprobe(c->peer, tag_ready, c->comm, &waiting, MPI_STATUS_IGNORE);
+    if (waiting)
+        MPI_Recv(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm, MPI_STATUS_IGNORE);
+}
+
+void mpi_free(void* ctx, void* buf)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (buf == c->preposted_buffer) {
+        drop_preposted(c);
+        c->preposted_buffer = nullptr;
+    }
+    std::free(buf);
+}
+
+void mpi_finalize(void* ctx)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c == nullptr)
+        return;
+    drop_preposted(c);
+    if (c->bsend_buffer != nullptr) {
+        void* attached = nullptr;
+        int size = 0;
+        MPI_Buffer_detach(&attached, &size); // waits until buffered messages left
+        std::free(c->bsend_buffer);
+    }
+    if (c->vector_type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&c->vector_type);
+    if (c->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&c->comm);
+    delete c;
+}
+
+const ngx_module_ops mpi_ops = {
+    sizeof(ngx_module_ops),
+    mpi_init,
+    mpi_connect,
+    mpi_alloc,
+    mpi_free,
+    mpi_send,
+    mpi_recv,
+    mpi_isend,
+    mpi_irecv,
+    mpi_test,
+    mpi_wait,
+    mpi_finalize,
+};
+
+const ngx_module mpi_module = {
+    NGX_MODULE_ABI_MAJOR,
+    NGX_MODULE_ABI_MINOR,
+    sizeof(ngx_module),
+    "mpi",
+    "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) between the ranks of a pair",
+    "1.0",
+    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE,
+    0,
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    &mpi_ops,
+};
+
+} // namespace
+
+NGX_MODULE_EXPORT(mpi_module)

@@ -1,0 +1,45 @@
+# common.sh: sourced by the tests of suite 'mpi'. Runs mpirun as root on
+# loopback with the flags of the notes (shared/notes/README.md, Open MPI):
+#     ngx_mpirun vader|tcp [MPIRUN_OPTION...] -- PROGRAM [ARG...]
+# Exits 77 (skipped) with a reason when mpirun or the mpi module is missing.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
+[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+[[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
+    { echo "SKIP: the mpi module was not built (MPI not found at configure time)"; exit 77; }
+MPI_TIMEOUT=${MPI_TIMEOUT:-90}
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+ngx_mpirun() {
+    local btl=$1
+    shift
+    local -a extra=()
+    while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
+    shift
+    timeout -k 5 "$MPI_TIMEOUT" mpirun --allow-run-as-root --bind-to none --oversubscribe \
+        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
+        -x NGX_MODULE_PATH "${extra[@]}" "$@"
+}
+
+# The median (us) of SIZE bytes of run number RUN (0-based) in a result file.
+median_of() {
+    python3 - "$1" "$2" "${3:-0}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d.get("runs", [d])
+run = runs[int(sys.argv[3])]
+for r in run["results"]:
+    if r["size_bytes"] == int(sys.argv[2]):
+        print(r["median_us"]); break
+PY
+}
+
+# A field of the results of SIZE bytes, e.g. o_s_us.
+field_of() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r[sys.argv[3]] for r in d["results"] if r["size_bytes"]==int(sys.argv[2])][0])' "$1" "$2" "$3"
+}
+
+# True when A > B (floating point).
+gt() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' "$1" "$2"; }

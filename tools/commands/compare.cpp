@@ -1,0 +1,134 @@
+// `ngx compare`: reads saved ngx JSON files, validates them, and prints the
+// comparison of their runs (or, with --json, the comparison object).
+//
+//     ngx compare tcp.json mpi.json          # table; exit 2 on bad input
+//     ngx compare --json both.json           # a multi-run file compares its own runs
+//
+// Input shapes: a single-run document has module/pattern/results at the top
+// level; a multi-run document has `runs: [...]`. Labels are the file name
+// (single run) or "file:module" (runs of a multi-run file).
+#include "compare.hpp"
+
+#include <ngx/comparison.hpp>
+#include <ngx/status.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace ngx {
+namespace {
+
+constexpr const char* usage_text =
+    "usage: ngx compare [--json] FILE.json FILE.json ...\n"
+    "Compares saved runs: per size the median of each run, and the difference and\n"
+    "ratio to the first (the baseline); fitted LogGP parameters where present.\n"
+    "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
+    "  --json   print the comparison object as JSON instead of the table\n";
+
+Result<Json> read_json(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return Status::usage(path + ": cannot open the file");
+    Json document = Json::parse(in, nullptr, false);
+    if (document.is_discarded())
+        return Status::usage(path + ": not a JSON file");
+    if (!document.is_object())
+        return Status::usage(path + ": not an ngx result (expected a JSON object)");
+    return document;
+}
+
+Status check_run(const Json& run, const std::string& where)
+{
+    for (const char* key : {"module", "pattern", "results"})
+        if (!run.contains(key))
+            return Status::usage(where + ": missing field \"" + key + "\" (not an ngx result file?)");
+    if (!run["results"].is_array())
+        return Status::usage(where + ": \"results\" is not an array");
+    for (const Json& size : run["results"])
+        if (!size.is_object() || !size.contains("size_bytes") || !size["size_bytes"].is_number_unsigned())
+            return Status::usage(where + ": a result without a valid \"size_bytes\"");
+    return Status::ok();
+}
+
+// Appends the runs of one file to `runs`.
+Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
+{
+    Result<Json> document = read_json(path);
+    if (!document)
+        return document.status();
+    std::string stem = std::filesystem::path(path).stem().string();
+    if (!document->contains("runs")) {
+        NGX_TRY(check_run(*document, path));
+        runs.push_back({stem, *document});
+        return Status::ok();
+    }
+    const Json& list = (*document)["runs"];
+    if (!list.is_array() || list.empty())
+        return Status::usage(path + ": \"runs\" is not a non-empty array");
+    for (size_t i = 0; i < list.size(); ++i) {
+        NGX_TRY(check_run(list[i], path + ": runs[" + std::to_string(i) + "]"));
+        runs.push_back({stem + ":" + list[i]["module"].get<std::string>(), list[i]});
+    }
+    return Status::ok();
+}
+
+Status check_same_pattern(const std::vector<ComparedRun>& runs)
+{
+    const std::string& pattern = runs.front().run["pattern"].get_ref<const std::string&>();
+    for (const ComparedRun& run : runs)
+        if (run.run["pattern"] != pattern)
+            return Status::usage("cannot compare different patterns: " + runs.front().label + " is " + pattern +
+                                 ", " + run.label + " is " + run.run["pattern"].get<std::string>());
+    return Status::ok();
+}
+
+int fail_with(const Status& status)
+{
+    std::cerr << "ngx compare: " << status.message() << "\n";
+    return exit_code(status);
+}
+
+int compare_main(const std::vector<std::string>& arguments)
+{
+    bool as_json = false;
+    std::vector<std::string> files;
+    for (const std::string& argument : arguments) {
+        if (argument == "--help" || argument == "-h") {
+            std::cout << usage_text;
+            return 0;
+        }
+        if (argument == "--json")
+            as_json = true;
+        else if (!argument.empty() && argument.front() == '-')
+            return fail_with(Status::usage("unknown option '" + argument + "'\n" + usage_text));
+        else
+            files.push_back(argument);
+    }
+    std::vector<ComparedRun> runs;
+    for (const std::string& file : files)
+        if (Status status = collect_runs(file, runs); !status)
+            return fail_with(status);
+    if (runs.size() < 2)
+        return fail_with(Status::usage("need at least two runs to compare (two files, or a file with several runs)\n" +
+                                       std::string(usage_text)));
+    if (Status status = check_same_pattern(runs); !status)
+        return fail_with(status);
+    Json comparison = compare_runs(runs);
+    if (as_json)
+        std::cout << comparison.dump(2) << "\n";
+    else
+        std::cout << comparison_table(comparison);
+    return 0;
+}
+
+} // namespace
+
+CommandInfo compare_command()
+{
+    return {"compare", "compare saved runs (ngx compare A.json B.json ...)",
+            [](const std::vector<std::string>& arguments) { return compare_main(arguments); }};
+}
+
+} // namespace ngx
