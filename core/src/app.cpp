@@ -20,24 +20,36 @@
 namespace ngx {
 namespace {
 
-// How long the driver waits for a forked peer to finish after the run.
-constexpr uint64_t reap_timeout_ns = 3'000'000'000;
+// How long an interrupted forked peer gets to finish before it is killed.
+constexpr uint64_t interrupt_grace_ns = 500'000'000;
 
 struct Launch {
     std::unique_ptr<Bootstrap> bootstrap;
     pid_t child = -1;
 };
 
-void print_error(const Status& status, int rank, bool quiet)
+// `side` names the process when it is not the one the user started: "" for
+// the driver or a lone server, "forked peer, rank 1", "rank 3" under MPI.
+void print_error(const Status& status, const std::string& side, bool quiet)
 {
     if (status.is_ok() || quiet)
         return;
+    std::string who = side.empty() ? "ngx" : "ngx (" + side + ")";
     if (status.kind() == ErrorKind::interrupted)
-        std::cerr << "ngx: interrupted; results so far are kept\n";
-    else if (rank <= 0)
-        std::cerr << "ngx: " << status.message() << "\n";
+        std::cerr << who << ": interrupted; results so far are kept\n";
     else
-        std::cerr << "ngx (rank " << rank << ", the peer side): " << status.message() << "\n";
+        std::cerr << who << ": " << status.message() << "\n";
+}
+
+std::string side_of(const Bootstrap& boot)
+{
+    if (boot.rank() == 0)
+        return "";
+    if (boot.name() == "local")
+        return "forked peer, rank 1";
+    if (boot.name() == "tcp")
+        return "server, rank 1";
+    return "rank " + std::to_string(boot.rank());
 }
 
 int list_modules(const ModuleRegistry& registry)
@@ -102,6 +114,8 @@ Status check_outputs(const Config& config)
 {
     for (const OutputSpec& output : config.outputs)
         NGX_TRY(check_writable(output.path));
+    if (!config.raw_prtt_path.empty())
+        NGX_TRY(check_writable(config.raw_prtt_path));
     return Status::ok();
 }
 
@@ -183,6 +197,8 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(const Config& config, cons
         reporters.push_back(std::make_unique<ProgressReporter>(config.settings.sizes.size()));
     for (const OutputSpec& output : config.outputs)
         reporters.push_back(make_file_reporter(output.path, output.format, config.settings.keep_raw));
+    if (!config.raw_prtt_path.empty())
+        reporters.push_back(make_prtt_csv_reporter(config.raw_prtt_path));
     return reporters;
 }
 
@@ -228,14 +244,23 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
     return status.is_ok() ? written : status;
 }
 
-// The peer's outcome joins the driver's: a failed peer fails the run.
-Status finish_local_peer(pid_t child, Status status)
+// The peer's outcome joins the driver's: a failed peer fails the run. After a
+// failure the peer may be dead, stopped or stuck: it is killed at once, so
+// the deadline is never spent twice. After Ctrl-C it gets SIGTERM (and
+// SIGCONT, should it be stopped) and a moment to finish.
+Status finish_local_peer(pid_t child, Status status, uint64_t timeout_ns)
 {
     if (child <= 0)
         return status;
-    if (!status.is_ok())
+    uint64_t grace_ns = timeout_ns;
+    if (status.kind() == ErrorKind::interrupted) {
         kill(child, SIGTERM);
-    int code = reap_local_peer(child, reap_timeout_ns);
+        kill(child, SIGCONT);
+        grace_ns = interrupt_grace_ns;
+    } else if (!status.is_ok()) {
+        kill(child, SIGKILL);
+    }
+    int code = reap_local_peer(child, grace_ns);
     if (status.is_ok() && code != 0)
         return Status::runtime("the peer process (rank 1) failed with exit code " + std::to_string(code));
     return status;
@@ -247,25 +272,25 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     bool server = !parsed.listen.empty();
     Result<Timer> timer = Timer::calibrate(parsed.timer);
     if (!timer) {
-        print_error(timer.status(), 0, false);
+        print_error(timer.status(), "", false);
         return exit_code(timer.status());
     }
     Config config = parsed;
     Result<Launch> launch = server ? serve(parsed, registry, patterns, config) : drive(config, env);
     if (!launch) {
-        print_error(launch.status(), server ? 1 : 0, false);
+        print_error(launch.status(), "", false);
         return exit_code(launch.status());
     }
     Bootstrap& boot = *launch->bootstrap;
     Status status = measure(config, boot, *timer, guard, env);
     if (guard.raised() && status.is_ok())
         status = Status::interrupted();
-    // A forked peer stays quiet unless it alone saw the failure: the driver reports the rest.
+    // A forked peer stays quiet about usage errors: the driver found the same ones.
     bool forked_peer = boot.name() == "local" && boot.rank() != 0;
-    print_error(status, boot.rank(), forked_peer && status.kind() != ErrorKind::runtime);
-    Status final_status = finish_local_peer(launch->child, status);
+    print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
+    Status final_status = finish_local_peer(launch->child, status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
-        print_error(final_status, 0, false);
+        print_error(final_status, "", false);
 #if NGX_HAVE_MPI
     finish_mpi_bootstrap(boot, exit_code(final_status)); // MPI_Abort on failure: a peer in MPI cannot hang the job
 #endif

@@ -68,13 +68,14 @@ po::options_description general_options()
         ("sizes,s", po::value<std::string>(), "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)")
         ("grade", po::value<std::string>(), "geometric factor between sizes of a range (default 2)")
         ("step", po::value<std::string>(), "linear step between sizes of a range, bytes (instead of --grade)")
-        ("count,c", po::value<std::string>()->default_value("1000"), "samples kept per size")
-        ("warmup", po::value<std::string>()->default_value("100"), "samples discarded per size before those")
+        ("count,c", po::value<std::string>(), "samples kept per size (default: the pattern's, 1000 for pingpong)")
+        ("warmup", po::value<std::string>(), "samples discarded per size before those (default: the pattern's)")
         ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("output,o", po::value<std::vector<std::string>>(), "write results to FILE (.json, .csv, .txt); repeatable")
         ("format", po::value<std::string>(), "table, csv or json: for -o files without a known extension, or for stdout")
         ("raw", "keep every sample in the JSON output")
+        ("raw-prtt", po::value<std::string>(), "loggp: write the per-size PRTT medians to this CSV (for ngx fit)")
         ("percentiles", po::value<std::string>(), "extra percentiles to report, e.g. 90,99.9")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
@@ -119,6 +120,8 @@ Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, c
     std::vector<std::string> names = default_modules;
     if (first.count("module"))
         names = split_list(first["module"].as<std::string>());
+    if (names.empty())
+        return Status::usage("-m/--module: no module named (see ngx --list-modules)");
     std::vector<ModuleChoice> modules;
     for (const std::string& name : names) {
         if (name.empty())
@@ -187,10 +190,13 @@ Status read_percentiles(const po::variables_map& values, RunSettings& settings)
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
-    Result<uint64_t> count = parse_count("count", values["count"].as<std::string>(), 1, max_count);
+    std::string count_text = values.count("count") ? values["count"].as<std::string>() : std::to_string(pattern.default_count);
+    std::string warmup_text =
+        values.count("warmup") ? values["warmup"].as<std::string>() : std::to_string(pattern.default_warmup);
+    Result<uint64_t> count = parse_count("count", count_text, 1, max_count);
     if (!count)
         return count.status();
-    Result<uint64_t> warmup = parse_count("warmup", values["warmup"].as<std::string>(), 0, max_count);
+    Result<uint64_t> warmup = parse_count("warmup", warmup_text, 0, max_count);
     if (!warmup)
         return warmup.status();
     Result<double> timeout = parse_number("timeout", values["timeout"].as<std::string>(), 0.001, max_timeout_s);
@@ -233,11 +239,20 @@ Status read_outputs(const po::variables_map& values, Config& config)
         if (!forced)
             return bad_value("format", values["format"].as<std::string>(), "expected table, csv or json");
     }
+    if (values.count("raw-prtt")) {
+        if (config.pattern->name != "loggp")
+            return Status::usage("--raw-prtt writes loggp's PRTT medians: use it with -x loggp");
+        if (config.modules.size() > 1)
+            return Status::usage("--raw-prtt holds one module's medians: give one module with -m");
+        config.raw_prtt_path = values["raw-prtt"].as<std::string>();
+    }
     if (!values.count("output")) {
         config.stdout_format = forced == OutputFormat::table ? std::nullopt : forced;
         return Status::ok();
     }
     for (const std::string& path : values["output"].as<std::vector<std::string>>()) {
+        if (path.empty())
+            return Status::usage("-o/--output: empty file name");
         std::optional<OutputFormat> format = forced ? forced : format_from_path(path);
         if (!format)
             return Status::usage("-o " + path + ": unknown file type; use .json, .csv or .txt, or --format");
@@ -364,7 +379,12 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         all.add(module_options(*choice.module));
     all.add(config.pattern->options());
     try {
-        po::store(po::command_line_parser(arguments).options(all).run(), config.values);
+        po::parsed_options parsed = po::command_line_parser(arguments).options(all).run();
+        for (const po::option& option : parsed.options)
+            if (option.position_key >= 0)
+                return Status::usage("unexpected argument '" + option.value.front() +
+                                     "' (options start with -; subcommands: compare, fit, predict)");
+        po::store(parsed, config.values);
         po::notify(config.values);
     } catch (const po::unknown_option& error) {
         return explain_unknown_option(error.get_option_name(), registry, patterns);

@@ -131,6 +131,54 @@ void write_csv_row(std::ostringstream& out, const RunRecord& run, const SizeReco
     out << '\n';
 }
 
+double extra_value(const SizeRecord& size, const std::string& name)
+{
+    for (const auto& [key, value] : size.extra)
+        if (key == name)
+            return value;
+    return std::nan("");
+}
+
+Status write_atomically(const std::string& path, const std::string& text)
+{
+    std::string temporary = path + ".tmp";
+    {
+        std::ofstream file(temporary, std::ios::trunc);
+        file << text;
+        file.flush();
+        if (!file)
+            return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0)
+        return Status::runtime("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
+    return Status::ok();
+}
+
+std::string interval_cell(const Json& value, const Json& interval)
+{
+    if (!value.is_number())
+        return "-";
+    std::ostringstream cell;
+    cell << std::setprecision(4) << value.get<double>();
+    if (interval.is_object() && interval.contains("ci95") && interval["ci95"][0].is_number())
+        cell << " [" << interval["ci95"][0].get<double>() << ", " << interval["ci95"][1].get<double>() << "]";
+    return cell.str();
+}
+
+class PrttCsvReporter final : public Reporter {
+public:
+    explicit PrttCsvReporter(std::string path) : path_(std::move(path)) {}
+    Status close(const Document& document) override
+    {
+        if (document.runs.empty())
+            return Status::ok();
+        return write_atomically(path_, to_prtt_csv(document.runs.front()));
+    }
+
+private:
+    std::string path_;
+};
+
 class FileReporter final : public Reporter {
 public:
     FileReporter(std::string path, OutputFormat format, bool keep_raw)
@@ -141,17 +189,7 @@ public:
         std::string text = format_ == OutputFormat::json  ? to_json(document, keep_raw_).dump(2) + "\n"
                            : format_ == OutputFormat::csv ? to_csv(document)
                                                           : to_table(document);
-        std::string temporary = path_ + ".tmp";
-        {
-            std::ofstream file(temporary, std::ios::trunc);
-            file << text;
-            file.flush();
-            if (!file)
-                return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
-        }
-        if (std::rename(temporary.c_str(), path_.c_str()) != 0)
-            return Status::runtime("cannot rename " + temporary + " to " + path_ + ": " + std::strerror(errno));
-        return Status::ok();
+        return write_atomically(path_, text);
     }
 
 private:
@@ -177,7 +215,7 @@ void TableReporter::run_finished(const RunRecord& run)
 {
     if (run.sizes.empty())
         out_ << "\n";
-    out_ << run_footer(run) << "\n" << std::flush;
+    out_ << model_table(run.model) << run_footer(run) << "\n" << std::flush;
 }
 
 void ProgressReporter::size_done(const RunRecord& run, const SizeRecord& size)
@@ -275,7 +313,7 @@ std::string to_table(const Document& document)
         out << "\n";
         for (const SizeRecord& size : run.sizes)
             out << table_row(size) << "\n";
-        out << run_footer(run) << "\n";
+        out << model_table(run.model) << run_footer(run) << "\n";
     }
     return out.str();
 }
@@ -290,6 +328,45 @@ Status check_writable(const std::string& path)
     if (!existed)
         std::remove(path.c_str());
     return Status::ok();
+}
+
+std::string to_prtt_csv(const RunRecord& run)
+{
+    std::ostringstream out;
+    out << std::setprecision(10) << prtt_csv_header << "\n";
+    Json n = run.options.contains("pattern_options") ? run.options["pattern_options"].value("n", Json()) : Json();
+    for (const SizeRecord& size : run.sizes)
+        out << size.size_bytes << ',' << (n.is_number() ? n.get<double>() : std::nan("")) << ','
+            << extra_value(size, "delay_us") << ',' << size.summary.median << ',' << extra_value(size, "prtt_n_0_us")
+            << ',' << extra_value(size, "prtt_n_d_us") << "\n";
+    return out.str();
+}
+
+std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path)
+{
+    return std::make_unique<PrttCsvReporter>(std::move(path));
+}
+
+std::string model_table(const Json& model)
+{
+    if (!model.is_object() || !model.contains("ranges") || !model["ranges"].is_array())
+        return "";
+    static const char* columns[] = {"L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte"};
+    std::ostringstream out;
+    out << "# " << model.value("kind", std::string("model")) << " parameters per protocol range (95% intervals)\n";
+    for (const Json& range : model["ranges"]) {
+        out << "  " << format_bytes(range.value("from_bytes", uint64_t(0))) << " .. "
+            << format_bytes(range.value("to_bytes", uint64_t(0))) << ":";
+        for (const char* column : columns)
+            if (range.contains(column))
+                out << "  " << column << " " << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
+        out << "\n";
+    }
+    if (model.contains("prediction_error") && model["prediction_error"]["max_relative"].is_number())
+        out << "# prediction error over the measured points: max " << std::setprecision(3)
+            << 100 * model["prediction_error"]["max_relative"].get<double>() << "%, mean "
+            << 100 * model["prediction_error"]["mean_relative"].get<double>() << "%\n";
+    return out.str();
 }
 
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)

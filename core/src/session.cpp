@@ -1,8 +1,11 @@
 // One process's share of a measurement (see session.hpp).
 #include <ngx/session.hpp>
 
+#include <ngx/comparison.hpp>
+
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 
 namespace ngx {
 namespace {
@@ -139,6 +142,11 @@ void Session::count_messages(uint64_t messages)
 
 Status Session::close()
 {
+    if (reporting() && document_.runs.size() > 1) { // several modules: what each costs next to the first
+        document_.comparison = compare_runs(compared_runs(document_));
+        if (!config_.stdout_format)
+            std::cout << "\n" << comparison_table(document_.comparison);
+    }
     Status first_failure;
     for (auto& reporter : reporters_) {
         Status status = reporter->close(document_);

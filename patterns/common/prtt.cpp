@@ -19,6 +19,7 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
     uint8_t* data = buffer.data();
     uint64_t total = spec.warmup + spec.samples;
     uint64_t delay_ticks = timer.us_to_ticks(spec.delay_us);
+    uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
     for (uint64_t rep = 0; rep < total; ++rep) {
         if (ctx.interrupted())
@@ -30,6 +31,11 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
             while (delay_ticks != 0 && timer.now() < until) {
             }
             status = transport.send(data, spec.size);
+        }
+        if (compute_ticks != 0) { // compute(w), paper 004 Figure 3
+            uint64_t until = timer.now() + compute_ticks;
+            while (timer.now() < until) {
+            }
         }
         if (status.is_ok())
             status = transport.recv(data, spec.size);

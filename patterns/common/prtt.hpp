@@ -2,7 +2,8 @@
 // the measurement every timing pattern is built on: the driver sends n
 // messages of s bytes with d microseconds of busy-waiting between sends, the
 // responder answers the n-th with one message, and the driver times the
-// whole exchange. Ping-pong is PRTT(1, 0, s).
+// whole exchange. Ping-pong is PRTT(1, 0, s); paper 004's round trip with an
+// imbalance w is PRTT(1, 0, s) with w of computation before the receive.
 //
 //     PrttSpec spec{.size = 64, .messages = 16, .delay_us = 0};
 //     Result<std::vector<double>> prtt_us = measure_prtt(ctx, buffer, spec);   // on the driver
@@ -22,6 +23,7 @@ struct PrttSpec {
     double delay_us = 0;     // d
     uint64_t samples = 1000; // kept repetitions
     uint64_t warmup = 100;   // discarded repetitions before them
+    double compute_us = 0;   // busy work after the last send, before the receive (paper 004, Fig. 3: w)
 };
 
 // Driver side: one PRTT(n, d, s) per kept repetition, in microseconds.

@@ -2,8 +2,11 @@
 // own file of this folder and adds one line here.
 #include "commands.hpp"
 
+#include "compare.hpp"
+#include "fit_command.hpp"
+
 namespace ngx {
 
-CommandCatalog builtin_commands() { return {}; }
+CommandCatalog builtin_commands() { return {compare_command(), fit_command(), predict_command()}; }
 
 } // namespace ngx

@@ -40,6 +40,7 @@ struct Config {
     RunSettings settings;
     std::vector<int> cpus;    // rank r runs on cpus[r], when given
     std::vector<OutputSpec> outputs;
+    std::string raw_prtt_path; // --raw-prtt: loggp's per-size medians as CSV
     std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table
     TimerChoice timer = TimerChoice::automatic;
     BootstrapChoice bootstrap = BootstrapChoice::automatic;

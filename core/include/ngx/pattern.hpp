@@ -78,6 +78,8 @@ struct PatternInfo {
     std::string default_sizes;   // used when -s is not given
     std::function<po::options_description()> options;
     std::function<std::unique_ptr<Pattern>()> create;
+    uint64_t default_count = 1000; // used when -c is not given
+    uint64_t default_warmup = 100; // used when --warmup is not given
 };
 
 using PatternCatalog = std::vector<PatternInfo>;

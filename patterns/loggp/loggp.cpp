@@ -1,0 +1,194 @@
+// Pattern "loggp": LogGP parameters exactly as paper 001 assesses them.
+//
+// Per message size s the driver measures, each the median of c repetitions:
+//   PRTT(1,0,s)                  eq. (1): 2 (L + 2o + (s-1)G)
+//   PRTT(n,0,s)                  for g and G by eq. (7)
+//   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all
+// and the responder measures the receive overhead o_r: it busy-waits the same
+// d (sent to it through the bootstrap, so both ranks use one d) before each
+// receive, so the message has arrived and only the receive call is timed.
+// After the sweep the driver fits g and G per protocol range (section 3.5
+// change detection) and reports one parameter set per range (Table 2).
+#include "loggp.hpp"
+
+#include "../common/prtt.hpp"
+#include "../common/sweep.hpp"
+#include "loggp_model.hpp"
+
+#include <charconv>
+#include <cstring>
+
+namespace ngx::patterns {
+namespace {
+
+Result<double> parse_number(const po::variables_map& values, const char* name, double min, double max)
+{
+    std::string text = values[name].as<std::string>();
+    double value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !(value >= min && value <= max))
+        return Status::usage(std::string("--") + name + " '" + text + "': expected a number in " +
+                             std::to_string(min) + ".." + std::to_string(max));
+    return value;
+}
+
+Bytes encode(double value)
+{
+    Bytes bytes(sizeof value);
+    std::memcpy(bytes.data(), &value, sizeof value);
+    return bytes;
+}
+
+Result<double> decode(const Bytes& bytes)
+{
+    if (bytes.size() != sizeof(double))
+        return Status::runtime("loggp: the peer sent a malformed value through the bootstrap");
+    double value;
+    std::memcpy(&value, bytes.data(), sizeof value);
+    return value;
+}
+
+// The driver's value of d reaches the responder; the responder's o_r comes back.
+Result<double> swap_value(Bootstrap& boot, double mine)
+{
+    Bytes theirs;
+    NGX_TRY(boot.exchange(encode(mine), theirs));
+    return decode(theirs);
+}
+
+class LogGP final : public Pattern {
+public:
+    Status configure(const po::variables_map& values) override
+    {
+        Result<double> n = parse_number(values, "loggp-n", 2, 10000);
+        Result<double> x = parse_number(values, "loggp-lookahead", 1, 100);
+        Result<double> pfact = parse_number(values, "loggp-pfact", 1.0000001, 1000);
+        for (const Status* s : {&n.status(), &x.status(), &pfact.status()})
+            if (!s->is_ok())
+                return *s;
+        messages_ = uint64_t(*n);
+        fit_settings_ = {values["loggp-detector"].as<std::string>(), *x, *pfact};
+        return check_fit_settings(fit_settings_);
+    }
+
+    Json options_json() const override
+    {
+        return {{"n", messages_}, {"detector", fit_settings_.detector}, {"lookahead", fit_settings_.lookahead},
+                {"pfact", fit_settings_.pfact}};
+    }
+
+    Status run(PatternContext& ctx) override
+    {
+        NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
+        if (!ctx.bootstrap.is_driver())
+            return Status::ok();
+        if (samples_.size() < 3)
+            return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
+        Result<Json> model = fit_loggp_model(samples_, double(messages_), fit_settings_);
+        if (!model)
+            return model.status();
+        ctx.sink.set_model(std::move(*model));
+        return Status::ok();
+    }
+
+private:
+    Result<SizeRecord> measure_size(PatternContext& ctx, uint64_t size, Buffer& buffer)
+    {
+        const RunSettings& settings = ctx.settings;
+        PrttSpec single{size, 1, 0.0, settings.count, settings.warmup};
+        PrttSpec burst{size, messages_, 0.0, settings.count, settings.warmup};
+        Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
+        if (!prtt_1_0)
+            return prtt_1_0.status();
+        Result<std::vector<double>> prtt_n_0 = run_prtt(ctx, buffer, burst);
+        if (!prtt_n_0)
+            return prtt_n_0.status();
+        // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides.
+        Result<double> delay = swap_value(ctx.bootstrap, ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0);
+        if (!delay)
+            return delay.status();
+        double d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
+        PrttSpec delayed{size, messages_, d, settings.count, settings.warmup};
+        Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
+        if (!prtt_n_d)
+            return prtt_n_d.status();
+        Result<double> o_r = measure_receive_overhead(ctx, buffer, single, d);
+        if (!o_r)
+            return o_r.status();
+        ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
+        if (!ctx.bootstrap.is_driver())
+            return SizeRecord{};
+        return record(ctx, size, d, *o_r, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
+    }
+
+    // o_r on the responder: wait d so the message is surely there, then time recv().
+    Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, double d)
+    {
+        if (ctx.bootstrap.is_driver()) {
+            Result<std::vector<double>> round_trips = measure_prtt(ctx, buffer, spec);
+            if (!round_trips)
+                return round_trips.status();
+            return swap_value(ctx.bootstrap, 0.0);
+        }
+        Transport& transport = ctx.transport;
+        const Timer& timer = ctx.timer;
+        std::vector<double> receive_us(spec.samples);
+        for (uint64_t rep = 0; rep < spec.warmup + spec.samples; ++rep) {
+            if (ctx.interrupted())
+                return Status::interrupted(where(spec.size, rep) + ": interrupted");
+            timer.busy_wait_us(d);
+            uint64_t start = timer.now();
+            Status status = transport.recv(buffer.data(), spec.size);
+            uint64_t end = timer.now();
+            if (status.is_ok())
+                status = transport.send(buffer.data(), spec.size);
+            if (!status)
+                return status.with_context(where(spec.size, rep) + " (o_r)");
+            if (rep >= spec.warmup)
+                receive_us[rep - spec.warmup] = timer.to_us(end - start);
+        }
+        return swap_value(ctx.bootstrap, median(receive_us));
+    }
+
+    SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, std::vector<double> prtt_1_0,
+                      double prtt_n_0, double prtt_n_d)
+    {
+        SizeRecord record = make_record(ctx, size, std::move(prtt_1_0));
+        fit::PrttSample sample{double(size), record.summary.median, prtt_n_0, prtt_n_d, d, o_r};
+        samples_.push_back(sample);
+        record.extra = loggp_size_columns(sample, double(messages_));
+        return record;
+    }
+
+    uint64_t messages_ = 16;
+    LogGPFitSettings fit_settings_;
+    std::vector<fit::PrttSample> samples_;
+};
+
+po::options_description loggp_options()
+{
+    po::options_description options("Pattern loggp (paper 001)");
+    options.add_options()
+        ("loggp-n", po::value<std::string>()->default_value("16"), "messages n of PRTT(n,0,s) and PRTT(n,d,s)")
+        ("loggp-detector", po::value<std::string>()->default_value("robust"),
+         "protocol-change detection: robust, paper (section 3.5 as published) or none")
+        ("loggp-lookahead", po::value<std::string>()->default_value("5"), "x: points of look-ahead (section 3.5)")
+        ("loggp-pfact", po::value<std::string>()->default_value("2.0"), "pfact: sensitivity (section 3.5)");
+    return options;
+}
+
+} // namespace
+
+PatternInfo loggp_pattern()
+{
+    return {"loggp",
+            "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)",
+            "PRTT(1,0,s)",
+            "1-128Ki",
+            loggp_options,
+            [] { return std::make_unique<LogGP>(); },
+            200,
+            20};
+}
+
+} // namespace ngx::patterns

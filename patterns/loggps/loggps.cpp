@@ -1,0 +1,127 @@
+// Pattern "loggps": LogGPS parameters as paper 004 derives them (section 4.3).
+//
+// The round-trip program of Figure 3: P0 sends k bytes, computes for w,
+// receives the reply; P1 receives and replies. Per size the driver measures
+// the RTT (median of c repetitions) at w = 0 and at w = W, where W must hide
+// the communication behind the computation (the max{} terms of Table 6
+// vanish). ngx takes W per size as `--loggps-w-factor` times RTT(k, 0), so
+// every size is overlapped without making small sizes slow. The fit of the
+// two curves to Table 6 gives o', O_s, O_r, G_s, G_l, L, the multi-packet
+// threshold s and the rendezvous threshold S (fit/loggps.hpp).
+#include "loggps.hpp"
+
+#include "../common/prtt.hpp"
+#include "../common/sweep.hpp"
+
+#include <ngx/fit/loggps.hpp>
+
+#include <charconv>
+#include <cmath>
+
+namespace ngx::patterns {
+namespace {
+
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json measured(const fit::Measured& m) { return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}}; }
+
+Json threshold(double bytes) { return std::isfinite(bytes) ? Json(bytes) : Json(nullptr); }
+
+Json model_json(const fit::LogGPSFit& f, double factor)
+{
+    const fit::LogGPSParams& p = f.params;
+    return {{"kind", "loggps"},
+            {"method", "paper 004: RTT at w = 0 and w = W fitted to Table 6, section 4.3"},
+            {"w_factor", factor},
+            {"L_us", measured(f.L)},
+            {"o_prime_us", measured(f.o_prime)},
+            {"O_s_us_per_byte", measured(f.O_s)},
+            {"O_r_us_per_byte", measured(f.O_r)},
+            {"G_s_us_per_byte", measured(f.G_s)},
+            {"G_l_us_per_byte", measured(f.G_l)},
+            {"s_bytes", threshold(p.s)},
+            {"s_next_bytes", threshold(f.s_next)},
+            {"S_bytes", threshold(p.S)},
+            {"S_next_bytes", threshold(f.S_next)},
+            {"O_split_assumed", f.O_split_assumed},
+            {"G_l_measured", f.G_l_measured},
+            {"prediction_error", {{"max_relative", number(f.error.max_rel)},
+                                  {"mean_relative", number(f.error.mean_rel)},
+                                  {"rms_us", number(f.error.rms)}}}};
+}
+
+class LogGPS final : public Pattern {
+public:
+    Status configure(const po::variables_map& values) override
+    {
+        std::string text = values["loggps-w-factor"].as<std::string>();
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), factor_);
+        if (text.empty() || end != text.data() + text.size() || error != std::errc() || !(factor_ >= 1 && factor_ <= 100))
+            return Status::usage("--loggps-w-factor '" + text + "': expected a number in 1..100");
+        return Status::ok();
+    }
+
+    Json options_json() const override { return {{"w_factor", factor_}}; }
+
+    Status run(PatternContext& ctx) override
+    {
+        NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
+        if (!ctx.bootstrap.is_driver())
+            return Status::ok();
+        fit::Result<fit::LogGPSFit> fitted = fit::fit_loggps(points_);
+        if (!fitted)
+            return Status::runtime("LogGPS fit: " + std::string(fit::describe(fitted.status())) +
+                                   " (it needs at least two sizes)");
+        ctx.sink.set_model(model_json(*fitted, factor_));
+        return Status::ok();
+    }
+
+private:
+    Result<SizeRecord> measure_size(PatternContext& ctx, uint64_t size, Buffer& buffer)
+    {
+        PrttSpec plain{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
+        Result<std::vector<double>> rtt_0 = run_prtt(ctx, buffer, plain);
+        if (!rtt_0)
+            return rtt_0.status();
+        // W for this size: only the driver computes, so only it needs to know W.
+        double w = ctx.bootstrap.is_driver() ? factor_ * median(*rtt_0) : 0.0;
+        PrttSpec imbalanced = plain;
+        imbalanced.compute_us = w;
+        Result<std::vector<double>> rtt_w = run_prtt(ctx, buffer, imbalanced);
+        if (!rtt_w)
+            return rtt_w.status();
+        ctx.sink.count_messages(2 * prtt_message_count(plain));
+        if (!ctx.bootstrap.is_driver())
+            return SizeRecord{};
+        double rtt_w_median = median(*rtt_w);
+        SizeRecord record = make_record(ctx, size, std::move(*rtt_0));
+        points_.push_back({double(size), 0.0, record.summary.median});
+        points_.push_back({double(size), w, rtt_w_median});
+        record.extra = {{"w_us", w}, {"rtt_w_us", rtt_w_median}, {"rtt_w_minus_w_us", rtt_w_median - w}};
+        return record;
+    }
+
+    double factor_ = 3.0;
+    std::vector<fit::RttPoint> points_;
+};
+
+} // namespace
+
+PatternInfo loggps_pattern()
+{
+    return {"loggps",
+            "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (paper 004)",
+            "RTT(k, w=0)",
+            "1-256Ki",
+            [] {
+                po::options_description options("Pattern loggps (paper 004)");
+                options.add_options()("loggps-w-factor", po::value<std::string>()->default_value("3"),
+                                      "W per size as this multiple of RTT(k, 0)");
+                return options;
+            },
+            [] { return std::make_unique<LogGPS>(); },
+            200,
+            20};
+}
+
+} // namespace ngx::patterns

@@ -1,0 +1,190 @@
+// Parsing and validating saved PRTT medians (see prtt_file.hpp).
+#include "prtt_file.hpp"
+
+#include <ngx/reporter.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace ngx {
+namespace {
+
+const std::vector<std::string> required_columns = {"size_bytes",  "n",           "delay_us",
+                                                   "prtt_1_0_us", "prtt_n_0_us", "prtt_n_d_us"};
+constexpr size_t max_file_bytes = 64u << 20;
+
+std::vector<std::string> split_cells(const std::string& line)
+{
+    std::vector<std::string> cells;
+    std::stringstream stream(line);
+    for (std::string cell; std::getline(stream, cell, ',');)
+        cells.push_back(cell);
+    if (!line.empty() && line.back() == ',')
+        cells.emplace_back();
+    return cells;
+}
+
+std::string trim(std::string text)
+{
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' '))
+        text.pop_back();
+    size_t start = text.find_first_not_of(' ');
+    return start == std::string::npos ? "" : text.substr(start);
+}
+
+Status bad(const std::string& name, size_t line, const std::string& why)
+{
+    return Status::usage(name + ":" + std::to_string(line) + ": " + why);
+}
+
+Result<double> parse_cell(const std::string& name, size_t line, const std::string& column, const std::string& cell)
+{
+    std::string text = trim(cell);
+    double value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !std::isfinite(value))
+        return bad(name, line, "column " + column + ": '" + text + "' is not a number");
+    if (value < 0)
+        return bad(name, line, "column " + column + ": " + text + " is negative");
+    return value;
+}
+
+Status check_header(const std::string& name, const std::vector<std::string>& header, bool& with_o_r)
+{
+    for (size_t i = 0; i < required_columns.size(); ++i) {
+        if (i >= header.size())
+            return bad(name, 1, "missing column '" + required_columns[i] + "' (expected the header " +
+                                    prtt_csv_header + ")");
+        if (trim(header[i]) != required_columns[i])
+            return bad(name, 1, "column " + std::to_string(i + 1) + " is '" + trim(header[i]) + "', expected '" +
+                                    required_columns[i] + "' (header " + prtt_csv_header + ")");
+    }
+    with_o_r = header.size() == required_columns.size() + 1 && trim(header.back()) == "o_r_us";
+    if (header.size() > required_columns.size() && !with_o_r)
+        return bad(name, 1, "unexpected column '" + trim(header[required_columns.size()]) + "'");
+    return Status::ok();
+}
+
+Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const std::vector<std::string>& cells,
+                                  bool with_o_r, double& n)
+{
+    size_t expected = required_columns.size() + (with_o_r ? 1 : 0);
+    if (cells.size() != expected)
+        return bad(name, line, "expected " + std::to_string(expected) + " cells, found " + std::to_string(cells.size()));
+    double values[7] = {};
+    for (size_t i = 0; i < expected; ++i) {
+        Result<double> value = parse_cell(name, line, i < required_columns.size() ? required_columns[i] : "o_r_us", cells[i]);
+        if (!value)
+            return value.status();
+        values[i] = *value;
+    }
+    if (values[0] < 1 || values[0] != std::floor(values[0]))
+        return bad(name, line, "size_bytes must be a whole number >= 1");
+    if (n == 0)
+        n = values[1];
+    if (values[1] != n || n < 2)
+        return bad(name, line, "n must be the same number >= 2 on every line");
+    fit::PrttSample sample{values[0], values[3], values[4], values[5], values[2], std::nullopt};
+    if (with_o_r)
+        sample.o_r = values[6];
+    return sample;
+}
+
+Status check_sizes(const std::string& name, const PrttTable& table)
+{
+    if (table.samples.size() < 3)
+        return Status::usage(name + ": " + std::to_string(table.samples.size()) +
+                             " sizes; fitting g and G over eq. (7) needs at least three");
+    for (size_t i = 1; i < table.samples.size(); ++i)
+        if (table.samples[i].size <= table.samples[i - 1].size)
+            return bad(name, i + 2, "sizes must increase from line to line (" +
+                                        std::to_string(uint64_t(table.samples[i].size)) + " after " +
+                                        std::to_string(uint64_t(table.samples[i - 1].size)) + ")");
+    return Status::ok();
+}
+
+double extra(const Json& result, const char* key)
+{
+    return result.contains(key) && result[key].is_number() ? result[key].get<double>() : std::nan("");
+}
+
+// A saved loggp run: results carry the medians and o_r, options the n.
+Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name)
+{
+    const Json* run = &document;
+    if (document.contains("runs"))
+        for (const Json& candidate : document["runs"])
+            if (candidate.value("pattern", "") == "loggp") {
+                run = &candidate;
+                break;
+            }
+    if (run->value("pattern", "") != "loggp" || !run->contains("results"))
+        return Status::usage(name + ": not a saved loggp run (no pattern \"loggp\" with results)");
+    PrttTable table;
+    table.n = (*run)["options"]["pattern_options"].value("n", 0.0);
+    for (const Json& r : (*run)["results"]) {
+        fit::PrttSample sample{extra(r, "size_bytes"), extra(r, "median_us"), extra(r, "prtt_n_0_us"),
+                               extra(r, "prtt_n_d_us"), extra(r, "delay_us"), extra(r, "o_r_us")};
+        if (!std::isfinite(*sample.o_r))
+            sample.o_r.reset();
+        for (double value : {sample.size, sample.prtt_1_0, sample.prtt_n_0, sample.prtt_n_d, sample.delay})
+            if (!std::isfinite(value))
+                return Status::usage(name + ": a loggp result lacks one of size_bytes, median_us, prtt_n_0_us, "
+                                            "prtt_n_d_us, delay_us");
+        table.samples.push_back(sample);
+    }
+    if (table.n < 2)
+        return Status::usage(name + ": options.pattern_options.n is missing or below 2");
+    NGX_TRY(check_sizes(name, table));
+    return table;
+}
+
+} // namespace
+
+Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& name)
+{
+    if (text.find('\0') != std::string::npos)
+        return Status::usage(name + ": binary data, not a CSV file");
+    std::stringstream stream(text);
+    std::string line;
+    if (!std::getline(stream, line) || trim(line).empty())
+        return Status::usage(name + ": empty file (expected the header " + std::string(prtt_csv_header) + ")");
+    bool with_o_r = false;
+    NGX_TRY(check_header(name, split_cells(trim(line)), with_o_r));
+    PrttTable table;
+    for (size_t number = 2; std::getline(stream, line); ++number) {
+        if (trim(line).empty())
+            continue;
+        Result<fit::PrttSample> sample = parse_row(name, number, split_cells(trim(line)), with_o_r, table.n);
+        if (!sample)
+            return sample.status();
+        table.samples.push_back(*sample);
+    }
+    NGX_TRY(check_sizes(name, table));
+    return table;
+}
+
+Result<PrttTable> read_prtt_file(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        return Status::usage(path + ": cannot be read");
+    std::string text(max_file_bytes + 1, '\0');
+    file.read(text.data(), std::streamsize(text.size()));
+    text.resize(size_t(file.gcount()));
+    if (text.size() > max_file_bytes)
+        return Status::usage(path + ": larger than 64 MiB; not a raw-PRTT file");
+    size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text[first] == '{') {
+        Json document = Json::parse(text, nullptr, false);
+        if (document.is_discarded())
+            return Status::usage(path + ": starts like JSON but is not valid JSON");
+        return parse_prtt_json(document, path);
+    }
+    return parse_prtt_csv(text, path);
+}
+
+} // namespace ngx

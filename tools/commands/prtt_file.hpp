@@ -1,0 +1,29 @@
+// Reading saved LogGP measurements for `ngx fit`: the raw-PRTT CSV that
+// `ngx -x loggp --raw-prtt` writes (header size_bytes,n,delay_us,
+// prtt_1_0_us,prtt_n_0_us,prtt_n_d_us, optionally o_r_us after them), or a
+// saved loggp run in JSON (whose results carry o_r). Every defect of the file
+// is a usage error naming the line and the column.
+//
+//     Result<PrttTable> table = read_prtt_file("run.csv");
+#ifndef NGX_TOOLS_PRTT_FILE_HPP
+#define NGX_TOOLS_PRTT_FILE_HPP
+
+#include <ngx/fit/loggp.hpp>
+#include <ngx/status.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+struct PrttTable {
+    double n = 0;
+    std::vector<fit::PrttSample> samples;
+};
+
+Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& name);
+Result<PrttTable> read_prtt_file(const std::string& path);
+
+} // namespace ngx
+
+#endif
