@@ -171,15 +171,30 @@ Result<Launch> drive(const Config& config, const Environment& env)
 }
 
 // Pins this process (rank r -> cpus[r]) and gathers every rank's placement on rank 0.
+// The CPUs the two sides use: --cpus, or for a forked local peer two distinct
+// CPUs of this process's affinity (spinning modules must never share one).
+std::vector<int> chosen_cpus(const Config& config, const Bootstrap& boot)
+{
+    if (!config.cpus.empty() || boot.name() != "local")
+        return config.cpus;
+    std::vector<int> allowed = allowed_cpus();
+    if (allowed.size() < 2)
+        return {};
+    return {allowed[0], allowed[1]};
+}
+
 Result<Json> place(const Config& config, Bootstrap& boot)
 {
+    std::vector<int> cpus = chosen_cpus(config, boot);
     int requested = -1;
-    if (size_t(boot.rank()) < config.cpus.size()) {
-        requested = config.cpus[size_t(boot.rank())];
+    if (size_t(boot.rank()) < cpus.size()) {
+        requested = cpus[size_t(boot.rank())];
         NGX_TRY(pin_to_cpu(requested));
     }
+    Json mine = placement(boot.rank(), requested);
+    mine["pinning"] = config.cpus.empty() ? (requested < 0 ? "none" : "automatic") : "--cpus";
     std::vector<Bytes> all;
-    NGX_TRY(boot.gather(to_bytes(placement(boot.rank(), requested).dump()), all).with_context("placement"));
+    NGX_TRY(boot.gather(to_bytes(mine.dump()), all).with_context("placement"));
     Json placements = Json::array();
     for (const Bytes& one : all)
         placements.push_back(Json::parse(to_string(one), nullptr, false));

@@ -32,8 +32,9 @@ ngx_status exchange_thunk(void* ctx, const void* mine, size_t mine_len, void* th
 // A pairwise barrier: both peers have arrived once each has the other's empty blob.
 ngx_status barrier_thunk(void* ctx, ngx_error* err)
 {
+    uint8_t nothing[1] = {0};
     size_t ignored = 0;
-    return exchange_thunk(ctx, nullptr, 0, nullptr, 0, &ignored, err);
+    return exchange_thunk(ctx, nothing, 0, nothing, 0, &ignored, err);
 }
 
 } // namespace

@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint64_t max_count = 10'000'000;
 constexpr double max_timeout_s = 86400;
+constexpr uint64_t max_retries = 1'000'000; // per size: each costs a loss timeout and a bootstrap round trip
 
 std::vector<std::string> split_list(const std::string& text)
 {
@@ -64,13 +65,16 @@ po::options_description general_options()
         ("list-modules", "list the modules found, and the files rejected with the reason")
         ("list-patterns", "list the patterns")
         ("module,m", po::value<std::string>(), "module(s) to measure, comma-separated (default: shm,tcp)")
-        ("pattern,x", po::value<std::string>(), "pattern to run (default: pingpong)")
+        ("pattern,x", po::value<std::string>(), "pattern to run (default: loggp)")
         ("sizes,s", po::value<std::string>(), "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)")
         ("grade", po::value<std::string>(), "geometric factor between sizes of a range (default 2)")
         ("step", po::value<std::string>(), "linear step between sizes of a range, bytes (instead of --grade)")
         ("count,c", po::value<std::string>(), "samples kept per size (default: the pattern's, 1000 for pingpong)")
         ("warmup", po::value<std::string>(), "samples discarded per size before those (default: the pattern's)")
         ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
+        ("retries", po::value<std::string>()->default_value("100"),
+         "lossy modules (udp): repetitions per size that may lose a message and be retried; beyond, the run fails")
+        ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("output,o", po::value<std::vector<std::string>>(), "write results to FILE (.json, .csv, .txt); repeatable")
         ("format", po::value<std::string>(), "table, csv or json: for -o files without a known extension, or for stdout")
@@ -129,7 +133,7 @@ Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, c
         Result<LoadedModulePtr> module = registry.load(name);
         if (!module)
             return module.status();
-        modules.push_back({*module, {}});
+        modules.push_back({*module, {}, ""});
     }
     return modules;
 }
@@ -205,7 +209,12 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     settings.count = *count;
     settings.warmup = *warmup;
     settings.timeout_ns = uint64_t(*timeout * 1e9);
+    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
+    if (!retries)
+        return retries.status();
+    settings.retries = *retries;
     settings.keep_raw = values.count("raw") > 0;
+    settings.verify = values.count("verify") > 0;
     return read_percentiles(values, settings);
 }
 
@@ -298,9 +307,40 @@ Status read_launch(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
-// Every module option with its value; bad values are the module's to judge at init.
-void collect_module_options(const po::variables_map& values, std::vector<ModuleChoice>& modules)
+constexpr size_t max_runs = 64;
+
+// A module option given a comma-separated list runs the module once per
+// value (every combination when several options list values), e.g.
+// `--mpi-mode standard,synchronous` gives two runs, compared side by side.
+Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& runs)
 {
+    std::vector<ModuleChoice> partial = {ModuleChoice{choice.module, {}, ""}};
+    for (const auto& [name, value] : choice.options) {
+        std::vector<std::string> values = value.find(',') == std::string::npos ? std::vector<std::string>{value}
+                                                                                : split_list(value);
+        std::vector<ModuleChoice> next;
+        for (const ModuleChoice& base : partial)
+            for (const std::string& one : values) {
+                if (one.empty() && values.size() > 1)
+                    return bad_value(name, value, "empty item in the list of values");
+                ModuleChoice extended = base;
+                extended.options.emplace_back(name, one);
+                if (values.size() > 1)
+                    extended.variant += (extended.variant.empty() ? "" : ",") + name + "=" + one;
+                next.push_back(std::move(extended));
+            }
+        partial = std::move(next);
+        if (runs.size() + partial.size() > max_runs)
+            return bad_value(name, value, "the value lists give more than " + std::to_string(max_runs) + " runs");
+    }
+    runs.insert(runs.end(), partial.begin(), partial.end());
+    return Status::ok();
+}
+
+// Every module option with its value; bad values are the module's to judge at init.
+Status collect_module_options(const po::variables_map& values, std::vector<ModuleChoice>& modules)
+{
+    std::vector<ModuleChoice> runs;
     for (ModuleChoice& choice : modules) {
         const ngx_module& descriptor = choice.module->descriptor();
         for (size_t i = 0; i < descriptor.option_count; ++i) {
@@ -308,7 +348,10 @@ void collect_module_options(const po::variables_map& values, std::vector<ModuleC
             if (values.count(name))
                 choice.options.emplace_back(name, values[name].as<std::string>());
         }
+        NGX_TRY(expand_variants(choice, runs));
     }
+    modules = std::move(runs);
+    return Status::ok();
 }
 
 // Sizes every chosen module can carry.
@@ -333,7 +376,7 @@ std::string help_text(const po::options_description& all)
             "       ngx --listen [ADDR:]PORT            (on one host)\n"
             "       ngx --connect HOST:PORT -m ... -x ... (on the other)\n"
             "       mpirun -np 2 ngx -m MODULE -x PATTERN\n"
-            "With no arguments: ping-pong over every local module (shm, tcp).\n"
+            "With no arguments: LogGP parameters (paper 001) of every local module (shm, tcp), compared.\n"
             "Module and pattern options appear with -m NAME -x NAME --help.\n\n"
          << all;
     return text.str();
@@ -413,7 +456,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
     NGX_TRY(read_launch(values, config));
-    collect_module_options(values, config.modules);
+    NGX_TRY(collect_module_options(values, config.modules));
     NGX_TRY(check_sizes_fit_modules(config));
     return config;
 }

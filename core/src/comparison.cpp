@@ -116,9 +116,11 @@ void print_size_rows(std::ostringstream& out, const Json& comparison)
 {
     out << std::setw(10) << "size";
     const Json& labels = comparison["labels"];
+    std::vector<int> widths;
     for (size_t i = 0; i < labels.size(); ++i) {
         std::string label = labels[i].get<std::string>();
-        out << "  " << std::setw(12) << label.substr(0, 12);
+        widths.push_back(std::max(12, int(label.size())));
+        out << "  " << std::setw(widths.back()) << label;
         if (i > 0)
             out << std::setw(11) << "diff" << std::setw(8) << "ratio";
     }
@@ -127,7 +129,7 @@ void print_size_rows(std::ostringstream& out, const Json& comparison)
         out << std::setw(10) << format_bytes(row["size_bytes"].get<uint64_t>());
         const Json& values = row["values"];
         for (size_t i = 0; i < values.size(); ++i) {
-            out << "  " << cell(values[i]["median_us"], 12, 3);
+            out << "  " << cell(values[i]["median_us"], i < widths.size() ? widths[i] : 12, 3);
             if (i > 0)
                 out << cell(values[i]["diff_us"], 11, 3) << cell(values[i]["ratio"], 8, 3);
         }
@@ -194,7 +196,7 @@ std::vector<ComparedRun> compared_runs(const Document& document)
     std::vector<ComparedRun> runs;
     std::map<std::string, int> seen;
     for (const RunRecord& record : document.runs) {
-        std::string label = record.module;
+        std::string label = record.module + (record.variant.empty() ? "" : "[" + record.variant + "]");
         int count = ++seen[label];
         if (count > 1)
             label.append("#").append(std::to_string(count));

@@ -1,5 +1,7 @@
 // Table, progress, JSON and CSV output of run records (see reporter.hpp).
 #include <ngx/reporter.hpp>
+
+#include <ngx/comparison.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -52,7 +54,8 @@ std::string fixed(double value, int width, int precision = 2)
 std::string table_header(const RunRecord& run)
 {
     std::ostringstream out;
-    out << "# " << run.module << " " << run.pattern << ": " << run.metric << " in microseconds\n";
+    out << "# " << run.module << (run.variant.empty() ? "" : " [" + run.variant + "]") << " " << run.pattern << ": "
+        << run.metric << " in microseconds\n";
     out << std::setw(10) << "size" << std::setw(9) << "count" << std::setw(11) << "min" << std::setw(11) << "median"
         << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
     return out.str();
@@ -218,6 +221,13 @@ void TableReporter::run_finished(const RunRecord& run)
     out_ << model_table(run.model) << run_footer(run) << "\n" << std::flush;
 }
 
+Status TableReporter::close(const Document& document)
+{
+    if (!document.comparison.is_null())
+        out_ << comparison_table(document.comparison) << std::flush;
+    return Status::ok();
+}
+
 void ProgressReporter::size_done(const RunRecord& run, const SizeRecord& size)
 {
     std::fprintf(stderr, "\r\033[K%s %s: %s done (%zu/%zu)", run.module.c_str(), run.pattern.c_str(),
@@ -254,6 +264,8 @@ Json to_json(const RunRecord& run, bool keep_raw)
 {
     Json json = {{"module", run.module}, {"pattern", run.pattern}, {"metric", run.metric},
                  {"status", run.status}, {"options", run.options}};
+    if (!run.variant.empty())
+        json["variant"] = run.variant;
     if (!run.error.empty())
         json["error"] = run.error;
     json["wall_seconds"] = run.wall_seconds;
@@ -347,10 +359,37 @@ std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path)
     return std::make_unique<PrttCsvReporter>(std::move(path));
 }
 
+// A model without ranges (loggps): one line per parameter.
+std::string flat_model_table(const Json& model)
+{
+    std::ostringstream out;
+    out << "# " << model.value("kind", std::string("model")) << " parameters (95% intervals)\n";
+    for (const auto& [key, value] : model.items()) {
+        if (value.is_object() && value.contains("value"))
+            out << "  " << key << " " << interval_cell(value["value"], value) << "\n";
+        else if (key.ends_with("_bytes"))
+            out << "  " << key << " " << (value.is_number() ? std::to_string(value.get<uint64_t>()) : "none") << "\n";
+    }
+    return out.str();
+}
+
+std::string prediction_error_line(const Json& model)
+{
+    if (!model.contains("prediction_error") || !model["prediction_error"]["max_relative"].is_number())
+        return "";
+    std::ostringstream out;
+    out << "# prediction error over the measured points: max " << std::setprecision(3)
+        << 100 * model["prediction_error"]["max_relative"].get<double>() << "%, mean "
+        << 100 * model["prediction_error"]["mean_relative"].get<double>() << "%\n";
+    return out.str();
+}
+
 std::string model_table(const Json& model)
 {
-    if (!model.is_object() || !model.contains("ranges") || !model["ranges"].is_array())
+    if (!model.is_object())
         return "";
+    if (!model.contains("ranges") || !model["ranges"].is_array())
+        return flat_model_table(model) + prediction_error_line(model);
     static const char* columns[] = {"L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte"};
     std::ostringstream out;
     out << "# " << model.value("kind", std::string("model")) << " parameters per protocol range (95% intervals)\n";
@@ -362,11 +401,7 @@ std::string model_table(const Json& model)
                 out << "  " << column << " " << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
         out << "\n";
     }
-    if (model.contains("prediction_error") && model["prediction_error"]["max_relative"].is_number())
-        out << "# prediction error over the measured points: max " << std::setprecision(3)
-            << 100 * model["prediction_error"]["max_relative"].get<double>() << "%, mean "
-            << 100 * model["prediction_error"]["mean_relative"].get<double>() << "%\n";
-    return out.str();
+    return out.str() + prediction_error_line(model);
 }
 
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 namespace ngx {
 namespace {
@@ -26,6 +25,8 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"warmup", settings.warmup},
                     {"timeout_s", double(settings.timeout_ns) / 1e9},
                     {"cpus", config.cpus},
+                    {"verify", settings.verify},
+                    {"retries", settings.retries},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())
@@ -73,7 +74,8 @@ Status Session::run_module(const ModuleChoice& choice)
         status = Status::interrupted(status.message());
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     end_run(status, elapsed.count());
-    return status.with_context(choice.module->name() + " " + config_.pattern->name);
+    std::string variant = choice.variant.empty() ? "" : " [" + choice.variant + "]";
+    return status.with_context(choice.module->name() + variant + " " + config_.pattern->name);
 }
 
 Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
@@ -87,7 +89,7 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     if (!transport)
         return transport.status();
     NGX_TRY((*transport)->connect(boot_));
-    PatternContext context{**transport, boot_, timer_, config_.settings, *this, cancel_};
+    PatternContext context{**transport, boot_, timer_, config_.settings, *this, cancel_, {}};
     NGX_TRY(pattern.run(context));
     return boot_.barrier().with_context("waiting for the peer after the run");
 }
@@ -98,6 +100,7 @@ void Session::begin_run(const ModuleChoice& choice, const Pattern& pattern)
         return;
     RunRecord run;
     run.module = choice.module->name();
+    run.variant = choice.variant;
     run.pattern = config_.pattern->name;
     run.metric = config_.pattern->metric;
     run.options = run_options_json(config_, choice, pattern);
@@ -142,11 +145,8 @@ void Session::count_messages(uint64_t messages)
 
 Status Session::close()
 {
-    if (reporting() && document_.runs.size() > 1) { // several modules: what each costs next to the first
+    if (reporting() && document_.runs.size() > 1) // several modules: what each costs next to the first
         document_.comparison = compare_runs(compared_runs(document_));
-        if (!config_.stdout_format)
-            std::cout << "\n" << comparison_table(document_.comparison);
-    }
     Status first_failure;
     for (auto& reporter : reporters_) {
         Status status = reporter->close(document_);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace ngx {
@@ -50,17 +51,21 @@ std::string affinity_list()
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return "unknown";
-    std::string text;
+    std::ostringstream text;
+    const char* separator = "";
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
         if (!CPU_ISSET(cpu, &set))
             continue;
         int last = cpu;
         while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
             ++last;
-        text += (text.empty() ? "" : ",") + std::to_string(cpu) + (last > cpu ? "-" + std::to_string(last) : "");
+        text << separator << cpu;
+        if (last > cpu)
+            text << '-' << last;
+        separator = ",";
         cpu = last;
     }
-    return text;
+    return text.str();
 }
 
 } // namespace
@@ -88,6 +93,19 @@ Status pin_to_cpu(int cpu)
     if (sched_setaffinity(0, sizeof set, &set) != 0)
         return Status::runtime("cannot pin to CPU " + std::to_string(cpu) + ": " + std::strerror(errno));
     return Status::ok();
+}
+
+std::vector<int> allowed_cpus()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set))
+            cpus.push_back(cpu);
+    return cpus;
 }
 
 Json placement(int rank, int requested_cpu)

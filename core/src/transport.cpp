@@ -51,8 +51,9 @@ Result<std::unique_ptr<Transport>> Transport::open(LoadedModulePtr module, const
 
 Transport::~Transport() { ops_->finalize(ctx_); }
 
-Status Transport::failure(const char* operation, ngx_status code) const
+Status Transport::failure(const char* operation, ngx_status code)
 {
+    last_failure_ = code;
     return Status::from_module(code, module_->name() + " " + operation + ": " + message_of(error_, "failed"));
 }
 
@@ -122,6 +123,16 @@ Status Transport::wait(ngx_request& request)
         return Status::usage("module " + module_->name() + " has no wait operation");
     ngx_status code = ops_->wait(ctx_, &request, &error_);
     return code == NGX_OK ? Status() : failure("wait", code);
+}
+
+Status Transport::resync(Bootstrap& boot)
+{
+    if (!NGX_HAS_OP(resync))
+        return Status::ok();
+    last_failure_ = NGX_OK;
+    ngx_bootstrap view = boot.c_view();
+    ngx_status code = ops_->resync(ctx_, &view, &error_);
+    return code == NGX_OK ? Status() : failure("resync", code);
 }
 
 #undef NGX_HAS_OP

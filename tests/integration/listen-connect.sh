@@ -21,7 +21,7 @@ ok "loopback --listen/--connect"
 port=$(free_port) || fail "no free port"
 it_bg server2.log --listen "127.0.0.1:$port" --accept-timeout 30
 srv=$BG_PID
-ngx_run 60 --connect "127.0.0.1:$port" -m shm -s 1-1Ki -c 50 --warmup 5 -o s.json
+ngx_run 60 --connect "127.0.0.1:$port" -m shm -x pingpong -s 1-1Ki -c 50 --warmup 5 -o s.json
 crc=$RC
 wait_pid "$srv" 15
 [[ $crc == 0 && $RC == 0 ]] || { cat server2.log; fail "shm over --listen/--connect: client $crc, server $RC"; }

@@ -25,27 +25,27 @@ print("csv ok:", header)
 PY
 ok "CSV header and rows"
 
-ngx_run 60 -m shm -s 1,64,4Ki -c 40 --warmup 5 -o x.data --format csv
+ngx_run 60 -m shm -x pingpong -s 1,64,4Ki -c 40 --warmup 5 -o x.data --format csv
 [[ $RC == 0 ]] || fail "--format csv with an unknown extension exited $RC"
 head -5 x.data | grep -q "^size_bytes,count,min_us,median_us" || fail "--format csv did not write CSV to x.data"
 ok "--format csv for -o x.data"
 
-ngx_run 60 -m tcp -s 1,1Ki,64Ki -c 30 --warmup 5 --raw -o raw.json
+ngx_run 60 -m tcp -x pingpong -s 1,1Ki,64Ki -c 30 --warmup 5 --raw -o raw.json
 [[ $RC == 0 ]] || fail "--raw run exited $RC"
 check_results raw.json tcp 1,1024,65536 30 --raw
 ok "--raw keeps 30 samples per size"
 
-ngx_run 60 -m shm -s 1,1Ki -c 30 --warmup 5 -o noraw.json
+ngx_run 60 -m shm -x pingpong -s 1,1Ki -c 30 --warmup 5 -o noraw.json
 [[ $RC == 0 ]] || fail "run without --raw exited $RC"
 check_results noraw.json shm 1,1024 30   # fails if raw_us is present
 ok "no raw_us without --raw"
 
 ncpu=$(nproc)
 if ((ncpu >= 2)); then
-    ngx_run 60 -m tcp -s 1,1Ki -c 30 --warmup 5 --cpus 0,1 -o cpus.json
+    ngx_run 60 -m tcp -x pingpong -s 1,1Ki -c 30 --warmup 5 --cpus 0,1 -o cpus.json
     [[ $RC == 0 ]] || fail "--cpus 0,1 exited $RC"
     check_results cpus.json tcp 1,1024 30 --cpus 0,1
-    ngx_run 60 -m tcp -s 1 -c 30 --warmup 5 --cpus 1,0 -o cpus10.json
+    ngx_run 60 -m tcp -x pingpong -s 1 -c 30 --warmup 5 --cpus 1,0 -o cpus10.json
     [[ $RC == 0 ]] || fail "--cpus 1,0 exited $RC"
     check_results cpus10.json tcp 1 30 --cpus 1,0
     ok "--cpus placement recorded"
@@ -53,7 +53,7 @@ else
     echo "note: 1 CPU, --cpus 0,1 not checked"
 fi
 
-ngx_run 60 -m shm -s 1,8 -c 20 --warmup 2 --format json
+ngx_run 60 -m shm -x pingpong -s 1,8 -c 20 --warmup 2 --format json
 [[ $RC == 0 ]] || fail "--format json to stdout exited $RC"
 cp out stdout.json
 check_results stdout.json shm 1,8 20

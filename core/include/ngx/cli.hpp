@@ -29,6 +29,7 @@ struct OutputSpec {
 struct ModuleChoice {
     LoadedModulePtr module;
     OptionValues options; // every option of the module, defaults filled in
+    std::string variant;  // "mpi-mode=synchronous" when an option listed several values
 };
 
 struct Config {
@@ -52,7 +53,7 @@ struct Config {
 
 // The local modules `ngx` measures when no -m is given.
 inline const std::vector<std::string> default_modules = {"shm", "tcp"};
-inline constexpr const char* default_pattern = "pingpong";
+inline constexpr const char* default_pattern = "loggp";
 
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns);

@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 0
+#define NGX_MODULE_ABI_MINOR 1
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -47,7 +47,9 @@ typedef enum ngx_status {
     NGX_ERR_NO_DEVICE = 6,      /* the hardware or device the module needs is absent */
     NGX_ERR_SYSTEM = 7,         /* an OS or library call failed; see the message */
     NGX_ERR_NO_MEMORY = 8,
-    NGX_ERR_PROTOCOL = 9        /* the peer sent something unexpected */
+    NGX_ERR_PROTOCOL = 9,       /* the peer sent something unexpected */
+    NGX_ERR_LOST = 10           /* 1.1: a message was lost; the peer may be alive (lossy modules:
+                                 * the pattern resyncs through resync() and retries) */
 } ngx_status;
 
 /* Filled by a failing call: one line, no trailing newline, says what failed. */
@@ -78,11 +80,13 @@ typedef struct ngx_option_value {
     const char *value;
 } ngx_option_value;
 
+/* Lifetimes: `options` (names and values) are valid only during init(); a
+ * module copies whatever it keeps. `cancel` stays valid until finalize(). */
 typedef struct ngx_init_args {
     size_t size;                       /* sizeof(ngx_init_args) as the core built it */
     const ngx_option_value *options;   /* every option of the module, defaults filled in */
     size_t option_count;
-    uint64_t timeout_ns;               /* deadline of each blocking step */
+    uint64_t timeout_ns;               /* deadline of each blocking step; always > 0 */
     const volatile int *cancel;        /* non-zero: stop and return NGX_ERR_INTERRUPTED */
     size_t max_message_size;           /* the largest message the pattern will use */
 } ngx_init_args;
@@ -121,6 +125,13 @@ typedef struct ngx_module_ops {
     ngx_status (*test)(void *ctx, ngx_request *req, int *done, ngx_error *err);
     ngx_status (*wait)(void *ctx, ngx_request *req, ngx_error *err);
     void (*finalize)(void *ctx); /* releases everything init and connect made */
+    /* ABI 1.1, optional (modules without NGX_CAP_RELIABLE): called by both
+     * peers after a loss (NGX_ERR_LOST, or NGX_ERR_TIMEOUT of such a module),
+     * at the same point of the pattern, before the link is used again. The
+     * module agrees with its peer through `boot` on a fresh state so that
+     * messages still in flight are stale (udp: both swap their next sequence
+     * numbers). The core calls it only when `size` covers this member. */
+    ngx_status (*resync)(void *ctx, const ngx_bootstrap *boot, ngx_error *err);
 } ngx_module_ops;
 
 typedef struct ngx_module {

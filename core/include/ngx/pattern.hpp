@@ -39,6 +39,16 @@ struct RunSettings {
     uint64_t timeout_ns = 10'000'000'000;
     bool keep_raw = false;
     std::vector<double> percentiles; // extra ones, beyond the median and p99
+    bool verify = false;    // --verify: fill and check every payload, outside the timed region
+    uint64_t retries = 100; // --retries: lost messages tolerated per size (modules without NGX_CAP_RELIABLE)
+};
+
+// Repetitions of the current size that lost a message (modules without
+// NGX_CAP_RELIABLE) and were retried, as the driving side counts them;
+// `attempted` includes them. Reset per size by the sweep.
+struct LossTally {
+    uint64_t lost = 0;
+    uint64_t attempted = 0;
 };
 
 // Where a pattern's results go; only the driving side's results are kept.
@@ -57,6 +67,7 @@ struct PatternContext {
     const RunSettings& settings;
     ResultSink& sink;
     const volatile int* cancel;
+    LossTally losses{};
 
     bool interrupted() const { return cancel != nullptr && *cancel != 0; }
 };

@@ -27,6 +27,7 @@ struct SizeRecord {
 
 struct RunRecord {
     std::string module;
+    std::string variant; // the module option values of this run when a list was given
     std::string pattern;
     std::string metric; // what the samples are, e.g. "half round trip"
     Json options = Json::object();

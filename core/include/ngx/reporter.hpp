@@ -39,6 +39,7 @@ public:
     void run_started(const RunRecord& run) override;
     void size_done(const RunRecord& run, const SizeRecord& size) override;
     void run_finished(const RunRecord& run) override;
+    Status close(const Document& document) override; // prints the comparison, if any
 
 private:
     std::ostream& out_;

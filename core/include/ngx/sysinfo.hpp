@@ -9,11 +9,16 @@
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 
+#include <vector>
+
 namespace ngx {
 
 Json machine_context();
 
 Status pin_to_cpu(int cpu);
+
+// The CPUs this process may run on, in increasing order.
+std::vector<int> allowed_cpus();
 
 // This process's placement: requested CPU (or null), affinity list, CPU it runs on.
 Json placement(int rank, int requested_cpu);

@@ -86,6 +86,18 @@ public:
         return code == NGX_OK ? Status() : failure("recv", code);
     }
 
+    // After a failed send/recv: whether it lost a message that the pattern
+    // may retry after resync(): NGX_ERR_LOST, or NGX_ERR_TIMEOUT of a module
+    // without NGX_CAP_RELIABLE (it cannot tell a lost message from a silent peer).
+    bool lost_message() const
+    {
+        return last_failure_ == NGX_ERR_LOST || (last_failure_ == NGX_ERR_TIMEOUT && !has(NGX_CAP_RELIABLE));
+    }
+    // Both peers, after a loss, at the same point: the module's resync op
+    // (ABI 1.1) makes messages still in flight stale. A module without the
+    // op has nothing to resynchronise.
+    Status resync(Bootstrap& boot);
+
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);
     Result<bool> test(ngx_request& request);
@@ -93,12 +105,13 @@ public:
 
 private:
     Transport(LoadedModulePtr module, void* ctx) : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx) {}
-    Status failure(const char* operation, ngx_status code) const;
+    Status failure(const char* operation, ngx_status code);
 
     LoadedModulePtr module_;
     const ngx_module_ops* ops_;
     void* ctx_;
     ngx_error error_{};
+    ngx_status last_failure_ = NGX_OK;
 };
 
 } // namespace ngx
