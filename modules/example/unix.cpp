@@ -174,6 +174,7 @@ void unix_finalize(void* ctx)
 const ngx_module_ops ops = {
     sizeof(ngx_module_ops), unix_init, unix_connect, nullptr, nullptr, unix_send, unix_recv,
     nullptr,                nullptr,   nullptr,      nullptr, unix_finalize,
+    nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module descriptor = {

@@ -527,6 +527,7 @@ const ngx_module_ops mpi_ops = {
     mpi_test,
     mpi_wait,
     mpi_finalize,
+    nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module mpi_module = {

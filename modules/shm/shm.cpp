@@ -111,6 +111,7 @@ const ngx_module_ops shm_ops = {
     nullptr, // test
     nullptr, // wait
     shm_finalize,
+    nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module shm_module = {

@@ -383,6 +383,7 @@ const ngx_module_ops sim_ops = {
     nullptr, // test
     nullptr, // wait
     sim_finalize,
+    nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module sim_module = {

@@ -546,6 +546,7 @@ const ngx_module_ops tcp_ops = {
     nullptr, // test
     nullptr, // wait
     tcp_finalize,
+    nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module tcp_module = {

@@ -178,6 +178,14 @@ public:
         return h.index == landed ? Verdict::stored : Verdict::misplaced;
     }
 
+    // After a resync: the peer's next message is `next`; everything older
+    // (still in flight, or late fragments) is stale from now on.
+    void resync(uint32_t next)
+    {
+        expected_ = next;
+        assembling_ = false;
+    }
+
     // The receive deadline passed: the message being assembled is lost, and
     // its late fragments must count as stale.
     void give_up()

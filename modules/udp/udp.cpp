@@ -25,8 +25,10 @@
 //   completed or given up on, or any newer one (the sender moved on), and
 //   drops stale datagrams (older messages, late fragments of a message it gave
 //   up on) and duplicates. It never returns an older message than the last.
-// - recv() declares the message lost and returns NGX_ERR_TIMEOUT ("message
-//   seq N, size S lost: k/m fragments arrived ...") when nothing new of it
+// - recv() declares the message lost and returns NGX_ERR_LOST ("message seq
+//   N, size S lost: k/m fragments arrived ...", or "the peer already sent
+//   message seq M": the peer is alive) or, when nothing at all arrived,
+//   NGX_ERR_TIMEOUT (0/m fragments: lost, or the peer is silent) when nothing new of it
 //   arrived for T = min(udp-loss-timeout-us, the core's timeout): T after the
 //   last new fragment, so a large message on a slow link is not lost merely
 //   for taking long; for the first datagram T plus an allowance for the peer
@@ -38,20 +40,18 @@
 //   another length than the receive's also ends it as lost, at once.
 // - NGX_ERR_PROTOCOL means a real disagreement (the awaited message itself
 //   has another length, or a malformed datagram), not a loss.
-// - Resynchronising a ping-pong after a loss: the side whose recv() timed out
+// - Resynchronising a ping-pong after a loss (ABI 1.1: the resync op): the side whose recv() timed out
 //   stops using the link and goes to a bootstrap resync point; so does the
 //   other side, whose next recv() times out because nobody sends. Lost ping:
 //   both time out. Lost pong: the responder answered and waits for the next
 //   ping, which never comes. At the resync point (bootstrap exchange) the
-//   driver's count of completed round trips is the truth; both continue from
-//   there, and the next messages carry newer numbers, so nothing old is taken
-//   for them. Do not resend on the link without that resync: after a lost
-//   pong the responder would take the resent ping as the next one and the
-//   two sides would drift one round trip apart.
-// - Caveat: a datagram delayed (not lost) by more than the loss timeout can
-//   still arrive after the resync and be taken for the answer the receiver is
-//   waiting for. Choose udp-loss-timeout-us above the worst one-way delay of
-//   the path (the TUN delay relay in particular).
+//   driver's count of completed round trips is the truth; both call
+//   resync(), which swaps each side's next send sequence number through the
+//   bootstrap: every datagram still in flight is older than that and counts
+//   as stale, even one delayed beyond the loss timeout. Do not resend on the
+//   link without that resync: after a lost pong the responder would take the
+//   resent ping as the next one and the two sides would drift one round trip
+//   apart.
 //
 // Waiting: by default a blocking receive whose SO_RCVTIMEO is a slice of the
 // deadline (so cancel and the deadline are checked while idle, at no cost on
@@ -186,7 +186,8 @@ const ngx_option_spec option_specs[] = {
      "UDP payload bytes per datagram, including the 16-byte ngx header; auto: path MTU minus IP/UDP headers "
      "(1472 on 1500-byte Ethernet, 65507 on loopback); the peers use the smaller of their two values"},
     {"udp-loss-timeout-us", "100000",
-     "a message is lost (NGX_ERR_TIMEOUT) when nothing new of it arrives for this long: since recv() began, "
+     "a message is lost (NGX_ERR_LOST; NGX_ERR_TIMEOUT when nothing arrived) when nothing new of it arrives for "
+     "this long: since recv() began, "
      "then since its last fragment; at most the core's --timeout"},
     {"udp-busy-poll", "0", "1: spin on non-blocking receives instead of blocking (one core per process)"},
     {"udp-buffer", "auto",
@@ -639,10 +640,10 @@ ngx_status lost(Context* c, size_t len, bool overall, ngx_error* err)
         s = fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu still incomplete after the %.1f s timeout: "
                  "%zu/%zu fragments arrived", r.current(), len, double(c->timeout_ns) / 1e9, r.received(), r.count());
     else if (r.assembling())
-        s = fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu lost: %zu/%zu fragments arrived, then none "
+        s = fail(err, NGX_ERR_LOST, "udp recv: message seq %u, size %zu lost: %zu/%zu fragments arrived, then none "
                  "for %.1f ms (%llu stale, %llu duplicate datagrams dropped so far)", r.current(), len, r.received(),
                  r.count(), idle_ms, (unsigned long long)c->stale, (unsigned long long)c->duplicates);
-    else
+    else // nothing arrived: lost, or the peer is silent
         s = fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu lost: 0/%zu fragments arrived within "
                  "%.1f ms (the peer's message was lost, or it did not send)", r.expected(), len, r.count(), first_ms);
     r.give_up();
@@ -689,7 +690,7 @@ ngx_status take(Context* c, Verdict verdict, const Header& h, unsigned char* buf
         ++c->duplicates;
         return NGX_OK;
     case Verdict::overtaken:
-        return fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu lost: the peer already sent message "
+        return fail(err, NGX_ERR_LOST, "udp recv: message seq %u, size %zu lost: the peer already sent message "
                     "seq %u (%u bytes)", c->reassembly.awaited(), len, h.seq, h.total);
     case Verdict::wrong_size:
         return fail(err, NGX_ERR_PROTOCOL, "udp recv: message seq %u has %u bytes but the receive expects %zu "
@@ -807,6 +808,23 @@ ngx_status udp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     return send_fragments(c, seq, buf, len, err);
 }
 
+// After a loss, on both sides at the same point: each tells the other the
+// sequence number of its next message, so that whatever is still in flight
+// is stale, and forgets the message it was assembling.
+ngx_status udp_resync(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    std::string theirs;
+    if (ngx_status s = swap(boot, std::to_string(c->send_seq), &theirs, err); s != NGX_OK)
+        return s;
+    auto next = ngx::mod::parse_unsigned(theirs.c_str(), 0, UINT32_MAX);
+    if (!next)
+        return fail(err, NGX_ERR_PROTOCOL, "udp resync: the peer sent \"%.40s\" instead of its next sequence number",
+                    theirs.c_str());
+    c->reassembly.resync(uint32_t(*next));
+    return NGX_OK;
+}
+
 void udp_finalize(void* ctx)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -830,6 +848,7 @@ const ngx_module_ops udp_ops = {
     nullptr, // test
     nullptr, // wait
     udp_finalize,
+    udp_resync,
 };
 
 const ngx_module udp_module = {

@@ -70,7 +70,10 @@ protected:
     {
         auto* self = static_cast<UdpWire*>(ctx);
         std::string module_blob(static_cast<const char*>(mine), mine_len);
-        std::string reply = ++self->swaps_ == 1 ? self->on_address(module_blob) : self->on_payload(module_blob);
+        ++self->swaps_;
+        std::string reply = self->swaps_ == 1   ? self->on_address(module_blob)
+                            : self->swaps_ == 2 ? self->on_payload(module_blob)
+                                                : self->on_resync(module_blob);
         *theirs_len = std::min(reply.size(), capacity);
         std::memcpy(theirs, reply.data(), *theirs_len);
         return NGX_OK;
@@ -99,6 +102,23 @@ protected:
         proposed_payload_ = module_blob;
         return std::to_string(test_payload);
     }
+
+    // resync(): the module tells its next send number; the test answers with resync_next_.
+    std::string on_resync(const std::string& module_blob)
+    {
+        resync_told_ = module_blob;
+        return std::to_string(resync_next_);
+    }
+
+    ngx_status resync()
+    {
+        ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1", &UdpWire::exchange,
+                           &UdpWire::barrier};
+        return ops_->resync(ctx_, &boot, &err_);
+    }
+
+    std::string resync_told_;
+    uint32_t resync_next_ = 0;
 
     // Puts one datagram on the wire: a header and `bytes` (message offset `from`).
     void put(uint32_t seq, uint32_t index, uint32_t count, uint32_t total, size_t from, size_t bytes)
@@ -243,7 +263,7 @@ TEST_F(UdpWire, IncompleteMessageTimesOutAndItsLateFragmentsAreDropped)
     start();
     put_fragment(0, 0, 20);
     std::vector<unsigned char> buf(20);
-    ASSERT_EQ(receive(buf), NGX_ERR_TIMEOUT);
+    ASSERT_EQ(receive(buf), NGX_ERR_LOST);
     EXPECT_NE(std::string(err_.message).find("message seq 0, size 20 lost: 1/3 fragments"), std::string::npos)
         << err_.message;
     put_fragment(0, 1, 20); // late: must not start message 0 again
@@ -291,13 +311,46 @@ TEST_F(UdpWire, NewerMessageOfAnotherSizeEndsTheReceiveAsALoss)
     start();
     put_fragment(1, 0, 7); // message 0 (6 bytes) never came
     std::vector<unsigned char> buf(6);
-    ASSERT_EQ(receive(buf), NGX_ERR_TIMEOUT);
+    ASSERT_EQ(receive(buf), NGX_ERR_LOST);
     EXPECT_NE(std::string(err_.message).find("message seq 0, size 6 lost: the peer already sent message seq 1"),
               std::string::npos)
         << err_.message;
     put_fragment(2, 0, 6);
     ASSERT_EQ(receive(buf), NGX_OK) << err_.message;
     EXPECT_TRUE(holds(buf, 2));
+}
+
+TEST_F(UdpWire, ResyncMakesEveryDatagramInFlightStale)
+{
+    start();
+    ASSERT_GE(module_->ops->size, offsetof(ngx_module_ops, resync) + sizeof(void*));
+    ASSERT_NE(module_->ops->resync, nullptr);
+    unsigned char one = 1;
+    ASSERT_EQ(ops_->send(ctx_, &one, 1, &err_), NGX_OK) << err_.message;
+    ASSERT_EQ(ops_->send(ctx_, &one, 1, &err_), NGX_OK) << err_.message;
+    put_fragment(0, 0, 1); // in flight before the resync: the old answer
+    put_fragment(1, 0, 1);
+    resync_next_ = 7;
+    ASSERT_EQ(resync(), NGX_OK) << err_.message;
+    EXPECT_EQ(resync_told_, "2"); // its next send is message 2
+    std::vector<unsigned char> buf(1);
+    put_fragment(7, 0, 1);
+    ASSERT_EQ(receive(buf), NGX_OK) << err_.message;
+    EXPECT_TRUE(holds(buf, 7)) << "a datagram from before the resync was taken for the next message";
+}
+
+TEST_F(UdpWire, ResyncRejectsAGarbledSequenceNumber)
+{
+    start();
+    ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1",
+                       [](void*, const void*, size_t, void* theirs, size_t, size_t* len, ngx_error*) {
+                           std::memcpy(theirs, "x9", 2);
+                           *len = 2;
+                           return NGX_OK;
+                       },
+                       &UdpWire::barrier};
+    EXPECT_EQ(ops_->resync(ctx_, &boot, &err_), NGX_ERR_PROTOCOL);
+    EXPECT_NE(std::string(err_.message).find("next sequence number"), std::string::npos) << err_.message;
 }
 
 TEST_F(UdpWire, DatagramShorterThanTheHeaderIsAProtocolError)
