@@ -1,18 +1,134 @@
 // PRTT(n, d, s) measurement, paper 001 Listing 1 (see prtt.hpp). The timed
 // loop holds only the module calls, the busy-wait and two timer reads; ticks
 // become microseconds after the loop.
+//
+// --verify instantiates the loops with Verify = true: payloads are filled
+// before the timer starts and checked after it stopped (loops without it are
+// the plain ones). The responder answers from a second buffer filled before
+// its receive and checks what it received after its answer is sent, so its
+// checking overlaps the driver's instead of lengthening the round trip.
+//
+// Losses (modules without NGX_CAP_RELIABLE, see Transport::lost_message()):
+// the repetition is abandoned and both sides meet at a resync point over the
+// bootstrap, where the driver's count of completed repetitions is the truth;
+// then Transport::resync() and the repetition is retried, at most
+// --retries times per size. run_prtt() adds a last meeting after the series,
+// for a pong lost at the very end (the responder has already finished).
 #include "prtt.hpp"
+
+#include "verify.hpp"
 
 #include <ngx/sizes.hpp>
 
-namespace ngx::patterns {
+#include <cinttypes>
+#include <cstdio>
 
-std::string where(uint64_t size, uint64_t repetition)
+namespace ngx::patterns {
+namespace {
+
+bool lossy(const PatternContext& ctx) { return !ctx.transport.has(NGX_CAP_RELIABLE); }
+
+// What the two sides tell each other at a resync point.
+enum class Meet { resync, done, abort };
+
+struct Meeting {
+    Meet kind = Meet::done;
+    uint64_t completed = 0; // repetitions the driver completed
+    uint64_t lost = 0;      // repetitions lost so far in this series
+};
+
+const char* meet_name(Meet kind)
 {
-    return "size " + format_bytes(size) + ", repetition " + std::to_string(repetition);
+    switch (kind) {
+    case Meet::resync:
+        return "resync";
+    case Meet::abort:
+        return "abort";
+    case Meet::done:
+        break;
+    }
+    return "done";
 }
 
-Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+Bytes encode(const Meeting& m)
+{
+    char text[96];
+    std::snprintf(text, sizeof text, "ngx-prtt %s %" PRIu64 " %" PRIu64, meet_name(m.kind), m.completed, m.lost);
+    return to_bytes(text);
+}
+
+Result<Meeting> decode(const Bytes& blob)
+{
+    char kind[16] = {};
+    Meeting m;
+    std::string text = to_string(blob);
+    if (std::sscanf(text.c_str(), "ngx-prtt %15s %" SCNu64 " %" SCNu64, kind, &m.completed, &m.lost) != 3)
+        return Status::runtime("resync: the peer sent '" + text.substr(0, 60) + "'");
+    std::string name = kind;
+    if (name == "resync")
+        m.kind = Meet::resync;
+    else if (name == "abort")
+        m.kind = Meet::abort;
+    else if (name != "done")
+        return Status::runtime("resync: the peer sent '" + text.substr(0, 60) + "'");
+    return m;
+}
+
+// Both sides swap their state; returns the peer's.
+Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
+{
+    Bytes theirs;
+    NGX_TRY(ctx.bootstrap.exchange(encode(mine), theirs).with_context("meeting the peer to resync after a loss"));
+    return decode(theirs);
+}
+
+Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost)
+{
+    return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) + " repetitions lost a message, "
+                           "more than --retries " + std::to_string(ctx.settings.retries) + " allows (module " +
+                           ctx.transport.module().name() + " on a lossy path; raise --retries)");
+}
+
+// The driver after a lost message in repetition `rep`: counts it, meets the
+// responder and resynchronises the module, or gives up past --retries.
+Status driver_after_loss(PatternContext& ctx, const PrttSpec& spec, uint64_t rep, uint64_t& lost, const Status& why)
+{
+    ++lost;
+    ++ctx.losses.lost;
+    ++ctx.losses.attempted;
+    bool give_up = lost > ctx.settings.retries;
+    Result<Meeting> peer = meet(ctx, {give_up ? Meet::abort : Meet::resync, rep, lost});
+    if (give_up)
+        return too_many_losses(ctx, spec.size, lost).with_context(where(spec.size, rep) + " (" + why.message() + ")");
+    if (!peer)
+        return peer.status().with_context(where(spec.size, rep) + " (after: " + why.message() + ")");
+    return ctx.transport.resync(ctx.bootstrap).with_context(where(spec.size, rep));
+}
+
+// The responder at a meeting (after its own loss, or at the end of the
+// series): adopts the driver's count and resynchronises, or ends the series.
+// Returns true when the series goes on.
+Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, Meet mine)
+{
+    Result<Meeting> driver = meet(ctx, {mine, rep, 0});
+    if (!driver)
+        return driver.status().with_context(where(spec.size, rep));
+    if (driver->kind == Meet::abort)
+        return Status::runtime(where(spec.size, driver->completed) + ": the driver gave up after " +
+                               std::to_string(driver->lost) + " lost messages (--retries " +
+                               std::to_string(ctx.settings.retries) + ")");
+    if (driver->kind == Meet::done) {
+        if (mine == Meet::resync)
+            return Status::runtime(where(spec.size, rep) + ": the driver finished while this side waited");
+        return false;
+    }
+    rep = driver->completed;
+    NGX_TRY(ctx.transport.resync(ctx.bootstrap).with_context(where(spec.size, rep)));
+    return true;
+}
+
+template <bool Verify>
+Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
     Transport& transport = ctx.transport;
     const Timer& timer = ctx.timer;
@@ -21,9 +137,12 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
     uint64_t delay_ticks = timer.us_to_ticks(spec.delay_us);
     uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
-    for (uint64_t rep = 0; rep < total; ++rep) {
+    uint64_t lost = 0;
+    for (uint64_t rep = 0; rep < total;) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        if constexpr (Verify)
+            fill_payload(data, spec.size, rep, Side::driver);
         uint64_t start = timer.now();
         Status status = transport.send(data, spec.size);
         for (uint64_t i = 1; i < spec.messages && status.is_ok(); ++i) {
@@ -40,41 +159,110 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
         if (status.is_ok())
             status = transport.recv(data, spec.size);
         uint64_t end = timer.now();
-        if (!status)
-            return status.with_context(where(spec.size, rep));
+        if (!status) {
+            if (!transport.lost_message())
+                return status.with_context(where(spec.size, rep));
+            NGX_TRY(driver_after_loss(ctx, spec, rep, lost, status));
+            continue; // the same repetition again
+        }
+        if constexpr (Verify)
+            NGX_TRY(check_payload(ctx, data, spec.size, rep, Side::responder));
         if (rep >= spec.warmup)
             ticks[rep - spec.warmup] = end - start;
+        ++rep;
     }
+    ctx.losses.attempted += total;
     std::vector<double> prtt_us(spec.samples);
     for (size_t i = 0; i < ticks.size(); ++i)
         prtt_us[i] = timer.to_us(ticks[i]);
     return prtt_us;
 }
 
-Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+// The responder from repetition `rep` to the end, or to a failure.
+template <bool Verify>
+Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const PrttSpec& spec, uint64_t& rep)
 {
     Transport& transport = ctx.transport;
     uint8_t* data = buffer.data();
+    uint8_t* answer = Verify ? reply->data() : data;
     uint64_t total = spec.warmup + spec.samples;
-    for (uint64_t rep = 0; rep < total; ++rep) {
+    while (rep < total) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        if constexpr (Verify)
+            fill_payload(answer, spec.size, rep, Side::responder);
         Status status;
         for (uint64_t i = 0; i < spec.messages && status.is_ok(); ++i)
             status = transport.recv(data, spec.size);
         if (status.is_ok())
-            status = transport.send(data, spec.size);
-        if (!status)
-            return status.with_context(where(spec.size, rep));
+            status = transport.send(answer, spec.size);
+        if (!status) {
+            if (!transport.lost_message())
+                return status.with_context(where(spec.size, rep));
+            Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
+            if (!goes_on)
+                return goes_on.status();
+            continue;
+        }
+        if constexpr (Verify) // the last of the n messages (all n carry the same payload)
+            NGX_TRY(check_payload(ctx, data, spec.size, rep, Side::driver));
+        ++rep;
     }
     return Status::ok();
 }
 
+Status answer_from(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, uint64_t& rep)
+{
+    if (!ctx.settings.verify)
+        return responder_loop<false>(ctx, buffer, nullptr, spec, rep);
+    Result<Buffer> reply = ctx.transport.alloc(size_t(spec.size));
+    if (!reply)
+        return reply.status();
+    return responder_loop<true>(ctx, buffer, &*reply, spec, rep);
+}
+
+} // namespace
+
+std::string where(uint64_t size, uint64_t repetition)
+{
+    return "size " + format_bytes(size) + ", repetition " + std::to_string(repetition);
+}
+
+Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+{
+    if (ctx.settings.verify)
+        return driver_loop<true>(ctx, buffer, spec);
+    return driver_loop<false>(ctx, buffer, spec);
+}
+
+Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+{
+    uint64_t rep = 0;
+    return answer_from(ctx, buffer, spec, rep);
+}
+
 Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
-    if (ctx.bootstrap.is_driver())
-        return measure_prtt(ctx, buffer, spec);
-    NGX_TRY(answer_prtt(ctx, buffer, spec));
+    uint64_t total = spec.warmup + spec.samples;
+    if (ctx.bootstrap.is_driver()) {
+        Result<std::vector<double>> samples = measure_prtt(ctx, buffer, spec);
+        if (samples && lossy(ctx)) { // the series is complete: tell the responder
+            Result<Meeting> peer = meet(ctx, {Meet::done, total, 0});
+            if (!peer)
+                return peer.status().with_context(where(spec.size, total));
+        }
+        return samples;
+    }
+    uint64_t rep = 0;
+    for (bool goes_on = true; goes_on;) {
+        NGX_TRY(answer_from(ctx, buffer, spec, rep));
+        if (!lossy(ctx))
+            break;
+        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done); // a last pong may have been lost
+        if (!more)
+            return more.status();
+        goes_on = *more;
+    }
     return std::vector<double>();
 }
 

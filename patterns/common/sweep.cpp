@@ -12,6 +12,11 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
     if (ctx.settings.keep_raw)
         record.raw_us = samples_us;
     record.summary = summarize(std::move(samples_us), ctx.settings.percentiles);
+    if (!ctx.transport.has(NGX_CAP_RELIABLE)) { // repetitions that lost a message and were retried
+        const LossTally& losses = ctx.losses;
+        record.extra.emplace_back("lost", double(losses.lost));
+        record.extra.emplace_back("loss_rate", losses.attempted == 0 ? 0.0 : double(losses.lost) / double(losses.attempted));
+    }
     return record;
 }
 
@@ -22,6 +27,7 @@ Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
         return buffer.status();
     for (uint64_t size : ctx.settings.sizes) {
         NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": waiting for the peer"));
+        ctx.losses = LossTally{};
         Result<SizeRecord> record = measure(size, *buffer);
         if (!record)
             return record.status();

@@ -16,7 +16,10 @@ using MeasureSize = std::function<Result<SizeRecord>(uint64_t size, Buffer& buff
 
 Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure);
 
-// A SizeRecord from samples, honouring --raw and --percentiles.
+// A SizeRecord from samples, honouring --raw and --percentiles; for a module
+// without NGX_CAP_RELIABLE also the columns "lost" (repetitions of the size
+// that lost a message and were retried) and "loss_rate" (lost / attempted
+// repetitions, warm-up included; a ping-pong repetition carries 2 messages).
 SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<double> samples_us);
 
 } // namespace ngx::patterns

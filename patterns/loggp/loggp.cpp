@@ -156,7 +156,8 @@ private:
         SizeRecord record = make_record(ctx, size, std::move(prtt_1_0));
         fit::PrttSample sample{double(size), record.summary.median, prtt_n_0, prtt_n_d, d, o_r};
         samples_.push_back(sample);
-        record.extra = loggp_size_columns(sample, double(messages_));
+        std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
+        record.extra.insert(record.extra.begin(), columns.begin(), columns.end()); // loss columns stay after them
         return record;
     }
 

@@ -97,7 +97,8 @@ private:
         SizeRecord record = make_record(ctx, size, std::move(*rtt_0));
         points_.push_back({double(size), 0.0, record.summary.median});
         points_.push_back({double(size), w, rtt_w_median});
-        record.extra = {{"w_us", w}, {"rtt_w_us", rtt_w_median}, {"rtt_w_minus_w_us", rtt_w_median - w}};
+        record.extra.insert(record.extra.begin(), // before make_record's loss columns, if any
+                            {{"w_us", w}, {"rtt_w_us", rtt_w_median}, {"rtt_w_minus_w_us", rtt_w_median - w}});
         return record;
     }
 

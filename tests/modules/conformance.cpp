@@ -262,6 +262,8 @@ size_t burst_size(int i)
 
 TEST(Messages, ManyInFlightArriveInOrderWithTheirBoundaries)
 {
+    if (!module().has(NGX_CAP_RELIABLE)) // no flow control: a burst may overflow the receiver, by design
+        GTEST_SKIP() << "unreliable module: an unpaced burst may be lost (udp-wire tests cover its ordering)";
     Child child(
         [](PairBootstrap& boot) {
             Endpoint peer(module(), run_options(), setup_timeout_ns);

@@ -111,20 +111,43 @@ double extra(const Json& result, const char* key)
     return result.contains(key) && result[key].is_number() ? result[key].get<double>() : std::nan("");
 }
 
+// `object[key]` when object is an object holding key, else nullptr (any JSON
+// may come in: never index what is not there, never read a non-object).
+const Json* member(const Json& object, const char* key)
+{
+    return object.is_object() && object.contains(key) ? &object[key] : nullptr;
+}
+
+bool is_loggp_run(const Json& run)
+{
+    const Json* pattern = member(run, "pattern");
+    const Json* results = member(run, "results");
+    return pattern != nullptr && *pattern == "loggp" && results != nullptr && results->is_array();
+}
+
+// n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
+double saved_n(const Json& run)
+{
+    const Json* options = member(run, "options");
+    const Json* pattern_options = options != nullptr ? member(*options, "pattern_options") : nullptr;
+    const Json* n = pattern_options != nullptr ? member(*pattern_options, "n") : nullptr;
+    return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
+}
+
 // A saved loggp run: results carry the medians and o_r, options the n.
 Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name)
 {
     const Json* run = &document;
-    if (document.contains("runs"))
-        for (const Json& candidate : document["runs"])
-            if (candidate.value("pattern", "") == "loggp") {
+    if (const Json* runs = member(document, "runs"); runs != nullptr && runs->is_array())
+        for (const Json& candidate : *runs)
+            if (is_loggp_run(candidate)) {
                 run = &candidate;
                 break;
             }
-    if (run->value("pattern", "") != "loggp" || !run->contains("results"))
+    if (!is_loggp_run(*run))
         return Status::usage(name + ": not a saved loggp run (no pattern \"loggp\" with results)");
     PrttTable table;
-    table.n = (*run)["options"]["pattern_options"].value("n", 0.0);
+    table.n = saved_n(*run);
     for (const Json& r : (*run)["results"]) {
         fit::PrttSample sample{extra(r, "size_bytes"), extra(r, "median_us"), extra(r, "prtt_n_0_us"),
                                extra(r, "prtt_n_d_us"), extra(r, "delay_us"), extra(r, "o_r_us")};
@@ -172,11 +195,13 @@ Result<PrttTable> read_prtt_file(const std::string& path)
     std::ifstream file(path, std::ios::binary);
     if (!file)
         return Status::usage(path + ": cannot be read");
-    std::string text(max_file_bytes + 1, '\0');
-    file.read(text.data(), std::streamsize(text.size()));
-    text.resize(size_t(file.gcount()));
-    if (text.size() > max_file_bytes)
-        return Status::usage(path + ": larger than 64 MiB; not a raw-PRTT file");
+    std::string text; // read in chunks: a small file costs no 64 MiB buffer
+    char chunk[65536];
+    while (file.read(chunk, sizeof chunk) || file.gcount() > 0) {
+        text.append(chunk, size_t(file.gcount()));
+        if (text.size() > max_file_bytes)
+            return Status::usage(path + ": larger than 64 MiB; not a raw-PRTT file");
+    }
     size_t first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{') {
         Json document = Json::parse(text, nullptr, false);
