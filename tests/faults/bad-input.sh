@@ -131,12 +131,83 @@ row 2 "--listen and --connect exclude"           --listen 1 --connect a:1
 # --- unknown options and stray words ---------------------------------------
 row 2 "unknown option '--frobnicate'"            --frobnicate
 row 2 "unknown option '--frobnicate'"            -m tcp -x pingpong "${S[@]}" --frobnicate
-xfail 2 "foo"                                    foo
-xfail 2 "junk"                                   -m tcp "${S[@]}" junk
+row 2 "foo"                                      foo
+row 2 "junk"                                     -m tcp "${S[@]}" junk
+
+# --- loss retries and verification (issue 6 items 1-2) ---------------------
+row 2 "--retries '-1'"                           -m udp "${S[@]}" --retries -1
+row 2 "--retries 'abc'.*whole number"            -m udp "${S[@]}" --retries abc
+row 2 "--retries '2000000'.*must be in 0\.\.1000000" -m udp "${S[@]}" --retries 2000000
+row 2 "--retries '1\.5'"                         -m udp "${S[@]}" --retries 1.5
+row 2 "(--retries).*(missing|required)"          -m udp "${S[@]}" --retries
+row 2 "verify.*(does not take|argument)"         -m tcp "${S[@]}" --verify=yes
+# --- udp module options, and one module's options given to another ---------
+row 2 "'--udp-port' belongs to module 'udp'"     -m tcp "${S[@]}" --udp-port 5000
+row 2 "'--tcp-port' belongs to module 'tcp'"     -m udp "${S[@]}" --tcp-port 5000
+row 2 "'--sim-L' belongs to module 'sim'"        -m udp "${S[@]}" --sim-L 3
+row 2 "udp-port=70000.*port number"              -m udp "${S[@]}" --udp-port 70000
+row 2 "udp-loss-timeout-us=0.*microseconds"      -m udp "${S[@]}" --udp-loss-timeout-us 0
+row 2 "udp-loss-timeout-us=1s.*microseconds"     -m udp "${S[@]}" --udp-loss-timeout-us 1s
+row 2 "udp-mtu-payload=10.*auto or a byte count" -m udp "${S[@]}" --udp-mtu-payload 10
+row 2 "udp-busy-poll=maybe.*0 or 1"              -m udp "${S[@]}" --udp-busy-poll maybe
+row 2 "udp-buffer=-5"                            -m udp "${S[@]}" --udp-buffer -5
+row 2 "udp-mtu-payload=70000.*byte count"        -m udp "${S[@]}" --udp-mtu-payload 70000
+# --- more sizes, counts and outputs ----------------------------------------
+row 2 "--warmup '99999999999'.*must be in"       -m tcp -s 1 --warmup 99999999999
+row 2 "--count '18446744073709551616'"           -m tcp -s 1 -c 18446744073709551616
+row 2 "sizes.*more than 100000"                  -m tcp -s 1-1Gi --step 1
+row 2 "sizes.*' '|sizes.*(not a number|invalid)" -m tcp -s " "
+row 2 "--percentiles 'abc'.*number"              -m tcp "${S[@]}" --percentiles abc
+row 2 "-o /proc/ngx-x\.json: cannot write there" -m tcp "${S[@]}" -o /proc/ngx-x.json
+row 2 "--raw-prtt.*-x loggp"                     -m tcp -x pingpong "${S[@]}" --raw-prtt r.csv
+# --- raw-data files for ngx fit ----------------------------------------------
+printf '' >"$IT_DIR/empty.csv"
+printf 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us\n1,16,5.1,10' >"$IT_DIR/truncated.csv"
+head -c 256 /bin/sh >"$IT_DIR/binary.csv"
+printf 'size,n\n1,2\n' >"$IT_DIR/header.csv"
+printf 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us\n1,16,5,ten,40,120\n' >"$IT_DIR/nan.csv"
+printf 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us\n1,16,5,10,40,120\n2,16,5,-10,40,120\n' >"$IT_DIR/negative.csv"
+printf '{"pattern": "loggp", "results": [' >"$IT_DIR/broken.json"
+row 2 "empty\.csv: empty file"                  fit "$IT_DIR/empty.csv"
+row 2 "truncated\.csv:2: expected 6 cells"      fit "$IT_DIR/truncated.csv"
+row 2 "binary\.csv: binary data"                fit "$IT_DIR/binary.csv"
+row 2 "header\.csv:1: .*(missing column|column 1)" fit "$IT_DIR/header.csv"
+row 2 "nan\.csv:2: column prtt_1_0_us: 'ten' is not a number" fit "$IT_DIR/nan.csv"
+row 2 "negative\.csv:3: .*negative"             fit "$IT_DIR/negative.csv"
+row 2 "broken\.json: starts like JSON but is not valid JSON" fit "$IT_DIR/broken.json"
+row 2 "nosuch\.csv: cannot be read"             fit "$IT_DIR/nosuch.csv"
+printf '{"pattern":"loggp","results":[{"size_bytes":1,"median_us":10,"prtt_n_0_us":40,"prtt_n_d_us":120,"delay_us":5}]}' >"$IT_DIR/noopts.json"
+printf '{"runs": [1, "x", {"pattern": 5}]}' >"$IT_DIR/oddruns.json"
+row 2 "noopts\.json: options\.pattern_options\.n is missing" fit "$IT_DIR/noopts.json"
+row 2 "oddruns\.json: not a saved loggp run"   fit "$IT_DIR/oddruns.json"
+row 2 "no file given"                            fit
+# --- saved JSON for ngx compare and ngx predict ------------------------------
+printf 'this is not json\n' >"$IT_DIR/notjson.json"
+printf '{"module": "tcp", "results": []}' >"$IT_DIR/nopattern.json"
+printf '{"module": "tcp", "pattern": "pingpong", "results": 5}' >"$IT_DIR/resultsnum.json"
+printf '{"module": "tcp", "pattern": "pingpong", "results": [{"median_us": 1}]}' >"$IT_DIR/nosize.json"
+printf '{"module": "tcp", "pattern": "pingpong", "results": [{"size_bytes": 1, "median_us": 5}]}' >"$IT_DIR/good.json"
+printf '{"module": "shm", "pattern": "pingping", "results": [{"size_bytes": 1, "median_us": 5}]}' >"$IT_DIR/other.json"
+printf '[1, 2, 3]' >"$IT_DIR/array.json"
+printf '{"model": {"ranges": []}}' >"$IT_DIR/noranges.json"
+printf '{"model": {"ranges": [{"from_bytes": 1, "to_bytes": 64}]}}' >"$IT_DIR/halfrange.json"
+row 2 "notjson\.json: not a JSON file"          compare "$IT_DIR/notjson.json" "$IT_DIR/good.json"
+row 2 "nopattern\.json: missing field \"pattern\"" compare "$IT_DIR/good.json" "$IT_DIR/nopattern.json"
+row 2 "resultsnum\.json: \"results\" is not an array" compare "$IT_DIR/good.json" "$IT_DIR/resultsnum.json"
+row 2 "nosize\.json: a result without a valid \"size_bytes\"" compare "$IT_DIR/good.json" "$IT_DIR/nosize.json"
+row 2 "array\.json: not an ngx result"          compare "$IT_DIR/good.json" "$IT_DIR/array.json"
+row 2 "cannot compare different patterns"        compare "$IT_DIR/good.json" "$IT_DIR/other.json"
+row 2 "need at least two runs"                   compare "$IT_DIR/good.json"
+row 2 "nosuch\.json: cannot open"               compare "$IT_DIR/good.json" "$IT_DIR/nosuch.json"
+row 2 "notjson\.json: not a JSON document"      predict --params "$IT_DIR/notjson.json" --op pingpong -s 1
+row 2 "good\.json: has no fitted model"         predict --params "$IT_DIR/good.json" --op pingpong -s 1
+row 2 "no LogGP parameters"                      predict --params "$IT_DIR/noranges.json" --op pingpong -s 1
+row 2 "(L_us|o_us|g_us|G_us_per_byte)"           predict --params "$IT_DIR/halfrange.json" --op pingpong -s 1
+row 2 "--params FILE\.json is required"         predict --op pingpong -s 1
 
 # Usage errors must not be blamed on the peer: the --listen side rejects its
 # own argument, not "the peer side".
-xfail 2 "^ngx: --listen '99999'"                 --listen 99999
+row 2 "^ngx: --listen '99999'"                   --listen 99999
 
 echo "rows: $rows, ok: $pass, failed: $failed, known bugs (xfail): $xfailed, fixed (xpass): $xpassed"
 ((rows >= 40)) || fail "only $rows rows, the suite wants at least 40"

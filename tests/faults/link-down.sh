@@ -1,10 +1,11 @@
 #!/bin/bash
-# link-down.sh: --listen in namespace A, --connect from namespace B over a
+# link-down.sh [MODULE]: --listen in namespace A, --connect from namespace B over a
 # veth pair, ping-pong with --timeout 2; once a size is reported, the veth in
 # A goes down. The client must exit non-zero within the deadline + 1 s with a
 # message naming the peer or the deadline; the server must end too (no hang),
-# and the client's JSON keeps the sizes done, status "error". Exit 77 without
-# namespaces.
+# and the client's JSON keeps the sizes done, status "error". MODULE is tcp
+# (default) or udp (a silent link is a loss first, then the resync meeting
+# over the bootstrap runs into the deadline). Exit 77 without namespaces.
 IT_NO_TRAP=1
 source "$(dirname "$0")/../integration/lib.sh"
 NETNS_NO_TRAP=1
@@ -12,6 +13,7 @@ source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+module=${1:-tcp}
 netns_require
 netns_init
 netns_veth_pair p || fail "veth pair"
@@ -19,7 +21,7 @@ a=$(netns_get p ns_a) b=$(netns_get p ns_b) ip=$(netns_get p ip_a)
 timeout_s=2
 netns_bg "$a" "$IT_DIR/server.log" "$NGX" --listen "$ip:7312" --accept-timeout 30 --timeout "$timeout_s"
 srv=$NETNS_BG_PID
-ip netns exec "$b" timeout -k 2 60 "$NGX" --connect "$ip:7312" -m tcp -x pingpong -s 1-1Mi -c 20000 --warmup 10 \
+ip netns exec "$b" timeout -k 2 60 "$NGX" --connect "$ip:7312" -m "$module" -x pingpong -s 1-1Mi -c 20000 --warmup 10 \
     --timeout "$timeout_s" -o "$IT_DIR/f.json" >"$IT_DIR/out" 2>"$IT_DIR/err" </dev/null &
 cli=$!
 IT_PIDS+=("$cli")
@@ -42,6 +44,6 @@ echo "server exit $src; log: $(tr '\n' ' ' <"$IT_DIR/server.log")"
 le "$celapsed" "$((timeout_s + 1))" || fail "client took $celapsed s, more than the deadline + 1 s"
 grep -Eqi 'peer|within|deadline' "$IT_DIR/err" || fail "the client's message names neither the peer nor the deadline"
 [[ $src != 0 && $src != 124 ]] || fail "server exit $src: expected a failure, not success or a hang"
-check_results "$IT_DIR/f.json" tcp - 20000 --status error --min-results 1 --bootstrap tcp
-ok "link down mid-run"
+check_results "$IT_DIR/f.json" "$module" - 20000 --status error --min-results 1 --bootstrap tcp
+ok "$module: link down mid-run"
 echo PASS

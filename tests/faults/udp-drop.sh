@@ -1,0 +1,82 @@
+#!/bin/bash
+# udp-drop.sh: udp ping-pong between two namespaces through the ngx-netdelay
+# TUN relay, once with 5% of the UDP packets dropped at random in each
+# direction (--drop 0.05 --drop-proto udp: the TCP bootstrap is spared) and
+# once through an identical relay without drops. Issue 6: "the run
+# completes, loss rate reported within a few points of 5%, medians close to
+# the no-drop run".
+#
+# What is asserted, defined precisely: ngx reports per size `lost`, the
+# repetitions that lost a message and were retried, and `loss_rate` = lost /
+# attempted repetitions (warm-up included). A ping-pong repetition of a
+# one-datagram message carries 2 datagrams, so with a per-packet drop
+# probability p the expected per-repetition rate is 1 - (1 - p)^2 = 9.75%
+# for p = 5%. The test pools the sizes (1, 64, 1024 B: one datagram each at
+# MTU 1500) and asserts
+#   - exit 0, status complete, every size with count samples, on both runs;
+#   - pooled loss_rate within 9.75% +- 3.5 points, i.e. the per-packet drop
+#     estimate 1 - sqrt(1 - loss_rate) within about 5% +- 2 points;
+#   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
+#   - each size's median within 35% (or 20 us) of the no-drop run's.
+# Exit 77 without root, namespaces or the relay.
+IT_NO_TRAP=1
+source "$(dirname "$0")/../integration/lib.sh"
+NETNS_NO_TRAP=1
+source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
+trap 'netns_cleanup; it_cleanup' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+netns_require tun
+netns_init
+netns_relay_pair d 0 0.05 --seed 7 --drop-proto udp || fail "relay pair with drops"
+netns_relay_pair c 0 0 || fail "relay pair without drops"
+count=300 warmup=10
+
+run_over() {  # PAIR PORT OUT
+    local p=$1 port=$2 out=$3 a b ip
+    a=$(netns_get "$p" ns_a) b=$(netns_get "$p" ns_b) ip=$(netns_get "$p" ip_a)
+    netns_bg "$a" "$IT_DIR/server-$p.log" "$NGX" --listen "$ip:$port" --accept-timeout 30 --timeout 5
+    local srv=$NETNS_BG_PID
+    ip netns exec "$b" timeout -k 2 120 "$NGX" --connect "$ip:$port" -m udp -x pingpong -s 1,64,1024 \
+        -c "$count" --warmup "$warmup" --udp-loss-timeout-us 50000 --timeout 5 -o "$out" \
+        >"$IT_DIR/out-$p" 2>"$IT_DIR/err-$p" </dev/null
+    RC=$?
+    netns_wait_bg "$srv" 10
+    local src=$?
+    echo "pair $p: client exit $RC, server exit $src; stderr: $(tr '\n' ' ' <"$IT_DIR/err-$p")"
+    cat "$IT_DIR/out-$p"
+    [[ $RC == 0 ]] || fail "udp over the relay ($p): client exit $RC: $(cat "$IT_DIR/server-$p.log")"
+    [[ $src == 0 ]] || fail "udp over the relay ($p): server exit $src"
+}
+
+run_over d 7331 "$IT_DIR/drop.json"
+run_over c 7332 "$IT_DIR/clean.json"
+python3 - "$IT_DIR/drop.json" "$IT_DIR/clean.json" "$count" "$warmup" <<'PY' || fail "loss report"
+import json, math, sys
+drop, clean = (json.load(open(f)) for f in sys.argv[1:3])
+count, warmup = int(sys.argv[3]), int(sys.argv[4])
+def pooled(doc):
+    assert doc["status"] == "complete", doc["status"]
+    lost = attempted = 0
+    for r in doc["results"]:
+        assert r["count"] == count, r
+        assert "lost" in r and "loss_rate" in r, f"no loss columns in {r}"
+        assert abs(r["loss_rate"] - r["lost"] / (count + warmup + r["lost"])) < 1e-6, r
+        lost += r["lost"]
+        attempted += count + warmup + r["lost"]
+    return lost, attempted, lost / attempted
+lost, attempted, rate = pooled(drop)
+clean_lost, clean_attempted, clean_rate = pooled(clean)
+per_packet = 1 - math.sqrt(1 - rate)
+print(f"drop run: {lost}/{attempted} repetitions lost: loss_rate {rate:.4f} "
+      f"(expected 1-0.95^2 = 0.0975), per-packet estimate {per_packet:.4f} (relay drops 0.05)")
+print(f"no-drop run: {clean_lost}/{clean_attempted}: loss_rate {clean_rate:.4f}")
+assert abs(rate - 0.0975) <= 0.035, f"loss_rate {rate:.4f} is not within 3.5 points of 9.75%"
+assert clean_rate < 0.02, f"the no-drop run lost {clean_rate:.4f} of its repetitions"
+for r, c in zip(drop["results"], clean["results"]):
+    a, b = r["median_us"], c["median_us"]
+    print(f"size {r['size_bytes']}: median {a:.2f} us with drops, {b:.2f} us without")
+    assert abs(a - b) <= max(0.35 * b, 20.0), f"size {r['size_bytes']}: median {a} vs {b} without drops"
+PY
+ok "udp with 5% random drops: completes, loss rate reported, medians close"
+echo PASS

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh [BUILD_DIR] [SECONDS]: builds the libFuzzer targets with
+# clang, ASan and UBSan (everything instrumented for coverage) and runs each
+# for SECONDS (default 30) on a copy of its seed corpus in tests/fuzz/corpus/.
+# Exits non-zero when a target crashes, leaks, trips a sanitizer or fails to
+# build; the crashing input is kept in BUILD_DIR/fuzz-artifacts/.
+#   FUZZ_TARGETS="fuzz_sizes fuzz_model" tests/fuzz/run.sh   (a subset)
+# Needs clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).
+set -u -o pipefail
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${1:-build-fuzz}
+SECONDS_EACH=${2:-30}
+TARGETS=${FUZZ_TARGETS:-fuzz_sizes fuzz_prtt_csv fuzz_compare fuzz_model}
+[[ $SECONDS_EACH =~ ^[0-9]+$ && $SECONDS_EACH -ge 1 ]] || { echo "run.sh: SECONDS must be >= 1" >&2; exit 2; }
+command -v clang++ >/dev/null || { echo "run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+
+if [[ ! -f $BUILD/build.ninja ]]; then
+    CC=clang CXX=clang++ meson setup "$BUILD" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dbuildtype=debugoptimized -Dcpp_args=-fsanitize=fuzzer-no-link -Dmpi=disabled -Dibverbs=disabled \
+        >"${TMPDIR:-/tmp}/ngx-fuzz-setup.log" 2>&1 || { cat "${TMPDIR:-/tmp}/ngx-fuzz-setup.log"; echo "run.sh: meson setup failed" >&2; exit 1; }
+fi
+ninja_targets=()
+for t in $TARGETS; do ninja_targets+=("tests/fuzz/$t"); done
+ninja -C "$BUILD" "${ninja_targets[@]}" || { echo "run.sh: building the fuzz targets failed" >&2; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+artifacts=$BUILD/fuzz-artifacts
+mkdir -p "$artifacts"
+failed=()
+for t in $TARGETS; do
+    seeds=tests/fuzz/corpus/${t#fuzz_}
+    work=$BUILD/fuzz-corpus/${t#fuzz_}   # grows while fuzzing; the seeds in the tree stay as they are
+    mkdir -p "$work"
+    echo "== $t: $SECONDS_EACH s (seeds: $seeds)"
+    timeout -k 10 $((SECONDS_EACH + 60)) "$BUILD/tests/fuzz/$t" "$work" "$seeds" \
+        -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+        -artifact_prefix="$artifacts/$t-" -print_final_stats=1 >"$BUILD/$t.log" 2>&1
+    rc=$?
+    tail -n 12 "$BUILD/$t.log" | grep -E 'stat::number_of_executed_units|stat::peak_rss_mb|Done' || true
+    if [[ $rc != 0 ]]; then
+        failed+=("$t")
+        echo "FAIL: $t exited $rc; the report:" >&2
+        grep -E -A25 'ERROR|runtime error|deadly signal|SUMMARY' "$BUILD/$t.log" | head -60 >&2
+        ls "$artifacts/$t-"* 2>/dev/null >&2
+    fi
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "fuzz: ${#failed[@]} target(s) failed: ${failed[*]}" >&2
+    exit 1
+fi
+echo "fuzz: all targets clean ($TARGETS)"
