@@ -1,0 +1,118 @@
+# bench/lib.sh: helpers shared by the bench scripts (sourced). The caller
+# sets WORK (scratch directory), SAMPLES (the TSV file record() appends to)
+# and TMO (limit of one tool run, seconds) before using them, and calls
+# bench_cleanup from its EXIT trap. Same conventions as run-tcp-shm.sh:
+# servers run in their own session (setsid) so that they and whatever they
+# fork are stopped together; every run is bounded by timeout.
+
+BENCH_SERVERS=()   # process-group ids of the servers started here
+
+# port_busy PORT [tcp|udp]: something listens on (TCP) or is bound to (UDP) PORT.
+port_busy() {
+    if [[ ${2:-tcp} == udp ]]; then
+        ss -lunH "sport = :$1" 2>/dev/null | grep -q .
+    else
+        ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
+    fi
+}
+
+# free_port_base N: a random base in 20000-39999 with N free TCP+UDP ports above it.
+free_port_base() {
+    local n=$1 try base k busy
+    for ((try = 0; try < 20; try++)); do
+        base=$((20000 + RANDOM % 20000))
+        busy=0
+        for ((k = 0; k < n; k++)); do
+            if port_busy $((base + k)) tcp || port_busy $((base + k)) udp; then busy=1; break; fi
+        done
+        [[ $busy == 0 ]] && break
+    done
+    echo "$base"
+}
+
+# start_server LOG CMD...: CMD in a new session, bounded; sets SERVER_PG.
+start_server() {
+    local log=$1; shift
+    setsid timeout $((TMO + 30)) "$@" > "$log" 2>&1 < /dev/null &
+    SERVER_PG=$!
+    BENCH_SERVERS+=("$SERVER_PG")
+}
+
+stop_server() {
+    local pg=$1 keep=() p
+    kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
+    wait "$pg" 2>/dev/null
+    for p in "${BENCH_SERVERS[@]}"; do [[ $p == "$pg" ]] || keep+=("$p"); done
+    BENCH_SERVERS=("${keep[@]}")
+}
+
+bench_cleanup() {
+    local pg
+    for pg in "${BENCH_SERVERS[@]}"; do
+        kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
+    done
+    for pg in "${BENCH_SERVERS[@]}"; do wait "$pg" 2>/dev/null; done
+    BENCH_SERVERS=()
+}
+
+# wait_listen PORT [tcp|udp]: until PORT is in use (5 s at most).
+wait_listen() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        port_busy "$1" "${2:-tcp}" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# record METRIC TOOL ROUND VALUE [NOTE]; VALUE "NA" when the run failed.
+record() {
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >> "$SAMPLES"
+}
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+
+# ngx_median JSON SIZE: median_us of the result with size_bytes == SIZE.
+ngx_median() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+    for r in doc.get("results", []):
+        if int(r.get("size_bytes", -1)) == int(sys.argv[2]):
+            print(float(r["median_us"]))
+            break
+except Exception:
+    pass
+PY
+}
+
+# qperf_latency_us LOG: qperf's "latency = 7.38 us" (mean one-way) in us.
+qperf_latency_us() {
+    awk '$1 == "latency" && $2 == "=" {
+            u = $4; x = $3 + 0
+            if (u == "ns") x /= 1000; else if (u == "ms") x *= 1000;
+            else if (u == "sec" || u == "s") x *= 1e6
+            printf "%.3f", x; exit }' "$1"
+}
+
+# sockperf_median_us LOG: sockperf's "percentile 50.000 = 24.551" in us.
+sockperf_median_us() {
+    sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '/percentile 50\.000/ { printf "%.3f", $NF + 0; exit }'
+}
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
+
+# install_tools PKG...: apt-get install the given packages when root (best effort).
+install_tools() {
+    [[ $# -eq 0 ]] && return 0
+    echo "installing: $*" >&2
+    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get > /dev/null; then
+        echo "bench: cannot install $* (needs root and apt-get)" >&2
+        return 0
+    fi
+    timeout 600 apt-get update -qq > "$WORK/apt.log" 2>&1
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "$@" >> "$WORK/apt.log" 2>&1 ||
+        echo "bench: apt-get install failed (see $WORK/apt.log); missing tools are skipped" >&2
+}
