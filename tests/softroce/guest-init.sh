@@ -1,0 +1,38 @@
+#!/bin/sh
+# /init of the SoftRoCE guest's initramfs (busybox sh). Loads the kernel
+# modules in the order the host resolved, mounts the host's root (read-only)
+# and the run directory (writable) over virtio-9p, then chroots into the host
+# root to run guest-main.sh. Always powers off, so QEMU exits.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+say() { echo "@@ngx-softroce $*"; }
+die() { say "init-error $*"; say "done passed=0 failed=1 skipped=0"; poweroff -f; }
+
+for m in $(cat /modules/order); do
+    insmod "/modules/$m" 2>/dev/null || die "insmod $m failed"
+done
+
+run=
+for a in $(cat /proc/cmdline); do
+    case $a in ngx_run=*) run=${a#ngx_run=} ;; esac
+done
+[ -n "$run" ] || die "no ngx_run= on the kernel command line"
+
+opts=trans=virtio,version=9p2000.L,msize=512000
+mount -t 9p -o "$opts,ro" hostroot /host || die "cannot mount the host root over 9p"
+mount -t devtmpfs devtmpfs /host/dev
+mount -t proc proc /host/proc
+mount -t sysfs sysfs /host/sys
+mount -t tmpfs -o size=256m tmpfs /host/run
+mount -t tmpfs tmpfs /host/dev/shm 2>/dev/null
+mount -t 9p -o "$opts,rw" run "/host$run" || die "cannot mount the run directory $run over 9p"
+. "/host$run/env.sh"
+
+chroot /host /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/run TMPDIR=/run /bin/sh "$NGX_SOURCE_ROOT/tests/softroce/guest-main.sh" "$run"
+sync
+poweroff -f

@@ -1,0 +1,10 @@
+#!/bin/sh
+# Runs the per-mode checks (ibv_modes) or the generic module conformance suite
+# on the ibv module: t-ibv-modes.sh send|write|read|options|conformance.
+# Exits 77 when the build has no ibv module (no libibverbs at build time).
+so=$NGX_BUILD_ROOT/modules/ibv/ngx_ibv.so
+[ -e "$so" ] || { echo "no $so: ngx was built without libibverbs"; exit 77; }
+if [ "$1" = conformance ]; then
+    exec "$NGX_BUILD_ROOT/tests/modules/module_conformance" "$so"
+fi
+exec "$NGX_BUILD_ROOT/tests/softroce/ibv_modes" "$so" "$1"

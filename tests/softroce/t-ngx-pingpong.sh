@@ -1,0 +1,21 @@
+#!/bin/sh
+# `ngx -x pingpong` between two processes (ngx forks its own peer) over a
+# module, result checked by check_pingpong.py:
+#     t-ngx-pingpong.sh ibv send|write|read      t-ngx-pingpong.sh tcp
+# Exits 77 when the ngx binary or the module is not built.
+module=$1
+mode=$2
+[ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -q "^ *$module " || { echo "ngx has no module $module"; exit 77; }
+sizes=${NGX_SOFTROCE_SIZES:-1,64,4Ki,64Ki,1Mi}
+out=${SOFTROCE_RUN_DIR:-.}/pingpong-$module${mode:+-$mode}.json
+set -- -m "$module" -x pingpong -s "$sizes" -c "${NGX_SOFTROCE_COUNT:-100}" --warmup 10 --timeout 30 -o "$out"
+[ -n "$mode" ] && set -- "$@" --ibv-mode "$mode"
+# Pinned ranks: unpinned spinning peers that the guest scheduler moves onto one
+# vCPU wait for each other's time slice (milliseconds under TCG).
+[ "$(nproc)" -ge 2 ] && set -- "$@" --cpus 0,1
+echo "+ ngx $*"
+"$NGX" "$@"
+rc=$?
+[ $rc = 0 ] || { echo "ngx exited $rc"; exit 1; }
+exec python3 "$(dirname "$0")/check_pingpong.py" "$out" "$module${mode:+ $mode}"
