@@ -37,8 +37,9 @@ PY
 }
 
 # A field of the results of SIZE bytes, e.g. o_s_us.
+# field_of FILE SIZE FIELD [RUN]: a result field of one size of run RUN (default 0).
 field_of() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r[sys.argv[3]] for r in d["results"] if r["size_bytes"]==int(sys.argv[2])][0])' "$1" "$2" "$3"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); run=d.get("runs",[d])[int(sys.argv[4])]; print([r[sys.argv[3]] for r in run["results"] if r["size_bytes"]==int(sys.argv[2])][0])' "$1" "$2" "$3" "${4:-0}"
 }
 
 # True when A > B (floating point).
