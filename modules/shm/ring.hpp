@@ -267,7 +267,8 @@ protected:
 class RingWriter : RingBase {
 public:
     RingWriter() = default;
-    RingWriter(void* region, size_t ring_bytes) : RingBase(region, ring_bytes) {}
+    // The region is fresh (zero-filled) shared memory: every header is zero.
+    RingWriter(void* region, size_t ring_bytes) : RingBase(region, ring_bytes), zeroed_until_(cell_count_) {}
 
     // Writes one message made of `prefix` followed by `payload`. Spins (with
     // `wait`) while the ring is full.
@@ -311,16 +312,39 @@ private:
         return NGX_OK;
     }
 
+    // The header after the record must read zero before the record is
+    // published, or the reader could take stale payload there for a header.
+    // Normally zero_ahead() cleared it long ago; if it fell behind (a nearly
+    // full ring), it is cleared here, ordered before the release below.
     void publish(uint64_t cells, size_t bytes, bool last)
     {
         uint64_t next = position_ + cells;
-        if (next < consumed_seen_ + cell_count_)
-            store_relaxed(header_at(next), 0); // ordered before the release below
+        if (next >= zeroed_until_ && next < consumed_seen_ + cell_count_) {
+            store_relaxed(header_at(next), 0);
+            zeroed_until_ = next + 1;
+        }
         store_release(header_at(position_), make_header(position_, bytes, last));
         position_ = next;
+        zero_ahead();
+    }
+
+    // Clears free header cells ahead in batches right after a publish: those
+    // stores (each may have to take a line back from the reader's cache) are
+    // finished long before the next publish, which x86 orders after them, so
+    // a small message costs one cache-line transfer, not two.
+    void zero_ahead()
+    {
+        constexpr uint64_t batch_cells = 32;
+        if (zeroed_until_ > position_ + batch_cells / 2)
+            return;
+        uint64_t end = std::min(std::max(zeroed_until_, position_) + batch_cells, consumed_seen_ + cell_count_);
+        for (uint64_t cell = std::max(zeroed_until_, position_ + 1); cell < end; ++cell)
+            store_relaxed(header_at(cell), 0);
+        zeroed_until_ = std::max(zeroed_until_, end);
     }
 
     uint64_t consumed_seen_ = 0;
+    uint64_t zeroed_until_ = 0; // every header cell in [position_ + 1, zeroed_until_) reads zero
 };
 
 class RingReader : RingBase {
