@@ -400,6 +400,8 @@ std::string model_table(const Json& model)
             if (range.contains(column))
                 out << "  " << column << " " << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
         out << "\n";
+        if (range.contains("warning"))
+            out << "    warning: " << range["warning"].get<std::string>() << "\n";
     }
     return out.str() + prediction_error_line(model);
 }

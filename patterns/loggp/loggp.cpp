@@ -4,8 +4,8 @@
 //   PRTT(1,0,s)                  eq. (1): 2 (L + 2o + (s-1)G)
 //   PRTT(n,0,s)                  for g and G by eq. (7)
 //   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all
-// and the responder measures the receive overhead o_r: it busy-waits the same
-// d (sent to it through the bootstrap, so both ranks use one d) before each
+// and the responder measures the receive overhead o_r: it busy-waits 2d (d
+// sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed.
 // After the sweep the driver fits g and G per protocol range (section 3.5
 // change detection) and reports one parameter set per range (Table 2).
@@ -121,7 +121,10 @@ private:
         return record(ctx, size, d, *o_r, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
     }
 
-    // o_r on the responder: wait d so the message is surely there, then time recv().
+    // o_r on the responder: wait 2d, then time recv(). The driver sends the
+    // next message as soon as the reply reaches it, so that message arrives
+    // about d after the responder's last send; waiting 2d makes sure it is
+    // there and only the receive call is timed.
     Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, double d)
     {
         if (ctx.bootstrap.is_driver()) {
@@ -136,7 +139,7 @@ private:
         for (uint64_t rep = 0; rep < spec.warmup + spec.samples; ++rep) {
             if (ctx.interrupted())
                 return Status::interrupted(where(spec.size, rep) + ": interrupted");
-            timer.busy_wait_us(d);
+            timer.busy_wait_us(2 * d);
             uint64_t start = timer.now();
             Status status = transport.recv(buffer.data(), spec.size);
             uint64_t end = timer.now();
@@ -188,8 +191,8 @@ PatternInfo loggp_pattern()
             "1-128Ki",
             loggp_options,
             [] { return std::make_unique<LogGP>(); },
-            200,
-            20};
+            100,
+            10};
 }
 
 } // namespace ngx::patterns

@@ -13,7 +13,7 @@ Json measured(const fit::Measured& m) { return {{"value", number(m.value)}, {"ci
 
 Json range_json(const fit::LogGPRange& range)
 {
-    return {{"from_bytes", range.from_bytes},
+    Json json = {{"from_bytes", range.from_bytes},
             {"to_bytes", range.to_bytes},
             {"L_us", number(range.L.value)},
             {"o_us", number(range.o.value)},
@@ -26,6 +26,10 @@ Json range_json(const fit::LogGPRange& range)
                            {"g_us", measured(range.g)},
                            {"G_us_per_byte", measured(range.G)}}},
             {"o_line", {{"intercept_us", number(range.o_intercept)}, {"slope_us_per_byte", number(range.o_slope)}}}};
+    if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
+        json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
+                          "or the range is a rendezvous protocol); use L_eel_us";
+    return json;
 }
 
 fit::LogGPOptions fit_options(const LogGPFitSettings& settings)

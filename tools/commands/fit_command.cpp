@@ -141,13 +141,19 @@ int run_fit(const std::vector<std::string>& arguments)
                 return usage_error("fit", Status::usage("-o " + output + ": use .json, .csv or .txt"));
             reporters.push_back(make_file_reporter(output, *format, false));
         }
+    // Replayed size by size, as a live run reports them.
     const RunRecord& run = document.runs.front();
-    for (auto& reporter : reporters) {
-        reporter->run_started(run);
-        for (const SizeRecord& size : run.sizes)
-            reporter->size_done(run, size);
-        reporter->run_finished(run);
+    RunRecord growing = run;
+    growing.sizes.clear();
+    for (auto& reporter : reporters)
+        reporter->run_started(growing);
+    for (const SizeRecord& size : run.sizes) {
+        growing.sizes.push_back(size);
+        for (auto& reporter : reporters)
+            reporter->size_done(growing, growing.sizes.back());
     }
+    for (auto& reporter : reporters)
+        reporter->run_finished(run);
     for (auto& reporter : reporters)
         if (Status written = reporter->close(document); !written)
             return usage_error("fit", written);
