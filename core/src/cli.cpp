@@ -376,6 +376,8 @@ std::string help_text(const po::options_description& all)
             "       ngx --listen [ADDR:]PORT            (on one host)\n"
             "       ngx --connect HOST:PORT -m ... -x ... (on the other)\n"
             "       mpirun -np 2 ngx -m MODULE -x PATTERN\n"
+            "       ngx compare A.json B.json | ngx fit FILE.csv | ngx predict --params FILE.json ...\n"
+            "         (each with its own --help)\n"
             "With no arguments: LogGP parameters (paper 001) of every local module (shm, tcp), compared.\n"
             "Module and pattern options appear with -m NAME -x NAME --help.\n\n"
          << all;
