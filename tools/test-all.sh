@@ -13,6 +13,29 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 start=$(date +%s)
 step() { echo "== $* ($(($(date +%s) - start)) s)"; }
 
+# The closing line counts every test of the meson runs that took place
+# (skipped ones are those that exited 77), whatever the outcome.
+summary() {
+    python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY' || true
+import json, os, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        continue
+    for line in open(path):
+        result = json.loads(line).get("result", "")
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+}
+rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+trap summary EXIT
+
 step "release build and full suite"
 bash tools/setup.sh build
 meson test -C build --print-errorlogs --num-processes 1
