@@ -143,23 +143,27 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
         if constexpr (Verify)
             fill_payload(data, spec.size, rep, Side::driver);
+        const char* operation = "send";
         uint64_t start = timer.now();
-        Status status = transport.send(data, spec.size);
-        for (uint64_t i = 1; i < spec.messages && status.is_ok(); ++i) {
+        ngx_status code = transport.send_code(data, spec.size);
+        for (uint64_t i = 1; i < spec.messages && code == NGX_OK; ++i) {
             uint64_t until = timer.now() + delay_ticks; // wait(d), Listing 1 line 15
             while (delay_ticks != 0 && timer.now() < until) {
             }
-            status = transport.send(data, spec.size);
+            code = transport.send_code(data, spec.size);
         }
         if (compute_ticks != 0) { // compute(w), paper 004 Figure 3
             uint64_t until = timer.now() + compute_ticks;
             while (timer.now() < until) {
             }
         }
-        if (status.is_ok())
-            status = transport.recv(data, spec.size);
+        if (code == NGX_OK) {
+            operation = "recv";
+            code = transport.recv_code(data, spec.size);
+        }
         uint64_t end = timer.now();
-        if (!status) {
+        if (code != NGX_OK) [[unlikely]] {
+            Status status = transport.failure(operation, code);
             if (!transport.lost_message())
                 return status.with_context(where(spec.size, rep));
             NGX_TRY(driver_after_loss(ctx, spec, rep, lost, status));
@@ -191,12 +195,16 @@ Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const 
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
         if constexpr (Verify)
             fill_payload(answer, spec.size, rep, Side::responder);
-        Status status;
-        for (uint64_t i = 0; i < spec.messages && status.is_ok(); ++i)
-            status = transport.recv(data, spec.size);
-        if (status.is_ok())
-            status = transport.send(answer, spec.size);
-        if (!status) {
+        const char* operation = "recv";
+        ngx_status code = NGX_OK;
+        for (uint64_t i = 0; i < spec.messages && code == NGX_OK; ++i)
+            code = transport.recv_code(data, spec.size);
+        if (code == NGX_OK) {
+            operation = "send";
+            code = transport.send_code(answer, spec.size);
+        }
+        if (code != NGX_OK) [[unlikely]] {
+            Status status = transport.failure(operation, code);
             if (!transport.lost_message())
                 return status.with_context(where(spec.size, rep));
             Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);

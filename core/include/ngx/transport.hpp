@@ -86,6 +86,13 @@ public:
         return code == NGX_OK ? Status() : failure("recv", code);
     }
 
+    // The same calls for timed loops: only the module's status code, nothing
+    // else between the timer reads; failure() turns a failed code into the
+    // Status that send()/recv() would have returned.
+    ngx_status send_code(const void* data, size_t size) { return ops_->send(ctx_, data, size, &error_); }
+    ngx_status recv_code(void* data, size_t size) { return ops_->recv(ctx_, data, size, &error_); }
+    Status failure(const char* operation, ngx_status code);
+
     // After a failed send/recv: whether it lost a message that the pattern
     // may retry after resync(): NGX_ERR_LOST, or NGX_ERR_TIMEOUT of a module
     // without NGX_CAP_RELIABLE (it cannot tell a lost message from a silent peer).
@@ -105,8 +112,6 @@ public:
 
 private:
     Transport(LoadedModulePtr module, void* ctx) : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx) {}
-    Status failure(const char* operation, ngx_status code);
-
     LoadedModulePtr module_;
     const ngx_module_ops* ops_;
     void* ctx_;
