@@ -78,9 +78,8 @@ done
 [[ ${#positional[@]} -le 1 ]] || { usage >&2; exit 2; }
 [[ ${#positional[@]} -eq 1 ]] && BUILD=${positional[0]}
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+source "$(dirname "$0")/lib.sh"   # port_busy, servers, record, ngx_median, ...
 # A random port base unless one was given; skip bases with a port in use.
-port_busy() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
 if [[ -z $PORT_BASE ]]; then
     for ((try = 0; try < 20; try++)); do
         PORT_BASE=$((20000 + RANDOM % 20000))
@@ -126,69 +125,12 @@ fi
 SAMPLES=$WORK/samples.tsv
 : > "$SAMPLES"
 
-SERVERS=()   # process-group ids of the servers started here (setsid)
-stop_server() {
-    local pg=$1
-    kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
-    wait "$pg" 2>/dev/null
-    local keep=() p
-    for p in "${SERVERS[@]}"; do [[ $p == "$pg" ]] || keep+=("$p"); done
-    SERVERS=("${keep[@]}")
-}
 cleanup() {
-    local pg
-    for pg in "${SERVERS[@]}"; do
-        kill -TERM -- "-$pg" 2>/dev/null || kill -TERM "$pg" 2>/dev/null
-    done
-    for pg in "${SERVERS[@]}"; do wait "$pg" 2>/dev/null; done
-    SERVERS=()
+    bench_cleanup
     [[ $KEEP_WORK -eq 1 ]] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# start_server LOG CMD...: runs CMD in a new session (its pid is the process
-# group id, so the server and anything it forks are killed together), bounded
-# by timeout. Sets SERVER_PG.
-start_server() {
-    local log=$1; shift
-    setsid timeout $((TMO + 30)) "$@" > "$log" 2>&1 < /dev/null &
-    SERVER_PG=$!
-    SERVERS+=("$SERVER_PG")
-}
-
-# wait_listen PORT: until a socket listens on PORT (5 s at most).
-wait_listen() {
-    local i
-    for ((i = 0; i < 100; i++)); do
-        port_busy "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-
-# record METRIC TOOL ROUND VALUE [NOTE]; VALUE "NA" when the run failed.
-record() {
-    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >> "$SAMPLES"
-}
-
-is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
-
-# ngx_median JSON SIZE: median_us of the result with size_bytes == SIZE.
-ngx_median() {
-    python3 - "$1" "$2" <<'EOF'
-import json, sys
-try:
-    doc = json.load(open(sys.argv[1]))
-    size = int(sys.argv[2])
-    for r in doc.get("results", []):
-        if int(r.get("size_bytes", -1)) == size:
-            print(float(r["median_us"]))
-            break
-except Exception:
-    pass
-EOF
-}
 
 # ---------------------------------------------------------------- tools
 # Each run_* function appends one sample for its round to $SAMPLES.
@@ -341,7 +283,6 @@ install_peers() {
 install_peers
 command -v python3 > /dev/null || { echo "run-tcp-shm.sh: python3 is required" >&2; exit 1; }
 
-pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 NGX_VERSION=unknown
 if [[ -x $NGX ]]; then
     NGX_VERSION=$(timeout 10 "$NGX" --version 2>/dev/null < /dev/null | head -n 1) || NGX_VERSION=unknown
