@@ -67,7 +67,6 @@ Status Session::run_module(const ModuleChoice& choice)
 {
     std::unique_ptr<Pattern> pattern = config_.pattern->create();
     NGX_TRY(pattern->configure(config_.values));
-    begin_run(choice, *pattern);
     auto start = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
     if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0)
@@ -87,7 +86,8 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     settings.max_message_size = size_t(config_.settings.sizes.back());
     Result<std::unique_ptr<Transport>> transport = Transport::open(choice.module, choice.options, settings);
     if (!transport)
-        return transport.status();
+        return transport.status(); // a bad module option: no run has begun
+    begin_run(choice, pattern);
     NGX_TRY((*transport)->connect(boot_));
     PatternContext context{**transport, boot_, timer_, config_.settings, *this, cancel_, {}};
     NGX_TRY(pattern.run(context));
