@@ -171,11 +171,11 @@ def cmd_rate(a):
 def cmd_delay(a):
     _, m0 = load_model(a.base)
     _, md = load_model(a.delayed)
-    e0, ed = value(m0["L_eel_us"]), value(md["L_eel_us"])
-    print(f"L_eel: {e0:.2f} us without delay, {ed:.2f} us with {a.us} us one way")
-    within("L_eel growth", ed - e0, a.us, a.tol)
     L0, Ld = m0["ranges"][0]["L_us"], md["ranges"][0]["L_us"]
-    print(f"  info L_us (eq. 1, first range): {L0:.4g} -> {Ld:.4g} (growth {Ld - L0:.4g});"
+    print(f"L (eq. 1, first range): {L0:.2f} us without delay, {Ld:.2f} us with {a.us} us one way")
+    within("L growth", Ld - L0, a.us, a.tol)
+    e0, ed = value(m0["L_eel_us"]), value(md["L_eel_us"])
+    print(f"  info L_eel_us (PRTT(1,0,1)/2): {e0:.4g} -> {ed:.4g} (growth {ed - e0:.4g});"
           f" o_us {m0['ranges'][0]['o_us']:.4g} -> {md['ranges'][0]['o_us']:.4g};"
           f" o_r_us {m0['ranges'][0]['o_r_us']:.4g} -> {md['ranges'][0]['o_r_us']:.4g}")
 
