@@ -10,7 +10,10 @@
 
 namespace ngx {
 
-PatternCatalog builtin_patterns() { return {patterns::pingpong_pattern(), patterns::pingping_pattern(), patterns::loggp_pattern(), patterns::loggps_pattern(),
-                                                patterns::overhead_pattern()}; }
+PatternCatalog builtin_patterns()
+{
+    return {patterns::pingpong_pattern(), patterns::pingping_pattern(), patterns::loggp_pattern(),
+            patterns::loggps_pattern(), patterns::overhead_pattern()};
+}
 
 } // namespace ngx

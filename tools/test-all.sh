@@ -36,6 +36,9 @@ PY
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 trap summary EXIT
 
+step "format"
+bash tools/check-format.sh
+
 step "release build and full suite"
 bash tools/setup.sh build
 meson test -C build --print-errorlogs --num-processes 1

@@ -49,7 +49,7 @@ _Static_assert(sizeof(struct line) == LINE, "one cache line per direction");
 
 static int use_pause;
 
-static void die(const char *what)
+static void die(const char* what)
 {
     fprintf(stderr, "shm_pingpong: %s: %s\n", what, strerror(errno));
     exit(1);
@@ -57,20 +57,19 @@ static void die(const char *what)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: shm_pingpong [-a CPU] [-b CPU] [-w WARMUP] [-n ITERS] [-p]\n"
-            "  -a CPU   pin the timing (parent) process to CPU (default 0)\n"
-            "  -b CPU   pin the echo (child) process to CPU (default 1)\n"
-            "           a negative CPU leaves that process unpinned\n"
-            "  -w N     warm-up round trips (default 1000)\n"
-            "  -n N     timed round trips (default 20000)\n"
-            "  -p       execute a pause/yield instruction in the spin loop\n");
+    fprintf(stderr, "usage: shm_pingpong [-a CPU] [-b CPU] [-w WARMUP] [-n ITERS] [-p]\n"
+                    "  -a CPU   pin the timing (parent) process to CPU (default 0)\n"
+                    "  -b CPU   pin the echo (child) process to CPU (default 1)\n"
+                    "           a negative CPU leaves that process unpinned\n"
+                    "  -w N     warm-up round trips (default 1000)\n"
+                    "  -n N     timed round trips (default 20000)\n"
+                    "  -p       execute a pause/yield instruction in the spin loop\n");
     exit(2);
 }
 
-static long parse_long(const char *s)
+static long parse_long(const char* s)
 {
-    char *end = NULL;
+    char* end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0')
@@ -98,7 +97,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static inline void wait_for(struct line *l, uint64_t seq)
+static inline void wait_for(struct line* l, uint64_t seq)
 {
     if (use_pause) {
         while (atomic_load_explicit(&l->seq, memory_order_acquire) != seq)
@@ -109,7 +108,7 @@ static inline void wait_for(struct line *l, uint64_t seq)
     }
 }
 
-static inline void post(struct line *l, uint64_t seq, unsigned char byte)
+static inline void post(struct line* l, uint64_t seq, unsigned char byte)
 {
     l->payload = byte;
     atomic_store_explicit(&l->seq, seq, memory_order_release);
@@ -122,37 +121,47 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int cmp_double(const void* a, const void* b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    double x = *(const double*)a, y = *(const double*)b;
     return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
     int cpu_a = 0, cpu_b = 1;
     long warmup = 1000, iters = 20000;
     int c;
     while ((c = getopt(argc, argv, "a:b:w:n:ph")) != -1) {
         switch (c) {
-        case 'a': cpu_a = (int)parse_long(optarg); break;
-        case 'b': cpu_b = (int)parse_long(optarg); break;
-        case 'w': warmup = parse_long(optarg); break;
-        case 'n': iters = parse_long(optarg); break;
-        case 'p': use_pause = 1; break;
-        default: usage();
+        case 'a':
+            cpu_a = (int)parse_long(optarg);
+            break;
+        case 'b':
+            cpu_b = (int)parse_long(optarg);
+            break;
+        case 'w':
+            warmup = parse_long(optarg);
+            break;
+        case 'n':
+            iters = parse_long(optarg);
+            break;
+        case 'p':
+            use_pause = 1;
+            break;
+        default:
+            usage();
         }
     }
     if (optind != argc || warmup < 0 || iters < 1)
         usage();
 
-    struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct shared* sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         die("mmap");
     memset(sh, 0, sizeof *sh);
 
-    double *samples = malloc((size_t)iters * sizeof *samples);
+    double* samples = malloc((size_t)iters * sizeof *samples);
     if (!samples)
         die("malloc");
     memset(samples, 0, (size_t)iters * sizeof *samples);
@@ -194,8 +203,7 @@ int main(int argc, char **argv)
     for (long k = 0; k < iters; k++)
         sum += samples[k];
     qsort(samples, (size_t)iters, sizeof *samples, cmp_double);
-    double median = (iters % 2) ? samples[iters / 2]
-                                : 0.5 * (samples[iters / 2 - 1] + samples[iters / 2]);
+    double median = (iters % 2) ? samples[iters / 2] : 0.5 * (samples[iters / 2 - 1] + samples[iters / 2]);
     printf("# shm_pingpong: shared anonymous mapping, spin on a cache-line flag "
            "(1-byte payload in the same line), %s, cpus %d,%d, warmup %ld, iters %ld\n",
            use_pause ? "pause in spin loop" : "no pause", cpu_a, cpu_b, warmup, iters);

@@ -36,15 +36,15 @@
 #define MAX_SIZES 64
 
 struct options {
-    int cpu_a;          /* parent (timing side); -1: not pinned */
-    int cpu_b;          /* child (echo side); -1: not pinned */
+    int cpu_a; /* parent (timing side); -1: not pinned */
+    int cpu_b; /* child (echo side); -1: not pinned */
     long warmup;
     long iters;
     size_t sizes[MAX_SIZES];
     int nsizes;
 };
 
-static void die(const char *what)
+static void die(const char* what)
 {
     fprintf(stderr, "tcp_pingpong: %s: %s\n", what, strerror(errno));
     exit(1);
@@ -52,23 +52,22 @@ static void die(const char *what)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: tcp_pingpong [-a CPU] [-b CPU] [-w WARMUP] [-n ITERS] "
-            "[-s SIZE[,SIZE...]]\n"
-            "  -a CPU   pin the timing (parent) process to CPU (default 0)\n"
-            "  -b CPU   pin the echo (child) process to CPU (default 1)\n"
-            "           a negative CPU leaves that process unpinned\n"
-            "  -w N     warm-up round trips per size (default 1000)\n"
-            "  -n N     timed round trips per size (default 20000)\n"
-            "  -s LIST  sizes in bytes; suffixes Ki, Mi accepted "
-            "(default 1,1Mi)\n");
+    fprintf(stderr, "usage: tcp_pingpong [-a CPU] [-b CPU] [-w WARMUP] [-n ITERS] "
+                    "[-s SIZE[,SIZE...]]\n"
+                    "  -a CPU   pin the timing (parent) process to CPU (default 0)\n"
+                    "  -b CPU   pin the echo (child) process to CPU (default 1)\n"
+                    "           a negative CPU leaves that process unpinned\n"
+                    "  -w N     warm-up round trips per size (default 1000)\n"
+                    "  -n N     timed round trips per size (default 20000)\n"
+                    "  -s LIST  sizes in bytes; suffixes Ki, Mi accepted "
+                    "(default 1,1Mi)\n");
     exit(2);
 }
 
 /* Parses "4096", "4Ki", "1Mi", "1k", "1M" (binary multiples in all cases). */
-static int parse_size(const char *s, size_t *out)
+static int parse_size(const char* s, size_t* out)
 {
-    char *end = NULL;
+    char* end = NULL;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno != 0 || end == s)
@@ -90,9 +89,9 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static long parse_long(const char *s)
+static long parse_long(const char* s)
 {
-    char *end = NULL;
+    char* end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0')
@@ -100,7 +99,7 @@ static long parse_long(const char *s)
     return v;
 }
 
-static void parse_args(int argc, char **argv, struct options *o)
+static void parse_args(int argc, char** argv, struct options* o)
 {
     o->cpu_a = 0;
     o->cpu_b = 1;
@@ -110,15 +109,23 @@ static void parse_args(int argc, char **argv, struct options *o)
     int c;
     while ((c = getopt(argc, argv, "a:b:w:n:s:h")) != -1) {
         switch (c) {
-        case 'a': o->cpu_a = (int)parse_long(optarg); break;
-        case 'b': o->cpu_b = (int)parse_long(optarg); break;
-        case 'w': o->warmup = parse_long(optarg); break;
-        case 'n': o->iters = parse_long(optarg); break;
+        case 'a':
+            o->cpu_a = (int)parse_long(optarg);
+            break;
+        case 'b':
+            o->cpu_b = (int)parse_long(optarg);
+            break;
+        case 'w':
+            o->warmup = parse_long(optarg);
+            break;
+        case 'n':
+            o->iters = parse_long(optarg);
+            break;
         case 's': {
-            char *list = strdup(optarg);
+            char* list = strdup(optarg);
             if (!list)
                 die("strdup");
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
                 if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes]) != 0)
                     usage();
                 o->nsizes++;
@@ -126,7 +133,8 @@ static void parse_args(int argc, char **argv, struct options *o)
             free(list);
             break;
         }
-        default: usage();
+        default:
+            usage();
         }
     }
     if (optind != argc || o->warmup < 0 || o->iters < 1)
@@ -149,7 +157,7 @@ static void pin(int cpu)
         die("sched_setaffinity");
 }
 
-static void send_all(int fd, const char *buf, size_t len)
+static void send_all(int fd, const char* buf, size_t len)
 {
     while (len > 0) {
         ssize_t n = send(fd, buf, len, 0);
@@ -163,7 +171,7 @@ static void send_all(int fd, const char *buf, size_t len)
     }
 }
 
-static void recv_all(int fd, char *buf, size_t len)
+static void recv_all(int fd, char* buf, size_t len)
 {
     while (len > 0) {
         ssize_t n = recv(fd, buf, len, 0);
@@ -195,14 +203,14 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int cmp_double(const void* a, const void* b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    double x = *(const double*)a, y = *(const double*)b;
     return (x > y) - (x < y);
 }
 
 /* Echo side: the same sequence of sizes and counts as the timing side. */
-static void run_echo(int fd, const struct options *o, char *buf)
+static void run_echo(int fd, const struct options* o, char* buf)
 {
     for (int s = 0; s < o->nsizes; s++) {
         long total = o->warmup + o->iters;
@@ -213,7 +221,7 @@ static void run_echo(int fd, const struct options *o, char *buf)
     }
 }
 
-static void run_timer(int fd, const struct options *o, char *buf, double *samples)
+static void run_timer(int fd, const struct options* o, char* buf, double* samples)
 {
     printf("# tcp_pingpong: loopback TCP, TCP_NODELAY, blocking send/recv, "
            "cpus %d,%d, warmup %ld, iters %ld\n",
@@ -238,11 +246,9 @@ static void run_timer(int fd, const struct options *o, char *buf, double *sample
             sum += samples[i];
         qsort(samples, (size_t)o->iters, sizeof *samples, cmp_double);
         long n = o->iters;
-        double median = (n % 2) ? samples[n / 2]
-                                : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+        double median = (n % 2) ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
         double mbps = (double)len / median;
-        printf("%zu %.3f %.3f %.3f %.1f %ld\n", len, median, samples[0],
-               sum / (double)n, mbps, n);
+        printf("%zu %.3f %.3f %.3f %.1f %ld\n", len, median, samples[0], sum / (double)n, mbps, n);
         fflush(stdout);
         if (len == ((size_t)1 << 20))
             bw_1mib = mbps;
@@ -251,7 +257,7 @@ static void run_timer(int fd, const struct options *o, char *buf, double *sample
         printf("bw_1MiB_MBps %.1f\n", bw_1mib);
 }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
     struct options o;
     parse_args(argc, argv, &o);
@@ -270,15 +276,15 @@ int main(int argc, char **argv)
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0; /* ephemeral: concurrent runs never collide */
     socklen_t alen = sizeof addr;
-    if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) != 0)
+    if (bind(lfd, (struct sockaddr*)&addr, sizeof addr) != 0)
         die("bind");
     if (listen(lfd, 1) != 0)
         die("listen");
-    if (getsockname(lfd, (struct sockaddr *)&addr, &alen) != 0)
+    if (getsockname(lfd, (struct sockaddr*)&addr, &alen) != 0)
         die("getsockname");
 
     /* Touch the whole buffer before timing; inherited by the child. */
-    char *buf = malloc(max);
+    char* buf = malloc(max);
     if (!buf)
         die("malloc");
     memset(buf, 0x5a, max);
@@ -293,7 +299,7 @@ int main(int argc, char **argv)
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0)
             die("socket");
-        if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0)
+        if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0)
             die("connect");
         set_nodelay(fd);
         run_echo(fd, &o, buf);
@@ -309,7 +315,7 @@ int main(int argc, char **argv)
     }
     close(lfd);
     set_nodelay(fd);
-    double *samples = malloc((size_t)o.iters * sizeof *samples);
+    double* samples = malloc((size_t)o.iters * sizeof *samples);
     if (!samples)
         die("malloc");
     memset(samples, 0, (size_t)o.iters * sizeof *samples);

@@ -57,8 +57,8 @@ int list_modules(const ModuleRegistry& registry)
     ModuleListing listing = registry.load_all();
     std::cout << "Modules:\n";
     for (const LoadedModulePtr& module : listing.loaded)
-        std::cout << "  " << module->name() << "  " << module->descriptor().description << "  ("
-                  << module->path() << ")\n";
+        std::cout << "  " << module->name() << "  " << module->descriptor().description << "  (" << module->path()
+                  << ")\n";
     if (listing.loaded.empty())
         std::cout << "  none\n";
     if (!listing.rejected.empty()) {
@@ -91,7 +91,8 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
         launch.bootstrap = std::move(*boot);
         return launch;
     }
-    if (config.bootstrap == BootstrapChoice::mpi || (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher)) {
+    if (config.bootstrap == BootstrapChoice::mpi ||
+        (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher)) {
 #if NGX_HAVE_MPI
         Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(config.settings.timeout_ns);
         if (!boot)
@@ -141,7 +142,8 @@ std::vector<std::string> unpack_arguments(const Bytes& blob)
 Result<Launch> serve(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
                      Config& agreed)
 {
-    Result<std::unique_ptr<Bootstrap>> boot = tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
+    Result<std::unique_ptr<Bootstrap>> boot =
+        tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
     if (!boot)
         return boot.status();
     Bytes blob;
@@ -328,7 +330,10 @@ Environment Environment::current()
     return env;
 }
 
-std::vector<std::string> arguments_of(int argc, char** argv) { return std::vector<std::string>(argv + 1, argv + argc); }
+std::vector<std::string> arguments_of(int argc, char** argv)
+{
+    return std::vector<std::string>(argv + 1, argv + argc);
+}
 
 int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const CommandCatalog& commands,
             const Environment& env)
@@ -337,7 +342,8 @@ int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& pat
         for (const CommandInfo& command : commands)
             if (arguments.front() == command.name)
                 return command.run(std::vector<std::string>(arguments.begin() + 1, arguments.end()));
-    ModuleRegistry registry(module_search_path(env.module_path.empty() ? nullptr : env.module_path.c_str(), env.executable));
+    ModuleRegistry registry(
+        module_search_path(env.module_path.empty() ? nullptr : env.module_path.c_str(), env.executable));
     Result<Config> config = parse_command_line(arguments, registry, patterns);
     if (!config) {
         std::cerr << "ngx: " << config.status().message() << "\n";

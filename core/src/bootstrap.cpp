@@ -56,8 +56,14 @@ ngx_bootstrap Bootstrap::c_view()
     return view;
 }
 
-Bytes to_bytes(const std::string& text) { return Bytes(text.begin(), text.end()); }
+Bytes to_bytes(const std::string& text)
+{
+    return Bytes(text.begin(), text.end());
+}
 
-std::string to_string(const Bytes& bytes) { return std::string(bytes.begin(), bytes.end()); }
+std::string to_string(const Bytes& bytes)
+{
+    return std::string(bytes.begin(), bytes.end());
+}
 
 } // namespace ngx

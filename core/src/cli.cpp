@@ -36,7 +36,8 @@ Result<uint64_t> parse_count(const std::string& option, const std::string& text,
     uint64_t value = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || end != text.data() + text.size() || error != std::errc())
-        return bad_value(option, text, "expected a whole number in " + std::to_string(min) + ".." + std::to_string(max));
+        return bad_value(option, text,
+                         "expected a whole number in " + std::to_string(min) + ".." + std::to_string(max));
     if (value < min || value > max)
         return bad_value(option, text, "must be in " + std::to_string(min) + ".." + std::to_string(max));
     return value;
@@ -59,6 +60,7 @@ Result<double> parse_number(const std::string& option, const std::string& text, 
 po::options_description general_options()
 {
     po::options_description general("General options");
+    // clang-format off
     general.add_options()
         ("help,h", "show this help; with -m and -x also their options")
         ("version", "print the version")
@@ -86,6 +88,7 @@ po::options_description general_options()
         ("connect", po::value<std::string>(), "run against a peer started with --listen at HOST:PORT")
         ("accept-timeout", po::value<std::string>()->default_value("300"), "seconds --listen waits for a peer")
         ("bootstrap", po::value<std::string>()->default_value("auto"), "auto, local, tcp or mpi");
+    // clang-format on
     return general;
 }
 
@@ -107,8 +110,8 @@ po::options_description module_options(const LoadedModule& module)
 Result<po::variables_map> first_pass(const std::vector<std::string>& arguments)
 {
     po::options_description selection;
-    selection.add_options()("module,m", po::value<std::string>())("pattern,x", po::value<std::string>())(
-        "help,h", "")("listen", po::value<std::string>());
+    selection.add_options()("module,m", po::value<std::string>())("pattern,x", po::value<std::string>())("help,h", "")(
+        "listen", po::value<std::string>());
     po::variables_map values;
     try {
         auto parsed = po::command_line_parser(arguments).options(selection).allow_unregistered().run();
@@ -194,7 +197,8 @@ Status read_percentiles(const po::variables_map& values, RunSettings& settings)
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
-    std::string count_text = values.count("count") ? values["count"].as<std::string>() : std::to_string(pattern.default_count);
+    std::string count_text =
+        values.count("count") ? values["count"].as<std::string>() : std::to_string(pattern.default_count);
     std::string warmup_text =
         values.count("warmup") ? values["warmup"].as<std::string>() : std::to_string(pattern.default_warmup);
     Result<uint64_t> count = parse_count("count", count_text, 1, max_count);
@@ -291,7 +295,8 @@ Status read_launch(const po::variables_map& values, Config& config)
         return Status::usage("--listen and --connect exclude each other: one side listens, the other connects");
     if (config.bootstrap == BootstrapChoice::tcp && config.listen.empty() && config.connect.empty())
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
-    Result<double> accept = parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
+    Result<double> accept =
+        parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
     if (!accept)
         return accept.status();
     config.accept_timeout_ns = uint64_t(*accept * 1e9);
@@ -316,8 +321,8 @@ Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& ru
 {
     std::vector<ModuleChoice> partial = {ModuleChoice{choice.module, {}, ""}};
     for (const auto& [name, value] : choice.options) {
-        std::vector<std::string> values = value.find(',') == std::string::npos ? std::vector<std::string>{value}
-                                                                                : split_list(value);
+        std::vector<std::string> values =
+            value.find(',') == std::string::npos ? std::vector<std::string>{value} : split_list(value);
         std::vector<ModuleChoice> next;
         for (const ModuleChoice& base : partial)
             for (const std::string& one : values) {

@@ -15,7 +15,10 @@ namespace {
 
 const char* const loggp_parameters[] = {"L_us", "o_us", "g_us", "G_us_per_byte"};
 
-Json number_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number_or_null(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 // size_bytes -> median_us of one run's results.
 std::map<uint64_t, double> medians_of(const Json& run)
@@ -83,8 +86,10 @@ Json compare_models(const std::vector<ComparedRun>& runs)
     Json ranges = Json::array();
     for (size_t r = 0; r < baseline->size(); ++r) {
         const Json& base = (*baseline)[r];
-        Json row = {{"range", r}, {"from_bytes", base.value("from_bytes", Json(nullptr))},
-                    {"to_bytes", base.value("to_bytes", Json(nullptr))}, {"parameters", Json::object()}};
+        Json row = {{"range", r},
+                    {"from_bytes", base.value("from_bytes", Json(nullptr))},
+                    {"to_bytes", base.value("to_bytes", Json(nullptr))},
+                    {"parameters", Json::object()}};
         for (const char* parameter : loggp_parameters) {
             Json values = Json::array();
             for (size_t i = 0; i < runs.size(); ++i) {
@@ -168,12 +173,9 @@ Json compare_runs(const std::vector<ComparedRun>& runs)
     for (const ComparedRun& run : runs)
         labels.push_back(run.label);
     const Json& first = runs.front().run;
-    Json comparison = {{"baseline", runs.front().label},
-                       {"labels", labels},
-                       {"pattern", first.value("pattern", "")},
-                       {"metric", first.value("metric", "")},
-                       {"unit", "us"},
-                       {"sizes", compare_sizes(runs)}};
+    Json comparison = {
+        {"baseline", runs.front().label},      {"labels", labels}, {"pattern", first.value("pattern", "")},
+        {"metric", first.value("metric", "")}, {"unit", "us"},     {"sizes", compare_sizes(runs)}};
     Json model = compare_models(runs);
     if (!model.is_null())
         comparison["model"] = model;

@@ -39,10 +39,19 @@ InterruptGuard::InterruptGuard()
     std::signal(SIGPIPE, SIG_IGN);
 }
 
-InterruptGuard::~InterruptGuard() { install(SIG_DFL); }
+InterruptGuard::~InterruptGuard()
+{
+    install(SIG_DFL);
+}
 
-const volatile int* InterruptGuard::flag() const { return &interrupt_flag; }
+const volatile int* InterruptGuard::flag() const
+{
+    return &interrupt_flag;
+}
 
-int InterruptGuard::signal_number() const { return interrupt_signal; }
+int InterruptGuard::signal_number() const
+{
+    return interrupt_signal;
+}
 
 } // namespace ngx

@@ -48,7 +48,10 @@ std::vector<fs::path> candidate_files(const std::string& directory)
     return files;
 }
 
-Status rejected(const std::string& why) { return Status::runtime(why); }
+Status rejected(const std::string& why)
+{
+    return Status::runtime(why);
+}
 
 Status check_elf(const std::string& path)
 {
@@ -91,7 +94,9 @@ Status check_descriptor(const ngx_module* module, const std::string& expected_na
 } // namespace
 
 LoadedModule::LoadedModule(void* handle, const ngx_module* descriptor, std::string path)
-    : handle_(handle), descriptor_(descriptor), name_(descriptor->name), path_(std::move(path)) {}
+        : handle_(handle), descriptor_(descriptor), name_(descriptor->name), path_(std::move(path))
+{
+}
 
 LoadedModule::~LoadedModule()
 {

@@ -46,8 +46,8 @@ std::string ipv4_of_interface(const std::string& name)
     for (ifaddrs* entry = list; entry != nullptr && found.empty(); entry = entry->ifa_next) {
         if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET)
             continue;
-        bool wanted = name.empty() ? (entry->ifa_flags & IFF_UP) && !(entry->ifa_flags & IFF_LOOPBACK)
-                                   : name == entry->ifa_name;
+        bool wanted =
+            name.empty() ? (entry->ifa_flags & IFF_UP) && !(entry->ifa_flags & IFF_LOOPBACK) : name == entry->ifa_name;
         if (!wanted)
             continue;
         char text[INET_ADDRSTRLEN] = "";
@@ -74,7 +74,9 @@ Result<std::string> choose_local_address()
 class MpiBootstrap final : public Bootstrap {
 public:
     MpiBootstrap(MPI_Comm comm, int rank, int nranks, uint64_t timeout_ns)
-        : comm_(comm), rank_(rank), nranks_(nranks), timeout_ns_(timeout_ns) {}
+            : comm_(comm), rank_(rank), nranks_(nranks), timeout_ns_(timeout_ns)
+    {
+    }
     ~MpiBootstrap() override;
 
     std::string name() const override { return "mpi"; }
@@ -148,8 +150,8 @@ Status MpiBootstrap::exchange(const Bytes& mine, Bytes& theirs)
     NGX_TRY(complete(sizes, 2, "exchange (sizes)"));
     theirs.assign(size_t(their_size), 0);
     MPI_Request data[2];
-    NGX_TRY(started(MPI_Irecv(theirs.data(), int(their_size), MPI_BYTE, peer_rank, tag_data, comm_, &data[0]),
-                    "exchange"));
+    NGX_TRY(
+        started(MPI_Irecv(theirs.data(), int(their_size), MPI_BYTE, peer_rank, tag_data, comm_, &data[0]), "exchange"));
     NGX_TRY(started(MPI_Isend(mine.data(), int(my_size), MPI_BYTE, peer_rank, tag_data, comm_, &data[1]), "exchange"));
     return complete(data, 2, "exchange");
 }
@@ -183,8 +185,8 @@ Status MpiBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
     for (size_t i = 1; i < sizes.size(); ++i)
         offsets[i] = offsets[i - 1] + sizes[i - 1];
     Bytes joined(sizes.empty() ? 0 : size_t(offsets.back() + sizes.back()));
-    NGX_TRY(started(MPI_Igatherv(mine.data(), my_size, MPI_BYTE, joined.data(), sizes.data(), offsets.data(),
-                                 MPI_BYTE, 0, comm_, &request),
+    NGX_TRY(started(MPI_Igatherv(mine.data(), my_size, MPI_BYTE, joined.data(), sizes.data(), offsets.data(), MPI_BYTE,
+                                 0, comm_, &request),
                     "gather"));
     NGX_TRY(complete(&request, 1, "gather"));
     all.clear();
@@ -232,7 +234,8 @@ Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns)
         if (rank != 0)
             std::exit(2); // rank 0 alone says why
         return Status::usage("the MPI bootstrap needs an even number of ranks (rank i measures against rank i + n/2); "
-                             "got " + std::to_string(nranks) + " (use mpirun -np 2, 4, ...)");
+                             "got " +
+                             std::to_string(nranks) + " (use mpirun -np 2, 4, ...)");
     }
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);

@@ -27,14 +27,17 @@ std::string percentile_key(double rank)
 }
 
 // JSON has no NaN or infinity: such values become null.
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 Json size_to_json(const SizeRecord& size, bool keep_raw)
 {
     const Summary& s = size.summary;
-    Json result = {{"size_bytes", size.size_bytes}, {"count", s.count},       {"min_us", number(s.min)},
-                   {"median_us", number(s.median)},  {"mean_us", number(s.mean)}, {"stddev_us", number(s.stddev)},
-                   {"p99_us", number(s.p99)},        {"max_us", number(s.max)}};
+    Json result = {{"size_bytes", size.size_bytes}, {"count", s.count},          {"min_us", number(s.min)},
+                   {"median_us", number(s.median)}, {"mean_us", number(s.mean)}, {"stddev_us", number(s.stddev)},
+                   {"p99_us", number(s.p99)},       {"max_us", number(s.max)}};
     for (const Percentile& p : s.percentiles)
         result[percentile_key(p.rank)] = number(p.value);
     for (const auto& [name, value] : size.extra)
@@ -185,7 +188,9 @@ private:
 class FileReporter final : public Reporter {
 public:
     FileReporter(std::string path, OutputFormat format, bool keep_raw)
-        : path_(std::move(path)), format_(format), keep_raw_(keep_raw) {}
+            : path_(std::move(path)), format_(format), keep_raw_(keep_raw)
+    {
+    }
 
     Status close(const Document& document) override
     {
@@ -203,7 +208,10 @@ private:
 
 } // namespace
 
-void TableReporter::run_started(const RunRecord& run) { out_ << table_header(run) << std::flush; }
+void TableReporter::run_started(const RunRecord& run)
+{
+    out_ << table_header(run) << std::flush;
+}
 
 void TableReporter::size_done(const RunRecord& run, const SizeRecord& size)
 {
@@ -262,8 +270,11 @@ std::optional<OutputFormat> format_from_path(const std::string& path)
 
 Json to_json(const RunRecord& run, bool keep_raw)
 {
-    Json json = {{"module", run.module}, {"pattern", run.pattern}, {"metric", run.metric},
-                 {"status", run.status}, {"options", run.options}};
+    Json json = {{"module", run.module},
+                 {"pattern", run.pattern},
+                 {"metric", run.metric},
+                 {"status", run.status},
+                 {"options", run.options}};
     if (!run.variant.empty())
         json["variant"] = run.variant;
     if (!run.error.empty())
@@ -398,7 +409,8 @@ std::string model_table(const Json& model)
             << format_bytes(range.value("to_bytes", uint64_t(0))) << ":";
         for (const char* column : columns)
             if (range.contains(column))
-                out << "  " << column << " " << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
+                out << "  " << column << " "
+                    << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
         out << "\n";
         if (range.contains("warning"))
             out << "    warning: " << range["warning"].get<std::string>() << "\n";

@@ -50,7 +50,7 @@ const char* run_status_name(const Status& status)
 
 Session::Session(const Config& config, Bootstrap& boot, const Timer& timer, const volatile int* cancel,
                  std::vector<std::unique_ptr<Reporter>> reporters, Json context)
-    : config_(config), boot_(boot), timer_(timer), cancel_(cancel), reporters_(std::move(reporters))
+        : config_(config), boot_(boot), timer_(timer), cancel_(cancel), reporters_(std::move(reporters))
 {
     document_.context = std::move(context);
     document_.runs.reserve(config.modules.size());

@@ -15,9 +15,15 @@ struct Unit {
 
 // Longest suffixes first so that "Ki" is not read as "K" + junk.
 constexpr Unit units[] = {
-    {"Ki", uint64_t(1) << 10}, {"Mi", uint64_t(1) << 20}, {"Gi", uint64_t(1) << 30},
-    {"K", 1000},               {"k", 1000},               {"M", 1000000},
-    {"G", 1000000000},         {"B", 1},                  {"", 1},
+    {"Ki", uint64_t(1) << 10},
+    {"Mi", uint64_t(1) << 20},
+    {"Gi", uint64_t(1) << 30},
+    {"K", 1000},
+    {"k", 1000},
+    {"M", 1000000},
+    {"G", 1000000000},
+    {"B", 1},
+    {"", 1},
 };
 
 Status bad_size(std::string_view text, const std::string& why)

@@ -48,7 +48,10 @@ std::string seconds_text(uint64_t ns)
     return text;
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text()
+{
+    return std::strerror(errno);
+}
 
 // Waits for `events` on fd until end_ns; "timeout" names the step when it passes.
 Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns)
@@ -200,8 +203,8 @@ Status FrameChannel::receive(Bytes& frame)
     uint64_t end_ns = monotonic_ns() + timeout_ns_;
     uint8_t header[4];
     NGX_TRY(read_all(header, sizeof header, end_ns));
-    uint32_t length = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 |
-                      uint32_t(header[3]) << 24;
+    uint32_t length =
+        uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
     if (length > max_frame_bytes)
         return Status::runtime("control channel: the peer sent a frame of " + std::to_string(length) +
                                " bytes (not an ngx peer?)");
@@ -211,8 +214,10 @@ Status FrameChannel::receive(Bytes& frame)
 
 StreamBootstrap::StreamBootstrap(std::string name, int fd, int rank, uint64_t timeout_ns, std::string local_address,
                                  std::string peer_address)
-    : name_(std::move(name)), channel_(fd, timeout_ns), rank_(rank), local_address_(std::move(local_address)),
-      peer_address_(std::move(peer_address)) {}
+        : name_(std::move(name)), channel_(fd, timeout_ns), rank_(rank), local_address_(std::move(local_address)),
+          peer_address_(std::move(peer_address))
+{
+}
 
 Status StreamBootstrap::exchange(const Bytes& mine, Bytes& theirs)
 {
@@ -355,8 +360,8 @@ Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint_text,
     }
     freeaddrinfo(*addresses);
     if (fd < 0)
-        return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) +
-                               ": " + failure);
+        return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) + ": " +
+                               failure);
     configure_control_socket(fd);
     auto boot = std::make_unique<StreamBootstrap>("tcp", fd, 0, timeout_ns, socket_address(fd, false),
                                                   socket_address(fd, true));

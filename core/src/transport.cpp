@@ -49,7 +49,10 @@ Result<std::unique_ptr<Transport>> Transport::open(LoadedModulePtr module, const
     return std::unique_ptr<Transport>(new Transport(std::move(module), ctx));
 }
 
-Transport::~Transport() { ops_->finalize(ctx_); }
+Transport::~Transport()
+{
+    ops_->finalize(ctx_);
+}
 
 Status Transport::failure(const char* operation, ngx_status code)
 {

@@ -16,13 +16,15 @@ struct SegmentFit {
     double wrss = 0.0;
 };
 
-SegmentFit segment_rss(std::span<const double> size, std::span<const double> val, std::size_t k,
-                       std::size_t l, bool relative, double val_floor)
+SegmentFit segment_rss(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
+                       bool relative, double val_floor)
 {
     SegmentFit r;
-    if (k > l || l >= size.size() || l >= val.size()) return r;
+    if (k > l || l >= size.size() || l >= val.size())
+        return r;
     auto weight = [&](std::size_t i) {
-        if (!relative) return 1.0;
+        if (!relative)
+            return 1.0;
         const double v = std::max(std::fabs(val[i]), val_floor);
         return 1.0 / (v * v);
     };
@@ -38,7 +40,8 @@ SegmentFit segment_rss(std::span<const double> size, std::span<const double> val
         sxx += weight(i) * (size[i] - xbar) * (size[i] - xbar);
         sxy += weight(i) * (size[i] - xbar) * (val[i] - ybar);
     }
-    if (!(sxx > 0.0)) return r;
+    if (!(sxx > 0.0))
+        return r;
     const double G = sxy / sxx;
     const double g = ybar - G * xbar;
     for (std::size_t i = k; i <= l; ++i) {
@@ -55,60 +58,74 @@ double denominator_of(std::size_t k, std::size_t l, Eq8Denominator d)
     return d == Eq8Denominator::as_printed ? n - 3.0 : n - 2.0;
 }
 
-std::optional<double> mean_deviation(std::span<const double> size, std::span<const double> val,
-                                     std::size_t k, std::size_t l, Eq8Denominator d,
-                                     bool relative, double val_floor)
+std::optional<double> mean_deviation(std::span<const double> size, std::span<const double> val, std::size_t k,
+                                     std::size_t l, Eq8Denominator d, bool relative, double val_floor)
 {
-    if (k > l) return std::nullopt;
+    if (k > l)
+        return std::nullopt;
     const double den = denominator_of(k, l, d);
-    if (!(den > 0.0)) return std::nullopt;
+    if (!(den > 0.0))
+        return std::nullopt;
     const SegmentFit f = segment_rss(size, val, k, l, relative, val_floor);
-    if (!f.ok) return std::nullopt;
+    if (!f.ok)
+        return std::nullopt;
     return f.wrss / den;
 }
 
 double max_abs(std::span<const double> v)
 {
     double m = 0.0;
-    for (double x : v) m = std::max(m, std::fabs(x));
+    for (double x : v)
+        m = std::max(m, std::fabs(x));
     return m;
 }
 
 // |val| below this counts as this in relative weights (guards val ~ 0).
-double relative_val_floor(std::span<const double> val) { return 1e-6 * max_abs(val); }
+double relative_val_floor(std::span<const double> val)
+{
+    return 1e-6 * max_abs(val);
+}
 
 Status validate(std::span<const double> size, std::span<const double> val)
 {
-    if (size.size() != val.size()) return Status::invalid_input;
+    if (size.size() != val.size())
+        return Status::invalid_input;
     for (std::size_t i = 0; i < size.size(); ++i) {
-        if (!std::isfinite(size[i]) || !std::isfinite(val[i])) return Status::invalid_input;
-        if (i > 0 && !(size[i] > size[i - 1])) return Status::invalid_input;
+        if (!std::isfinite(size[i]) || !std::isfinite(val[i]))
+            return Status::invalid_input;
+        if (i > 0 && !(size[i] > size[i - 1]))
+            return Status::invalid_input;
     }
     return Status::ok;
 }
 
 // Median of chi^2_k / k by the Wilson-Hilferty approximation (k >= 1).
-double chi2_median_over_k(double k) { return std::pow(1.0 - 2.0 / (9.0 * k), 3.0); }
+double chi2_median_over_k(double k)
+{
+    return std::pow(1.0 - 2.0 / (9.0 * k), 3.0);
+}
 
 // Among splits cur-1, cur, cur+1 (each leaving >= min_left points on the left
 // and >= 2 on the right of [lc, end]), the one with the smallest total
 // residual sum of squares of two separate lines.
-std::size_t refine_split(std::span<const double> size, std::span<const double> val, std::size_t lc,
-                         std::size_t cur, std::size_t end, std::size_t min_left, bool relative,
-                         double val_floor)
+std::size_t refine_split(std::span<const double> size, std::span<const double> val, std::size_t lc, std::size_t cur,
+                         std::size_t end, std::size_t min_left, bool relative, double val_floor)
 {
     auto total_rss = [&](std::size_t split) {
-        if (split + 1 < lc + min_left || split + 2 > end) return std::numeric_limits<double>::infinity();
+        if (split + 1 < lc + min_left || split + 2 > end)
+            return std::numeric_limits<double>::infinity();
         const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
         const SegmentFit right = segment_rss(size, val, split + 1, end, relative, val_floor);
-        if (!left.ok || !right.ok) return std::numeric_limits<double>::infinity();
+        if (!left.ok || !right.ok)
+            return std::numeric_limits<double>::infinity();
         return left.wrss + right.wrss;
     };
     // The look-ahead's own answer wins ties; a neighbour must be clearly better.
     std::size_t best = cur;
     double best_rss = total_rss(cur);
     for (std::size_t split : {cur - 1, cur + 1}) {
-        if (split == cur - 1 && cur == 0) continue;
+        if (split == cur - 1 && cur == 0)
+            continue;
         const double t = total_rss(split);
         if (t < best_rss * (1.0 - 1e-9)) {
             best = split;
@@ -121,18 +138,20 @@ std::size_t refine_split(std::span<const double> size, std::span<const double> v
 // Is a split of [lc, end] after `split` significant? F test of one line
 // against two separate lines (2 extra coefficients):
 //   F = ((RSS_1 - RSS_2) / 2) / (RSS_2 / (n - 4)),  p = P(F(2, n-4) > F).
-bool split_is_significant(std::span<const double> size, std::span<const double> val, std::size_t lc,
-                          std::size_t split, std::size_t end, double alpha, bool relative,
-                          double val_floor, double numeric_floor)
+bool split_is_significant(std::span<const double> size, std::span<const double> val, std::size_t lc, std::size_t split,
+                          std::size_t end, double alpha, bool relative, double val_floor, double numeric_floor)
 {
-    if (!(alpha > 0.0)) return true;
+    if (!(alpha > 0.0))
+        return true;
     const std::size_t n = end - lc + 1;
-    if (n < 5) return true;
+    if (n < 5)
+        return true;
     const SegmentFit one = segment_rss(size, val, lc, end, relative, val_floor);
     const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
-    const SegmentFit right = split + 1 < end ? segment_rss(size, val, split + 1, end, relative, val_floor)
-                                             : SegmentFit{true, 0.0};
-    if (!one.ok || !left.ok || !right.ok) return true;
+    const SegmentFit right =
+        split + 1 < end ? segment_rss(size, val, split + 1, end, relative, val_floor) : SegmentFit{true, 0.0};
+    if (!one.ok || !left.ok || !right.ok)
+        return true;
     const double d2 = static_cast<double>(n - 4);
     const double rss2 = std::max(left.wrss + right.wrss, numeric_floor * d2);
     const double f = std::max(one.wrss - rss2, 0.0) / 2.0 / (rss2 / d2);
@@ -142,29 +161,31 @@ bool split_is_significant(std::span<const double> size, std::span<const double> 
 
 } // namespace
 
-std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k,
-                          std::size_t l, Eq8Denominator denominator)
+std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
+                          Eq8Denominator denominator)
 {
     // Paper 001, eq. (8).
     return mean_deviation(size, val, k, l, denominator, false, 0.0);
 }
 
-std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val,
-                                   std::size_t k, std::size_t l, Eq8Denominator denominator)
+std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val, std::size_t k,
+                                   std::size_t l, Eq8Denominator denominator)
 {
     // Paper 001, eq. (8), with relative deviations (ngx addition).
     return mean_deviation(size, val, k, l, denominator, true, relative_val_floor(val));
 }
 
-Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size,
-                                                        std::span<const double> val,
+Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size, std::span<const double> val,
                                                         const PaperDetectorOptions& opt)
 {
-    if (const Status s = validate(size, val); s != Status::ok) return s;
-    if (opt.lookahead == 0 || !(opt.pfact > 0.0)) return Status::invalid_input;
+    if (const Status s = validate(size, val); s != Status::ok)
+        return s;
+    if (opt.lookahead == 0 || !(opt.pfact > 0.0))
+        return Status::invalid_input;
     std::vector<Range> ranges;
     const std::size_t n = size.size();
-    if (n == 0) return ranges;
+    if (n == 0)
+        return ranges;
 
     // Numerical guard only (see header): rounding-level deviations are equal.
     const double guard = std::pow(1e-12 * max_abs(val), 2.0);
@@ -195,37 +216,40 @@ Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> 
     return ranges;
 }
 
-double estimate_noise_variance(std::span<const double> size, std::span<const double> val,
-                               std::size_t window, bool relative)
+double estimate_noise_variance(std::span<const double> size, std::span<const double> val, std::size_t window,
+                               bool relative)
 {
     const std::size_t n = std::min(size.size(), val.size());
-    if (n < 3) return Measured::nan;
+    if (n < 3)
+        return Measured::nan;
     window = std::clamp<std::size_t>(window, 3, n);
     const double vf = relative ? relative_val_floor(val) : 0.0;
     std::vector<double> devs;
     for (std::size_t i = 0; i + window <= n; ++i)
-        if (auto d = mean_deviation(size, val, i, i + window - 1, Eq8Denominator::degrees_of_freedom,
-                                    relative, vf))
+        if (auto d = mean_deviation(size, val, i, i + window - 1, Eq8Denominator::degrees_of_freedom, relative, vf))
             devs.push_back(*d);
-    if (devs.empty()) return Measured::nan;
+    if (devs.empty())
+        return Measured::nan;
     return median_of(devs) / chi2_median_over_k(static_cast<double>(window - 2));
 }
 
-Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size,
-                                                  std::span<const double> val,
+Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
                                                   const RobustDetectorOptions& opt)
 {
-    if (const Status s = validate(size, val); s != Status::ok) return s;
+    if (const Status s = validate(size, val); s != Status::ok)
+        return s;
     if (opt.lookahead == 0 || !(opt.pfact > 0.0) || opt.min_segment < 3 || opt.noise_window < 3 ||
         !(opt.floor_factor >= 0.0) || !(opt.confirm_alpha >= 0.0))
         return Status::invalid_input;
     std::vector<Range> ranges;
     const std::size_t n = size.size();
-    if (n == 0) return ranges;
+    if (n == 0)
+        return ranges;
 
     const double vf = opt.relative ? relative_val_floor(val) : 0.0;
     double noise = opt.noise_variance;
-    if (std::isnan(noise)) noise = estimate_noise_variance(size, val, opt.noise_window, opt.relative);
+    if (std::isnan(noise))
+        noise = estimate_noise_variance(size, val, opt.noise_window, opt.relative);
     const double numeric = opt.relative ? 1e-24 : std::pow(1e-12 * max_abs(val), 2.0);
     const double floor = std::max(std::isfinite(noise) ? opt.floor_factor * noise : 0.0, numeric);
     auto dev = [&](std::size_t k, std::size_t l) {
@@ -244,11 +268,11 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size,
         for (std::size_t j = 1; j <= x && rises; ++j)
             rises = dev(lastchange, current + j) > opt.pfact * base;
         if (rises) {
-            std::size_t split = refine_split(size, val, lastchange, current, current + x, m,
-                                             opt.relative, vf);
-            if (split + m > n - 1) split = current;  // keep room for the next range
-            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha,
-                                      opt.relative, vf, numeric)) {
+            std::size_t split = refine_split(size, val, lastchange, current, current + x, m, opt.relative, vf);
+            if (split + m > n - 1)
+                split = current; // keep room for the next range
+            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha, opt.relative, vf,
+                                      numeric)) {
                 ++current;
                 continue;
             }

@@ -9,14 +9,16 @@ namespace {
 bool all_finite(std::span<const double> v) noexcept
 {
     for (double x : v)
-        if (!std::isfinite(x)) return false;
+        if (!std::isfinite(x))
+            return false;
     return true;
 }
 
 bool all_equal(std::span<const double> v) noexcept
 {
     for (double x : v)
-        if (x != v.front()) return false;
+        if (x != v.front())
+            return false;
     return true;
 }
 
@@ -27,8 +29,7 @@ bool all_equal(std::span<const double> v) noexcept
 //   se(b)^2 = sigma^2 / Sxx,  se(a)^2 = sigma^2 (1/sum w + xbar^2/Sxx),
 //   cov(a,b) = -xbar sigma^2 / Sxx.
 // Weight 1 everywhere gives ordinary least squares.
-LineFit solve_line(std::span<const double> x, std::span<const double> y,
-                   std::span<const double> w, double level)
+LineFit solve_line(std::span<const double> x, std::span<const double> y, std::span<const double> w, double level)
 {
     const std::size_t n = x.size();
     auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
@@ -79,11 +80,16 @@ LineFit solve_line(std::span<const double> x, std::span<const double> y,
 
 Status check_inputs(std::span<const double> x, std::span<const double> y, double level) noexcept
 {
-    if (x.size() != y.size()) return Status::invalid_input;
-    if (!(level > 0.0 && level < 1.0)) return Status::invalid_input;
-    if (!all_finite(x) || !all_finite(y)) return Status::invalid_input;
-    if (x.size() < 2) return Status::too_few_points;
-    if (all_equal(x)) return Status::degenerate;
+    if (x.size() != y.size())
+        return Status::invalid_input;
+    if (!(level > 0.0 && level < 1.0))
+        return Status::invalid_input;
+    if (!all_finite(x) || !all_finite(y))
+        return Status::invalid_input;
+    if (x.size() < 2)
+        return Status::too_few_points;
+    if (all_equal(x))
+        return Status::degenerate;
     return Status::ok;
 }
 
@@ -91,25 +97,30 @@ Status check_inputs(std::span<const double> x, std::span<const double> y, double
 
 double LineFit::predict_std_error(double x) const noexcept
 {
-    if (!has_intervals()) return Measured::nan;
-    const double var = intercept.std_error * intercept.std_error +
-                       2.0 * x * cov + x * x * slope.std_error * slope.std_error;
+    if (!has_intervals())
+        return Measured::nan;
+    const double var =
+        intercept.std_error * intercept.std_error + 2.0 * x * cov + x * x * slope.std_error * slope.std_error;
     return std::sqrt(var > 0.0 ? var : 0.0);
 }
 
 Result<LineFit> fit_line(std::span<const double> x, std::span<const double> y, double level)
 {
-    if (const Status s = check_inputs(x, y, level); s != Status::ok) return s;
+    if (const Status s = check_inputs(x, y, level); s != Status::ok)
+        return s;
     return solve_line(x, y, {}, level);
 }
 
-Result<LineFit> fit_line_weighted(std::span<const double> x, std::span<const double> y,
-                                  std::span<const double> w, double level)
+Result<LineFit> fit_line_weighted(std::span<const double> x, std::span<const double> y, std::span<const double> w,
+                                  double level)
 {
-    if (const Status s = check_inputs(x, y, level); s != Status::ok) return s;
-    if (w.size() != x.size()) return Status::invalid_input;
+    if (const Status s = check_inputs(x, y, level); s != Status::ok)
+        return s;
+    if (w.size() != x.size())
+        return Status::invalid_input;
     for (double wi : w)
-        if (!std::isfinite(wi) || !(wi > 0.0)) return Status::invalid_input;
+        if (!std::isfinite(wi) || !(wi > 0.0))
+            return Status::invalid_input;
     return solve_line(x, y, w, level);
 }
 

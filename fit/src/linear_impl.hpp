@@ -7,9 +7,8 @@
 
 namespace ngx::fit::detail {
 
-Result<LinearFit> fit_linear_impl(std::span<const double> design, std::size_t p,
-                                  std::span<const double> y, std::span<const double> w,
-                                  double level, bool with_intervals);
+Result<LinearFit> fit_linear_impl(std::span<const double> design, std::size_t p, std::span<const double> y,
+                                  std::span<const double> w, double level, bool with_intervals);
 
 } // namespace ngx::fit::detail
 

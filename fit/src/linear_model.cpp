@@ -13,25 +13,32 @@ namespace {
 // Column-major n x p matrix of the weighted, column-scaled design.
 struct Work {
     std::size_t n, p;
-    std::vector<double> a;      // a[j * n + i]
-    std::vector<double> b;      // weighted right-hand side
-    std::vector<double> scale;  // column norms used to scale the design
+    std::vector<double> a;     // a[j * n + i]
+    std::vector<double> b;     // weighted right-hand side
+    std::vector<double> scale; // column norms used to scale the design
     double& at(std::size_t i, std::size_t j) { return a[j * n + i]; }
 };
 
-Status check(std::span<const double> design, std::size_t p, std::span<const double> y,
-             std::span<const double> w, double level)
+Status check(std::span<const double> design, std::size_t p, std::span<const double> y, std::span<const double> w,
+             double level)
 {
-    if (p == 0 || design.size() != y.size() * p) return Status::invalid_input;
-    if (!w.empty() && w.size() != y.size()) return Status::invalid_input;
-    if (!(level > 0.0 && level < 1.0)) return Status::invalid_input;
+    if (p == 0 || design.size() != y.size() * p)
+        return Status::invalid_input;
+    if (!w.empty() && w.size() != y.size())
+        return Status::invalid_input;
+    if (!(level > 0.0 && level < 1.0))
+        return Status::invalid_input;
     for (double v : design)
-        if (!std::isfinite(v)) return Status::invalid_input;
+        if (!std::isfinite(v))
+            return Status::invalid_input;
     for (double v : y)
-        if (!std::isfinite(v)) return Status::invalid_input;
+        if (!std::isfinite(v))
+            return Status::invalid_input;
     for (double v : w)
-        if (!std::isfinite(v) || !(v > 0.0)) return Status::invalid_input;
-    if (y.size() < p) return Status::too_few_points;
+        if (!std::isfinite(v) || !(v > 0.0))
+            return Status::invalid_input;
+    if (y.size() < p)
+        return Status::too_few_points;
     return Status::ok;
 }
 
@@ -43,14 +50,17 @@ Work weighted_scaled(std::span<const double> design, std::size_t p, std::span<co
     for (std::size_t i = 0; i < n; ++i) {
         const double sw = w.empty() ? 1.0 : std::sqrt(w[i]);
         m.b[i] = sw * y[i];
-        for (std::size_t j = 0; j < p; ++j) m.at(i, j) = sw * design[i * p + j];
+        for (std::size_t j = 0; j < p; ++j)
+            m.at(i, j) = sw * design[i * p + j];
     }
     for (std::size_t j = 0; j < p; ++j) {
         double ss = 0.0;
-        for (std::size_t i = 0; i < n; ++i) ss += m.at(i, j) * m.at(i, j);
+        for (std::size_t i = 0; i < n; ++i)
+            ss += m.at(i, j) * m.at(i, j);
         m.scale[j] = std::sqrt(ss);
         if (m.scale[j] > 0.0)
-            for (std::size_t i = 0; i < n; ++i) m.at(i, j) /= m.scale[j];
+            for (std::size_t i = 0; i < n; ++i)
+                m.at(i, j) /= m.scale[j];
     }
     return m;
 }
@@ -59,12 +69,14 @@ Work weighted_scaled(std::span<const double> design, std::size_t p, std::span<co
 // m.b. Returns false when a column is (numerically) dependent on the others.
 bool householder(Work& m)
 {
-    constexpr double rank_tol = 1e-10;  // columns have unit norm
+    constexpr double rank_tol = 1e-10; // columns have unit norm
     for (std::size_t k = 0; k < m.p; ++k) {
         double norm2 = 0.0;
-        for (std::size_t i = k; i < m.n; ++i) norm2 += m.at(i, k) * m.at(i, k);
+        for (std::size_t i = k; i < m.n; ++i)
+            norm2 += m.at(i, k) * m.at(i, k);
         const double norm = std::sqrt(norm2);
-        if (!(norm > rank_tol)) return false;
+        if (!(norm > rank_tol))
+            return false;
         const double alpha = m.at(k, k) > 0.0 ? -norm : norm;
         // v = x - alpha e1, stored in place below the diagonal (v_k separately).
         const double vk = m.at(k, k) - alpha;
@@ -72,14 +84,18 @@ bool householder(Work& m)
         m.at(k, k) = vk;
         auto reflect = [&](auto&& elem) {
             double dot = 0.0;
-            for (std::size_t i = k; i < m.n; ++i) dot += m.at(i, k) * elem(i);
+            for (std::size_t i = k; i < m.n; ++i)
+                dot += m.at(i, k) * elem(i);
             const double f = 2.0 * dot / vnorm2;
-            for (std::size_t i = k; i < m.n; ++i) elem(i) -= f * m.at(i, k);
+            for (std::size_t i = k; i < m.n; ++i)
+                elem(i) -= f * m.at(i, k);
         };
-        for (std::size_t j = k + 1; j < m.p; ++j) reflect([&](std::size_t i) -> double& { return m.at(i, j); });
+        for (std::size_t j = k + 1; j < m.p; ++j)
+            reflect([&](std::size_t i) -> double& { return m.at(i, j); });
         reflect([&](std::size_t i) -> double& { return m.b[i]; });
         m.at(k, k) = alpha;
-        for (std::size_t i = k + 1; i < m.n; ++i) m.at(i, k) = 0.0;
+        for (std::size_t i = k + 1; i < m.n; ++i)
+            m.at(i, k) = 0.0;
     }
     return true;
 }
@@ -88,11 +104,12 @@ bool householder(Work& m)
 std::vector<double> invert_r(Work& m)
 {
     const std::size_t p = m.p;
-    std::vector<double> inv(p * p, 0.0);  // row-major
+    std::vector<double> inv(p * p, 0.0); // row-major
     for (std::size_t c = 0; c < p; ++c) {
         for (std::size_t rr = c + 1; rr-- > 0;) {
             double s = (rr == c) ? 1.0 : 0.0;
-            for (std::size_t k = rr + 1; k <= c; ++k) s -= m.at(rr, k) * inv[k * p + c];
+            for (std::size_t k = rr + 1; k <= c; ++k)
+                s -= m.at(rr, k) * inv[k * p + c];
             inv[rr * p + c] = s / m.at(rr, rr);
         }
     }
@@ -101,39 +118,45 @@ std::vector<double> invert_r(Work& m)
 
 } // namespace
 
-Result<LinearFit> detail::fit_linear_impl(std::span<const double> design, std::size_t p,
-                                          std::span<const double> y, std::span<const double> w,
-                                          double level, bool with_intervals)
+Result<LinearFit> detail::fit_linear_impl(std::span<const double> design, std::size_t p, std::span<const double> y,
+                                          std::span<const double> w, double level, bool with_intervals)
 {
-    if (const Status s = check(design, p, y, w, level); s != Status::ok) return s;
+    if (const Status s = check(design, p, y, w, level); s != Status::ok)
+        return s;
     Work m = weighted_scaled(design, p, y, w);
     for (double s : m.scale)
-        if (!(s > 0.0)) return Status::degenerate;
-    if (!householder(m)) return Status::degenerate;
+        if (!(s > 0.0))
+            return Status::degenerate;
+    if (!householder(m))
+        return Status::degenerate;
 
     const std::size_t n = y.size();
     std::vector<double> z(p);
     for (std::size_t k = p; k-- > 0;) {
         double s = m.b[k];
-        for (std::size_t j = k + 1; j < p; ++j) s -= m.at(k, j) * z[j];
+        for (std::size_t j = k + 1; j < p; ++j)
+            s -= m.at(k, j) * z[j];
         z[k] = s / m.at(k, k);
     }
     LinearFit f;
     f.n = n;
     f.p = p;
     std::vector<double> theta(p);
-    for (std::size_t j = 0; j < p; ++j) theta[j] = z[j] / m.scale[j];
+    for (std::size_t j = 0; j < p; ++j)
+        theta[j] = z[j] / m.scale[j];
     f.residuals.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         double pred = 0.0;
-        for (std::size_t j = 0; j < p; ++j) pred += design[i * p + j] * theta[j];
+        for (std::size_t j = 0; j < p; ++j)
+            pred += design[i * p + j] * theta[j];
         f.residuals[i] = y[i] - pred;
         f.rss += (w.empty() ? 1.0 : w[i]) * f.residuals[i] * f.residuals[i];
     }
     f.coef.resize(p);
     f.covariance.assign(p * p, Measured::nan);
     if (n == p) {
-        for (std::size_t j = 0; j < p; ++j) f.coef[j] = Measured::exact(theta[j]);
+        for (std::size_t j = 0; j < p; ++j)
+            f.coef[j] = Measured::exact(theta[j]);
         return f;
     }
     const double dof = static_cast<double>(n - p);
@@ -143,7 +166,8 @@ Result<LinearFit> detail::fit_linear_impl(std::span<const double> design, std::s
     for (std::size_t i = 0; i < p; ++i)
         for (std::size_t j = 0; j < p; ++j) {
             double c = 0.0;
-            for (std::size_t k = std::max(i, j); k < p; ++k) c += rinv[i * p + k] * rinv[j * p + k];
+            for (std::size_t k = std::max(i, j); k < p; ++k)
+                c += rinv[i * p + k] * rinv[j * p + k];
             f.covariance[i * p + j] = s2 * c / (m.scale[i] * m.scale[j]);
         }
     // One quantile for all coefficients; searches that only compare
@@ -162,8 +186,8 @@ Result<LinearFit> detail::fit_linear_impl(std::span<const double> design, std::s
     return f;
 }
 
-Result<LinearFit> fit_linear(std::span<const double> design, std::size_t p,
-                             std::span<const double> y, std::span<const double> w, double level)
+Result<LinearFit> fit_linear(std::span<const double> design, std::size_t p, std::span<const double> y,
+                             std::span<const double> w, double level)
 {
     return detail::fit_linear_impl(design, p, y, w, level, true);
 }

@@ -16,8 +16,10 @@ constexpr double nan_v = Measured::nan;
 // end segments; a single point is a constant.
 double interpolate(const std::vector<double>& x, const std::vector<double>& y, double at)
 {
-    if (x.empty()) return nan_v;
-    if (x.size() == 1) return y.front();
+    if (x.empty())
+        return nan_v;
+    if (x.size() == 1)
+        return y.front();
     std::size_t hi = static_cast<std::size_t>(std::upper_bound(x.begin(), x.end(), at) - x.begin());
     hi = std::clamp<std::size_t>(hi, 1, x.size() - 1);
     const std::size_t lo = hi - 1;
@@ -26,12 +28,14 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
 
 Status validate(std::span<const Log3PSample> c, std::span<const Log3PStridedSample> st)
 {
-    if (c.empty()) return Status::too_few_points;
+    if (c.empty())
+        return Status::too_few_points;
     for (std::size_t i = 0; i < c.size(); ++i) {
         if (!std::isfinite(c[i].size) || c[i].size < 0 || !std::isfinite(c[i].t_self) ||
             !std::isfinite(c[i].t_remote) || !std::isfinite(c[i].t_mem))
             return Status::invalid_input;
-        if (i > 0 && !(c[i].size > c[i - 1].size)) return Status::invalid_input;
+        if (i > 0 && !(c[i].size > c[i - 1].size))
+            return Status::invalid_input;
     }
     for (const Log3PStridedSample& s : st)
         if (!std::isfinite(s.size) || s.size < 0 || !std::isfinite(s.stride) || !(s.stride > 0) ||
@@ -43,13 +47,13 @@ Status validate(std::span<const Log3PSample> c, std::span<const Log3PStridedSamp
 std::optional<LineFit> summary_line(const std::vector<double>& x, const std::vector<double>& y)
 {
     Result<LineFit> r = fit_line(x, y);
-    if (!r) return std::nullopt;
+    if (!r)
+        return std::nullopt;
     return std::move(*r);
 }
 
 // Strided samples grouped per stride, sorted by size (duplicates: last wins).
-std::vector<Log3PParams::StrideTable> stride_tables(const Log3PParams& p,
-                                                    std::span<const Log3PStridedSample> st)
+std::vector<Log3PParams::StrideTable> stride_tables(const Log3PParams& p, std::span<const Log3PStridedSample> st)
 {
     std::map<double, std::map<double, double>> by_stride;
     for (const Log3PStridedSample& s : st) {
@@ -71,18 +75,31 @@ std::vector<Log3PParams::StrideTable> stride_tables(const Log3PParams& p,
 
 } // namespace
 
-double Log3PParams::o_mw_at(double s) const noexcept { return interpolate(sizes, o_mw, s); }
-double Log3PParams::o_net_at(double s) const noexcept { return interpolate(sizes, o_net, s); }
-double Log3PParams::t_mem_at(double s) const noexcept { return interpolate(sizes, t_mem, s); }
+double Log3PParams::o_mw_at(double s) const noexcept
+{
+    return interpolate(sizes, o_mw, s);
+}
+double Log3PParams::o_net_at(double s) const noexcept
+{
+    return interpolate(sizes, o_net, s);
+}
+double Log3PParams::t_mem_at(double s) const noexcept
+{
+    return interpolate(sizes, t_mem, s);
+}
 
 double Log3PParams::l_mw_at(double s, double d) const noexcept
 {
-    if (!(d > 0) || strided.empty()) return 0;
+    if (!(d > 0) || strided.empty())
+        return 0;
     auto at = [&](const StrideTable& t) { return interpolate(t.sizes, t.l_mw, s); };
-    if (d <= strided.front().stride) return at(strided.front());
-    if (d >= strided.back().stride) return at(strided.back());
+    if (d <= strided.front().stride)
+        return at(strided.front());
+    if (d >= strided.back().stride)
+        return at(strided.back());
     std::size_t hi = 1;
-    while (strided[hi].stride < d) ++hi;
+    while (strided[hi].stride < d)
+        ++hi;
     const StrideTable& a = strided[hi - 1];
     const StrideTable& b = strided[hi];
     const double f = (std::log2(d) - std::log2(a.stride)) / (std::log2(b.stride) - std::log2(a.stride));
@@ -91,7 +108,7 @@ double Log3PParams::l_mw_at(double s, double d) const noexcept
 
 double Log3PParams::time(double s, double d) const noexcept
 {
-    return o_mw_at(s) + l_mw_at(s, d) + o_net_at(s);  // paper 000, eq. (6)
+    return o_mw_at(s) + l_mw_at(s, d) + o_net_at(s); // paper 000, eq. (6)
 }
 
 double Log3PParams::self_time(double s, double d) const noexcept
@@ -101,30 +118,33 @@ double Log3PParams::self_time(double s, double d) const noexcept
 
 double Log3PParams::linear_bcast(double P, double s, double d) const noexcept
 {
-    if (!(P >= 1)) return nan_v;
-    if (P < 2) return 0;
+    if (!(P >= 1))
+        return nan_v;
+    if (P < 2)
+        return 0;
     // Paper 000, section 4.3.3: P (o_mw/2 + l_mw/2) + o_net.
     return P * (o_mw_at(s) / 2 + l_mw_at(s, d) / 2) + o_net_at(s);
 }
 
 double Log3PParams::tree_bcast(double P, double s, double d) const noexcept
 {
-    if (!(P >= 1)) return nan_v;
+    if (!(P >= 1))
+        return nan_v;
     // Paper 000, section 4.3.3: (o_mw + l_mw + o_net) log2(P), whole rounds.
     return detail::binomial_rounds(P) * time(s, d);
 }
 
-Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous,
-                           std::span<const Log3PStridedSample> strided)
+Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous, std::span<const Log3PStridedSample> strided)
 {
-    if (const Status st = validate(contiguous, strided); st != Status::ok) return st;
+    if (const Status st = validate(contiguous, strided); st != Status::ok)
+        return st;
     Log3PFit f;
     Log3PParams& p = f.params;
     for (const Log3PSample& c : contiguous) {
-        const double o_mw = c.t_self - c.t_mem;  // T_00(s) = o_mw + T_mem
+        const double o_mw = c.t_self - c.t_mem; // T_00(s) = o_mw + T_mem
         p.sizes.push_back(c.size);
         p.o_mw.push_back(o_mw);
-        p.o_net.push_back(c.t_remote - o_mw);   // T_01(s) = o_mw + o_net
+        p.o_net.push_back(c.t_remote - o_mw); // T_01(s) = o_mw + o_net
         p.t_mem.push_back(c.t_mem);
     }
     p.strided = stride_tables(p, strided);
@@ -138,7 +158,8 @@ Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous,
     }
     for (const Log3PStridedSample& s : strided) {
         err.add(s.t_self, p.self_time(s.size, s.stride));
-        if (s.t_remote) val.add(*s.t_remote, p.time(s.size, s.stride));
+        if (s.t_remote)
+            val.add(*s.t_remote, p.time(s.size, s.stride));
     }
     f.error = err.result();
     f.validation = val.result();

@@ -13,17 +13,20 @@ constexpr double nan_v = Measured::nan;
 
 Status validate(std::span<const PrttSample> samples, double n)
 {
-    if (!std::isfinite(n) || n < 2) return Status::invalid_input;
+    if (!std::isfinite(n) || n < 2)
+        return Status::invalid_input;
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const PrttSample& s = samples[i];
-        if (!std::isfinite(s.size) || s.size < 1 || !std::isfinite(s.prtt_1_0) ||
-            !std::isfinite(s.prtt_n_0) || !std::isfinite(s.prtt_n_d) || !std::isfinite(s.delay) ||
-            s.delay < 0)
+        if (!std::isfinite(s.size) || s.size < 1 || !std::isfinite(s.prtt_1_0) || !std::isfinite(s.prtt_n_0) ||
+            !std::isfinite(s.prtt_n_d) || !std::isfinite(s.delay) || s.delay < 0)
             return Status::invalid_input;
-        if (s.o_r && !std::isfinite(*s.o_r)) return Status::invalid_input;
-        if (i > 0 && !(s.size > samples[i - 1].size)) return Status::invalid_input;
+        if (s.o_r && !std::isfinite(*s.o_r))
+            return Status::invalid_input;
+        if (i > 0 && !(s.size > samples[i - 1].size))
+            return Status::invalid_input;
     }
-    if (samples.size() < 2) return Status::too_few_points;
+    if (samples.size() < 2)
+        return Status::too_few_points;
     return Status::ok;
 }
 
@@ -31,9 +34,11 @@ Status validate(std::span<const PrttSample> samples, double n)
 std::vector<double> guarded_relative_weights(std::span<const double> v)
 {
     double vmax = 0;
-    for (double x : v) vmax = std::max(vmax, std::fabs(x));
+    for (double x : v)
+        vmax = std::max(vmax, std::fabs(x));
     std::vector<double> w(v.size(), 1.0);
-    if (!(vmax > 0)) return w;
+    if (!(vmax > 0))
+        return w;
     for (std::size_t i = 0; i < v.size(); ++i) {
         const double a = std::max(std::fabs(v[i]), 1e-6 * vmax);
         w[i] = 1.0 / (a * a);
@@ -41,13 +46,15 @@ std::vector<double> guarded_relative_weights(std::span<const double> v)
     return w;
 }
 
-Result<std::vector<Range>> detect(std::span<const double> x, std::span<const double> y,
-                                  const LogGPOptions& opt)
+Result<std::vector<Range>> detect(std::span<const double> x, std::span<const double> y, const LogGPOptions& opt)
 {
     switch (opt.method) {
-    case ChangePointMethod::paper: return detect_protocol_ranges_paper(x, y, opt.paper);
-    case ChangePointMethod::none: return std::vector<Range>{{0, x.size() - 1}};
-    case ChangePointMethod::robust: break;
+    case ChangePointMethod::paper:
+        return detect_protocol_ranges_paper(x, y, opt.paper);
+    case ChangePointMethod::none:
+        return std::vector<Range>{{0, x.size() - 1}};
+    case ChangePointMethod::robust:
+        break;
     }
     return detect_protocol_ranges(x, y, opt.robust);
 }
@@ -69,12 +76,13 @@ template <class F>
 std::vector<double> slice(std::span<const PrttSample> samples, Range r, F field)
 {
     std::vector<double> v;
-    for (std::size_t i = r.first; i <= r.last; ++i) v.push_back(field(samples[i], i));
+    for (std::size_t i = r.first; i <= r.last; ++i)
+        v.push_back(field(samples[i], i));
     return v;
 }
 
-Result<LineFit> line(std::span<const double> x, std::span<const double> y,
-                     std::span<const double> w, bool weighted, double level)
+Result<LineFit> line(std::span<const double> x, std::span<const double> y, std::span<const double> w, bool weighted,
+                     double level)
 {
     return weighted ? fit_line_weighted(x, y, w, level) : fit_line(x, y, level);
 }
@@ -102,8 +110,8 @@ PerSize per_size(std::span<const PrttSample> samples, double n)
 }
 
 // Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
-Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r,
-                 const LogGPOptions& opt, LogGPFit& fit)
+Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, const LogGPOptions& opt,
+                 LogGPFit& fit)
 {
     const bool rel = opt.relative_weights;
     const std::span<const double> xs(ps.x.data() + r.first, r.count());
@@ -114,7 +122,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
 
     // Paper 001 section 3.3: least squares over eq. (7), intercept g, slope G.
     Result<LineFit> gap = line(xs, ys, guarded_relative_weights(ys), rel, opt.level);
-    if (!gap) return gap.status();
+    if (!gap)
+        return gap.status();
 
     LogGPRange range;
     LogGPRangeDetail detail;
@@ -149,7 +158,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
 
     std::vector<double> ors;
     for (std::size_t i = r.first; i <= r.last; ++i)
-        if (samples[i].o_r) ors.push_back(*samples[i].o_r);
+        if (samples[i].o_r)
+            ors.push_back(*samples[i].o_r);
     range.o_r = mean_of(ors, opt.level);
 
     detail.indices = r;
@@ -166,9 +176,11 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const PrttSample& s = samples[i];
         const LogGPRange& r = *p.range_for(s.size);
-        const double g_all = r.g.value + (s.size - 1) * r.G.value;  // Paper 001, eq. (2)
-        if (!(s.delay > g_all)) fit.delay_too_small.push_back(i);
-        if (fit.o_per_size[i] > g_all) fit.overhead_above_gap.push_back(i);
+        const double g_all = r.g.value + (s.size - 1) * r.G.value; // Paper 001, eq. (2)
+        if (!(s.delay > g_all))
+            fit.delay_too_small.push_back(i);
+        if (fit.o_per_size[i] > g_all)
+            fit.overhead_above_gap.push_back(i);
         err.add(s.prtt_1_0, p.rtt(s.size));
         err.add(s.prtt_n_0, p.prtt(n, 0, s.size));
         err.add(s.prtt_n_d, p.prtt(n, s.delay, s.size));
@@ -180,16 +192,19 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
 
 double LogGPRange::o_at(double s) const noexcept
 {
-    if (std::isfinite(o_intercept) && std::isfinite(o_slope)) return o_intercept + o_slope * (s - 1);
+    if (std::isfinite(o_intercept) && std::isfinite(o_slope))
+        return o_intercept + o_slope * (s - 1);
     return o.value;
 }
 
 const LogGPRange* LogGPParams::range_for(double s) const noexcept
 {
-    if (ranges.empty()) return nullptr;
+    if (ranges.empty())
+        return nullptr;
     const LogGPRange* r = &ranges.front();
     for (const LogGPRange& candidate : ranges)
-        if (candidate.from_bytes <= s) r = &candidate;
+        if (candidate.from_bytes <= s)
+            r = &candidate;
     return r;
 }
 
@@ -201,18 +216,23 @@ double LogGPRange::overheads_at(double s) const noexcept
 double LogGPParams::rtt(double s) const noexcept
 {
     const LogGPRange* r = range_for(s);
-    if (!r || !(s >= 1)) return nan_v;
+    if (!r || !(s >= 1))
+        return nan_v;
     // Paper 001, eq. (1): PRTT(1,0,s) = 2 (L + 2o + (s-1)G), with o_s + o_r for 2o when o_r was measured.
     return 2 * (r->L.value + r->overheads_at(s) + (s - 1) * r->G.value);
 }
 
-double LogGPParams::half_rtt(double s) const noexcept { return rtt(s) / 2; }
+double LogGPParams::half_rtt(double s) const noexcept
+{
+    return rtt(s) / 2;
+}
 
 double LogGPParams::prtt(double n, double d, double s) const noexcept
 {
     const LogGPRange* r = range_for(s);
-    if (!r || !(s >= 1) || !(n >= 1)) return nan_v;
-    const double g_all = r->g.value + (s - 1) * r->G.value;  // Paper 001, eq. (2)
+    if (!r || !(s >= 1) || !(n >= 1))
+        return nan_v;
+    const double g_all = r->g.value + (s - 1) * r->G.value; // Paper 001, eq. (2)
     // Paper 001, eq. (5): PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max{o + d, G_all}.
     return rtt(s) + (n - 1) * std::max(r->o_at(s) + d, g_all);
 }
@@ -220,10 +240,12 @@ double LogGPParams::prtt(double n, double d, double s) const noexcept
 double LogGPParams::linear_bcast(double P, double s) const noexcept
 {
     const LogGPRange* r = range_for(s);
-    if (!r || !(s >= 1) || !(P >= 1)) return nan_v;
-    if (P < 2) return 0;
+    if (!r || !(s >= 1) || !(P >= 1))
+        return nan_v;
+    if (P < 2)
+        return 0;
     const double o = r->o_at(s);
-    const double g_all = r->g.value + (s - 1) * r->G.value;  // Paper 001, eq. (2)
+    const double g_all = r->g.value + (s - 1) * r->G.value; // Paper 001, eq. (2)
     // Send starts spaced by max{o, G_all} (eq. (5), d = 0); the last message
     // is one o + (s-1)G + L + o transfer (eq. (1) halved).
     return (P - 2) * std::max(g_all, o) + r->overheads_at(s) + r->L.value + (s - 1) * r->G.value;
@@ -231,14 +253,17 @@ double LogGPParams::linear_bcast(double P, double s) const noexcept
 
 double LogGPParams::tree_bcast(double P, double s) const noexcept
 {
-    if (!(P >= 1)) return nan_v;
+    if (!(P >= 1))
+        return nan_v;
     return detail::binomial_rounds(P) * half_rtt(s);
 }
 
 Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const LogGPOptions& opt)
 {
-    if (const Status s = validate(samples, n); s != Status::ok) return s;
-    if (!(opt.level > 0 && opt.level < 1)) return Status::invalid_input;
+    if (const Status s = validate(samples, n); s != Status::ok)
+        return s;
+    if (!(opt.level > 0 && opt.level < 1))
+        return Status::invalid_input;
 
     LogGPFit fit;
     const PerSize ps = per_size(samples, n);
@@ -246,9 +271,11 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     fit.gap_per_size = ps.y;
 
     Result<std::vector<Range>> ranges = detect(ps.x, ps.y, opt);
-    if (!ranges) return ranges.status();
+    if (!ranges)
+        return ranges.status();
     for (const Range& r : merge_single_points(std::move(*ranges)))
-        if (const Status s = fit_range(samples, ps, r, opt, fit); s != Status::ok) return s;
+        if (const Status s = fit_range(samples, ps, r, opt, fit); s != Status::ok)
+            return s;
 
     // Paper 001, section 3.4: L reported as PRTT(1,0,1)/2 (here: smallest size).
     fit.params.eel = Measured::exact(samples.front().prtt_1_0 / 2);

@@ -19,7 +19,7 @@ constexpr double nan_v = Measured::nan;
 // so that t_r = -inf (receiver long waiting) works.
 double recv_end(const LogGPSParams& p, double k, double t_s, double t_r)
 {
-    if (k <= p.S)  // Paper 004, eq. (7), (8): max{T1 + T2 - (t_r - t_s), 0} + T3
+    if (k <= p.S) // Paper 004, eq. (7), (8): max{T1 + T2 - (t_r - t_s), 0} + T3
         return std::max(t_s + p.t1(k) + p.t2(k), t_r) + p.t3(k);
     // Paper 004, eq. (9): max{o' + L - (t_r - t_s), 0} + o' + T5 + T1 + T2' + T3
     return std::max(t_s + p.o_prime + p.L, t_r) + p.o_prime + p.t5() + p.t1(k) + p.t2(k) + p.t3(k);
@@ -31,68 +31,92 @@ double recv_end(const LogGPSParams& p, double k, double t_s, double t_r)
 
 // Paper 004, Table 3: T1 = o' + k O_s, T2 = k G_s + L, T2' = s G_s + (k-s) G_l + L,
 // T3 = o' + k O_r, T4 = max{o' + L, t_r - t_s} + o', T5 = o' + L + o'.
-double LogGPSParams::t1(double k) const noexcept { return o_prime + k * O_s; }
+double LogGPSParams::t1(double k) const noexcept
+{
+    return o_prime + k * O_s;
+}
 
 double LogGPSParams::t2(double k) const noexcept
 {
-    if (k <= s) return k * G_s + L;       // T2
-    return s * G_s + (k - s) * G_l + L;  // T2'
+    if (k <= s)
+        return k * G_s + L;             // T2
+    return s * G_s + (k - s) * G_l + L; // T2'
 }
 
-double LogGPSParams::t3(double k) const noexcept { return o_prime + k * O_r; }
-double LogGPSParams::t4(double wait) const noexcept { return std::max(o_prime + L, wait) + o_prime; }
-double LogGPSParams::t5() const noexcept { return o_prime + L + o_prime; }
+double LogGPSParams::t3(double k) const noexcept
+{
+    return o_prime + k * O_r;
+}
+double LogGPSParams::t4(double wait) const noexcept
+{
+    return std::max(o_prime + L, wait) + o_prime;
+}
+double LogGPSParams::t5() const noexcept
+{
+    return o_prime + L + o_prime;
+}
 
 double LogGPSParams::comm_cost(double k, double wait) const noexcept
 {
-    if (k <= S) return t1(k) + t2(k) + t3(k);                // Paper 004, eq. (1), (2)
-    return t4(wait) + t5() + t1(k) + t2(k) + t3(k);          // Paper 004, eq. (3)
+    if (k <= S)
+        return t1(k) + t2(k) + t3(k);               // Paper 004, eq. (1), (2)
+    return t4(wait) + t5() + t1(k) + t2(k) + t3(k); // Paper 004, eq. (3)
 }
 
 // ---- Paper 004, Table 4 ----------------------------------------------------
 
 double LogGPSParams::send_cost(double k, double wait) const noexcept
 {
-    if (k <= S) return t1(k);          // Paper 004, eq. (4)
-    return t4(wait) + t5() + t1(k);    // Paper 004, eq. (5)
+    if (k <= S)
+        return t1(k);               // Paper 004, eq. (4)
+    return t4(wait) + t5() + t1(k); // Paper 004, eq. (5)
 }
 
-double LogGPSParams::isend_cost() const noexcept { return o_prime; }  // Paper 004, eq. (6)
+double LogGPSParams::isend_cost() const noexcept
+{
+    return o_prime;
+} // Paper 004, eq. (6)
 
 double LogGPSParams::recv_cost(double k, double wait) const noexcept
 {
-    if (k <= S) return std::max(t1(k) + t2(k) - wait, 0.0) + t3(k);  // Paper 004, eq. (7), (8)
-    return std::max(o_prime + L - wait, 0.0) + o_prime + t5() + t1(k) + t2(k) + t3(k);  // Paper 004, eq. (9)
+    if (k <= S)
+        return std::max(t1(k) + t2(k) - wait, 0.0) + t3(k);                            // Paper 004, eq. (7), (8)
+    return std::max(o_prime + L - wait, 0.0) + o_prime + t5() + t1(k) + t2(k) + t3(k); // Paper 004, eq. (9)
 }
 
-double LogGPSParams::irecv_cost() const noexcept { return o_prime; }  // Paper 004, eq. (10)
+double LogGPSParams::irecv_cost() const noexcept
+{
+    return o_prime;
+} // Paper 004, eq. (10)
 
 double LogGPSParams::wait_cost(double t_blk, double elapsed) const noexcept
 {
-    return std::max(t_blk - elapsed, o_prime);  // Paper 004, eq. (11)
+    return std::max(t_blk - elapsed, o_prime); // Paper 004, eq. (11)
 }
 
 // ---- Paper 004, Table 6 and derived predictions ----------------------------
 
 double LogGPSParams::rtt(double k, double w) const noexcept
 {
-    if (!(k >= 0) || !(w >= 0)) return nan_v;
-    if (k <= S)  // Paper 004, eq. (12), (13)
+    if (!(k >= 0) || !(w >= 0))
+        return nan_v;
+    if (k <= S) // Paper 004, eq. (12), (13)
         return std::max(t1(k) + 2 * t2(k) + t3(k) - w, 0.0) + w + t1(k) + t3(k);
     // Paper 004, eq. (14), with T4 = 2o' + L (the receiver is waiting for both REQs).
     const double T4 = t4(-inf);
-    return std::max(t2(k) + t3(k) + o_prime + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) +
-           2 * T4 + 2 * t5() - (o_prime + L);
+    return std::max(t2(k) + t3(k) + o_prime + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) + 2 * T4 + 2 * t5() -
+           (o_prime + L);
 }
 
 double LogGPSParams::prtt(double n, double d, double k) const noexcept
 {
-    if (!(n >= 1) || !(d >= 0) || !(k >= 0)) return nan_v;
+    if (!(n >= 1) || !(d >= 0) || !(k >= 0))
+        return nan_v;
     double send_end = 0;
-    double last_recv_end = -inf;  // P1 sits in its first receive from the start
+    double last_recv_end = -inf; // P1 sits in its first receive from the start
     for (double i = 0; i < n; ++i) {
         const double t_s = i == 0 ? 0.0 : send_end + d;
-        const double t_r = last_recv_end;  // P1 calls receive i when receive i-1 ends
+        const double t_r = last_recv_end; // P1 calls receive i when receive i-1 ends
         send_end = t_s + send_cost(k, t_r - t_s);
         last_recv_end = recv_end(*this, k, t_s, t_r);
     }
@@ -102,14 +126,17 @@ double LogGPSParams::prtt(double n, double d, double k) const noexcept
 
 double LogGPSParams::linear_bcast(double P, double k) const noexcept
 {
-    if (!(P >= 1) || !(k >= 0)) return nan_v;
-    if (P < 2) return 0;
+    if (!(P >= 1) || !(k >= 0))
+        return nan_v;
+    if (P < 2)
+        return 0;
     return (P - 2) * send_cost(k) + comm_cost(k);
 }
 
 double LogGPSParams::tree_bcast(double P, double k) const noexcept
 {
-    if (!(P >= 1) || !(k >= 0)) return nan_v;
+    if (!(P >= 1) || !(k >= 0))
+        return nan_v;
     return detail::binomial_rounds(P) * comm_cost(k);
 }
 
@@ -126,7 +153,8 @@ struct Lin {
     Lin operator+(const Lin& b) const
     {
         Lin r = *this;
-        for (int i = 0; i < n_params; ++i) r.c[i] += b.c[i];
+        for (int i = 0; i < n_params; ++i)
+            r.c[i] += b.c[i];
         r.k0 += b.k0;
         return r;
     }
@@ -134,14 +162,16 @@ struct Lin {
     Lin operator*(double f) const
     {
         Lin r = *this;
-        for (double& x : r.c) x *= f;
+        for (double& x : r.c)
+            x *= f;
         r.k0 *= f;
         return r;
     }
     double eval(const std::array<double, n_params>& th) const
     {
         double v = k0;
-        for (int i = 0; i < n_params; ++i) v += c[i] * th[i];
+        for (int i = 0; i < n_params; ++i)
+            v += c[i] * th[i];
         return v;
     }
 };
@@ -166,28 +196,28 @@ Lin constant(double v)
 Lin rtt_form(double k, double w, double s, double S, bool a_branch, Lin& arg)
 {
     const Lin T1 = term(pO, 1) + term(pOs, k);
-    const Lin T2 = k <= s ? term(pL, 1) + term(pGs, k)                            // T2
-                          : term(pL, 1) + term(pGs, s) + term(pGl, k - s);         // T2'
+    const Lin T2 = k <= s ? term(pL, 1) + term(pGs, k)                     // T2
+                          : term(pL, 1) + term(pGs, s) + term(pGl, k - s); // T2'
     const Lin T3 = term(pO, 1) + term(pOr, k);
-    if (k <= S) {  // Paper 004, eq. (12), (13)
+    if (k <= S) { // Paper 004, eq. (12), (13)
         arg = T1 + T2 * 2 + T3 - constant(w);
         return a_branch ? (T1 + T2 + T3) * 2 : T1 + T3 + constant(w);
     }
     const Lin oL = term(pO, 1) + term(pL, 1);
-    const Lin T45 = term(pO, 2) + term(pL, 1);  // T4 (receiver waiting) = T5 = 2o' + L
+    const Lin T45 = term(pO, 2) + term(pL, 1); // T4 (receiver waiting) = T5 = 2o' + L
     arg = T2 + T3 + oL - constant(w);          // Paper 004, eq. (14)
     return a_branch ? (T1 + T2 + T3) * 2 + T45 * 4 : constant(w) + T1 * 2 + T2 + T3 + T45 * 4 - oL;
 }
 
 struct Candidate {
     double s = inf, S = inf;
-    bool tie_O = false;   // no rendezvous point: O_s = O_r
-    bool has_Gl = false;  // some point above s
+    bool tie_O = false;  // no rendezvous point: O_s = O_r
+    bool has_Gl = false; // some point above s
     LinearFit fit;
     std::array<double, n_params> theta{};
     std::array<Measured, n_params> measured{};
     std::vector<bool> a_branch;
-    double rss = inf;  // residual of the true Table 6 model
+    double rss = inf; // residual of the true Table 6 model
     double bic = inf;
 };
 
@@ -202,21 +232,22 @@ std::vector<std::array<int, 2>> columns_of(const Candidate& c)
         cols.push_back({pOr, -1});
     }
     cols.push_back({pGs, -1});
-    if (c.has_Gl) cols.push_back({pGl, -1});
+    if (c.has_Gl)
+        cols.push_back({pGl, -1});
     return cols;
 }
 
 // The design of one linear solve for the current branches of c.
-void build_design(std::span<const RttPoint> pts, const Candidate& c,
-                  const std::vector<std::array<int, 2>>& cols, std::vector<double>& X,
-                  std::vector<double>& y)
+void build_design(std::span<const RttPoint> pts, const Candidate& c, const std::vector<std::array<int, 2>>& cols,
+                  std::vector<double>& X, std::vector<double>& y)
 {
     X.clear();
     y.clear();
     for (std::size_t i = 0; i < pts.size(); ++i) {
         Lin arg;
         const Lin f = rtt_form(pts[i].size, pts[i].w, c.s, c.S, c.a_branch[i], arg);
-        for (const auto& col : cols) X.push_back(f.c[col[0]] + (col[1] >= 0 ? f.c[col[1]] : 0.0));
+        for (const auto& col : cols)
+            X.push_back(f.c[col[0]] + (col[1] >= 0 ? f.c[col[1]] : 0.0));
         y.push_back(pts[i].rtt - f.k0);
     }
 }
@@ -238,7 +269,8 @@ bool update_branches(std::span<const RttPoint> pts, Candidate& c)
 {
     bool changed = false;
     for (std::size_t i = 0; i < pts.size(); ++i) {
-        if (!(pts[i].w > 0)) continue;
+        if (!(pts[i].w > 0))
+            continue;
         Lin arg;
         rtt_form(pts[i].size, pts[i].w, c.s, c.S, c.a_branch[i], arg);
         const bool a = arg.eval(c.theta) > 0;
@@ -266,20 +298,23 @@ LogGPSParams params_of(const Candidate& c)
 // the max{} branches of Table 6 iterated to a fixed point (at most 12
 // rounds). c.rss is the residual of the true (max) model, so a candidate
 // whose branches did not settle is still judged fairly.
-bool solve_candidate(std::span<const RttPoint> pts, std::span<const double> w, Candidate& c,
-                     double level, bool intervals)
+bool solve_candidate(std::span<const RttPoint> pts, std::span<const double> w, Candidate& c, double level,
+                     bool intervals)
 {
     const auto cols = columns_of(c);
     c.a_branch.assign(pts.size(), false);
-    for (std::size_t i = 0; i < pts.size(); ++i) c.a_branch[i] = !(pts[i].w > 0);
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        c.a_branch[i] = !(pts[i].w > 0);
     std::vector<double> X, y;
     for (int iter = 0; iter < 12; ++iter) {
         build_design(pts, c, cols, X, y);
         Result<LinearFit> r = detail::fit_linear_impl(X, cols.size(), y, w, level, intervals);
-        if (!r) return false;
+        if (!r)
+            return false;
         unpack(*r, cols, c);
         c.fit = std::move(*r);
-        if (!update_branches(pts, c)) break;
+        if (!update_branches(pts, c))
+            break;
     }
     const LogGPSParams p = params_of(c);
     c.rss = 0;
@@ -292,9 +327,11 @@ bool solve_candidate(std::span<const RttPoint> pts, std::span<const double> w, C
 
 std::vector<double> point_weights(std::span<const RttPoint> pts, bool relative)
 {
-    if (!relative) return {};
+    if (!relative)
+        return {};
     double m = 0;
-    for (const RttPoint& p : pts) m = std::max(m, p.rtt - p.w);
+    for (const RttPoint& p : pts)
+        m = std::max(m, p.rtt - p.w);
     std::vector<double> w;
     for (const RttPoint& p : pts) {
         const double c = std::max(p.rtt - p.w, 1e-6 * m);
@@ -315,28 +352,35 @@ Status validate(std::span<const RttPoint> pts, const LogGPSOptions& opt)
     for (const RttPoint& p : pts)
         if (!std::isfinite(p.size) || p.size < 0 || !std::isfinite(p.w) || p.w < 0 || !std::isfinite(p.rtt))
             return Status::invalid_input;
-    if (opt.s && !(*opt.s >= 0)) return Status::invalid_input;
-    if (opt.S && !(*opt.S >= 0)) return Status::invalid_input;
-    if (opt.s && opt.S && *opt.S < *opt.s) return Status::invalid_input;
-    if (!(opt.level > 0 && opt.level < 1)) return Status::invalid_input;
-    if (pts.size() < 4) return Status::too_few_points;
+    if (opt.s && !(*opt.s >= 0))
+        return Status::invalid_input;
+    if (opt.S && !(*opt.S >= 0))
+        return Status::invalid_input;
+    if (opt.s && opt.S && *opt.S < *opt.s)
+        return Status::invalid_input;
+    if (!(opt.level > 0 && opt.level < 1))
+        return Status::invalid_input;
+    if (pts.size() < 4)
+        return Status::too_few_points;
     return Status::ok;
 }
 
 // Threshold candidates: the given value, or every distinct size from the
 // second one on (a threshold at the largest size means "none measured above").
-std::vector<double> threshold_candidates(const std::optional<double>& given,
-                                         const std::vector<double>& sizes)
+std::vector<double> threshold_candidates(const std::optional<double>& given, const std::vector<double>& sizes)
 {
-    if (given) return {*given};
-    if (sizes.size() < 2) return {};
+    if (given)
+        return {*given};
+    if (sizes.size() < 2)
+        return {};
     return std::vector<double>(sizes.begin() + 1, sizes.end());
 }
 
 double next_size_above(const std::vector<double>& sizes, double t)
 {
     for (double s : sizes)
-        if (s > t) return s;
+        if (s > t)
+            return s;
     return inf;
 }
 
@@ -345,7 +389,8 @@ LogGPSFit finish(std::span<const RttPoint> pts, Candidate& best, const std::vect
     LogGPSFit f;
     f.params = params_of(best);
     LogGPSParams& p = f.params;
-    if (!best.has_Gl) p.G_l = nan_v;
+    if (!best.has_Gl)
+        p.G_l = nan_v;
     p.s = next_size_above(sizes, best.s) < inf ? best.s : inf;
     p.S = next_size_above(sizes, best.S) < inf ? best.S : inf;
     f.s_next = next_size_above(sizes, best.s);
@@ -360,7 +405,8 @@ LogGPSFit finish(std::span<const RttPoint> pts, Candidate& best, const std::vect
     f.G_l_measured = best.has_Gl;
     ModelErrorAccumulator err;
     for (std::size_t i = 0; i < pts.size(); ++i) {
-        if (pts[i].w > 0 && best.a_branch[i]) f.not_overlapped.push_back(i);
+        if (pts[i].w > 0 && best.a_branch[i])
+            f.not_overlapped.push_back(i);
         err.add(pts[i].rtt, p.rtt(pts[i].size, pts[i].w));
     }
     f.error = err.result();
@@ -371,28 +417,33 @@ LogGPSFit finish(std::span<const RttPoint> pts, Candidate& best, const std::vect
 
 Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions& opt)
 {
-    if (const Status st = validate(pts, opt); st != Status::ok) return st;
+    if (const Status st = validate(pts, opt); st != Status::ok)
+        return st;
     std::vector<double> sizes;
-    for (const RttPoint& p : pts) sizes.push_back(p.size);
+    for (const RttPoint& p : pts)
+        sizes.push_back(p.size);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
 
     const std::vector<double> w = point_weights(pts, opt.relative_weights);
     double scale = 0;
-    for (std::size_t i = 0; i < pts.size(); ++i) scale += (w.empty() ? 1.0 : w[i]) * pts[i].rtt * pts[i].rtt;
-    const double floor = scale * 1e-24;  // residuals at rounding level are all "zero"
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        scale += (w.empty() ? 1.0 : w[i]) * pts[i].rtt * pts[i].rtt;
+    const double floor = scale * 1e-24; // residuals at rounding level are all "zero"
 
     Candidate best;
     bool found = false;
     for (double s : threshold_candidates(opt.s, sizes)) {
         for (double S : threshold_candidates(opt.S, sizes)) {
-            if (S < s) continue;
+            if (S < s)
+                continue;
             Candidate c;
             c.s = s;
             c.S = S;
             c.tie_O = next_size_above(sizes, S) == inf;
             c.has_Gl = next_size_above(sizes, s) < inf;
-            if (!solve_candidate(pts, w, c, opt.level, false)) continue;
+            if (!solve_candidate(pts, w, c, opt.level, false))
+                continue;
             c.bic = bic_of(c, floor);
             if (!found || c.bic < best.bic) {
                 best = std::move(c);
@@ -400,8 +451,10 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
             }
         }
     }
-    if (!found) return Status::degenerate;
-    if (!solve_candidate(pts, w, best, opt.level, true)) return Status::degenerate;  // with intervals
+    if (!found)
+        return Status::degenerate;
+    if (!solve_candidate(pts, w, best, opt.level, true))
+        return Status::degenerate; // with intervals
     return finish(pts, best, sizes);
 }
 
@@ -425,7 +478,8 @@ Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::spa
     if (rtt_w0.size() != n || rtt_wW.size() != n || !(W > 0) || !(S >= s) || !(s >= 0))
         return Status::invalid_input;
     for (std::size_t i = 1; i < n; ++i)
-        if (!(sizes[i] > sizes[i - 1])) return Status::invalid_input;
+        if (!(sizes[i] > sizes[i - 1]))
+            return Status::invalid_input;
 
     auto segment_line = [&](std::span<const double> y, auto in) -> Result<LineFit> {
         std::vector<double> xs, ys;
@@ -437,23 +491,25 @@ Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::spa
         return fit_line(xs, ys);
     };
     // Paper 004, section 4.3: two intercepts and four gradients.
-    const auto short_w0 = segment_line(rtt_w0, [&](double k) { return k <= s; });  // 4o'+2L, 2(Os+Or+Gs)
-    const auto async_wW = segment_line(rtt_wW, [&](double k) { return k <= S; });  // 2o'+W, Os+Or
-    auto multi_w0 = segment_line(rtt_w0, [&](double k) { return k > s && k <= S; });  // 2(Os+Or+Gl)
-    if (!multi_w0) multi_w0 = segment_line(rtt_w0, [&](double k) { return k > S; });
-    const auto sync_wW = segment_line(rtt_wW, [&](double k) { return k > S; });  // 2Os+Or+Gl
+    const auto short_w0 = segment_line(rtt_w0, [&](double k) { return k <= s; });    // 4o'+2L, 2(Os+Or+Gs)
+    const auto async_wW = segment_line(rtt_wW, [&](double k) { return k <= S; });    // 2o'+W, Os+Or
+    auto multi_w0 = segment_line(rtt_w0, [&](double k) { return k > s && k <= S; }); // 2(Os+Or+Gl)
+    if (!multi_w0)
+        multi_w0 = segment_line(rtt_w0, [&](double k) { return k > S; });
+    const auto sync_wW = segment_line(rtt_wW, [&](double k) { return k > S; }); // 2Os+Or+Gl
     for (const Result<LineFit>* r : {&short_w0, &async_wW, static_cast<const Result<LineFit>*>(&multi_w0), &sync_wW})
-        if (!*r) return r->status() == Status::degenerate ? Status::too_few_points : r->status();
+        if (!*r)
+            return r->status() == Status::degenerate ? Status::too_few_points : r->status();
 
     LogGPSParams p;
     p.s = s;
     p.S = S;
-    p.o_prime = (async_wW->intercept.value - W) / 2;           // 2o' + W
-    p.L = (short_w0->intercept.value - 4 * p.o_prime) / 2;      // 4o' + 2L
-    const double O_sum = async_wW->slope.value;                 // O_s + O_r
-    p.G_s = short_w0->slope.value / 2 - O_sum;                  // 2(O_s + O_r + G_s)
-    p.G_l = multi_w0->slope.value / 2 - O_sum;                  // 2(O_s + O_r + G_l)
-    p.O_s = sync_wW->slope.value - O_sum - p.G_l;               // 2O_s + O_r + G_l
+    p.o_prime = (async_wW->intercept.value - W) / 2;       // 2o' + W
+    p.L = (short_w0->intercept.value - 4 * p.o_prime) / 2; // 4o' + 2L
+    const double O_sum = async_wW->slope.value;            // O_s + O_r
+    p.G_s = short_w0->slope.value / 2 - O_sum;             // 2(O_s + O_r + G_s)
+    p.G_l = multi_w0->slope.value / 2 - O_sum;             // 2(O_s + O_r + G_l)
+    p.O_s = sync_wW->slope.value - O_sum - p.G_l;          // 2O_s + O_r + G_l
     p.O_r = O_sum - p.O_s;
     return p;
 }

@@ -18,11 +18,11 @@ constexpr double inf = MaxRateParams::inf;
 struct RhoFit {
     bool ok = false;
     double rho = 1;
-    double s = 0, a = 0, c = 0;  // a = 1/R_Cb, c = 1/R_N (0 = infinite rate)
+    double s = 0, a = 0, c = 0; // a = 1/R_Cb, c = 1/R_N (0 = infinite rate)
     Measured ms, ma, mc;
     double rss = inf;
     std::size_t net = 0;
-    double threshold = inf;  // v_k >= threshold: network-limited
+    double threshold = inf; // v_k >= threshold: network-limited
 };
 
 // Paper 002's four-parameter max-rate model T = s + k n / min(R_N, R_Cb +
@@ -45,8 +45,8 @@ double true_rss(std::span<const NodeCommPoint> pts, std::span<const double> w, c
 
 // Linear least squares for one split: points with v_k >= threshold are
 // network-limited (column c), the others core-limited (column a).
-RhoFit solve_split(std::span<const NodeCommPoint> pts, std::span<const double> w, double rho,
-                   double threshold, double level, bool intervals)
+RhoFit solve_split(std::span<const NodeCommPoint> pts, std::span<const double> w, double rho, double threshold,
+                   double level, bool intervals)
 {
     RhoFit f;
     f.rho = rho;
@@ -62,20 +62,26 @@ RhoFit solve_split(std::span<const NodeCommPoint> pts, std::span<const double> w
     for (std::size_t i = 0; i < pts.size(); ++i) {
         const double v = 1 + (pts[i].k - 1) * rho;
         X.push_back(1.0);
-        if (any_core) X.push_back(net[i] ? 0.0 : pts[i].n * pts[i].k / v);
-        if (any_net) X.push_back(net[i] ? pts[i].n * pts[i].k : 0.0);
+        if (any_core)
+            X.push_back(net[i] ? 0.0 : pts[i].n * pts[i].k / v);
+        if (any_net)
+            X.push_back(net[i] ? pts[i].n * pts[i].k : 0.0);
         y.push_back(pts[i].t);
     }
     Result<LinearFit> r = detail::fit_linear_impl(X, p, y, w, level, intervals);
-    if (!r) return f;
+    if (!r)
+        return f;
     f.threshold = threshold;
     f.ms = r->coef[0];
-    if (any_core) f.ma = r->coef[1];
-    if (any_net) f.mc = r->coef[p - 1];
+    if (any_core)
+        f.ma = r->coef[1];
+    if (any_net)
+        f.mc = r->coef[p - 1];
     f.s = f.ms.value;
     f.a = any_core ? f.ma.value : 0.0;
     f.c = any_net ? f.mc.value : 0.0;
-    if (f.a < 0 || f.c < 0) return f;
+    if (f.a < 0 || f.c < 0)
+        return f;
     f.net = static_cast<std::size_t>(std::count(net.begin(), net.end(), true));
     f.rss = true_rss(pts, w, f);
     f.ok = true;
@@ -87,21 +93,24 @@ RhoFit fit_for_rho(std::span<const NodeCommPoint> pts, std::span<const double> w
     std::vector<double> v;
     for (const NodeCommPoint& p : pts) {
         v.push_back(1 + (p.k - 1) * rho);
-        if (!(v.back() > 0)) return {};
+        if (!(v.back() > 0))
+            return {};
     }
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
-    v.push_back(inf);  // no point network-limited
+    v.push_back(inf); // no point network-limited
     // From "none network-limited" towards "all": a split with more
     // network-limited points must fit clearly better (ties, as on exact data
     // without a network limit, keep R_N = inf).
     double scale = 0;
-    for (std::size_t i = 0; i < pts.size(); ++i) scale += (w.empty() ? 1.0 : w[i]) * pts[i].t * pts[i].t;
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        scale += (w.empty() ? 1.0 : w[i]) * pts[i].t * pts[i].t;
     const double tie = 1e-20 * scale;
     RhoFit best;
     for (auto it = v.rbegin(); it != v.rend(); ++it) {
         RhoFit f = solve_split(pts, w, rho, *it, level, false);
-        if (f.ok && (!best.ok || f.rss < best.rss - tie)) best = f;
+        if (f.ok && (!best.ok || f.rss < best.rss - tie))
+            best = f;
     }
     return best;
 }
@@ -110,7 +119,8 @@ RhoFit fit_for_rho(std::span<const NodeCommPoint> pts, std::span<const double> w
 RhoFit fit_four(std::span<const NodeCommPoint> pts, std::span<const double> w, const MaxRateOptions& opt)
 {
     double k_max = 1;
-    for (const NodeCommPoint& p : pts) k_max = std::max(k_max, p.k);
+    for (const NodeCommPoint& p : pts)
+        k_max = std::max(k_max, p.k);
     const double lo = -1.0 / (k_max - 1);
     const double span = opt.rho_max - lo;
     const double first = lo + 1e-3 * span;
@@ -147,14 +157,16 @@ RhoFit fit_four(std::span<const NodeCommPoint> pts, std::span<const double> w, c
         }
     }
     double rho = f1 <= f2 ? x1 : x2;
-    if (std::min(f1, f2) > best_cost) rho = rho_at(best_i);
+    if (std::min(f1, f2) > best_cost)
+        rho = rho_at(best_i);
     return fit_for_rho(pts, w, rho, opt.level);
 }
 
 // Rate 1/x with the interval of x inverted.
 Measured inverse_rate(const Measured& x, bool present)
 {
-    if (!present || !(x.value > 0)) return Measured::exact(inf);
+    if (!present || !(x.value > 0))
+        return Measured::exact(inf);
     Measured r;
     r.value = 1 / x.value;
     r.std_error = x.std_error / (x.value * x.value);
@@ -171,11 +183,14 @@ Status validate(std::span<const NodeCommPoint> pts, const MaxRateOptions& opt)
     for (const NodeCommPoint& p : pts)
         if (!std::isfinite(p.k) || p.k < 1 || !std::isfinite(p.n) || p.n < 0 || !std::isfinite(p.t) || !(p.t > 0))
             return Status::invalid_input;
-    if (!(opt.level > 0 && opt.level < 1) || !(opt.rho_max > 0)) return Status::invalid_input;
-    if (pts.size() < 3) return Status::too_few_points;
+    if (!(opt.level > 0 && opt.level < 1) || !(opt.rho_max > 0))
+        return Status::invalid_input;
+    if (pts.size() < 3)
+        return Status::too_few_points;
     for (const NodeCommPoint& p : pts)
-        if (p.k != pts.front().k) return Status::ok;
-    return Status::degenerate;  // one k: R_N and R_C cannot be told apart
+        if (p.k != pts.front().k)
+            return Status::ok;
+    return Status::degenerate; // one k: R_N and R_C cannot be told apart
 }
 
 } // namespace
@@ -189,44 +204,53 @@ double MaxRateParams::rate(double k) const noexcept
 double MaxRateParams::time(double k, double n) const noexcept
 {
     const double r = rate(k);
-    if (!(k >= 1) || !(r > 0)) return Measured::nan;
-    return s + k * n / r;  // paper 002: T = s + k n / min(R_N, R_Cb + (k-1) R_Ci)
+    if (!(k >= 1) || !(r > 0))
+        return Measured::nan;
+    return s + k * n / r; // paper 002: T = s + k n / min(R_N, R_Cb + (k-1) R_Ci)
 }
 
 double MaxRateParams::k_star() const noexcept
 {
-    if (std::isinf(R_N)) return inf;
-    if (R_Cb >= R_N) return 1;
-    if (!(R_Ci > 0)) return inf;
-    return 1 + (R_N - R_Cb) / R_Ci;  // = R_N / R_C when R_Ci = R_Cb (paper 002)
+    if (std::isinf(R_N))
+        return inf;
+    if (R_Cb >= R_N)
+        return 1;
+    if (!(R_Ci > 0))
+        return inf;
+    return 1 + (R_N - R_Cb) / R_Ci; // = R_N / R_C when R_Ci = R_Cb (paper 002)
 }
 
 double MaxRateParams::linear_bcast(double P, double n) const noexcept
 {
-    if (!(P >= 1)) return Measured::nan;
+    if (!(P >= 1))
+        return Measured::nan;
     return (P - 1) * time(1, n);
 }
 
 double MaxRateParams::tree_bcast(double P, double n) const noexcept
 {
-    if (!(P >= 1)) return Measured::nan;
+    if (!(P >= 1))
+        return Measured::nan;
     return detail::binomial_rounds(P) * time(1, n);
 }
 
-Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVariant variant,
-                               const MaxRateOptions& opt)
+Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, const MaxRateOptions& opt)
 {
-    if (const Status st = validate(pts, opt); st != Status::ok) return st;
+    if (const Status st = validate(pts, opt); st != Status::ok)
+        return st;
     std::vector<double> w;
     if (opt.relative_weights)
-        for (const NodeCommPoint& p : pts) w.push_back(1 / (p.t * p.t));
+        for (const NodeCommPoint& p : pts)
+            w.push_back(1 / (p.t * p.t));
 
-    const RhoFit found = variant == MaxRateVariant::three_parameter ? fit_for_rho(pts, w, 1.0, opt.level)
-                                                                    : fit_four(pts, w, opt);
-    if (!found.ok) return Status::degenerate;
+    const RhoFit found =
+        variant == MaxRateVariant::three_parameter ? fit_for_rho(pts, w, 1.0, opt.level) : fit_four(pts, w, opt);
+    if (!found.ok)
+        return Status::degenerate;
     // The chosen split once more, now with its confidence intervals.
     const RhoFit best = solve_split(pts, w, found.rho, found.threshold, opt.level, true);
-    if (!best.ok) return Status::degenerate;
+    if (!best.ok)
+        return Status::degenerate;
 
     MaxRateFit f;
     f.variant = variant;
@@ -241,7 +265,8 @@ Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVarian
     f.params.R_Ci = std::isinf(f.R_Cb.value) ? inf : best.rho * f.R_Cb.value;
     f.params.R_N = f.R_N.value;
     ModelErrorAccumulator err;
-    for (const NodeCommPoint& p : pts) err.add(p.t, f.params.time(p.k, p.n));
+    for (const NodeCommPoint& p : pts)
+        err.add(p.t, f.params.time(p.k, p.n));
     f.error = err.result();
     return f;
 }

@@ -22,7 +22,8 @@ ModelError ModelErrorAccumulator::result() const noexcept
 {
     ModelError e;
     e.count = n_;
-    if (n_ == 0) return e;
+    if (n_ == 0)
+        return e;
     e.rms = std::sqrt(sum_sq_ / static_cast<double>(n_));
     e.max_rel = max_rel_;
     e.mean_rel = n_rel_ > 0 ? sum_rel_ / static_cast<double>(n_rel_) : 0.0;
@@ -33,7 +34,8 @@ ModelError model_error(std::span<const double> measured, std::span<const double>
 {
     ModelErrorAccumulator acc;
     const std::size_t n = std::min(measured.size(), predicted.size());
-    for (std::size_t i = 0; i < n; ++i) acc.add(measured[i], predicted[i]);
+    for (std::size_t i = 0; i < n; ++i)
+        acc.add(measured[i], predicted[i]);
     return acc.result();
 }
 

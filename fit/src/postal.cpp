@@ -9,28 +9,32 @@ namespace ngx::fit {
 
 double PostalParams::linear_bcast(double P, double n) const noexcept
 {
-    if (!(P >= 1)) return Measured::nan;
+    if (!(P >= 1))
+        return Measured::nan;
     return (P - 1) * time(n);
 }
 
 double PostalParams::tree_bcast(double P, double n) const noexcept
 {
-    if (!(P >= 1)) return Measured::nan;
+    if (!(P >= 1))
+        return Measured::nan;
     return detail::binomial_rounds(P) * time(n);
 }
 
 Result<PostalFit> fit_postal(std::span<const double> n, std::span<const double> t, const PostalOptions& opt)
 {
     // Paper 002: T = s + r n by least squares.
-    Result<LineFit> line = opt.relative_weights ? fit_line_weighted(n, t, relative_weights(t), opt.level)
-                                                : fit_line(n, t, opt.level);
-    if (!line) return line.status();
+    Result<LineFit> line =
+        opt.relative_weights ? fit_line_weighted(n, t, relative_weights(t), opt.level) : fit_line(n, t, opt.level);
+    if (!line)
+        return line.status();
     PostalFit f;
     f.s = line->intercept;
     f.r = line->slope;
     f.params = {f.s.value, f.r.value};
     std::vector<double> pred;
-    for (double x : n) pred.push_back(f.params.time(x));
+    for (double x : n)
+        pred.push_back(f.params.time(x));
     f.error = model_error(t, pred);
     f.line = std::move(*line);
     return f;

@@ -9,7 +9,8 @@ namespace ngx::fit::detail {
 inline double binomial_rounds(double P) noexcept
 {
     double rounds = 0;
-    for (double covered = 1; covered < P; covered *= 2) ++rounds;
+    for (double covered = 1; covered < P; covered *= 2)
+        ++rounds;
     return rounds;
 }
 

@@ -91,7 +91,8 @@ ngx_status listen_and_accept(Context* c, const ngx_bootstrap* boot, ngx_error* e
         return fail(err, NGX_ERR_SYSTEM, "listen on @%s: %s", name, ngx::mod::errno_text(errno));
     char ignored[8];
     size_t ignored_len = 0;
-    ngx_status status = boot->exchange(boot->ctx, name, std::strlen(name) + 1, ignored, sizeof ignored, &ignored_len, err);
+    ngx_status status =
+        boot->exchange(boot->ctx, name, std::strlen(name) + 1, ignored, sizeof ignored, &ignored_len, err);
     ngx::mod::Deadline deadline(c->timeout_ns);
     if (status == NGX_OK)
         status = wait_ready(c, listener, POLLIN, deadline, "accept", err);
@@ -172,15 +173,33 @@ void unix_finalize(void* ctx)
 }
 
 const ngx_module_ops ops = {
-    sizeof(ngx_module_ops), unix_init, unix_connect, nullptr, nullptr, unix_send, unix_recv,
-    nullptr,                nullptr,   nullptr,      nullptr, unix_finalize,
+    sizeof(ngx_module_ops),
+    unix_init,
+    unix_connect,
+    nullptr,
+    nullptr,
+    unix_send,
+    unix_recv,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    unix_finalize,
     nullptr, // resync: reliable, nothing is ever lost
 };
 
 const ngx_module descriptor = {
-    NGX_MODULE_ABI_MAJOR, NGX_MODULE_ABI_MINOR, sizeof(ngx_module), "unix",
-    "UNIX-domain stream sockets (the out-of-tree example module)", "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY, 0, options, sizeof options / sizeof options[0], &ops,
+    NGX_MODULE_ABI_MAJOR,
+    NGX_MODULE_ABI_MINOR,
+    sizeof(ngx_module),
+    "unix",
+    "UNIX-domain stream sockets (the out-of-tree example module)",
+    "1.0",
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY,
+    0,
+    options,
+    sizeof options / sizeof options[0],
+    &ops,
 };
 
 } // namespace

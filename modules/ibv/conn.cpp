@@ -24,7 +24,10 @@ namespace {
 constexpr size_t kPage = 4096;
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
-size_t round_page(size_t n) { return (n + kPage - 1) / kPage * kPage; }
+size_t round_page(size_t n)
+{
+    return (n + kPage - 1) / kPage * kPage;
+}
 
 uint8_t* map_zeroed(size_t len)
 {
@@ -32,7 +35,10 @@ uint8_t* map_zeroed(size_t len)
     return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
 }
 
-unsigned mtu_bytes(ibv_mtu mtu) { return 128u << unsigned(mtu); }
+unsigned mtu_bytes(ibv_mtu mtu)
+{
+    return 128u << unsigned(mtu);
+}
 
 ngx_status wc_status_code(ibv_wc_status status)
 {
@@ -222,12 +228,12 @@ ngx_status Conn::to_rts(ngx_error* err)
     ibv_qp_attr a{};
     a.qp_state = IBV_QPS_RTS;
     a.sq_psn = psn_;
-    a.timeout = 14;   // 4.096 us * 2^14 = 67 ms per try
-    a.retry_cnt = 7;  // a dead peer shows as RETRY_EXC after about 0.5 s
-    a.rnr_retry = 7;  // the peer's receives are pre-posted; wait if not
+    a.timeout = 14;  // 4.096 us * 2^14 = 67 ms per try
+    a.retry_cnt = 7; // a dead peer shows as RETRY_EXC after about 0.5 s
+    a.rnr_retry = 7; // the peer's receives are pre-posted; wait if not
     a.max_rd_atomic = uint8_t(std::clamp(dev_.device_attr.max_qp_rd_atom, 1, 16));
-    int mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-               IBV_QP_MAX_QP_RD_ATOMIC;
+    int mask =
+        IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
     if (int e = ibv_modify_qp(qp_, &a, mask))
         return fail(err, NGX_ERR_SYSTEM, "QP RTR->RTS: %s", errno_text(e));
     return NGX_OK;
@@ -295,7 +301,8 @@ ngx_status Conn::connect(const ngx_bootstrap* boot, ngx_error* err)
     connected_ = true;
     if (boot->rank < boot->peer)
         std::fprintf(stderr, "ibv: %s; peer %s\n", summary().c_str(),
-                     dev_.gid_index >= 0 ? format_gid(peer_.gid).c_str() : ("lid " + std::to_string(peer_.lid)).c_str());
+                     dev_.gid_index >= 0 ? format_gid(peer_.gid).c_str()
+                                         : ("lid " + std::to_string(peer_.lid)).c_str());
     return NGX_OK;
 }
 
@@ -371,8 +378,8 @@ ngx_status Conn::check_len(size_t len, const char* op, ngx_error* err) const
         return fail(err, NGX_ERR_PROTOCOL, "%s before connect", op);
     if (len > limit || len > UINT32_MAX)
         return fail(err, NGX_ERR_UNSUPPORTED,
-                    "%s: %zu bytes exceed the %llu-byte messages the module was initialised for (max_message_size)",
-                    op, len, static_cast<unsigned long long>(limit));
+                    "%s: %zu bytes exceed the %llu-byte messages the module was initialised for (max_message_size)", op,
+                    len, static_cast<unsigned long long>(limit));
     return NGX_OK;
 }
 
@@ -435,9 +442,9 @@ ngx_status Conn::post_send(ibv_wr_opcode op, const void* buf, size_t len, uint32
 ngx_status Conn::completion_error(const ibv_wc& wc, ngx_error* err) const
 {
     const char* what = (wc.wr_id & kRecvBit) != 0 ? "receive"
-                       : s_.mode == Mode::write ? "RDMA write / send"
-                       : s_.mode == Mode::read  ? "RDMA read / send"
-                                                : "send";
+                       : s_.mode == Mode::write   ? "RDMA write / send"
+                       : s_.mode == Mode::read    ? "RDMA read / send"
+                                                  : "send";
     const char* hint = wc.status == IBV_WC_RETRY_EXC_ERR || wc.status == IBV_WC_RNR_RETRY_EXC_ERR
                            ? ": the peer stopped answering (gone?)"
                            : "";
@@ -538,7 +545,8 @@ ngx_status Conn::progress(ngx_error* err)
 // data (rxe's deferred tasks run by ksoftirqd) it needs the CPU that two
 // spinning peers would otherwise keep busy until the next timer tick; on
 // hardware the answer comes long before the first yield.
-template <typename Done> ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
+template <typename Done>
+ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
 {
     constexpr uint64_t kYieldAfterNs = 20'000;
     uint64_t start = 0;
@@ -603,7 +611,10 @@ ngx_status Conn::start_send(const void* buf, size_t len, bool must_signal, uint6
     return st;
 }
 
-bool Conn::send_done(uint64_t ticket) const { return s_.mode == Mode::read ? acks_ >= ticket : sq_done_ >= ticket; }
+bool Conn::send_done(uint64_t ticket) const
+{
+    return s_.mode == Mode::read ? acks_ >= ticket : sq_done_ >= ticket;
+}
 
 ngx_status Conn::send(const void* buf, size_t len, ngx_error* err)
 {
@@ -635,8 +646,7 @@ ngx_status Conn::deliver(const Arrival& a, uint8_t* buf, size_t len, ngx_error* 
 ngx_status Conn::start_read(const Arrival& a, Request& r, ngx_error* err)
 {
     if (a.len != r.len)
-        return fail(err, NGX_ERR_PROTOCOL, "recv: expected a %zu-byte message, the peer offers %u bytes", r.len,
-                    a.len);
+        return fail(err, NGX_ERR_PROTOCOL, "recv: expected a %zu-byte message, the peer offers %u bytes", r.len, a.len);
     r.ticket = 0;
     if (a.len > 0) {
         const Region* reg = find_region(r.buf, r.len);

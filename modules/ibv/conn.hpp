@@ -86,17 +86,17 @@ private:
         ibv_mr* mr;
     };
     struct Arrival {
-        uint32_t entry;  // receive ring entry
-        uint32_t len;    // byte_len
-        uint32_t slot;   // write: the pool buffer the peer wrote
-        uint64_t addr;   // read: descriptor
+        uint32_t entry; // receive ring entry
+        uint32_t len;   // byte_len
+        uint32_t slot;  // write: the pool buffer the peer wrote
+        uint64_t addr;  // read: descriptor
         uint32_t rkey;
     };
     enum class ReqKind : uint8_t { free, send, recv };
     struct Request {
         ReqKind kind = ReqKind::free;
         bool done = false;
-        uint64_t ticket = 0;  // send: SQ sequence or ack count to reach; recv (read mode): read's sequence
+        uint64_t ticket = 0; // send: SQ sequence or ack count to reach; recv (read mode): read's sequence
         uint8_t* buf = nullptr;
         size_t len = 0;
     };
@@ -124,7 +124,8 @@ private:
     ngx_status handle(const ibv_wc& wc, ngx_error* err);
     ngx_status handle_recv(const ibv_wc& wc, ngx_error* err);
     ngx_status completion_error(const ibv_wc& wc, ngx_error* err) const;
-    template <typename Done> ngx_status wait_for(Done done, const char* what, ngx_error* err);
+    template <typename Done>
+    ngx_status wait_for(Done done, const char* what, ngx_error* err);
 
     ngx_status start_send(const void* buf, size_t len, bool must_signal, uint64_t* ticket, ngx_error* err);
     bool send_done(uint64_t ticket) const;
@@ -178,7 +179,7 @@ private:
     std::vector<Request> reqs_;
     std::vector<uint32_t> pending_; // ring of kMaxRequests request indices
     uint64_t pend_head_ = 0, pend_tail_ = 0;
-    std::vector<uint32_t> reads_;   // read mode: requests whose RDMA read is posted, in order
+    std::vector<uint32_t> reads_; // read mode: requests whose RDMA read is posted, in order
     uint64_t reads_head_ = 0, reads_tail_ = 0;
 };
 

@@ -22,9 +22,9 @@
 namespace ngx::ibv {
 
 struct DeviceRequest {
-    std::string name;              // empty: first device with an ACTIVE port
-    unsigned port = 0;             // 0: first ACTIVE port
-    std::optional<uint32_t> gid;   // nullopt: the default rule
+    std::string name;            // empty: first device with an ACTIVE port
+    unsigned port = 0;           // 0: first ACTIVE port
+    std::optional<uint32_t> gid; // nullopt: the default rule
 };
 
 struct DeviceChoice {
@@ -34,7 +34,7 @@ struct DeviceChoice {
     ibv_port_attr port_attr{};
     ibv_device_attr device_attr{};
     bool ethernet = false;
-    int gid_index = -1;            // -1: no GID (InfiniBand with LIDs)
+    int gid_index = -1; // -1: no GID (InfiniBand with LIDs)
     GidBytes gid{};
     GidType gid_type = GidType::ib;
 };

@@ -116,7 +116,10 @@ bool is_ipv4_mapped(const GidBytes& gid)
            gid[11] == 0xff;
 }
 
-bool is_link_local(const GidBytes& gid) { return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80; }
+bool is_link_local(const GidBytes& gid)
+{
+    return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
 
 GidChoice choose_gid(std::span<const GidEntry> table, uint32_t table_length, bool ethernet,
                      std::optional<uint32_t> explicit_index)
@@ -129,8 +132,8 @@ GidChoice choose_gid(std::span<const GidEntry> table, uint32_t table_length, boo
     int best_rank = 0;
     for (const GidEntry& e : table) {
         auto rank = default_rank(e);
-        if (rank && e.index < table_length && (best == nullptr || *rank < best_rank ||
-                                               (*rank == best_rank && e.index < best->index))) {
+        if (rank && e.index < table_length &&
+            (best == nullptr || *rank < best_rank || (*rank == best_rank && e.index < best->index))) {
             best = &e;
             best_rank = *rank;
         }

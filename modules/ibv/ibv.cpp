@@ -36,8 +36,9 @@ const ngx_option_spec kOptions[] = {
     {"ibv-port", nullptr, "port number (default: the device's first ACTIVE port)"},
     {"ibv-gid", nullptr,
      "GID index (default: on RoCE the IPv4-mapped RoCE v2 GID, never link-local; InfiniBand uses LIDs)"},
-    {"ibv-rx-depth", "32", "receives kept pre-posted (send) or ring buffers the peer writes into (write); "
-                           "at most 254, fewer when they would need more than 64 MiB"},
+    {"ibv-rx-depth", "32",
+     "receives kept pre-posted (send) or ring buffers the peer writes into (write); "
+     "at most 254, fewer when they would need more than 64 MiB"},
     {"ibv-sq-depth", "128", "send queue depth"},
     {"ibv-signal", "16", "request a send completion every N-th send (at most sq-depth/2)"},
     {"ibv-inline", "256", "inline data to ask the device for (it may give less; 0: never inline)"},
@@ -138,17 +139,35 @@ ngx_status ibv_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     return NGX_OK;
 }
 
-Conn* conn_of(void* ctx) { return static_cast<Conn*>(ctx); }
+Conn* conn_of(void* ctx)
+{
+    return static_cast<Conn*>(ctx);
+}
 
-ngx_status ibv_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err) { return conn_of(ctx)->connect(boot, err); }
+ngx_status ibv_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    return conn_of(ctx)->connect(boot, err);
+}
 
-ngx_status ibv_alloc(void* ctx, size_t len, void** buf, ngx_error* err) { return conn_of(ctx)->alloc(len, buf, err); }
+ngx_status ibv_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
+{
+    return conn_of(ctx)->alloc(len, buf, err);
+}
 
-void ibv_free(void* ctx, void* buf) { conn_of(ctx)->release(buf); }
+void ibv_free(void* ctx, void* buf)
+{
+    conn_of(ctx)->release(buf);
+}
 
-ngx_status ibv_send(void* ctx, const void* buf, size_t len, ngx_error* err) { return conn_of(ctx)->send(buf, len, err); }
+ngx_status ibv_send(void* ctx, const void* buf, size_t len, ngx_error* err)
+{
+    return conn_of(ctx)->send(buf, len, err);
+}
 
-ngx_status ibv_recv(void* ctx, void* buf, size_t len, ngx_error* err) { return conn_of(ctx)->recv(buf, len, err); }
+ngx_status ibv_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    return conn_of(ctx)->recv(buf, len, err);
+}
 
 ngx_status ibv_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
@@ -165,13 +184,29 @@ ngx_status ibv_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
     return conn_of(ctx)->test(req, done, err);
 }
 
-ngx_status ibv_wait(void* ctx, ngx_request* req, ngx_error* err) { return conn_of(ctx)->wait(req, err); }
+ngx_status ibv_wait(void* ctx, ngx_request* req, ngx_error* err)
+{
+    return conn_of(ctx)->wait(req, err);
+}
 
-void ibv_finalize(void* ctx) { delete conn_of(ctx); }
+void ibv_finalize(void* ctx)
+{
+    delete conn_of(ctx);
+}
 
 const ngx_module_ops kOps = {
-    sizeof(ngx_module_ops), ibv_init, ibv_connect, ibv_alloc, ibv_free, ibv_send, ibv_recv,
-    ibv_isend, ibv_irecv, ibv_test, ibv_wait, ibv_finalize,
+    sizeof(ngx_module_ops),
+    ibv_init,
+    ibv_connect,
+    ibv_alloc,
+    ibv_free,
+    ibv_send,
+    ibv_recv,
+    ibv_isend,
+    ibv_irecv,
+    ibv_test,
+    ibv_wait,
+    ibv_finalize,
     nullptr, // resync (ABI 1.1): RC is reliable, a message is never lost without an error
 };
 

@@ -8,7 +8,8 @@ namespace {
 class Writer {
 public:
     explicit Writer(uint8_t* out) : out_(out) {}
-    template <typename T> void put(T value)
+    template <typename T>
+    void put(T value)
     {
         for (size_t i = 0; i < sizeof(T); ++i)
             *out_++ = uint8_t(uint64_t(value) >> (8 * i));
@@ -26,7 +27,8 @@ private:
 class Reader {
 public:
     explicit Reader(const uint8_t* in) : in_(in) {}
-    template <typename T> T get()
+    template <typename T>
+    T get()
     {
         uint64_t value = 0;
         for (size_t i = 0; i < sizeof(T); ++i)

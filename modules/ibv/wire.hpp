@@ -23,11 +23,11 @@ struct WireInfo {
     uint32_t psn = 0;
     uint16_t lid = 0;
     std::array<uint8_t, 16> gid{};
-    uint32_t mtu = 0;        // enum ibv_mtu value
-    uint64_t pool_addr = 0;  // landing pool: slot 0 is the module's own landing buffer
+    uint32_t mtu = 0;       // enum ibv_mtu value
+    uint64_t pool_addr = 0; // landing pool: slot 0 is the module's own landing buffer
     uint32_t pool_rkey = 0;
     uint64_t slot_size = 0;
-    uint32_t slots = 0;      // slots in the pool including slot 0
+    uint32_t slots = 0; // slots in the pool including slot 0
 };
 
 std::array<uint8_t, WireInfo::kSize> encode(const WireInfo& info);

@@ -68,14 +68,24 @@ struct ModeName {
 };
 
 const ModeName mode_names[] = {
-    {"standard", Mode::standard}, {"synchronous", Mode::synchronous}, {"ready", Mode::ready},
-    {"buffered", Mode::buffered}, {"isend", Mode::isend},             {"issend", Mode::issend},
+    {"standard", Mode::standard}, {"synchronous", Mode::synchronous},
+    {"ready", Mode::ready},       {"buffered", Mode::buffered},
+    {"isend", Mode::isend},       {"issend", Mode::issend},
     {"irsend", Mode::irsend},     {"ibsend", Mode::ibsend},
 };
 
-bool is_nonblocking(Mode m) { return m >= Mode::isend; }
-bool is_ready(Mode m) { return m == Mode::ready || m == Mode::irsend; }
-bool is_buffered(Mode m) { return m == Mode::buffered || m == Mode::ibsend; }
+bool is_nonblocking(Mode m)
+{
+    return m >= Mode::isend;
+}
+bool is_ready(Mode m)
+{
+    return m == Mode::ready || m == Mode::irsend;
+}
+bool is_buffered(Mode m)
+{
+    return m == Mode::buffered || m == Mode::ibsend;
+}
 
 struct Options {
     Mode mode = Mode::standard;
@@ -119,8 +129,9 @@ const ngx_option_spec option_specs[] = {
     {"mpi-mode", "standard",
      "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend (non-blocking "
      "+ wait)"},
-    {"mpi-progress", "block", "block: blocking MPI calls (thinnest, no deadline inside a call); poll: MPI_Test loop "
-                              "with the deadline and Ctrl-C"},
+    {"mpi-progress", "block",
+     "block: blocking MPI calls (thinnest, no deadline inside a call); poll: MPI_Test loop "
+     "with the deadline and Ctrl-C"},
     {"mpi-bsend-messages", "4", "buffered modes: messages the attached buffer holds"},
     {"mpi-vector-stride", "0", "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)"},
     {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
@@ -134,7 +145,8 @@ ngx_status parse_mode(const char* text, Mode* out, ngx_error* err)
             return NGX_OK;
         }
     return fail(err, NGX_ERR_INVALID_OPTION,
-                "--mpi-mode=%s: expected standard, synchronous, ready, buffered, isend, issend, irsend or ibsend", text);
+                "--mpi-mode=%s: expected standard, synchronous, ready, buffered, isend, issend, irsend or ibsend",
+                text);
 }
 
 ngx_status parse_count(const ngx_init_args* args, const char* name, uint64_t min, uint64_t* out, ngx_error* err)
@@ -218,8 +230,8 @@ ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count,
         if (len % block != 0)
             return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a multiple of --mpi-vector-block=%zu",
                         len, block);
-        int code = MPI_Type_vector(int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE,
-                                   &c->vector_type);
+        int code =
+            MPI_Type_vector(int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE, &c->vector_type);
         if (code == MPI_SUCCESS)
             code = MPI_Type_commit(&c->vector_type);
         if (code != MPI_SUCCESS)
@@ -403,7 +415,8 @@ ngx_status attach_bsend_buffer(Context* c, ngx_error* err)
     size_t per_message = c->max_message_size + MPI_BSEND_OVERHEAD;
     size_t size = per_message * c->options.bsend_messages;
     if (size > size_t(1) << 31)
-        return fail(err, NGX_ERR_INVALID_OPTION, "buffered mode: %zu bytes of bsend buffer exceed MPI's int count", size);
+        return fail(err, NGX_ERR_INVALID_OPTION, "buffered mode: %zu bytes of bsend buffer exceed MPI's int count",
+                    size);
     c->bsend_buffer = std::malloc(size);
     if (c->bsend_buffer == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "init: cannot allocate a %zu-byte bsend buffer", size);

@@ -38,7 +38,10 @@ struct SegmentHeader {
     uint64_t ring_bytes;
 };
 
-inline size_t segment_bytes(size_t ring_bytes) { return page_bytes + 2 * ring_region_bytes(ring_bytes); }
+inline size_t segment_bytes(size_t ring_bytes)
+{
+    return page_bytes + 2 * ring_region_bytes(ring_bytes);
+}
 
 // A mapping of the whole segment; the name is unlinked by whoever created it.
 class Segment {
@@ -69,8 +72,7 @@ public:
         std::snprintf(name, sizeof name, "/ngx-shm-%d-%016" PRIx64, int(getpid()), nonce);
         int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0)
-            return ngx::mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open(%s): %s", name,
-                                  ngx::mod::errno_text(errno));
+            return ngx::mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open(%s): %s", name, ngx::mod::errno_text(errno));
         name_ = name;
         owner_ = true;
         size_t bytes = segment_bytes(ring_bytes);
@@ -92,9 +94,10 @@ public:
     {
         int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
         if (fd < 0)
-            return ngx::mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open(%s): %s (do both peers see the same /dev/shm?)",
-                                  name.c_str(), ngx::mod::errno_text(errno));
-        struct stat st{};
+            return ngx::mod::fail(err, NGX_ERR_SYSTEM,
+                                  "connect: shm_open(%s): %s (do both peers see the same /dev/shm?)", name.c_str(),
+                                  ngx::mod::errno_text(errno));
+        struct stat st {};
         if (fstat(fd, &st) != 0 || size_t(st.st_size) < page_bytes) {
             ::close(fd);
             return ngx::mod::fail(err, NGX_ERR_PROTOCOL, "connect: %s is not an ngx shm segment", name.c_str());
@@ -167,7 +170,7 @@ inline std::string read_boot_id()
 
 inline unsigned long long read_pid_namespace()
 {
-    struct stat st{};
+    struct stat st {};
     return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
 }
 
@@ -180,8 +183,8 @@ inline ngx_status exchange_introductions(const ngx_bootstrap* boot, const Introd
                                          ngx_error* err)
 {
     char out[256];
-    int n = std::snprintf(out, sizeof out, "ngx-shm1 %d %llu %s %s", mine.pid, mine.pid_namespace,
-                          mine.boot_id.c_str(), mine.segment.c_str());
+    int n = std::snprintf(out, sizeof out, "ngx-shm1 %d %llu %s %s", mine.pid, mine.pid_namespace, mine.boot_id.c_str(),
+                          mine.segment.c_str());
     char in[256];
     size_t in_len = 0;
     size_t out_len = n < 0 ? 0 : std::min(size_t(n), sizeof out - 1);
@@ -243,7 +246,8 @@ inline ngx_status connect_as_creator(const ngx_bootstrap* boot, size_t ring_byte
     ngx_status checked = check_same_node(mine, theirs, err);
     bool peer_mapped = false;
     ngx_error outcome_err{};
-    ngx_status outcome = exchange_outcome(boot, checked == NGX_OK, &peer_mapped, checked == NGX_OK ? err : &outcome_err);
+    ngx_status outcome =
+        exchange_outcome(boot, checked == NGX_OK, &peer_mapped, checked == NGX_OK ? err : &outcome_err);
     channel->segment.unlink_name(); // the peer has mapped it or never will
     if (checked != NGX_OK)
         return checked;

@@ -65,7 +65,10 @@ struct RingControl {
 };
 static_assert(sizeof(RingControl) == cache_line);
 
-inline constexpr size_t ring_region_bytes(size_t ring_bytes) { return page_bytes + ring_bytes; }
+inline constexpr size_t ring_region_bytes(size_t ring_bytes)
+{
+    return page_bytes + ring_bytes;
+}
 
 inline void cpu_relax()
 {
@@ -95,14 +98,20 @@ inline constexpr uint64_t end_of_message_bit = uint64_t(1) << 31;
 inline constexpr uint64_t length_mask = end_of_message_bit - 1;
 
 // Never zero, and different for any two positions less than 2^31 cells apart.
-inline uint64_t position_tag(uint64_t position) { return (position & 0x7fffffffu) | 0x80000000u; }
+inline uint64_t position_tag(uint64_t position)
+{
+    return (position & 0x7fffffffu) | 0x80000000u;
+}
 
 inline uint64_t make_header(uint64_t position, size_t length, bool last)
 {
     return (position_tag(position) << 32) | (last ? end_of_message_bit : 0) | uint64_t(length);
 }
 
-inline uint64_t cells_for(size_t payload) { return (payload + record_header_bytes + cell_bytes - 1) / cell_bytes; }
+inline uint64_t cells_for(size_t payload)
+{
+    return (payload + record_header_bytes + cell_bytes - 1) / cell_bytes;
+}
 
 // ---- waiting ------------------------------------------------------------------
 
@@ -131,7 +140,10 @@ public:
         pollfd p{pidfd_, POLLIN, 0};
         return poll(&p, 1, 0) > 0;
     }
-    pid_t pid() const { return pid_; }
+    pid_t pid() const
+    {
+        return pid_;
+    }
 
 private:
     void close_fd()
@@ -156,7 +168,9 @@ enum class Waiting { for_message, for_space };
 class SpinWait {
 public:
     SpinWait(uint64_t timeout_ns, const volatile int* cancel, const PeerWatch* peer, Waiting what)
-        : timeout_ns_(timeout_ns), cancel_(cancel), peer_(peer), what_(what) {}
+            : timeout_ns_(timeout_ns), cancel_(cancel), peer_(peer), what_(what)
+    {
+    }
 
     // Called after each poll that found nothing; NGX_OK means "poll again".
     ngx_status idle(ngx_error* err)
@@ -216,7 +230,9 @@ template <typename Byte>
 class TwoPartCursor {
 public:
     TwoPartCursor(Byte* first, size_t first_len, Byte* second, size_t second_len)
-        : parts_{first, second}, lens_{first_len, second_len} {}
+            : parts_{first, second}, lens_{first_len, second_len}
+    {
+    }
 
     size_t remaining() const { return lens_[0] + lens_[1]; }
 
@@ -247,10 +263,11 @@ class RingBase {
 protected:
     RingBase() = default;
     RingBase(void* region, size_t ring_bytes)
-        : control_(static_cast<RingControl*>(region)),
-          cells_(static_cast<unsigned char*>(region) + page_bytes),
-          cell_count_(ring_bytes / cell_bytes),
-          max_record_cells_(std::max<uint64_t>(ring_bytes / cell_bytes / 4, 1)) {}
+            : control_(static_cast<RingControl*>(region)), cells_(static_cast<unsigned char*>(region) + page_bytes),
+              cell_count_(ring_bytes / cell_bytes),
+              max_record_cells_(std::max<uint64_t>(ring_bytes / cell_bytes / 4, 1))
+    {
+    }
 
     uint64_t* header_at(uint64_t position) const
     {
@@ -283,7 +300,8 @@ public:
                 return s;
             size_t bytes = std::min<size_t>(source.remaining(), cells * cell_bytes - record_header_bytes);
             unsigned char* body = reinterpret_cast<unsigned char*>(header_at(position_)) + record_header_bytes;
-            source.take(bytes, [body](const unsigned char* from, size_t at, size_t n) { std::memcpy(body + at, from, n); });
+            source.take(bytes,
+                        [body](const unsigned char* from, size_t at, size_t n) { std::memcpy(body + at, from, n); });
             publish(cells, bytes, source.remaining() == 0);
         } while (source.remaining() > 0);
         return NGX_OK;
@@ -366,8 +384,7 @@ public:
 
     // Reads one message into `prefix` then `payload`; its length must be
     // exactly prefix_len + payload_len. Spins (with `wait`) until it arrives.
-    ngx_status read(void* prefix, size_t prefix_len, void* payload, size_t payload_len, SpinWait& wait,
-                    ngx_error* err)
+    ngx_status read(void* prefix, size_t prefix_len, void* payload, size_t payload_len, SpinWait& wait, ngx_error* err)
     {
         TwoPartCursor<unsigned char> target(static_cast<unsigned char*>(prefix), prefix_len,
                                             static_cast<unsigned char*>(payload), payload_len);

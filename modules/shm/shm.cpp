@@ -38,9 +38,8 @@ ngx_status parse_ring_bytes(const ngx_init_args* args, size_t* out, ngx_error* e
         text = "65536";
     auto value = ngx::mod::parse_unsigned(text, 0, UINT64_MAX);
     if (!value || !ngx::shm::valid_ring_bytes(*value))
-        return fail(err, NGX_ERR_INVALID_OPTION,
-                    "--shm-ring-bytes=%s: expected a power of two between %zu and %zu", text,
-                    ngx::shm::min_ring_bytes, ngx::shm::max_ring_bytes);
+        return fail(err, NGX_ERR_INVALID_OPTION, "--shm-ring-bytes=%s: expected a power of two between %zu and %zu",
+                    text, ngx::shm::min_ring_bytes, ngx::shm::max_ring_bytes);
     *out = size_t(*value);
     return NGX_OK;
 }
@@ -94,9 +93,15 @@ ngx_status shm_alloc(void*, size_t len, void** buf, ngx_error* err)
     return NGX_OK;
 }
 
-void shm_free(void*, void* buf) { std::free(buf); }
+void shm_free(void*, void* buf)
+{
+    std::free(buf);
+}
 
-void shm_finalize(void* ctx) { delete static_cast<Context*>(ctx); }
+void shm_finalize(void* ctx)
+{
+    delete static_cast<Context*>(ctx);
+}
 
 const ngx_module_ops shm_ops = {
     sizeof(ngx_module_ops),

@@ -58,9 +58,9 @@ using ngx::mod::fail;
 constexpr size_t buffer_alignment = 64;
 constexpr size_t min_auto_ring_bytes = size_t(256) << 10;
 constexpr size_t max_auto_ring_bytes = size_t(64) << 20;
-constexpr double max_time_us = 1e6;       // 1 s for L, o_s, o_r, g
+constexpr double max_time_us = 1e6; // 1 s for L, o_s, o_r, g
 constexpr double max_gap_per_byte_us = 1e3;
-constexpr double min_latency_us = 1.0;    // absorbs the ring's own latency
+constexpr double min_latency_us = 1.0; // absorbs the ring's own latency
 
 // The model, in nanoseconds.
 struct Model {
@@ -125,8 +125,8 @@ ngx_status parse_time(const ngx_init_args* args, const char* name, double min_us
         return NGX_OK;
     auto value = ngx::mod::parse_double(text, min_us, max_us);
     if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a number of microseconds in [%g, %g]", name,
-                    text, min_us, max_us);
+        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a number of microseconds in [%g, %g]", name, text,
+                    min_us, max_us);
     *out_ns = *value * 1e3;
     return NGX_OK;
 }
@@ -316,8 +316,7 @@ ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_err
                           m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns, (unsigned long long)m.rendezvous_above);
     char theirs[160];
     size_t theirs_len = 0;
-    if (ngx_status s = boot->exchange(boot->ctx, mine, size_t(n), theirs, sizeof theirs, &theirs_len, err);
-        s != NGX_OK)
+    if (ngx_status s = boot->exchange(boot->ctx, mine, size_t(n), theirs, sizeof theirs, &theirs_len, err); s != NGX_OK)
         return s;
     if (theirs_len != size_t(n) || std::memcmp(mine, theirs, theirs_len) != 0)
         return fail(err, NGX_ERR_INVALID_OPTION, "connect: the peer simulates another network (sim-* options differ)");
@@ -366,9 +365,15 @@ ngx_status sim_alloc(void*, size_t len, void** buf, ngx_error* err)
     return NGX_OK;
 }
 
-void sim_free(void*, void* buf) { std::free(buf); }
+void sim_free(void*, void* buf)
+{
+    std::free(buf);
+}
 
-void sim_finalize(void* ctx) { delete static_cast<Context*>(ctx); }
+void sim_finalize(void* ctx)
+{
+    delete static_cast<Context*>(ctx);
+}
 
 const ngx_module_ops sim_ops = {
     sizeof(ngx_module_ops),

@@ -26,8 +26,8 @@
 
 namespace {
 
-using ngx::mod::fail;
 using ngx::mod::errno_text;
+using ngx::mod::fail;
 
 constexpr size_t buffer_alignment = 64;
 constexpr int retry_pause_ms = 20;
@@ -35,7 +35,7 @@ constexpr int retry_pause_ms = 20;
 struct Options {
     std::string address; // empty: use the bootstrap's local address
     uint16_t port = 0;
-    int sndbuf = 0;      // 0: kernel default
+    int sndbuf = 0; // 0: kernel default
     int rcvbuf = 0;
 };
 
@@ -230,7 +230,8 @@ public:
         hints.ai_flags = passive ? AI_PASSIVE : 0;
         int rc = getaddrinfo(host, port, &hints, &list_);
         if (rc != 0)
-            return fail(err, NGX_ERR_SYSTEM, "%s: cannot resolve \"%s\": %s", step, host ? host : "*", gai_strerror(rc));
+            return fail(err, NGX_ERR_SYSTEM, "%s: cannot resolve \"%s\": %s", step, host ? host : "*",
+                        gai_strerror(rc));
         return NGX_OK;
     }
     const addrinfo* begin() const { return list_; }
@@ -375,8 +376,8 @@ ngx_status connect_to(Context* c, const std::string& host, const std::string& po
             }
         }
         if (deadline.remaining_ms() <= retry_pause_ms)
-            return fail(err, NGX_ERR_TIMEOUT, "connect to %s:%s: %s (gave up after %.1f s)", host.c_str(),
-                        port.c_str(), errno_text(last_errno), deadline.seconds());
+            return fail(err, NGX_ERR_TIMEOUT, "connect to %s:%s: %s (gave up after %.1f s)", host.c_str(), port.c_str(),
+                        errno_text(last_errno), deadline.seconds());
         if (ngx::mod::cancelled(c->cancel))
             return fail(err, NGX_ERR_INTERRUPTED, "connect: interrupted");
         poll(nullptr, 0, retry_pause_ms);
@@ -521,7 +522,10 @@ ngx_status tcp_alloc(void*, size_t len, void** buf, ngx_error* err)
     return NGX_OK;
 }
 
-void tcp_free(void*, void* buf) { std::free(buf); }
+void tcp_free(void*, void* buf)
+{
+    std::free(buf);
+}
 
 void tcp_finalize(void* ctx)
 {

@@ -75,7 +75,10 @@ inline Header decode(const unsigned char* in)
 // True when sequence number `a` is `b` or comes after it (serial-number
 // arithmetic: correct across the 2^32 wrap as long as the two are less than
 // 2^31 messages apart).
-inline bool seq_at_or_after(uint32_t a, uint32_t b) { return int32_t(a - b) >= 0; }
+inline bool seq_at_or_after(uint32_t a, uint32_t b)
+{
+    return int32_t(a - b) >= 0;
+}
 
 // ---- layout: where fragment i of a message of len bytes lives -------------
 

@@ -89,17 +89,17 @@ using ngx::udp::Layout;
 using ngx::udp::Reassembly;
 using ngx::udp::Verdict;
 
-constexpr size_t send_batch = 64;          // datagrams per sendmmsg()
+constexpr size_t send_batch = 64; // datagrams per sendmmsg()
 // Messages up to this size go through a copy in `bounce` and plain send()/recv():
 // measured on loopback, sendmsg()/recvmsg() with a header iovec cost 0.2 us
 // more per call than the copy of a small payload.
 constexpr size_t bounce_limit = 1024;
-constexpr size_t max_payload_v4 = 65507;   // 65535 - 20 (IPv4) - 8 (UDP)
-constexpr size_t max_payload_v6 = 65527;   // 65535 - 8 (UDP); the IPv6 header is outside
+constexpr size_t max_payload_v4 = 65507; // 65535 - 20 (IPv4) - 8 (UDP)
+constexpr size_t max_payload_v6 = 65527; // 65535 - 8 (UDP); the IPv6 header is outside
 constexpr size_t ip_overhead_v4 = 20 + 8;
 constexpr size_t ip_overhead_v6 = 40 + 8;
 constexpr size_t min_buffer_auto = size_t{16} << 20; // a limit, not an allocation: bursts of messages fit
-constexpr size_t datagram_overhead = 1024; // sk_buff, headers and allocation slack per queued datagram
+constexpr size_t datagram_overhead = 1024;           // sk_buff, headers and allocation slack per queued datagram
 constexpr size_t max_buffer_auto = size_t{256} << 20;
 constexpr size_t presized_message = size_t{64} << 20; // larger messages size the fragment bitmap on first use
 constexpr uint64_t ms = 1000000;
@@ -111,12 +111,12 @@ constexpr uint64_t allowance_ns_per_datagram = 50000;
 constexpr const char* blob_tag = "ngx-udp/1";
 
 struct Options {
-    std::string address;            // empty: the bootstrap's local address
-    uint16_t port = 0;              // 0: ephemeral
-    size_t mtu_payload = 0;         // UDP payload per datagram incl. our header; 0: auto
+    std::string address;    // empty: the bootstrap's local address
+    uint16_t port = 0;      // 0: ephemeral
+    size_t mtu_payload = 0; // UDP payload per datagram incl. our header; 0: auto
     uint64_t loss_timeout_ns = 100 * ms;
     bool busy_poll = false;
-    size_t buffer = 0;              // SO_RCVBUF/SO_SNDBUF; 0: auto
+    size_t buffer = 0; // SO_RCVBUF/SO_SNDBUF; 0: auto
 };
 
 // The headers and vectors of one sendmmsg() batch, built once.
@@ -195,16 +195,16 @@ const ngx_option_spec option_specs[] = {
      "16 MiB to 256 MiB"},
 };
 
-ngx_status parse_size_or_auto(const ngx_init_args* args, const char* name, uint64_t min, uint64_t max,
-                              size_t* out, ngx_error* err)
+ngx_status parse_size_or_auto(const ngx_init_args* args, const char* name, uint64_t min, uint64_t max, size_t* out,
+                              ngx_error* err)
 {
     const char* text = ngx::mod::option(args, name);
     if (text == nullptr || std::strcmp(text, "auto") == 0)
         return NGX_OK;
     auto value = ngx::mod::parse_unsigned(text, min, max);
     if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected auto or a byte count in [%llu, %llu]", name,
-                    text, (unsigned long long)min, (unsigned long long)max);
+        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected auto or a byte count in [%llu, %llu]", name, text,
+                    (unsigned long long)min, (unsigned long long)max);
     *out = size_t(*value);
     return NGX_OK;
 }
@@ -245,8 +245,8 @@ ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err
                         "--udp-loss-timeout-us=%s: expected microseconds in [1, 3600000000]", text);
         options.loss_timeout_ns = *us * 1000;
     }
-    ngx_status s = parse_size_or_auto(args, "udp-mtu-payload", header_size + 1, max_payload_v6,
-                                      &options.mtu_payload, err);
+    ngx_status s =
+        parse_size_or_auto(args, "udp-mtu-payload", header_size + 1, max_payload_v6, &options.mtu_payload, err);
     if (s == NGX_OK)
         s = parse_size_or_auto(args, "udp-buffer", 4096, size_t{1} << 30, &options.buffer, err);
     if (s == NGX_OK)
@@ -399,8 +399,8 @@ ngx_status local_payload(const Context& c, size_t* out, ngx_error* err)
     }
     int mtu = 0;
     socklen_t len = sizeof mtu;
-    int rc = v6 ? getsockopt(c.fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len)
-                : getsockopt(c.fd, IPPROTO_IP, IP_MTU, &mtu, &len);
+    int rc =
+        v6 ? getsockopt(c.fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len) : getsockopt(c.fd, IPPROTO_IP, IP_MTU, &mtu, &len);
     size_t overhead = v6 ? ip_overhead_v6 : ip_overhead_v4;
     if (rc != 0 || size_t(mtu) <= overhead + header_size)
         return fail(err, NGX_ERR_SYSTEM, "udp: cannot read the path MTU (%s); set --udp-mtu-payload",
@@ -433,8 +433,8 @@ ngx_status prepare_transfer(Context* c, size_t payload, ngx_error* err)
     c->reassembly = Reassembly(c->layout);
     c->reassembly.start(std::min(c->max_message, presized_message)); // sizes the fragment bitmap up front
     c->scratch.assign(c->layout.chunk(), 0);
-    c->recv_budget_ns = c->timeout_ns == 0 ? c->options.loss_timeout_ns
-                                           : std::min(c->options.loss_timeout_ns, c->timeout_ns);
+    c->recv_budget_ns =
+        c->timeout_ns == 0 ? c->options.loss_timeout_ns : std::min(c->options.loss_timeout_ns, c->timeout_ns);
     c->slice_ns = std::clamp<uint64_t>(c->recv_budget_ns / 10, 1 * ms, 100 * ms);
     set_buffer(c->fd, SO_RCVBUFFORCE, SO_RCVBUF, buffer_bytes(*c));
     set_buffer(c->fd, SO_SNDBUFFORCE, SO_SNDBUF, buffer_bytes(*c));
@@ -443,8 +443,8 @@ ngx_status prepare_transfer(Context* c, size_t payload, ngx_error* err)
 
 ngx_status connect_steps(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
-    std::string host = !c->options.address.empty() ? c->options.address
-                     : (boot->local_address != nullptr && *boot->local_address != '\0') ? boot->local_address
+    std::string host = !c->options.address.empty()                                        ? c->options.address
+                       : (boot->local_address != nullptr && *boot->local_address != '\0') ? boot->local_address
                                                                                           : "127.0.0.1";
     uint16_t port = c->options.port == 0 ? 0 : uint16_t(c->options.port + (boot->rank > boot->peer ? 1 : 0));
     std::string mine, theirs;
@@ -467,7 +467,10 @@ ngx_status connect_steps(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 
 // ---- failures --------------------------------------------------------------
 
-bool idle_errno(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == EINTR; }
+bool idle_errno(int e)
+{
+    return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
+}
 
 // After a failed socket call: NGX_OK to try again (nothing arrived yet, or a
 // signal), anything else to give up with a message.
@@ -478,8 +481,10 @@ ngx_status after_failure(const Context& c, int e, const char* op, ngx_error* err
     if (e == ECONNREFUSED)
         return fail(err, NGX_ERR_PEER_LOST, "udp %s: the peer's port is closed: it exited or died", op);
     if (e == EMSGSIZE)
-        return fail(err, NGX_ERR_INVALID_OPTION, "udp %s: a %zu-byte datagram is too large for the path; lower "
-                    "--udp-mtu-payload", op, c.layout.chunk() + header_size);
+        return fail(err, NGX_ERR_INVALID_OPTION,
+                    "udp %s: a %zu-byte datagram is too large for the path; lower "
+                    "--udp-mtu-payload",
+                    op, c.layout.chunk() + header_size);
     return fail(err, NGX_ERR_SYSTEM, "udp %s: %s", op, errno_text(e));
 }
 
@@ -551,8 +556,10 @@ ngx_status send_fragments(Context* c, uint32_t seq, const void* buf, size_t len,
             if (ngx_status s = after_failure(*c, e, "send", err); s != NGX_OK)
                 return s;
             if (e != EINTR && deadline.expired(c->slice_ns))
-                return fail(err, NGX_ERR_TIMEOUT, "udp send: the socket stayed full for %.1f s (message seq %u, "
-                            "fragment %zu of %zu)", double(c->timeout_ns) / 1e9, seq, next + sent, count);
+                return fail(err, NGX_ERR_TIMEOUT,
+                            "udp send: the socket stayed full for %.1f s (message seq %u, "
+                            "fragment %zu of %zu)",
+                            double(c->timeout_ns) / 1e9, seq, next + sent, count);
         }
         next += n;
     }
@@ -637,15 +644,21 @@ ngx_status lost(Context* c, size_t len, bool overall, ngx_error* err)
     double first_ms = double(first_wait_ns(*c, len)) / 1e6;
     ngx_status s;
     if (overall)
-        s = fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu still incomplete after the %.1f s timeout: "
-                 "%zu/%zu fragments arrived", r.current(), len, double(c->timeout_ns) / 1e9, r.received(), r.count());
+        s = fail(err, NGX_ERR_TIMEOUT,
+                 "udp recv: message seq %u, size %zu still incomplete after the %.1f s timeout: "
+                 "%zu/%zu fragments arrived",
+                 r.current(), len, double(c->timeout_ns) / 1e9, r.received(), r.count());
     else if (r.assembling())
-        s = fail(err, NGX_ERR_LOST, "udp recv: message seq %u, size %zu lost: %zu/%zu fragments arrived, then none "
-                 "for %.1f ms (%llu stale, %llu duplicate datagrams dropped so far)", r.current(), len, r.received(),
-                 r.count(), idle_ms, (unsigned long long)c->stale, (unsigned long long)c->duplicates);
+        s = fail(err, NGX_ERR_LOST,
+                 "udp recv: message seq %u, size %zu lost: %zu/%zu fragments arrived, then none "
+                 "for %.1f ms (%llu stale, %llu duplicate datagrams dropped so far)",
+                 r.current(), len, r.received(), r.count(), idle_ms, (unsigned long long)c->stale,
+                 (unsigned long long)c->duplicates);
     else // nothing arrived: lost, or the peer is silent
-        s = fail(err, NGX_ERR_TIMEOUT, "udp recv: message seq %u, size %zu lost: 0/%zu fragments arrived within "
-                 "%.1f ms (the peer's message was lost, or it did not send)", r.expected(), len, r.count(), first_ms);
+        s = fail(err, NGX_ERR_TIMEOUT,
+                 "udp recv: message seq %u, size %zu lost: 0/%zu fragments arrived within "
+                 "%.1f ms (the peer's message was lost, or it did not send)",
+                 r.expected(), len, r.count(), first_ms);
     r.give_up();
     return s;
 }
@@ -690,17 +703,22 @@ ngx_status take(Context* c, Verdict verdict, const Header& h, unsigned char* buf
         ++c->duplicates;
         return NGX_OK;
     case Verdict::overtaken:
-        return fail(err, NGX_ERR_LOST, "udp recv: message seq %u, size %zu lost: the peer already sent message "
-                    "seq %u (%u bytes)", c->reassembly.awaited(), len, h.seq, h.total);
+        return fail(err, NGX_ERR_LOST,
+                    "udp recv: message seq %u, size %zu lost: the peer already sent message "
+                    "seq %u (%u bytes)",
+                    c->reassembly.awaited(), len, h.seq, h.total);
     case Verdict::wrong_size:
-        return fail(err, NGX_ERR_PROTOCOL, "udp recv: message seq %u has %u bytes but the receive expects %zu "
-                    "(the peers disagree on the message size)", h.seq, h.total, len);
+        return fail(err, NGX_ERR_PROTOCOL,
+                    "udp recv: message seq %u has %u bytes but the receive expects %zu "
+                    "(the peers disagree on the message size)",
+                    h.seq, h.total, len);
     case Verdict::malformed:
         break;
     }
-    return fail(err, NGX_ERR_PROTOCOL, "udp recv: inconsistent datagram of message seq %u: fragment %u of %u with "
-                "%zu bytes, for a %zu-byte message in %zu-byte fragments", h.seq, h.index, h.count, payload, len,
-                c->layout.chunk());
+    return fail(err, NGX_ERR_PROTOCOL,
+                "udp recv: inconsistent datagram of message seq %u: fragment %u of %u with "
+                "%zu bytes, for a %zu-byte message in %zu-byte fragments",
+                h.seq, h.index, h.count, payload, len, c->layout.chunk());
 }
 
 ngx_status udp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
@@ -732,8 +750,8 @@ ngx_status udp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
             continue;
         }
         if (size_t(n) < header_size)
-            return fail(err, NGX_ERR_PROTOCOL, "udp recv: a %zd-byte datagram is shorter than the %zu-byte header",
-                        n, header_size);
+            return fail(err, NGX_ERR_PROTOCOL, "udp recv: a %zd-byte datagram is shorter than the %zu-byte header", n,
+                        header_size);
         deadlines.looked_after_expiry = false;
         Verdict verdict = r.offer(d.header, d.payload, slot);
         if (ngx_status s = take(c, verdict, d.header, data, len, slot, d.payload, err); s != NGX_OK)
@@ -795,7 +813,10 @@ ngx_status udp_alloc(void*, size_t len, void** buf, ngx_error* err)
     return NGX_OK;
 }
 
-void udp_free(void*, void* buf) { std::free(buf); }
+void udp_free(void*, void* buf)
+{
+    std::free(buf);
+}
 
 ngx_status udp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {

@@ -26,7 +26,10 @@
 namespace ngx::patterns {
 namespace {
 
-bool lossy(const PatternContext& ctx) { return !ctx.transport.has(NGX_CAP_RELIABLE); }
+bool lossy(const PatternContext& ctx)
+{
+    return !ctx.transport.has(NGX_CAP_RELIABLE);
+}
 
 // What the two sides tell each other at a resync point.
 enum class Meet { resync, done, abort };
@@ -84,9 +87,11 @@ Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
 
 Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost)
 {
-    return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) + " repetitions lost a message, "
-                           "more than --retries " + std::to_string(ctx.settings.retries) + " allows (module " +
-                           ctx.transport.module().name() + " on a lossy path; raise --retries)");
+    return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) +
+                           " repetitions lost a message, "
+                           "more than --retries " +
+                           std::to_string(ctx.settings.retries) + " allows (module " + ctx.transport.module().name() +
+                           " on a lossy path; raise --retries)");
 }
 
 // The driver after a lost message in repetition `rep`: counts it, meets the

@@ -33,7 +33,10 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
 Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
 
 // Messages both sides send for one PRTT series (warm-up included).
-inline uint64_t prtt_message_count(const PrttSpec& spec) { return (spec.warmup + spec.samples) * (spec.messages + 1); }
+inline uint64_t prtt_message_count(const PrttSpec& spec)
+{
+    return (spec.warmup + spec.samples) * (spec.messages + 1);
+}
 
 // Runs the driver or the responder side, whichever this process is; on the
 // driver returns the samples, on the responder an empty vector.

@@ -15,7 +15,8 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
     if (!ctx.transport.has(NGX_CAP_RELIABLE)) { // repetitions that lost a message and were retried
         const LossTally& losses = ctx.losses;
         record.extra.emplace_back("lost", double(losses.lost));
-        record.extra.emplace_back("loss_rate", losses.attempted == 0 ? 0.0 : double(losses.lost) / double(losses.attempted));
+        record.extra.emplace_back("loss_rate",
+                                  losses.attempted == 0 ? 0.0 : double(losses.lost) / double(losses.attempted));
     }
     return record;
 }

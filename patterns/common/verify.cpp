@@ -32,11 +32,12 @@ Status check_payload(const PatternContext& ctx, const uint8_t* data, uint64_t si
     std::snprintf(bytes, sizeof bytes, "0x%02x, expected 0x%02x", data[bad],
                   payload_byte(payload_seed(size, iteration, side), bad));
     std::string bytes_exact = std::to_string(size) + " B";
-    std::string size_text = format_bytes(size) == bytes_exact ? bytes_exact : format_bytes(size) + " (" + bytes_exact + ")";
-    return Status::runtime("verify: module " + ctx.transport.module().name() + ", size " + size_text +
-                           ", repetition " + std::to_string(iteration) +
-                           ": the payload from the " + (side == Side::driver ? "driver" : "responder") +
-                           " differs first at offset " + std::to_string(bad) + ": byte " + bytes);
+    std::string size_text =
+        format_bytes(size) == bytes_exact ? bytes_exact : format_bytes(size) + " (" + bytes_exact + ")";
+    return Status::runtime("verify: module " + ctx.transport.module().name() + ", size " + size_text + ", repetition " +
+                           std::to_string(iteration) + ": the payload from the " +
+                           (side == Side::driver ? "driver" : "responder") + " differs first at offset " +
+                           std::to_string(bad) + ": byte " + bytes);
 }
 
 } // namespace ngx::patterns

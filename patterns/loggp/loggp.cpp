@@ -27,8 +27,8 @@ Result<double> parse_number(const po::variables_map& values, const char* name, d
     double value = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || end != text.data() + text.size() || error != std::errc() || !(value >= min && value <= max))
-        return Status::usage(std::string("--") + name + " '" + text + "': expected a number in " +
-                             std::to_string(min) + ".." + std::to_string(max));
+        return Status::usage(std::string("--") + name + " '" + text + "': expected a number in " + std::to_string(min) +
+                             ".." + std::to_string(max));
     return value;
 }
 
@@ -73,7 +73,9 @@ public:
 
     Json options_json() const override
     {
-        return {{"n", messages_}, {"detector", fit_settings_.detector}, {"lookahead", fit_settings_.lookahead},
+        return {{"n", messages_},
+                {"detector", fit_settings_.detector},
+                {"lookahead", fit_settings_.lookahead},
                 {"pfact", fit_settings_.pfact}};
     }
 
@@ -172,12 +174,14 @@ private:
 po::options_description loggp_options()
 {
     po::options_description options("Pattern loggp (paper 001)");
+    // clang-format off
     options.add_options()
         ("loggp-n", po::value<std::string>()->default_value("16"), "messages n of PRTT(n,0,s) and PRTT(n,d,s)")
         ("loggp-detector", po::value<std::string>()->default_value("robust"),
          "protocol-change detection: robust, paper (section 3.5 as published) or none")
         ("loggp-lookahead", po::value<std::string>()->default_value("5"), "x: points of look-ahead (section 3.5)")
         ("loggp-pfact", po::value<std::string>()->default_value("2.0"), "pfact: sensitivity (section 3.5)");
+    // clang-format on
     return options;
 }
 
@@ -185,14 +189,10 @@ po::options_description loggp_options()
 
 PatternInfo loggp_pattern()
 {
-    return {"loggp",
-            "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)",
-            "PRTT(1,0,s)",
-            "1-128Ki",
-            loggp_options,
-            [] { return std::make_unique<LogGP>(); },
-            100,
-            10};
+    return {"loggp",       "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)",
+            "PRTT(1,0,s)", "1-128Ki",
+            loggp_options, [] { return std::make_unique<LogGP>(); },
+            100,           10};
 }
 
 } // namespace ngx::patterns

@@ -6,26 +6,34 @@
 namespace ngx::patterns {
 namespace {
 
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 // {"value", "lower", "upper"} of one measured parameter.
-Json measured(const fit::Measured& m) { return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}}; }
+Json measured(const fit::Measured& m)
+{
+    return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}};
+}
 
 Json range_json(const fit::LogGPRange& range)
 {
-    Json json = {{"from_bytes", range.from_bytes},
-            {"to_bytes", range.to_bytes},
-            {"L_us", number(range.L.value)},
-            {"o_us", number(range.o.value)},
-            {"o_r_us", number(range.o_r.value)},
-            {"g_us", number(range.g.value)},
-            {"G_us_per_byte", number(range.G.value)},
-            {"intervals", {{"L_us", measured(range.L)},
-                           {"o_us", measured(range.o)},
-                           {"o_r_us", measured(range.o_r)},
-                           {"g_us", measured(range.g)},
-                           {"G_us_per_byte", measured(range.G)}}},
-            {"o_line", {{"intercept_us", number(range.o_intercept)}, {"slope_us_per_byte", number(range.o_slope)}}}};
+    Json json = {
+        {"from_bytes", range.from_bytes},
+        {"to_bytes", range.to_bytes},
+        {"L_us", number(range.L.value)},
+        {"o_us", number(range.o.value)},
+        {"o_r_us", number(range.o_r.value)},
+        {"g_us", number(range.g.value)},
+        {"G_us_per_byte", number(range.G.value)},
+        {"intervals",
+         {{"L_us", measured(range.L)},
+          {"o_us", measured(range.o)},
+          {"o_r_us", measured(range.o_r)},
+          {"g_us", measured(range.g)},
+          {"G_us_per_byte", measured(range.G)}}},
+        {"o_line", {{"intercept_us", number(range.o_intercept)}, {"slope_us_per_byte", number(range.o_slope)}}}};
     if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
@@ -53,7 +61,10 @@ Json sizes_at(const std::vector<fit::PrttSample>& samples, const std::vector<std
     return sizes;
 }
 
-std::string describe_failure(fit::Status status) { return std::string(fit::describe(status)); }
+std::string describe_failure(fit::Status status)
+{
+    return std::string(fit::describe(status));
+}
 
 Result<double> field(const Json& object, const char* name)
 {
@@ -129,9 +140,10 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                 {"per_size", per_size},
                 {"delay_too_small_bytes", sizes_at(samples, f.delay_too_small)},
                 {"overhead_above_gap_bytes", sizes_at(samples, f.overhead_above_gap)},
-                {"prediction_error", {{"max_relative", number(f.error.max_rel)},
-                                      {"mean_relative", number(f.error.mean_rel)},
-                                      {"rms_us", number(f.error.rms)}}}};
+                {"prediction_error",
+                 {{"max_relative", number(f.error.max_rel)},
+                  {"mean_relative", number(f.error.mean_rel)},
+                  {"rms_us", number(f.error.rms)}}}};
 }
 
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model)

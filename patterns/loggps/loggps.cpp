@@ -21,11 +21,20 @@
 namespace ngx::patterns {
 namespace {
 
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
-Json measured(const fit::Measured& m) { return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}}; }
+Json measured(const fit::Measured& m)
+{
+    return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}};
+}
 
-Json threshold(double bytes) { return std::isfinite(bytes) ? Json(bytes) : Json(nullptr); }
+Json threshold(double bytes)
+{
+    return std::isfinite(bytes) ? Json(bytes) : Json(nullptr);
+}
 
 Json model_json(const fit::LogGPSFit& f, double factor)
 {
@@ -45,9 +54,10 @@ Json model_json(const fit::LogGPSFit& f, double factor)
             {"S_next_bytes", threshold(f.S_next)},
             {"O_split_assumed", f.O_split_assumed},
             {"G_l_measured", f.G_l_measured},
-            {"prediction_error", {{"max_relative", number(f.error.max_rel)},
-                                  {"mean_relative", number(f.error.mean_rel)},
-                                  {"rms_us", number(f.error.rms)}}}};
+            {"prediction_error",
+             {{"max_relative", number(f.error.max_rel)},
+              {"mean_relative", number(f.error.mean_rel)},
+              {"rms_us", number(f.error.rms)}}}};
 }
 
 class LogGPS final : public Pattern {
@@ -56,7 +66,8 @@ public:
     {
         std::string text = values["loggps-w-factor"].as<std::string>();
         auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), factor_);
-        if (text.empty() || end != text.data() + text.size() || error != std::errc() || !(factor_ >= 1 && factor_ <= 100))
+        if (text.empty() || end != text.data() + text.size() || error != std::errc() ||
+            !(factor_ >= 1 && factor_ <= 100))
             return Status::usage("--loggps-w-factor '" + text + "': expected a number in 1..100");
         return Status::ok();
     }

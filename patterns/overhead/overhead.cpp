@@ -90,7 +90,8 @@ Status Overhead::configure(const po::variables_map& values)
     if (d == "auto")
         return Status::ok();
     auto [end, error] = std::from_chars(d.data(), d.data() + d.size(), delay_us_);
-    if (d.empty() || end != d.data() + d.size() || error != std::errc() || !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
+    if (d.empty() || end != d.data() + d.size() || error != std::errc() ||
+        !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
         return Status::usage("--overhead-delay '" + d + "': expected auto or microseconds in 0..1000000");
     return Status::ok();
 }

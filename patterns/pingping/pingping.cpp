@@ -20,11 +20,14 @@ public:
     {
         std::string n = values["pingping-n"].as<std::string>();
         auto [end, error] = std::from_chars(n.data(), n.data() + n.size(), messages_);
-        if (n.empty() || end != n.data() + n.size() || error != std::errc() || messages_ < 1 || messages_ > max_messages)
-            return Status::usage("--pingping-n '" + n + "': expected a whole number in 1.." + std::to_string(max_messages));
+        if (n.empty() || end != n.data() + n.size() || error != std::errc() || messages_ < 1 ||
+            messages_ > max_messages)
+            return Status::usage("--pingping-n '" + n + "': expected a whole number in 1.." +
+                                 std::to_string(max_messages));
         std::string d = values["pingping-delay"].as<std::string>();
         auto [dend, derror] = std::from_chars(d.data(), d.data() + d.size(), delay_us_);
-        if (d.empty() || dend != d.data() + d.size() || derror != std::errc() || !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
+        if (d.empty() || dend != d.data() + d.size() || derror != std::errc() ||
+            !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
             return Status::usage("--pingping-delay '" + d + "': expected microseconds in 0..1000000");
         return Status::ok();
     }
@@ -59,9 +62,9 @@ PatternInfo pingping_pattern()
             [] {
                 po::options_description options("Pattern pingping");
                 options.add_options()("pingping-n", po::value<std::string>()->default_value("16"),
-                                      "messages n per round trip")(
-                    "pingping-delay", po::value<std::string>()->default_value("0"),
-                    "busy-wait d between sends, microseconds");
+                                      "messages n per round trip")("pingping-delay",
+                                                                   po::value<std::string>()->default_value("0"),
+                                                                   "busy-wait d between sends, microseconds");
                 return options;
             },
             [] { return std::make_unique<PingPing>(); }};

@@ -19,43 +19,58 @@ struct Series {
 std::vector<double> geometric_sizes() // 1 B .. 1 MiB, 21 points
 {
     std::vector<double> s;
-    for (int i = 0; i <= 20; ++i) s.push_back(std::ldexp(1.0, i));
+    for (int i = 0; i <= 20; ++i)
+        s.push_back(std::ldexp(1.0, i));
     return s;
 }
 
 std::vector<double> linear_sizes() // 1 .. 39937, 40 points
 {
     std::vector<double> s;
-    for (int i = 0; i < 40; ++i) s.push_back(1 + 1024.0 * i);
+    for (int i = 0; i < 40; ++i)
+        s.push_back(1 + 1024.0 * i);
     return s;
 }
 
-Series make(const std::vector<double>& sizes, const std::function<double(double)>& f, double noise,
-            unsigned seed)
+Series make(const std::vector<double>& sizes, const std::function<double(double)>& f, double noise, unsigned seed)
 {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> nd(0.0, noise);
     Series s{sizes, {}};
-    for (double x : sizes) s.val.push_back(f(x) * (noise > 0 ? 1 + nd(rng) : 1.0));
+    for (double x : sizes)
+        s.val.push_back(f(x) * (noise > 0 ? 1 + nd(rng) : 1.0));
     return s;
 }
 
 // PRTT-like gap curves g + G (s-1): a protocol switch raises g and changes G.
-double line(double s) { return 3.0 + 0.001 * (s - 1); }
-double two_geo(double s) { return s <= 8192 ? line(s) : 12.0 + 0.0008 * (s - 1); }  // last eager: index 13
-double two_lin(double s) { return s <= 20000 ? line(s) : 12.0 + 0.0012 * (s - 1); } // last eager: index 19
-double three_geo(double s)  // changes after 1024 (index 10) and 16384 (index 14)
+double line(double s)
 {
-    if (s <= 1024) return line(s);
-    if (s <= 16384) return 8.0 + 0.002 * (s - 1);
+    return 3.0 + 0.001 * (s - 1);
+}
+double two_geo(double s)
+{
+    return s <= 8192 ? line(s) : 12.0 + 0.0008 * (s - 1);
+} // last eager: index 13
+double two_lin(double s)
+{
+    return s <= 20000 ? line(s) : 12.0 + 0.0012 * (s - 1);
+} // last eager: index 19
+double three_geo(double s) // changes after 1024 (index 10) and 16384 (index 14)
+{
+    if (s <= 1024)
+        return line(s);
+    if (s <= 16384)
+        return 8.0 + 0.002 * (s - 1);
     return 40.0 + 0.0007 * (s - 1);
 }
 
 bool covers_all(const std::vector<Range>& r, std::size_t n)
 {
-    if (r.empty() || r.front().first != 0 || r.back().last != n - 1) return false;
+    if (r.empty() || r.front().first != 0 || r.back().last != n - 1)
+        return false;
     for (std::size_t i = 1; i < r.size(); ++i)
-        if (r[i].first != r[i - 1].last + 1 || r[i].last < r[i].first) return false;
+        if (r[i].first != r[i - 1].last + 1 || r[i].last < r[i].first)
+            return false;
     return true;
 }
 
@@ -74,26 +89,27 @@ TEST(ChangePoints, Eq8MeanDeviationBothReadings)
 TEST(ChangePoints, Eq8DegenerateDenominatorsHaveNoValue)
 {
     const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 4, 5, 4, 5};
-    EXPECT_FALSE(lsq(x, y, 0, 2, Eq8Denominator::as_printed));  // 3 points: l-k-2 = 0
+    EXPECT_FALSE(lsq(x, y, 0, 2, Eq8Denominator::as_printed)); // 3 points: l-k-2 = 0
     EXPECT_TRUE(lsq(x, y, 0, 3, Eq8Denominator::as_printed));
-    EXPECT_FALSE(lsq(x, y, 0, 1, Eq8Denominator::degrees_of_freedom));  // 2 points: n-2 = 0
+    EXPECT_FALSE(lsq(x, y, 0, 1, Eq8Denominator::degrees_of_freedom)); // 2 points: n-2 = 0
     EXPECT_TRUE(lsq(x, y, 0, 2, Eq8Denominator::degrees_of_freedom));
-    EXPECT_FALSE(lsq(x, y, 3, 1));  // reversed
-    EXPECT_FALSE(lsq(x, y, 2, 9));  // out of range
+    EXPECT_FALSE(lsq(x, y, 3, 1)); // reversed
+    EXPECT_FALSE(lsq(x, y, 2, 9)); // out of range
 }
 
 TEST(ChangePoints, RelativeDeviationIsScaleFree)
 {
     const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 4, 5, 4, 5};
     std::vector<double> y1000;
-    for (double v : y) y1000.push_back(1000 * v);
+    for (double v : y)
+        y1000.push_back(1000 * v);
     EXPECT_NEAR(*lsq_relative(x, y, 0, 4), *lsq_relative(x, y1000, 0, 4), 1e-15);
 }
 
 TEST(ChangePoints, PaperDetectorFindsExactTwoSegmentSwitch)
 {
-    for (const auto& [sizes, f, last] :
-         {std::tuple{geometric_sizes(), &two_geo, std::size_t{13}}, std::tuple{linear_sizes(), &two_lin, std::size_t{19}}}) {
+    for (const auto& [sizes, f, last] : {std::tuple{geometric_sizes(), &two_geo, std::size_t{13}},
+                                         std::tuple{linear_sizes(), &two_lin, std::size_t{19}}}) {
         const Series s = make(sizes, f, 0, 0);
         const auto r = detect_protocol_ranges_paper(s.size, s.val);
         ASSERT_TRUE(r);
@@ -123,15 +139,16 @@ TEST(ChangePoints, PaperDetectorExactThreeSegmentsGiveTwoChanges)
 
 TEST(ChangePoints, RobustDetectorTwoSegmentsWithNoiseAtTheRightSize)
 {
-    for (const auto& [sizes, f, last] :
-         {std::tuple{geometric_sizes(), &two_geo, std::size_t{13}}, std::tuple{linear_sizes(), &two_lin, std::size_t{19}}}) {
+    for (const auto& [sizes, f, last] : {std::tuple{geometric_sizes(), &two_geo, std::size_t{13}},
+                                         std::tuple{linear_sizes(), &two_lin, std::size_t{19}}}) {
         int right = 0;
         for (unsigned seed = 1; seed <= 50; ++seed) {
             const Series s = make(sizes, f, 0.02, seed);
             const auto r = detect_protocol_ranges(s.size, s.val);
             ASSERT_TRUE(r);
             ASSERT_TRUE(covers_all(*r, sizes.size()));
-            if (r->size() == 2 && std::abs(long((*r)[0].last) - long(last)) <= 1) ++right;
+            if (r->size() == 2 && std::abs(long((*r)[0].last) - long(last)) <= 1)
+                ++right;
         }
         EXPECT_GE(right, 48);
     }
@@ -190,7 +207,8 @@ TEST(ChangePoints, EveryRobustRangeHasMinSegmentPoints)
         const Series s = make(geometric_sizes(), three_geo, 0.02, seed);
         const auto ranges = detect_protocol_ranges(s.size, s.val);
         ASSERT_TRUE(ranges);
-        for (const Range& r : *ranges) EXPECT_GE(r.count(), 3u);
+        for (const Range& r : *ranges)
+            EXPECT_GE(r.count(), 3u);
     }
 }
 

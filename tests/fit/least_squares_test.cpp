@@ -23,14 +23,15 @@ TEST(LeastSquares, HandComputedExample)
     EXPECT_NEAR(r->intercept.value, 2.2, 1e-12);
     const double expected_res[] = {-0.8, 0.6, 1.0, -0.6, -0.2};
     ASSERT_EQ(r->residuals.size(), 5u);
-    for (int i = 0; i < 5; ++i) EXPECT_NEAR(r->residuals[i], expected_res[i], 1e-12);
+    for (int i = 0; i < 5; ++i)
+        EXPECT_NEAR(r->residuals[i], expected_res[i], 1e-12);
     EXPECT_NEAR(r->rss, 2.4, 1e-12);
     EXPECT_NEAR(r->r_squared, 0.6, 1e-12);
     EXPECT_NEAR(r->slope.std_error, std::sqrt(0.08), 1e-12);
     EXPECT_NEAR(r->intercept.std_error, std::sqrt(0.88), 1e-12);
     EXPECT_NEAR(r->cov, -0.24, 1e-12);
     EXPECT_NEAR(r->sigma, std::sqrt(0.8), 1e-12);
-    const double t = t_critical(0.95, 3);  // 3.182446305284263
+    const double t = t_critical(0.95, 3); // 3.182446305284263
     EXPECT_NEAR(t, 3.182446305284263, 1e-9);
     EXPECT_NEAR(r->slope.lower, 0.6 - t * std::sqrt(0.08), 1e-12);
     EXPECT_NEAR(r->slope.upper, 0.6 + t * std::sqrt(0.08), 1e-12);

@@ -30,7 +30,8 @@ TEST(LinearModel, TwoColumnsAgreeWithLineFit)
 {
     const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 4, 5, 4, 5}, w{1, 2, 1, 3, 1};
     std::vector<double> X;
-    for (double xi : x) X.insert(X.end(), {1.0, xi});
+    for (double xi : x)
+        X.insert(X.end(), {1.0, xi});
     const auto lin = fit_linear(X, 2, y, w);
     const auto line = fit_line_weighted(x, y, w);
     ASSERT_TRUE(lin && line);

@@ -11,10 +11,22 @@ using namespace ngx::fit;
 namespace {
 
 // Ground truth, microseconds: linear in s, l_mw linear in log2 of the stride.
-double o_mw(double s) { return 2 + 0.0015 * s; }
-double o_net(double s) { return 8 + 0.008 * s; }
-double t_mem(double s) { return 0.0002 * s; }
-double l_mw(double s, double d) { return s * (0.001 + 0.0005 * std::log2(d / 16)); }
+double o_mw(double s)
+{
+    return 2 + 0.0015 * s;
+}
+double o_net(double s)
+{
+    return 8 + 0.008 * s;
+}
+double t_mem(double s)
+{
+    return 0.0002 * s;
+}
+double l_mw(double s, double d)
+{
+    return s * (0.001 + 0.0005 * std::log2(d / 16));
+}
 
 struct Data {
     std::vector<Log3PSample> contiguous;
@@ -30,8 +42,8 @@ Data generate(double noise, unsigned seed)
     for (double s = 1024; s <= 262144; s *= 2) {
         d.contiguous.push_back({s, (o_mw(s) + t_mem(s)) * j(), (o_mw(s) + o_net(s)) * j(), t_mem(s)});
         for (double st : {16.0, 64.0, 256.0, 1024.0})
-            d.strided.push_back({s, st, (o_mw(s) + l_mw(s, st) + t_mem(s)) * j(),
-                                 (o_mw(s) + l_mw(s, st) + o_net(s)) * j()});
+            d.strided.push_back(
+                {s, st, (o_mw(s) + l_mw(s, st) + t_mem(s)) * j(), (o_mw(s) + l_mw(s, st) + o_net(s)) * j()});
     }
     return d;
 }
@@ -61,15 +73,15 @@ TEST(Log3P, RecoversTermsAndPredictsRemoteStrided)
     const auto f = fit_log3p(d.contiguous, d.strided);
     ASSERT_TRUE(f);
     const Log3PParams& p = f->params;
-    for (double s : {1024.0, 3000.0, 65536.0, 200000.0}) {  // measured and in between
+    for (double s : {1024.0, 3000.0, 65536.0, 200000.0}) { // measured and in between
         EXPECT_NEAR(p.o_mw_at(s), o_mw(s), 1e-9 * o_mw(s));
         EXPECT_NEAR(p.o_net_at(s), o_net(s), 1e-9 * o_net(s));
         EXPECT_NEAR(p.time(s), o_mw(s) + o_net(s), 1e-9 * o_net(s));
-        for (double st : {16.0, 64.0, 128.0, 1024.0})  // 128: interpolated in log2(d)
+        for (double st : {16.0, 64.0, 128.0, 1024.0}) // 128: interpolated in log2(d)
             EXPECT_NEAR(p.l_mw_at(s, st), l_mw(s, st), 1e-9 * l_mw(s, 1024)) << s << " " << st;
     }
     EXPECT_EQ(p.l_mw_at(4096, 0), 0);
-    EXPECT_NEAR(p.l_mw_at(4096, 8), l_mw(4096, 16), 1e-9);  // below the smallest stride: nearest
+    EXPECT_NEAR(p.l_mw_at(4096, 8), l_mw(4096, 16), 1e-9); // below the smallest stride: nearest
     EXPECT_EQ(f->validation.count, d.strided.size());
     EXPECT_LT(f->validation.max_rel, 1e-9);
     EXPECT_LT(f->error.max_rel, 1e-9);
@@ -95,11 +107,11 @@ TEST(Log3P, CollectivePredictions)
     ASSERT_TRUE(f);
     const Log3PParams& p = f->params;
     const double s = 16384, st = 256;
-    const double linear = 8 * (o_mw(s) / 2 + l_mw(s, st) / 2) + o_net(s);  // P (o_mw/2 + l_mw/2) + o_net
+    const double linear = 8 * (o_mw(s) / 2 + l_mw(s, st) / 2) + o_net(s); // P (o_mw/2 + l_mw/2) + o_net
     EXPECT_NEAR(p.linear_bcast(8, s, st), linear, 1e-9 * linear);
     const double round = o_mw(s) + l_mw(s, st) + o_net(s);
-    EXPECT_NEAR(p.tree_bcast(8, s, st), 3 * round, 1e-9 * round);   // log2(8) = 3
-    EXPECT_NEAR(p.tree_bcast(9, s, st), 4 * round, 1e-9 * round);   // whole rounds
+    EXPECT_NEAR(p.tree_bcast(8, s, st), 3 * round, 1e-9 * round); // log2(8) = 3
+    EXPECT_NEAR(p.tree_bcast(9, s, st), 4 * round, 1e-9 * round); // whole rounds
     EXPECT_EQ(p.linear_bcast(1, s), 0);
     EXPECT_NEAR(p.rtt(s), 2 * (o_mw(s) + o_net(s)), 1e-9);
 }

@@ -19,8 +19,8 @@ struct Truth {
     double switch_after = 8192;
     double g(double s) const { return s <= switch_after ? g1 : g2; }
     double G(double s) const { return s <= switch_after ? G1 : G2; }
-    double prtt1(double s) const { return 2 * (L + 2 * o + (s - 1) * G(s)); }  // eq. (1)
-    double prtt(double n, double d, double s) const                            // eq. (5)
+    double prtt1(double s) const { return 2 * (L + 2 * o + (s - 1) * G(s)); } // eq. (1)
+    double prtt(double n, double d, double s) const                           // eq. (5)
     {
         return prtt1(s) + (n - 1) * std::max(o + d, g(s) + (s - 1) * G(s));
     }
@@ -66,7 +66,7 @@ TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
     ASSERT_TRUE(fit);
     const LogGPParams& p = fit->params;
     ASSERT_EQ(p.ranges.size(), 2u);
-    EXPECT_EQ(fit->details[0].indices.last, 13u);  // 8192 = 2^13, last eager size
+    EXPECT_EQ(fit->details[0].indices.last, 13u); // 8192 = 2^13, last eager size
     EXPECT_EQ(p.ranges[0].to_bytes, 8192);
     EXPECT_EQ(p.ranges[1].from_bytes, 16384);
     const double tol = 1e-9;
@@ -78,7 +78,7 @@ TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
         expect_rel(R.G.value, r == 0 ? t.G1 : t.G2, tol, "G");
         EXPECT_NEAR(R.o_slope, 0.0, 1e-12);
     }
-    EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12);  // paper 001's reported L
+    EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12); // paper 001's reported L
     EXPECT_TRUE(fit->eel_from_size_one);
     EXPECT_LT(fit->error.max_rel, 1e-9);
     EXPECT_EQ(fit->error.count, 3 * samples.size());
@@ -149,8 +149,7 @@ TEST(LogGP, PredictionsReproduceTheGeneratingFormulas)
                 EXPECT_NEAR(p.prtt(n, d, s), t.prtt(n, d, s), 1e-9 * t.prtt(n, d, s)) << s;
         // Linear broadcast: (P-2) max(g + (s-1)G, o) + 2o + L + (s-1)G.
         for (double P : {2.0, 3.0, 64.0}) {
-            const double want = (P - 2) * std::max(t.g(s) + (s - 1) * t.G(s), t.o) + 2 * t.o + t.L +
-                                (s - 1) * t.G(s);
+            const double want = (P - 2) * std::max(t.g(s) + (s - 1) * t.G(s), t.o) + 2 * t.o + t.L + (s - 1) * t.G(s);
             EXPECT_NEAR(p.linear_bcast(P, s), want, 1e-9 * want) << s << " P " << P;
         }
         // Binomial tree: ceil(log2 P) rounds of L + 2o + (s-1)G.
@@ -170,7 +169,7 @@ TEST(LogGP, RangeForUsesTheNextRangeFromItsFirstSize)
     const LogGPParams& p = fit->params;
     EXPECT_EQ(p.range_for(0.5), &p.ranges[0]);
     EXPECT_EQ(p.range_for(8192), &p.ranges[0]);
-    EXPECT_EQ(p.range_for(12000), &p.ranges[0]);  // between measured sizes: lower range
+    EXPECT_EQ(p.range_for(12000), &p.ranges[0]); // between measured sizes: lower range
     EXPECT_EQ(p.range_for(16384), &p.ranges[1]);
     EXPECT_EQ(p.range_for(1e9), &p.ranges[1]);
     EXPECT_EQ(LogGPParams{}.range_for(1), nullptr);
@@ -213,13 +212,14 @@ TEST(LogGP, SmallestSizeNotOneIsReported)
 TEST(LogGP, OverheadSamplesAndReceiveOverheadAreKept)
 {
     auto samples = generate(Truth{}, 0, 0);
-    for (auto& s : samples) s.o_r = 2.25;
+    for (auto& s : samples)
+        s.o_r = 2.25;
     const auto fit = fit_loggp(samples, n_msgs);
     ASSERT_TRUE(fit);
     EXPECT_NEAR(fit->params.ranges[0].o_r.value, 2.25, 1e-12);
     ASSERT_EQ(fit->o_per_size.size(), samples.size());
     EXPECT_NEAR(fit->o_per_size[5], 1.5, 1e-9);
-    EXPECT_NEAR(fit->gap_per_size[0], 3.0, 1e-9);  // g + 0 G at s = 1
+    EXPECT_NEAR(fit->gap_per_size[0], 3.0, 1e-9); // g + 0 G at s = 1
 }
 
 TEST(LogGP, TooShortDelayIsFlagged)

@@ -25,14 +25,15 @@ LogGPSParams myrinet()
     return p;
 }
 
-constexpr double W = 5e5;  // paper 004, section 4.3 (ns)
+constexpr double W = 5e5; // paper 004, section 4.3 (ns)
 
 std::vector<double> sizes_up_to(double max)
 {
     std::vector<double> v;
-    for (double k : {1.0, 512.0, 1024.0, 2048.0, 4096.0, 6144.0, 8191.0, 9000.0, 10000.0, 12000.0,
-                     14000.0, 16383.0, 16384.0, 20000.0, 32768.0, 65536.0, 131072.0, 262144.0})
-        if (k <= max) v.push_back(k);
+    for (double k : {1.0, 512.0, 1024.0, 2048.0, 4096.0, 6144.0, 8191.0, 9000.0, 10000.0, 12000.0, 14000.0, 16383.0,
+                     16384.0, 20000.0, 32768.0, 65536.0, 131072.0, 262144.0})
+        if (k <= max)
+            v.push_back(k);
     return v;
 }
 
@@ -210,14 +211,15 @@ TEST(LogGPS, GivenThresholdsAreUsed)
     const auto f = fit_loggps(c.k, c.w0, c.wW, W, opt);
     ASSERT_TRUE(f);
     expect_rel(f->params.O_r, t.O_r, 1e-6, "O_r");
-    opt.S = 4096;  // S < s
+    opt.S = 4096; // S < s
     EXPECT_EQ(fit_loggps(c.k, c.w0, c.wW, W, opt).status(), Status::invalid_input);
 }
 
 TEST(LogGPS, PrttOfOneMessageIsTheRoundTrip)
 {
     const LogGPSParams p = myrinet();
-    for (double k : {8.0, 9000.0, 50000.0}) EXPECT_NEAR(p.prtt(1, 0, k), p.rtt(k, 0), 1e-9 * p.rtt(k, 0));
+    for (double k : {8.0, 9000.0, 50000.0})
+        EXPECT_NEAR(p.prtt(1, 0, k), p.rtt(k, 0), 1e-9 * p.rtt(k, 0));
 }
 
 TEST(LogGPS, EagerPrttWithLongDelayIsPaper001Eq5)
@@ -256,12 +258,12 @@ TEST(LogGPS, Table4RoutineCosts)
     const LogGPSParams p = myrinet();
     EXPECT_EQ(p.isend_cost(), p.o_prime);
     EXPECT_EQ(p.irecv_cost(), p.o_prime);
-    EXPECT_EQ(p.send_cost(100), p.t1(100));                                          // eq. (4)
-    EXPECT_NEAR(p.send_cost(20000), 4 * p.o_prime + 2 * p.L + p.t1(20000), 1e-9);     // eq. (5)
+    EXPECT_EQ(p.send_cost(100), p.t1(100));                                       // eq. (4)
+    EXPECT_NEAR(p.send_cost(20000), 4 * p.o_prime + 2 * p.L + p.t1(20000), 1e-9); // eq. (5)
     EXPECT_NEAR(p.send_cost(20000, 1e5), 1e5 + p.o_prime + p.t5() + p.t1(20000), 1e-9);
-    EXPECT_NEAR(p.recv_cost(100, 1e9), p.t3(100), 1e-9);  // message long there: only T3
+    EXPECT_NEAR(p.recv_cost(100, 1e9), p.t3(100), 1e-9); // message long there: only T3
     EXPECT_NEAR(p.recv_cost(100, 0), p.t1(100) + p.t2(100) + p.t3(100), 1e-9);
-    EXPECT_EQ(p.wait_cost(10.0, 100.0), p.o_prime);                                    // eq. (11)
+    EXPECT_EQ(p.wait_cost(10.0, 100.0), p.o_prime); // eq. (11)
     EXPECT_EQ(p.wait_cost(1e5, 100.0), 1e5 - 100.0);
 }
 

@@ -12,7 +12,7 @@ using namespace ngx::fit;
 namespace {
 
 // Rates in bytes/us (= MB/s), times in us; paper 002, Table 1 magnitudes.
-MaxRateParams eager3()  // three parameters: s = 11 us, R_C = 1.7 GB/s, R_N = 5.5 GB/s
+MaxRateParams eager3() // three parameters: s = 11 us, R_C = 1.7 GB/s, R_N = 5.5 GB/s
 {
     MaxRateParams p;
     p.s = 11;
@@ -21,7 +21,7 @@ MaxRateParams eager3()  // three parameters: s = 11 us, R_C = 1.7 GB/s, R_N = 5.
     return p;
 }
 
-MaxRateParams rendezvous4()  // four parameters: s = 20, R_Cb = 3.6, R_Ci = 0.61, R_N = 5.5 GB/s
+MaxRateParams rendezvous4() // four parameters: s = 20, R_Cb = 3.6, R_Ci = 0.61, R_N = 5.5 GB/s
 {
     MaxRateParams p;
     p.s = 20;
@@ -52,10 +52,10 @@ void expect_rel(double got, double want, double rel, const char* what)
 TEST(MaxRate, ModelFormulasAndKStar)
 {
     const MaxRateParams p = eager3();
-    EXPECT_NEAR(p.time(1, 1700), 11 + 1, 1e-12);          // s + n / R_C
-    EXPECT_NEAR(p.time(2, 1700), 11 + 1, 1e-12);          // k R_C = 3400 < R_N: each pair at R_C
-    EXPECT_NEAR(p.time(8, 5500), 11 + 8, 1e-12);          // network-limited: s + k n / R_N
-    EXPECT_NEAR(p.k_star(), 5500.0 / 1700.0, 1e-12);      // paper 002: k* = R_N / R_C
+    EXPECT_NEAR(p.time(1, 1700), 11 + 1, 1e-12);     // s + n / R_C
+    EXPECT_NEAR(p.time(2, 1700), 11 + 1, 1e-12);     // k R_C = 3400 < R_N: each pair at R_C
+    EXPECT_NEAR(p.time(8, 5500), 11 + 8, 1e-12);     // network-limited: s + k n / R_N
+    EXPECT_NEAR(p.k_star(), 5500.0 / 1700.0, 1e-12); // paper 002: k* = R_N / R_C
     const MaxRateParams q = rendezvous4();
     EXPECT_NEAR(q.rate(3), std::min(5500.0, 3600 + 2 * 610.0), 1e-12);
     EXPECT_NEAR(q.k_star(), 1 + (5500 - 3600) / 610.0, 1e-12);
@@ -74,7 +74,7 @@ TEST(MaxRate, ThreeParameterRecoversExactParameters)
     expect_rel(f->params.R_Cb, t.R_Cb, 1e-9, "R_C");
     expect_rel(f->params.R_N, t.R_N, 1e-9, "R_N");
     expect_rel(f->params.k_star(), t.k_star(), 1e-9, "k*");
-    EXPECT_EQ(f->network_limited, 13u * 7u);  // k = 4..16 are network-limited (k* = 3.2)
+    EXPECT_EQ(f->network_limited, 13u * 7u); // k = 4..16 are network-limited (k* = 3.2)
     EXPECT_LT(f->error.max_rel, 1e-12);
 }
 

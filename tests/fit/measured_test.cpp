@@ -54,6 +54,6 @@ TEST(ModelError, ReportsMaxMeanRelativeAndRms)
     const ModelError e = model_error(meas, pred);
     EXPECT_EQ(e.count, 3u);
     EXPECT_NEAR(e.max_rel, 0.1, 1e-12);
-    EXPECT_NEAR(e.mean_rel, (0.1 + 0.05) / 2, 1e-12);  // zero measurement skipped
+    EXPECT_NEAR(e.mean_rel, (0.1 + 0.05) / 2, 1e-12); // zero measurement skipped
     EXPECT_NEAR(e.rms, 1.0, 1e-12);
 }

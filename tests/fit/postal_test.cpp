@@ -51,7 +51,7 @@ TEST(Postal, NoisyDataWithinNoiseAndIntervalsCover)
         EXPECT_LT(f->error.mean_rel, 0.04);
         covered += f->s.contains(4.0) && f->r.contains(0.001);
     }
-    EXPECT_GE(covered, 80);  // joint coverage of two 95 % intervals
+    EXPECT_GE(covered, 80); // joint coverage of two 95 % intervals
 }
 
 TEST(Postal, PredictionsAndPooledOverload)
@@ -64,7 +64,8 @@ TEST(Postal, PredictionsAndPooledOverload)
     EXPECT_EQ(p.linear_bcast(1, 10), 0.0);
     std::vector<NodeCommPoint> pts;
     for (double k : {1.0, 4.0})
-        for (double n : {100.0, 1000.0, 10000.0}) pts.push_back({k, n, p.time(n)});
+        for (double n : {100.0, 1000.0, 10000.0})
+            pts.push_back({k, n, p.time(n)});
     const auto f = fit_postal(pts);
     ASSERT_TRUE(f);
     EXPECT_NEAR(f->params.r, 0.5, 1e-12);
@@ -73,6 +74,6 @@ TEST(Postal, PredictionsAndPooledOverload)
 TEST(Postal, InvalidInputs)
 {
     const std::vector<double> n{1, 2, 3}, t{1, 0, 3};
-    EXPECT_EQ(fit_postal(n, t).status(), Status::invalid_input);  // zero time: no relative weight
+    EXPECT_EQ(fit_postal(n, t).status(), Status::invalid_input); // zero time: no relative weight
     EXPECT_EQ(fit_postal(std::vector<double>{1}, std::vector<double>{1}).status(), Status::too_few_points);
 }

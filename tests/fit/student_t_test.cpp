@@ -22,9 +22,9 @@ TEST(StudentT, TwoSided95MatchesTableValues)
 TEST(StudentT, QuantileMatchesClosedFormsForDf1AndDf2)
 {
     for (double p = 0.0005; p < 0.9996; p += 0.0173) {
-        const double cauchy = std::tan(std::numbers::pi * (p - 0.5));  // df = 1
+        const double cauchy = std::tan(std::numbers::pi * (p - 0.5)); // df = 1
         EXPECT_NEAR(student_t_quantile(p, 1), cauchy, 1e-9 * std::max(1.0, std::fabs(cauchy))) << p;
-        const double df2 = (2 * p - 1) / std::sqrt(2 * p * (1 - p));  // df = 2
+        const double df2 = (2 * p - 1) / std::sqrt(2 * p * (1 - p)); // df = 2
         EXPECT_NEAR(student_t_quantile(p, 2), df2, 1e-9 * std::max(1.0, std::fabs(df2))) << p;
     }
 }

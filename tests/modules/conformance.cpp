@@ -37,10 +37,19 @@ constexpr size_t largest_message = size_t(1) << 20;
 const harness::Module* module_under_test = nullptr;
 Endpoint::Options extra_options; // NAME=VALUE arguments after the module path
 
-const Endpoint::Options& run_options() { return extra_options; }
+const Endpoint::Options& run_options()
+{
+    return extra_options;
+}
 
-const harness::Module& module() { return *module_under_test; }
-const ngx_module& descriptor() { return *module().descriptor; }
+const harness::Module& module()
+{
+    return *module_under_test;
+}
+const ngx_module& descriptor()
+{
+    return *module().descriptor;
+}
 
 std::string file_name(const std::string& path)
 {
@@ -59,8 +68,8 @@ std::vector<size_t> message_sizes()
     std::vector<size_t> sizes;
     if (module().has(NGX_CAP_ZERO_BYTE))
         sizes.push_back(0);
-    for (size_t s : {1, 2, 3, 7, 8, 31, 55, 56, 57, 63, 64, 65, 127, 128, 1000, 4095, 4096, 4097, 16383, 16384,
-                     65535, 65536, 65537, 262144, 1048575, 1048576})
+    for (size_t s : {1,   2,    3,    7,    8,    31,    55,    56,    57,    63,    64,     65,      127,
+                     128, 1000, 4095, 4096, 4097, 16383, 16384, 65535, 65536, 65537, 262144, 1048575, 1048576})
         if (s <= size_limit())
             sizes.push_back(s);
     return sizes;
@@ -413,7 +422,10 @@ TEST(Deadline, PeerThatNeverConnectsFailsConnect)
 
 volatile int cancel_flag = 0;
 
-void raise_cancel_flag(int) { cancel_flag = 1; }
+void raise_cancel_flag(int)
+{
+    cancel_flag = 1;
+}
 
 // Arms SIGALRM (without SA_RESTART, as a Ctrl-C handler would be) to raise the
 // cancel flag after `delay_ms`; restores everything on destruction.
@@ -422,7 +434,7 @@ public:
     explicit CancelAlarm(int delay_ms)
     {
         cancel_flag = 0;
-        struct sigaction action{};
+        struct sigaction action {};
         action.sa_handler = raise_cancel_flag;
         sigemptyset(&action.sa_mask);
         sigaction(SIGALRM, &action, &previous_);
@@ -440,7 +452,7 @@ public:
     }
 
 private:
-    struct sigaction previous_{};
+    struct sigaction previous_ {};
 };
 
 TEST(Cancel, RaisedFlagInterruptsABlockedRecv)

@@ -27,7 +27,10 @@ uint64_t now_ns()
     return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-double seconds_since(uint64_t start_ns) { return double(now_ns() - start_ns) / 1e9; }
+double seconds_since(uint64_t start_ns)
+{
+    return double(now_ns() - start_ns) / 1e9;
+}
 
 std::string module_path_from(int argc, char** argv)
 {
@@ -140,7 +143,10 @@ PairBootstrap::PairBootstrap(int fd, int rank, uint64_t timeout_ns) : fd_(fd), t
     boot_.barrier = &PairBootstrap::barrier;
 }
 
-PairBootstrap::~PairBootstrap() { ::close(fd_); }
+PairBootstrap::~PairBootstrap()
+{
+    ::close(fd_);
+}
 
 ngx_status PairBootstrap::exchange(void* ctx, const void* mine, size_t mine_len, void* theirs, size_t capacity,
                                    size_t* theirs_len, ngx_error* err)
@@ -187,7 +193,7 @@ ngx_status PairBootstrap::barrier(std::string* message)
 
 Endpoint::Endpoint(const Module& module, const Options& overrides, uint64_t timeout_ns, const volatile int* cancel,
                    size_t max_message_size)
-    : module_(module)
+        : module_(module)
 {
     Options values;
     for (size_t i = 0; i < module.descriptor->option_count; ++i) {
@@ -224,9 +230,18 @@ Endpoint::~Endpoint()
         module_.ops().finalize(ctx_);
 }
 
-ngx_status Endpoint::connect(const PairBootstrap& boot) { return module_.ops().connect(ctx_, boot.get(), &error_); }
-ngx_status Endpoint::send(const void* buf, size_t len) { return module_.ops().send(ctx_, buf, len, &error_); }
-ngx_status Endpoint::recv(void* buf, size_t len) { return module_.ops().recv(ctx_, buf, len, &error_); }
+ngx_status Endpoint::connect(const PairBootstrap& boot)
+{
+    return module_.ops().connect(ctx_, boot.get(), &error_);
+}
+ngx_status Endpoint::send(const void* buf, size_t len)
+{
+    return module_.ops().send(ctx_, buf, len, &error_);
+}
+ngx_status Endpoint::recv(void* buf, size_t len)
+{
+    return module_.ops().recv(ctx_, buf, len, &error_);
+}
 
 unsigned char* Endpoint::buffer(size_t len)
 {
@@ -292,7 +307,10 @@ Child::~Child()
     }
 }
 
-void Child::kill_now() { ::kill(pid_, SIGKILL); }
+void Child::kill_now()
+{
+    ::kill(pid_, SIGKILL);
+}
 
 int Child::wait_exit(double seconds)
 {
@@ -333,7 +351,10 @@ std::vector<int> allowed_cpus()
 
 } // namespace
 
-int usable_cpus() { return int(allowed_cpus().size()); }
+int usable_cpus()
+{
+    return int(allowed_cpus().size());
+}
 
 bool pin_to_cpu(int index)
 {

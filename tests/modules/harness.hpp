@@ -82,8 +82,8 @@ public:
 
     // Options not given take the module's defaults (options without a default
     // stay absent), as the core passes them.
-    Endpoint(const Module& module, const Options& overrides, uint64_t timeout_ns,
-             const volatile int* cancel = nullptr, size_t max_message_size = 1 << 20);
+    Endpoint(const Module& module, const Options& overrides, uint64_t timeout_ns, const volatile int* cancel = nullptr,
+             size_t max_message_size = 1 << 20);
     Endpoint(const Endpoint&) = delete;
     Endpoint& operator=(const Endpoint&) = delete;
     ~Endpoint();

@@ -35,7 +35,10 @@ std::unique_ptr<unsigned char, FreeDeleter> make_region(size_t ring_bytes)
     return std::unique_ptr<unsigned char, FreeDeleter>(p);
 }
 
-unsigned char pattern(uint64_t message, size_t i) { return static_cast<unsigned char>(message * 131 + i * 7 + (i >> 7)); }
+unsigned char pattern(uint64_t message, size_t i)
+{
+    return static_cast<unsigned char>(message * 131 + i * 7 + (i >> 7));
+}
 
 // Mostly small messages, some larger than a record, a few larger than the ring.
 size_t message_size(std::mt19937_64& rng)

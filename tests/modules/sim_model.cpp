@@ -34,7 +34,7 @@ struct Params {
     Endpoint::Options options() const
     {
         return {{"sim-L", std::to_string(L)}, {"sim-os", std::to_string(o_s)}, {"sim-or", std::to_string(o_r)},
-                {"sim-g", std::to_string(g)}, {"sim-G", std::to_string(G)}, {"sim-S", std::to_string(S)}};
+                {"sim-g", std::to_string(g)}, {"sim-G", std::to_string(G)},    {"sim-S", std::to_string(S)}};
     }
     double wire(size_t s) const { return s == 0 ? 0 : double(s - 1) * G; }
     // Paper 001, eq. (1) with o = (o_s + o_r) / 2.
@@ -189,8 +189,7 @@ int main(int argc, char** argv)
     testing::InitGoogleTest(&argc, argv);
     std::string path = harness::module_path_from(argc, argv);
     std::string error;
-    static std::optional<harness::Module> loaded =
-        path.empty() ? std::nullopt : harness::Module::load(path, &error);
+    static std::optional<harness::Module> loaded = path.empty() ? std::nullopt : harness::Module::load(path, &error);
     if (!loaded) {
         std::fprintf(stderr, "usage: %s path/to/ngx_sim.so (%s)\n", argv[0], error.c_str());
         return 2;

@@ -104,7 +104,10 @@ std::vector<size_t> sizes()
     return {0, 1, 7, 63, 64, 65, 255, 256, 257, 1000, 4095, 4096, 4097, 65536, 65537, 262144, 1048575, 1048576};
 }
 
-uint32_t seed(size_t size, int dir) { return uint32_t(size * 2654435761u + unsigned(dir)); }
+uint32_t seed(size_t size, int dir)
+{
+    return uint32_t(size * 2654435761u + unsigned(dir));
+}
 
 int child_fail(const char* what, const Peer& p)
 {
@@ -153,7 +156,10 @@ void check_every_size()
 }
 
 constexpr int kBurst = 200;
-size_t burst_size(int i) { return std::vector<size_t>{1, 100, 5000, 70000, 0, 300000}[size_t(i) % 6]; }
+size_t burst_size(int i)
+{
+    return std::vector<size_t>{1, 100, 5000, 70000, 0, 300000}[size_t(i) % 6];
+}
 
 void check_burst()
 {
@@ -271,8 +277,8 @@ void check_dead_peer()
         st = p.recv(buf, 1);
     double secs = harness::seconds_since(start);
     bool ok = (st == NGX_ERR_PEER_LOST || st == NGX_ERR_TIMEOUT) && secs < 3.5;
-    report(ok, "dead peer detected", "status " + std::to_string(st) + " after " + std::to_string(secs) + " s: " +
-                                        p.err.message);
+    report(ok, "dead peer detected",
+           "status " + std::to_string(st) + " after " + std::to_string(secs) + " s: " + p.err.message);
 }
 
 void check_latency()

@@ -42,7 +42,8 @@ TEST(Loader, RejectsAnotherAbiMajor)
 
 TEST(Loader, RejectsASharedObjectWithoutTheEntrySymbol)
 {
-    EXPECT_NE(rejection_of(env_path("NGX_TEST_NO_SYMBOL_MODULE")).find("no ngx_module_entry symbol"), std::string::npos);
+    EXPECT_NE(rejection_of(env_path("NGX_TEST_NO_SYMBOL_MODULE")).find("no ngx_module_entry symbol"),
+              std::string::npos);
 }
 
 TEST(Loader, RejectsATextFile)

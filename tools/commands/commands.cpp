@@ -7,6 +7,9 @@
 
 namespace ngx {
 
-CommandCatalog builtin_commands() { return {compare_command(), fit_command(), predict_command()}; }
+CommandCatalog builtin_commands()
+{
+    return {compare_command(), fit_command(), predict_command()};
+}
 
 } // namespace ngx

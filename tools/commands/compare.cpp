@@ -19,12 +19,11 @@
 namespace ngx {
 namespace {
 
-constexpr const char* usage_text =
-    "usage: ngx compare [--json] FILE.json FILE.json ...\n"
-    "Compares saved runs: per size the median of each run, and the difference and\n"
-    "ratio to the first (the baseline); fitted LogGP parameters where present.\n"
-    "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
-    "  --json   print the comparison object as JSON instead of the table\n";
+constexpr const char* usage_text = "usage: ngx compare [--json] FILE.json FILE.json ...\n"
+                                   "Compares saved runs: per size the median of each run, and the difference and\n"
+                                   "ratio to the first (the baseline); fitted LogGP parameters where present.\n"
+                                   "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
+                                   "  --json   print the comparison object as JSON instead of the table\n";
 
 Result<Json> read_json(const std::string& path)
 {
@@ -79,8 +78,8 @@ Status check_same_pattern(const std::vector<ComparedRun>& runs)
     const std::string& pattern = runs.front().run["pattern"].get_ref<const std::string&>();
     for (const ComparedRun& run : runs)
         if (run.run["pattern"] != pattern)
-            return Status::usage("cannot compare different patterns: " + runs.front().label + " is " + pattern +
-                                 ", " + run.label + " is " + run.run["pattern"].get<std::string>());
+            return Status::usage("cannot compare different patterns: " + runs.front().label + " is " + pattern + ", " +
+                                 run.label + " is " + run.run["pattern"].get<std::string>());
     return Status::ok();
 }
 

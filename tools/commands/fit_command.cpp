@@ -68,8 +68,11 @@ Document offline_document(const std::string& path, const PrttTable& table, const
     run.pattern = "loggp";
     run.metric = "PRTT(1,0,s) (medians from " + path + ")";
     run.options = {{"source", path},
-                   {"pattern_options", {{"n", table.n}, {"detector", settings.detector},
-                                        {"lookahead", settings.lookahead}, {"pfact", settings.pfact}}}};
+                   {"pattern_options",
+                    {{"n", table.n},
+                     {"detector", settings.detector},
+                     {"lookahead", settings.lookahead},
+                     {"pfact", settings.pfact}}}};
     for (const fit::PrttSample& sample : table.samples)
         run.sizes.push_back(offline_record(sample, table.n));
     run.model = std::move(model);
@@ -81,6 +84,7 @@ Document offline_document(const std::string& path, const PrttTable& table, const
 po::options_description fit_options()
 {
     po::options_description options("ngx fit FILE (raw-PRTT CSV or a saved loggp JSON run)");
+    // clang-format off
     options.add_options()
         ("file", po::value<std::string>(), "the saved measurements")
         ("loggp-detector", po::value<std::string>()->default_value("robust"), "robust, paper or none")
@@ -89,6 +93,7 @@ po::options_description fit_options()
         ("output,o", po::value<std::vector<std::string>>(), "write the result (.json, .csv, .txt)")
         ("export", po::value<std::string>(), "print the parameters for another tool: loggopsim")
         ("help,h", "show this help");
+    // clang-format on
     return options;
 }
 
@@ -116,7 +121,8 @@ int run_fit(const std::vector<std::string>& arguments)
     if (Status exported = check_export(*values); !exported)
         return usage_error("fit", exported);
     patterns::LogGPFitSettings settings{(*values)["loggp-detector"].as<std::string>(),
-                                        (*values)["loggp-lookahead"].as<double>(), (*values)["loggp-pfact"].as<double>()};
+                                        (*values)["loggp-lookahead"].as<double>(),
+                                        (*values)["loggp-pfact"].as<double>()};
     if (Status valid = patterns::check_fit_settings(settings); !valid)
         return usage_error("fit", valid);
     std::string path = (*values)["file"].as<std::string>();
@@ -197,6 +203,7 @@ double predict(const fit::LogGPParams& params, const PredictRequest& request)
 po::options_description predict_options()
 {
     po::options_description options("ngx predict --params FILE.json --op OP -s SIZE [options]");
+    // clang-format off
     options.add_options()
         ("params", po::value<std::string>(), "a JSON file with fitted LogGP parameters (from -x loggp or ngx fit)")
         ("op", po::value<std::string>(), "pingpong (half round trip), prtt, bcast-linear or bcast-tree")
@@ -206,6 +213,7 @@ po::options_description predict_options()
         ("delay,d", po::value<double>()->default_value(0), "d of PRTT(n,d,s), microseconds")
         ("export", po::value<std::string>(), "print the parameters for another tool instead: loggopsim")
         ("help,h", "show this help");
+    // clang-format on
     return options;
 }
 
@@ -287,8 +295,14 @@ int run_predict(const std::vector<std::string>& arguments)
 
 } // namespace
 
-CommandInfo fit_command() { return {"fit", "re-fit saved PRTT medians offline (LogGP, paper 001)", run_fit}; }
+CommandInfo fit_command()
+{
+    return {"fit", "re-fit saved PRTT medians offline (LogGP, paper 001)", run_fit};
+}
 
-CommandInfo predict_command() { return {"predict", "predict a communication's cost from saved LogGP parameters", run_predict}; }
+CommandInfo predict_command()
+{
+    return {"predict", "predict a communication's cost from saved LogGP parameters", run_predict};
+}
 
 } // namespace ngx

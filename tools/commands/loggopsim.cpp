@@ -9,7 +9,10 @@
 namespace ngx {
 namespace {
 
-long long ns(double us) { return std::isfinite(us) ? std::llround(us * 1000.0) : 0; }
+long long ns(double us)
+{
+    return std::isfinite(us) ? std::llround(us * 1000.0) : 0;
+}
 
 } // namespace
 
@@ -20,10 +23,10 @@ std::string loggopsim_parameters(const fit::LogGPParams& params)
     for (size_t i = 0; i < params.ranges.size(); ++i) {
         const fit::LogGPRange& r = params.ranges[i];
         double per_byte_o = std::isfinite(r.o_slope) ? std::max(0.0, r.o_slope) : 0.0;
-        out << "# " << r.from_bytes << ".." << r.to_bytes << " bytes: G = " << r.G.value * 1000 << " ns/byte, O = "
-            << per_byte_o * 1000 << " ns/byte\n";
-        out << "-L " << ns(r.L.value) << " -o " << ns(r.o.value) << " -g " << ns(r.g.value) << " -G "
-            << ns(r.G.value) << " -O " << ns(per_byte_o);
+        out << "# " << r.from_bytes << ".." << r.to_bytes << " bytes: G = " << r.G.value * 1000
+            << " ns/byte, O = " << per_byte_o * 1000 << " ns/byte\n";
+        out << "-L " << ns(r.L.value) << " -o " << ns(r.o.value) << " -g " << ns(r.g.value) << " -G " << ns(r.G.value)
+            << " -O " << ns(per_byte_o);
         if (i + 1 < params.ranges.size())
             out << " -S " << std::llround(params.ranges[i + 1].from_bytes);
         out << "\n";

@@ -56,11 +56,12 @@ Status check_header(const std::string& name, const std::vector<std::string>& hea
 {
     for (size_t i = 0; i < required_columns.size(); ++i) {
         if (i >= header.size())
-            return bad(name, 1, "missing column '" + required_columns[i] + "' (expected the header " +
-                                    prtt_csv_header + ")");
+            return bad(name, 1,
+                       "missing column '" + required_columns[i] + "' (expected the header " + prtt_csv_header + ")");
         if (trim(header[i]) != required_columns[i])
-            return bad(name, 1, "column " + std::to_string(i + 1) + " is '" + trim(header[i]) + "', expected '" +
-                                    required_columns[i] + "' (header " + prtt_csv_header + ")");
+            return bad(name, 1,
+                       "column " + std::to_string(i + 1) + " is '" + trim(header[i]) + "', expected '" +
+                           required_columns[i] + "' (header " + prtt_csv_header + ")");
     }
     with_o_r = header.size() == required_columns.size() + 1 && trim(header.back()) == "o_r_us";
     if (header.size() > required_columns.size() && !with_o_r)
@@ -73,10 +74,12 @@ Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const st
 {
     size_t expected = required_columns.size() + (with_o_r ? 1 : 0);
     if (cells.size() != expected)
-        return bad(name, line, "expected " + std::to_string(expected) + " cells, found " + std::to_string(cells.size()));
+        return bad(name, line,
+                   "expected " + std::to_string(expected) + " cells, found " + std::to_string(cells.size()));
     double values[7] = {};
     for (size_t i = 0; i < expected; ++i) {
-        Result<double> value = parse_cell(name, line, i < required_columns.size() ? required_columns[i] : "o_r_us", cells[i]);
+        Result<double> value =
+            parse_cell(name, line, i < required_columns.size() ? required_columns[i] : "o_r_us", cells[i]);
         if (!value)
             return value.status();
         values[i] = *value;
@@ -100,9 +103,9 @@ Status check_sizes(const std::string& name, const PrttTable& table)
                              " sizes; fitting g and G over eq. (7) needs at least three");
     for (size_t i = 1; i < table.samples.size(); ++i)
         if (table.samples[i].size <= table.samples[i - 1].size)
-            return bad(name, i + 2, "sizes must increase from line to line (" +
-                                        std::to_string(uint64_t(table.samples[i].size)) + " after " +
-                                        std::to_string(uint64_t(table.samples[i - 1].size)) + ")");
+            return bad(name, i + 2,
+                       "sizes must increase from line to line (" + std::to_string(uint64_t(table.samples[i].size)) +
+                           " after " + std::to_string(uint64_t(table.samples[i - 1].size)) + ")");
     return Status::ok();
 }
 
@@ -149,8 +152,8 @@ Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name)
     PrttTable table;
     table.n = saved_n(*run);
     for (const Json& r : (*run)["results"]) {
-        fit::PrttSample sample{extra(r, "size_bytes"), extra(r, "median_us"), extra(r, "prtt_n_0_us"),
-                               extra(r, "prtt_n_d_us"), extra(r, "delay_us"), extra(r, "o_r_us")};
+        fit::PrttSample sample{extra(r, "size_bytes"),  extra(r, "median_us"), extra(r, "prtt_n_0_us"),
+                               extra(r, "prtt_n_d_us"), extra(r, "delay_us"),  extra(r, "o_r_us")};
         if (!std::isfinite(*sample.o_r))
             sample.o_r.reset();
         for (double value : {sample.size, sample.prtt_1_0, sample.prtt_n_0, sample.prtt_n_d, sample.delay})

@@ -37,9 +37,12 @@ public:
 
     // Stores the next option name (without any "=value") in `name`;
     // false when the arguments are exhausted.
-    bool next(std::string& name) {
-        if (pending_) throw UsageError("option " + current_ + " takes no value");
-        if (pos_ >= argc_) return false;
+    bool next(std::string& name)
+    {
+        if (pending_)
+            throw UsageError("option " + current_ + " takes no value");
+        if (pos_ >= argc_)
+            return false;
         std::string_view arg = argv_[pos_++];
         if (arg.size() < 3 || arg.substr(0, 2) != "--")
             throw UsageError("unexpected argument '" + std::string(arg) + "'");
@@ -57,12 +60,14 @@ public:
     }
 
     // The value of the option last returned by next().
-    std::string value() {
+    std::string value()
+    {
         if (pending_) {
             pending_ = false;
             return inline_value_;
         }
-        if (pos_ >= argc_) throw UsageError("option " + current_ + " needs a value");
+        if (pos_ >= argc_)
+            throw UsageError("option " + current_ + " needs a value");
         return argv_[pos_++];
     }
 
@@ -77,19 +82,20 @@ private:
 
 // Parses a whole string as an integer in [lo, hi].
 template <class T>
-T parse_int(const std::string& text, T lo, T hi, const std::string& what) {
+T parse_int(const std::string& text, T lo, T hi, const std::string& what)
+{
     T v{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
         throw UsageError(what + ": '" + text + "' is not an integer");
     if (v < lo || v > hi)
-        throw UsageError(what + ": " + text + " is outside [" + std::to_string(lo) + ", " +
-                         std::to_string(hi) + "]");
+        throw UsageError(what + ": " + text + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
 }
 
 // Parses a whole string as a finite number in [lo, hi].
-inline double parse_double(const std::string& text, double lo, double hi, const std::string& what) {
+inline double parse_double(const std::string& text, double lo, double hi, const std::string& what)
+{
     double v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
@@ -103,20 +109,23 @@ inline double parse_double(const std::string& text, double lo, double hi, const 
 }
 
 // CLOCK_MONOTONIC in nanoseconds (vDSO, about 40 ns per call here).
-inline int64_t mono_ns() {
+inline int64_t mono_ns()
+{
     timespec t{};
     clock_gettime(CLOCK_MONOTONIC, &t);
     return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
-inline timespec to_timespec(int64_t ns) {
-    if (ns < 0) ns = 0;
+inline timespec to_timespec(int64_t ns)
+{
+    if (ns < 0)
+        ns = 0;
     timespec t{};
     t.tv_sec = time_t(ns / 1'000'000'000);
     t.tv_nsec = long(ns % 1'000'000'000);
     return t;
 }
 
-}  // namespace ngxnet
+} // namespace ngxnet
 
 #endif

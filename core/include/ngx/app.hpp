@@ -18,8 +18,8 @@ namespace ngx {
 
 // What the program learns from its surroundings, read once in main().
 struct Environment {
-    std::string executable;      // /proc/self/exe
-    std::string module_path;     // NGX_MODULE_PATH
+    std::string executable;  // /proc/self/exe
+    std::string module_path; // NGX_MODULE_PATH
     bool stdout_is_terminal = false;
     bool stderr_is_terminal = false;
     bool under_mpi_launcher = false; // mpirun or srun started us

@@ -39,14 +39,14 @@ struct Config {
     const PatternInfo* pattern = nullptr;
     po::variables_map values; // everything parsed, for the pattern's configure()
     RunSettings settings;
-    std::vector<int> cpus;    // rank r runs on cpus[r], when given
+    std::vector<int> cpus; // rank r runs on cpus[r], when given
     std::vector<OutputSpec> outputs;
-    std::string raw_prtt_path; // --raw-prtt: loggp's per-size medians as CSV
+    std::string raw_prtt_path;                 // --raw-prtt: loggp's per-size medians as CSV
     std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table
     TimerChoice timer = TimerChoice::automatic;
     BootstrapChoice bootstrap = BootstrapChoice::automatic;
-    std::string listen;       // [ADDR:]PORT
-    std::string connect;      // HOST:PORT
+    std::string listen;  // [ADDR:]PORT
+    std::string connect; // HOST:PORT
     uint64_t accept_timeout_ns = 300'000'000'000;
     std::vector<std::string> arguments; // as given, to hand to a --listen server
 };

@@ -75,8 +75,8 @@ public:
 
 private:
     std::vector<std::string> search_path_;
-    std::map<std::string, std::string> first_file_;    // name -> path that wins
-    std::vector<RejectedModule> shadowed_;              // later files with a taken name
+    std::map<std::string, std::string> first_file_; // name -> path that wins
+    std::vector<RejectedModule> shadowed_;          // later files with a taken name
 };
 
 } // namespace ngx

@@ -47,8 +47,8 @@ typedef enum ngx_status {
     NGX_ERR_NO_DEVICE = 6,      /* the hardware or device the module needs is absent */
     NGX_ERR_SYSTEM = 7,         /* an OS or library call failed; see the message */
     NGX_ERR_NO_MEMORY = 8,
-    NGX_ERR_PROTOCOL = 9,       /* the peer sent something unexpected */
-    NGX_ERR_LOST = 10           /* 1.1: a message was lost; the peer may be alive (lossy modules:
+    NGX_ERR_PROTOCOL = 9, /* the peer sent something unexpected */
+    NGX_ERR_LOST = 10     /* 1.1: a message was lost; the peer may be alive (lossy modules:
                                  * the pattern resyncs through resync() and retries) */
 } ngx_status;
 
@@ -70,43 +70,43 @@ typedef struct ngx_error {
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
  * default_value means "no default": the option is absent unless given. */
 typedef struct ngx_option_spec {
-    const char *name;
-    const char *default_value;
-    const char *help;
+    const char* name;
+    const char* default_value;
+    const char* help;
 } ngx_option_spec;
 
 typedef struct ngx_option_value {
-    const char *name;
-    const char *value;
+    const char* name;
+    const char* value;
 } ngx_option_value;
 
 /* Lifetimes: `options` (names and values) are valid only during init(); a
  * module copies whatever it keeps. `cancel` stays valid until finalize(). */
 typedef struct ngx_init_args {
-    size_t size;                       /* sizeof(ngx_init_args) as the core built it */
-    const ngx_option_value *options;   /* every option of the module, defaults filled in */
+    size_t size;                     /* sizeof(ngx_init_args) as the core built it */
+    const ngx_option_value* options; /* every option of the module, defaults filled in */
     size_t option_count;
-    uint64_t timeout_ns;               /* deadline of each blocking step; always > 0 */
-    const volatile int *cancel;        /* non-zero: stop and return NGX_ERR_INTERRUPTED */
-    size_t max_message_size;           /* the largest message the pattern will use */
+    uint64_t timeout_ns;        /* deadline of each blocking step; always > 0 */
+    const volatile int* cancel; /* non-zero: stop and return NGX_ERR_INTERRUPTED */
+    size_t max_message_size;    /* the largest message the pattern will use */
 } ngx_init_args;
 
 /* The bootstrap: how a module exchanges connection data with its peer without
  * using the link it measures. Provided by the core (local fork, TCP
  * rendezvous or MPI). Each process talks to exactly one peer. */
 typedef struct ngx_bootstrap {
-    size_t size;                 /* sizeof(ngx_bootstrap) as the core built it */
-    void *ctx;
-    int rank;                    /* this process */
-    int nranks;                  /* all processes of the run */
-    int peer;                    /* the rank this process measures against */
-    const char *local_address;   /* an address of this host that the peer can reach */
-    const char *peer_address;    /* an address of the peer's host */
+    size_t size; /* sizeof(ngx_bootstrap) as the core built it */
+    void* ctx;
+    int rank;                  /* this process */
+    int nranks;                /* all processes of the run */
+    int peer;                  /* the rank this process measures against */
+    const char* local_address; /* an address of this host that the peer can reach */
+    const char* peer_address;  /* an address of the peer's host */
     /* Sends `mine` to the peer and receives the peer's blob into `theirs`. */
-    ngx_status (*exchange)(void *ctx, const void *mine, size_t mine_len, void *theirs,
-                           size_t theirs_capacity, size_t *theirs_len, ngx_error *err);
+    ngx_status (*exchange)(void* ctx, const void* mine, size_t mine_len, void* theirs, size_t theirs_capacity,
+                           size_t* theirs_len, ngx_error* err);
     /* Returns when both peers have called it. */
-    ngx_status (*barrier)(void *ctx, ngx_error *err);
+    ngx_status (*barrier)(void* ctx, ngx_error* err);
 } ngx_bootstrap;
 
 /* A pending non-blocking operation; the module decides what it holds. */
@@ -114,41 +114,41 @@ typedef uintptr_t ngx_request;
 
 typedef struct ngx_module_ops {
     size_t size; /* sizeof(ngx_module_ops) as the module built it: the table grows at its end */
-    ngx_status (*init)(const ngx_init_args *args, void **ctx, ngx_error *err);
-    ngx_status (*connect)(void *ctx, const ngx_bootstrap *boot, ngx_error *err);
-    ngx_status (*alloc)(void *ctx, size_t len, void **buf, ngx_error *err);
-    void (*free)(void *ctx, void *buf);
-    ngx_status (*send)(void *ctx, const void *buf, size_t len, ngx_error *err);
-    ngx_status (*recv)(void *ctx, void *buf, size_t len, ngx_error *err);
-    ngx_status (*isend)(void *ctx, const void *buf, size_t len, ngx_request *req, ngx_error *err);
-    ngx_status (*irecv)(void *ctx, void *buf, size_t len, ngx_request *req, ngx_error *err);
-    ngx_status (*test)(void *ctx, ngx_request *req, int *done, ngx_error *err);
-    ngx_status (*wait)(void *ctx, ngx_request *req, ngx_error *err);
-    void (*finalize)(void *ctx); /* releases everything init and connect made */
+    ngx_status (*init)(const ngx_init_args* args, void** ctx, ngx_error* err);
+    ngx_status (*connect)(void* ctx, const ngx_bootstrap* boot, ngx_error* err);
+    ngx_status (*alloc)(void* ctx, size_t len, void** buf, ngx_error* err);
+    void (*free)(void* ctx, void* buf);
+    ngx_status (*send)(void* ctx, const void* buf, size_t len, ngx_error* err);
+    ngx_status (*recv)(void* ctx, void* buf, size_t len, ngx_error* err);
+    ngx_status (*isend)(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err);
+    ngx_status (*irecv)(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err);
+    ngx_status (*test)(void* ctx, ngx_request* req, int* done, ngx_error* err);
+    ngx_status (*wait)(void* ctx, ngx_request* req, ngx_error* err);
+    void (*finalize)(void* ctx); /* releases everything init and connect made */
     /* ABI 1.1, optional (modules without NGX_CAP_RELIABLE): called by both
      * peers after a loss (NGX_ERR_LOST, or NGX_ERR_TIMEOUT of such a module),
      * at the same point of the pattern, before the link is used again. The
      * module agrees with its peer through `boot` on a fresh state so that
      * messages still in flight are stale (udp: both swap their next sequence
      * numbers). The core calls it only when `size` covers this member. */
-    ngx_status (*resync)(void *ctx, const ngx_bootstrap *boot, ngx_error *err);
+    ngx_status (*resync)(void* ctx, const ngx_bootstrap* boot, ngx_error* err);
 } ngx_module_ops;
 
 typedef struct ngx_module {
-    uint32_t abi_major;        /* NGX_MODULE_ABI_MAJOR the module was built with */
+    uint32_t abi_major; /* NGX_MODULE_ABI_MAJOR the module was built with */
     uint32_t abi_minor;
-    size_t size;               /* sizeof(ngx_module) as the module built it */
-    const char *name;          /* matches the file name ngx_<name>.so */
-    const char *description;
-    const char *version;
+    size_t size;      /* sizeof(ngx_module) as the module built it */
+    const char* name; /* matches the file name ngx_<name>.so */
+    const char* description;
+    const char* version;
     uint32_t capabilities;     /* NGX_CAP_* */
     uint64_t max_message_size; /* 0: no limit */
-    const ngx_option_spec *options;
+    const ngx_option_spec* options;
     size_t option_count;
-    const ngx_module_ops *ops; /* NULL entries are "unsupported" */
+    const ngx_module_ops* ops; /* NULL entries are "unsupported" */
 } ngx_module;
 
-typedef const ngx_module *(*ngx_module_entry_fn)(void);
+typedef const ngx_module* (*ngx_module_entry_fn)(void);
 
 #if defined(__GNUC__)
 #define NGX_MODULE_VISIBLE __attribute__((visibility("default")))
@@ -163,10 +163,10 @@ typedef const ngx_module *(*ngx_module_entry_fn)(void);
 #endif
 
 /* Exports the one entry symbol returning `descriptor`. */
-#define NGX_MODULE_EXPORT(descriptor)                                          \
-    NGX_MODULE_EXTERN_C NGX_MODULE_VISIBLE const ngx_module *ngx_module_entry(void) \
-    {                                                                          \
-        return &(descriptor);                                                  \
+#define NGX_MODULE_EXPORT(descriptor)                                                                                  \
+    NGX_MODULE_EXTERN_C NGX_MODULE_VISIBLE const ngx_module* ngx_module_entry(void)                                    \
+    {                                                                                                                  \
+        return &(descriptor);                                                                                          \
     }
 
 #ifdef __cplusplus

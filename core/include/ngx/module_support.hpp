@@ -95,7 +95,9 @@ inline uint64_t monotonic_ns()
 class Deadline {
 public:
     explicit Deadline(uint64_t timeout_ns, unsigned stride = 1024)
-        : timeout_ns_(timeout_ns), end_ns_(monotonic_ns() + timeout_ns), stride_(stride) {}
+            : timeout_ns_(timeout_ns), end_ns_(monotonic_ns() + timeout_ns), stride_(stride)
+    {
+    }
 
     bool expired() const { return monotonic_ns() >= end_ns_; }
 
@@ -123,7 +125,10 @@ private:
     unsigned calls_ = 0;
 };
 
-inline bool cancelled(const volatile int* cancel) { return cancel != nullptr && *cancel != 0; }
+inline bool cancelled(const volatile int* cancel)
+{
+    return cancel != nullptr && *cancel != 0;
+}
 
 } // namespace ngx::mod
 

@@ -34,13 +34,13 @@ namespace po = boost::program_options;
 // The settings common to every pattern, from the command line.
 struct RunSettings {
     std::vector<uint64_t> sizes;
-    uint64_t count = 1000;  // kept samples per size
-    uint64_t warmup = 100;  // discarded samples before them
+    uint64_t count = 1000; // kept samples per size
+    uint64_t warmup = 100; // discarded samples before them
     uint64_t timeout_ns = 10'000'000'000;
     bool keep_raw = false;
     std::vector<double> percentiles; // extra ones, beyond the median and p99
-    bool verify = false;    // --verify: fill and check every payload, outside the timed region
-    uint64_t retries = 100; // --retries: lost messages tolerated per size (modules without NGX_CAP_RELIABLE)
+    bool verify = false;             // --verify: fill and check every payload, outside the timed region
+    uint64_t retries = 100;          // --retries: lost messages tolerated per size (modules without NGX_CAP_RELIABLE)
 };
 
 // Repetitions of the current size that lost a message (modules without
@@ -85,8 +85,8 @@ public:
 struct PatternInfo {
     std::string name;
     std::string description;
-    std::string metric;          // what a sample is: "half round trip", "PRTT(n, d, s)"
-    std::string default_sizes;   // used when -s is not given
+    std::string metric;        // what a sample is: "half round trip", "PRTT(n, d, s)"
+    std::string default_sizes; // used when -s is not given
     std::function<po::options_description()> options;
     std::function<std::unique_ptr<Pattern>()> create;
     uint64_t default_count = 1000; // used when -c is not given

@@ -32,17 +32,17 @@ struct RunRecord {
     std::string metric; // what the samples are, e.g. "half round trip"
     Json options = Json::object();
     std::vector<SizeRecord> sizes;
-    Json model;                      // fitted parameters, when the pattern fits any
-    std::string status = "running";  // then "complete", "interrupted" or "error"
+    Json model;                     // fitted parameters, when the pattern fits any
+    std::string status = "running"; // then "complete", "interrupted" or "error"
     std::string error;
     double wall_seconds = 0;
-    uint64_t messages = 0;           // messages sent by both sides together
+    uint64_t messages = 0; // messages sent by both sides together
 };
 
 struct Document {
     Json context = Json::object(); // host, cpu, timer, bootstrap, placement, command line
     std::vector<RunRecord> runs;
-    Json comparison;               // set when several runs are compared
+    Json comparison; // set when several runs are compared
 };
 
 } // namespace ngx

@@ -16,7 +16,7 @@
 namespace ngx {
 
 struct Percentile {
-    double rank;  // 0..100
+    double rank; // 0..100
     double value;
 };
 

@@ -29,7 +29,10 @@ public:
     static Status ok() { return {}; }
     static Status usage(std::string message) { return {ErrorKind::usage, std::move(message)}; }
     static Status runtime(std::string message) { return {ErrorKind::runtime, std::move(message)}; }
-    static Status interrupted(std::string message = "interrupted") { return {ErrorKind::interrupted, std::move(message)}; }
+    static Status interrupted(std::string message = "interrupted")
+    {
+        return {ErrorKind::interrupted, std::move(message)};
+    }
 
     // Maps a module's status code: option errors are usage errors, the rest runtime.
     static Status from_module(ngx_status code, std::string message);
@@ -75,11 +78,11 @@ private:
 } // namespace ngx
 
 // Returns early from the calling function when `expr` (a Status) failed.
-#define NGX_TRY(expr)                          \
-    do {                                       \
-        ::ngx::Status ngx_try_status = (expr); \
-        if (!ngx_try_status.is_ok())           \
-            return ngx_try_status;             \
+#define NGX_TRY(expr)                                                                                                  \
+    do {                                                                                                               \
+        ::ngx::Status ngx_try_status = (expr);                                                                         \
+        if (!ngx_try_status.is_ok())                                                                                   \
+            return ngx_try_status;                                                                                     \
     } while (0)
 
 #endif

@@ -47,7 +47,6 @@ public:
         if (use_tsc_) {
             unsigned int aux;
             return __rdtscp(&aux); // after every earlier instruction; see above
-
         }
 #endif
         timespec ts;
@@ -55,8 +54,14 @@ public:
         return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
     }
 
-    double to_us(uint64_t ticks) const { return double(ticks) / info_.ticks_per_us; }
-    uint64_t us_to_ticks(double us) const { return uint64_t(us * info_.ticks_per_us); }
+    double to_us(uint64_t ticks) const
+    {
+        return double(ticks) / info_.ticks_per_us;
+    }
+    uint64_t us_to_ticks(double us) const
+    {
+        return uint64_t(us * info_.ticks_per_us);
+    }
 
     // Spins until `us` microseconds have passed (the "wait(d)" of paper 001, Listing 1).
     void busy_wait_us(double us) const
@@ -66,7 +71,10 @@ public:
         }
     }
 
-    const TimerInfo& info() const { return info_; }
+    const TimerInfo& info() const
+    {
+        return info_;
+    }
 
 private:
     Timer(bool use_tsc, TimerInfo info) : use_tsc_(use_tsc), info_(std::move(info)) {}

@@ -111,7 +111,10 @@ public:
     Status wait(ngx_request& request);
 
 private:
-    Transport(LoadedModulePtr module, void* ctx) : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx) {}
+    Transport(LoadedModulePtr module, void* ctx)
+            : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx)
+    {
+    }
     LoadedModulePtr module_;
     const ngx_module_ops* ops_;
     void* ctx_;

@@ -58,8 +58,7 @@ protected:
         options.insert(options.end(), extra.begin(), extra.end());
         ngx_init_args args{sizeof args, options.data(), options.size(), 2000000000ull, &cancel_, 1 << 16};
         ASSERT_EQ(ops_->init(&args, &ctx_, &err_), NGX_OK) << err_.message;
-        ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1", &UdpWire::exchange,
-                           &UdpWire::barrier};
+        ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1", &UdpWire::exchange, &UdpWire::barrier};
         ASSERT_EQ(ops_->connect(ctx_, &boot, &err_), NGX_OK) << err_.message;
         ASSERT_EQ(proposed_payload_, "65507"); // auto on IPv4 loopback
     }
@@ -112,8 +111,7 @@ protected:
 
     ngx_status resync()
     {
-        ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1", &UdpWire::exchange,
-                           &UdpWire::barrier};
+        ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1", &UdpWire::exchange, &UdpWire::barrier};
         return ops_->resync(ctx_, &boot, &err_);
     }
 
@@ -342,7 +340,13 @@ TEST_F(UdpWire, ResyncMakesEveryDatagramInFlightStale)
 TEST_F(UdpWire, ResyncRejectsAGarbledSequenceNumber)
 {
     start();
-    ngx_bootstrap boot{sizeof boot, this, 0, 2, 1, "127.0.0.1", "127.0.0.1",
+    ngx_bootstrap boot{sizeof boot,
+                       this,
+                       0,
+                       2,
+                       1,
+                       "127.0.0.1",
+                       "127.0.0.1",
                        [](void*, const void*, size_t, void* theirs, size_t, size_t* len, ngx_error*) {
                            std::memcpy(theirs, "x9", 2);
                            *len = 2;
@@ -424,11 +428,10 @@ TEST_P(UdpOptions, BadValueIsRejectedNamingOptionAndValue)
 
 INSTANTIATE_TEST_SUITE_P(Values, UdpOptions,
                          ::testing::Values(BadOption{"udp-port", "65535"}, BadOption{"udp-port", "x"},
-                                           BadOption{"udp-mtu-payload", "16"},
-                                           BadOption{"udp-mtu-payload", "70000"},
+                                           BadOption{"udp-mtu-payload", "16"}, BadOption{"udp-mtu-payload", "70000"},
                                            BadOption{"udp-loss-timeout-us", "0"},
-                                           BadOption{"udp-loss-timeout-us", "-5"},
-                                           BadOption{"udp-busy-poll", "maybe"}, BadOption{"udp-buffer", "1"}));
+                                           BadOption{"udp-loss-timeout-us", "-5"}, BadOption{"udp-busy-poll", "maybe"},
+                                           BadOption{"udp-buffer", "1"}));
 
 } // namespace
 } // namespace ngx::udp

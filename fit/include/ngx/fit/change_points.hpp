@@ -78,32 +78,30 @@
 namespace ngx::fit {
 
 struct Range {
-    std::size_t first = 0;  // index of the first point, inclusive
-    std::size_t last = 0;   // index of the last point, inclusive
+    std::size_t first = 0; // index of the first point, inclusive
+    std::size_t last = 0;  // index of the last point, inclusive
     std::size_t count() const noexcept { return last - first + 1; }
     bool operator==(const Range&) const = default;
 };
 
 enum class Eq8Denominator {
-    as_printed,          // l - k - 2 = n - 3 (paper 001 eq. (8) literally)
-    degrees_of_freedom,  // l - k - 1 = n - 2 (the stated intent)
+    as_printed,         // l - k - 2 = n - 3 (paper 001 eq. (8) literally)
+    degrees_of_freedom, // l - k - 1 = n - 2 (the stated intent)
 };
 
 // Paper 001, eq. (8): mean least-squares deviation of the line fitted to the
 // points k..l (inclusive). std::nullopt when the denominator is <= 0, the
 // indices are out of range, or all sizes in [k, l] are equal.
-std::optional<double> lsq(std::span<const double> size, std::span<const double> val,
-                          std::size_t k, std::size_t l,
+std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
                           Eq8Denominator denominator = Eq8Denominator::as_printed);
 
 // The same with each squared deviation weighted by 1 / val(i)^2 (relative
 // deviations), as used by the robust detector.
-std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val,
-                                   std::size_t k, std::size_t l,
-                                   Eq8Denominator denominator = Eq8Denominator::degrees_of_freedom);
+std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val, std::size_t k,
+                                   std::size_t l, Eq8Denominator denominator = Eq8Denominator::degrees_of_freedom);
 
 struct PaperDetectorOptions {
-    std::size_t lookahead = 5;  // x
+    std::size_t lookahead = 5; // x
     double pfact = 2.0;
     Eq8Denominator denominator = Eq8Denominator::as_printed;
 };
@@ -111,27 +109,25 @@ struct PaperDetectorOptions {
 // Paper 001, section 3.5, as published (see the overview above).
 // Fails with invalid_input for mismatched lengths, non-finite values,
 // non-increasing sizes, lookahead 0 or pfact <= 0; empty input gives no ranges.
-Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size,
-                                                        std::span<const double> val,
+Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size, std::span<const double> val,
                                                         const PaperDetectorOptions& options = {});
 
 struct RobustDetectorOptions {
-    std::size_t lookahead = 5;  // x
+    std::size_t lookahead = 5; // x
     double pfact = 2.0;
-    std::size_t min_segment = 3;  // points per range, >= 3
-    bool relative = true;         // weight deviations by 1/val^2
+    std::size_t min_segment = 3; // points per range, >= 3
+    bool relative = true;        // weight deviations by 1/val^2
     // Noise variance in the unit of the deviations (squared relative
     // deviation when `relative`); NaN = estimate it from the data.
     double noise_variance = std::numeric_limits<double>::quiet_NaN();
-    double floor_factor = 1.0;     // baseline floor = floor_factor * noise variance
-    std::size_t noise_window = 5;  // points per window of the noise estimate
+    double floor_factor = 1.0;    // baseline floor = floor_factor * noise variance
+    std::size_t noise_window = 5; // points per window of the noise estimate
     // A fired change is kept only if two lines fit [lastchange, current + x]
     // significantly better than one (F test, p < confirm_alpha); 0 = no test.
     double confirm_alpha = 1e-4;
 };
 
-Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size,
-                                                  std::span<const double> val,
+Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
                                                   const RobustDetectorOptions& options = {});
 
 // The robust noise-variance estimate used by detect_protocol_ranges: median
@@ -139,8 +135,8 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size,
 // deviation from their own line (denominator window - 2), divided by the
 // median of chi^2_k / k (k = window - 2) so that it estimates the variance.
 // NaN when there are fewer than 3 points.
-double estimate_noise_variance(std::span<const double> size, std::span<const double> val,
-                               std::size_t window = 5, bool relative = true);
+double estimate_noise_variance(std::span<const double> size, std::span<const double> val, std::size_t window = 5,
+                               bool relative = true);
 
 } // namespace ngx::fit
 

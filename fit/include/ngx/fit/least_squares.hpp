@@ -33,13 +33,13 @@
 namespace ngx::fit {
 
 struct LineFit {
-    Measured intercept;             // a
-    Measured slope;                 // b
-    std::vector<double> residuals;  // y_i - (a + b x_i), unweighted, in input order
-    double rss = 0.0;               // sum w_i r_i^2 (w_i = 1 when unweighted)
-    double sigma = Measured::nan;   // sqrt(rss / (n - 2)); NaN when n == 2
+    Measured intercept;            // a
+    Measured slope;                // b
+    std::vector<double> residuals; // y_i - (a + b x_i), unweighted, in input order
+    double rss = 0.0;              // sum w_i r_i^2 (w_i = 1 when unweighted)
+    double sigma = Measured::nan;  // sqrt(rss / (n - 2)); NaN when n == 2
     double r_squared = Measured::nan;
-    double cov = Measured::nan;     // covariance of (intercept, slope)
+    double cov = Measured::nan; // covariance of (intercept, slope)
     std::size_t n = 0;
     double level = 0.95;
 
@@ -49,11 +49,10 @@ struct LineFit {
     double predict_std_error(double x) const noexcept;
 };
 
-Result<LineFit> fit_line(std::span<const double> x, std::span<const double> y,
-                         double level = 0.95);
+Result<LineFit> fit_line(std::span<const double> x, std::span<const double> y, double level = 0.95);
 
-Result<LineFit> fit_line_weighted(std::span<const double> x, std::span<const double> y,
-                                  std::span<const double> w, double level = 0.95);
+Result<LineFit> fit_line_weighted(std::span<const double> x, std::span<const double> y, std::span<const double> w,
+                                  double level = 0.95);
 
 // Weights 1 / y_i^2 for data whose noise is proportional to the value; a zero
 // or non-finite y_i gets weight 0 (which fit_line_weighted rejects).

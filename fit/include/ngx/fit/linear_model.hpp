@@ -27,19 +27,18 @@
 namespace ngx::fit {
 
 struct LinearFit {
-    std::vector<Measured> coef;      // theta_j with standard errors and intervals
-    std::vector<double> covariance;  // p x p, row-major; NaN when n == p
-    std::vector<double> residuals;   // y_i - X_i theta, unweighted
-    double rss = 0.0;                // sum w_i r_i^2
-    double sigma = Measured::nan;    // sqrt(rss / (n - p)); NaN when n == p
+    std::vector<Measured> coef;     // theta_j with standard errors and intervals
+    std::vector<double> covariance; // p x p, row-major; NaN when n == p
+    std::vector<double> residuals;  // y_i - X_i theta, unweighted
+    double rss = 0.0;               // sum w_i r_i^2
+    double sigma = Measured::nan;   // sqrt(rss / (n - p)); NaN when n == p
     std::size_t n = 0;
     std::size_t p = 0;
 };
 
 // design: n rows of p values, row-major (size n * p); w empty = unweighted.
-Result<LinearFit> fit_linear(std::span<const double> design, std::size_t p,
-                             std::span<const double> y, std::span<const double> w = {},
-                             double level = 0.95);
+Result<LinearFit> fit_linear(std::span<const double> design, std::size_t p, std::span<const double> y,
+                             std::span<const double> w = {}, double level = 0.95);
 
 } // namespace ngx::fit
 

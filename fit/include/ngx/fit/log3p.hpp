@@ -47,18 +47,18 @@ namespace ngx::fit {
 
 // Contiguous measurements at one size (half round trips, one time unit).
 struct Log3PSample {
-    double size = 0;      // s, bytes
-    double t_self = 0;    // T_00(s): send to self
-    double t_remote = 0;  // T_01(s): to the other node
-    double t_mem = 0;     // T_mem(s): memcpy of s bytes
+    double size = 0;     // s, bytes
+    double t_self = 0;   // T_00(s): send to self
+    double t_remote = 0; // T_01(s): to the other node
+    double t_mem = 0;    // T_mem(s): memcpy of s bytes
 };
 
 // Strided measurements at one (size, stride).
 struct Log3PStridedSample {
-    double size = 0;    // s, bytes of payload
-    double stride = 0;  // d, bytes between elements (> 0)
-    double t_self = 0;  // T_00(s,d)
-    std::optional<double> t_remote;  // T_01(s,d), to validate the prediction
+    double size = 0;                // s, bytes of payload
+    double stride = 0;              // d, bytes between elements (> 0)
+    double t_self = 0;              // T_00(s,d)
+    std::optional<double> t_remote; // T_01(s,d), to validate the prediction
 };
 
 struct Log3PParams {
@@ -74,7 +74,7 @@ struct Log3PParams {
     double o_mw_at(double s) const noexcept;
     double o_net_at(double s) const noexcept;
     double t_mem_at(double s) const noexcept;
-    double l_mw_at(double s, double d) const noexcept;  // 0 for d <= 0
+    double l_mw_at(double s, double d) const noexcept; // 0 for d <= 0
 
     // Point to point, eq. (6): o_mw + l_mw + o_net (a half round trip).
     double time(double s, double d = 0) const noexcept;
@@ -87,8 +87,8 @@ struct Log3PParams {
 
 struct Log3PFit {
     Log3PParams params;
-    std::optional<LineFit> o_mw_line;   // o_mw against s (summary: per-byte cost)
-    std::optional<LineFit> o_net_line;  // o_net against s
+    std::optional<LineFit> o_mw_line;  // o_mw against s (summary: per-byte cost)
+    std::optional<LineFit> o_net_line; // o_net against s
     // Reproduction of the fitted measurements (T_01(s), T_00(s), T_00(s,d)).
     // Zero up to rounding by construction; kept for uniformity with the
     // other models.
@@ -100,8 +100,7 @@ struct Log3PFit {
 
 // Contiguous samples: increasing sizes >= 0, finite times, at least one.
 // Strided samples: stride > 0, any order.
-Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous,
-                           std::span<const Log3PStridedSample> strided = {});
+Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous, std::span<const Log3PStridedSample> strided = {});
 
 } // namespace ngx::fit
 

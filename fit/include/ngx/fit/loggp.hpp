@@ -65,24 +65,24 @@ namespace ngx::fit {
 
 // One message size measured with paper 001, Listing 1.
 struct PrttSample {
-    double size = 0;      // s, bytes (>= 1)
-    double prtt_1_0 = 0;  // PRTT(1, 0, s)
-    double prtt_n_0 = 0;  // PRTT(n, 0, s)
-    double prtt_n_d = 0;  // PRTT(n, d, s)
-    double delay = 0;     // d used for prtt_n_d
-    std::optional<double> o_r;  // receive overhead at s, if the pattern measured one
+    double size = 0;           // s, bytes (>= 1)
+    double prtt_1_0 = 0;       // PRTT(1, 0, s)
+    double prtt_n_0 = 0;       // PRTT(n, 0, s)
+    double prtt_n_d = 0;       // PRTT(n, d, s)
+    double delay = 0;          // d used for prtt_n_d
+    std::optional<double> o_r; // receive overhead at s, if the pattern measured one
 };
 
 // One protocol range: the parameters of one row of paper 001, Table 2.
 struct LogGPRange {
-    double from_bytes = 0;  // smallest measured size in the range
-    double to_bytes = 0;    // largest measured size in the range
-    Measured L;             // latency of eq. (1) (see the overview)
-    Measured o;             // send overhead, (weighted) mean of o(s), eq. (6)
-    Measured o_r;           // receive overhead, mean of the measured o_r(s), if any
-    Measured g;             // gap, intercept of eq. (7)
-    Measured G;             // gap per byte, slope of eq. (7)
-    double o_intercept = Measured::nan;  // o(s) = o_intercept + o_slope (s - 1)
+    double from_bytes = 0;              // smallest measured size in the range
+    double to_bytes = 0;                // largest measured size in the range
+    Measured L;                         // latency of eq. (1) (see the overview)
+    Measured o;                         // send overhead, (weighted) mean of o(s), eq. (6)
+    Measured o_r;                       // receive overhead, mean of the measured o_r(s), if any
+    Measured g;                         // gap, intercept of eq. (7)
+    Measured G;                         // gap per byte, slope of eq. (7)
+    double o_intercept = Measured::nan; // o(s) = o_intercept + o_slope (s - 1)
     double o_slope = Measured::nan;
 
     // o at size s: the o(s) line when it was fitted, else o.value.
@@ -93,9 +93,9 @@ struct LogGPRange {
 };
 
 struct LogGPParams {
-    std::vector<LogGPRange> ranges;  // in increasing size order
-    Measured eel;                    // PRTT(1,0,s_min)/2, paper 001 section 3.4
-    double eel_size = 1;             // s_min used for eel
+    std::vector<LogGPRange> ranges; // in increasing size order
+    Measured eel;                   // PRTT(1,0,s_min)/2, paper 001 section 3.4
+    double eel_size = 1;            // s_min used for eel
 
     // The range whose parameters apply to size s: range i covers
     // [from_bytes_i, from_bytes_{i+1}) (paper 001, Table 2); sizes below the
@@ -128,47 +128,46 @@ struct LogGPParams {
 
 // Per-range fit details, for reports and plots.
 struct LogGPRangeDetail {
-    Range indices;                   // into the samples
-    LineFit gap_line;                // y(s) against s - 1, eq. (7)
-    std::optional<LineFit> o_line;   // o(s) against s - 1 (>= 2 points)
+    Range indices;                 // into the samples
+    LineFit gap_line;              // y(s) against s - 1, eq. (7)
+    std::optional<LineFit> o_line; // o(s) against s - 1 (>= 2 points)
     double o_median = Measured::nan;
     double L_median = Measured::nan;
 };
 
 struct LogGPFit {
     LogGPParams params;
-    std::vector<LogGPRangeDetail> details;  // parallel to params.ranges
-    std::vector<double> o_per_size;         // o(s), eq. (6)
-    std::vector<double> gap_per_size;       // y(s), eq. (7)
-    std::vector<double> L_per_size;         // L(s) from eq. (1)
-    bool eel_from_size_one = true;          // false: smallest size was not 1
-    std::vector<std::size_t> delay_too_small;     // d <= g + (s-1)G: eq. (6) invalid
-    std::vector<std::size_t> overhead_above_gap;  // o(s) > g + (s-1)G: eq. (7) invalid
+    std::vector<LogGPRangeDetail> details;       // parallel to params.ranges
+    std::vector<double> o_per_size;              // o(s), eq. (6)
+    std::vector<double> gap_per_size;            // y(s), eq. (7)
+    std::vector<double> L_per_size;              // L(s) from eq. (1)
+    bool eel_from_size_one = true;               // false: smallest size was not 1
+    std::vector<std::size_t> delay_too_small;    // d <= g + (s-1)G: eq. (6) invalid
+    std::vector<std::size_t> overhead_above_gap; // o(s) > g + (s-1)G: eq. (7) invalid
     // Prediction error over PRTT(1,0,s), PRTT(n,0,s) and PRTT(n,d,s) of all
     // samples, predicted with the fitted parameters by eqs. (1) and (5).
     ModelError error;
 };
 
 enum class ChangePointMethod {
-    robust,  // detect_protocol_ranges (ngx default)
-    paper,   // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
-    none,    // one range over all sizes
+    robust, // detect_protocol_ranges (ngx default)
+    paper,  // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
+    none,   // one range over all sizes
 };
 
 struct LogGPOptions {
     ChangePointMethod method = ChangePointMethod::robust;
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
-    bool relative_weights = true;  // see the overview; false = paper 001's plain fits
-    double level = 0.95;           // confidence level of every interval
+    bool relative_weights = true; // see the overview; false = paper 001's plain fits
+    double level = 0.95;          // confidence level of every interval
 };
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least
 // two sizes are needed (too_few_points otherwise). A range of one point
 // (possible only with method = paper on tiny inputs) is merged into its
 // neighbour.
-Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n,
-                           const LogGPOptions& options = {});
+Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const LogGPOptions& options = {});
 
 } // namespace ngx::fit
 

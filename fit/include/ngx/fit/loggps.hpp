@@ -72,30 +72,30 @@ namespace ngx::fit {
 struct LogGPSParams {
     static constexpr double inf = std::numeric_limits<double>::infinity();
 
-    double L = 0;        // latency
-    double o_prime = 0;  // o': overhead of the first byte
-    double O_s = 0;      // send overhead per subsequent byte
-    double O_r = 0;      // receive overhead per subsequent byte
-    double G_s = 0;      // gap per byte, single packet (k <= s)
-    double G_l = 0;      // gap per byte beyond s (k > s)
-    double s = inf;      // multi-packet threshold, bytes
-    double S = inf;      // rendezvous threshold, bytes
+    double L = 0;       // latency
+    double o_prime = 0; // o': overhead of the first byte
+    double O_s = 0;     // send overhead per subsequent byte
+    double O_r = 0;     // receive overhead per subsequent byte
+    double G_s = 0;     // gap per byte, single packet (k <= s)
+    double G_l = 0;     // gap per byte beyond s (k > s)
+    double s = inf;     // multi-packet threshold, bytes
+    double S = inf;     // rendezvous threshold, bytes
 
     // Table 3 terms. `wait` = t_r - t_s, the receive call's time minus the
     // send call's (negative or -inf when the receiver is already waiting).
-    double t1(double k) const noexcept;  // o' + k O_s
-    double t2(double k) const noexcept;  // T2 for k <= s, T2' for k > s
-    double t3(double k) const noexcept;  // o' + k O_r
+    double t1(double k) const noexcept; // o' + k O_s
+    double t2(double k) const noexcept; // T2 for k <= s, T2' for k > s
+    double t3(double k) const noexcept; // o' + k O_r
     double t4(double wait) const noexcept;
     double t5() const noexcept;
 
     // Communication cost, Table 3 eq. (1)-(3): send call to end of receive.
     double comm_cost(double k, double wait = -inf) const noexcept;
     // MPI routine costs, Table 4.
-    double send_cost(double k, double wait = -inf) const noexcept;  // eq. (4), (5)
-    double isend_cost() const noexcept;                              // eq. (6)
-    double recv_cost(double k, double wait) const noexcept;          // eq. (7)-(9)
-    double irecv_cost() const noexcept;                              // eq. (10)
+    double send_cost(double k, double wait = -inf) const noexcept; // eq. (4), (5)
+    double isend_cost() const noexcept;                            // eq. (6)
+    double recv_cost(double k, double wait) const noexcept;        // eq. (7)-(9)
+    double irecv_cost() const noexcept;                            // eq. (10)
     // eq. (11): max{T_blk - elapsed, o'}, elapsed = t_w - t_i, the time from
     // the non-blocking call to the wait (printed as t_i - t_w, which would be
     // negative; we read it as the elapsed time).
@@ -119,14 +119,14 @@ struct LogGPSParams {
 
 // One round trip measured with the `loggps` pattern.
 struct RttPoint {
-    double size = 0;  // k, bytes
-    double w = 0;     // imbalance (dummy computation on P0), same unit as rtt
+    double size = 0; // k, bytes
+    double w = 0;    // imbalance (dummy computation on P0), same unit as rtt
     double rtt = 0;
 };
 
 struct LogGPSOptions {
-    std::optional<double> s;  // multi-packet threshold if known (bytes)
-    std::optional<double> S;  // rendezvous threshold if known (bytes; inf = none)
+    std::optional<double> s; // multi-packet threshold if known (bytes)
+    std::optional<double> S; // rendezvous threshold if known (bytes; inf = none)
     // Weight points by 1 / (rtt - w)^2: noise proportional to the
     // communication part (the busy-wait w is exact). false = unweighted.
     bool relative_weights = true;
@@ -138,14 +138,14 @@ struct LogGPSFit {
     // The six parameters with regression standard errors and intervals
     // (conditional on the chosen s and S).
     Measured L, o_prime, O_s, O_r, G_s, G_l;
-    double s_next = LogGPSParams::inf;  // first measured size above s
-    double S_next = LogGPSParams::inf;  // first measured size above S
-    bool O_split_assumed = false;       // no size above S: O_s = O_r assumed
-    bool G_l_measured = true;           // false: no size above s, G_l is NaN
+    double s_next = LogGPSParams::inf; // first measured size above s
+    double S_next = LogGPSParams::inf; // first measured size above S
+    bool O_split_assumed = false;      // no size above S: O_s = O_r assumed
+    bool G_l_measured = true;          // false: no size above s, G_l is NaN
     // Points with w > 0 whose Table 6 max{} term is still positive (W not
     // large enough to hide the communication there).
     std::vector<std::size_t> not_overlapped;
-    ModelError error;  // rtt(k, w) against every point
+    ModelError error; // rtt(k, w) against every point
 };
 
 // Points in any order; sizes >= 0, w >= 0, all finite. Needs at least two
@@ -154,17 +154,14 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> points, const LogGPSOptio
 
 // The usual two curves: RTT(k) at w = 0 and at w = W, over the same sizes.
 Result<LogGPSFit> fit_loggps(std::span<const double> sizes, std::span<const double> rtt_w0,
-                             std::span<const double> rtt_wW, double W,
-                             const LogGPSOptions& options = {});
+                             std::span<const double> rtt_wW, double W, const LogGPSOptions& options = {});
 
 // Paper 004, section 4.3, literally: lines through (w=0, k<=s), (w=W, k<=S),
 // (w=0, s<k<=S) and (w=W, k>S), then the six equations. Each segment needs
 // >= 2 points; if (s, S] has fewer, the w = 0 slope over k > S (also
 // 2(O_s + O_r + G_l)) is used instead. Sizes increasing.
-Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes,
-                                         std::span<const double> rtt_w0,
-                                         std::span<const double> rtt_wW, double W, double s,
-                                         double S);
+Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::span<const double> rtt_w0,
+                                         std::span<const double> rtt_wW, double W, double s, double S);
 
 } // namespace ngx::fit
 

@@ -51,10 +51,10 @@ namespace ngx::fit {
 struct MaxRateParams {
     static constexpr double inf = std::numeric_limits<double>::infinity();
 
-    double s = 0;       // startup time
-    double R_N = inf;   // NIC-to-NIC rate (inf: not limiting)
-    double R_Cb = inf;  // core-to-NIC rate of the first process (R_C in the 3-parameter model)
-    double R_Ci = inf;  // rate each further process adds (= R_Cb in the 3-parameter model)
+    double s = 0;      // startup time
+    double R_N = inf;  // NIC-to-NIC rate (inf: not limiting)
+    double R_Cb = inf; // core-to-NIC rate of the first process (R_C in the 3-parameter model)
+    double R_Ci = inf; // rate each further process adds (= R_Cb in the 3-parameter model)
 
     // min(R_N, R_Cb + (k-1) R_Ci); with R_Ci = R_Cb this is min(R_N, k R_C).
     double rate(double k) const noexcept;
@@ -74,18 +74,18 @@ enum class MaxRateVariant { three_parameter, four_parameter };
 struct MaxRateOptions {
     bool relative_weights = true;
     double level = 0.95;
-    double rho_max = 4.0;        // four-parameter search: largest R_Ci / R_Cb
-    std::size_t rho_grid = 200;  // grid points before the golden-section refinement
+    double rho_max = 4.0;       // four-parameter search: largest R_Ci / R_Cb
+    std::size_t rho_grid = 200; // grid points before the golden-section refinement
 };
 
 struct MaxRateFit {
     MaxRateParams params;
     MaxRateVariant variant = MaxRateVariant::three_parameter;
-    Measured s, R_N, R_Cb;  // R_Cb is R_C for the three-parameter model
-    double rho = 1;         // R_Ci / R_Cb
-    double rss = 0;         // (weighted) residual sum of squares of the chosen fit
-    std::size_t network_limited = 0;  // points on the R_N branch
-    ModelError error;                 // time(k, n) against every point
+    Measured s, R_N, R_Cb;           // R_Cb is R_C for the three-parameter model
+    double rho = 1;                  // R_Ci / R_Cb
+    double rss = 0;                  // (weighted) residual sum of squares of the chosen fit
+    std::size_t network_limited = 0; // points on the R_N branch
+    ModelError error;                // time(k, n) against every point
 };
 
 // Points: k >= 1, n >= 0, t > 0, all finite; at least 3 points with at

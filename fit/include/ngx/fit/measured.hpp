@@ -21,10 +21,10 @@ struct Measured {
     static constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
     double value = nan;
-    double std_error = nan;  // standard error of `value`
-    double lower = nan;      // confidence interval, NaN when unavailable
+    double std_error = nan; // standard error of `value`
+    double lower = nan;     // confidence interval, NaN when unavailable
     double upper = nan;
-    double level = nan;      // confidence level of [lower, upper], e.g. 0.95
+    double level = nan; // confidence level of [lower, upper], e.g. 0.95
 
     bool has_interval() const noexcept { return std::isfinite(lower) && std::isfinite(upper); }
     bool contains(double x) const noexcept { return has_interval() && lower <= x && x <= upper; }
@@ -48,8 +48,7 @@ Measured mean_of(std::span<const double> xs, double level = 0.95) noexcept;
 // Weighted mean sum(w x) / sum(w) for weights proportional to 1/variance
 // (scale unknown). Its standard error is estimated from the weighted spread:
 // se^2 = sum(w (x - m)^2) / ((n - 1) sum(w)); interval with df = n - 1.
-Measured weighted_mean_of(std::span<const double> xs, std::span<const double> ws,
-                          double level = 0.95) noexcept;
+Measured weighted_mean_of(std::span<const double> xs, std::span<const double> ws, double level = 0.95) noexcept;
 
 // Median (mean of the two middle values for even n); NaN for empty input.
 double median_of(std::span<const double> xs);

@@ -16,10 +16,10 @@
 namespace ngx::fit {
 
 struct ModelError {
-    double max_rel = 0.0;   // largest relative error
-    double mean_rel = 0.0;  // mean relative error
-    double rms = 0.0;       // root mean square of the absolute error
-    std::size_t count = 0;  // number of (measured, predicted) pairs
+    double max_rel = 0.0;  // largest relative error
+    double mean_rel = 0.0; // mean relative error
+    double rms = 0.0;      // root mean square of the absolute error
+    std::size_t count = 0; // number of (measured, predicted) pairs
 };
 
 // Accumulates pairs one at a time, for models whose predictions are not

@@ -39,10 +39,10 @@ struct NodeCommPoint {
 };
 
 struct PostalParams {
-    double s = 0;  // startup time
-    double r = 0;  // time per byte (1/rate)
+    double s = 0; // startup time
+    double r = 0; // time per byte (1/rate)
 
-    double time(double n) const noexcept { return s + r * n; }  // paper 002: T = s + r n
+    double time(double n) const noexcept { return s + r * n; } // paper 002: T = s + r n
     double rtt(double n) const noexcept { return 2 * time(n); }
     double linear_bcast(double P, double n) const noexcept;
     double tree_bcast(double P, double n) const noexcept;
@@ -55,13 +55,12 @@ struct PostalOptions {
 
 struct PostalFit {
     PostalParams params;
-    Measured s, r;     // with regression intervals
-    LineFit line;      // T against n
-    ModelError error;  // time(n) against every input point
+    Measured s, r;    // with regression intervals
+    LineFit line;     // T against n
+    ModelError error; // time(n) against every input point
 };
 
-Result<PostalFit> fit_postal(std::span<const double> n, std::span<const double> t,
-                             const PostalOptions& options = {});
+Result<PostalFit> fit_postal(std::span<const double> n, std::span<const double> t, const PostalOptions& options = {});
 Result<PostalFit> fit_postal(std::span<const NodeCommPoint> points, const PostalOptions& options = {});
 
 } // namespace ngx::fit

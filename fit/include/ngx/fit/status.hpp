@@ -20,20 +20,25 @@ namespace ngx::fit {
 
 enum class Status {
     ok,
-    invalid_input,   // mismatched lengths, non-finite values, bad options
-    too_few_points,  // not enough data for the requested quantity
-    degenerate,      // data admit no unique solution (e.g. all x equal)
-    not_converged,   // an iterative search did not meet its tolerance
+    invalid_input,  // mismatched lengths, non-finite values, bad options
+    too_few_points, // not enough data for the requested quantity
+    degenerate,     // data admit no unique solution (e.g. all x equal)
+    not_converged,  // an iterative search did not meet its tolerance
 };
 
 constexpr std::string_view describe(Status s) noexcept
 {
     switch (s) {
-    case Status::ok: return "ok";
-    case Status::invalid_input: return "invalid input";
-    case Status::too_few_points: return "too few points";
-    case Status::degenerate: return "degenerate data (no unique solution)";
-    case Status::not_converged: return "did not converge";
+    case Status::ok:
+        return "ok";
+    case Status::invalid_input:
+        return "invalid input";
+    case Status::too_few_points:
+        return "too few points";
+    case Status::degenerate:
+        return "degenerate data (no unique solution)";
+    case Status::not_converged:
+        return "did not converge";
     }
     return "unknown status";
 }
@@ -48,9 +53,21 @@ public:
     explicit operator bool() const noexcept { return ok(); }
     Status status() const noexcept { return status_; }
 
-    const T& value() const& { assert(ok()); return *value_; }
-    T& value() & { assert(ok()); return *value_; }
-    T&& value() && { assert(ok()); return std::move(*value_); }
+    const T& value() const&
+    {
+        assert(ok());
+        return *value_;
+    }
+    T& value() &
+    {
+        assert(ok());
+        return *value_;
+    }
+    T&& value() &&
+    {
+        assert(ok());
+        return std::move(*value_);
+    }
     const T& operator*() const& { return value(); }
     T& operator*() & { return value(); }
     const T* operator->() const { return &value(); }
