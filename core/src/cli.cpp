@@ -1,5 +1,6 @@
 // Two-pass command-line parsing (see cli.hpp).
 #include <ngx/cli.hpp>
+#include <ngx/options.hpp>
 #include <ngx/sizes.hpp>
 
 #include <sched.h>
@@ -15,46 +16,29 @@ constexpr uint64_t max_count = 10'000'000;
 constexpr double max_timeout_s = 86400;
 constexpr uint64_t max_retries = 1'000'000; // per size: each costs a loss timeout and a bootstrap round trip
 
-std::vector<std::string> split_list(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    for (std::string item; std::getline(stream, item, ',');)
-        items.push_back(item);
-    if (!text.empty() && text.back() == ',')
-        items.emplace_back();
-    return items;
-}
+using opt::split_list;
 
 Status bad_value(const std::string& option, const std::string& value, const std::string& why)
 {
-    return Status::usage("--" + option + " '" + value + "': " + why);
+    return Status::usage(opt::bad_value(option, value, why));
+}
+
+template <typename T>
+Result<T> usage_or(opt::Parsed<T> parsed)
+{
+    if (!parsed)
+        return Status::usage(parsed.error);
+    return *parsed;
 }
 
 Result<uint64_t> parse_count(const std::string& option, const std::string& text, uint64_t min, uint64_t max)
 {
-    uint64_t value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() || error != std::errc())
-        return bad_value(option, text,
-                         "expected a whole number in " + std::to_string(min) + ".." + std::to_string(max));
-    if (value < min || value > max)
-        return bad_value(option, text, "must be in " + std::to_string(min) + ".." + std::to_string(max));
-    return value;
+    return usage_or(opt::whole_number(option, text, min, max));
 }
 
 Result<double> parse_number(const std::string& option, const std::string& text, double min, double max)
 {
-    double value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !std::isfinite(value))
-        return bad_value(option, text, "expected a number");
-    if (value < min || value > max) {
-        std::ostringstream range;
-        range << "must be in " << min << ".." << max;
-        return bad_value(option, text, range.str());
-    }
-    return value;
+    return usage_or(opt::number(option, text, min, max));
 }
 
 po::options_description general_options()
