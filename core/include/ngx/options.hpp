@@ -53,6 +53,7 @@ struct OptionSpec {
     std::string help;
     OptionKind kind = OptionKind::value;
     bool has_default = true;
+    bool repeatable = false; // may be given several times (-o A -o B)
 };
 
 // An option without a default (absent unless the user gives it).
@@ -149,9 +150,9 @@ inline Parsed<double> percentage(std::string_view name, std::string_view text, d
 inline std::optional<uint64_t> unit_factor(std::string_view unit)
 {
     static constexpr std::pair<std::string_view, uint64_t> units[] = {
-        {"", 1},           {"B", 1},          {"K", 1000},       {"k", 1000},        {"Ki", 1024},
-        {"M", 1000000},    {"Mi", 1u << 20},  {"G", 1000000000}, {"Gi", 1u << 30},   {"KiB", 1024},
-        {"MiB", 1u << 20}, {"GiB", 1u << 30}, {"KB", 1000},      {"MB", 1000000},    {"GB", 1000000000}};
+        {"", 1},           {"B", 1},          {"K", 1000},       {"k", 1000},      {"Ki", 1024},
+        {"M", 1000000},    {"Mi", 1u << 20},  {"G", 1000000000}, {"Gi", 1u << 30}, {"KiB", 1024},
+        {"MiB", 1u << 20}, {"GiB", 1u << 30}, {"KB", 1000},      {"MB", 1000000},  {"GB", 1000000000}};
     for (const auto& [suffix, factor] : units)
         if (unit == suffix)
             return factor;
@@ -167,8 +168,9 @@ inline Parsed<uint64_t> byte_count(std::string_view name, std::string_view text,
     bool valid = !text.empty() && end != text.data() && error == std::errc() && factor &&
                  count <= UINT64_MAX / *factor && count * *factor >= min && count * *factor <= max;
     if (!valid)
-        return failed<uint64_t>(name, text, "expected a size such as 4Ki in " + std::to_string(min) + ".." +
-                                                std::to_string(max) + " bytes");
+        return failed<uint64_t>(name, text,
+                                "expected a size such as 4Ki in " + std::to_string(min) + ".." + std::to_string(max) +
+                                    " bytes");
     return {count * *factor, {}};
 }
 
