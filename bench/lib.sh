@@ -75,17 +75,7 @@ is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
 # ngx_median JSON SIZE: median_us of the result with size_bytes == SIZE.
 ngx_median() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-try:
-    doc = json.load(open(sys.argv[1]))
-    for r in doc.get("results", []):
-        if int(r.get("size_bytes", -1)) == int(sys.argv[2]):
-            print(float(r["median_us"]))
-            break
-except Exception:
-    pass
-PY
+    python3 "$(dirname "${BASH_SOURCE[0]}")/report.py" ngx-median "$1" "$2"
 }
 
 # qperf_latency_us LOG: qperf's "latency = 7.38 us" (mean one-way) in us.

@@ -170,11 +170,7 @@ run_qperf() {
     stop_server "$pg"
     # "latency = 7.38 us": the mean one-way latency (half round trip).
     local v
-    v=$(awk '$1 == "latency" && $2 == "=" {
-                u = $4; x = $3 + 0
-                if (u == "ns") x /= 1000; else if (u == "ms") x *= 1000;
-                else if (u == "sec" || u == "s") x *= 1e6
-                printf "%.3f", x; exit }' "$WORK/$tag.log")
+    v=$(qperf_latency_us "$WORK/$tag.log")
     if [[ $rc -ne 0 ]] || ! is_number "$v"; then
         record tcp_lat_us qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
     fi
@@ -199,8 +195,7 @@ run_sockperf() {
     # "---> percentile 50.000 =   24.551": median of the per-message half
     # round trips, in usec.
     local v
-    v=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/$tag.log" |
-        awk '/percentile 50\.000/ { printf "%.3f", $NF + 0; exit }')
+    v=$(sockperf_median_us "$WORK/$tag.log")
     if [[ $rc -ne 0 ]] || ! is_number "$v"; then
         record tcp_lat_us sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
     fi
@@ -332,173 +327,4 @@ export BENCH_CPUS="$CPU_A,$CPU_B" BENCH_ROUNDS=$ROUNDS BENCH_COUNT=$COUNT BENCH_
     BENCH_LOGS="$([[ $KEEP_WORK -eq 1 ]] && echo "$WORK")" \
     BENCH_V_NGX="$NGX_VERSION" BENCH_V_QPERF="$(pkg_version qperf)" \
     BENCH_V_SOCKPERF="$(pkg_version sockperf)" BENCH_V_NPTCP="$(pkg_version netpipe-tcp)"
-python3 - "$SAMPLES" <<'EOF'
-import json, os, platform, socket, statistics, sys, time
-
-env = os.environ
-cpu_a, cpu_b = env["BENCH_CPUS"].split(",")
-samples = {}   # (metric, tool) -> {"values": [...], "notes": [...]}
-for line in open(sys.argv[1]):
-    metric, tool, rnd, value, note = line.rstrip("\n").split("\t")
-    s = samples.setdefault((metric, tool), {"values": [], "rounds": [], "notes": []})
-    if value != "NA":
-        s["values"].append(float(value))
-        s["rounds"].append(int(rnd))
-    elif note and note not in s["notes"]:
-        s["notes"].append(note)
-
-def cpu_model():
-    try:
-        for l in open("/proc/cpuinfo"):
-            if l.startswith("model name"):
-                return l.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-def summary(metric, tool, higher_is_better=False):
-    s = samples.get((metric, tool), {"values": [], "rounds": [], "notes": []})
-    v = s["values"]
-    d = {"rounds": v, "n_rounds": len(v)}
-    if v:
-        d["median"] = statistics.median(v)
-        d["best"] = max(v) if higher_is_better else min(v)
-        d["status"] = "ok"
-    else:
-        d["median"] = None
-        d["best"] = None
-        d["status"] = s["notes"][0] if s["notes"] else "no data"
-    if s["notes"]:
-        d["notes"] = s["notes"]
-    return d
-
-def ratio(a, b):
-    return a / b if a is not None and b else None
-
-def fmt(x, nd=3):
-    return "-" if x is None else f"{x:.{nd}f}"
-
-def goal_text(r, limit, lower_is_better=True):
-    if r is None:
-        return "n/a", None
-    met = r <= limit if lower_is_better else r >= limit
-    return ("met" if met else "NOT met"), met
-
-# Message size used by each tool and what its per-round number is.
-TCP = [
-    ("ngx", 1, "median half round trip (ngx -m tcp -x pingpong, results[].median_us)"),
-    ("qperf", 1, "mean one-way latency = elapsed / messages (qperf tcp_lat 'latency')"),
-    ("sockperf", 14, "median half round trip (sockperf ping-pong 'percentile 50.000'); 14 B is its minimum message"),
-    ("NPtcp", 1, f"min over {env['BENCH_NPTCP_TRIALS']} trials of the mean half round trip (np.out column 3)"),
-    ("minimal", 1, "median half round trip (bench/minimal/tcp_pingpong)"),
-]
-PEERS = [t for t, _, _ in TCP if t != "ngx"]
-
-out = {
-    "schema": "ngx-bench-tcp-shm/1",
-    "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    "host": socket.gethostname(),
-    "kernel": platform.release(),
-    "cpu_model": cpu_model(),
-    "online_cpus": os.cpu_count(),
-    "load_average_start": env["BENCH_LOAD_START"],
-    "load_average_end": env["BENCH_LOAD_END"],
-    "placement": {"cpu_a": int(cpu_a), "cpu_b": int(cpu_b),
-                  "note": "servers / echo sides on cpu_a, timing clients on cpu_b; ngx --cpus a,b"},
-    "parameters": {"rounds": int(env["BENCH_ROUNDS"]), "count": int(env["BENCH_COUNT"]),
-                   "warmup": int(env["BENCH_WARMUP"]), "bw_count": int(env["BENCH_BW_COUNT"]),
-                   "bw_warmup": int(env["BENCH_BW_WARMUP"]),
-                   "peer_time_s": int(env["BENCH_PEER_TIME"]),
-                   "nptcp_repeats": int(env["BENCH_NPTCP_N"])},
-    "versions": {"ngx": env["BENCH_V_NGX"], "qperf": env["BENCH_V_QPERF"],
-                 "sockperf": env["BENCH_V_SOCKPERF"], "netpipe-tcp": env["BENCH_V_NPTCP"]},
-}
-
-# --- tcp latency
-tcp = {"unit": "us", "metric": "half round trip on loopback TCP, small message; per round one number per tool; median and min over rounds",
-       "tools": {}}
-for tool, size, meaning in TCP:
-    d = summary("tcp_lat_us", tool)
-    d["message_bytes"] = size
-    d["meaning"] = meaning
-    tcp["tools"][tool] = d
-peer_meds = [(tcp["tools"][t]["median"], t) for t in PEERS if tcp["tools"][t]["median"] is not None]
-best_val, best_peer = min(peer_meds) if peer_meds else (None, None)
-for tool, _, _ in TCP:
-    tcp["tools"][tool]["ratio_to_best_peer"] = ratio(tcp["tools"][tool]["median"], best_val)
-tcp["best_peer"] = best_peer
-tcp["ngx_ratio"] = tcp["tools"]["ngx"]["ratio_to_best_peer"]
-g, met = goal_text(tcp["ngx_ratio"], 1.05)
-tcp["goal"] = "ngx / best peer <= 1.05"
-tcp["goal_met"] = met
-out["tcp_latency"] = tcp
-
-# --- shm latency
-shm = {"unit": "us", "metric": "median half round trip, 1-byte message, shared memory between two pinned processes",
-       "tools": {"ngx": summary("shm_lat_us", "ngx"), "minimal": summary("shm_lat_us", "minimal")}}
-shm["ngx_ratio"] = ratio(shm["tools"]["ngx"]["median"], shm["tools"]["minimal"]["median"])
-gs, met_s = goal_text(shm["ngx_ratio"], 1.15)
-shm["goal"] = "ngx / floor <= 1.15"
-shm["goal_met"] = met_s
-out["shm_latency"] = shm
-
-# --- 1 MiB bandwidth
-bw = {"unit": "MB/s", "metric": "1 MiB TCP ping-pong: 1048576 B / median half round trip (10^6 B/s); best = max over rounds",
-      "tools": {"ngx": summary("tcp_bw_MBps", "ngx", True), "minimal": summary("tcp_bw_MBps", "minimal", True)}}
-bw["ngx_ratio"] = ratio(bw["tools"]["ngx"]["median"], bw["tools"]["minimal"]["median"])
-gb, met_b = goal_text(bw["ngx_ratio"], 0.95, lower_is_better=False)
-bw["goal"] = "ngx / minimal >= 0.95"
-bw["goal_met"] = met_b
-out["tcp_bandwidth_1MiB"] = bw
-if env.get("BENCH_LOGS"):
-    out["raw_logs"] = env["BENCH_LOGS"]
-
-# --- table
-p = print
-p()
-p(f"TCP loopback, small-message half round trip (us); cpus {cpu_a},{cpu_b}; "
-  f"{env['BENCH_ROUNDS']} rounds; ratio = tool / best peer")
-p(f"  {'tool':<10}{'msg B':>6}{'median':>10}{'min':>10}{'ratio':>8}   rounds")
-for tool, size, _ in TCP:
-    d = tcp["tools"][tool]
-    if d["median"] is None:
-        p(f"  {tool:<10}{size:>6}   {d['status']}")
-        continue
-    rounds = " ".join(fmt(x, 2) for x in d["rounds"])
-    p(f"  {tool:<10}{size:>6}{fmt(d['median']):>10}{fmt(d['best']):>10}"
-      f"{fmt(d['ratio_to_best_peer'], 2):>8}   {rounds}")
-p(f"  best peer: {best_peer or '-'}; ngx / best peer = {fmt(tcp['ngx_ratio'], 3)}"
-  f"   (goal <= 1.05: {g})")
-p()
-p("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)")
-p(f"  {'tool':<10}{'median':>10}{'min':>10}   rounds")
-for tool in ("ngx", "minimal"):
-    d = shm["tools"][tool]
-    if d["median"] is None:
-        p(f"  {tool:<10}   {d['status']}")
-        continue
-    p(f"  {tool:<10}{fmt(d['median'], 4):>10}{fmt(d['best'], 4):>10}   "
-      + " ".join(fmt(x, 4) for x in d["rounds"]))
-p(f"  ngx / floor = {fmt(shm['ngx_ratio'], 3)}   (goal <= 1.15: {gs})")
-p()
-p("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal")
-p(f"  {'tool':<10}{'median':>10}{'max':>10}   rounds")
-for tool in ("ngx", "minimal"):
-    d = bw["tools"][tool]
-    if d["median"] is None:
-        p(f"  {tool:<10}   {d['status']}")
-        continue
-    p(f"  {tool:<10}{fmt(d['median'], 1):>10}{fmt(d['best'], 1):>10}   "
-      + " ".join(fmt(x, 1) for x in d["rounds"]))
-p(f"  ngx / minimal = {fmt(bw['ngx_ratio'], 3)}   (goal >= 0.95: {gb})")
-p()
-p(f"load average: start {env['BENCH_LOAD_START']}, end {env['BENCH_LOAD_END']}")
-if env.get("BENCH_LOGS"):
-    p(f"raw logs: {env['BENCH_LOGS']}")
-
-if env.get("BENCH_OUT"):
-    with open(env["BENCH_OUT"], "w") as f:
-        json.dump(out, f, indent=2)
-        f.write("\n")
-    p(f"JSON: {env['BENCH_OUT']}")
-EOF
+python3 "$(dirname "$0")/report.py" tcp-shm "$SAMPLES"

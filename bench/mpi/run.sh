@@ -28,8 +28,8 @@ netpipe_1byte() { # NPopenmpi's first line is 1 byte: "  0:  1 bytes  N times --
 }
 
 ngx_1byte() {
-    mpi "$1" "$ngx" -m mpi -x pingpong -s 1 -c "$iterations" --format json 2>/dev/null |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["median_us"])'
+    mpi "$1" "$ngx" -m mpi -x pingpong -s 1 -c "$iterations" --format json > "$work/ngx.json" 2>/dev/null
+    python3 "$root/bench/report.py" ngx-median "$work/ngx.json" 1
 }
 
 printf '%-6s %12s %12s %12s %10s\n' btl minimal_us NPopenmpi_us ngx_us ngx/minimal

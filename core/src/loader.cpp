@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,10 +94,86 @@ Status check_descriptor(const ngx_module* module, const std::string& expected_na
     return Status::ok();
 }
 
+// The shared fallbacks for optional operations a module leaves out.
+ngx_status unsupported(ngx_error* err, const char* what)
+{
+    std::snprintf(err->message, sizeof err->message, "the module has no %s", what);
+    return NGX_ERR_UNSUPPORTED;
+}
+
+ngx_status no_isend(void*, const void*, size_t, ngx_request*, ngx_error* err)
+{
+    return unsupported(err, "non-blocking send (isend)");
+}
+
+ngx_status no_irecv(void*, void*, size_t, ngx_request*, ngx_error* err)
+{
+    return unsupported(err, "non-blocking receive (irecv)");
+}
+
+ngx_status no_test(void*, ngx_request*, int*, ngx_error* err)
+{
+    return unsupported(err, "test operation");
+}
+
+ngx_status no_wait(void*, ngx_request*, ngx_error* err)
+{
+    return unsupported(err, "wait operation");
+}
+
+ngx_status no_resync(void*, const ngx_bootstrap*, ngx_error*)
+{
+    return NGX_OK; // a module without resync has nothing to resynchronise
+}
+
+ngx_status heap_alloc(void*, size_t len, void** buf, ngx_error* err)
+{
+    *buf = std::aligned_alloc(64, (len + 63) / 64 * 64);
+    if (*buf != nullptr)
+        return NGX_OK;
+    std::snprintf(err->message, sizeof err->message, "cannot allocate a buffer of %zu bytes", len);
+    return NGX_ERR_NO_MEMORY;
+}
+
+void heap_free(void*, void* buf)
+{
+    std::free(buf);
+}
+
+void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
+
+// The module's table with every entry set (see LoadedModule). Only the bytes
+// its `size` covers are read, so an older, shorter table gets fallbacks for
+// the members it predates.
+ngx_module_ops normalised(const ngx_module_ops& module_ops)
+{
+    ngx_module_ops ops{};
+    std::memcpy(&ops, &module_ops, std::min(module_ops.size, sizeof ops));
+    ops.size = sizeof ops;
+    if (ops.alloc == nullptr) {
+        ops.alloc = heap_alloc;
+        ops.free = heap_free;
+    } else if (ops.free == nullptr) {
+        ops.free = keep;
+    }
+    if (ops.isend == nullptr)
+        ops.isend = no_isend;
+    if (ops.irecv == nullptr)
+        ops.irecv = no_irecv;
+    if (ops.test == nullptr)
+        ops.test = no_test;
+    if (ops.wait == nullptr)
+        ops.wait = no_wait;
+    if (ops.resync == nullptr)
+        ops.resync = no_resync;
+    return ops;
+}
+
 } // namespace
 
 LoadedModule::LoadedModule(void* handle, const ngx_module* descriptor, std::string path)
-        : handle_(handle), descriptor_(descriptor), name_(descriptor->name), path_(std::move(path))
+        : handle_(handle), descriptor_(descriptor), ops_(normalised(*descriptor->ops)), name_(descriptor->name),
+          path_(std::move(path))
 {
 }
 

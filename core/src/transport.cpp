@@ -1,9 +1,6 @@
 // Module instances: init, connect, buffers, non-blocking calls (see transport.hpp).
 #include <ngx/transport.hpp>
 
-#include <cstddef>
-#include <cstdlib>
-
 namespace ngx {
 namespace {
 
@@ -43,7 +40,7 @@ Result<std::unique_ptr<Transport>> Transport::open(LoadedModulePtr module, const
     args.max_message_size = settings.max_message_size;
     ngx_error error{};
     void* ctx = nullptr;
-    ngx_status code = module->descriptor().ops->init(&args, &ctx, &error);
+    ngx_status code = module->ops().init(&args, &ctx, &error);
     if (code != NGX_OK)
         return Status::from_module(code, module->name() + ": init: " + message_of(error, "failed"));
     return std::unique_ptr<Transport>(new Transport(std::move(module), ctx));
@@ -69,50 +66,34 @@ Status Transport::connect(Bootstrap& boot)
 
 Result<Buffer> Transport::alloc(size_t size)
 {
-    size_t bytes = size == 0 ? 64 : size;
     void* data = nullptr;
-    if (ops_->alloc != nullptr) {
-        ngx_status code = ops_->alloc(ctx_, bytes, &data, &error_);
-        if (code != NGX_OK)
-            return failure("alloc", code);
-    } else {
-        data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-        if (data == nullptr)
-            return Status::runtime("cannot allocate a buffer of " + std::to_string(bytes) + " bytes");
-    }
+    ngx_status code = ops_->alloc(ctx_, size == 0 ? 64 : size, &data, &error_);
+    if (code != NGX_OK)
+        return failure("alloc", code);
     return Buffer(this, data, size);
 }
 
 void Transport::release(void* data)
 {
-    if (ops_->alloc != nullptr && ops_->free != nullptr)
-        ops_->free(ctx_, data);
-    else if (ops_->alloc == nullptr)
-        std::free(data);
+    ops_->free(ctx_, data);
 }
 
-#define NGX_HAS_OP(op) (ops_->size >= offsetof(ngx_module_ops, op) + sizeof(ops_->op) && ops_->op != nullptr)
-
+// The optional operations need no checks: the loader filled in the ones the
+// module lacks (see LoadedModule::ops()).
 Status Transport::isend(const void* data, size_t size, ngx_request& request)
 {
-    if (!NGX_HAS_OP(isend))
-        return Status::usage("module " + module_->name() + " has no non-blocking send (isend)");
     ngx_status code = ops_->isend(ctx_, data, size, &request, &error_);
     return code == NGX_OK ? Status() : failure("isend", code);
 }
 
 Status Transport::irecv(void* data, size_t size, ngx_request& request)
 {
-    if (!NGX_HAS_OP(irecv))
-        return Status::usage("module " + module_->name() + " has no non-blocking receive (irecv)");
     ngx_status code = ops_->irecv(ctx_, data, size, &request, &error_);
     return code == NGX_OK ? Status() : failure("irecv", code);
 }
 
 Result<bool> Transport::test(ngx_request& request)
 {
-    if (!NGX_HAS_OP(test))
-        return Status::usage("module " + module_->name() + " has no test operation");
     int done = 0;
     ngx_status code = ops_->test(ctx_, &request, &done, &error_);
     if (code != NGX_OK)
@@ -122,22 +103,16 @@ Result<bool> Transport::test(ngx_request& request)
 
 Status Transport::wait(ngx_request& request)
 {
-    if (!NGX_HAS_OP(wait))
-        return Status::usage("module " + module_->name() + " has no wait operation");
     ngx_status code = ops_->wait(ctx_, &request, &error_);
     return code == NGX_OK ? Status() : failure("wait", code);
 }
 
 Status Transport::resync(Bootstrap& boot)
 {
-    if (!NGX_HAS_OP(resync))
-        return Status::ok();
     last_failure_ = NGX_OK;
     ngx_bootstrap view = boot.c_view();
     ngx_status code = ops_->resync(ctx_, &view, &error_);
     return code == NGX_OK ? Status() : failure("resync", code);
 }
-
-#undef NGX_HAS_OP
 
 } // namespace ngx

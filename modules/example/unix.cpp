@@ -15,6 +15,7 @@
 #include <cstring>
 #include <new>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -64,23 +65,6 @@ sockaddr_un abstract_address(const char* name)
     return address;
 }
 
-// Waits for `events` on fd within the deadline; EINTR counts only when cancelled.
-ngx_status wait_ready(Context* c, int fd, short events, ngx::mod::Deadline& deadline, const char* step, ngx_error* err)
-{
-    while (true) {
-        pollfd entry{fd, events, 0};
-        int ready = poll(&entry, 1, deadline.remaining_ms());
-        if (ready > 0)
-            return NGX_OK;
-        if (ready == 0)
-            return fail(err, NGX_ERR_TIMEOUT, "%s: no answer from the peer within %.1f s", step, deadline.seconds());
-        if (errno != EINTR)
-            return fail(err, NGX_ERR_SYSTEM, "%s: poll: %s", step, ngx::mod::errno_text(errno));
-        if (ngx::mod::cancelled(c->cancel))
-            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
-    }
-}
-
 ngx_status listen_and_accept(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
     const char* name = c->name;
@@ -89,13 +73,11 @@ ngx_status listen_and_accept(Context* c, const ngx_bootstrap* boot, ngx_error* e
     if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
         listen(listener, 1) != 0)
         return fail(err, NGX_ERR_SYSTEM, "listen on @%s: %s", name, ngx::mod::errno_text(errno));
-    char ignored[8];
-    size_t ignored_len = 0;
-    ngx_status status =
-        boot->exchange(boot->ctx, name, std::strlen(name) + 1, ignored, sizeof ignored, &ignored_len, err);
+    std::string ignored;
+    ngx_status status = ngx::mod::exchange_blob(boot, std::string_view(name, std::strlen(name) + 1), &ignored, 8, err);
     ngx::mod::Deadline deadline(c->timeout_ns);
     if (status == NGX_OK)
-        status = wait_ready(c, listener, POLLIN, deadline, "accept", err);
+        status = ngx::mod::wait_fd(listener, POLLIN, deadline, c->cancel, "accept", err);
     if (status == NGX_OK && (c->fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC)) < 0)
         status = fail(err, NGX_ERR_SYSTEM, "accept: %s", ngx::mod::errno_text(errno));
     close(listener);
@@ -104,11 +86,10 @@ ngx_status listen_and_accept(Context* c, const ngx_bootstrap* boot, ngx_error* e
 
 ngx_status connect_to_peer(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
-    char name[108] = "";
-    size_t name_len = 0;
-    ngx_status status = boot->exchange(boot->ctx, "", 1, name, sizeof name - 1, &name_len, err);
-    if (status != NGX_OK)
+    std::string blob;
+    if (ngx_status status = ngx::mod::exchange_blob(boot, std::string_view("", 1), &blob, 107, err); status != NGX_OK)
         return status;
+    const char* name = blob.c_str(); // the peer sent its name with the NUL; c_str() adds one if not
     sockaddr_un address = abstract_address(name);
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (c->fd < 0 || connect(c->fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
@@ -133,7 +114,7 @@ ngx_status unix_send(void* ctx, const void* buf, size_t len, ngx_error* err)
             data += sent;
             len -= size_t(sent);
         } else if (sent < 0 && (errno == EAGAIN || errno == EINTR)) {
-            if (ngx_status s = wait_ready(c, c->fd, POLLOUT, deadline, "send", err); s != NGX_OK)
+            if (ngx_status s = ngx::mod::wait_fd(c->fd, POLLOUT, deadline, c->cancel, "send", err); s != NGX_OK)
                 return s;
         } else {
             return fail(err, NGX_ERR_PEER_LOST, "send: the peer is gone (%s)", ngx::mod::errno_text(errno));
@@ -155,7 +136,7 @@ ngx_status unix_recv(void* ctx, void* buf, size_t len, ngx_error* err)
         } else if (got == 0) {
             return fail(err, NGX_ERR_PEER_LOST, "recv: the peer closed the connection");
         } else if (errno == EAGAIN || errno == EINTR) {
-            if (ngx_status s = wait_ready(c, c->fd, POLLIN, deadline, "recv", err); s != NGX_OK)
+            if (ngx_status s = ngx::mod::wait_fd(c->fd, POLLIN, deadline, c->cancel, "recv", err); s != NGX_OK)
                 return s;
         } else {
             return fail(err, NGX_ERR_PEER_LOST, "recv: %s", ngx::mod::errno_text(errno));

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 namespace ngx::ibv {
 
@@ -21,12 +23,12 @@ using ngx::mod::fail;
 
 namespace {
 
-constexpr size_t kPage = 4096;
-constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+constexpr size_t page_size = 4096;
+constexpr int access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
 size_t round_page(size_t n)
 {
-    return (n + kPage - 1) / kPage * kPage;
+    return (n + page_size - 1) / page_size * page_size;
 }
 
 uint8_t* map_zeroed(size_t len)
@@ -72,7 +74,26 @@ const char* mode_name(Mode mode)
     return "send";
 }
 
-Conn::Conn(const Settings& settings, DeviceChoice device) : s_(settings), dev_(device) {}
+const ModeTraits& traits_of(Mode mode)
+{
+    static constexpr ModeTraits send{true, 1, 0, "send", "send completion"};
+    static constexpr ModeTraits write{true, 0, credit_slack, "RDMA write / send", "send completion"};
+    static constexpr ModeTraits read{false, 1, 0, "RDMA read / send", "ack of a read"};
+    switch (mode) {
+    case Mode::write:
+        return write;
+    case Mode::read:
+        return read;
+    case Mode::send:
+        break;
+    }
+    return send;
+}
+
+Conn::Conn(const Settings& settings, DeviceChoice device)
+        : settings_(settings), traits_(traits_of(settings.mode)), dev_(device)
+{
+}
 
 Conn::~Conn()
 {
@@ -91,7 +112,7 @@ Conn::~Conn()
     if (ctrl_mr_ != nullptr)
         ibv_dereg_mr(ctrl_mr_);
     if (ctrl_ != nullptr)
-        munmap(ctrl_, round_page((rx_entries_ + s_.sq_depth) * kDescSize));
+        munmap(ctrl_, round_page((rx_entries_ + settings_.sq_depth) * desc_size));
     if (pd_ != nullptr)
         ibv_dealloc_pd(pd_);
     close_device(dev_);
@@ -101,13 +122,13 @@ Conn::~Conn()
 
 ngx_status Conn::setup(ngx_error* err)
 {
-    rx_entries_ = s_.rx_depth + (s_.mode == Mode::write ? kCreditSlack : 0);
+    rx_entries_ = settings_.rx_depth + traits_.extra_receives;
     pd_ = ibv_alloc_pd(dev_.context);
     if (pd_ == nullptr)
         return fail(err, NGX_ERR_SYSTEM, "ibv_alloc_pd(%s): %s", dev_.name.c_str(), errno_text(errno));
-    cq_ = ibv_create_cq(dev_.context, int(s_.sq_depth + rx_entries_ + 16), nullptr, nullptr, 0);
+    cq_ = ibv_create_cq(dev_.context, int(settings_.sq_depth + rx_entries_ + 16), nullptr, nullptr, 0);
     if (cq_ == nullptr)
-        return fail(err, NGX_ERR_SYSTEM, "ibv_create_cq(%u entries): %s", s_.sq_depth + rx_entries_ + 16,
+        return fail(err, NGX_ERR_SYSTEM, "ibv_create_cq(%u entries): %s", settings_.sq_depth + rx_entries_ + 16,
                     errno_text(errno));
     if (ngx_status st = create_qp(err); st != NGX_OK)
         return st;
@@ -116,21 +137,21 @@ ngx_status Conn::setup(ngx_error* err)
     rx_sge_.assign(rx_entries_, ibv_sge{});
     rx_wr_.assign(rx_entries_, ibv_recv_wr{});
     for (unsigned i = 0; i < rx_entries_; ++i) {
-        rx_wr_[i].wr_id = kRecvBit | i;
+        rx_wr_[i].wr_id = recv_bit | i;
         rx_wr_[i].sg_list = &rx_sge_[i];
-        rx_wr_[i].num_sge = s_.mode == Mode::write ? 0 : 1;
+        rx_wr_[i].num_sge = traits_.recv_sges;
     }
     arrivals_.assign(rx_entries_, Arrival{});
     regions_.reserve(64);
-    reqs_.assign(kMaxRequests, Request{});
-    pending_.assign(kMaxRequests, 0);
-    reads_.assign(kMaxRequests, 0);
+    reqs_.assign(max_requests, Request{});
+    pending_.assign(max_requests, 0);
+    reads_.assign(max_requests, 0);
     mtu_ = dev_.port_attr.active_mtu;
     psn_ = uint32_t(mod::monotonic_ns() ^ (uint64_t(getpid()) << 8)) & 0xffffff;
     return NGX_OK;
 }
 
-// Creates the RC QP, asking for s_.inline_request bytes of inline data and
+// Creates the RC QP, asking for settings_.inline_request bytes of inline data and
 // halving the request until the device accepts; max_inline_ is what it gave.
 ngx_status Conn::create_qp(ngx_error* err)
 {
@@ -139,20 +160,20 @@ ngx_status Conn::create_qp(ngx_error* err)
     attr.recv_cq = cq_;
     attr.qp_type = IBV_QPT_RC;
     attr.sq_sig_all = 0;
-    attr.cap.max_send_wr = s_.sq_depth;
+    attr.cap.max_send_wr = settings_.sq_depth;
     attr.cap.max_recv_wr = rx_entries_;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
-    for (uint32_t want = s_.inline_request;; want /= 2) {
+    for (uint32_t want = settings_.inline_request;; want /= 2) {
         attr.cap.max_inline_data = want;
         qp_ = ibv_create_qp(pd_, &attr);
         if (qp_ != nullptr) {
-            max_inline_ = std::min(attr.cap.max_inline_data, s_.inline_request); // 0 asked: never inline
+            max_inline_ = std::min(attr.cap.max_inline_data, settings_.inline_request); // 0 asked: never inline
             return NGX_OK;
         }
         if (want == 0)
-            return fail(err, NGX_ERR_SYSTEM, "ibv_create_qp(RC, %u send / %u receive WRs) on %s: %s", s_.sq_depth,
-                        rx_entries_, dev_.name.c_str(), errno_text(errno));
+            return fail(err, NGX_ERR_SYSTEM, "ibv_create_qp(RC, %u send / %u receive WRs) on %s: %s",
+                        settings_.sq_depth, rx_entries_, dev_.name.c_str(), errno_text(errno));
     }
 }
 
@@ -160,19 +181,19 @@ ngx_status Conn::create_qp(ngx_error* err)
 // buffers. Read mode: a small one for descriptors (received, then sent).
 ngx_status Conn::create_pool(ngx_error* err)
 {
-    if (s_.mode != Mode::read) {
-        pool_len_ = size_t(s_.rx_depth) * s_.slot_size;
+    if (traits_.ring) {
+        pool_len_ = size_t(settings_.rx_depth) * settings_.slot_size;
         pool_ = map_zeroed(pool_len_);
         if (pool_ == nullptr)
             return fail(err, NGX_ERR_NO_MEMORY, "cannot map %zu bytes for the receive ring", pool_len_);
-        pool_mr_ = ibv_reg_mr(pd_, pool_, pool_len_, kAccess);
+        pool_mr_ = ibv_reg_mr(pd_, pool_, pool_len_, access_flags);
         if (pool_mr_ == nullptr)
             return fail(err, NGX_ERR_SYSTEM,
                         "ibv_reg_mr(receive ring, %zu bytes): %s (is the locked-memory limit, ulimit -l, too low?)",
                         pool_len_, errno_text(errno));
         return NGX_OK;
     }
-    size_t ctrl_len = (rx_entries_ + s_.sq_depth) * kDescSize;
+    size_t ctrl_len = (rx_entries_ + settings_.sq_depth) * desc_size;
     ctrl_ = map_zeroed(ctrl_len);
     if (ctrl_ == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "cannot map %zu bytes for descriptors", ctrl_len);
@@ -190,7 +211,7 @@ ngx_status Conn::to_init(ngx_error* err)
     a.qp_state = IBV_QPS_INIT;
     a.pkey_index = 0;
     a.port_num = dev_.port;
-    a.qp_access_flags = kAccess;
+    a.qp_access_flags = access_flags;
     if (int e = ibv_modify_qp(qp_, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         return fail(err, NGX_ERR_SYSTEM, "QP RESET->INIT on %s port %u: %s", dev_.name.c_str(), unsigned(dev_.port),
                     errno_text(e));
@@ -242,7 +263,7 @@ ngx_status Conn::to_rts(ngx_error* err)
 WireInfo Conn::local_info() const
 {
     WireInfo w;
-    w.mode = uint8_t(s_.mode);
+    w.mode = uint8_t(settings_.mode);
     w.ethernet = dev_.ethernet ? 1 : 0;
     w.qpn = qp_->qp_num;
     w.psn = psn_;
@@ -251,32 +272,32 @@ WireInfo Conn::local_info() const
     w.mtu = uint32_t(mtu_);
     w.pool_addr = reinterpret_cast<uintptr_t>(pool_);
     w.pool_rkey = pool_mr_ != nullptr ? pool_mr_->rkey : 0;
-    w.slot_size = s_.slot_size;
-    w.slots = s_.mode == Mode::read ? 0 : s_.rx_depth;
+    w.slot_size = settings_.slot_size;
+    w.slots = traits_.ring ? settings_.rx_depth : 0;
     return w;
 }
 
 ngx_status Conn::exchange(const ngx_bootstrap* boot, WireInfo& peer, ngx_error* err)
 {
     auto mine = encode(local_info());
-    uint8_t theirs[WireInfo::kSize + 64];
-    size_t theirs_len = 0;
-    if (ngx_status st = boot->exchange(boot->ctx, mine.data(), mine.size(), theirs, sizeof theirs, &theirs_len, err);
+    std::string theirs;
+    std::string_view mine_bytes(reinterpret_cast<const char*>(mine.data()), mine.size());
+    if (ngx_status st = ngx::mod::exchange_blob(boot, mine_bytes, &theirs, WireInfo::encoded_size + 64, err);
         st != NGX_OK)
         return st;
-    auto decoded = decode(theirs, theirs_len);
+    auto decoded = decode(reinterpret_cast<const uint8_t*>(theirs.data()), theirs.size());
     if (!decoded)
         return fail(err, NGX_ERR_PROTOCOL,
                     "the peer's connection data is not an ibv module's (%zu bytes, expected %zu): another ngx version?",
-                    theirs_len, WireInfo::kSize);
+                    theirs.size(), WireInfo::encoded_size);
     peer = *decoded;
-    if (peer.mode != uint8_t(s_.mode))
+    if (peer.mode != uint8_t(settings_.mode))
         return fail(err, NGX_ERR_PROTOCOL, "the peer uses --ibv-mode %s, this side %s: give both the same",
-                    mode_name(Mode(peer.mode)), mode_name(s_.mode));
+                    mode_name(Mode(peer.mode)), mode_name(settings_.mode));
     if (peer.ethernet != (dev_.ethernet ? 1 : 0))
         return fail(err, NGX_ERR_PROTOCOL, "link layers differ: this side %s, the peer %s",
                     dev_.ethernet ? "Ethernet (RoCE)" : "InfiniBand", peer.ethernet ? "Ethernet (RoCE)" : "InfiniBand");
-    if (s_.mode != Mode::read && (peer.slots == 0 || peer.slot_size == 0))
+    if (traits_.ring && (peer.slots == 0 || peer.slot_size == 0))
         return fail(err, NGX_ERR_PROTOCOL, "the peer announced an empty receive ring");
     return NGX_OK;
 }
@@ -310,8 +331,8 @@ std::string Conn::summary() const
 {
     char text[256];
     std::snprintf(text, sizeof text, "%s, mode %s, inline %u, mtu %u, rx-depth %u, signal every %u",
-                  describe(dev_).c_str(), mode_name(s_.mode), max_inline_, mtu_bytes(mtu_), s_.rx_depth,
-                  s_.signal_every);
+                  describe(dev_).c_str(), mode_name(settings_.mode), max_inline_, mtu_bytes(mtu_), settings_.rx_depth,
+                  settings_.signal_every);
     return text;
 }
 
@@ -323,7 +344,7 @@ ngx_status Conn::alloc(size_t len, void** buf, ngx_error* err)
     uint8_t* p = map_zeroed(n);
     if (p == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot map %zu bytes", n);
-    ibv_mr* mr = ibv_reg_mr(pd_, p, n, kAccess);
+    ibv_mr* mr = ibv_reg_mr(pd_, p, n, access_flags);
     if (mr == nullptr) {
         int e = errno;
         munmap(p, round_page(n));
@@ -373,7 +394,7 @@ ngx_status Conn::need_region(const void* buf, size_t len, const char* op, const 
 
 ngx_status Conn::check_len(size_t len, const char* op, ngx_error* err) const
 {
-    uint64_t limit = std::min<uint64_t>(peer_.slot_size, s_.slot_size);
+    uint64_t limit = std::min<uint64_t>(peer_.slot_size, settings_.slot_size);
     if (!connected_)
         return fail(err, NGX_ERR_PROTOCOL, "%s before connect", op);
     if (len > limit || len > UINT32_MAX)
@@ -388,14 +409,16 @@ ngx_status Conn::check_len(size_t len, const char* op, ngx_error* err) const
 ngx_status Conn::post_recv(uint32_t entry, ngx_error* err)
 {
     ibv_sge& sge = rx_sge_[entry];
-    if (s_.mode == Mode::send) {
-        sge.addr = reinterpret_cast<uintptr_t>(pool_ + entry * s_.slot_size);
-        sge.length = uint32_t(s_.slot_size);
-        sge.lkey = pool_mr_->lkey;
-    } else if (s_.mode == Mode::read) {
-        sge.addr = reinterpret_cast<uintptr_t>(ctrl_ + entry * kDescSize);
-        sge.length = kDescSize;
-        sge.lkey = ctrl_mr_->lkey;
+    switch (settings_.mode) {
+    case Mode::send: // the message lands in ring entry `entry`
+        sge = {reinterpret_cast<uintptr_t>(pool_ + entry * settings_.slot_size), uint32_t(settings_.slot_size),
+               pool_mr_->lkey};
+        break;
+    case Mode::read: // a descriptor lands in control entry `entry`
+        sge = {reinterpret_cast<uintptr_t>(ctrl_ + entry * desc_size), desc_size, ctrl_mr_->lkey};
+        break;
+    case Mode::write: // the data comes by RDMA write: no scatter list
+        break;
     }
     ibv_recv_wr* bad = nullptr;
     if (int e = ibv_post_recv(qp_, &rx_wr_[entry], &bad))
@@ -407,9 +430,9 @@ ngx_status Conn::post_recv(uint32_t entry, ngx_error* err)
 // signal_every (<= sq_depth / 2) sends guarantees a completion to wait for.
 ngx_status Conn::make_room(ngx_error* err)
 {
-    if (sq_posted_ - sq_done_ < s_.sq_depth - 1)
+    if (sq_posted_ - sq_done_ < settings_.sq_depth - 1)
         return NGX_OK;
-    return wait_for([&] { return sq_posted_ - sq_done_ < s_.sq_depth - 1; }, "send queue completion", err);
+    return wait_for([&] { return sq_posted_ - sq_done_ < settings_.sq_depth - 1; }, "send queue completion", err);
 }
 
 ngx_status Conn::post_send(ibv_wr_opcode op, const void* buf, size_t len, uint32_t lkey, bool must_signal,
@@ -418,7 +441,7 @@ ngx_status Conn::post_send(ibv_wr_opcode op, const void* buf, size_t len, uint32
     if (ngx_status st = make_room(err); st != NGX_OK)
         return st;
     uint64_t seq = sq_posted_ + 1;
-    bool signal = must_signal || seq - last_signaled_ >= s_.signal_every;
+    bool signal = must_signal || seq - last_signaled_ >= settings_.signal_every;
     ibv_sge sge{reinterpret_cast<uintptr_t>(buf), uint32_t(len), lkey};
     ibv_send_wr wr{};
     wr.wr_id = seq;
@@ -441,10 +464,7 @@ ngx_status Conn::post_send(ibv_wr_opcode op, const void* buf, size_t len, uint32
 
 ngx_status Conn::completion_error(const ibv_wc& wc, ngx_error* err) const
 {
-    const char* what = (wc.wr_id & kRecvBit) != 0 ? "receive"
-                       : s_.mode == Mode::write   ? "RDMA write / send"
-                       : s_.mode == Mode::read    ? "RDMA read / send"
-                                                  : "send";
+    const char* what = (wc.wr_id & recv_bit) != 0 ? "receive" : traits_.send_failed;
     const char* hint = wc.status == IBV_WC_RETRY_EXC_ERR || wc.status == IBV_WC_RNR_RETRY_EXC_ERR
                            ? ": the peer stopped answering (gone?)"
                            : "";
@@ -454,34 +474,57 @@ ngx_status Conn::completion_error(const ibv_wc& wc, ngx_error* err) const
 
 ngx_status Conn::handle_recv(const ibv_wc& wc, ngx_error* err)
 {
-    auto entry = uint32_t(wc.wr_id & ~kRecvBit);
+    auto entry = uint32_t(wc.wr_id & ~recv_bit);
     Arrival a{entry, wc.byte_len, 0, 0, 0};
-    if (s_.mode == Mode::write) {
-        if ((wc.wc_flags & IBV_WC_WITH_IMM) == 0)
-            return fail(err, NGX_ERR_PROTOCOL, "write mode: a completion without immediate data");
-        uint32_t imm = ntohl(wc.imm_data);
-        take_credit(imm);
-        a.slot = imm >> 24;
-        if (ngx_status st = post_recv(entry, err); st != NGX_OK) // the data is in the ring, not in the WR
-            return st;
-        if (a.slot == kCreditOnly)
-            return NGX_OK;
-        if (a.slot >= s_.rx_depth)
-            return fail(err, NGX_ERR_PROTOCOL, "write mode: the peer wrote into ring buffer %u of %u", a.slot,
-                        s_.rx_depth);
-    } else if (s_.mode == Mode::read) {
-        if (wc.byte_len == 0) { // an ack of one of our descriptors
-            ++acks_;
-            return post_recv(entry, err);
-        }
-        if (wc.byte_len != kDescSize)
-            return fail(err, NGX_ERR_PROTOCOL, "read mode: a %u-byte control message", wc.byte_len);
-        const uint8_t* d = ctrl_ + entry * kDescSize;
-        std::memcpy(&a.addr, d, 8);
-        std::memcpy(&a.rkey, d + 8, 4);
-        std::memcpy(&a.len, d + 12, 4);
+    bool queue = true;
+    ngx_status st = NGX_OK;
+    switch (settings_.mode) {
+    case Mode::send: // the message is in ring entry `entry`
+        break;
+    case Mode::write:
+        st = arrived_write(wc, a, &queue, err);
+        break;
+    case Mode::read:
+        st = arrived_descriptor(wc, a, &queue, err);
+        break;
     }
-    arrivals_[arr_tail_++ % arrivals_.size()] = a;
+    if (st == NGX_OK && queue)
+        arrivals_[arr_tail_++ % arrivals_.size()] = a;
+    return st;
+}
+
+// Write mode: the immediate names the ring buffer the peer wrote (or says it
+// only carries credits); the receive goes back at once.
+ngx_status Conn::arrived_write(const ibv_wc& wc, Arrival& a, bool* queue, ngx_error* err)
+{
+    if ((wc.wc_flags & IBV_WC_WITH_IMM) == 0)
+        return fail(err, NGX_ERR_PROTOCOL, "write mode: a completion without immediate data");
+    uint32_t imm = ntohl(wc.imm_data);
+    take_credit(imm);
+    a.slot = imm >> 24;
+    if (ngx_status st = post_recv(a.entry, err); st != NGX_OK) // the data is in the ring, not in the WR
+        return st;
+    *queue = a.slot != credit_only;
+    if (*queue && a.slot >= settings_.rx_depth)
+        return fail(err, NGX_ERR_PROTOCOL, "write mode: the peer wrote into ring buffer %u of %u", a.slot,
+                    settings_.rx_depth);
+    return NGX_OK;
+}
+
+// Read mode: a descriptor of a message to pull, or the 0-byte ack of one of ours.
+ngx_status Conn::arrived_descriptor(const ibv_wc& wc, Arrival& a, bool* queue, ngx_error* err)
+{
+    if (wc.byte_len == 0) { // an ack of one of our descriptors
+        ++acks_;
+        *queue = false;
+        return post_recv(a.entry, err);
+    }
+    if (wc.byte_len != desc_size)
+        return fail(err, NGX_ERR_PROTOCOL, "read mode: a %u-byte control message", wc.byte_len);
+    const uint8_t* d = ctrl_ + a.entry * desc_size;
+    std::memcpy(&a.addr, d, 8);
+    std::memcpy(&a.rkey, d + 8, 4);
+    std::memcpy(&a.len, d + 12, 4);
     return NGX_OK;
 }
 
@@ -504,17 +547,17 @@ uint32_t Conn::credit_imm(uint32_t slot)
 ngx_status Conn::consumed_one(ngx_error* err)
 {
     ++consumed_;
-    if (s_.mode != Mode::write || consumed_ - reported_ < std::max(1u, s_.rx_depth / 2))
+    if (settings_.mode != Mode::write || consumed_ - reported_ < std::max(1u, settings_.rx_depth / 2))
         return NGX_OK;
     return post_send(IBV_WR_RDMA_WRITE_WITH_IMM, nullptr, 0, 0, false, peer_.pool_addr, peer_.pool_rkey,
-                     credit_imm(kCreditOnly), err);
+                     credit_imm(credit_only), err);
 }
 
 ngx_status Conn::handle(const ibv_wc& wc, ngx_error* err)
 {
     if (wc.status != IBV_WC_SUCCESS)
         return completion_error(wc, err);
-    if ((wc.wr_id & kRecvBit) != 0)
+    if ((wc.wr_id & recv_bit) != 0)
         return handle_recv(wc, err);
     sq_done_ = std::max<uint64_t>(sq_done_, wc.wr_id);
     return NGX_OK;
@@ -540,7 +583,7 @@ ngx_status Conn::progress(ngx_error* err)
 }
 
 // Busy-polls until done(). Every 64 empty polls it reads the clock: the
-// first read starts the deadline, and once the wait has lasted kYieldAfterNs
+// first read starts the deadline, and once the wait has lasted yield_after_ns
 // each further check also yields the CPU. Where the kernel itself moves the
 // data (rxe's deferred tasks run by ksoftirqd) it needs the CPU that two
 // spinning peers would otherwise keep busy until the next timer tick; on
@@ -548,7 +591,7 @@ ngx_status Conn::progress(ngx_error* err)
 template <typename Done>
 ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
 {
-    constexpr uint64_t kYieldAfterNs = 20'000;
+    constexpr uint64_t yield_after_ns = 20'000;
     uint64_t start = 0;
     for (unsigned spins = 1;; ++spins) {
         if (done())
@@ -560,14 +603,14 @@ ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
         uint64_t now = mod::monotonic_ns();
         if (start == 0)
             start = now;
-        if (now - start < kYieldAfterNs)
+        if (now - start < yield_after_ns)
             continue;
         sched_yield();
-        if (mod::cancelled(s_.cancel))
+        if (mod::cancelled(settings_.cancel))
             return fail(err, NGX_ERR_INTERRUPTED, "interrupted while waiting for %s", what);
-        if (now - start >= s_.timeout_ns)
+        if (now - start >= settings_.timeout_ns)
             return fail(err, NGX_ERR_TIMEOUT, "no %s within %.1f s (ibv mode %s on %s): is the peer alive?", what,
-                        double(s_.timeout_ns) / 1e9, mode_name(s_.mode), dev_.name.c_str());
+                        double(settings_.timeout_ns) / 1e9, mode_name(settings_.mode), dev_.name.c_str());
     }
 }
 
@@ -582,38 +625,59 @@ ngx_status Conn::start_send(const void* buf, size_t len, bool must_signal, uint6
     if (ngx_status st = need_region(buf, len, "send", &r, err); st != NGX_OK)
         return st;
     bool wait_buffer = must_signal || len > max_inline_;
-    if (s_.mode == Mode::read) {
-        uint8_t* d = ctrl_ + (rx_entries_ + sq_posted_ % s_.sq_depth) * kDescSize;
-        uint64_t addr = reinterpret_cast<uintptr_t>(buf);
-        auto len32 = uint32_t(len);
-        std::memcpy(d, &addr, 8);
-        std::memcpy(d + 8, &r->mr->rkey, 4);
-        std::memcpy(d + 12, &len32, 4);
-        if (ngx_status st = post_send(IBV_WR_SEND, d, kDescSize, ctrl_mr_->lkey, false, 0, 0, 0, err); st != NGX_OK)
-            return st;
-        *ticket = ++descs_sent_;
-        return NGX_OK;
-    }
     ngx_status st = NGX_OK;
-    if (s_.mode == Mode::send) {
-        st = post_send(IBV_WR_SEND, buf, len, r->mr->lkey, wait_buffer, 0, 0, 0, err);
-    } else {
-        // The ring buffer sent_ % slots is free once the peer consumed the message before it.
-        st = wait_for([&] { return sent_ - peer_consumed_ < peer_.slots; }, "credit from the receiver", err);
-        auto slot = uint32_t(sent_ % peer_.slots);
+    switch (settings_.mode) {
+    case Mode::send:
+        st = post_message(buf, len, r, wait_buffer, err);
+        break;
+    case Mode::write:
+        st = post_write(buf, len, r, wait_buffer, err);
+        break;
+    case Mode::read: // done when the peer acknowledges its read
+        st = post_descriptor(buf, len, r, err);
         if (st == NGX_OK)
-            st = post_send(IBV_WR_RDMA_WRITE_WITH_IMM, buf, len, r->mr->lkey, wait_buffer,
-                           peer_.pool_addr + slot * peer_.slot_size, peer_.pool_rkey, credit_imm(slot), err);
-        if (st == NGX_OK)
-            ++sent_;
+            *ticket = ++descs_sent_;
+        return st;
     }
     *ticket = wait_buffer ? sq_posted_ : 0;
     return st;
 }
 
+// Send mode: the message itself, into the receive the peer posted.
+ngx_status Conn::post_message(const void* buf, size_t len, const Region* r, bool wait_buffer, ngx_error* err)
+{
+    return post_send(IBV_WR_SEND, buf, len, r->mr->lkey, wait_buffer, 0, 0, 0, err);
+}
+
+// Write mode: into the peer's ring buffer sent_ % slots, free once the peer
+// consumed the message before it; the immediate names it and carries credits.
+ngx_status Conn::post_write(const void* buf, size_t len, const Region* r, bool wait_buffer, ngx_error* err)
+{
+    ngx_status st = wait_for([&] { return sent_ - peer_consumed_ < peer_.slots; }, "credit from the receiver", err);
+    auto slot = uint32_t(sent_ % peer_.slots);
+    if (st == NGX_OK)
+        st = post_send(IBV_WR_RDMA_WRITE_WITH_IMM, buf, len, r->mr->lkey, wait_buffer,
+                       peer_.pool_addr + slot * peer_.slot_size, peer_.pool_rkey, credit_imm(slot), err);
+    if (st == NGX_OK)
+        ++sent_;
+    return st;
+}
+
+// Read mode: a descriptor (address, rkey, length) the peer reads the message by.
+ngx_status Conn::post_descriptor(const void* buf, size_t len, const Region* r, ngx_error* err)
+{
+    uint8_t* d = ctrl_ + (rx_entries_ + sq_posted_ % settings_.sq_depth) * desc_size;
+    uint64_t addr = reinterpret_cast<uintptr_t>(buf);
+    auto len32 = uint32_t(len);
+    std::memcpy(d, &addr, 8);
+    std::memcpy(d + 8, &r->mr->rkey, 4);
+    std::memcpy(d + 12, &len32, 4);
+    return post_send(IBV_WR_SEND, d, desc_size, ctrl_mr_->lkey, false, 0, 0, 0, err);
+}
+
 bool Conn::send_done(uint64_t ticket) const
 {
-    return s_.mode == Mode::read ? acks_ >= ticket : sq_done_ >= ticket;
+    return settings_.mode == Mode::read ? acks_ >= ticket : sq_done_ >= ticket;
 }
 
 ngx_status Conn::send(const void* buf, size_t len, ngx_error* err)
@@ -621,8 +685,7 @@ ngx_status Conn::send(const void* buf, size_t len, ngx_error* err)
     uint64_t ticket = 0;
     if (ngx_status st = start_send(buf, len, false, &ticket, err); st != NGX_OK)
         return st;
-    return wait_for([&] { return send_done(ticket); }, s_.mode == Mode::read ? "ack of a read" : "send completion",
-                    err);
+    return wait_for([&] { return send_done(ticket); }, traits_.send_wait, err);
 }
 
 // ---- receive ---------------------------------------------------------------
@@ -632,10 +695,10 @@ ngx_status Conn::deliver(const Arrival& a, uint8_t* buf, size_t len, ngx_error* 
 {
     if (a.len != len)
         return fail(err, NGX_ERR_PROTOCOL, "recv: expected a %zu-byte message, the peer sent %u bytes", len, a.len);
-    uint32_t slot = s_.mode == Mode::send ? a.entry : a.slot;
+    uint32_t slot = settings_.mode == Mode::send ? a.entry : a.slot;
     if (len > 0)
-        std::memcpy(buf, pool_ + slot * s_.slot_size, len);
-    if (s_.mode == Mode::send) {
+        std::memcpy(buf, pool_ + slot * settings_.slot_size, len);
+    if (settings_.mode == Mode::send) {
         if (ngx_status st = post_recv(a.entry, err); st != NGX_OK)
             return st;
     }
@@ -662,7 +725,7 @@ ngx_status Conn::start_read(const Arrival& a, Request& r, ngx_error* err)
 ngx_status Conn::finish_reads(ngx_error* err)
 {
     while (reads_head_ != reads_tail_) {
-        Request& r = reqs_[reads_[reads_head_ % kMaxRequests]];
+        Request& r = reqs_[reads_[reads_head_ % max_requests]];
         if (sq_done_ < r.ticket)
             return NGX_OK;
         ++reads_head_;
@@ -677,12 +740,12 @@ ngx_status Conn::finish_reads(ngx_error* err)
 ngx_status Conn::match(ngx_error* err)
 {
     while (pend_head_ != pend_tail_ && arr_head_ != arr_tail_) {
-        uint32_t index = pending_[pend_head_ % kMaxRequests];
+        uint32_t index = pending_[pend_head_ % max_requests];
         Request& r = reqs_[index];
         Arrival a = arrivals_[arr_head_ % arrivals_.size()];
         ++pend_head_;
         ++arr_head_;
-        if (s_.mode != Mode::read) {
+        if (traits_.ring) {
             if (ngx_status st = deliver(a, r.buf, r.len, err); st != NGX_OK)
                 return st;
             r.done = true;
@@ -690,7 +753,7 @@ ngx_status Conn::match(ngx_error* err)
         }
         if (ngx_status st = start_read(a, r, err); st != NGX_OK)
             return st;
-        reads_[reads_tail_++ % kMaxRequests] = index;
+        reads_[reads_tail_++ % max_requests] = index;
     }
     return NGX_OK;
 }
@@ -711,7 +774,7 @@ ngx_status Conn::recv(void* buf, size_t len, ngx_error* err)
     if (ngx_status st = wait_for([&] { return arr_head_ != arr_tail_; }, "message from the peer", err); st != NGX_OK)
         return st;
     Arrival a = arrivals_[arr_head_++ % arrivals_.size()];
-    if (s_.mode != Mode::read)
+    if (traits_.ring)
         return deliver(a, static_cast<uint8_t*>(buf), len, err);
     Request tmp;
     tmp.buf = static_cast<uint8_t*>(buf);
@@ -727,19 +790,19 @@ ngx_status Conn::recv(void* buf, size_t len, ngx_error* err)
 
 ngx_status Conn::new_request(ngx_request* req, Request** out, ngx_error* err)
 {
-    for (uint32_t i = 0; i < kMaxRequests; ++i)
+    for (uint32_t i = 0; i < max_requests; ++i)
         if (reqs_[i].kind == ReqKind::free) {
             reqs_[i] = Request{};
             *out = &reqs_[i];
             *req = i + 1;
             return NGX_OK;
         }
-    return fail(err, NGX_ERR_UNSUPPORTED, "more than %u outstanding requests", kMaxRequests);
+    return fail(err, NGX_ERR_UNSUPPORTED, "more than %u outstanding requests", max_requests);
 }
 
 Conn::Request* Conn::request(ngx_request req, ngx_error* err, ngx_status* status)
 {
-    if (req == 0 || req > kMaxRequests || reqs_[req - 1].kind == ReqKind::free) {
+    if (req == 0 || req > max_requests || reqs_[req - 1].kind == ReqKind::free) {
         *status = fail(err, NGX_ERR_PROTOCOL, "unknown request %lu", static_cast<unsigned long>(req));
         return nullptr;
     }
@@ -774,7 +837,7 @@ ngx_status Conn::irecv(void* buf, size_t len, ngx_request* req, ngx_error* err)
     r->kind = ReqKind::recv;
     r->buf = static_cast<uint8_t*>(buf);
     r->len = len;
-    pending_[pend_tail_++ % kMaxRequests] = uint32_t(*req - 1);
+    pending_[pend_tail_++ % max_requests] = uint32_t(*req - 1);
     if (matching_)
         return NGX_OK;
     matching_ = true;

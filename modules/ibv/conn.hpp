@@ -47,6 +47,20 @@ namespace ngx::ibv {
 enum class Mode : uint8_t { send = 0, write = 1, read = 2 };
 const char* mode_name(Mode mode);
 
+inline constexpr unsigned credit_slack = 8; // write: receives beyond rx_depth for credit messages
+
+// What the modes differ in apart from posting a message and taking a receive
+// completion (Conn has one function per mode for those two).
+struct ModeTraits {
+    bool ring;               // send, write: messages land in the receiver's ring and are copied out
+                             // (read: the receiver pulls them straight into its buffer)
+    int recv_sges;           // scatter entries of a posted receive (write: 0, the data comes by RDMA write)
+    unsigned extra_receives; // receives beyond rx_depth (write: for credit messages)
+    const char* send_failed; // what a failed send-queue completion was
+    const char* send_wait;   // what a blocking send() waits for
+};
+const ModeTraits& traits_of(Mode mode);
+
 struct Settings {
     Mode mode = Mode::send;
     unsigned rx_depth = 64;
@@ -100,11 +114,10 @@ private:
         uint8_t* buf = nullptr;
         size_t len = 0;
     };
-    static constexpr unsigned kMaxRequests = 64;
-    static constexpr uint64_t kRecvBit = 1ull << 63;
-    static constexpr size_t kDescSize = 16;
-    static constexpr uint32_t kCreditOnly = 0xff; // write: immediate's slot field of a credit message
-    static constexpr unsigned kCreditSlack = 8;   // write: receives beyond rx_depth for credit messages
+    static constexpr unsigned max_requests = 64;
+    static constexpr uint64_t recv_bit = 1ull << 63;
+    static constexpr size_t desc_size = 16;
+    static constexpr uint32_t credit_only = 0xff; // write: immediate's slot field of a credit message
 
     ngx_status create_qp(ngx_error* err);
     ngx_status create_pool(ngx_error* err);
@@ -128,6 +141,12 @@ private:
     ngx_status wait_for(Done done, const char* what, ngx_error* err);
 
     ngx_status start_send(const void* buf, size_t len, bool must_signal, uint64_t* ticket, ngx_error* err);
+    // The per-mode halves of start_send() and handle_recv().
+    ngx_status post_message(const void* buf, size_t len, const Region* r, bool wait_buffer, ngx_error* err);
+    ngx_status post_write(const void* buf, size_t len, const Region* r, bool wait_buffer, ngx_error* err);
+    ngx_status post_descriptor(const void* buf, size_t len, const Region* r, ngx_error* err);
+    ngx_status arrived_write(const ibv_wc& wc, Arrival& a, bool* queue, ngx_error* err);
+    ngx_status arrived_descriptor(const ibv_wc& wc, Arrival& a, bool* queue, ngx_error* err);
     bool send_done(uint64_t ticket) const;
     ngx_status deliver(const Arrival& a, uint8_t* buf, size_t len, ngx_error* err);
     ngx_status start_read(const Arrival& a, Request& r, ngx_error* err);
@@ -140,7 +159,8 @@ private:
     ngx_status new_request(ngx_request* req, Request** out, ngx_error* err);
     Request* request(ngx_request req, ngx_error* err, ngx_status* status);
 
-    Settings s_;
+    Settings settings_;
+    const ModeTraits& traits_;
     DeviceChoice dev_;
     ibv_pd* pd_ = nullptr;
     ibv_cq* cq_ = nullptr;
@@ -177,7 +197,7 @@ private:
 
     // Non-blocking requests; pending irecvs in call order.
     std::vector<Request> reqs_;
-    std::vector<uint32_t> pending_; // ring of kMaxRequests request indices
+    std::vector<uint32_t> pending_; // ring of max_requests request indices
     uint64_t pend_head_ = 0, pend_tail_ = 0;
     std::vector<uint32_t> reads_; // read mode: requests whose RDMA read is posted, in order
     uint64_t reads_head_ = 0, reads_tail_ = 0;

@@ -27,10 +27,10 @@ using ngx::mod::fail;
 using ngx::mod::option;
 using ngx::mod::parse_unsigned;
 
-constexpr size_t kDefaultSlot = 1 << 20;        // when the core gives no max_message_size
-constexpr size_t kRingLimit = size_t(64) << 20; // receive ring memory above which rx-depth shrinks
+constexpr size_t default_slot = 1 << 20;        // when the core gives no max_message_size
+constexpr size_t ring_limit = size_t(64) << 20; // receive ring memory above which rx-depth shrinks
 
-const ngx_option_spec kOptions[] = {
+const ngx_option_spec option_specs[] = {
     {"ibv-mode", "send", "send (send/recv), write (RDMA write with immediate) or read (the receiver pulls)"},
     {"ibv-device", nullptr, "RDMA device name (default: the first with an ACTIVE port)"},
     {"ibv-port", nullptr, "port number (default: the device's first ACTIVE port)"},
@@ -87,9 +87,9 @@ ngx_status parse_settings(const ngx_init_args* args, Settings& s, ngx_error* err
         st = unsigned_option(args, "ibv-inline", 0, 4096, &inl, err);
     if (st != NGX_OK)
         return st;
-    size_t max = args->max_message_size != 0 ? args->max_message_size : kDefaultSlot;
+    size_t max = args->max_message_size != 0 ? args->max_message_size : default_slot;
     s.slot_size = (std::max<size_t>(max, 64) + 4095) / 4096 * 4096;
-    s.rx_depth = unsigned(std::min<uint64_t>(rx, std::max<uint64_t>(2, kRingLimit / s.slot_size)));
+    s.rx_depth = unsigned(std::min<uint64_t>(rx, std::max<uint64_t>(2, ring_limit / s.slot_size)));
     s.sq_depth = unsigned(sq);
     s.signal_every = unsigned(std::min(sig, sq / 2));
     s.inline_request = unsigned(inl);
@@ -194,7 +194,7 @@ void ibv_finalize(void* ctx)
     delete conn_of(ctx);
 }
 
-const ngx_module_ops kOps = {
+const ngx_module_ops ibv_ops = {
     sizeof(ngx_module_ops),
     ibv_init,
     ibv_connect,
@@ -210,7 +210,7 @@ const ngx_module_ops kOps = {
     nullptr, // resync (ABI 1.1): RC is reliable, a message is never lost without an error
 };
 
-const ngx_module kDescriptor = {
+const ngx_module ibv_module = {
     NGX_MODULE_ABI_MAJOR,
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
@@ -219,11 +219,11 @@ const ngx_module kDescriptor = {
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY | NGX_CAP_ZERO_BYTE,
     uint64_t(1) << 30,
-    kOptions,
-    sizeof kOptions / sizeof kOptions[0],
-    &kOps,
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    &ibv_ops,
 };
 
 } // namespace
 
-NGX_MODULE_EXPORT(kDescriptor)
+NGX_MODULE_EXPORT(ibv_module)

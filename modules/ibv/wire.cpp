@@ -47,12 +47,12 @@ private:
 
 } // namespace
 
-std::array<uint8_t, WireInfo::kSize> encode(const WireInfo& info)
+std::array<uint8_t, WireInfo::encoded_size> encode(const WireInfo& info)
 {
-    std::array<uint8_t, WireInfo::kSize> out{};
+    std::array<uint8_t, WireInfo::encoded_size> out{};
     Writer w(out.data());
-    w.put(WireInfo::kMagic);
-    w.put(WireInfo::kVersion);
+    w.put(WireInfo::wire_magic);
+    w.put(WireInfo::wire_version);
     w.put(info.mode);
     w.put(info.ethernet);
     w.put(info.qpn);
@@ -69,10 +69,10 @@ std::array<uint8_t, WireInfo::kSize> encode(const WireInfo& info)
 
 std::optional<WireInfo> decode(const uint8_t* data, size_t size)
 {
-    if (size != WireInfo::kSize)
+    if (size != WireInfo::encoded_size)
         return std::nullopt;
     Reader r(data);
-    if (r.get<uint32_t>() != WireInfo::kMagic || r.get<uint16_t>() != WireInfo::kVersion)
+    if (r.get<uint32_t>() != WireInfo::wire_magic || r.get<uint16_t>() != WireInfo::wire_version)
         return std::nullopt;
     WireInfo info;
     info.mode = r.get<uint8_t>();

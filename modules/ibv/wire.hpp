@@ -13,9 +13,9 @@
 namespace ngx::ibv {
 
 struct WireInfo {
-    static constexpr uint32_t kMagic = 0x6e677869; // "ngxi"
-    static constexpr uint16_t kVersion = 1;
-    static constexpr size_t kSize = 4 + 2 + 1 + 1 + 4 + 4 + 2 + 16 + 4 + 8 + 4 + 8 + 4;
+    static constexpr uint32_t wire_magic = 0x6e677869; // "ngxi"
+    static constexpr uint16_t wire_version = 1;
+    static constexpr size_t encoded_size = 4 + 2 + 1 + 1 + 4 + 4 + 2 + 16 + 4 + 8 + 4 + 8 + 4;
 
     uint8_t mode = 0;
     uint8_t ethernet = 0;
@@ -30,7 +30,7 @@ struct WireInfo {
     uint32_t slots = 0; // slots in the pool including slot 0
 };
 
-std::array<uint8_t, WireInfo::kSize> encode(const WireInfo& info);
+std::array<uint8_t, WireInfo::encoded_size> encode(const WireInfo& info);
 // nullopt: wrong size, magic or version.
 std::optional<WireInfo> decode(const uint8_t* data, size_t size);
 

@@ -185,12 +185,11 @@ inline ngx_status exchange_introductions(const ngx_bootstrap* boot, const Introd
     char out[256];
     int n = std::snprintf(out, sizeof out, "ngx-shm1 %d %llu %s %s", mine.pid, mine.pid_namespace, mine.boot_id.c_str(),
                           mine.segment.c_str());
-    char in[256];
-    size_t in_len = 0;
     size_t out_len = n < 0 ? 0 : std::min(size_t(n), sizeof out - 1);
-    if (ngx_status s = boot->exchange(boot->ctx, out, out_len, in, sizeof in - 1, &in_len, err); s != NGX_OK)
+    std::string blob;
+    if (ngx_status s = ngx::mod::exchange_blob(boot, std::string_view(out, out_len), &blob, 255, err); s != NGX_OK)
         return s;
-    in[in_len < sizeof in ? in_len : sizeof in - 1] = '\0';
+    const char* in = blob.c_str();
     char boot_id[64];
     char segment[128];
     if (std::sscanf(in, "ngx-shm1 %d %llu %63s %127s", &theirs->pid, &theirs->pid_namespace, boot_id, segment) != 4)

@@ -58,6 +58,23 @@ inline bool valid_ring_bytes(uint64_t bytes)
     return bytes >= min_ring_bytes && bytes <= max_ring_bytes && (bytes & (bytes - 1)) == 0;
 }
 
+// Reads the ring size option `name` (absent: `fallback`) into *out: a power
+// of two in [min_ring_bytes, max_ring_bytes], or 0 when `zero_allowed` (the
+// caller then picks a size). Shared by the shm and sim modules.
+inline ngx_status parse_ring_bytes(const ngx_init_args* args, const char* name, const char* fallback, bool zero_allowed,
+                                   size_t* out, ngx_error* err)
+{
+    const char* text = ngx::mod::option(args, name);
+    if (text == nullptr)
+        text = fallback;
+    auto value = ngx::mod::parse_unsigned(text, 0, UINT64_MAX);
+    if (!value || !((zero_allowed && *value == 0) || valid_ring_bytes(*value)))
+        return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected %sa power of two between %zu and %zu",
+                              name, text, zero_allowed ? "0 or " : "", min_ring_bytes, max_ring_bytes);
+    *out = size_t(*value);
+    return NGX_OK;
+}
+
 // Shared control block of one ring.
 struct RingControl {
     alignas(cache_line) uint64_t consumed; // cells released by the reader

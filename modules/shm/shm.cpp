@@ -31,23 +31,11 @@ const ngx_option_spec option_specs[] = {
      "bytes of each of the two rings: a power of two, at least 4096 (the lower rank's value is used)"},
 };
 
-ngx_status parse_ring_bytes(const ngx_init_args* args, size_t* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, "shm-ring-bytes");
-    if (text == nullptr)
-        text = "65536";
-    auto value = ngx::mod::parse_unsigned(text, 0, UINT64_MAX);
-    if (!value || !ngx::shm::valid_ring_bytes(*value))
-        return fail(err, NGX_ERR_INVALID_OPTION, "--shm-ring-bytes=%s: expected a power of two between %zu and %zu",
-                    text, ngx::shm::min_ring_bytes, ngx::shm::max_ring_bytes);
-    *out = size_t(*value);
-    return NGX_OK;
-}
-
 ngx_status shm_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
     size_t ring_bytes = 0;
-    if (ngx_status s = parse_ring_bytes(args, &ring_bytes, err); s != NGX_OK)
+    if (ngx_status s = ngx::shm::parse_ring_bytes(args, "shm-ring-bytes", "65536", false, &ring_bytes, err);
+        s != NGX_OK)
         return s;
     auto* c = new (std::nothrow) Context;
     if (c == nullptr)

@@ -168,18 +168,6 @@ size_t auto_ring_bytes(size_t max_message_size)
     return bytes;
 }
 
-ngx_status parse_ring_bytes(const ngx_init_args* args, size_t* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, "sim-ring-bytes");
-    auto value = ngx::mod::parse_unsigned(text != nullptr ? text : "0", 0, UINT64_MAX);
-    if (!value || (*value != 0 && !ngx::shm::valid_ring_bytes(*value)))
-        return fail(err, NGX_ERR_INVALID_OPTION,
-                    "--sim-ring-bytes=%s: expected 0 or a power of two between %zu and %zu", text,
-                    ngx::shm::min_ring_bytes, ngx::shm::max_ring_bytes);
-    *out = *value != 0 ? size_t(*value) : auto_ring_bytes(args->max_message_size);
-    return NGX_OK;
-}
-
 // ---- timing ---------------------------------------------------------------
 
 // Busy-waits (the CPU is engaged, as overhead is) until CLOCK_MONOTONIC
@@ -314,11 +302,11 @@ ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_err
     char mine[160];
     int n = std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu", m.latency_ns, m.send_overhead_ns,
                           m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns, (unsigned long long)m.rendezvous_above);
-    char theirs[160];
-    size_t theirs_len = 0;
-    if (ngx_status s = boot->exchange(boot->ctx, mine, size_t(n), theirs, sizeof theirs, &theirs_len, err); s != NGX_OK)
+    std::string theirs;
+    if (ngx_status s = ngx::mod::exchange_blob(boot, std::string_view(mine, size_t(n)), &theirs, sizeof mine, err);
+        s != NGX_OK)
         return s;
-    if (theirs_len != size_t(n) || std::memcmp(mine, theirs, theirs_len) != 0)
+    if (theirs != std::string_view(mine, size_t(n)))
         return fail(err, NGX_ERR_INVALID_OPTION, "connect: the peer simulates another network (sim-* options differ)");
     return NGX_OK;
 }
@@ -329,8 +317,10 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     size_t ring_bytes = 0;
     if (ngx_status s = parse_model(args, &model, err); s != NGX_OK)
         return s;
-    if (ngx_status s = parse_ring_bytes(args, &ring_bytes, err); s != NGX_OK)
+    if (ngx_status s = ngx::shm::parse_ring_bytes(args, "sim-ring-bytes", "0", true, &ring_bytes, err); s != NGX_OK)
         return s;
+    if (ring_bytes == 0)
+        ring_bytes = auto_ring_bytes(args->max_message_size);
     auto* c = new (std::nothrow) Context;
     if (c == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "init: out of memory");

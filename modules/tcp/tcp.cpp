@@ -295,30 +295,11 @@ ngx_status describe_listener(int fd, std::string* out, ngx_error* err)
     return NGX_OK;
 }
 
-// Waits for `events` on fd until the deadline; EINTR only ends it when the
-// cancel flag is raised.
-ngx_status wait_for(int fd, short events, const ngx::mod::Deadline& deadline, const volatile int* cancel,
-                    const char* step, ngx_error* err)
-{
-    for (;;) {
-        pollfd p{fd, events, 0};
-        int rc = poll(&p, 1, deadline.remaining_ms());
-        if (rc > 0)
-            return NGX_OK;
-        if (rc == 0)
-            return fail(err, NGX_ERR_TIMEOUT, "%s: no peer within %.1f s (is it alive?)", step, deadline.seconds());
-        if (errno != EINTR)
-            return fail(err, NGX_ERR_SYSTEM, "%s: poll: %s", step, errno_text(errno));
-        if (ngx::mod::cancelled(cancel))
-            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
-    }
-}
-
 ngx_status accept_peer(Context* c, int listener, ngx_error* err)
 {
     ngx::mod::Deadline deadline(c->timeout_ns);
     for (;;) {
-        if (ngx_status s = wait_for(listener, POLLIN, deadline, c->cancel, "accept", err); s != NGX_OK)
+        if (ngx_status s = ngx::mod::wait_fd(listener, POLLIN, deadline, c->cancel, "accept", err); s != NGX_OK)
             return s;
         int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
         if (fd >= 0) {
@@ -347,7 +328,7 @@ ngx_status try_connect(Context* c, const addrinfo* ai, const ngx::mod::Deadline&
             *attempt_errno = errno;
             return NGX_OK;
         }
-        if (ngx_status st = wait_for(s.get(), POLLOUT, deadline, c->cancel, "connect", err); st != NGX_OK)
+        if (ngx_status st = ngx::mod::wait_fd(s.get(), POLLOUT, deadline, c->cancel, "connect", err); st != NGX_OK)
             return st;
         socklen_t len = sizeof *attempt_errno;
         getsockopt(s.get(), SOL_SOCKET, SO_ERROR, attempt_errno, &len);
@@ -384,17 +365,6 @@ ngx_status connect_to(Context* c, const std::string& host, const std::string& po
     }
 }
 
-ngx_status exchange_text(const ngx_bootstrap* boot, const std::string& mine, std::string* theirs, ngx_error* err)
-{
-    char buffer[512];
-    size_t len = 0;
-    if (ngx_status s = boot->exchange(boot->ctx, mine.data(), mine.size(), buffer, sizeof buffer, &len, err);
-        s != NGX_OK)
-        return s;
-    theirs->assign(buffer, len < sizeof buffer ? len : sizeof buffer);
-    return NGX_OK;
-}
-
 ngx_status connect_as_listener(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
     Socket listener;
@@ -404,7 +374,7 @@ ngx_status connect_as_listener(Context* c, const ngx_bootstrap* boot, ngx_error*
     std::string ignored;
     if (ngx_status s = describe_listener(listener.get(), &mine, err); s != NGX_OK)
         return s;
-    if (ngx_status s = exchange_text(boot, mine, &ignored, err); s != NGX_OK)
+    if (ngx_status s = ngx::mod::exchange_blob(boot, mine, &ignored, 512, err); s != NGX_OK)
         return s;
     return accept_peer(c, listener.get(), err); // the listener closes on return
 }
@@ -412,7 +382,7 @@ ngx_status connect_as_listener(Context* c, const ngx_bootstrap* boot, ngx_error*
 ngx_status connect_as_dialer(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
     std::string theirs;
-    if (ngx_status s = exchange_text(boot, "connect", &theirs, err); s != NGX_OK)
+    if (ngx_status s = ngx::mod::exchange_blob(boot, "connect", &theirs, 512, err); s != NGX_OK)
         return s;
     std::string host;
     std::string port;

@@ -24,7 +24,11 @@
 namespace ngx {
 
 // A module file opened with dlopen and validated; closes the handle when the
-// last reference goes.
+// last reference goes. ops() is the module's table normalised once at load:
+// full size, every entry set. Optional operations the module lacks point at
+// shared fallbacks (alloc/free: 64-byte aligned heap memory; resync: nothing
+// to do; isend/irecv/test/wait: fail with NGX_ERR_UNSUPPORTED), so callers
+// never check for NULL. descriptor() stays the module's own, untouched.
 class LoadedModule {
 public:
     LoadedModule(void* handle, const ngx_module* descriptor, std::string path);
@@ -33,6 +37,7 @@ public:
     LoadedModule& operator=(const LoadedModule&) = delete;
 
     const ngx_module& descriptor() const { return *descriptor_; }
+    const ngx_module_ops& ops() const { return ops_; }
     const std::string& name() const { return name_; }
     const std::string& path() const { return path_; }
     bool has(uint32_t capability) const { return (descriptor_->capabilities & capability) != 0; }
@@ -40,6 +45,7 @@ public:
 private:
     void* handle_;
     const ngx_module* descriptor_;
+    ngx_module_ops ops_;
     std::string name_;
     std::string path_;
 };

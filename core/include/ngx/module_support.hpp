@@ -1,5 +1,6 @@
 // Helpers for writing an ngx module in C++: error reporting, option lookup and
-// parsing, and deadlines for blocking loops. Header-only, so an out-of-tree
+// parsing, deadlines for blocking loops, waiting on a file descriptor and the
+// bootstrap exchange of connection blobs. Header-only, so an out-of-tree
 // module needs nothing but the installed headers.
 //
 //     ngx_status my_recv(void* ctx, void* buf, size_t len, ngx_error* err) {
@@ -25,7 +26,11 @@
 #include <cstring>
 #include <ctime>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+
+#include <poll.h>
 
 namespace ngx::mod {
 
@@ -128,6 +133,42 @@ private:
 inline bool cancelled(const volatile int* cancel)
 {
     return cancel != nullptr && *cancel != 0;
+}
+
+// Waits until fd reports one of `events` (POLLIN, POLLOUT) or the deadline
+// passes; EINTR ends the wait only when the cancel flag is raised. `step`
+// ("accept", "send") starts the error message.
+inline ngx_status wait_fd(int fd, short events, const Deadline& deadline, const volatile int* cancel, const char* step,
+                          ngx_error* err)
+{
+    for (;;) {
+        pollfd entry{fd, events, 0};
+        int ready = poll(&entry, 1, deadline.remaining_ms());
+        if (ready > 0)
+            return NGX_OK;
+        if (ready == 0)
+            return fail(err, NGX_ERR_TIMEOUT, "%s: no answer from the peer within %.1f s (is it alive?)", step,
+                        deadline.seconds());
+        if (errno != EINTR)
+            return fail(err, NGX_ERR_SYSTEM, "%s: poll: %s", step, errno_text(errno));
+        if (cancelled(cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    }
+}
+
+// Sends `mine` to the peer through the bootstrap and stores the peer's blob
+// (text or bytes, at most `capacity` of them) in *theirs.
+inline ngx_status exchange_blob(const ngx_bootstrap* boot, std::string_view mine, std::string* theirs, size_t capacity,
+                                ngx_error* err)
+{
+    std::string buffer(capacity, '\0');
+    size_t len = 0;
+    ngx_status status = boot->exchange(boot->ctx, mine.data(), mine.size(), buffer.data(), capacity, &len, err);
+    if (status != NGX_OK)
+        return status;
+    buffer.resize(len < capacity ? len : capacity);
+    *theirs = std::move(buffer);
+    return NGX_OK;
 }
 
 } // namespace ngx::mod

@@ -102,7 +102,7 @@ public:
     }
     // Both peers, after a loss, at the same point: the module's resync op
     // (ABI 1.1) makes messages still in flight stale. A module without the
-    // op has nothing to resynchronise.
+    // op has nothing to resynchronise (the loader's fallback returns OK).
     Status resync(Bootstrap& boot);
 
     Status isend(const void* data, size_t size, ngx_request& request);
@@ -111,10 +111,7 @@ public:
     Status wait(ngx_request& request);
 
 private:
-    Transport(LoadedModulePtr module, void* ctx)
-            : module_(std::move(module)), ops_(module_->descriptor().ops), ctx_(ctx)
-    {
-    }
+    Transport(LoadedModulePtr module, void* ctx) : module_(std::move(module)), ops_(&module_->ops()), ctx_(ctx) {}
     LoadedModulePtr module_;
     const ngx_module_ops* ops_;
     void* ctx_;

@@ -16,22 +16,22 @@ GidBytes gid(const char* text)
     return parsed.value_or(GidBytes{});
 }
 
-const char* kLinkLocal = "fe80:0000:0000:0000:6ccd:d3ff:fe45:d82f";
-const char* kMapped = "0000:0000:0000:0000:0000:ffff:0a00:020f";
-const char* kGlobal = "fd00:0000:0000:0000:6ccd:d3ff:fe45:d82f";
+const char* link_local = "fe80:0000:0000:0000:6ccd:d3ff:fe45:d82f";
+const char* mapped_gid = "0000:0000:0000:0000:0000:ffff:0a00:020f";
+const char* global_gid = "fd00:0000:0000:0000:6ccd:d3ff:fe45:d82f";
 
 // rxe on eth0 with 10.0.2.15: link-local, IPv4-mapped, site-local; all RoCE v2.
 std::vector<GidEntry> rxe_table()
 {
-    return {{0, gid(kLinkLocal), GidType::roce_v2},
-            {1, gid(kMapped), GidType::roce_v2},
-            {2, gid(kGlobal), GidType::roce_v2}};
+    return {{0, gid(link_local), GidType::roce_v2},
+            {1, gid(mapped_gid), GidType::roce_v2},
+            {2, gid(global_gid), GidType::roce_v2}};
 }
 
 TEST(GidParse, SysfsTextRoundTrips)
 {
-    EXPECT_EQ(format_gid(gid(kMapped)), "::ffff:10.0.2.15");
-    EXPECT_EQ(format_gid(gid(kLinkLocal)), "fe80::6ccd:d3ff:fe45:d82f");
+    EXPECT_EQ(format_gid(gid(mapped_gid)), "::ffff:10.0.2.15");
+    EXPECT_EQ(format_gid(gid(link_local)), "fe80::6ccd:d3ff:fe45:d82f");
     EXPECT_FALSE(parse_gid("fe80::1").has_value());
     EXPECT_FALSE(parse_gid("0000:0000").has_value());
     EXPECT_FALSE(parse_gid("zz00:0000:0000:0000:0000:ffff:0a00:020f").has_value());
@@ -47,10 +47,10 @@ TEST(GidParse, Types)
 
 TEST(GidClass, MappedAndLinkLocal)
 {
-    EXPECT_TRUE(is_ipv4_mapped(gid(kMapped)));
-    EXPECT_FALSE(is_ipv4_mapped(gid(kLinkLocal)));
-    EXPECT_TRUE(is_link_local(gid(kLinkLocal)));
-    EXPECT_FALSE(is_link_local(gid(kGlobal)));
+    EXPECT_TRUE(is_ipv4_mapped(gid(mapped_gid)));
+    EXPECT_FALSE(is_ipv4_mapped(gid(link_local)));
+    EXPECT_TRUE(is_link_local(gid(link_local)));
+    EXPECT_FALSE(is_link_local(gid(global_gid)));
     EXPECT_TRUE(is_zero(GidBytes{}));
 }
 
@@ -64,22 +64,22 @@ TEST(GidChoose, PrefersIpv4MappedRoceV2)
 
 TEST(GidChoose, MappedRoceV2BeatsMappedRoceV1AtLowerIndex)
 {
-    std::vector<GidEntry> table = {{0, gid(kLinkLocal), GidType::roce_v1},
-                                   {1, gid(kMapped), GidType::roce_v1},
-                                   {2, gid(kLinkLocal), GidType::roce_v2},
-                                   {3, gid(kMapped), GidType::roce_v2}};
+    std::vector<GidEntry> table = {{0, gid(link_local), GidType::roce_v1},
+                                   {1, gid(mapped_gid), GidType::roce_v1},
+                                   {2, gid(link_local), GidType::roce_v2},
+                                   {3, gid(mapped_gid), GidType::roce_v2}};
     EXPECT_EQ(choose_gid(table, 16, true, std::nullopt).index, 3);
 }
 
 TEST(GidChoose, GlobalIpv6WhenNoMappedAddress)
 {
-    std::vector<GidEntry> table = {{0, gid(kLinkLocal), GidType::roce_v2}, {5, gid(kGlobal), GidType::roce_v2}};
+    std::vector<GidEntry> table = {{0, gid(link_local), GidType::roce_v2}, {5, gid(global_gid), GidType::roce_v2}};
     EXPECT_EQ(choose_gid(table, 16, true, std::nullopt).index, 5);
 }
 
 TEST(GidChoose, LinkLocalNeverByDefault)
 {
-    std::vector<GidEntry> table = {{0, gid(kLinkLocal), GidType::roce_v2}};
+    std::vector<GidEntry> table = {{0, gid(link_local), GidType::roce_v2}};
     GidChoice c = choose_gid(table, 16, true, std::nullopt);
     EXPECT_EQ(c.index, -1);
     EXPECT_NE(c.error.find("link-local"), std::string::npos) << c.error;

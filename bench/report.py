@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""The one report script of the bench runners: per-tool summaries over
+interleaved rounds, ratios to the best peer, goals, the printed tables and
+the JSON file.
+
+    report.py tcp-shm SAMPLES.tsv        bench/run-tcp-shm.sh
+    report.py udp SAMPLES.tsv            bench/udp/run.sh
+    report.py ibv NGX_JSON... -- PERFTEST_OUTPUT...   bench/ibv (SoftRoCE guest)
+    report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
+
+SAMPLES.tsv has one line per tool run: metric, tool, round, value ("NA" when
+the run failed), note. The runners pass their settings as BENCH_* variables
+in the environment (see each runner's report step).
+"""
+import json
+import os
+import platform
+import socket
+import statistics
+import sys
+import time
+
+ENV = os.environ
+
+
+# ---------------------------------------------------------------- inputs
+
+def read_samples(path):
+    """(metric, tool) -> {"values": [...], "rounds": [...], "notes": [...]}"""
+    samples = {}
+    for line in open(path):
+        metric, tool, rnd, value, note = line.rstrip("\n").split("\t")
+        s = samples.setdefault((metric, tool), {"values": [], "rounds": [], "notes": []})
+        if value != "NA":
+            s["values"].append(float(value))
+            s["rounds"].append(int(rnd))
+        elif note and note not in s["notes"]:
+            s["notes"].append(note)
+    return samples
+
+
+def ngx_median(path, size):
+    """median_us of the result row with size_bytes == size in an ngx JSON file."""
+    with open(path) as f:
+        doc = json.load(f)
+    for r in doc.get("results", []):
+        if int(r.get("size_bytes", -1)) == int(size):
+            return float(r["median_us"])
+    return None
+
+
+def perftest_typical(path):
+    """t_typical[usec] of a perftest latency report."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        if "t_typical" in line:
+            header = line.split()
+            values = lines[i + 1].split()
+            return float(values[header.index("t_typical[usec]")])
+    raise ValueError("%s: no t_typical line" % path)
+
+
+def cpu_model():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+# ---------------------------------------------------------------- summaries
+
+def summary(samples, metric, tool, higher_is_better=False):
+    """Rounds, median and best of one tool; status says why there is none."""
+    s = samples.get((metric, tool), {"values": [], "rounds": [], "notes": []})
+    v = s["values"]
+    d = {"rounds": v, "n_rounds": len(v)}
+    if v:
+        d["median"] = statistics.median(v)
+        d["best"] = max(v) if higher_is_better else min(v)
+        d["status"] = "ok"
+    else:
+        d["median"] = None
+        d["best"] = None
+        d["status"] = s["notes"][0] if s["notes"] else "no data"
+    if s["notes"]:
+        d["notes"] = s["notes"]
+    return d
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fmt(x, nd=3):
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def goal_text(r, limit, lower_is_better=True):
+    """("met" | "NOT met" | "n/a", True | False | None)"""
+    if r is None:
+        return "n/a", None
+    met = r <= limit if lower_is_better else r >= limit
+    return ("met" if met else "NOT met"), met
+
+
+def latency_against_peers(samples, metric, tools, peers, unit_text=None):
+    """The latency group of a runner: every tool that ran (tools: (name,
+    message bytes, meaning)), each tool's ratio to the best peer's median and
+    ngx's ratio with the goal ngx / best peer <= 1.05."""
+    group = {"unit": "us"}
+    if unit_text:
+        group["metric"] = unit_text
+    group["tools"] = {}
+    for tool, size, meaning in tools:
+        if not any(key == (metric, tool) for key in samples):
+            continue
+        d = summary(samples, metric, tool)
+        d["message_bytes"] = size
+        d["meaning"] = meaning
+        group["tools"][tool] = d
+    meds = [(group["tools"][t]["median"], t) for t in peers
+            if t in group["tools"] and group["tools"][t]["median"] is not None]
+    best_val, best_peer = min(meds) if meds else (None, None)
+    for d in group["tools"].values():
+        d["ratio_to_best_peer"] = ratio(d["median"], best_val)
+    group["best_peer"] = best_peer
+    group["ngx_ratio"] = group["tools"].get("ngx", {}).get("ratio_to_best_peer")
+    group["goal"] = "ngx / best peer <= 1.05"
+    group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio"], 1.05)
+    return group
+
+
+def against_floor(samples, metric, floor, limit, goal, higher_is_better=False, unit="us", text=""):
+    """ngx against one reference program (the floor), with a goal on the ratio."""
+    group = {"unit": unit, "metric": text,
+             "tools": {"ngx": summary(samples, metric, "ngx", higher_is_better),
+                       floor: summary(samples, metric, floor, higher_is_better)}}
+    group["ngx_ratio"] = ratio(group["tools"]["ngx"]["median"], group["tools"][floor]["median"])
+    group["goal"] = goal
+    group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio"], limit, not higher_is_better)
+    return group
+
+
+# ---------------------------------------------------------------- output
+
+def print_table(title, group, footer, width=10, best_name="min", nd=3, round_nd=None, peers=False):
+    """One group as a table: median, best and the rounds of every tool; a
+    peer table (peers=True) also shows message sizes and ratios to the best peer."""
+    round_nd = nd if round_nd is None else round_nd
+    print(title)
+    print(f"  {'tool':<{width}}" + (f"{'msg B':>6}" if peers else "") + f"{'median':>10}{best_name:>10}"
+          + (f"{'ratio':>8}" if peers else "") + "   rounds")
+    for tool, d in group["tools"].items():
+        size = f"{d['message_bytes']:>6}" if peers else ""
+        if d["median"] is None:
+            print(f"  {tool:<{width}}{size}   {d['status']}")
+            continue
+        ratio_column = f"{fmt(d['ratio_to_best_peer'], 2):>8}" if peers else ""
+        print(f"  {tool:<{width}}{size}{fmt(d['median'], nd):>10}{fmt(d['best'], nd):>10}{ratio_column}   "
+              + " ".join(fmt(x, round_nd) for x in d["rounds"]))
+    print(footer)
+
+
+def peer_footer(group):
+    return (f"  best peer: {group['best_peer'] or '-'}; ngx / best peer = {fmt(group['ngx_ratio'], 3)}"
+            f"   (goal <= 1.05: {group['goal_text']})")
+
+
+def floor_footer(group, ratio_name, goal_name):
+    return f"  {ratio_name} = {fmt(group['ngx_ratio'], 3)}   ({goal_name}: {group['goal_text']})"
+
+
+def finish(out):
+    """The common tail: load, raw logs, and the JSON file when asked for."""
+    print(f"load average: start {ENV['BENCH_LOAD_START']}, end {ENV['BENCH_LOAD_END']}")
+    if ENV.get("BENCH_LOGS"):
+        print(f"raw logs: {ENV['BENCH_LOGS']}")
+    if ENV.get("BENCH_OUT"):
+        with open(ENV["BENCH_OUT"], "w") as f:
+            json.dump(out, f, indent=2)
+            f.write("\n")
+        print(f"JSON: {ENV['BENCH_OUT']}")
+
+
+def strip_text(group):
+    """The group as it goes to JSON (goal_text is for the table only)."""
+    return {k: v for k, v in group.items() if k != "goal_text"}
+
+
+def header(schema):
+    return {"schema": schema, "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "host": socket.gethostname(), "kernel": platform.release()}
+
+
+# ---------------------------------------------------------------- runners
+
+def report_tcp_shm(samples_path):
+    samples = read_samples(samples_path)
+    cpu_a, cpu_b = ENV["BENCH_CPUS"].split(",")
+    tcp_tools = [
+        ("ngx", 1, "median half round trip (ngx -m tcp -x pingpong, results[].median_us)"),
+        ("qperf", 1, "mean one-way latency = elapsed / messages (qperf tcp_lat 'latency')"),
+        ("sockperf", 14, "median half round trip (sockperf ping-pong 'percentile 50.000'); 14 B is its minimum message"),
+        ("NPtcp", 1, f"min over {ENV['BENCH_NPTCP_TRIALS']} trials of the mean half round trip (np.out column 3)"),
+        ("minimal", 1, "median half round trip (bench/minimal/tcp_pingpong)"),
+    ]
+    out = header("ngx-bench-tcp-shm/1")
+    out.update({
+        "cpu_model": cpu_model(),
+        "online_cpus": os.cpu_count(),
+        "load_average_start": ENV["BENCH_LOAD_START"],
+        "load_average_end": ENV["BENCH_LOAD_END"],
+        "placement": {"cpu_a": int(cpu_a), "cpu_b": int(cpu_b),
+                      "note": "servers / echo sides on cpu_a, timing clients on cpu_b; ngx --cpus a,b"},
+        "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "count": int(ENV["BENCH_COUNT"]),
+                       "warmup": int(ENV["BENCH_WARMUP"]), "bw_count": int(ENV["BENCH_BW_COUNT"]),
+                       "bw_warmup": int(ENV["BENCH_BW_WARMUP"]),
+                       "peer_time_s": int(ENV["BENCH_PEER_TIME"]),
+                       "nptcp_repeats": int(ENV["BENCH_NPTCP_N"])},
+        "versions": {"ngx": ENV["BENCH_V_NGX"], "qperf": ENV["BENCH_V_QPERF"],
+                     "sockperf": ENV["BENCH_V_SOCKPERF"], "netpipe-tcp": ENV["BENCH_V_NPTCP"]},
+    })
+    tcp = latency_against_peers(samples, "tcp_lat_us", tcp_tools, [t for t, _, _ in tcp_tools if t != "ngx"],
+                                "half round trip on loopback TCP, small message; per round one number per tool; "
+                                "median and min over rounds")
+    shm = against_floor(samples, "shm_lat_us", "minimal", 1.15, "ngx / floor <= 1.15",
+                        text="median half round trip, 1-byte message, shared memory between two pinned processes")
+    bw = against_floor(samples, "tcp_bw_MBps", "minimal", 0.95, "ngx / minimal >= 0.95", higher_is_better=True,
+                       unit="MB/s", text="1 MiB TCP ping-pong: 1048576 B / median half round trip (10^6 B/s); "
+                       "best = max over rounds")
+    out["tcp_latency"] = strip_text(tcp)
+    out["shm_latency"] = strip_text(shm)
+    out["tcp_bandwidth_1MiB"] = strip_text(bw)
+    if ENV.get("BENCH_LOGS"):
+        out["raw_logs"] = ENV["BENCH_LOGS"]
+
+    print()
+    print_table(f"TCP loopback, small-message half round trip (us); cpus {cpu_a},{cpu_b}; "
+                f"{ENV['BENCH_ROUNDS']} rounds; ratio = tool / best peer", tcp, peer_footer(tcp), round_nd=2,
+                peers=True)
+    print()
+    print_table("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)",
+                shm, floor_footer(shm, "ngx / floor", "goal <= 1.15"), nd=4)
+    print()
+    print_table("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal",
+                bw, floor_footer(bw, "ngx / minimal", "goal >= 0.95"), best_name="max", nd=1)
+    print()
+    finish(out)
+
+
+def report_udp(samples_path):
+    samples = read_samples(samples_path)
+    tools = [("ngx", 1, "median half round trip (ngx -m udp -x pingpong, results[].median_us)"),
+             ("ngx-busy-poll", 1, "the same with --udp-busy-poll 1 (spinning receive; not what the peers do)"),
+             ("qperf", 1, "mean one-way latency = elapsed / messages (qperf udp_lat 'latency')"),
+             ("sockperf", 14, "median half round trip (sockperf ping-pong over UDP, 'percentile 50.000'); "
+              "14 B minimum")]
+    udp = latency_against_peers(samples, "udp_lat_us", tools, ["qperf", "sockperf"])
+    out = header("ngx-bench-udp/1")
+    out.update({
+        "online_cpus": os.cpu_count(),
+        "load_average_start": ENV["BENCH_LOAD_START"], "load_average_end": ENV["BENCH_LOAD_END"],
+        "placement": {"cpus": ENV["BENCH_CPUS"], "note": "servers / responders on cpu A, timing sides on cpu B"},
+        "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "count": int(ENV["BENCH_COUNT"]),
+                       "warmup": int(ENV["BENCH_WARMUP"]), "peer_time_s": int(ENV["BENCH_PEER_TIME"])},
+        "versions": {"ngx": ENV["BENCH_V_NGX"], "qperf": ENV["BENCH_V_QPERF"], "sockperf": ENV["BENCH_V_SOCKPERF"]},
+        "udp_latency": strip_text(udp),
+    })
+    print()
+    print_table(f"UDP loopback, small-message half round trip (us); cpus {ENV['BENCH_CPUS']}; "
+                f"{ENV['BENCH_ROUNDS']} rounds; ratio = tool / best peer", udp, peer_footer(udp), width=14,
+                round_nd=2, peers=True)
+    finish(out)
+
+
+def report_ibv(args):
+    split = args.index("--")
+    ngx = [ngx_median(p, 1) for p in args[:split]]
+    perftest = [perftest_typical(p) for p in args[split + 1:]]
+    n, p = statistics.median(ngx), statistics.median(perftest)
+    print("bench-ibv: ngx -m ibv -x pingpong -s 1 (send mode) median per round: %s us"
+          % ", ".join("%.2f" % v for v in ngx))
+    print("bench-ibv: ib_send_lat -s 1 t_typical per round:                  %s us"
+          % ", ".join("%.2f" % v for v in perftest))
+    print("bench-ibv: RESULT ngx %.2f us, ib_send_lat %.2f us, ratio ngx/ib_send_lat %.3f" % (n, p, n / p))
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "tcp-shm":
+        report_tcp_shm(argv[1])
+    elif len(argv) >= 2 and argv[0] == "udp":
+        report_udp(argv[1])
+    elif len(argv) >= 3 and argv[0] == "ibv" and "--" in argv:
+        report_ibv(argv[1:])
+    elif len(argv) == 3 and argv[0] == "ngx-median":
+        try:
+            v = ngx_median(argv[1], argv[2])
+        except Exception:  # no file, no JSON, no such row: print nothing
+            v = None
+        if v is not None:
+            print(v)
+    else:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
