@@ -20,7 +20,10 @@ struct Truth {
     double g(double s) const { return s <= 8192 ? 3.0 : 12.0; }
     double G(double s) const { return s <= 8192 ? 0.001 : 0.0008; }
     double prtt1(double s) const { return 2 * (L + 2 * o + (s - 1) * G(s)); }
-    double prtt(double n, double d, double s) const { return prtt1(s) + (n - 1) * std::max(o + d, g(s) + (s - 1) * G(s)); }
+    double prtt(double n, double d, double s) const
+    {
+        return prtt1(s) + (n - 1) * std::max(o + d, g(s) + (s - 1) * G(s));
+    }
 };
 
 std::vector<PrttSample> generate(double noise = 0, unsigned seed = 0, double max_size = 1 << 20)
