@@ -128,10 +128,28 @@ Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, c
     return modules;
 }
 
-// "--tcp-port" given with -m shm: say whose option it is.
-Status explain_unknown_option(const std::string& option, const ModuleRegistry& registry, const PatternCatalog& patterns)
+// "--sim-L, --sim-os": the long names of a group of options, or "none".
+std::string option_list(const po::options_description& group)
+{
+    std::string list;
+    for (const auto& option : group.options())
+        list += (list.empty() ? "--" : ", --") + option->long_name();
+    return list.empty() ? "none" : list;
+}
+
+// "--tcp-port" given with -m shm: say whose option it is. "--sim-O" given
+// with -m sim: say that sim has no such option and list the ones it has.
+Status explain_unknown_option(const std::string& option, const Config& config, const ModuleRegistry& registry,
+                              const PatternCatalog& patterns)
 {
     std::string bare = option.substr(option.find_first_not_of('-'));
+    for (const ModuleChoice& choice : config.modules)
+        if (bare.starts_with(choice.module->name() + "-"))
+            return Status::usage("option '" + option + "' is unknown to module '" + choice.module->name() +
+                                 "' (its options: " + option_list(module_options(*choice.module)) + ")");
+    if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-"))
+        return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name +
+                             "' (its options: " + option_list(config.pattern->options()) + ")");
     for (const std::string& name : registry.names())
         if (bare.starts_with(name + "-"))
             return Status::usage("option '" + option + "' belongs to module '" + name +
@@ -392,7 +410,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         po::store(parsed, values);
         po::notify(values);
     } catch (const po::unknown_option& error) {
-        return explain_unknown_option(error.get_option_name(), registry, patterns);
+        return explain_unknown_option(error.get_option_name(), config, registry, patterns);
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }
