@@ -208,6 +208,12 @@ struct LogGPOptions {
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
     double level = 0.95;                     // confidence level of every interval
+    // Relative standard error of the measured PRTT medians (typical over the
+    // sizes, e.g. the 95% interval's relative half-width / 1.96), for the
+    // default detector: each curve's change must then stand out against
+    // this measured noise (a chi^2 test) instead of a noise estimated from
+    // the curve itself, which a curved stretch inflates. NaN: estimate.
+    double relative_noise = Measured::nan;
 };
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least
