@@ -149,7 +149,7 @@ Status explain_unknown_option(const std::string& option, const Config& config, c
                                  "' (its options: " + option_list(module_options(*choice.module)) + ")");
     if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-"))
         return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name +
-                             "' (its options: " + option_list(config.pattern->options()) + ")");
+                             "' (its options: " + option_list(pattern_options(*config.pattern)) + ")");
     for (const std::string& name : registry.names())
         if (bare.starts_with(name + "-"))
             return Status::usage("option '" + option + "' belongs to module '" + name +
