@@ -10,6 +10,7 @@
 #include <ngx/sysinfo.hpp>
 
 #include "ngx_config.h"
+#include "watchdog.hpp"
 
 #include <csignal>
 #include <cstdlib>
@@ -43,7 +44,7 @@ void print_error(const Status& status, const std::string& side, bool quiet)
 
 std::string side_of(const Bootstrap& boot)
 {
-    if (boot.rank() == 0)
+    if (boot.rank() == 0 && boot.name() != "mpi") // under MPI every rank names itself
         return "";
     if (boot.name() == "local")
         return "forked peer, rank 1";
@@ -254,7 +255,12 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
     bool reporting = boot.rank() == 0;
     Session session(config, boot, timer, guard.flag(), make_reporters(config, env, reporting),
                     run_context(config, timer, boot, *placements));
-    Status status = session.run_all();
+    Status status;
+    { // a blocking call that never returns cannot hang the job: see watchdog.hpp
+        Watchdog watchdog(session.progress(), config.settings.timeout_ns, guard.flag(), watchdog_side(boot),
+                          [&](const std::string& report, bool cut) { end_stuck_job(session, boot, report, cut); });
+        status = session.run_all();
+    }
     Status written = session.close();
     if (reporting)
         print_document(config, session.document());

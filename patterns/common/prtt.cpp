@@ -80,6 +80,7 @@ Result<Meeting> decode(const Bytes& blob)
 // Both sides swap their state; returns the peer's.
 Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
 {
+    mark_step(ctx.settings.progress, mine.kind == Meet::done ? "meeting the peer after the series" : "resync");
     Bytes theirs;
     NGX_TRY(ctx.bootstrap.exchange(encode(mine), theirs).with_context("meeting the peer to resync after a loss"));
     return decode(theirs);
@@ -143,9 +144,11 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
     uint64_t lost = 0;
+    mark_step(ctx.settings.progress, "PRTT series (driver: send, then recv the answer)");
     for (uint64_t rep = 0; rep < total;) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        mark_repetition(ctx.settings.progress, rep);
         if constexpr (Verify)
             fill_payload(data, spec.size, rep, Side::driver);
         const char* operation = "send";
@@ -195,9 +198,11 @@ Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const 
     uint8_t* data = buffer.data();
     uint8_t* answer = Verify ? reply->data() : data;
     uint64_t total = spec.warmup + spec.samples;
+    mark_step(ctx.settings.progress, "PRTT series (responder: recv, then send the answer)");
     while (rep < total) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        mark_repetition(ctx.settings.progress, rep);
         if constexpr (Verify)
             fill_payload(answer, spec.size, rep, Side::responder);
         const char* operation = "recv";

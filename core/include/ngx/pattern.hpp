@@ -15,6 +15,7 @@
 #define NGX_PATTERN_HPP
 
 #include <ngx/bootstrap.hpp>
+#include <ngx/progress.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 #include <ngx/timer.hpp>
@@ -41,6 +42,7 @@ struct RunSettings {
     std::vector<double> percentiles; // extra ones, beyond the median and p99
     bool verify = false;             // --verify: fill and check every payload, outside the timed region
     uint64_t retries = 100;          // --retries: lost messages tolerated per size (modules without NGX_CAP_RELIABLE)
+    Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
 };
 
 // Repetitions of the current size that lost a message (modules without
