@@ -26,7 +26,8 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"timeout_s", double(settings.timeout_ns) / 1e9},
                     {"cpus", config.cpus},
                     {"verify", settings.verify},
-                    {"retries", settings.retries},
+                    {"retries", settings.retries == RunSettings::no_retry_cap ? Json() : Json(settings.retries)},
+                    {"max_loss_percent", settings.max_loss * 100},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())

@@ -11,8 +11,9 @@
 // Losses (modules without NGX_CAP_RELIABLE, see Transport::lost_message()):
 // the repetition is abandoned and both sides meet at a resync point over the
 // bootstrap, where the driver's count of completed repetitions is the truth;
-// then Transport::resync() and the repetition is retried, at most
-// --retries times per size. run_prtt() adds a last meeting after the series,
+// then Transport::resync() and the repetition is retried while the loss
+// budget lasts (--max-loss of the series' repetitions, and --retries when
+// given; see budget_exceeded()). run_prtt() adds a last meeting after the series,
 // for a pong lost at the very end (the responder has already finished).
 #include "prtt.hpp"
 
@@ -86,26 +87,46 @@ Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
     return decode(theirs);
 }
 
-Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost)
+// The loss budget of a series that needs `total` good repetitions and lost
+// `lost`: past --retries when given, or when even finishing now would leave
+// a loss rate lost / (lost + total) above --max-loss.
+bool budget_exceeded(const RunSettings& settings, uint64_t lost, uint64_t total)
 {
+    if (lost > settings.retries)
+        return true;
+    return double(lost) > settings.max_loss * double(lost + total);
+}
+
+Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost, uint64_t total)
+{
+    const RunSettings& settings = ctx.settings;
+    std::string module = " (module " + ctx.transport.module().name() + " on a lossy path; ";
+    if (lost > settings.retries)
+        return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) +
+                               " repetitions lost a message, more than --retries " + std::to_string(settings.retries) +
+                               " allows" + module + "raise --retries)");
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f%% of %" PRIu64, 100.0 * double(lost) / double(lost + total), lost + total);
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g%%", settings.max_loss * 100);
     return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) +
-                           " repetitions lost a message, "
-                           "more than --retries " +
-                           std::to_string(ctx.settings.retries) + " allows (module " + ctx.transport.module().name() +
-                           " on a lossy path; raise --retries)");
+                           " repetitions lost a message (" + rate + " attempted), more than --max-loss " + budget +
+                           " allows" + module + "the link is unusable at this size; raise --max-loss to insist)");
 }
 
 // The driver after a lost message in repetition `rep`: counts it, meets the
-// responder and resynchronises the module, or gives up past --retries.
+// responder and resynchronises the module, or gives up past the loss budget.
 Status driver_after_loss(PatternContext& ctx, const PrttSpec& spec, uint64_t rep, uint64_t& lost, const Status& why)
 {
     ++lost;
     ++ctx.losses.lost;
     ++ctx.losses.attempted;
-    bool give_up = lost > ctx.settings.retries;
+    uint64_t total = spec.warmup + spec.samples;
+    bool give_up = budget_exceeded(ctx.settings, lost, total);
     Result<Meeting> peer = meet(ctx, {give_up ? Meet::abort : Meet::resync, rep, lost});
     if (give_up)
-        return too_many_losses(ctx, spec.size, lost).with_context(where(spec.size, rep) + " (" + why.message() + ")");
+        return too_many_losses(ctx, spec.size, lost, total)
+            .with_context(where(spec.size, rep) + " (" + why.message() + ")");
     if (!peer)
         return peer.status().with_context(where(spec.size, rep) + " (after: " + why.message() + ")");
     return ctx.transport.resync(ctx.bootstrap).with_context(where(spec.size, rep));
@@ -121,8 +142,7 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
         return driver.status().with_context(where(spec.size, rep));
     if (driver->kind == Meet::abort)
         return Status::runtime(where(spec.size, driver->completed) + ": the driver gave up after " +
-                               std::to_string(driver->lost) + " lost messages (--retries " +
-                               std::to_string(ctx.settings.retries) + ")");
+                               std::to_string(driver->lost) + " lost messages (--max-loss / --retries)");
     if (driver->kind == Meet::done) {
         if (mine == Meet::resync)
             return Status::runtime(where(spec.size, rep) + ": the driver finished while this side waited");
