@@ -153,6 +153,38 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
     return true;
 }
 
+// The responder after a failed module call in repetition `rep`: a lost
+// message leads to a resync meeting (`rep` becomes the driver's count and the
+// series goes on); any other failure ends the series.
+Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const char* operation,
+                               ngx_status code)
+{
+    Status status = ctx.transport.failure(operation, code);
+    if (!ctx.transport.lost_message())
+        return status.with_context(where(spec.size, rep));
+    Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
+    return goes_on ? Status::ok() : goes_on.status();
+}
+
+// The responder's whole series: `answer(rep)` runs it from `rep` to the end;
+// for a lossy module a last meeting follows (a last answer may have been
+// lost: then the series resumes where the driver stands).
+template <typename Answer>
+Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answer)
+{
+    uint64_t rep = 0;
+    for (bool goes_on = true; goes_on;) {
+        NGX_TRY(answer(rep));
+        if (!lossy(ctx))
+            break;
+        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done);
+        if (!more)
+            return more.status();
+        goes_on = *more;
+    }
+    return Status::ok();
+}
+
 template <bool Verify>
 Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
@@ -234,12 +266,7 @@ Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const 
             code = transport.send_code(answer, spec.size);
         }
         if (code != NGX_OK) [[unlikely]] {
-            Status status = transport.failure(operation, code);
-            if (!transport.lost_message())
-                return status.with_context(where(spec.size, rep));
-            Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
-            if (!goes_on)
-                return goes_on.status();
+            NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
             continue;
         }
         if constexpr (Verify) // the last of the n messages (all n carry the same payload)
@@ -291,17 +318,29 @@ Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const 
         }
         return samples;
     }
-    uint64_t rep = 0;
-    for (bool goes_on = true; goes_on;) {
-        NGX_TRY(answer_from(ctx, buffer, spec, rep));
-        if (!lossy(ctx))
-            break;
-        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done); // a last pong may have been lost
-        if (!more)
-            return more.status();
-        goes_on = *more;
-    }
+    NGX_TRY(respond_until_done(ctx, spec, [&](uint64_t& rep) { return answer_from(ctx, buffer, spec, rep); }));
     return std::vector<double>();
+}
+
+Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce& once)
+{
+    uint64_t total = spec.warmup + spec.samples;
+    mark_step(ctx.settings.progress, "series (responder)");
+    return respond_until_done(ctx, spec, [&](uint64_t& rep) -> Status {
+        while (rep < total) {
+            if (ctx.interrupted())
+                return Status::interrupted(where(spec.size, rep) + ": interrupted");
+            mark_repetition(ctx.settings.progress, rep);
+            const char* operation = "recv";
+            ngx_status code = once(rep, operation);
+            if (code != NGX_OK) {
+                NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+                continue;
+            }
+            ++rep;
+        }
+        return Status::ok();
+    });
 }
 
 } // namespace ngx::patterns

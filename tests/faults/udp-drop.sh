@@ -18,8 +18,8 @@
 #     estimate 1 - sqrt(1 - loss_rate) within about 5% +- 2 points;
 #   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
 #   - each size's median within 60% (or 40 us; the two runs share a noisy 2-core machine) of the no-drop run's.
-# Then (issue 14) -c 1000 -s 1-8Ki over the same lossy path: see the case at
-# the end.
+# Then (issue 14) -c 1000 -s 1-8Ki and loggp over the same lossy path: see
+# the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
 IT_NO_TRAP=1
 source "$(dirname "$0")/../integration/lib.sh"
@@ -108,4 +108,21 @@ assert max(r["lost"] for r in d["results"]) > 100, "no size lost more than the o
 PY
 ok "udp -c 1000 -s 1-8Ki with 5% drops: completes within --max-loss, loss per size reported"
 
+# Issue 14: loggp over the lossy path. Its o_r series (the responder times
+# its receive) ended the run at the first loss; it now takes part in the
+# resync like the PRTT series. --loggp-n 4: a PRTT(16, d, s) repetition
+# carries 17 datagrams and loses one 58% of the time, past --max-loss 50%.
+run_over d 7334 "$IT_DIR/loggp.json" -x loggp --loggp-n 4 -s 1,64,1024 -c 100 --warmup 10 --udp-loss-timeout-us 20000
+python3 - "$IT_DIR/loggp.json" <<'PY' || fail "loggp over the lossy path"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+assert [r["size_bytes"] for r in d["results"]] == [1, 64, 1024], d["results"]
+lost = sum(r["lost"] for r in d["results"])
+assert lost > 0, "no loss at all: the o_r series was not exercised under loss"
+for r in d["results"]:
+    assert r["o_r_us"] > 0, r
+print(f"loggp: complete, {lost:.0f} repetitions lost and retried")
+PY
+ok "loggp over udp with 5% drops: completes, o_r resyncs after a loss"
 echo PASS
