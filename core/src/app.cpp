@@ -253,7 +253,10 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
     if (!placements)
         return placements.status();
     bool reporting = boot.rank() == 0;
-    Session session(config, boot, timer, guard.flag(), make_reporters(config, env, reporting),
+    std::vector<std::unique_ptr<Reporter>> reporters = make_reporters(config, env, reporting);
+    if (!reporting && boot.is_driver()) // with 2k ranks the driver of each pair shows its own table
+        reporters.push_back(std::make_unique<TableReporter>(std::cout));
+    Session session(config, boot, timer, guard.flag(), std::move(reporters),
                     run_context(config, timer, boot, *placements));
     Status status;
     { // a blocking call that never returns cannot hang the job: see watchdog.hpp

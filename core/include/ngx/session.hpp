@@ -44,7 +44,7 @@ private:
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
     void end_run(const Status& status);
     Status close_locked();
-    bool reporting() const { return boot_.rank() == 0; }
+    bool reporting() const { return boot_.is_driver(); } // rank 0 writes the files; other drivers show a table
 
     const Config& config_;
     Bootstrap& boot_;
