@@ -72,9 +72,9 @@ void Watchdog::watch()
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::nanoseconds(period_ns), [this] { return stopping_; })) {
         ProgressMark now = read_mark(progress_);
-        if (!interrupted && cancel_ != nullptr && *cancel_ != 0) { // the main thread gets `grace` to notice
+        if (!interrupted && cancel_ != nullptr && *cancel_ != 0) { // the main thread gets a moment to notice
             interrupted = true;
-            limit = std::chrono::nanoseconds(grace_ns);
+            limit = std::chrono::nanoseconds(interrupt_grace_ns);
             since = clock::now();
         }
         if (!(now == last)) {
@@ -102,8 +102,10 @@ void end_stuck_job(Session& session, Bootstrap& boot, const std::string& report,
     std::cerr << "ngx: " << report << std::endl;
     if (!boot.is_driver()) // both sides fire together when the link fails: the driver's files come first
         std::this_thread::sleep_for(std::chrono::nanoseconds(Watchdog::responder_lag_ns));
-    (void)interrupted; // stuck even after a signal: the peer failed, the run did not just stop
-    Status why = Status::runtime(report);
+    // Under MPI a rank still stuck after a signal means a failed peer (the
+    // launcher ends the job), not a clean stop; elsewhere it is Ctrl-C.
+    bool failed = !interrupted || boot.name() == "mpi";
+    Status why = failed ? Status::runtime(report) : Status::interrupted(report);
     session.abandon(why);
     std::cout.flush();
 #if NGX_HAVE_MPI

@@ -52,6 +52,9 @@ public:
 
     // Past --timeout the module's own deadline speaks first, when it has one.
     static constexpr uint64_t grace_ns = 250'000'000;
+    // After Ctrl-C or SIGTERM, how long the main thread may stay silent before
+    // the watchdog ends the run; below Open MPI's 1 s from SIGTERM to SIGKILL.
+    static constexpr uint64_t interrupt_grace_ns = 500'000'000;
     static constexpr uint64_t period_ns = 50'000'000; // how often the marks are read
     // A responder that fires waits this long before ending the job, so that a
     // driver firing at the same time writes its files first.
@@ -76,10 +79,10 @@ class Bootstrap;
 
 // The expiry action of a measuring process: says `report` on stderr, ends the
 // session's current run with status "error" and writes its files (the results
-// so far), then ends the job: MPI_Abort(1) under MPI, else exit code 1. Also
-// after a signal (`interrupted`): a main thread still stuck in a blocking
-// call then means a failed peer (e.g. mpirun ending the job after a rank
-// died), not a clean interrupt.
+// so far), then ends the job: MPI_Abort(1) under MPI, else exit code 1. After
+// a signal (`interrupted`) the same under MPI, where a rank still stuck means
+// a failed peer (mpirun ending the job after a rank died); elsewhere status
+// "interrupted" and exit code 130.
 [[noreturn]] void end_stuck_job(Session& session, Bootstrap& boot, const std::string& report, bool interrupted);
 
 // "rank 1 (responder)"
