@@ -63,8 +63,11 @@ po::options_description general_options()
         ("count,c", po::value<std::string>(), "samples kept per size (default: the pattern's, 1000 for pingpong)")
         ("warmup", po::value<std::string>(), "samples discarded per size before those (default: the pattern's)")
         ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
-        ("retries", po::value<std::string>()->default_value("100"),
-         "lossy modules (udp): repetitions per size that may lose a message and be retried; beyond, the run fails")
+        ("max-loss", po::value<std::string>()->default_value("50"),
+         "lossy modules (udp): the share of a size's repetitions, percent, that may lose a message and be "
+         "retried; beyond, the run fails (e.g. 50 or 50%)")
+        ("retries", po::value<std::string>(),
+         "lossy modules (udp): an absolute cap on the repetitions per size that may lose a message (default: none)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("raw", "keep every sample in the JSON output")
@@ -198,6 +201,22 @@ Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, R
     return Status::ok();
 }
 
+// --max-loss PCT[%] (relative, always) and --retries N (absolute, when given).
+Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
+{
+    Result<double> max_loss = usage_or(opt::percentage("max-loss", values["max-loss"].as<std::string>()));
+    if (!max_loss)
+        return max_loss.status();
+    settings.max_loss = *max_loss / 100;
+    if (!values.count("retries"))
+        return Status::ok();
+    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
+    if (!retries)
+        return retries.status();
+    settings.retries = *retries;
+    return Status::ok();
+}
+
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
@@ -217,10 +236,7 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     settings.count = *count;
     settings.warmup = *warmup;
     settings.timeout_ns = uint64_t(*timeout * 1e9);
-    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
-    if (!retries)
-        return retries.status();
-    settings.retries = *retries;
+    NGX_TRY(read_loss_budget(values, settings));
     settings.keep_raw = values.count("raw") > 0;
     settings.verify = values.count("verify") > 0;
     return Status::ok();

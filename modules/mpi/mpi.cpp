@@ -17,8 +17,10 @@
 //
 // Waiting (--mpi-progress): `block` (default) calls the blocking MPI function
 // (MPI_Send/MPI_Recv/MPI_Wait), the thinnest path, but a blocking MPI call has
-// no deadline: a silent peer is caught by mpirun (a dead rank aborts the job)
-// or by the bootstrap's deadline at the next step. `poll` starts every
+// no deadline of its own: a dead rank is caught by mpirun (it aborts the job),
+// a stopped or unreachable one by the core's watchdog, which sees the run
+// make no progress for --timeout, writes the files and calls MPI_Abort
+// (core/src/watchdog.hpp). `poll` starts every
 // operation non-blocking and polls MPI_Test, checking the deadline and the
 // cancel flag, so a silent peer ends in NGX_ERR_TIMEOUT.
 //
@@ -130,8 +132,8 @@ const ngx_option_spec option_specs[] = {
      "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend (non-blocking "
      "+ wait)"},
     {"mpi-progress", "block",
-     "block: blocking MPI calls (thinnest, no deadline inside a call); poll: MPI_Test loop "
-     "with the deadline and Ctrl-C"},
+     "block: blocking MPI calls (thinnest; a stuck call ends the job by the watchdog past --timeout); poll: "
+     "MPI_Test loop with the deadline and Ctrl-C"},
     {"mpi-bsend-messages", "4", "buffered modes: messages the attached buffer holds"},
     {"mpi-vector-stride", "0", "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)"},
     {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
