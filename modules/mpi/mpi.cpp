@@ -110,6 +110,8 @@ struct Context {
     void* preposted_buffer = nullptr;
     size_t preposted_capacity = 0;
     bool peer_ready = false;
+    void* ready_target = nullptr; // irecv in ready mode: where the pre-posted message goes
+    size_t ready_len = 0;
     // Derived datatypes, cached for the last length used.
     MPI_Datatype vector_type = MPI_DATATYPE_NULL;
     size_t vector_len = 0;
@@ -216,6 +218,15 @@ ngx_status complete(Context* c, MPI_Request* request, MPI_Status* status, const 
 
 // ---- datatypes (the hook for strided data) ---------------------------------------
 
+// The bytes a message of `len` data bytes spans in its buffer: len, or with
+// a vector type (len / block) blocks `stride` apart.
+size_t layout_extent(const Options& o, size_t len)
+{
+    if (o.vector_stride == 0 || len < o.vector_block)
+        return len;
+    return (len / o.vector_block - 1) * o.vector_stride + o.vector_block;
+}
+
 // The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
 // one MPI_Type_vector when --mpi-vector-stride is set.
 ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
@@ -282,6 +293,34 @@ ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
         return fail(err, NGX_ERR_PROTOCOL, "recv: expected %zu bytes, the peer sent %d", len, received);
     if (buf != c->preposted_buffer)
         std::memcpy(buf, c->preposted_buffer, len);
+    return post_receive(c, err);
+}
+
+// An irecv in ready mode is the pre-posted receive itself (a second
+// MPI_Irecv would never match: the message goes to the pre-posted one). Its
+// request is this marker; test and wait complete the pre-posted receive.
+constexpr ngx_request preposted_request = ~ngx_request(0);
+
+ngx_status irecv_preposted(Context* c, void* buf, size_t len, ngx_request* req)
+{
+    c->ready_target = buf;
+    c->ready_len = len;
+    *req = preposted_request;
+    return NGX_OK;
+}
+
+ngx_status test_preposted(Context* c, ngx_request* req, int* done, ngx_error* err)
+{
+    int code = MPI_Test(&c->preposted, done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "test");
+    if (!*done)
+        return NGX_OK;
+    // Completed: recv_preposted() finds the request done, copies and re-posts.
+    c->preposted = MPI_REQUEST_NULL;
+    *req = 0;
+    if (c->ready_target != c->preposted_buffer)
+        std::memcpy(c->ready_target, c->preposted_buffer, c->ready_len);
     return post_receive(c, err);
 }
 
@@ -358,6 +397,8 @@ ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->preposted != MPI_REQUEST_NULL)
+        return irecv_preposted(c, buf, len, req);
     MPI_Datatype type = MPI_BYTE;
     int count = 0;
     if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
@@ -393,7 +434,8 @@ ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 
 ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 {
-    (void)ctx;
+    if (*req == preposted_request)
+        return test_preposted(static_cast<Context*>(ctx), req, done, err);
     MPI_Request request;
     std::memcpy(&request, req, sizeof request);
     int code = MPI_Test(&request, done, MPI_STATUS_IGNORE);
@@ -403,9 +445,14 @@ ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 
 ngx_status mpi_wait(void* ctx, ngx_request* req, ngx_error* err)
 {
+    auto* c = static_cast<Context*>(ctx);
+    if (*req == preposted_request) {
+        *req = 0;
+        return recv_preposted(c, c->ready_target, c->ready_len, err);
+    }
     MPI_Request request;
     std::memcpy(&request, req, sizeof request);
-    ngx_status s = complete(static_cast<Context*>(ctx), &request, MPI_STATUS_IGNORE, "wait", err);
+    ngx_status s = complete(c, &request, MPI_STATUS_IGNORE, "wait", err);
     std::memcpy(req, &request, sizeof request);
     return s;
 }
@@ -470,7 +517,8 @@ ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    size_t extent = layout_extent(c->options, len);
+    size_t rounded = (extent + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
     void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
     if (p == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
