@@ -19,7 +19,7 @@ tcp) args=(-m tcp -s 1-64Ki -c 50) ;;
 esac
 ngx_run 150 "${args[@]}" -x loggp --cpus 0,1 -o "$IT_DIR/run.json" --raw-prtt "$IT_DIR/run.csv"
 [[ $RC == 0 ]] || fail "the loggp run failed (exit $RC)"
-head -1 "$IT_DIR/run.csv" | grep -qx 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us' ||
+head -1 "$IT_DIR/run.csv" | grep -qx 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us' ||
     fail "--raw-prtt header: $(head -1 "$IT_DIR/run.csv")"
 rows=$(($(wc -l <"$IT_DIR/run.csv") - 1))
 sizes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$IT_DIR/run.json")
