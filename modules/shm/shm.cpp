@@ -71,21 +71,6 @@ ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     return c->channel.in.read(nullptr, 0, buf, len, wait, err);
 }
 
-ngx_status shm_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void shm_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void shm_finalize(void* ctx)
 {
     delete static_cast<Context*>(ctx);
@@ -95,8 +80,8 @@ const ngx_module_ops shm_ops = {
     sizeof(ngx_module_ops),
     shm_init,
     shm_connect,
-    shm_alloc,
-    shm_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     shm_send,
     shm_recv,
     nullptr, // isend

@@ -345,21 +345,6 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return s;
 }
 
-ngx_status sim_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void sim_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void sim_finalize(void* ctx)
 {
     delete static_cast<Context*>(ctx);
@@ -369,8 +354,8 @@ const ngx_module_ops sim_ops = {
     sizeof(ngx_module_ops),
     sim_init,
     sim_connect,
-    sim_alloc,
-    sim_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     sim_send,
     sim_recv,
     nullptr, // isend

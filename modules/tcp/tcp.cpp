@@ -482,21 +482,6 @@ ngx_status tcp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
 }
 
-ngx_status tcp_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void tcp_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void tcp_finalize(void* ctx)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -511,8 +496,8 @@ const ngx_module_ops tcp_ops = {
     sizeof(ngx_module_ops),
     tcp_init,
     tcp_connect,
-    tcp_alloc,
-    tcp_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     tcp_send,
     tcp_recv,
     nullptr, // isend

@@ -134,21 +134,6 @@ ngx_status udp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     }
 }
 
-ngx_status udp_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    constexpr size_t page = 4096;
-    void* p = std::aligned_alloc(page, std::max(page, (len + page - 1) / page * page));
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "udp alloc: %zu bytes: out of memory", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void udp_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 // After a loss, on both sides at the same point: each tells the other the
 // sequence number of its next message, so that whatever is still in flight
 // is stale, and forgets the message it was assembling.
@@ -180,8 +165,8 @@ const ngx_module_ops udp_ops = {
     sizeof(ngx_module_ops),
     udp_init,
     udp_connect,
-    udp_alloc,
-    udp_free,
+    ngx::mod::heap_alloc<4096>, // page-aligned
+    ngx::mod::heap_free,
     udp_send,
     udp_recv,
     nullptr, // isend

@@ -130,6 +130,25 @@ private:
     unsigned calls_ = 0;
 };
 
+// alloc and free for a module whose buffers are plain memory aligned to
+// `alignment` bytes (a cache line, a page): its table names
+// ngx::mod::heap_alloc<64> and ngx::mod::heap_free.
+template <size_t alignment>
+ngx_status heap_alloc(void*, size_t len, void** buf, ngx_error* err)
+{
+    size_t rounded = (len + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, rounded > 0 ? rounded : alignment);
+    if (p == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
+    *buf = p;
+    return NGX_OK;
+}
+
+inline void heap_free(void*, void* buf)
+{
+    std::free(buf);
+}
+
 inline bool cancelled(const volatile int* cancel)
 {
     return cancel != nullptr && *cancel != 0;
