@@ -92,6 +92,53 @@ sockperf_median_us() {
     sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '/percentile 50\.000/ { printf "%.3f", $NF + 0; exit }'
 }
 
+# run_qperf METRIC TEST ROUND: qperf's TEST (tcp_lat, udp_lat) with 1-byte
+# messages for PEER_TIME seconds, server on CPU_A, client on CPU_B; records
+# its mean one-way latency. Uses QPERF_PORT (listen) and QPERF_DATA_PORT.
+run_qperf() {
+    local metric=$1 test=$2 r=$3 tag="qperf_r$3"
+    if ! command -v qperf > /dev/null; then record "$metric" qperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" qperf -lp "$QPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$QPERF_PORT" tcp; then
+        stop_server "$pg"; record "$metric" qperf "$r" NA "server did not listen"; return
+    fi
+    timeout "$TMO" taskset -c "$CPU_B" qperf 127.0.0.1 -lp "$QPERF_PORT" -ip "$QPERF_DATA_PORT" \
+        -m 1 -t "$PEER_TIME" "$test" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    stop_server "$pg"
+    v=$(qperf_latency_us "$WORK/$tag.log")
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record "$metric" qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record "$metric" qperf "$r" "$v"
+}
+
+# run_sockperf METRIC tcp|udp ROUND: sockperf ping-pong with 14-byte messages
+# (its minimum: its own header) for PEER_TIME seconds, server on CPU_A, client
+# on CPU_B; records the median half round trip. Uses SOCKPERF_PORT.
+run_sockperf() {
+    local metric=$1 proto=$2 r=$3 tag="sockperf_r$3" flag=()
+    [[ $proto == tcp ]] && flag=(--tcp)
+    if ! command -v sockperf > /dev/null; then record "$metric" sockperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" \
+        sockperf server "${flag[@]}" -i 127.0.0.1 -p "$SOCKPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$SOCKPERF_PORT" "$proto"; then
+        stop_server "$pg"; record "$metric" sockperf "$r" NA "server did not $([[ $proto == tcp ]] && echo listen || echo bind)"
+        return
+    fi
+    timeout "$TMO" taskset -c "$CPU_B" sockperf ping-pong "${flag[@]}" -i 127.0.0.1 -p "$SOCKPERF_PORT" \
+        -m 14 -t "$PEER_TIME" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    stop_server "$pg"
+    v=$(sockperf_median_us "$WORK/$tag.log")
+    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
+        record "$metric" sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
+    fi
+    record "$metric" sockperf "$r" "$v"
+}
+
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 
 # install_tools PKG...: apt-get install the given packages when root (best effort).
