@@ -70,6 +70,16 @@ record() {
     printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >> "$SAMPLES"
 }
 
+# record_run METRIC TOOL ROUND RC VALUE TAG: VALUE when the run exited 0 with
+# a number, else NA with a note pointing at TAG.log.
+record_run() {
+    if [[ $4 -ne 0 ]] || ! is_number "$5"; then
+        record "$1" "$2" "$3" NA "failed (exit $4, see $6.log)"
+    else
+        record "$1" "$2" "$3" "$5"
+    fi
+}
+
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
@@ -108,10 +118,7 @@ run_qperf() {
     local rc=$? v
     stop_server "$pg"
     v=$(qperf_latency_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record "$metric" qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record "$metric" qperf "$r" "$v"
+    record_run "$metric" qperf "$r" "$rc" "$v" "$tag"
 }
 
 # run_sockperf METRIC tcp|udp ROUND: sockperf ping-pong with 14-byte messages
@@ -133,10 +140,7 @@ run_sockperf() {
     local rc=$? v
     stop_server "$pg"
     v=$(sockperf_median_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record "$metric" sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record "$metric" sockperf "$r" "$v"
+    record_run "$metric" sockperf "$r" "$rc" "$v" "$tag"
 }
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }

@@ -174,10 +174,7 @@ run_nptcp() {
     # NetPIPE's trials, each the mean over -n round trips).
     local v=""
     [[ -s $WORK/$tag.np ]] && v=$(awk '$1 == 1 { printf "%.3f", $3 * 1e6; exit }' "$WORK/$tag.np")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record tcp_lat_us NPtcp "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record tcp_lat_us NPtcp "$r" "$v"
+    record_run tcp_lat_us NPtcp "$r" "$rc" "$v" "$tag"
 }
 
 run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
@@ -192,10 +189,7 @@ run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
     else
         v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
     fi
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record "$metric" minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record "$metric" minimal "$r" "$v"
+    record_run "$metric" minimal "$r" "$rc" "$v" "$tag"
 }
 
 run_min_shm() {
@@ -205,10 +199,7 @@ run_min_shm() {
         > "$WORK/$tag.log" 2>&1 < /dev/null
     local rc=$? v
     v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record shm_lat_us minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record shm_lat_us minimal "$r" "$v"
+    record_run shm_lat_us minimal "$r" "$rc" "$v" "$tag"
 }
 
 # ---------------------------------------------------------------- peers
