@@ -1,11 +1,9 @@
 // ngx: measures what communication costs, module by module.
-#include <ngx/app.hpp>
+#include "app.hpp"
 
-#include "catalog.hpp"
 #include "commands.hpp"
 
 int main(int argc, char** argv)
 {
-    return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(), ngx::builtin_commands(),
-                        ngx::Environment::current());
+    return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_commands(), ngx::Environment::current());
 }

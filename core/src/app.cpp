@@ -1,13 +1,13 @@
 // The `ngx` program (see app.hpp): parse, launch or join the peer, measure,
 // report, and turn the outcome into an exit code.
-#include <ngx/app.hpp>
+#include "app.hpp"
 
-#include <ngx/cli.hpp>
-#include <ngx/interrupt.hpp>
-#include <ngx/mpi_bootstrap.hpp>
-#include <ngx/session.hpp>
-#include <ngx/stream_bootstrap.hpp>
-#include <ngx/sysinfo.hpp>
+#include "cli.hpp"
+#include "interrupt.hpp"
+#include "mpi_bootstrap.hpp"
+#include "session.hpp"
+#include "stream_bootstrap.hpp"
+#include "sysinfo.hpp"
 
 #include "ngx_config.h"
 
@@ -73,10 +73,23 @@ int list_modules(const ModuleRegistry& registry)
     return 0;
 }
 
-int list_patterns(const PatternCatalog& patterns)
+int list_patterns(const PatternCatalog& catalog)
 {
-    for (const PatternInfo& pattern : patterns)
-        std::cout << "  " << pattern.name << "  " << pattern.description << "\n";
+    std::cout << "Patterns:\n";
+    for (size_t i = 0; i < catalog.patterns().size(); ++i)
+        std::cout << "  " << catalog.patterns()[i]->name << "  " << catalog.patterns()[i]->description << "  ("
+                  << catalog.paths()[i] << ")\n";
+    if (catalog.patterns().empty())
+        std::cout << "  none\n";
+    if (!catalog.rejected().empty()) {
+        std::cout << "Rejected:\n";
+        for (const RejectedPlugin& rejected : catalog.rejected())
+            std::cout << "  " << rejected.path << ": " << rejected.reason << "\n";
+    }
+    std::cout << "Searched: ";
+    for (const std::string& directory : catalog.search_path())
+        std::cout << directory << " ";
+    std::cout << "\n";
     return 0;
 }
 
@@ -115,8 +128,10 @@ Status check_outputs(const Config& config)
 {
     for (const OutputSpec& output : config.outputs)
         NGX_TRY(check_writable(output.path));
-    if (!config.raw_prtt_path.empty())
-        NGX_TRY(check_writable(config.raw_prtt_path));
+    for (const opt::OptionSpec& spec : config.pattern->options)
+        if (spec.kind == opt::OptionKind::output_file)
+            if (const std::string* path = opt::find(config.pattern_options, spec.name))
+                NGX_TRY(check_writable(*path).with_context("--" + spec.name));
     return Status::ok();
 }
 
@@ -214,8 +229,9 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(const Config& config, cons
         reporters.push_back(std::make_unique<ProgressReporter>(config.settings.sizes.size()));
     for (const OutputSpec& output : config.outputs)
         reporters.push_back(make_file_reporter(output.path, output.format, config.settings.keep_raw));
-    if (!config.raw_prtt_path.empty())
-        reporters.push_back(make_prtt_csv_reporter(config.raw_prtt_path));
+    if (config.pattern->reporters)
+        for (auto& reporter : config.pattern->reporters(config.pattern_options))
+            reporters.push_back(std::move(reporter));
     return reporters;
 }
 
@@ -323,6 +339,8 @@ Environment Environment::current()
     env.executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
     if (const char* path = std::getenv("NGX_MODULE_PATH"))
         env.module_path = path;
+    if (const char* path = std::getenv("NGX_PATTERN_PATH"))
+        env.pattern_path = path;
     env.stdout_is_terminal = isatty(STDOUT_FILENO) != 0;
     env.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
     for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"})
@@ -335,13 +353,14 @@ std::vector<std::string> arguments_of(int argc, char** argv)
     return std::vector<std::string>(argv + 1, argv + argc);
 }
 
-int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const CommandCatalog& commands,
-            const Environment& env)
+int run_ngx(const std::vector<std::string>& arguments, const CommandCatalog& commands, const Environment& env)
 {
+    PatternCatalog patterns = PatternCatalog::load(
+        pattern_search_path(env.pattern_path.empty() ? nullptr : env.pattern_path.c_str(), env.executable));
     if (!arguments.empty())
         for (const CommandInfo& command : commands)
             if (arguments.front() == command.name)
-                return command.run(std::vector<std::string>(arguments.begin() + 1, arguments.end()));
+                return command.run(std::vector<std::string>(arguments.begin() + 1, arguments.end()), patterns);
     ModuleRegistry registry(
         module_search_path(env.module_path.empty() ? nullptr : env.module_path.c_str(), env.executable));
     Result<Config> config = parse_command_line(arguments, registry, patterns);

@@ -1,5 +1,10 @@
 // Two-pass command-line parsing (see cli.hpp).
-#include <ngx/cli.hpp>
+#include "cli.hpp"
+
+#include "option_group.hpp"
+
+#include <ngx/command_line.hpp>
+#include <ngx/options.hpp>
 #include <ngx/sizes.hpp>
 
 #include <sched.h>
@@ -15,46 +20,29 @@ constexpr uint64_t max_count = 10'000'000;
 constexpr double max_timeout_s = 86400;
 constexpr uint64_t max_retries = 1'000'000; // per size: each costs a loss timeout and a bootstrap round trip
 
-std::vector<std::string> split_list(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    for (std::string item; std::getline(stream, item, ',');)
-        items.push_back(item);
-    if (!text.empty() && text.back() == ',')
-        items.emplace_back();
-    return items;
-}
+using opt::split_list;
 
 Status bad_value(const std::string& option, const std::string& value, const std::string& why)
 {
-    return Status::usage("--" + option + " '" + value + "': " + why);
+    return Status::usage(opt::bad_value(option, value, why));
+}
+
+template <typename T>
+Result<T> usage_or(opt::Parsed<T> parsed)
+{
+    if (!parsed)
+        return Status::usage(parsed.error);
+    return *parsed;
 }
 
 Result<uint64_t> parse_count(const std::string& option, const std::string& text, uint64_t min, uint64_t max)
 {
-    uint64_t value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() || error != std::errc())
-        return bad_value(option, text,
-                         "expected a whole number in " + std::to_string(min) + ".." + std::to_string(max));
-    if (value < min || value > max)
-        return bad_value(option, text, "must be in " + std::to_string(min) + ".." + std::to_string(max));
-    return value;
+    return usage_or(opt::whole_number(option, text, min, max));
 }
 
 Result<double> parse_number(const std::string& option, const std::string& text, double min, double max)
 {
-    double value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !std::isfinite(value))
-        return bad_value(option, text, "expected a number");
-    if (value < min || value > max) {
-        std::ostringstream range;
-        range << "must be in " << min << ".." << max;
-        return bad_value(option, text, range.str());
-    }
-    return value;
+    return usage_or(opt::number(option, text, min, max));
 }
 
 po::options_description general_options()
@@ -78,11 +66,7 @@ po::options_description general_options()
          "lossy modules (udp): repetitions per size that may lose a message and be retried; beyond, the run fails")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
-        ("output,o", po::value<std::vector<std::string>>(), "write results to FILE (.json, .csv, .txt); repeatable")
-        ("format", po::value<std::string>(), "table, csv or json: for -o files without a known extension, or for stdout")
         ("raw", "keep every sample in the JSON output")
-        ("raw-prtt", po::value<std::string>(), "loggp: write the per-size PRTT medians to this CSV (for ngx fit)")
-        ("percentiles", po::value<std::string>(), "extra percentiles to report, e.g. 90,99.9")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
         ("connect", po::value<std::string>(), "run against a peer started with --listen at HOST:PORT")
@@ -95,15 +79,18 @@ po::options_description general_options()
 po::options_description module_options(const LoadedModule& module)
 {
     const ngx_module& descriptor = module.descriptor();
-    po::options_description group("Module " + module.name() + ": " + descriptor.description);
+    std::vector<opt::OptionSpec> specs;
     for (size_t i = 0; i < descriptor.option_count; ++i) {
         const ngx_option_spec& spec = descriptor.options[i];
-        auto* value = po::value<std::string>();
-        if (spec.default_value != nullptr)
-            value->default_value(spec.default_value);
-        group.add_options()(spec.name, value, spec.help ? spec.help : "");
+        specs.push_back({spec.name, spec.default_value ? spec.default_value : "", spec.help ? spec.help : "",
+                         opt::OptionKind::value, spec.default_value != nullptr});
     }
-    return group;
+    return option_group("Module " + module.name() + ": " + descriptor.description, specs);
+}
+
+po::options_description pattern_options(const PatternInfo& pattern)
+{
+    return option_group("Pattern " + pattern.name + ": " + pattern.description, pattern.options);
 }
 
 // First pass: which modules and which pattern, ignoring everything else.
@@ -141,18 +128,42 @@ Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, c
     return modules;
 }
 
-// "--tcp-port" given with -m shm: say whose option it is.
-Status explain_unknown_option(const std::string& option, const ModuleRegistry& registry, const PatternCatalog& patterns)
+// "--sim-L, --sim-os": the long names of a group of options, or "none".
+std::string option_list(const po::options_description& group)
+{
+    std::string list;
+    for (const auto& option : group.options())
+        list += (list.empty() ? "--" : ", --") + option->long_name();
+    return list.empty() ? "none" : list;
+}
+
+// "--tcp-port" given with -m shm: say whose option it is. "--sim-O" given
+// with -m sim: say that sim has no such option and list the ones it has.
+Status explain_unknown_option(const std::string& option, const Config& config, const ModuleRegistry& registry,
+                              const PatternCatalog& patterns)
 {
     std::string bare = option.substr(option.find_first_not_of('-'));
+    for (const ModuleChoice& choice : config.modules)
+        if (bare.starts_with(choice.module->name() + "-"))
+            return Status::usage("option '" + option + "' is unknown to module '" + choice.module->name() +
+                                 "' (its options: " + option_list(module_options(*choice.module)) + ")");
+    if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-"))
+        return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name +
+                             "' (its options: " + option_list(config.pattern->options()) + ")");
     for (const std::string& name : registry.names())
         if (bare.starts_with(name + "-"))
             return Status::usage("option '" + option + "' belongs to module '" + name +
                                  "', which is not selected (add it with -m)");
-    for (const PatternInfo& pattern : patterns)
-        if (bare.starts_with(pattern.name + "-"))
-            return Status::usage("option '" + option + "' belongs to pattern '" + pattern.name +
-                                 "', which is not selected (-x " + pattern.name + ")");
+    auto declares = [&](const PatternInfo& pattern) {
+        for (const opt::OptionSpec& spec : pattern.options)
+            if (spec.name == bare)
+                return true;
+        return bare.starts_with(pattern.name + "-");
+    };
+    for (const PatternInfo* pattern : patterns.patterns())
+        if (declares(*pattern))
+            return Status::usage("option '" + option + "' belongs to pattern '" + pattern->name +
+                                 "', which is not selected (-x " + pattern->name + ")");
     return Status::usage("unknown option '" + option + "' (see ngx --help)");
 }
 
@@ -181,19 +192,6 @@ Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, R
     return Status::ok();
 }
 
-Status read_percentiles(const po::variables_map& values, RunSettings& settings)
-{
-    if (!values.count("percentiles"))
-        return Status::ok();
-    for (const std::string& item : split_list(values["percentiles"].as<std::string>())) {
-        Result<double> rank = parse_number("percentiles", item, 0, 100);
-        if (!rank)
-            return rank.status();
-        settings.percentiles.push_back(*rank);
-    }
-    return Status::ok();
-}
-
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
@@ -219,7 +217,7 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     settings.retries = *retries;
     settings.keep_raw = values.count("raw") > 0;
     settings.verify = values.count("verify") > 0;
-    return read_percentiles(values, settings);
+    return Status::ok();
 }
 
 Result<std::vector<int>> read_cpus(const po::variables_map& values)
@@ -246,31 +244,11 @@ Result<std::vector<int>> read_cpus(const po::variables_map& values)
 
 Status read_outputs(const po::variables_map& values, Config& config)
 {
-    std::optional<OutputFormat> forced;
-    if (values.count("format")) {
-        forced = format_from_name(values["format"].as<std::string>());
-        if (!forced)
-            return bad_value("format", values["format"].as<std::string>(), "expected table, csv or json");
-    }
-    if (values.count("raw-prtt")) {
-        if (config.pattern->name != "loggp")
-            return Status::usage("--raw-prtt writes loggp's PRTT medians: use it with -x loggp");
-        if (config.modules.size() > 1)
-            return Status::usage("--raw-prtt holds one module's medians: give one module with -m");
-        config.raw_prtt_path = values["raw-prtt"].as<std::string>();
-    }
-    if (!values.count("output")) {
-        config.stdout_format = forced == OutputFormat::table ? std::nullopt : forced;
-        return Status::ok();
-    }
-    for (const std::string& path : values["output"].as<std::vector<std::string>>()) {
-        if (path.empty())
-            return Status::usage("-o/--output: empty file name");
-        std::optional<OutputFormat> format = forced ? forced : format_from_path(path);
-        if (!format)
-            return Status::usage("-o " + path + ": unknown file type; use .json, .csv or .txt, or --format");
-        config.outputs.push_back({path, *format});
-    }
+    OutputChoice choice;
+    NGX_TRY(read_output_choice(values_of(values, output_option_specs()), choice));
+    config.outputs = std::move(choice.files);
+    config.stdout_format = choice.stdout_format;
+    config.settings.percentiles = std::move(choice.percentiles);
     return Status::ok();
 }
 
@@ -391,14 +369,6 @@ std::string help_text(const po::options_description& all)
 
 } // namespace
 
-const PatternInfo* find_pattern(const PatternCatalog& catalog, const std::string& name)
-{
-    for (const PatternInfo& pattern : catalog)
-        if (pattern.name == name)
-            return &pattern;
-    return nullptr;
-}
-
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns)
 {
@@ -408,12 +378,13 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     if (!first)
         return first.status();
     std::string pattern_name = first->count("pattern") ? (*first)["pattern"].as<std::string>() : default_pattern;
-    config.pattern = find_pattern(patterns, pattern_name);
+    config.pattern = patterns.find(pattern_name);
     if (config.pattern == nullptr) {
         std::string known;
-        for (const PatternInfo& p : patterns)
-            known += (known.empty() ? "" : ", ") + p.name;
-        return Status::usage("-x/--pattern: unknown pattern '" + pattern_name + "' (known: " + known + ")");
+        for (const std::string& name : patterns.names())
+            known += (known.empty() ? "" : ", ") + name;
+        return Status::usage("-x/--pattern: unknown pattern '" + pattern_name +
+                             "' (known: " + (known.empty() ? "none; see ngx --list-patterns" : known) + ")");
     }
     bool server = first->count("listen") > 0; // a --listen server learns its modules from the client
     if (!server) {
@@ -423,25 +394,26 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         config.modules = std::move(*modules);
     }
 
+    po::variables_map values;
     po::options_description all;
     all.add(general_options());
+    all.add(option_group("Output options", output_option_specs()));
     for (const ModuleChoice& choice : config.modules)
         all.add(module_options(*choice.module));
-    all.add(config.pattern->options());
+    all.add(pattern_options(*config.pattern));
     try {
         po::parsed_options parsed = po::command_line_parser(arguments).options(all).run();
         for (const po::option& option : parsed.options)
             if (option.position_key >= 0)
                 return Status::usage("unexpected argument '" + option.value.front() +
                                      "' (options start with -; subcommands: compare, fit, predict)");
-        po::store(parsed, config.values);
-        po::notify(config.values);
+        po::store(parsed, values);
+        po::notify(values);
     } catch (const po::unknown_option& error) {
-        return explain_unknown_option(error.get_option_name(), registry, patterns);
+        return explain_unknown_option(error.get_option_name(), config, registry, patterns);
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }
-    const po::variables_map& values = config.values;
     if (values.count("help")) {
         config.action = Action::help;
         config.help_text = help_text(all);
@@ -465,6 +437,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(read_launch(values, config));
     NGX_TRY(collect_module_options(values, config.modules));
     NGX_TRY(check_sizes_fit_modules(config));
+    config.pattern_options = values_of(values, config.pattern->options);
     return config;
 }
 

@@ -1,10 +1,11 @@
 // Comparison of runs (see comparison.hpp). Works on the JSON form of runs so
 // that live runs and saved files go through the same code.
-#include <ngx/comparison.hpp>
+#include "comparison.hpp"
 
 #include <ngx/reporter.hpp>
 #include <ngx/sizes.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -12,8 +13,6 @@
 
 namespace ngx {
 namespace {
-
-const char* const loggp_parameters[] = {"L_us", "o_us", "g_us", "G_us_per_byte"};
 
 Json number_or_null(double value)
 {
@@ -71,40 +70,97 @@ const Json* ranges_of(const Json& run)
     return nullptr;
 }
 
-double field(const Json& object, const char* name)
+// A model's parameters: numbers named with a unit (_us, _per_byte, _bytes)
+// or {"value": ...} objects; the range limits are not parameters.
+std::map<std::string, double> parameters_of(const Json& object)
 {
-    return object.contains(name) && object[name].is_number() ? object[name].get<double>() : NAN;
+    std::map<std::string, double> parameters;
+    if (!object.is_object())
+        return parameters;
+    for (const auto& [key, value] : object.items()) {
+        if (key == "from_bytes" || key == "to_bytes")
+            continue;
+        if (value.is_object() && value.contains("value") && value["value"].is_number())
+            parameters[key] = value["value"].get<double>();
+        else if (value.is_number() && (key.ends_with("_us") || key.ends_with("_per_byte") || key.ends_with("_bytes")))
+            parameters[key] = value.get<double>();
+    }
+    return parameters;
 }
 
-// Per protocol range (matched by position), each LogGP parameter of every
-// run and its difference to the baseline's.
+double limit(const Json& range, const char* key)
+{
+    return range.contains(key) && range[key].is_number() ? range[key].get<double>() : NAN;
+}
+
+// The range of `ranges` that overlaps [from, to] most (ranges are matched by
+// the sizes they cover, not by position); nullptr when none overlaps.
+const Json* matching_range(const Json* ranges, double from, double to)
+{
+    const Json* best = nullptr;
+    double best_overlap = -1;
+    for (const Json& range : ranges ? *ranges : Json::array()) {
+        double overlap = std::min(to, limit(range, "to_bytes")) - std::max(from, limit(range, "from_bytes"));
+        if (overlap >= 0 && overlap > best_overlap) {
+            best = &range;
+            best_overlap = overlap;
+        }
+    }
+    return best;
+}
+
+// Every parameter the baseline has, for each run: value and difference.
+Json compare_parameters(const std::vector<const Json*>& objects, const std::vector<ComparedRun>& runs)
+{
+    std::map<std::string, double> base = parameters_of(*objects.front());
+    Json parameters = Json::object();
+    for (const auto& [name, base_value] : base) {
+        Json values = Json::array();
+        size_t shared = 0;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            std::map<std::string, double> theirs =
+                objects[i] != nullptr ? parameters_of(*objects[i]) : std::map<std::string, double>{};
+            auto found = theirs.find(name);
+            double value = found == theirs.end() ? NAN : found->second;
+            shared += found != theirs.end();
+            Json entry = {{"label", runs[i].label}, {"value", number_or_null(value)}};
+            if (i > 0)
+                entry["diff"] = number_or_null(value - base_value);
+            values.push_back(entry);
+        }
+        if (shared > 1)
+            parameters[name] = values;
+    }
+    return parameters;
+}
+
+// Per protocol range of the baseline (or the whole model when it has no
+// ranges), every parameter two runs share and its difference to the baseline's.
 Json compare_models(const std::vector<ComparedRun>& runs)
 {
-    const Json* baseline = ranges_of(runs.front().run);
-    if (baseline == nullptr)
+    const Json& first = runs.front().run;
+    if (!first.contains("model") || !first["model"].is_object())
         return nullptr;
-    Json ranges = Json::array();
-    for (size_t r = 0; r < baseline->size(); ++r) {
+    std::vector<const Json*> models;
+    for (const ComparedRun& run : runs)
+        models.push_back(run.run.contains("model") ? &run.run["model"] : nullptr);
+    Json rows = Json::array();
+    Json overall = compare_parameters(models, runs);
+    if (!overall.empty())
+        rows.push_back({{"range", "model"}, {"parameters", overall}});
+    const Json* baseline = ranges_of(first);
+    for (size_t r = 0; baseline != nullptr && r < baseline->size(); ++r) {
         const Json& base = (*baseline)[r];
-        Json row = {{"range", r},
-                    {"from_bytes", base.value("from_bytes", Json(nullptr))},
-                    {"to_bytes", base.value("to_bytes", Json(nullptr))},
-                    {"parameters", Json::object()}};
-        for (const char* parameter : loggp_parameters) {
-            Json values = Json::array();
-            for (size_t i = 0; i < runs.size(); ++i) {
-                const Json* theirs = ranges_of(runs[i].run);
-                double value = theirs != nullptr && r < theirs->size() ? field((*theirs)[r], parameter) : NAN;
-                Json entry = {{"label", runs[i].label}, {"value", number_or_null(value)}};
-                if (i > 0)
-                    entry["diff"] = number_or_null(value - field(base, parameter));
-                values.push_back(entry);
-            }
-            row["parameters"][parameter] = values;
-        }
-        ranges.push_back(row);
+        double from = limit(base, "from_bytes"), to = limit(base, "to_bytes");
+        std::vector<const Json*> matched;
+        for (const ComparedRun& run : runs)
+            matched.push_back(matching_range(ranges_of(run.run), from, to));
+        rows.push_back({{"range", r},
+                        {"from_bytes", base.value("from_bytes", Json(nullptr))},
+                        {"to_bytes", base.value("to_bytes", Json(nullptr))},
+                        {"parameters", compare_parameters(matched, runs)}});
     }
-    return ranges;
+    return rows;
 }
 
 std::string cell(const Json& value, int width, int precision)
@@ -142,21 +198,39 @@ void print_size_rows(std::ostringstream& out, const Json& comparison)
     }
 }
 
+std::string range_title(const Json& range)
+{
+    if (!range["range"].is_number())
+        return "whole model";
+    auto bytes = [](const Json& value) {
+        return value.is_number() ? format_bytes(uint64_t(value.get<double>())) : std::string("?");
+    };
+    return "range " + std::to_string(range["range"].get<size_t>()) + ": " + bytes(range["from_bytes"]) + " .. " +
+           bytes(range["to_bytes"]);
+}
+
+std::string parameter_text(const Json& value)
+{
+    if (!value.is_number())
+        return "-";
+    std::ostringstream out;
+    out << std::setprecision(4) << value.get<double>();
+    return out.str();
+}
+
 void print_model_rows(std::ostringstream& out, const Json& comparison)
 {
     if (!comparison.contains("model") || comparison["model"].is_null())
         return;
-    out << "# fitted LogGP parameters per range: value (difference to " << comparison["baseline"].get<std::string>()
-        << ")\n";
+    out << "# fitted parameters: value (difference to " << comparison["baseline"].get<std::string>() << ")\n";
     for (const Json& range : comparison["model"]) {
-        out << "range " << range["range"].get<size_t>() << " from " << range["from_bytes"].dump() << " to "
-            << range["to_bytes"].dump() << " bytes\n";
+        out << range_title(range) << "\n";
         for (const auto& [parameter, values] : range["parameters"].items()) {
-            out << "  " << std::setw(14) << parameter;
+            out << "  " << std::setw(16) << std::left << parameter << std::right;
             for (const Json& value : values) {
-                out << "  " << value["label"].get<std::string>() << " " << cell(value["value"], 0, 4);
+                out << "  " << value["label"].get<std::string>() << " " << parameter_text(value["value"]);
                 if (value.contains("diff"))
-                    out << " (" << cell(value["diff"], 0, 4) << ")";
+                    out << " (" << parameter_text(value["diff"]) << ")";
             }
             out << "\n";
         }

@@ -1,7 +1,7 @@
 // SIGINT/SIGTERM handling (see interrupt.hpp). The handlers are installed
 // without SA_RESTART so a blocking system call returns EINTR and the module
 // sees the flag at once.
-#include <ngx/interrupt.hpp>
+#include "interrupt.hpp"
 
 #include <csignal>
 

@@ -1,7 +1,7 @@
 // The MPI bootstrap (see mpi_bootstrap.hpp): every step is a non-blocking MPI
 // call on a private communicator, completed by polling MPI_Testall under the
 // deadline of the run.
-#include <ngx/mpi_bootstrap.hpp>
+#include "mpi_bootstrap.hpp"
 
 #define OMPI_SKIP_MPICXX 1 // the C API only: no C++ binding headers
 #define MPICH_SKIP_MPICXX 1

@@ -1,8 +1,10 @@
 // Table, progress, JSON and CSV output of run records (see reporter.hpp).
 #include <ngx/reporter.hpp>
 
-#include <ngx/comparison.hpp>
+#include "comparison.hpp"
 #include <ngx/sizes.hpp>
+
+#include "ngx_config.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -137,29 +139,6 @@ void write_csv_row(std::ostringstream& out, const RunRecord& run, const SizeReco
     out << '\n';
 }
 
-double extra_value(const SizeRecord& size, const std::string& name)
-{
-    for (const auto& [key, value] : size.extra)
-        if (key == name)
-            return value;
-    return std::nan("");
-}
-
-Status write_atomically(const std::string& path, const std::string& text)
-{
-    std::string temporary = path + ".tmp";
-    {
-        std::ofstream file(temporary, std::ios::trunc);
-        file << text;
-        file.flush();
-        if (!file)
-            return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0)
-        return Status::runtime("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
-    return Status::ok();
-}
-
 std::string interval_cell(const Json& value, const Json& interval)
 {
     if (!value.is_number())
@@ -170,20 +149,6 @@ std::string interval_cell(const Json& value, const Json& interval)
         cell << " [" << interval["ci95"][0].get<double>() << ", " << interval["ci95"][1].get<double>() << "]";
     return cell.str();
 }
-
-class PrttCsvReporter final : public Reporter {
-public:
-    explicit PrttCsvReporter(std::string path) : path_(std::move(path)) {}
-    Status close(const Document& document) override
-    {
-        if (document.runs.empty())
-            return Status::ok();
-        return write_atomically(path_, to_prtt_csv(document.runs.front()));
-    }
-
-private:
-    std::string path_;
-};
 
 class FileReporter final : public Reporter {
 public:
@@ -341,6 +306,26 @@ std::string to_table(const Document& document)
     return out.str();
 }
 
+Status write_atomically(const std::string& path, const std::string& text)
+{
+    std::string temporary = path + ".tmp";
+    {
+        std::ofstream file(temporary, std::ios::trunc);
+        file << text;
+        file.flush();
+        if (!file)
+            return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0)
+        return Status::runtime("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
+    return Status::ok();
+}
+
+const char* ngx_version()
+{
+    return NGX_VERSION;
+}
+
 Status check_writable(const std::string& path)
 {
     bool existed = access(path.c_str(), F_OK) == 0;
@@ -353,33 +338,45 @@ Status check_writable(const std::string& path)
     return Status::ok();
 }
 
-std::string to_prtt_csv(const RunRecord& run)
+std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)
 {
-    std::ostringstream out;
-    out << std::setprecision(10) << prtt_csv_header << "\n";
-    Json n = run.options.contains("pattern_options") ? run.options["pattern_options"].value("n", Json()) : Json();
-    for (const SizeRecord& size : run.sizes)
-        out << size.size_bytes << ',' << (n.is_number() ? n.get<double>() : std::nan("")) << ','
-            << extra_value(size, "delay_us") << ',' << size.summary.median << ',' << extra_value(size, "prtt_n_0_us")
-            << ',' << extra_value(size, "prtt_n_d_us") << "\n";
-    return out.str();
+    return std::make_unique<FileReporter>(std::move(path), format, keep_raw);
 }
 
-std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path)
+namespace {
+
+// A fitted parameter as "value [low, high]": either {"value": v, "ci95": [..]}
+// or a number whose interval sits in `intervals[key]`.
+std::string parameter_cell(const Json& value, const Json& intervals, const std::string& key)
 {
-    return std::make_unique<PrttCsvReporter>(std::move(path));
+    if (value.is_object() && value.contains("value"))
+        return interval_cell(value["value"], value);
+    return interval_cell(value, intervals.is_object() ? intervals.value(key, Json()) : Json());
 }
 
-// A model without ranges (loggps): one line per parameter.
-std::string flat_model_table(const Json& model)
+// Fitted parameters carry a 95% interval; thresholds are named *_bytes.
+bool is_parameter(const std::string& key, const Json& value, const Json& intervals)
+{
+    if (value.is_object())
+        return value.contains("value") && value.contains("ci95");
+    return value.is_number() && intervals.is_object() && intervals.contains(key);
+}
+
+std::string threshold_cell(const Json& value)
+{
+    return value.is_number() && value.get<double>() >= 0 ? format_bytes(uint64_t(value.get<double>())) : "none";
+}
+
+// Every parameter and threshold of one JSON object, "  key value" each.
+std::string parameter_cells(const Json& object, const std::string& separator)
 {
     std::ostringstream out;
-    out << "# " << model.value("kind", std::string("model")) << " parameters (95% intervals)\n";
-    for (const auto& [key, value] : model.items()) {
-        if (value.is_object() && value.contains("value"))
-            out << "  " << key << " " << interval_cell(value["value"], value) << "\n";
-        else if (key.ends_with("_bytes"))
-            out << "  " << key << " " << (value.is_number() ? std::to_string(value.get<uint64_t>()) : "none") << "\n";
+    Json intervals = object.value("intervals", Json::object());
+    for (const auto& [key, value] : object.items()) {
+        if (is_parameter(key, value, intervals))
+            out << separator << key << " " << parameter_cell(value, intervals, key);
+        else if (key.ends_with("_bytes") && key != "from_bytes" && key != "to_bytes" && !value.is_array())
+            out << separator << key << " " << threshold_cell(value);
     }
     return out.str();
 }
@@ -395,32 +392,37 @@ std::string prediction_error_line(const Json& model)
     return out.str();
 }
 
+std::string ranges_table(const Json& ranges)
+{
+    std::ostringstream out;
+    for (const Json& range : ranges) {
+        out << "  " << threshold_cell(range.value("from_bytes", Json())) << " .. "
+            << threshold_cell(range.value("to_bytes", Json())) << ":" << parameter_cells(range, "  ") << "\n";
+        if (range.contains("warning") && range["warning"].is_string())
+            out << "    warning: " << range["warning"].get<std::string>() << "\n";
+    }
+    return out.str();
+}
+
+} // namespace
+
+// Generic: the core knows no model. A model is a JSON object with a "kind";
+// its parameters are values with 95% intervals, its thresholds *_bytes, and
+// models with protocol ranges list them in "ranges" (from_bytes, to_bytes).
 std::string model_table(const Json& model)
 {
     if (!model.is_object())
         return "";
-    if (!model.contains("ranges") || !model["ranges"].is_array())
-        return flat_model_table(model) + prediction_error_line(model);
-    static const char* columns[] = {"L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte"};
+    std::string kind = model.value("kind", std::string("model"));
+    bool ranged = model.contains("ranges") && model["ranges"].is_array();
+    std::string overall = parameter_cells(model, "\n  ");
     std::ostringstream out;
-    out << "# " << model.value("kind", std::string("model")) << " parameters per protocol range (95% intervals)\n";
-    for (const Json& range : model["ranges"]) {
-        out << "  " << format_bytes(range.value("from_bytes", uint64_t(0))) << " .. "
-            << format_bytes(range.value("to_bytes", uint64_t(0))) << ":";
-        for (const char* column : columns)
-            if (range.contains(column))
-                out << "  " << column << " "
-                    << interval_cell(range[column], range.value("intervals", Json::object()).value(column, Json()));
-        out << "\n";
-        if (range.contains("warning"))
-            out << "    warning: " << range["warning"].get<std::string>() << "\n";
-    }
+    out << "# " << kind << " parameters" << (ranged ? " per protocol range" : "") << " (95% intervals)\n";
+    if (!overall.empty())
+        out << overall.substr(1) << "\n";
+    if (ranged)
+        out << ranges_table(model["ranges"]);
     return out.str() + prediction_error_line(model);
-}
-
-std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)
-{
-    return std::make_unique<FileReporter>(std::move(path), format, keep_raw);
 }
 
 } // namespace ngx

@@ -1,7 +1,7 @@
 // One process's share of a measurement (see session.hpp).
-#include <ngx/session.hpp>
+#include "session.hpp"
 
-#include <ngx/comparison.hpp>
+#include "comparison.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -66,7 +66,7 @@ Status Session::run_all()
 Status Session::run_module(const ModuleChoice& choice)
 {
     std::unique_ptr<Pattern> pattern = config_.pattern->create();
-    NGX_TRY(pattern->configure(config_.values));
+    NGX_TRY(pattern->configure(config_.pattern_options));
     auto start = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
     if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0)

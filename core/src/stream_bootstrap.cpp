@@ -1,6 +1,6 @@
 // Local fork and TCP rendezvous bootstraps over one framed stream socket
 // (see stream_bootstrap.hpp).
-#include <ngx/stream_bootstrap.hpp>
+#include "stream_bootstrap.hpp"
 
 #include "ngx_config.h"
 

@@ -1,5 +1,5 @@
 // Machine facts and CPU pinning (see sysinfo.hpp).
-#include <ngx/sysinfo.hpp>
+#include "sysinfo.hpp"
 
 #include <sched.h>
 #include <sys/utsname.h>

@@ -9,25 +9,34 @@ namespace ngx::fit {
 
 namespace {
 
+// How a point's squared deviation is weighted: 1, or 1/ref^2 (relative to
+// `ref`, the curve itself or a given noise scale) with |ref| floored at
+// `floor` (no infinite weights at ref ~ 0).
+struct Weighting {
+    std::span<const double> ref;
+    bool relative = false;
+    double floor = 0.0;
+    double operator()(std::size_t i) const
+    {
+        if (!relative)
+            return 1.0;
+        const double v = std::max(std::fabs(ref[i]), floor);
+        return 1.0 / (v * v);
+    }
+};
+
 // Weighted residual sum of squares of the line through points k..l.
-// Weights: 1, or 1/val^2 with |val| floored at `val_floor` (relative).
 struct SegmentFit {
     bool ok = false;
     double wrss = 0.0;
 };
 
 SegmentFit segment_rss(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
-                       bool relative, double val_floor)
+                       const Weighting& weight)
 {
     SegmentFit r;
     if (k > l || l >= size.size() || l >= val.size())
         return r;
-    auto weight = [&](std::size_t i) {
-        if (!relative)
-            return 1.0;
-        const double v = std::max(std::fabs(val[i]), val_floor);
-        return 1.0 / (v * v);
-    };
     double sw = 0.0, sx = 0.0, sy = 0.0;
     for (std::size_t i = k; i <= l; ++i) {
         sw += weight(i);
@@ -59,14 +68,14 @@ double denominator_of(std::size_t k, std::size_t l, Eq8Denominator d)
 }
 
 std::optional<double> mean_deviation(std::span<const double> size, std::span<const double> val, std::size_t k,
-                                     std::size_t l, Eq8Denominator d, bool relative, double val_floor)
+                                     std::size_t l, Eq8Denominator d, const Weighting& weight)
 {
     if (k > l)
         return std::nullopt;
     const double den = denominator_of(k, l, d);
     if (!(den > 0.0))
         return std::nullopt;
-    const SegmentFit f = segment_rss(size, val, k, l, relative, val_floor);
+    const SegmentFit f = segment_rss(size, val, k, l, weight);
     if (!f.ok)
         return std::nullopt;
     return f.wrss / den;
@@ -84,6 +93,13 @@ double max_abs(std::span<const double> v)
 double relative_val_floor(std::span<const double> val)
 {
     return 1e-6 * max_abs(val);
+}
+
+// Deviations relative to `scale` (when given) or to the curve itself.
+Weighting weighting_of(std::span<const double> val, std::span<const double> scale, bool relative)
+{
+    const std::span<const double> ref = scale.empty() ? val : scale;
+    return {ref, relative, relative ? relative_val_floor(ref) : 0.0};
 }
 
 Status validate(std::span<const double> size, std::span<const double> val)
@@ -109,13 +125,13 @@ double chi2_median_over_k(double k)
 // and >= 2 on the right of [lc, end]), the one with the smallest total
 // residual sum of squares of two separate lines.
 std::size_t refine_split(std::span<const double> size, std::span<const double> val, std::size_t lc, std::size_t cur,
-                         std::size_t end, std::size_t min_left, bool relative, double val_floor)
+                         std::size_t end, std::size_t min_left, const Weighting& weight)
 {
     auto total_rss = [&](std::size_t split) {
         if (split + 1 < lc + min_left || split + 2 > end)
             return std::numeric_limits<double>::infinity();
-        const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
-        const SegmentFit right = segment_rss(size, val, split + 1, end, relative, val_floor);
+        const SegmentFit left = segment_rss(size, val, lc, split, weight);
+        const SegmentFit right = segment_rss(size, val, split + 1, end, weight);
         if (!left.ok || !right.ok)
             return std::numeric_limits<double>::infinity();
         return left.wrss + right.wrss;
@@ -139,17 +155,16 @@ std::size_t refine_split(std::span<const double> size, std::span<const double> v
 // against two separate lines (2 extra coefficients):
 //   F = ((RSS_1 - RSS_2) / 2) / (RSS_2 / (n - 4)),  p = P(F(2, n-4) > F).
 bool split_is_significant(std::span<const double> size, std::span<const double> val, std::size_t lc, std::size_t split,
-                          std::size_t end, double alpha, bool relative, double val_floor, double numeric_floor)
+                          std::size_t end, double alpha, const Weighting& weight, double numeric_floor)
 {
     if (!(alpha > 0.0))
         return true;
     const std::size_t n = end - lc + 1;
     if (n < 5)
         return true;
-    const SegmentFit one = segment_rss(size, val, lc, end, relative, val_floor);
-    const SegmentFit left = segment_rss(size, val, lc, split, relative, val_floor);
-    const SegmentFit right =
-        split + 1 < end ? segment_rss(size, val, split + 1, end, relative, val_floor) : SegmentFit{true, 0.0};
+    const SegmentFit one = segment_rss(size, val, lc, end, weight);
+    const SegmentFit left = segment_rss(size, val, lc, split, weight);
+    const SegmentFit right = split + 1 < end ? segment_rss(size, val, split + 1, end, weight) : SegmentFit{true, 0.0};
     if (!one.ok || !left.ok || !right.ok)
         return true;
     const double d2 = static_cast<double>(n - 4);
@@ -165,14 +180,14 @@ std::optional<double> lsq(std::span<const double> size, std::span<const double> 
                           Eq8Denominator denominator)
 {
     // Paper 001, eq. (8).
-    return mean_deviation(size, val, k, l, denominator, false, 0.0);
+    return mean_deviation(size, val, k, l, denominator, Weighting{});
 }
 
 std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val, std::size_t k,
                                    std::size_t l, Eq8Denominator denominator)
 {
     // Paper 001, eq. (8), with relative deviations (ngx addition).
-    return mean_deviation(size, val, k, l, denominator, true, relative_val_floor(val));
+    return mean_deviation(size, val, k, l, denominator, weighting_of(val, {}, true));
 }
 
 Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size, std::span<const double> val,
@@ -217,16 +232,16 @@ Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> 
 }
 
 double estimate_noise_variance(std::span<const double> size, std::span<const double> val, std::size_t window,
-                               bool relative)
+                               bool relative, std::span<const double> scale)
 {
     const std::size_t n = std::min(size.size(), val.size());
-    if (n < 3)
+    if (n < 3 || (!scale.empty() && scale.size() < n))
         return Measured::nan;
     window = std::clamp<std::size_t>(window, 3, n);
-    const double vf = relative ? relative_val_floor(val) : 0.0;
+    const Weighting weight = weighting_of(val, scale, relative);
     std::vector<double> devs;
     for (std::size_t i = 0; i + window <= n; ++i)
-        if (auto d = mean_deviation(size, val, i, i + window - 1, Eq8Denominator::degrees_of_freedom, relative, vf))
+        if (auto d = mean_deviation(size, val, i, i + window - 1, Eq8Denominator::degrees_of_freedom, weight))
             devs.push_back(*d);
     if (devs.empty())
         return Measured::nan;
@@ -234,26 +249,31 @@ double estimate_noise_variance(std::span<const double> size, std::span<const dou
 }
 
 Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
-                                                  const RobustDetectorOptions& opt)
+                                                  const RobustDetectorOptions& opt, std::span<const double> scale)
 {
     if (const Status s = validate(size, val); s != Status::ok)
         return s;
     if (opt.lookahead == 0 || !(opt.pfact > 0.0) || opt.min_segment < 3 || opt.noise_window < 3 ||
         !(opt.floor_factor >= 0.0) || !(opt.confirm_alpha >= 0.0))
         return Status::invalid_input;
+    if (!scale.empty() && scale.size() != val.size())
+        return Status::invalid_input;
+    for (double v : scale)
+        if (!std::isfinite(v))
+            return Status::invalid_input;
     std::vector<Range> ranges;
     const std::size_t n = size.size();
     if (n == 0)
         return ranges;
 
-    const double vf = opt.relative ? relative_val_floor(val) : 0.0;
+    const Weighting weight = weighting_of(val, scale, opt.relative);
     double noise = opt.noise_variance;
     if (std::isnan(noise))
-        noise = estimate_noise_variance(size, val, opt.noise_window, opt.relative);
+        noise = estimate_noise_variance(size, val, opt.noise_window, opt.relative, scale);
     const double numeric = opt.relative ? 1e-24 : std::pow(1e-12 * max_abs(val), 2.0);
     const double floor = std::max(std::isfinite(noise) ? opt.floor_factor * noise : 0.0, numeric);
     auto dev = [&](std::size_t k, std::size_t l) {
-        auto d = mean_deviation(size, val, k, l, Eq8Denominator::degrees_of_freedom, opt.relative, vf);
+        auto d = mean_deviation(size, val, k, l, Eq8Denominator::degrees_of_freedom, weight);
         return std::max(d.value_or(0.0), floor);
     };
 
@@ -268,11 +288,10 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, 
         for (std::size_t j = 1; j <= x && rises; ++j)
             rises = dev(lastchange, current + j) > opt.pfact * base;
         if (rises) {
-            std::size_t split = refine_split(size, val, lastchange, current, current + x, m, opt.relative, vf);
+            std::size_t split = refine_split(size, val, lastchange, current, current + x, m, weight);
             if (split + m > n - 1)
                 split = current; // keep room for the next range
-            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha, opt.relative, vf,
-                                      numeric)) {
+            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha, weight, numeric)) {
                 ++current;
                 continue;
             }
@@ -285,6 +304,86 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, 
     }
     ranges.push_back({lastchange, n - 1});
     return ranges;
+}
+
+namespace {
+
+struct Candidate {
+    std::size_t split = 0; // last index of the range before the change
+    std::size_t curve = 0;
+};
+
+// Sum over the curves of how much two lines split after `c` shrink the
+// residual of one line over [lo, hi] (each curve normalised by its own
+// one-line residual, so curves of any unit weigh alike). Smaller is better.
+double split_cost(std::span<const double> size, std::span<const DetectorCurve> curves, std::size_t lo, std::size_t c,
+                  std::size_t hi, bool relative)
+{
+    double cost = 0.0;
+    for (const DetectorCurve& curve : curves) {
+        const Weighting weight = weighting_of(curve.val, curve.scale, relative);
+        const SegmentFit one = segment_rss(size, curve.val, lo, hi, weight);
+        const SegmentFit left = c > lo ? segment_rss(size, curve.val, lo, c, weight) : SegmentFit{true, 0.0};
+        const SegmentFit right = c + 1 < hi ? segment_rss(size, curve.val, c + 1, hi, weight) : SegmentFit{true, 0.0};
+        if (one.ok && left.ok && right.ok && one.wrss > 0.0)
+            cost += (left.wrss + right.wrss) / one.wrss;
+        else
+            cost += 1.0;
+    }
+    return cost;
+}
+
+} // namespace
+
+Result<CurveRanges> detect_protocol_ranges_any(std::span<const double> size, std::span<const DetectorCurve> curves,
+                                               const RobustDetectorOptions& opt)
+{
+    if (curves.empty())
+        return Status::invalid_input;
+    std::vector<Candidate> candidates;
+    for (std::size_t k = 0; k < curves.size(); ++k) {
+        Result<std::vector<Range>> r = detect_protocol_ranges(size, curves[k].val, opt, curves[k].scale);
+        if (!r)
+            return r.status();
+        for (std::size_t i = 0; i + 1 < r->size(); ++i)
+            candidates.push_back({(*r)[i].last, k});
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.split < b.split; });
+
+    // Changes closer than min_segment points are one change seen by several
+    // curves: keep the split that suits all curves best. Groups are >=
+    // min_segment apart, so every range keeps >= min_segment points.
+    CurveRanges out;
+    const std::size_t n = size.size(), m = opt.min_segment;
+    std::size_t first = 0;
+    for (std::size_t g = 0; g < candidates.size();) {
+        std::size_t end = g + 1;
+        while (end < candidates.size() && candidates[end].split - candidates[end - 1].split < m)
+            ++end;
+        const std::size_t lo = std::max(first, candidates[g].split + 1 >= m ? candidates[g].split + 1 - m : 0);
+        const std::size_t hi = std::min(n - 1, candidates[end - 1].split + m);
+        std::size_t best = candidates[g].split;
+        double best_cost = std::numeric_limits<double>::infinity();
+        std::vector<std::size_t> found_by;
+        for (std::size_t i = g; i < end; ++i) {
+            if (std::find(found_by.begin(), found_by.end(), candidates[i].curve) == found_by.end())
+                found_by.push_back(candidates[i].curve);
+            const double cost = split_cost(size, curves, lo, candidates[i].split, hi, opt.relative);
+            if (cost < best_cost * (1.0 - 1e-9)) {
+                best = candidates[i].split;
+                best_cost = cost;
+            }
+        }
+        std::sort(found_by.begin(), found_by.end());
+        out.ranges.push_back({first, best});
+        out.found_by.push_back(std::move(found_by));
+        first = best + 1;
+        g = end;
+    }
+    if (n > 0)
+        out.ranges.push_back({first, n - 1});
+    return out;
 }
 
 } // namespace ngx::fit

@@ -46,28 +46,84 @@ std::vector<double> guarded_relative_weights(std::span<const double> v)
     return w;
 }
 
-Result<std::vector<Range>> detect(std::span<const double> x, std::span<const double> y, const LogGPOptions& opt)
+struct Detected {
+    std::vector<Range> ranges;
+    std::vector<std::vector<LogGPCurve>> split_by; // per range, empty for the first
+};
+
+struct PerSize {
+    std::vector<double> x, o, y;
+};
+
+bool all_have_o_r(std::span<const PrttSample> samples)
 {
-    switch (opt.method) {
-    case ChangePointMethod::paper:
-        return detect_protocol_ranges_paper(x, y, opt.paper);
-    case ChangePointMethod::none:
-        return std::vector<Range>{{0, x.size() - 1}};
-    case ChangePointMethod::robust:
-        break;
+    return std::all_of(samples.begin(), samples.end(), [](const PrttSample& s) { return s.o_r.has_value(); });
+}
+
+// The robust search over every measured curve: y(s) and PRTT(1,0,s)
+// relative to themselves, o(s) of eq. (6) relative to the times it is the
+// difference of, o_r(s) (when measured at every size) relative to itself.
+Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& ps, const LogGPOptions& opt)
+{
+    std::vector<double> prtt1, o_scale, o_r;
+    for (const PrttSample& s : samples) {
+        prtt1.push_back(s.prtt_1_0);
+        o_scale.push_back(std::fabs(s.prtt_n_d) + std::fabs(s.prtt_1_0));
+        o_r.push_back(s.o_r.value_or(0.0));
     }
-    return detect_protocol_ranges(x, y, opt.robust);
+    std::vector<DetectorCurve> curves{{ps.y, {}}, {prtt1, {}}, {ps.o, o_scale}};
+    std::vector<LogGPCurve> names{LogGPCurve::gap, LogGPCurve::prtt_1_0, LogGPCurve::send_overhead};
+    if (all_have_o_r(samples)) {
+        curves.push_back({o_r, {}});
+        names.push_back(LogGPCurve::receive_overhead);
+    }
+    Result<CurveRanges> found = detect_protocol_ranges_any(ps.x, curves, opt.robust);
+    if (!found)
+        return found.status();
+    Detected d;
+    d.ranges = std::move(found->ranges);
+    d.split_by.resize(d.ranges.size());
+    for (std::size_t i = 0; i < found->found_by.size(); ++i)
+        for (std::size_t k : found->found_by[i])
+            d.split_by[i + 1].push_back(names[k]);
+    return d;
+}
+
+// The detectors that search y(s) of eq. (7) only.
+Result<std::vector<Range>> detect_on_gap(const PerSize& ps, const LogGPOptions& opt)
+{
+    if (opt.method == ChangePointMethod::paper)
+        return detect_protocol_ranges_paper(ps.x, ps.y, opt.paper);
+    if (opt.method == ChangePointMethod::none)
+        return std::vector<Range>{{0, ps.x.size() - 1}};
+    return detect_protocol_ranges(ps.x, ps.y, opt.robust);
+}
+
+Result<Detected> detect(std::span<const PrttSample> samples, const PerSize& ps, const LogGPOptions& opt)
+{
+    if (opt.method == ChangePointMethod::robust)
+        return detect_any(samples, ps, opt);
+    Result<std::vector<Range>> r = detect_on_gap(ps, opt);
+    if (!r)
+        return r.status();
+    Detected d;
+    d.ranges = std::move(*r);
+    d.split_by.resize(d.ranges.size());
+    return d;
 }
 
 // One-point ranges carry no line: merge them into a neighbour.
-std::vector<Range> merge_single_points(std::vector<Range> ranges)
+Detected merge_single_points(Detected in)
 {
-    std::vector<Range> out;
-    for (const Range& r : ranges) {
-        if (!out.empty() && (r.count() < 2 || out.back().count() < 2))
-            out.back().last = r.last;
-        else
-            out.push_back(r);
+    Detected out;
+    for (std::size_t i = 0; i < in.ranges.size(); ++i) {
+        const Range& r = in.ranges[i];
+        if (!out.ranges.empty() && (r.count() < 2 || out.ranges.back().count() < 2)) {
+            out.ranges.back().last = r.last;
+        } else {
+            out.ranges.push_back(r);
+            out.split_by.push_back(std::move(in.split_by[i]));
+        }
     }
     return out;
 }
@@ -92,9 +148,10 @@ Measured average(std::span<const double> v, std::span<const double> w, bool weig
     return weighted ? weighted_mean_of(v, w, level) : mean_of(v, level);
 }
 
-struct PerSize {
-    std::vector<double> x, o, y;
-};
+OverheadLine overhead_line(const LineFit& f)
+{
+    return {f.intercept, f.slope};
+}
 
 PerSize per_size(std::span<const PrttSample> samples, double n)
 {
@@ -109,11 +166,30 @@ PerSize per_size(std::span<const PrttSample> samples, double n)
     return p;
 }
 
+// Paper 001 section 4: the receive overhead as a line o_r(s) = o_r + (s-1) O_r
+// through the sizes that measured it, weights 1/o_r(s)^2; also its mean.
+void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const LogGPOptions& opt, LogGPRange& range,
+                          LogGPRangeDetail& detail)
+{
+    std::vector<double> xs, ors;
+    for (std::size_t i = r.first; i <= r.last; ++i)
+        if (samples[i].o_r) {
+            xs.push_back(samples[i].size - 1);
+            ors.push_back(*samples[i].o_r);
+        }
+    range.o_r = mean_of(ors, opt.level);
+    const bool rel = opt.weights == Weighting::relative;
+    if (Result<LineFit> line_r = line(xs, ors, guarded_relative_weights(ors), rel, opt.level)) {
+        range.recv_line = overhead_line(*line_r);
+        detail.o_r_line = std::move(*line_r);
+    }
+}
+
 // Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
 Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, const LogGPOptions& opt,
                  LogGPFit& fit)
 {
-    const bool rel = opt.relative_weights;
+    const bool rel = opt.weights == Weighting::relative;
     const std::span<const double> xs(ps.x.data() + r.first, r.count());
     const std::span<const double> ys(ps.y.data() + r.first, r.count());
     const std::span<const double> os(ps.o.data() + r.first, r.count());
@@ -132,35 +208,30 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     range.g = gap->intercept;
     range.G = gap->slope;
 
-    // o per range from paper 001 eq. (6): weights 1/PRTT(n,d,s)^2 (its noise scale).
+    // o_s from paper 001 eq. (6), as a mean and (section 4) as the line
+    // o_s(s) = o_s + (s-1) O_s; weights 1/PRTT(n,d,s)^2 (its noise scale).
     const auto w_o = guarded_relative_weights(prttd);
     range.o = average(os, w_o, rel, opt.level);
     detail.o_median = median_of(os);
     if (Result<LineFit> ol = line(xs, os, w_o, rel, opt.level)) {
+        range.send_line = overhead_line(*ol);
         range.o_intercept = ol->intercept.value;
         range.o_slope = ol->slope.value;
         detail.o_line = std::move(*ol);
     }
+    fit_receive_overhead(samples, r, opt, range, detail);
 
-    // L of paper 001 eq. (1): PRTT(1,0,s)/2 - 2 o(s) - (s-1) G, weights
-    // 1/PRTT(1,0,s)^2. Where the receiver measured o_r(s), the two overheads
-    // of eq. (1) are o_s + o_r rather than 2o (ngx's refinement: a network
-    // whose receive side costs more than its send side keeps its true L).
+    // L of paper 001 eq. (1) with the overhead lines:
+    // L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G (2 o_s(s) without o_r),
+    // weights 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
     std::vector<double> Ls;
     for (std::size_t i = 0; i < r.count(); ++i) {
-        const std::optional<double>& o_r = samples[r.first + i].o_r;
-        const double overheads = o_r ? os[i] + *o_r : 2 * os[i];
-        Ls.push_back(prtt1[i] / 2 - overheads - xs[i] * range.G.value);
+        const double s = samples[r.first + i].size;
+        Ls.push_back(prtt1[i] / 2 - range.overheads_at(s) - xs[i] * range.G.value);
     }
     range.L = average(Ls, guarded_relative_weights(prtt1), rel, opt.level);
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());
-
-    std::vector<double> ors;
-    for (std::size_t i = r.first; i <= r.last; ++i)
-        if (samples[i].o_r)
-            ors.push_back(*samples[i].o_r);
-    range.o_r = mean_of(ors, opt.level);
 
     detail.indices = r;
     detail.gap_line = std::move(*gap);
@@ -179,7 +250,14 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
         const double g_all = r.g.value + (s.size - 1) * r.G.value; // Paper 001, eq. (2)
         if (!(s.delay > g_all))
             fit.delay_too_small.push_back(i);
-        if (fit.o_per_size[i] > g_all)
+        // Eq. (7) assumes the gap paces the n messages: o_s(s), o_r(s) <= G_all.
+        const bool send_above = fit.o_per_size[i] > g_all;
+        const bool recv_above = s.o_r && *s.o_r > g_all;
+        if (send_above)
+            fit.send_overhead_above_gap.push_back(i);
+        if (recv_above)
+            fit.receive_overhead_above_gap.push_back(i);
+        if (send_above || recv_above)
             fit.overhead_above_gap.push_back(i);
         err.add(s.prtt_1_0, p.rtt(s.size));
         err.add(s.prtt_n_0, p.prtt(n, 0, s.size));
@@ -192,9 +270,16 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
 
 double LogGPRange::o_at(double s) const noexcept
 {
+    if (send_line.fitted())
+        return send_line.at(s); // Paper 001 section 4: o_s(s) = o_s + (s-1) O_s
     if (std::isfinite(o_intercept) && std::isfinite(o_slope))
         return o_intercept + o_slope * (s - 1);
     return o.value;
+}
+
+double LogGPRange::o_r_at(double s) const noexcept
+{
+    return recv_line.fitted() ? recv_line.at(s) : o_r.value; // o_r(s) = o_r + (s-1) O_r
 }
 
 const LogGPRange* LogGPParams::range_for(double s) const noexcept
@@ -210,7 +295,8 @@ const LogGPRange* LogGPParams::range_for(double s) const noexcept
 
 double LogGPRange::overheads_at(double s) const noexcept
 {
-    return std::isfinite(o_r.value) ? o_at(s) + o_r.value : 2 * o_at(s);
+    const double o_r_s = o_r_at(s);
+    return std::isfinite(o_r_s) ? o_at(s) + o_r_s : 2 * o_at(s);
 }
 
 double LogGPParams::rtt(double s) const noexcept
@@ -253,9 +339,15 @@ double LogGPParams::linear_bcast(double P, double s) const noexcept
 
 double LogGPParams::tree_bcast(double P, double s) const noexcept
 {
-    if (!(P >= 1))
+    const LogGPRange* r = range_for(s);
+    if (!r || !(s >= 1) || !(P >= 1))
         return nan_v;
-    return detail::binomial_rounds(P) * half_rtt(s);
+    const double h = detail::binomial_rounds(P);
+    if (h == 0)
+        return 0;
+    // Paper 000 section 4.3.3: h (2o + L + kG) + (h-1) g with k = s - 1,
+    // 2o + L + kG = half_rtt(s) (eq. (1) of paper 001, o_s + o_r for 2o).
+    return h * half_rtt(s) + (h - 1) * r->g.value;
 }
 
 Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const LogGPOptions& opt)
@@ -270,12 +362,15 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     fit.o_per_size = ps.o;
     fit.gap_per_size = ps.y;
 
-    Result<std::vector<Range>> ranges = detect(ps.x, ps.y, opt);
-    if (!ranges)
-        return ranges.status();
-    for (const Range& r : merge_single_points(std::move(*ranges)))
-        if (const Status s = fit_range(samples, ps, r, opt, fit); s != Status::ok)
+    Result<Detected> found = detect(samples, ps, opt);
+    if (!found)
+        return found.status();
+    Detected ranges = merge_single_points(std::move(*found));
+    for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {
+        if (const Status s = fit_range(samples, ps, ranges.ranges[i], opt, fit); s != Status::ok)
             return s;
+        fit.details.back().split_by = std::move(ranges.split_by[i]);
+    }
 
     // Paper 001, section 3.4: L reported as PRTT(1,0,1)/2 (here: smallest size).
     fit.params.eel = Measured::exact(samples.front().prtt_1_0 / 2);

@@ -137,7 +137,12 @@ double LogGPSParams::tree_bcast(double P, double k) const noexcept
 {
     if (!(P >= 1) || !(k >= 0))
         return nan_v;
-    return detail::binomial_rounds(P) * comm_cost(k);
+    const double h = detail::binomial_rounds(P);
+    if (h == 0)
+        return 0;
+    // Paper 000 section 4.3.3: h (2o + L + kG) + (h-1) g, with the LogGPS
+    // message cost (paper 004, Table 3) for 2o + L + kG.
+    return h * comm_cost(k) + (h - 1) * g;
 }
 
 // ---- Fitting ---------------------------------------------------------------
@@ -325,9 +330,9 @@ bool solve_candidate(std::span<const RttPoint> pts, std::span<const double> w, C
     return true;
 }
 
-std::vector<double> point_weights(std::span<const RttPoint> pts, bool relative)
+std::vector<double> point_weights(std::span<const RttPoint> pts, Weighting weights)
 {
-    if (!relative)
+    if (weights == Weighting::none)
         return {};
     double m = 0;
     for (const RttPoint& p : pts)
@@ -340,11 +345,28 @@ std::vector<double> point_weights(std::span<const RttPoint> pts, bool relative)
     return w;
 }
 
-// Bayesian information criterion n ln(RSS/n) + p ln n of one candidate.
-double bic_of(const Candidate& c, double floor)
+// Bayesian information criterion n ln(RSS/n) + p ln n of one candidate,
+// plus threshold_penalty ln n per threshold with measured sizes above it
+// (its position is a fitted quantity too, chosen among many).
+double bic_of(const Candidate& c, double floor, double threshold_penalty)
 {
     const double n = static_cast<double>(c.fit.n);
-    return n * std::log(std::max(c.rss, floor) / n) + static_cast<double>(c.fit.p) * std::log(n);
+    const double thresholds = (c.has_Gl ? 1.0 : 0.0) + (c.tie_O ? 0.0 : 1.0);
+    return n * std::log(std::max(c.rss, floor) / n) +
+           (static_cast<double>(c.fit.p) + threshold_penalty * thresholds) * std::log(n);
+}
+
+std::size_t sizes_above(const std::vector<double>& sizes, double t)
+{
+    return static_cast<std::size_t>(std::count_if(sizes.begin(), sizes.end(), [t](double s) { return s > t; }));
+}
+
+// A searched threshold needs min_sizes_above sizes above it (or none: no
+// threshold within the measured sizes).
+bool enough_above(const std::vector<double>& sizes, double t, bool given, std::size_t min_above)
+{
+    const std::size_t above = sizes_above(sizes, t);
+    return given || above == 0 || above >= min_above;
 }
 
 Status validate(std::span<const RttPoint> pts, const LogGPSOptions& opt)
@@ -358,7 +380,7 @@ Status validate(std::span<const RttPoint> pts, const LogGPSOptions& opt)
         return Status::invalid_input;
     if (opt.s && opt.S && *opt.S < *opt.s)
         return Status::invalid_input;
-    if (!(opt.level > 0 && opt.level < 1))
+    if (!(opt.level > 0 && opt.level < 1) || !(opt.threshold_penalty >= 0))
         return Status::invalid_input;
     if (pts.size() < 4)
         return Status::too_few_points;
@@ -425,7 +447,7 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
 
-    const std::vector<double> w = point_weights(pts, opt.relative_weights);
+    const std::vector<double> w = point_weights(pts, opt.weights);
     double scale = 0;
     for (std::size_t i = 0; i < pts.size(); ++i)
         scale += (w.empty() ? 1.0 : w[i]) * pts[i].rtt * pts[i].rtt;
@@ -435,7 +457,8 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
     bool found = false;
     for (double s : threshold_candidates(opt.s, sizes)) {
         for (double S : threshold_candidates(opt.S, sizes)) {
-            if (S < s)
+            if (S < s || !enough_above(sizes, s, opt.s.has_value(), opt.min_sizes_above) ||
+                !enough_above(sizes, S, opt.S.has_value(), opt.min_sizes_above))
                 continue;
             Candidate c;
             c.s = s;
@@ -444,7 +467,7 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
             c.has_Gl = next_size_above(sizes, s) < inf;
             if (!solve_candidate(pts, w, c, opt.level, false))
                 continue;
-            c.bic = bic_of(c, floor);
+            c.bic = bic_of(c, floor, opt.threshold_penalty);
             if (!found || c.bic < best.bic) {
                 best = std::move(c);
                 found = true;
@@ -455,7 +478,9 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
         return Status::degenerate;
     if (!solve_candidate(pts, w, best, opt.level, true))
         return Status::degenerate; // with intervals
-    return finish(pts, best, sizes);
+    LogGPSFit f = finish(pts, best, sizes);
+    f.bic = best.bic;
+    return f;
 }
 
 Result<LogGPSFit> fit_loggps(std::span<const double> sizes, std::span<const double> rtt_w0,

@@ -7,8 +7,13 @@
 // which it "arrives". Both peers must run on one node (one clock).
 //
 // Parameters (options, microseconds unless noted): L latency, o_s and o_r
-// send and receive overhead, g gap, G gap per byte (us/byte), S rendezvous
-// threshold in bytes (0 = none). With (s-1)G read as 0 for s = 0:
+// send and receive overhead, O_s and O_r their per-byte parts (us/byte),
+// g gap, G gap per byte (us/byte), S rendezvous threshold in bytes (0 =
+// none). The overheads grow with the size as paper 001 section 4 observes
+// and LogGOPSim's O models: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
+// Below, o_s and o_r stand for o_s(s) and o_r(s) of the message at hand
+// (zero-byte requests and acknowledgements pay o_s, o_r). With (s-1)G and
+// (s-1)O read as 0 for s = 0:
 //
 // Eager message of s bytes (s <= S, or S = 0), send called at t:
 //     inj      = max(t + o_s, nic_free)      the CPU is busy o_s, then waits
@@ -67,6 +72,8 @@ struct Model {
     double latency_ns = 0;
     double send_overhead_ns = 0;
     double recv_overhead_ns = 0;
+    double send_overhead_per_byte_ns = 0; // O_s
+    double recv_overhead_per_byte_ns = 0; // O_r
     double gap_ns = 0;
     double gap_per_byte_ns = 0;
     uint64_t rendezvous_above = 0; // S in bytes; 0: no rendezvous
@@ -80,6 +87,13 @@ struct Model {
     uint64_t L() const { return uint64_t(std::llround(latency_ns)); }
     uint64_t o_s() const { return uint64_t(std::llround(send_overhead_ns)); }
     uint64_t o_r() const { return uint64_t(std::llround(recv_overhead_ns)); }
+    // o_s(s) = o_s + (s-1) O_s and o_r(s) = o_r + (s-1) O_r (paper 001 section 4).
+    uint64_t o_s(size_t bytes) const { return per_byte(send_overhead_ns, send_overhead_per_byte_ns, bytes); }
+    uint64_t o_r(size_t bytes) const { return per_byte(recv_overhead_ns, recv_overhead_per_byte_ns, bytes); }
+    static uint64_t per_byte(double base_ns, double per_byte_ns, size_t bytes)
+    {
+        return uint64_t(std::llround(base_ns + (bytes == 0 ? 0.0 : double(bytes - 1) * per_byte_ns)));
+    }
     uint64_t g() const { return uint64_t(std::llround(gap_ns)); }
 };
 
@@ -111,6 +125,8 @@ const ngx_option_spec option_specs[] = {
     {"sim-or", "1", "receive overhead o_r in microseconds"},
     {"sim-g", "2", "gap g between message injections in microseconds"},
     {"sim-G", "0.001", "gap per byte G in microseconds per byte"},
+    {"sim-O", "0", "send overhead per byte O_s in microseconds per byte: sending s bytes costs o_s + (s-1) O_s"},
+    {"sim-Or", "0", "receive overhead per byte O_r in microseconds per byte: receiving costs o_r + (s-1) O_r"},
     {"sim-S", "0", "rendezvous threshold S in bytes: larger messages first exchange request and ack; 0 = never"},
     {"sim-ring-bytes", "0",
      "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
@@ -148,6 +164,12 @@ ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
     if (ngx_status s = parse_time(args, "sim-g", 0, max_time_us, &m.gap_ns, err); s != NGX_OK)
         return s;
     if (ngx_status s = parse_time(args, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte_ns, err); s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte_ns, err);
+        s != NGX_OK)
+        return s;
+    if (ngx_status s = parse_time(args, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte_ns, err);
+        s != NGX_OK)
         return s;
     if (const char* text = ngx::mod::option(args, "sim-S")) {
         auto value = ngx::mod::parse_unsigned(text, 0, uint64_t(1) << 40);
@@ -257,7 +279,7 @@ ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     if (m.rendezvous(len))
         if (ngx_status s = request_and_await_ack(c, start, len, &start, err); s != NGX_OK)
             return s;
-    uint64_t injection = std::max(start + m.o_s(), c->nic_free_ns);
+    uint64_t injection = std::max(start + m.o_s(len), c->nic_free_ns);
     c->nic_free_ns = injection + m.g() + m.wire_ns(len);
     uint64_t arrival = injection + m.L() + m.wire_ns(len);
     if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
@@ -290,7 +312,7 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     Stamp stamp{};
     if (ngx_status s = read_message(c, Kind::data, len, buf, len, "recv", &stamp, err); s != NGX_OK)
         return s;
-    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(), "recv", err);
+    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(len), "recv", err);
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -299,9 +321,11 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
     const Model& m = c->model;
-    char mine[160];
-    int n = std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu", m.latency_ns, m.send_overhead_ns,
-                          m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns, (unsigned long long)m.rendezvous_above);
+    char mine[256];
+    int n =
+        std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g", m.latency_ns,
+                      m.send_overhead_ns, m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns,
+                      (unsigned long long)m.rendezvous_above, m.send_overhead_per_byte_ns, m.recv_overhead_per_byte_ns);
     std::string theirs;
     if (ngx_status s = ngx::mod::exchange_blob(boot, std::string_view(mine, size_t(n)), &theirs, sizeof mine, err);
         s != NGX_OK)

@@ -9,28 +9,18 @@
 // receive, so the message has arrived and only the receive call is timed.
 // After the sweep the driver fits g and G per protocol range (section 3.5
 // change detection) and reports one parameter set per range (Table 2).
-#include "loggp.hpp"
-
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "loggp_model.hpp"
+#include "offline.hpp"
+#include "prtt_file.hpp"
 
-#include <charconv>
+#include <ngx/pattern_plugin.hpp>
+
 #include <cstring>
 
 namespace ngx::patterns {
 namespace {
-
-Result<double> parse_number(const po::variables_map& values, const char* name, double min, double max)
-{
-    std::string text = values[name].as<std::string>();
-    double value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() || error != std::errc() || !(value >= min && value <= max))
-        return Status::usage(std::string("--") + name + " '" + text + "': expected a number in " + std::to_string(min) +
-                             ".." + std::to_string(max));
-    return value;
-}
 
 Bytes encode(double value)
 {
@@ -58,17 +48,12 @@ Result<double> swap_value(Bootstrap& boot, double mine)
 
 class LogGP final : public Pattern {
 public:
-    Status configure(const po::variables_map& values) override
+    Status configure(const OptionValues& values) override
     {
-        Result<double> n = parse_number(values, "loggp-n", 2, 10000);
-        Result<double> x = parse_number(values, "loggp-lookahead", 1, 100);
-        Result<double> pfact = parse_number(values, "loggp-pfact", 1.0000001, 1000);
-        for (const Status* s : {&n.status(), &x.status(), &pfact.status()})
-            if (!s->is_ok())
-                return *s;
-        messages_ = uint64_t(*n);
-        fit_settings_ = {values["loggp-detector"].as<std::string>(), *x, *pfact};
-        return check_fit_settings(fit_settings_);
+        opt::OptionReader read(values);
+        messages_ = read.whole_number("loggp-n", 2, 10000);
+        fit_settings_ = read_fit_settings(read);
+        return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
     Json options_json() const override
@@ -171,28 +156,44 @@ private:
     std::vector<fit::PrttSample> samples_;
 };
 
-po::options_description loggp_options()
+std::vector<opt::OptionSpec> loggp_options()
 {
-    po::options_description options("Pattern loggp (paper 001)");
-    // clang-format off
-    options.add_options()
-        ("loggp-n", po::value<std::string>()->default_value("16"), "messages n of PRTT(n,0,s) and PRTT(n,d,s)")
-        ("loggp-detector", po::value<std::string>()->default_value("robust"),
-         "protocol-change detection: robust, paper (section 3.5 as published) or none")
-        ("loggp-lookahead", po::value<std::string>()->default_value("5"), "x: points of look-ahead (section 3.5)")
-        ("loggp-pfact", po::value<std::string>()->default_value("2.0"), "pfact: sensitivity (section 3.5)");
-    // clang-format on
+    std::vector<opt::OptionSpec> options = {{"loggp-n", "16", "messages n of PRTT(n,0,s) and PRTT(n,d,s)"}};
+    for (opt::OptionSpec& spec : fit_option_specs())
+        options.push_back(std::move(spec));
+    options.push_back(opt::optional_value("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)",
+                                          opt::OptionKind::output_file));
     return options;
+}
+
+std::vector<std::unique_ptr<Reporter>> loggp_reporters(const OptionValues& values)
+{
+    std::vector<std::unique_ptr<Reporter>> reporters;
+    if (const std::string* path = opt::find(values, "raw-prtt"))
+        reporters.push_back(make_prtt_csv_reporter(*path));
+    return reporters;
 }
 
 } // namespace
 
 PatternInfo loggp_pattern()
 {
-    return {"loggp",       "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)",
-            "PRTT(1,0,s)", "1-128Ki",
-            loggp_options, [] { return std::make_unique<LogGP>(); },
-            100,           10};
+    PatternInfo info;
+    info.name = "loggp";
+    info.description = "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)";
+    info.metric = "PRTT(1,0,s)";
+    info.default_sizes = "1-128Ki";
+    info.options = loggp_options();
+    info.create = [] { return std::make_unique<LogGP>(); };
+    info.default_count = 100;
+    info.default_warmup = 10;
+    info.reporters = loggp_reporters;
+    info.fit = fit_offline;
+    info.fit_reads = reads_prtt_csv;
+    info.predict = predict_offline;
+    return info;
 }
 
 } // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::loggp_pattern)

@@ -97,15 +97,20 @@ std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSa
     return columns;
 }
 
-Status check_fit_settings(const LogGPFitSettings& settings)
+std::vector<opt::OptionSpec> fit_option_specs()
 {
-    if (settings.detector != "robust" && settings.detector != "paper" && settings.detector != "none")
-        return Status::usage("--loggp-detector '" + settings.detector + "': expected robust, paper or none");
-    if (!(settings.lookahead >= 1 && settings.lookahead <= 100 && settings.lookahead == std::floor(settings.lookahead)))
-        return Status::usage("--loggp-lookahead: expected a whole number of points in 1..100");
-    if (!(settings.pfact > 1.0 && settings.pfact <= 1000))
-        return Status::usage("--loggp-pfact: expected a factor larger than 1");
-    return Status::ok();
+    return {{"loggp-detector", "robust", "protocol-change detection: robust, paper (section 3.5 as published) or none"},
+            {"loggp-lookahead", "5", "x: points of look-ahead (section 3.5)"},
+            {"loggp-pfact", "2.0", "pfact: sensitivity (section 3.5)"}};
+}
+
+LogGPFitSettings read_fit_settings(opt::OptionReader& read)
+{
+    LogGPFitSettings settings;
+    settings.detector = read.choice("loggp-detector", {"robust", "paper", "none"});
+    settings.lookahead = double(read.whole_number("loggp-lookahead", 1, 100));
+    settings.pfact = read.number("loggp-pfact", 1.0000001, 1000);
+    return settings;
 }
 
 Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings)

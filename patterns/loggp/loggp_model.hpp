@@ -10,6 +10,7 @@
 #define NGX_PATTERNS_LOGGP_MODEL_HPP
 
 #include <ngx/fit/loggp.hpp>
+#include <ngx/options.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 
@@ -24,7 +25,10 @@ struct LogGPFitSettings {
     double pfact = 2.0;              // pfact of section 3.5
 };
 
-Status check_fit_settings(const LogGPFitSettings& settings);
+// The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact):
+// declared once, for the pattern and for `ngx fit` alike.
+std::vector<opt::OptionSpec> fit_option_specs();
+LogGPFitSettings read_fit_settings(opt::OptionReader& read);
 
 Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings);
 

@@ -8,14 +8,13 @@
 // every size is overlapped without making small sizes slow. The fit of the
 // two curves to Table 6 gives o', O_s, O_r, G_s, G_l, L, the multi-packet
 // threshold s and the rendezvous threshold S (fit/loggps.hpp).
-#include "loggps.hpp"
+#include <ngx/pattern_plugin.hpp>
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
 #include <ngx/fit/loggps.hpp>
 
-#include <charconv>
 #include <cmath>
 
 namespace ngx::patterns {
@@ -62,14 +61,11 @@ Json model_json(const fit::LogGPSFit& f, double factor)
 
 class LogGPS final : public Pattern {
 public:
-    Status configure(const po::variables_map& values) override
+    Status configure(const OptionValues& values) override
     {
-        std::string text = values["loggps-w-factor"].as<std::string>();
-        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), factor_);
-        if (text.empty() || end != text.data() + text.size() || error != std::errc() ||
-            !(factor_ >= 1 && factor_ <= 100))
-            return Status::usage("--loggps-w-factor '" + text + "': expected a number in 1..100");
-        return Status::ok();
+        opt::OptionReader read(values);
+        factor_ = read.number("loggps-w-factor", 1, 100);
+        return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
     Json options_json() const override { return {{"w_factor", factor_}}; }
@@ -121,19 +117,18 @@ private:
 
 PatternInfo loggps_pattern()
 {
-    return {"loggps",
-            "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (paper 004)",
-            "RTT(k, w=0)",
-            "1-256Ki",
-            [] {
-                po::options_description options("Pattern loggps (paper 004)");
-                options.add_options()("loggps-w-factor", po::value<std::string>()->default_value("3"),
-                                      "W per size as this multiple of RTT(k, 0)");
-                return options;
-            },
-            [] { return std::make_unique<LogGPS>(); },
-            200,
-            20};
+    PatternInfo info;
+    info.name = "loggps";
+    info.description = "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (paper 004)";
+    info.metric = "RTT(k, w=0)";
+    info.default_sizes = "1-256Ki";
+    info.options = {{"loggps-w-factor", "3", "W per size as this multiple of RTT(k, 0)"}};
+    info.create = [] { return std::make_unique<LogGPS>(); };
+    info.default_count = 200;
+    info.default_warmup = 20;
+    return info;
 }
 
 } // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::loggps_pattern)

@@ -34,15 +34,13 @@
 // o_s"), and extra columns o_s_us (median), o_r_us (median), o_r_min_us,
 // delay_us. A per-mode table (paper 003 Table 3): one run per mode, e.g.
 // `for m in standard synchronous ...; do mpirun -np 2 ngx -m mpi --mpi-mode $m -x overhead; done`.
-#include "overhead.hpp"
+#include <ngx/pattern_plugin.hpp>
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
-
-#include <charconv>
 
 namespace ngx::patterns {
 namespace {
@@ -59,7 +57,7 @@ struct Samples {
 
 class Overhead final : public Pattern {
 public:
-    Status configure(const po::variables_map& values) override;
+    Status configure(const OptionValues& values) override;
     Json options_json() const override
     {
         return {{"call", nonblocking_ ? "nonblocking" : "blocking"},
@@ -80,20 +78,16 @@ private:
     double delay_us_ = -1; // < 0: automatic
 };
 
-Status Overhead::configure(const po::variables_map& values)
+Status Overhead::configure(const OptionValues& values)
 {
-    std::string call = values["overhead-call"].as<std::string>();
-    if (call != "blocking" && call != "nonblocking")
-        return Status::usage("--overhead-call '" + call + "': expected blocking or nonblocking");
-    nonblocking_ = call == "nonblocking";
-    std::string d = values["overhead-delay"].as<std::string>();
-    if (d == "auto")
+    opt::OptionReader read(values);
+    nonblocking_ = read.choice("overhead-call", {"blocking", "nonblocking"}) == "nonblocking";
+    if (!read.ok())
+        return Status::usage(read.error());
+    if (read.text("overhead-delay") == "auto")
         return Status::ok();
-    auto [end, error] = std::from_chars(d.data(), d.data() + d.size(), delay_us_);
-    if (d.empty() || end != d.data() + d.size() || error != std::errc() ||
-        !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
-        return Status::usage("--overhead-delay '" + d + "': expected auto or microseconds in 0..1000000");
-    return Status::ok();
+    delay_us_ = read.number("overhead-delay", 0, max_delay_us);
+    return read.ok() ? Status::ok() : Status::usage(read.error() + " (or auto)");
 }
 
 // delta: the option, or 2 x the median round trip of this size + a margin;
@@ -217,19 +211,18 @@ Status Overhead::run(PatternContext& ctx)
 
 PatternInfo overhead_pattern()
 {
-    return {"overhead",
-            "send overhead o_s and receive overhead o_r per size, barrier + delay (paper 003)",
-            "send overhead o_s",
-            "1-64Ki",
-            [] {
-                po::options_description options("Pattern overhead");
-                options.add_options()("overhead-call", po::value<std::string>()->default_value("blocking"),
-                                      "blocking: send()/recv(); nonblocking: isend()/irecv() + wait()")(
-                    "overhead-delay", po::value<std::string>()->default_value("auto"),
-                    "wait before the timed receive, microseconds; auto: 2 x round trip + 5");
-                return options;
-            },
-            [] { return std::make_unique<Overhead>(); }};
+    PatternInfo info;
+    info.name = "overhead";
+    info.description = "send overhead o_s and receive overhead o_r per size, barrier + delay (paper 003)";
+    info.metric = "send overhead o_s";
+    info.default_sizes = "1-64Ki";
+    info.options = {
+        {"overhead-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() + wait()"},
+        {"overhead-delay", "auto", "wait before the timed receive, microseconds; auto: 2 x round trip + 5"}};
+    info.create = [] { return std::make_unique<Overhead>(); };
+    return info;
 }
 
 } // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::overhead_pattern)

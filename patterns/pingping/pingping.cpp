@@ -1,11 +1,10 @@
 // Pattern "pingping": PRTT(n, d, s) of paper 001, Listing 1, per size: n
 // messages with d microseconds of busy-waiting between sends, one reply.
-#include "pingping.hpp"
+#include <ngx/pattern_plugin.hpp>
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
-#include <charconv>
 #include <cmath>
 
 namespace ngx::patterns {
@@ -16,20 +15,12 @@ constexpr double max_delay_us = 1e6;
 
 class PingPing final : public Pattern {
 public:
-    Status configure(const po::variables_map& values) override
+    Status configure(const OptionValues& values) override
     {
-        std::string n = values["pingping-n"].as<std::string>();
-        auto [end, error] = std::from_chars(n.data(), n.data() + n.size(), messages_);
-        if (n.empty() || end != n.data() + n.size() || error != std::errc() || messages_ < 1 ||
-            messages_ > max_messages)
-            return Status::usage("--pingping-n '" + n + "': expected a whole number in 1.." +
-                                 std::to_string(max_messages));
-        std::string d = values["pingping-delay"].as<std::string>();
-        auto [dend, derror] = std::from_chars(d.data(), d.data() + d.size(), delay_us_);
-        if (d.empty() || dend != d.data() + d.size() || derror != std::errc() ||
-            !(delay_us_ >= 0 && delay_us_ <= max_delay_us))
-            return Status::usage("--pingping-delay '" + d + "': expected microseconds in 0..1000000");
-        return Status::ok();
+        opt::OptionReader read(values);
+        messages_ = read.whole_number("pingping-n", 1, max_messages);
+        delay_us_ = read.number("pingping-delay", 0, max_delay_us);
+        return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
     Json options_json() const override { return {{"n", messages_}, {"delay_us", delay_us_}}; }
@@ -55,19 +46,17 @@ private:
 
 PatternInfo pingping_pattern()
 {
-    return {"pingping",
-            "PRTT(n, d, s): n messages with delay d between sends, one reply (paper 001)",
-            "PRTT(n, d, s)",
-            "1-64Ki",
-            [] {
-                po::options_description options("Pattern pingping");
-                options.add_options()("pingping-n", po::value<std::string>()->default_value("16"),
-                                      "messages n per round trip")("pingping-delay",
-                                                                   po::value<std::string>()->default_value("0"),
-                                                                   "busy-wait d between sends, microseconds");
-                return options;
-            },
-            [] { return std::make_unique<PingPing>(); }};
+    PatternInfo info;
+    info.name = "pingping";
+    info.description = "PRTT(n, d, s): n messages with delay d between sends, one reply (paper 001)";
+    info.metric = "PRTT(n, d, s)";
+    info.default_sizes = "1-64Ki";
+    info.options = {{"pingping-n", "16", "messages n per round trip"},
+                    {"pingping-delay", "0", "busy-wait d between sends, microseconds"}};
+    info.create = [] { return std::make_unique<PingPing>(); };
+    return info;
 }
 
 } // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::pingping_pattern)

@@ -1,6 +1,6 @@
 // Pattern "pingpong": half the round-trip time of one message per size
 // (Netgauge's one_one, OSU's osu_latency): PRTT(1, 0, s) / 2 of paper 001.
-#include "pingpong.hpp"
+#include <ngx/pattern_plugin.hpp>
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
@@ -10,7 +10,7 @@ namespace {
 
 class PingPong final : public Pattern {
 public:
-    Status configure(const po::variables_map&) override { return Status::ok(); }
+    Status configure(const OptionValues&) override { return Status::ok(); }
     Json options_json() const override { return Json::object(); }
 
     Status run(PatternContext& ctx) override
@@ -35,12 +35,15 @@ public:
 
 PatternInfo pingpong_pattern()
 {
-    return {"pingpong",
-            "half round-trip time per message size (PRTT(1,0,s)/2)",
-            "half round trip",
-            "1-1Mi",
-            [] { return po::options_description("Pattern pingpong: no options of its own"); },
-            [] { return std::make_unique<PingPong>(); }};
+    PatternInfo info;
+    info.name = "pingpong";
+    info.description = "half round-trip time per message size (PRTT(1,0,s)/2)";
+    info.metric = "half round trip";
+    info.default_sizes = "1-1Mi";
+    info.create = [] { return std::make_unique<PingPong>(); };
+    return info;
 }
 
 } // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::pingpong_pattern)

@@ -1,11 +1,13 @@
 #!/bin/bash
-# interrupt.sh MODULE driver|group: SIGINT to the driver alone, or to its
-# whole process group as a terminal's Ctrl-C does (driver and forked peer), mid-run: exit 130 within 2 s,
+# interrupt.sh MODULE driver|group [INT|TERM]: SIGINT (default) or SIGTERM to
+# the driver alone, or to its whole process group as a terminal's Ctrl-C (or a
+# service manager's stop) does (driver and forked peer), mid-run: exit 130 within 2 s,
 # the -o JSON is valid with status "interrupted" and the sizes finished so
 # far (at least one, the same as the table rows), and the forked peer is gone.
 source "$(dirname "$0")/../integration/lib.sh"
-module=${1:?usage: interrupt.sh MODULE driver|group} target=${2:-driver}
+module=${1:?usage: interrupt.sh MODULE driver|group [INT|TERM]} target=${2:-driver} sig=${3:-INT}
 [[ $target == driver || $target == group ]] || fail "target must be driver or group"
+[[ $sig == INT || $sig == TERM ]] || fail "signal must be INT or TERM"
 count=20000
 [[ $module == shm ]] && count=5000
 # setsid: its own process group (a background job's child is no group leader,
@@ -23,11 +25,11 @@ grep -Eq '^ +1 B ' out || fail "no size finished within 30 s"
 peer=$(pgrep -P "$drv")
 IT_PEERS+=($peer)
 kill -0 "$drv" 2>/dev/null || fail "ngx ended before the interrupt"
-if [[ $target == group ]]; then kill -INT -- "-$drv"; else kill -INT "$drv"; fi
+if [[ $target == group ]]; then kill "-$sig" -- "-$drv"; else kill "-$sig" "$drv"; fi
 wait_pid "$drv" 10
-echo "SIGINT to the $target: exit $RC after $ELAPSED s; stderr: $(tr '\n' ' ' <err)"
-[[ $RC == 130 ]] || fail "expected exit 130 after SIGINT, got $RC"
-le "$ELAPSED" 2 || fail "exit took $ELAPSED s after SIGINT, more than 2 s"
+echo "SIG$sig to the $target: exit $RC after $ELAPSED s; stderr: $(tr '\n' ' ' <err)"
+[[ $RC == 130 ]] || fail "expected exit 130 after SIG$sig, got $RC"
+le "$ELAPSED" 2 || fail "exit took $ELAPSED s after SIG$sig, more than 2 s"
 grep -qi 'interrupt' err || fail "no message saying it was interrupted"
 check_results f.json "$module" - "$count" --status interrupted --min-results 1
 rows=$(awk '/^# /{t=1; next} t && $2 ~ /^[KMG]?i?B$/' out | wc -l)
@@ -45,6 +47,6 @@ if [[ -n $peer ]]; then
     for ((i = 0; i < 60; i++)); do kill -0 "$peer" 2>/dev/null || break; sleep 0.05; done
     kill -0 "$peer" 2>/dev/null && fail "the forked peer $peer outlived the interrupted driver"
 fi
-[[ $target == group ]] && grep -qi 'peer side' err && fail "Ctrl-C of the group: the peer reported an error of its own"
-ok "$module: SIGINT to the $target keeps the results"
+[[ $target == group ]] && grep -qi 'peer side' err && fail "SIG$sig to the group: the peer reported an error of its own"
+ok "$module: SIG$sig to the $target keeps the results"
 echo PASS

@@ -43,7 +43,10 @@ echo "server exit $src; log: $(tr '\n' ' ' <"$IT_DIR/server.log")"
 [[ $crc == 1 ]] || fail "client exit $crc, expected 1 (runtime failure)"
 le "$celapsed" "$((timeout_s + 1))" || fail "client took $celapsed s, more than the deadline + 1 s"
 grep -Eqi 'peer|within|deadline' "$IT_DIR/err" || fail "the client's message names neither the peer nor the deadline"
-[[ $src != 0 && $src != 124 ]] || fail "server exit $src: expected a failure, not success or a hang"
+grep -Eq "^ngx: $module pingpong: size [0-9]+ [KMG]?i?B, repetition [0-9]+" "$IT_DIR/err" ||
+    fail "the client's message does not name the step ('$module pingpong: size N B, repetition N')"
+! grep -Eq 'AddressSanitizer|runtime error:' "$IT_DIR/err" || fail "a sanitizer reported an error"
+[[ $src == 1 ]] || fail "server exit $src: expected 1 (a runtime failure, not success, a hang or a crash)"
 check_results "$IT_DIR/f.json" "$module" - 20000 --status error --min-results 1 --bootstrap tcp
 ok "$module: link down mid-run"
 echo PASS

@@ -4,7 +4,10 @@
 # SIGKILL (dead) or SIGSTOP (alive but silent). The driver must exit 1 within
 # the deadline plus one second, with a message about the peer (and, for STOP,
 # the deadline), and leave a valid JSON file with status "error" holding
-# exactly the sizes finished so far (those of the table on stdout).
+# exactly the sizes finished so far (those of the table on stdout). The
+# message names the step: the module and pattern, the size being measured
+# (the one after the last size reported), the repetition, and the side that
+# noticed (a send or a receive, of the module or of the control channel).
 source "$(dirname "$0")/../integration/lib.sh"
 module=${1:?usage: peer-fault.sh MODULE KILL|STOP} sig=${2:?usage: peer-fault.sh MODULE KILL|STOP}
 timeout_s=2
@@ -43,8 +46,19 @@ le "$elapsed" "$limit" || fail "exit took $elapsed s, more than the deadline ($t
 grep -qi 'peer' err || fail "the message does not name the peer"
 if [[ $sig == STOP ]]; then
     grep -Eqi 'within|deadline|timed out|timeout' err || fail "the message does not mention the deadline"
+else
+    grep -Eqi 'exited|closed|gone|reset|lost' err || fail "the message does not say the peer is gone"
 fi
 rows=$(awk '/^# /{t=1; next} t && $2 ~ /^[KMG]?i?B$/ {print $1 $2}' out | wc -l)
+# the size in progress: the one after the $rows sizes reported (1, 2, 4, ... B)
+next=$((1 << rows))
+if ((next >= 1 << 20)); then next_text="$((next >> 20)) MiB"
+elif ((next >= 1 << 10)); then next_text="$((next >> 10)) KiB"
+else next_text="$next B"; fi
+grep -Eq "^ngx: $module pingpong: size $next_text, repetition [0-9]+" err ||
+    fail "the message does not name the step '$module pingpong: size $next_text, repetition N'"
+grep -Eq "(($module|control channel) (send|recv|receive))" err ||
+    fail "the message does not name the side (a $module or control-channel send or receive)"
 check_results f.json "$module" - "$count" --status error --min-results 1
 python3 - f.json "$rows" <<'PY' || fail "f.json does not hold the sizes reported before the fault"
 import json, sys

@@ -235,3 +235,93 @@ TEST(ChangePoints, InvalidInputsAndTinyInputs)
     bad.min_segment = 2;
     EXPECT_EQ(detect_protocol_ranges(b, b, bad).status(), Status::invalid_input);
 }
+
+namespace {
+
+std::vector<double> xs(std::size_t n)
+{
+    std::vector<double> x;
+    for (std::size_t i = 0; i < n; ++i)
+        x.push_back(double(i) * 100);
+    return x;
+}
+
+// 10 + 0.01 x, with a slope change after index `after` (npos: none).
+std::vector<double> curve(const std::vector<double>& x, std::size_t after, double noise, unsigned seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> nd(0.0, noise);
+    std::vector<double> y;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        double v = 10 + 0.01 * x[i];
+        if (i > after)
+            v += 0.05 * (x[i] - x[after]) + 5;
+        y.push_back(v * (noise > 0 ? 1 + nd(rng) : 1.0));
+    }
+    return y;
+}
+
+} // namespace
+
+TEST(ChangePointsAny, AChangeInOneCurveOnlyIsFoundAndAttributed)
+{
+    const auto x = xs(20);
+    const auto flat = curve(x, std::size_t(-1), 0.002, 1);
+    const auto bent = curve(x, 9, 0.002, 2);
+    const std::vector<DetectorCurve> curves{{flat, {}}, {bent, {}}};
+    const auto r = detect_protocol_ranges_any(x, curves);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->ranges.size(), 2u);
+    EXPECT_EQ(r->ranges[0], (Range{0, 9}));
+    EXPECT_EQ(r->ranges[1], (Range{10, 19}));
+    ASSERT_EQ(r->found_by.size(), 1u);
+    EXPECT_EQ(r->found_by[0], std::vector<std::size_t>{1});
+    // The y-only detector on the flat curve sees nothing.
+    EXPECT_EQ(detect_protocol_ranges(x, flat)->size(), 1u);
+}
+
+TEST(ChangePointsAny, OneChangeSeenByTwoCurvesOneApartIsOneChange)
+{
+    const auto x = xs(24);
+    const auto a = curve(x, 11, 0, 0);
+    const auto b = curve(x, 12, 0, 0);
+    const std::vector<DetectorCurve> curves{{a, {}}, {b, {}}};
+    const auto r = detect_protocol_ranges_any(x, curves);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->ranges.size(), 2u);
+    EXPECT_TRUE(r->ranges[0].last == 11 || r->ranges[0].last == 12);
+    EXPECT_EQ(r->found_by[0], (std::vector<std::size_t>{0, 1}));
+    for (const Range& range : r->ranges)
+        EXPECT_GE(range.count(), 3u);
+}
+
+TEST(ChangePointsAny, ScaleSetsTheWeightsOfACurveNearZero)
+{
+    // o(s)-like: a difference of times of about 1 us, near zero itself, with
+    // noise 0.002 us and a step of 0.02 us after index 9.
+    const auto x = xs(20);
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> nd(0.0, 0.002);
+    std::vector<double> val, scale(20, 1.0);
+    for (std::size_t i = 0; i < 20; ++i)
+        val.push_back((i > 9 ? 0.021 : 0.001) + nd(rng));
+    // Deviations relative to the scale: the variance is the noise's (0.002^2).
+    const double var = estimate_noise_variance(x, val, 5, true, scale);
+    EXPECT_GT(var, 4e-6 / 3);
+    EXPECT_LT(var, 4e-6 * 3);
+    EXPECT_GT(estimate_noise_variance(x, val, 5, true), 1e-3); // relative to ~0: meaningless
+    const auto with_scale = detect_protocol_ranges(x, val, {}, scale);
+    ASSERT_TRUE(with_scale);
+    ASSERT_EQ(with_scale->size(), 2u);
+    EXPECT_EQ(with_scale->front().last, 9u);
+    EXPECT_EQ(detect_protocol_ranges(x, val, {}, std::vector<double>(3, 1.0)).status(), Status::invalid_input);
+}
+
+TEST(ChangePointsAny, InvalidInputs)
+{
+    const auto x = xs(10);
+    EXPECT_EQ(detect_protocol_ranges_any(x, {}).status(), Status::invalid_input);
+    const std::vector<double> short_curve(5, 1.0);
+    const std::vector<DetectorCurve> curves{{short_curve, {}}};
+    EXPECT_EQ(detect_protocol_ranges_any(x, curves).status(), Status::invalid_input);
+}

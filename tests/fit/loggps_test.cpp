@@ -246,7 +246,7 @@ TEST(LogGPS, BroadcastPredictions)
     for (double k : {100.0, 50000.0}) {
         EXPECT_NEAR(p.linear_bcast(2, k), p.comm_cost(k), 1e-9);
         EXPECT_NEAR(p.linear_bcast(10, k), 8 * p.send_cost(k) + p.comm_cost(k), 1e-6);
-        EXPECT_NEAR(p.tree_bcast(16, k), 4 * p.comm_cost(k), 1e-6);
+        EXPECT_NEAR(p.tree_bcast(16, k), 4 * p.comm_cost(k), 1e-6); // g = 0, the paper's LogGPS
         EXPECT_NEAR(p.tree_bcast(17, k), 5 * p.comm_cost(k), 1e-6);
     }
     EXPECT_NEAR(p.linear_bcast(4, 100), 2 * p.t1(100) + p.t1(100) + p.t2(100) + p.t3(100), 1e-9);
@@ -274,4 +274,103 @@ TEST(LogGPS, InvalidInputs)
     EXPECT_EQ(fit_loggps(k, y, y, 0).status(), Status::invalid_input);
     EXPECT_EQ(derive_loggps_paper(k, y, y, W, 5, 2).status(), Status::invalid_input);
     EXPECT_TRUE(std::isnan(myrinet().rtt(-1, 0)));
+}
+
+TEST(LogGPS, TreeBroadcastByHandIncludesTheGaps)
+{
+    // Paper 000 section 4.3.3, h (2o + L + kG) + (h-1) g with the LogGPS
+    // message cost (Table 3 eq. (1)): L 5, o' 1, O_s 0.01, O_r 0.02, G_s 0.001,
+    // k = 100 <= s: T1 + T2 + T3 = (1 + 1) + (0.1 + 5) + (1 + 2) = 10.1;
+    // P = 8, h = 3, g = 4: 3 * 10.1 + 2 * 4 = 38.3.
+    LogGPSParams p;
+    p.L = 5;
+    p.o_prime = 1;
+    p.O_s = 0.01;
+    p.O_r = 0.02;
+    p.G_s = 0.001;
+    p.g = 4;
+    EXPECT_NEAR(p.comm_cost(100), 10.1, 1e-12);
+    EXPECT_NEAR(p.tree_bcast(8, 100), 38.3, 1e-12);
+    EXPECT_NEAR(p.tree_bcast(2, 100), 10.1, 1e-12);
+    EXPECT_EQ(p.tree_bcast(1, 100), 0);
+}
+
+namespace {
+
+// A transport without rendezvous and one gap per byte: no s, no S.
+LogGPSParams eager_only()
+{
+    LogGPSParams p;
+    p.L = 3;
+    p.o_prime = 1.5;
+    p.O_s = 0.0004;
+    p.O_r = 0.0004;
+    p.G_s = 0.002;
+    p.G_l = 0.002;
+    return p;
+}
+
+std::vector<double> powers_of_two(double max)
+{
+    std::vector<double> v;
+    for (double k = 1; k <= max; k *= 2)
+        v.push_back(k);
+    return v;
+}
+
+int spurious_S(const LogGPSOptions& opt)
+{
+    int spurious = 0;
+    for (unsigned seed = 1; seed <= 30; ++seed) {
+        const Curves c = curves(eager_only(), powers_of_two(131072), 0.01, seed);
+        std::vector<double> wW;
+        for (std::size_t i = 0; i < c.k.size(); ++i)
+            wW.push_back(c.wW[i] - W + 1000); // W = 1000 us here
+        const auto f = fit_loggps(c.k, c.w0, wW, 1000, opt);
+        EXPECT_TRUE(f);
+        if (f && std::isfinite(f->params.S))
+            ++spurious;
+    }
+    return spurious;
+}
+
+} // namespace
+
+TEST(LogGPS, NoRendezvousGetsNoSpuriousS)
+{
+    EXPECT_EQ(spurious_S(LogGPSOptions{}), 0);
+    // The penalty is what prevents it: without, noise buys an S.
+    LogGPSOptions no_penalty;
+    no_penalty.threshold_penalty = 0;
+    no_penalty.min_sizes_above = 1;
+    EXPECT_GT(spurious_S(no_penalty), 0);
+}
+
+TEST(LogGPS, RendezvousIsStillFoundWithThePenalty)
+{
+    LogGPSParams t = eager_only();
+    t.S = 16384;
+    t.O_r = 0.0001;
+    for (unsigned seed = 1; seed <= 10; ++seed) {
+        const Curves c = curves(t, powers_of_two(131072), 0.01, seed);
+        const auto f = fit_loggps(c.k, c.w0, c.wW, W);
+        ASSERT_TRUE(f);
+        EXPECT_EQ(f->params.S, 16384) << seed;
+    }
+}
+
+TEST(LogGPS, UnweightedOptionAndNotOverlappedAreExposed)
+{
+    const LogGPSParams t = myrinet();
+    const Curves c = curves(t, sizes_up_to(262144));
+    LogGPSOptions opt;
+    opt.weights = Weighting::none;
+    const auto f = fit_loggps(c.k, c.w0, c.wW, W, opt);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->params.S, 16383);
+    expect_rel(f->params.O_s, t.O_s, 1e-6, "O_s");
+    // Indices of points with w = W whose max{} term of Table 6 stays positive.
+    ASSERT_FALSE(f->not_overlapped.empty());
+    for (std::size_t i : f->not_overlapped)
+        EXPECT_EQ(i % 2, 1u); // the w = W points (fit_loggps interleaves w0, wW)
 }

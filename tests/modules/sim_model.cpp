@@ -29,19 +29,29 @@ constexpr double tolerance = 0.03; // relative
 // The parameters the tests give the module, in microseconds.
 struct Params {
     double L = 5, o_s = 1.5, o_r = 1, g = 4, G = 0.005;
+    double O_s = 0, O_r = 0; // per-byte overheads, us/byte
     size_t S = 0;
 
     Endpoint::Options options() const
     {
-        return {{"sim-L", std::to_string(L)}, {"sim-os", std::to_string(o_s)}, {"sim-or", std::to_string(o_r)},
-                {"sim-g", std::to_string(g)}, {"sim-G", std::to_string(G)},    {"sim-S", std::to_string(S)}};
+        return {{"sim-L", std::to_string(L)},   {"sim-os", std::to_string(o_s)}, {"sim-or", std::to_string(o_r)},
+                {"sim-g", std::to_string(g)},   {"sim-G", std::to_string(G)},    {"sim-S", std::to_string(S)},
+                {"sim-O", std::to_string(O_s)}, {"sim-Or", std::to_string(O_r)}};
     }
-    double wire(size_t s) const { return s == 0 ? 0 : double(s - 1) * G; }
-    // Paper 001, eq. (1) with o = (o_s + o_r) / 2.
-    double prtt1(size_t s) const { return 2 * (L + o_s + o_r + wire(s)); }
-    // Paper 001, eq. (5).
-    double prtt(int n, double d, size_t s) const { return prtt1(s) + (n - 1) * std::max(o_s + d, g + wire(s)); }
-    // LogGPS, Table 3 eq. (3) both ways, the receiver already waiting.
+    double per_byte(size_t s, double x) const { return s == 0 ? 0 : double(s - 1) * x; }
+    double wire(size_t s) const { return per_byte(s, G); }
+    // Paper 001 section 4: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
+    double send_overhead(size_t s) const { return o_s + per_byte(s, O_s); }
+    double recv_overhead(size_t s) const { return o_r + per_byte(s, O_r); }
+    // Paper 001, eq. (1) with o = (o_s(s) + o_r(s)) / 2.
+    double prtt1(size_t s) const { return 2 * (L + send_overhead(s) + recv_overhead(s) + wire(s)); }
+    // Paper 001, eq. (5) with o = o_s(s).
+    double prtt(int n, double d, size_t s) const
+    {
+        return prtt1(s) + (n - 1) * std::max(send_overhead(s) + d, g + wire(s));
+    }
+    // LogGPS, Table 3 eq. (3) both ways, the receiver already waiting
+    // (request and acknowledgement are zero-byte messages).
     double rendezvous_round_trip(size_t s) const { return prtt1(s) + 2 * 2 * (o_s + L + o_r); }
 };
 
@@ -168,6 +178,22 @@ TEST(SimModel, RendezvousAddsOneRoundTripPerDirection)
     expect_matches(cases, measure(p, cases));
 }
 
+// --sim-O and --sim-Or: the sender is busy o_s + (s-1) O_s, the receiver
+// o_r + (s-1) O_r. At 16 KiB they add 2 (32.8 + 8.2) us to PRTT(1,0,s), and
+// PRTT(8,60,s) tells O_s from O_r (swapped, it would be 6% lower: the gap
+// would then pace the sends).
+TEST(SimModel, PerByteOverheadsFollowEquations1And5)
+{
+    Params p;
+    p.O_s = 0.002;
+    p.O_r = 0.0005;
+    std::vector<Case> cases;
+    for (size_t s : {size_t(1), size_t(4096), size_t(16384)})
+        cases.push_back({1, 0, s, p.prtt1(s)});
+    cases.push_back({8, 60, 16384, p.prtt(8, 60, 16384)});
+    expect_matches(cases, measure(p, cases));
+}
+
 TEST(SimModel, InvalidParametersAreRejectedByName)
 {
     struct Bad {
@@ -175,7 +201,8 @@ TEST(SimModel, InvalidParametersAreRejectedByName)
         const char* value;
     };
     for (Bad bad : {Bad{"sim-L", "0.5"}, Bad{"sim-L", "-1"}, Bad{"sim-os", "-0.1"}, Bad{"sim-or", "nan"},
-                    Bad{"sim-g", "inf"}, Bad{"sim-G", "-1e-3"}, Bad{"sim-S", "-5"}, Bad{"sim-ring-bytes", "5000"}}) {
+                    Bad{"sim-g", "inf"}, Bad{"sim-G", "-1e-3"}, Bad{"sim-S", "-5"}, Bad{"sim-ring-bytes", "5000"},
+                    Bad{"sim-O", "-0.001"}, Bad{"sim-Or", "nan"}}) {
         Endpoint endpoint(*sim, {{bad.name, bad.value}}, timeout_ns);
         EXPECT_EQ(endpoint.init_status(), NGX_ERR_INVALID_OPTION) << bad.name << "=" << bad.value;
         EXPECT_NE(std::string(endpoint.message()).find(bad.name), std::string::npos) << endpoint.message();

@@ -1,8 +1,13 @@
 #!/bin/bash
-# A rank killed mid-run ends the job with a non-zero exit within the
-# deadline (--timeout 5) plus mpirun's teardown, for mpi and tcp.
+# A rank killed mid-run (SIGKILL of rank 1) ends the job within the deadline
+# (--timeout 5) plus mpirun's teardown, for mpi and tcp, and the survivor
+# (rank 0, the driver) fails as ngx fails: it names the step (module,
+# pattern, size, repetition) and the side that noticed, and ends the job
+# with exit code 1 (MPI_Abort(1)). mpirun itself exits with the victim's
+# status (137, SIGKILL), so the survivor's code is read from mpirun's report.
+# Any other signal (a crash, an ASan or UBSan abort of the survivor) fails.
 source "$(dirname "$0")/common.sh"
-for module in mpi tcp; do
+for module in tcp mpi; do
     ngx_mpirun tcp -np 2 -- "$NGX" -m "$module" -x pingpong -s 1 -c 10000000 --timeout 5 >"$SCRATCH/log" 2>&1 &
     job=$!
     sleep 2
@@ -17,8 +22,17 @@ for module in mpi tcp; do
     wait "$job"
     rc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
-    echo "$module: exit $rc, ${ms} ms after the kill"
+    echo "$module: exit $rc, ${ms} ms after the kill; log:"
+    sed 's/^/    /' "$SCRATCH/log"
     [[ $rc != 0 ]] || fail "$module: exit 0 after a killed rank"
+    [[ $rc != 124 ]] || fail "$module: the job hung (killed by timeout after $MPI_TIMEOUT s)"
     ((ms < 15000)) || fail "$module: took ${ms} ms (deadline 5 s + teardown)"
+    ! grep -Eq 'AddressSanitizer|runtime error:|Segmentation fault' "$SCRATCH/log" ||
+        fail "$module: a sanitizer or a crash reported an error"
+    ! grep -Eq 'rank 0 .*exited on signal' "$SCRATCH/log" || fail "$module: the survivor (rank 0) died of a signal"
+    grep -Eq "^ngx: $module pingpong: size 1 B, repetition [0-9]+.*$module (send|recv|receive).*peer" "$SCRATCH/log" ||
+        fail "$module: the survivor did not report the step (size 1 B, repetition N), side and peer"
+    tr '\n' ' ' <"$SCRATCH/log" | grep -Eq 'MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD +with errorcode 1\.' ||
+        fail "$module: the survivor did not end the job with exit code 1 (MPI_Abort(1))"
 done
 echo PASS

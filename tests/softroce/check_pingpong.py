@@ -4,26 +4,63 @@ measured, medians positive and the latencies roughly ordered by size. rxe in
 a TCG guest on a busy host has millisecond hiccups that can swamp a median,
 so the order is judged on the minimum of each size (a size may dip to half
 of the one before it) and the largest size's minimum must exceed the
-smallest's. Prints one line per size.
+smallest's. The sizes, the sample count, the module and (for ibv) the mode
+are those asked on ngx's command line, given again here, never read back from
+the file under test. Prints one line per size.
 
-    check_pingpong.py out.json [LABEL]
+    check_pingpong.py out.json LABEL --sizes 1,64,4Ki --count N --module M [--ibv-mode MODE]
 """
+import argparse
 import json
 import sys
 
+UNITS = {"": 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "k": 1000, "M": 1000 ** 2, "G": 1000 ** 3}
+
+
+def parse_sizes(text):
+    """A comma list of sizes with binary (Ki, Mi, Gi) or decimal (k, M, G) suffixes."""
+    sizes = []
+    for item in text.split(","):
+        digits = item.rstrip("KkMGi")
+        sizes.append(int(digits) * UNITS[item[len(digits):]])
+    return sizes
+
+
+def asked_problems(doc, rows, args):
+    """What differs from the command line: sizes, samples per size, module, ibv mode."""
+    problems = []
+    wanted = sorted(parse_sizes(args.sizes))
+    if not wanted or [r["size_bytes"] for r in rows] != wanted:
+        problems.append("sizes measured %s, asked %s" % ([r["size_bytes"] for r in rows], wanted))
+    for r in rows:
+        if r.get("count") != args.count:
+            problems.append("%d B: %r samples, asked %d" % (r["size_bytes"], r.get("count"), args.count))
+    if doc.get("module") != args.module:
+        problems.append("module %r, asked %r" % (doc.get("module"), args.module))
+    if args.ibv_mode:
+        used = doc.get("options", {}).get("module_options", {}).get("ibv-mode")
+        if used != args.ibv_mode:
+            problems.append("ibv mode %r, asked %r" % (used, args.ibv_mode))
+    return problems
+
 
 def main():
-    path = sys.argv[1]
-    label = sys.argv[2] if len(sys.argv) > 2 else path
-    with open(path) as f:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("label")
+    parser.add_argument("--sizes", required=True)
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--module", required=True)
+    parser.add_argument("--ibv-mode")
+    args = parser.parse_args()
+    label = args.label
+    with open(args.path) as f:
         doc = json.load(f)
     problems = []
     if doc.get("status") != "complete":
         problems.append("status is %r" % doc.get("status"))
     rows = sorted(doc.get("results", []), key=lambda r: r["size_bytes"])
-    wanted = doc.get("options", {}).get("sizes", [])
-    if [r["size_bytes"] for r in rows] != sorted(wanted):
-        problems.append("sizes measured %s, asked %s" % ([r["size_bytes"] for r in rows], wanted))
+    problems += asked_problems(doc, rows, args)
     previous = None
     for r in rows:
         median = r["median_us"]

@@ -10,8 +10,11 @@
 # shared writable; the guest writes its outputs there and reports every test on
 # the serial console as "@@ngx-softroce ..." marker lines (see run-list.sh).
 #
-# Exit: 0 all tests passed (or skipped), 1 a test failed or the guest did not
-# finish, 77 QEMU or the kernel package cannot be had on this machine.
+# Exit: 0 every test of the lists ran and passed (the guest reports as many
+# passes as the lists have tests), 1 a test failed or skipped, the guest did
+# not finish, or installing a missing package failed; 77 only when nothing was
+# to be installed (SOFTROCE_NO_INSTALL, not root, no apt-get) and QEMU or the
+# kernel package is missing.
 # Environment (optional): NGX NGX_MODULE_PATH NGX_BUILD_ROOT NGX_SOURCE_ROOT
 # (set by meson's test_env), SOFTROCE_NETDEV=dummy0|eth0|lo, SOFTROCE_TIMEOUT
 # (seconds for the whole guest, default 600), SOFTROCE_ACCEL=tcg|kvm,
@@ -69,8 +72,9 @@ install_missing() {
     export DEBIAN_FRONTEND=noninteractive
     # shellcheck disable=SC2086
     if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $pkgs; } >"${TMPDIR:-/tmp}/ngx-softroce-apt.log" 2>&1; then
-        log "apt-get failed (log: ${TMPDIR:-/tmp}/ngx-softroce-apt.log):"
-        tail -5 "${TMPDIR:-/tmp}/ngx-softroce-apt.log" >&2
+        echo "softroce: FAIL: apt-get could not install $pkgs (log: ${TMPDIR:-/tmp}/ngx-softroce-apt.log):"
+        tail -5 "${TMPDIR:-/tmp}/ngx-softroce-apt.log"
+        exit 1
     fi
     log "install took $(elapsed "$t0") s"
 }
@@ -92,6 +96,23 @@ roce_gid() {
     done
 }
 
+# The number of tests in the lists.
+listed_tests() { cat "${lists[@]}" | awk '$1 != "" && $1 !~ /^#/ { n++ } END { print n + 0 }'; }
+
+# Fails unless PASSED equals the number of listed tests: a test that exits 77
+# (skipped) would otherwise leave failed=0 with nothing checked. RESULTS is
+# the "pass|fail|skip NAME" file of run-list.sh.
+require_all_passed() {
+    local passed=${1:-0} results=$2 expected
+    expected=$(listed_tests)
+    if [ "$passed" -ne "$expected" ]; then
+        echo "softroce: FAIL: $expected tests listed, $passed passed; the others:"
+        grep -v '^pass ' "$results" 2>/dev/null || true
+        exit 1
+    fi
+    echo "softroce: all $expected listed tests passed"
+}
+
 run_on_host() {
     local dev
     dev=$(ibv_devices | awk 'NR > 2 && NF >= 1 { print $1; exit }')
@@ -101,7 +122,9 @@ run_on_host() {
     export RXE_GID=$(roce_gid "$dev")
     local rc=0
     for l in "${lists[@]}"; do "$here/run-list.sh" "$l" || rc=1; done
-    exit $rc
+    [ $rc = 0 ] || exit 1
+    require_all_passed "$(grep -c '^pass ' "$SOFTROCE_RUN_DIR/results" || true)" "$SOFTROCE_RUN_DIR/results"
+    exit 0
 }
 
 if [ -z "${SOFTROCE_FORCE_QEMU:-}" ] && host_device; then run_on_host; fi
@@ -222,4 +245,5 @@ if [ -z "$done_line" ]; then
     exit 1
 fi
 echo "softroce: ${done_line#@@ngx-softroce done }"
-case $done_line in *" failed=0 "*|*" failed=0") exit 0 ;; *) exit 1 ;; esac
+case $done_line in *" failed=0 "*|*" failed=0") ;; *) exit 1 ;; esac
+require_all_passed "$(echo "$done_line" | sed -n 's/.* passed=\([0-9]*\).*/\1/p')" "$run_dir/results"

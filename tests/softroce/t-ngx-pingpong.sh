@@ -9,7 +9,8 @@ mode=$2
 "$NGX" --list-modules 2>/dev/null | grep -q "^ *$module " || { echo "ngx has no module $module"; exit 77; }
 sizes=${NGX_SOFTROCE_SIZES:-1,64,4Ki,64Ki,1Mi}
 out=${SOFTROCE_RUN_DIR:-.}/pingpong-$module${mode:+-$mode}.json
-set -- -m "$module" -x pingpong -s "$sizes" -c "${NGX_SOFTROCE_COUNT:-100}" --warmup 10 --timeout 30 -o "$out"
+count=${NGX_SOFTROCE_COUNT:-100}
+set -- -m "$module" -x pingpong -s "$sizes" -c "$count" --warmup 10 --timeout 30 -o "$out"
 [ -n "$mode" ] && set -- "$@" --ibv-mode "$mode"
 # Pinned ranks: unpinned spinning peers that the guest scheduler moves onto one
 # vCPU wait for each other's time slice (milliseconds under TCG).
@@ -18,4 +19,5 @@ echo "+ ngx $*"
 "$NGX" "$@"
 rc=$?
 [ $rc = 0 ] || { echo "ngx exited $rc"; exit 1; }
-exec python3 "$(dirname "$0")/check_pingpong.py" "$out" "$module${mode:+ $mode}"
+exec python3 "$(dirname "$0")/check_pingpong.py" "$out" "$module${mode:+ $mode}" \
+    --sizes "$sizes" --count "$count" --module "$module" ${mode:+--ibv-mode "$mode"}

@@ -2,7 +2,7 @@
 #ifndef NGX_TOOLS_COMMANDS_HPP
 #define NGX_TOOLS_COMMANDS_HPP
 
-#include <ngx/command.hpp>
+#include "command.hpp"
 
 namespace ngx {
 CommandCatalog builtin_commands();

@@ -9,7 +9,7 @@
 // (single run) or "file:module" (runs of a multi-run file).
 #include "compare.hpp"
 
-#include <ngx/comparison.hpp>
+#include "comparison.hpp"
 #include <ngx/status.hpp>
 
 #include <filesystem>
@@ -127,7 +127,7 @@ int compare_main(const std::vector<std::string>& arguments)
 CommandInfo compare_command()
 {
     return {"compare", "compare saved runs (ngx compare A.json B.json ...)",
-            [](const std::vector<std::string>& arguments) { return compare_main(arguments); }};
+            [](const std::vector<std::string>& arguments, const PatternCatalog&) { return compare_main(arguments); }};
 }
 
 } // namespace ngx

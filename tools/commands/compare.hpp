@@ -4,7 +4,7 @@
 #ifndef NGX_TOOLS_COMMANDS_COMPARE_HPP
 #define NGX_TOOLS_COMMANDS_COMPARE_HPP
 
-#include <ngx/command.hpp>
+#include "command.hpp"
 
 namespace ngx {
 CommandInfo compare_command();

@@ -3,7 +3,7 @@
 #ifndef NGX_TOOLS_FIT_COMMAND_HPP
 #define NGX_TOOLS_FIT_COMMAND_HPP
 
-#include <ngx/command.hpp>
+#include "command.hpp"
 
 namespace ngx {
 CommandInfo fit_command();

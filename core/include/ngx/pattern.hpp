@@ -1,26 +1,33 @@
-// Patterns: what is measured (ping-pong, ping-ping, LogGP, ...). Patterns are
-// built in-tree and use this C++ interface (modules, which third parties may
-// build, use the C ABI instead).
+// Patterns: what is measured (ping-pong, ping-ping, LogGP, ...). Each pattern
+// is a plugin, ngx_pattern_<name>.so, built from its own folder against this
+// C++ interface and exported with NGX_PATTERN_EXPORT (ngx/pattern_plugin.hpp);
+// the loader checks its ABI before use. Modules, which third parties build
+// for other compilers, use the C ABI of ngx/module.h instead.
 //
 // A pattern gets a connected Transport, the Bootstrap, the Timer and the run
 // settings, and reports one SizeRecord per message size to the sink as each
 // size finishes. Both sides of a pair run the same pattern with the same
 // settings; Bootstrap::is_driver() tells which side times and reports.
+// Everything about a pattern is its own: its options (declared as specs and
+// read with ngx/options.hpp), its table columns (SizeRecord::extra), its
+// model JSON, the raw files it writes and what `ngx fit` and `ngx predict`
+// do with its saved runs. The core knows no pattern and no model by name.
 //
 //     class PingPong final : public Pattern {
+//         Status configure(const OptionValues&) override { return Status::ok(); }
 //         Status run(PatternContext& ctx) override { ... ctx.sink.size_done(record); ... }
 //     };
-//     PatternInfo{"pingpong", "half round trip per size", ..., [] { return std::make_unique<PingPong>(); }};
+//     PatternInfo info{.name = "pingpong", ..., .create = [] { return std::make_unique<PingPong>(); }};
 #ifndef NGX_PATTERN_HPP
 #define NGX_PATTERN_HPP
 
 #include <ngx/bootstrap.hpp>
+#include <ngx/options.hpp>
 #include <ngx/record.hpp>
+#include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
 #include <ngx/timer.hpp>
 #include <ngx/transport.hpp>
-
-#include <boost/program_options.hpp>
 
 #include <functional>
 #include <memory>
@@ -28,8 +35,6 @@
 #include <vector>
 
 namespace ngx {
-
-namespace po = boost::program_options;
 
 // The settings common to every pattern, from the command line.
 struct RunSettings {
@@ -75,27 +80,37 @@ struct PatternContext {
 class Pattern {
 public:
     virtual ~Pattern() = default;
-    // Reads and checks the pattern's own options; a bad value is a usage error.
-    virtual Status configure(const po::variables_map& values) = 0;
+    // Reads and checks the pattern's own options (every declared one, defaults
+    // filled in); a bad value is a usage error.
+    virtual Status configure(const OptionValues& values) = 0;
     // The options as they will be used, for the output files.
     virtual Json options_json() const = 0;
     virtual Status run(PatternContext& context) = 0;
 };
 
+// A subcommand's arguments (after `ngx fit` or `ngx predict`), for a pattern's hook.
+using CommandArguments = std::vector<std::string>;
+
 struct PatternInfo {
     std::string name;
     std::string description;
-    std::string metric;        // what a sample is: "half round trip", "PRTT(n, d, s)"
-    std::string default_sizes; // used when -s is not given
-    std::function<po::options_description()> options;
+    std::string metric;                   // what a sample is: "half round trip", "PRTT(n, d, s)"
+    std::string default_sizes;            // used when -s is not given
+    std::vector<opt::OptionSpec> options; // named "<name>-..." or, for files it writes, freely
     std::function<std::unique_ptr<Pattern>()> create;
     uint64_t default_count = 1000; // used when -c is not given
     uint64_t default_warmup = 100; // used when --warmup is not given
+
+    // Optional. Reporters of its own (raw files), from its option values;
+    // the rank that reports adds them next to the core's.
+    std::function<std::vector<std::unique_ptr<Reporter>>(const OptionValues&)> reporters;
+    // Optional: `ngx fit FILE ...` for a saved run of this pattern (a JSON
+    // whose "pattern" is this one) or a raw file it claims (fit_reads).
+    std::function<int(const CommandArguments&)> fit;
+    std::function<bool(const std::string& first_line)> fit_reads;
+    // Optional: `ngx predict --params FILE.json ...` for its saved models.
+    std::function<int(const CommandArguments&)> predict;
 };
-
-using PatternCatalog = std::vector<PatternInfo>;
-
-const PatternInfo* find_pattern(const PatternCatalog& catalog, const std::string& name);
 
 } // namespace ngx
 

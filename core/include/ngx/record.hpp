@@ -18,6 +18,9 @@ namespace ngx {
 
 using Json = nlohmann::ordered_json;
 
+// The version of the ngx core in use ("0.1.0").
+const char* ngx_version();
+
 struct SizeRecord {
     uint64_t size_bytes = 0;
     Summary summary;                                   // of the pattern's metric, microseconds

@@ -70,13 +70,12 @@ Status check_writable(const std::string& path);
 // Writes the document to `path` when closed (atomically: temp file + rename).
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw);
 
-// The header of the raw-PRTT CSV that `-x loggp --raw-prtt` writes and `ngx fit` reads.
-inline constexpr const char* prtt_csv_header = "size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us";
-std::string to_prtt_csv(const RunRecord& run);
-// Writes the per-size PRTT medians of a loggp run (the first run of the document).
-std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path);
+// Writes `text` to `path` through a temporary file and a rename, so a
+// reader never sees half a file.
+Status write_atomically(const std::string& path, const std::string& text);
 
-// The fitted model's protocol ranges as a table ("" when the run has none).
+// A run's model as a table: its parameters with intervals, per protocol
+// range where it has ranges ("" when the run has none).
 std::string model_table(const Json& model);
 
 } // namespace ngx

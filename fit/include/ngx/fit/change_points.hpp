@@ -127,8 +127,14 @@ struct RobustDetectorOptions {
     double confirm_alpha = 1e-4;
 };
 
+// `scale` (optional, same length as val): with options.relative, each
+// deviation is taken relative to scale(i) instead of val(i). For a curve
+// that is a difference of measured times (o(s) of paper 001 eq. (6), near
+// zero or even negative on fast transports) pass the times it came from, so
+// the weights follow its noise rather than its value.
 Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
-                                                  const RobustDetectorOptions& options = {});
+                                                  const RobustDetectorOptions& options = {},
+                                                  std::span<const double> scale = {});
 
 // The robust noise-variance estimate used by detect_protocol_ranges: median
 // over all windows of `window` consecutive points of the mean squared
@@ -136,7 +142,30 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, 
 // median of chi^2_k / k (k = window - 2) so that it estimates the variance.
 // NaN when there are fewer than 3 points.
 double estimate_noise_variance(std::span<const double> size, std::span<const double> val, std::size_t window = 5,
-                               bool relative = true);
+                               bool relative = true, std::span<const double> scale = {});
+
+// Several measured curves over the same sizes (ngx addition to paper 001
+// section 3.5, which searches eq. (7) only). A protocol switch need not show
+// in every curve: the 56-byte inline message of a shared-memory transport
+// changes PRTT(1,0,s) but not the gap of eq. (7). Each curve gets the robust
+// detector on its own; changes of different curves closer than min_segment
+// points are one change, placed where two lines per curve fit all curves
+// best (each curve's residual normalised by its one-line residual).
+struct DetectorCurve {
+    std::span<const double> val;
+    std::span<const double> scale; // empty: deviations relative to val (see detect_protocol_ranges)
+};
+
+struct CurveRanges {
+    std::vector<Range> ranges;
+    // found_by[i]: indices into the curves whose detector saw the change
+    // between ranges[i] and ranges[i + 1].
+    std::vector<std::vector<std::size_t>> found_by;
+};
+
+// Fails with invalid_input for no curves or any curve detect_protocol_ranges rejects.
+Result<CurveRanges> detect_protocol_ranges_any(std::span<const double> size, std::span<const DetectorCurve> curves,
+                                               const RobustDetectorOptions& options = {});
 
 } // namespace ngx::fit
 

@@ -20,33 +20,43 @@
 // What is computed, per paper 001:
 //  - o(s) = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d            eq. (6)
 //  - y(s) = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G (s-1)   eq. (7)
-//  - protocol ranges: change points of y over x = s - 1 (section 3.5; the
-//    robust detector by default, the published one on request)
+//  - protocol ranges: change points over x = s - 1 (section 3.5). The
+//    published detector searches y(s) only; ngx's default searches every
+//    measured curve, PRTT(1,0,s), y(s), o(s) and o_r(s), and a change in any
+//    of them (level or slope, beyond its noise) starts a new range
 //  - g, G: least-squares line through (s-1, y(s)) in each range: intercept
 //    g, slope G, with regression confidence intervals (section 3.3)
 //  - eel = PRTT(1,0,s_min) / 2: what the paper reports as L (section 3.4,
 //    "half of the round trip time (EEL) of a small message", s_min = 1; if
 //    the smallest measured size is not 1 the smallest is used and
 //    `eel_size` says which).
-//  - o per range: mean of o(s) over the range with a t interval from the
-//    spread, the median, and the line o(s) = o0 + o1 (s-1) (the paper
-//    observes in section 4 that o is not constant but linear in s).
+//  - overheads per range as lines in the size (paper 001 section 4: "o is
+//    not constant ... but has a linear slope"; LogGOPSim's O):
+//    o_s(s) = o_s + (s-1) O_s through o(s) of eq. (6), and
+//    o_r(s) = o_r + (s-1) O_r through the measured receive overheads, each
+//    with regression intervals; also the mean and median of o(s).
 //
 // L. The paper's reported L (the EEL) is not the L of eq. (1): by eq. (1)
 // PRTT(1,0,s) = 2 (L + 2o + (s-1)G), so PRTT(1,0,1)/2 = L + 2o. To make the
-// predictions reproduce the measurements, LogGPRange::L is the L of eq. (1):
-// per size L(s) = PRTT(1,0,s)/2 - 2 o(s) - (s-1) G, averaged over the range
-// (t interval from the spread). `eel` keeps the published quantity.
+// predictions reproduce the measurements, LogGPRange::L is the L of eq. (1)
+// computed with the overhead lines: per size
+// L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G (2 o_s(s) when o_r was not
+// measured), averaged over the range (t interval from the spread). Every
+// prediction below uses the same lines, so parameters saved with their
+// lines (OverheadLine::exact) reproduce the fit's `error` exactly.
+// `eel` keeps the published quantity.
 //
 // Weighting. Paper 001 uses ordinary least squares and plain means. Timing
 // noise is roughly proportional to the time, and sizes span 1 B..1 MiB, so by
-// default (relative_weights = true) ngx weights the regression by 1/y^2 and
-// the per-size means of o and L by 1/PRTT^2 (inverse-variance weights under
-// proportional noise). relative_weights = false gives the paper's plain fit.
+// default (Weighting::relative) ngx weights the regression by 1/y^2, the
+// o_s line and mean by 1/PRTT(n,d,s)^2, the o_r line by 1/o_r^2 and the mean
+// of L by 1/PRTT(1,0,s)^2 (inverse-variance weights under proportional
+// noise). Weighting::none gives the paper's plain fits.
 //
 // Validity flags: eq. (6) needs d > g + (s-1)G, eq. (7) needs
-// g + (s-1)G >= o (eq. (5) with d = 0); sizes where the fitted parameters
-// violate these are listed, not dropped.
+// g + (s-1)G >= o_s and >= o_r (eq. (5) with d = 0: otherwise the sender or
+// the receiver, not the gap, paces the n messages); sizes where the fitted
+// parameters violate these are listed, not dropped.
 #ifndef NGX_FIT_LOGGP_HPP
 #define NGX_FIT_LOGGP_HPP
 
@@ -55,8 +65,10 @@
 #include <ngx/fit/measured.hpp>
 #include <ngx/fit/model_error.hpp>
 #include <ngx/fit/status.hpp>
+#include <ngx/fit/weighting.hpp>
 
 #include <cstddef>
+#include <cmath>
 #include <optional>
 #include <span>
 #include <vector>
@@ -73,6 +85,20 @@ struct PrttSample {
     std::optional<double> o_r; // receive overhead at s, if the pattern measured one
 };
 
+// One overhead as a line in the message size (paper 001 section 4):
+// o(s) = at_one + per_byte (s - 1), intercept and slope with intervals.
+struct OverheadLine {
+    Measured at_one;   // o at s = 1 (o_s or o_r)
+    Measured per_byte; // slope (O_s or O_r), per byte
+    bool fitted() const noexcept { return std::isfinite(at_one.value) && std::isfinite(per_byte.value); }
+    double at(double s) const noexcept { return at_one.value + per_byte.value * (s - 1); }
+    // A line given rather than fitted (a saved model): no intervals.
+    static OverheadLine exact(double at_one, double per_byte) noexcept
+    {
+        return {Measured::exact(at_one), Measured::exact(per_byte)};
+    }
+};
+
 // One protocol range: the parameters of one row of paper 001, Table 2.
 struct LogGPRange {
     double from_bytes = 0;              // smallest measured size in the range
@@ -82,13 +108,18 @@ struct LogGPRange {
     Measured o_r;                       // receive overhead, mean of the measured o_r(s), if any
     Measured g;                         // gap, intercept of eq. (7)
     Measured G;                         // gap per byte, slope of eq. (7)
-    double o_intercept = Measured::nan; // o(s) = o_intercept + o_slope (s - 1)
+    OverheadLine send_line;             // o_s(s) = o_s + (s-1) O_s (>= 2 sizes)
+    OverheadLine recv_line;             // o_r(s) = o_r + (s-1) O_r (>= 2 sizes with o_r)
+    double o_intercept = Measured::nan; // = send_line (kept for older callers)
     double o_slope = Measured::nan;
 
-    // o at size s: the o(s) line when it was fitted, else o.value.
+    // o_s at size s: send_line when fitted, else the o_intercept/o_slope
+    // line when set, else o.value.
     double o_at(double s) const noexcept;
-    // The overheads one message pays in eq. (1): o_s + o_r when the receive
-    // overhead was measured, else 2o as the paper writes it.
+    // o_r at size s: recv_line when fitted, else o_r.value (NaN: not measured).
+    double o_r_at(double s) const noexcept;
+    // The overheads one message pays in eq. (1): o_s(s) + o_r(s) when the
+    // receive overhead was measured, else 2 o_s(s) as the paper writes it.
     double overheads_at(double s) const noexcept;
 };
 
@@ -120,47 +151,61 @@ struct LogGPParams {
     // o + (s-1)G + L + o to arrive (eq. (1)):
     //   (P-2) max(g + (s-1)G, o) + 2o + L + (s-1)G     (P >= 2; 0 for P = 1)
     double linear_bcast(double P, double s) const noexcept;
-    // Binomial-tree broadcast as ceil(log2 P) rounds of one message each,
-    // L + 2o + (s-1)G per round (round-synchronous model; it ignores that a
-    // parent's later sends overlap its children's rounds).
+    // Tree broadcast of height h = ceil(log2 P), paper 000 section 4.3.3:
+    // h (2o + L + (s-1)G) + (h-1) g (0 for P = 1).
     double tree_bcast(double P, double s) const noexcept;
 };
 
 // Per-range fit details, for reports and plots.
+// The measured curves the protocol-range detector searches.
+enum class LogGPCurve {
+    gap,              // y(s), eq. (7)
+    prtt_1_0,         // PRTT(1,0,s)
+    send_overhead,    // o(s), eq. (6)
+    receive_overhead, // measured o_r(s)
+};
+
 struct LogGPRangeDetail {
-    Range indices;                 // into the samples
-    LineFit gap_line;              // y(s) against s - 1, eq. (7)
-    std::optional<LineFit> o_line; // o(s) against s - 1 (>= 2 points)
+    Range indices;                   // into the samples
+    LineFit gap_line;                // y(s) against s - 1, eq. (7)
+    std::optional<LineFit> o_line;   // o(s) against s - 1 (>= 2 points)
+    std::optional<LineFit> o_r_line; // o_r(s) against s - 1 (>= 2 points with o_r)
+    // Curves whose change starts this range (empty for the first range and
+    // for detectors that search y(s) only).
+    std::vector<LogGPCurve> split_by;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
 };
 
 struct LogGPFit {
     LogGPParams params;
-    std::vector<LogGPRangeDetail> details;       // parallel to params.ranges
-    std::vector<double> o_per_size;              // o(s), eq. (6)
-    std::vector<double> gap_per_size;            // y(s), eq. (7)
-    std::vector<double> L_per_size;              // L(s) from eq. (1)
-    bool eel_from_size_one = true;               // false: smallest size was not 1
-    std::vector<std::size_t> delay_too_small;    // d <= g + (s-1)G: eq. (6) invalid
-    std::vector<std::size_t> overhead_above_gap; // o(s) > g + (s-1)G: eq. (7) invalid
+    std::vector<LogGPRangeDetail> details;               // parallel to params.ranges
+    std::vector<double> o_per_size;                      // o(s), eq. (6)
+    std::vector<double> gap_per_size;                    // y(s), eq. (7)
+    std::vector<double> L_per_size;                      // L(s) from eq. (1) with the overhead lines
+    bool eel_from_size_one = true;                       // false: smallest size was not 1
+    std::vector<std::size_t> delay_too_small;            // d <= g + (s-1)G: eq. (6) invalid
+    std::vector<std::size_t> overhead_above_gap;         // o(s) or o_r(s) > g + (s-1)G: eq. (7) invalid
+    std::vector<std::size_t> send_overhead_above_gap;    // o(s) > g + (s-1)G
+    std::vector<std::size_t> receive_overhead_above_gap; // measured o_r(s) > g + (s-1)G
     // Prediction error over PRTT(1,0,s), PRTT(n,0,s) and PRTT(n,d,s) of all
     // samples, predicted with the fitted parameters by eqs. (1) and (5).
     ModelError error;
 };
 
 enum class ChangePointMethod {
-    robust, // detect_protocol_ranges (ngx default)
-    paper,  // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
-    none,   // one range over all sizes
+    robust,     // detect_protocol_ranges_any over every measured curve (ngx default)
+    robust_gap, // detect_protocol_ranges over y(s) of eq. (7) only
+    paper,      // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
+    none,       // one range over all sizes
 };
 
 struct LogGPOptions {
     ChangePointMethod method = ChangePointMethod::robust;
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
-    bool relative_weights = true; // see the overview; false = paper 001's plain fits
-    double level = 0.95;          // confidence level of every interval
+    Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
+    double level = 0.95;                     // confidence level of every interval
 };
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least

@@ -44,14 +44,19 @@
 // each max{} branch is known; the branches are iterated to a fixed point), so
 // continuity at s, the rendezvous intercepts and any w are used, W need not
 // be "large" everywhere, and it searches s and S (unless given) over the
-// measured sizes, picking the pair with the smallest BIC. s and S are
+// measured sizes, picking the pair with the smallest penalised BIC (each
+// threshold with measured sizes above it costs threshold_penalty * ln n on
+// top of its extra coefficients, and needs min_sizes_above sizes above it,
+// so noise alone does not buy a transport without rendezvous an S). s and S are
 // reported as the largest measured size below the switch (s_next / S_next
 // are the first sizes above). With no size above S, O_s and O_r cannot be
 // separated: O_s = O_r is assumed and flagged; with no size above s, G_l is
 // not measured (NaN, flagged).
 //
 // The gap g is not part of LogGPS costs (paper 004, section 4.2 disregards
-// it); predictions here ignore it as the paper does.
+// it); predictions here ignore it as the paper does, except the tree
+// broadcast of paper 000 section 4.3.3, which adds (h-1) g (g = 0 unless the
+// caller sets it, e.g. from a LogGP fit of the same transport).
 #ifndef NGX_FIT_LOGGPS_HPP
 #define NGX_FIT_LOGGPS_HPP
 
@@ -60,6 +65,7 @@
 #include <ngx/fit/measured.hpp>
 #include <ngx/fit/model_error.hpp>
 #include <ngx/fit/status.hpp>
+#include <ngx/fit/weighting.hpp>
 
 #include <cstddef>
 #include <limits>
@@ -80,6 +86,7 @@ struct LogGPSParams {
     double G_l = 0;     // gap per byte beyond s (k > s)
     double s = inf;     // multi-packet threshold, bytes
     double S = inf;     // rendezvous threshold, bytes
+    double g = 0;       // gap between messages; only tree_bcast uses it (see the overview)
 
     // Table 3 terms. `wait` = t_r - t_s, the receive call's time minus the
     // send call's (negative or -inf when the receiver is already waiting).
@@ -112,8 +119,8 @@ struct LogGPSParams {
     // Linear broadcast: the root's P-1 blocking sends back to back to
     // waiting receivers; the last one ends (P-2) send_cost + comm_cost.
     double linear_bcast(double P, double k) const noexcept;
-    // Binomial tree as ceil(log2 P) rounds of comm_cost(k) (same
-    // round-synchronous model as LogGPParams::tree_bcast).
+    // Tree of height h = ceil(log2 P), paper 000 section 4.3.3 with LogGPS's
+    // message cost: h comm_cost(k) + (h-1) g (0 for P = 1).
     double tree_bcast(double P, double k) const noexcept;
 };
 
@@ -127,9 +134,14 @@ struct RttPoint {
 struct LogGPSOptions {
     std::optional<double> s; // multi-packet threshold if known (bytes)
     std::optional<double> S; // rendezvous threshold if known (bytes; inf = none)
-    // Weight points by 1 / (rtt - w)^2: noise proportional to the
-    // communication part (the busy-wait w is exact). false = unweighted.
-    bool relative_weights = true;
+    // relative: weight points by 1 / (rtt - w)^2, noise proportional to the
+    // communication part (the busy-wait w is exact); none: unweighted.
+    Weighting weights = Weighting::relative;
+    // Threshold search (when s or S is not given): each threshold with
+    // measured sizes above it adds threshold_penalty * ln(n) to the BIC and
+    // needs at least min_sizes_above distinct sizes above it.
+    double threshold_penalty = 2.0;
+    std::size_t min_sizes_above = 2;
     double level = 0.95;
 };
 
@@ -142,9 +154,10 @@ struct LogGPSFit {
     double S_next = LogGPSParams::inf; // first measured size above S
     bool O_split_assumed = false;      // no size above S: O_s = O_r assumed
     bool G_l_measured = true;          // false: no size above s, G_l is NaN
-    // Points with w > 0 whose Table 6 max{} term is still positive (W not
-    // large enough to hide the communication there).
+    // Indices of the points with w > 0 whose Table 6 max{} term is still
+    // positive (W not large enough to hide the communication there).
     std::vector<std::size_t> not_overlapped;
+    double bic = 0;   // penalised BIC of the chosen (s, S)
     ModelError error; // rtt(k, w) against every point
 };
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 namespace ngx {
@@ -213,6 +214,49 @@ Result<PrttTable> read_prtt_file(const std::string& path)
         return parse_prtt_json(document, path);
     }
     return parse_prtt_csv(text, path);
+}
+
+namespace {
+
+double extra_value(const SizeRecord& size, const std::string& name)
+{
+    for (const auto& [key, value] : size.extra)
+        if (key == name)
+            return value;
+    return std::nan("");
+}
+
+class PrttCsvReporter final : public Reporter {
+public:
+    explicit PrttCsvReporter(std::string path) : path_(std::move(path)) {}
+    Status close(const Document& document) override
+    {
+        if (document.runs.empty())
+            return Status::ok();
+        return write_atomically(path_, to_prtt_csv(document.runs.front()));
+    }
+
+private:
+    std::string path_;
+};
+
+} // namespace
+
+std::string to_prtt_csv(const RunRecord& run)
+{
+    std::ostringstream out;
+    out << std::setprecision(10) << prtt_csv_header << "\n";
+    Json n = run.options.contains("pattern_options") ? run.options["pattern_options"].value("n", Json()) : Json();
+    for (const SizeRecord& size : run.sizes)
+        out << size.size_bytes << ',' << (n.is_number() ? n.get<double>() : std::nan("")) << ','
+            << extra_value(size, "delay_us") << ',' << size.summary.median << ',' << extra_value(size, "prtt_n_0_us")
+            << ',' << extra_value(size, "prtt_n_d_us") << ',' << extra_value(size, "o_r_us") << "\n";
+    return out.str();
+}
+
+std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path)
+{
+    return std::make_unique<PrttCsvReporter>(std::move(path));
 }
 
 } // namespace ngx

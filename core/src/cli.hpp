@@ -7,6 +7,9 @@
 #ifndef NGX_CLI_HPP
 #define NGX_CLI_HPP
 
+#include "pattern_catalog.hpp"
+
+#include <ngx/command_line.hpp>
 #include <ngx/loader.hpp>
 #include <ngx/pattern.hpp>
 #include <ngx/reporter.hpp>
@@ -21,11 +24,6 @@ namespace ngx {
 enum class Action { run, help, version, list_modules, list_patterns };
 enum class BootstrapChoice { automatic, local, tcp, mpi };
 
-struct OutputSpec {
-    std::string path;
-    OutputFormat format;
-};
-
 struct ModuleChoice {
     LoadedModulePtr module;
     OptionValues options; // every option of the module, defaults filled in
@@ -37,7 +35,7 @@ struct Config {
     std::string help_text;
     std::vector<ModuleChoice> modules;
     const PatternInfo* pattern = nullptr;
-    po::variables_map values; // everything parsed, for the pattern's configure()
+    OptionValues pattern_options; // the pattern's declared options, defaults filled in
     RunSettings settings;
     std::vector<int> cpus; // rank r runs on cpus[r], when given
     std::vector<OutputSpec> outputs;

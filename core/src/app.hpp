@@ -2,14 +2,13 @@
 // module/timer -> statistics -> reporters, and the exit code.
 //
 //     int main(int argc, char** argv) {
-//         return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_patterns(),
-//                            ngx::builtin_commands(), ngx::Environment::current());
+//         return ngx::run_ngx(ngx::arguments_of(argc, argv), ngx::builtin_commands(),
+//                            ngx::Environment::current());
 //     }
 #ifndef NGX_APP_HPP
 #define NGX_APP_HPP
 
-#include <ngx/command.hpp>
-#include <ngx/pattern.hpp>
+#include "command.hpp"
 
 #include <string>
 #include <vector>
@@ -18,8 +17,9 @@ namespace ngx {
 
 // What the program learns from its surroundings, read once in main().
 struct Environment {
-    std::string executable;  // /proc/self/exe
-    std::string module_path; // NGX_MODULE_PATH
+    std::string executable;   // /proc/self/exe
+    std::string module_path;  // NGX_MODULE_PATH
+    std::string pattern_path; // NGX_PATTERN_PATH
     bool stdout_is_terminal = false;
     bool stderr_is_terminal = false;
     bool under_mpi_launcher = false; // mpirun or srun started us
@@ -30,8 +30,8 @@ struct Environment {
 std::vector<std::string> arguments_of(int argc, char** argv);
 
 // Runs a subcommand when the first argument names one, a measurement otherwise.
-int run_ngx(const std::vector<std::string>& arguments, const PatternCatalog& patterns, const CommandCatalog& commands,
-            const Environment& env);
+// Patterns are loaded here, from the pattern search path.
+int run_ngx(const std::vector<std::string>& arguments, const CommandCatalog& commands, const Environment& env);
 
 } // namespace ngx
 

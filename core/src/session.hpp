@@ -8,7 +8,7 @@
 #ifndef NGX_SESSION_HPP
 #define NGX_SESSION_HPP
 
-#include <ngx/cli.hpp>
+#include "cli.hpp"
 #include <ngx/reporter.hpp>
 
 #include <memory>

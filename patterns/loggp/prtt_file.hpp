@@ -1,4 +1,4 @@
-// Reading saved LogGP measurements for `ngx fit`: the raw-PRTT CSV that
+// The loggp pattern's raw file, written and read here: the raw-PRTT CSV that
 // `ngx -x loggp --raw-prtt` writes (header size_bytes,n,delay_us,
 // prtt_1_0_us,prtt_n_0_us,prtt_n_d_us, optionally o_r_us after them), or a
 // saved loggp run in JSON (whose results carry o_r). Every defect of the file
@@ -9,7 +9,10 @@
 #define NGX_TOOLS_PRTT_FILE_HPP
 
 #include <ngx/fit/loggp.hpp>
+#include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
+
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -21,8 +24,17 @@ struct PrttTable {
     std::vector<fit::PrttSample> samples;
 };
 
+// The header of the raw-PRTT CSV that `-x loggp --raw-prtt` writes and `ngx fit` reads.
+inline constexpr const char* prtt_csv_header = "size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us";
+
 Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& name);
 Result<PrttTable> read_prtt_file(const std::string& path);
+
+// A loggp run's per-size medians as that CSV.
+std::string to_prtt_csv(const RunRecord& run);
+
+// Writes the first run's medians to `path` when the invocation ends.
+std::unique_ptr<Reporter> make_prtt_csv_reporter(std::string path);
 
 } // namespace ngx
 

@@ -1,0 +1,58 @@
+// Parsing a subcommand's arguments against declared options, for the
+// subcommands and the patterns' `ngx fit` / `ngx predict` hooks. The parser
+// behind it stays inside the core; what comes back is OptionValues (defaults
+// filled in, repeatable options once per occurrence) read with
+// ngx/options.hpp. Output options shared by every command that writes
+// results are declared once here.
+//
+//     std::vector<opt::OptionSpec> specs = {{"file", "", "the saved run", opt::OptionKind::value, false}, ...};
+//     Result<OptionValues> values = parse_arguments(arguments, specs, "file");
+//     if (!values) return values.status();
+#ifndef NGX_COMMAND_LINE_HPP
+#define NGX_COMMAND_LINE_HPP
+
+#include <ngx/options.hpp>
+#include <ngx/reporter.hpp>
+#include <ngx/status.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+// `positional` names the option that bare arguments fill ("" for none; at
+// most one bare argument). An option name may carry a short form: "output,o".
+Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments,
+                                     const std::vector<opt::OptionSpec>& specs, const std::string& positional);
+
+// --help text of a command: its usage line, then its options.
+std::string options_help(const std::string& usage, const std::vector<opt::OptionSpec>& specs);
+
+// -o FILE (repeatable), --format table|csv|json, --percentiles LIST.
+std::vector<opt::OptionSpec> output_option_specs();
+
+struct OutputSpec {
+    std::string path;
+    OutputFormat format;
+};
+
+struct OutputChoice {
+    std::vector<OutputSpec> files;             // -o, with their formats
+    std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table
+    std::vector<double> percentiles;           // --percentiles
+};
+
+// Reads and checks the output options (usage errors name the option).
+Status read_output_choice(const OptionValues& values, OutputChoice& choice);
+
+// The reporters an output choice asks for, for a document without live runs.
+std::vector<std::unique_ptr<Reporter>> output_reporters(const OutputChoice& choice, std::ostream& out, bool keep_raw);
+
+// Hands a finished document to reporters as a live run would have (size by size).
+Status replay(const Document& document, std::vector<std::unique_ptr<Reporter>>& reporters);
+
+} // namespace ngx
+
+#endif

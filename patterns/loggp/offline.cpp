@@ -1,0 +1,246 @@
+// The loggp pattern's offline hooks (see offline.hpp).
+#include "offline.hpp"
+
+#include "loggopsim.hpp"
+#include "loggp_model.hpp"
+#include "prtt_file.hpp"
+
+#include <ngx/command_line.hpp>
+#include <ngx/reporter.hpp>
+#include <ngx/sizes.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr const char* ngx_name = "ngx";
+
+int fail(const char* command, const Status& status)
+{
+    std::cerr << ngx_name << " " << command << ": " << status.message() << "\n";
+    return exit_code(status);
+}
+
+std::vector<opt::OptionSpec> fit_specs()
+{
+    std::vector<opt::OptionSpec> specs = {opt::optional_value("file", "the saved measurements (raw-PRTT CSV or JSON)")};
+    for (opt::OptionSpec& spec : fit_option_specs())
+        specs.push_back(std::move(spec));
+    for (opt::OptionSpec& spec : output_option_specs())
+        specs.push_back(std::move(spec));
+    specs.push_back(opt::optional_value("export", "print the parameters for another tool instead: loggopsim"));
+    specs.push_back(opt::flag("help,h", "show this help"));
+    return specs;
+}
+
+std::vector<opt::OptionSpec> predict_specs()
+{
+    return {opt::optional_value("params", "a JSON file with fitted LogGP parameters (from -x loggp or ngx fit)"),
+            opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear or bcast-tree"),
+            opt::optional_value("size,s", "message size, e.g. 4Ki"),
+            {"processes,P", "2", "processes of a broadcast"},
+            {"messages,n", "16", "n of PRTT(n,d,s)"},
+            {"delay,d", "0", "d of PRTT(n,d,s), microseconds"},
+            opt::optional_value("export", "print the parameters for another tool instead: loggopsim"),
+            opt::flag("help,h", "show this help")};
+}
+
+Status check_export(opt::OptionReader& read)
+{
+    if (read.given("export"))
+        read.choice("export", {"loggopsim"});
+    return read.ok() ? Status::ok() : Status::usage(read.error());
+}
+
+SizeRecord offline_record(const fit::PrttSample& sample, double n)
+{
+    constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+    SizeRecord record;
+    record.size_bytes = uint64_t(sample.size);
+    record.summary.count = 0; // medians only: the samples behind them are not in the file
+    record.summary.median = sample.prtt_1_0;
+    record.summary.min = record.summary.max = record.summary.mean = unknown;
+    record.summary.stddev = record.summary.p99 = unknown;
+    record.extra = loggp_size_columns(sample, n);
+    return record;
+}
+
+Document offline_document(const std::string& path, const PrttTable& table, const LogGPFitSettings& settings, Json model)
+{
+    Document document;
+    document.context = {{"ngx_version", ngx_version()}, {"source", path}};
+    RunRecord run;
+    run.module = "offline";
+    run.pattern = "loggp";
+    run.metric = "PRTT(1,0,s) (medians from " + path + ")";
+    run.options = {{"source", path},
+                   {"pattern_options",
+                    {{"n", table.n},
+                     {"detector", settings.detector},
+                     {"lookahead", settings.lookahead},
+                     {"pfact", settings.pfact}}}};
+    for (const fit::PrttSample& sample : table.samples)
+        run.sizes.push_back(offline_record(sample, table.n));
+    run.model = std::move(model);
+    run.status = "complete";
+    document.runs.push_back(std::move(run));
+    return document;
+}
+
+// The saved model: a document's own, or the first run's that has one.
+Result<Json> saved_model(const std::string& path)
+{
+    std::ifstream file(path);
+    if (!file)
+        return Status::usage(path + ": cannot be read");
+    Json document = Json::parse(file, nullptr, false);
+    if (document.is_discarded() || !document.is_object())
+        return Status::usage(path + ": not a JSON document");
+    if (document.contains("model"))
+        return document["model"];
+    if (document.contains("runs"))
+        for (const Json& run : document["runs"])
+            if (run.contains("model"))
+                return run["model"];
+    return Status::usage(path + ": has no fitted model (run -x loggp, or ngx fit -o FILE.json)");
+}
+
+struct PredictRequest {
+    std::string op;
+    double size = 1, processes = 2, messages = 16, delay_us = 0;
+};
+
+double predict(const fit::LogGPParams& params, const PredictRequest& request)
+{
+    if (request.op == "pingpong")
+        return params.half_rtt(request.size);
+    if (request.op == "prtt")
+        return params.prtt(request.messages, request.delay_us, request.size);
+    if (request.op == "bcast-linear")
+        return params.linear_bcast(request.processes, request.size);
+    return params.tree_bcast(request.processes, request.size);
+}
+
+Result<PredictRequest> read_request(opt::OptionReader& read)
+{
+    PredictRequest request;
+    if (!read.given("op"))
+        return Status::usage("--op is required: pingpong, prtt, bcast-linear or bcast-tree");
+    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree"});
+    if (!read.given("size"))
+        return Status::usage("-s/--size is required");
+    request.size = double(read.byte_count("size", 1, max_message_bytes));
+    request.processes = double(read.whole_number("processes", 1, 1u << 24));
+    request.messages = double(read.whole_number("messages", 1, 1u << 20));
+    request.delay_us = read.number("delay", 0, 1e9);
+    if (!read.ok())
+        return Status::usage(read.error());
+    return request;
+}
+
+void print_predictions(const fit::LogGPParams& params, const PredictRequest& request)
+{
+    const fit::LogGPRange* applies = params.range_for(request.size);
+    std::cout << "# " << request.op << " of " << format_bytes(uint64_t(request.size));
+    if (request.op.starts_with("bcast"))
+        std::cout << " to P = " << request.processes;
+    if (request.op == "prtt")
+        std::cout << " with n = " << request.messages << ", d = " << request.delay_us << " us";
+    std::cout << ", predicted with each protocol range's parameters (microseconds)\n";
+    for (const fit::LogGPRange& range : params.ranges) {
+        fit::LogGPParams single;
+        single.ranges = {range};
+        std::cout << "  " << std::setw(10) << format_bytes(uint64_t(range.from_bytes)) << " .. " << std::setw(10)
+                  << format_bytes(uint64_t(range.to_bytes)) << "  " << std::setw(12) << predict(single, request)
+                  << (&range == applies ? "   <- the range this size falls in" : "") << "\n";
+    }
+    std::cout << "prediction: " << predict(params, request) << " us\n";
+}
+
+} // namespace
+
+bool reads_prtt_csv(const std::string& first_line)
+{
+    return first_line.starts_with("size_bytes,n,delay_us,prtt_1_0_us");
+}
+
+int fit_offline(const CommandArguments& arguments)
+{
+    std::vector<opt::OptionSpec> specs = fit_specs();
+    Result<OptionValues> values = parse_arguments(arguments, specs, "file");
+    if (!values)
+        return fail("fit", values.status());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << options_help("Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", specs);
+        return 0;
+    }
+    if (!read.given("file"))
+        return fail("fit", Status::usage("no file given (ngx fit FILE.csv)"));
+    LogGPFitSettings settings = read_fit_settings(read);
+    if (Status exported = check_export(read); !exported)
+        return fail("fit", exported);
+    OutputChoice outputs;
+    if (Status chosen = read_output_choice(*values, outputs); !chosen)
+        return fail("fit", chosen);
+    std::string path = read.text("file");
+    Result<PrttTable> table = read_prtt_file(path);
+    if (!table)
+        return fail("fit", table.status());
+    Result<Json> model = fit_loggp_model(table->samples, table->n, settings);
+    if (!model)
+        return fail("fit", model.status());
+    if (read.given("export")) {
+        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+        std::cout << loggopsim_parameters(*params);
+        return 0;
+    }
+    Document document = offline_document(path, *table, settings, std::move(*model));
+    std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
+    if (Status written = replay(document, reporters); !written)
+        return fail("fit", written);
+    if (outputs.stdout_format == OutputFormat::json)
+        std::cout << to_json(document, false).dump(2) << "\n";
+    else if (outputs.stdout_format == OutputFormat::csv)
+        std::cout << to_csv(document);
+    return 0;
+}
+
+int predict_offline(const CommandArguments& arguments)
+{
+    std::vector<opt::OptionSpec> specs = predict_specs();
+    Result<OptionValues> values = parse_arguments(arguments, specs, "");
+    if (!values)
+        return fail("predict", values.status());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << options_help("Usage: ngx predict --params FILE.json --op OP -s SIZE [options]", specs);
+        return 0;
+    }
+    if (!read.given("params"))
+        return fail("predict", Status::usage("--params FILE.json is required"));
+    if (Status exported = check_export(read); !exported)
+        return fail("predict", exported);
+    Result<Json> model = saved_model(read.text("params"));
+    if (!model)
+        return fail("predict", model.status());
+    Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+    if (!params)
+        return fail("predict", params.status());
+    if (read.given("export")) {
+        std::cout << loggopsim_parameters(*params);
+        return 0;
+    }
+    Result<PredictRequest> request = read_request(read);
+    if (!request)
+        return fail("predict", request.status());
+    print_predictions(*params, *request);
+    return 0;
+}
+
+} // namespace ngx::patterns

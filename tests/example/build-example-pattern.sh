@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the out-of-tree example pattern (patterns/example) against ngx's
+# installed headers and core library, found through pkg-config as
+# ngx-pattern, and runs it through NGX_PATTERN_PATH: the path a third-party
+# pattern takes. No line of the tree names it.
+set -euo pipefail
+: "${NGX:?}" "${NGX_BUILD_ROOT:?}" "${NGX_SOURCE_ROOT:?}"
+command -v pkg-config >/dev/null || { echo "SKIP: pkg-config is not installed"; exit 77; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+meson install -C "$NGX_BUILD_ROOT" --destdir "$work/root" --no-rebuild --quiet >/dev/null
+read -r prefix libdir < <(meson introspect --buildoptions "$NGX_BUILD_ROOT" |
+    python3 -c 'import json,sys; o={x["name"]:x["value"] for x in json.load(sys.stdin)}; print(o["prefix"], o["libdir"])')
+pc="$work/root$prefix/$libdir/pkgconfig"
+test -f "$pc/ngx-pattern.pc" || { echo "FAIL: ngx-pattern.pc not installed in $pc"; exit 1; }
+for h in pattern.hpp pattern_plugin.hpp options.hpp; do
+    test -f "$work/root$prefix/include/ngx/$h" || { echo "FAIL: $h not installed"; exit 1; }
+done
+ls "$work/root$prefix/$libdir/ngx/patterns/ngx_pattern_loggp.so" >/dev/null || { echo "FAIL: patterns not installed"; exit 1; }
+
+PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" \
+    meson setup "$work/build" "$NGX_SOURCE_ROOT/patterns/example" >"$work/setup.log" 2>&1 ||
+    { cat "$work/setup.log"; echo "FAIL: meson setup of the example pattern"; exit 1; }
+ninja -C "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: build"; exit 1; }
+if grep -q "warning:" "$work/build.log"; then cat "$work/build.log"; echo "FAIL: warnings"; exit 1; fi
+
+# Listed next to the in-tree patterns, with its own options in --help.
+export NGX_PATTERN_PATH="$work/build:$NGX_PATTERN_PATH"
+"$NGX" --list-patterns | grep -E "^  window  " || { echo "FAIL: window pattern not listed"; exit 1; }
+"$NGX" --list-patterns | grep -E "^  loggp  " >/dev/null || { echo "FAIL: in-tree patterns lost"; exit 1; }
+"$NGX" -m tcp -x window --help | grep -q -- "--window-messages" || { echo "FAIL: its option is not in --help"; exit 1; }
+
+# It measures, and its output goes through the core's reporters.
+"$NGX" -m tcp -x window --window-messages 8 -s 1-4Ki -c 20 --warmup 2 -o "$work/window.json" >/dev/null
+python3 - "$work/window.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["pattern"] == "window" and doc["status"] == "complete", doc.get("status")
+assert doc["options"]["pattern_options"] == {"messages": 8}, doc["options"]["pattern_options"]
+sizes = [r["size_bytes"] for r in doc["results"]]
+assert sizes == [2**i for i in range(13)], sizes
+assert all(r["median_us"] > 0 and r["bandwidth_MBps"] > 0 for r in doc["results"])
+PY
+
+# Its bad option value is a usage error in the one message format.
+code=0
+"$NGX" -m tcp -x window --window-messages 0 -s 1 -c 1 2>"$work/err" || code=$?
+test "$code" = 2 && grep -q -- "--window-messages '0': must be in 1..4096" "$work/err" ||
+    { cat "$work/err"; echo "FAIL: bad option gave exit $code"; exit 1; }
+
+# A plugin built for another pattern ABI is rejected with the reason, not loaded.
+mkdir "$work/bad"
+sed 's/NGX_PATTERN_EXPORT(window_pattern)/extern "C" __attribute__((visibility("default"))) const ngx_pattern_plugin* ngx_pattern_entry(void) { static const ngx_pattern_plugin p = {NGX_PATTERN_ABI_VERSION + 1, __GXX_ABI_VERSION, NGX_PATTERN_CXX11_ABI, sizeof(ngx::PatternInfo), __VERSION__, nullptr}; return \&p; }/' \
+    "$NGX_SOURCE_ROOT/patterns/example/window.cpp" >"$work/bad/window.cpp"
+c++ -std=c++20 -shared -fPIC $(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --cflags ngx-pattern) \
+    -o "$work/bad/ngx_pattern_window.so" "$work/bad/window.cpp"
+NGX_PATTERN_PATH="$work/bad:$NGX_PATTERN_PATH" "$NGX" --list-patterns >"$work/list"
+grep -q "ngx_pattern_window.so: built for pattern ABI 2, this ngx speaks 1" "$work/list" ||
+    { cat "$work/list"; echo "FAIL: a plugin of another ABI was not rejected with its reason"; exit 1; }
+echo "PASS: example pattern built out of tree, listed, measured, option validated; a wrong ABI is rejected"

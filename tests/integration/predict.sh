@@ -1,0 +1,62 @@
+#!/bin/bash
+# predict.sh: `ngx predict` against values computed by hand from a saved
+# two-range model (L, o, g, G per range), and `--export loggopsim` parsed
+# back. Formulas (paper 001; s bytes, the range holding s):
+#   pingpong (half round trip)   L + 2o + (s-1)G
+#   prtt (n, d)                  2(L + 2o + (s-1)G) + (n-1) max(o + d, g + (s-1)G)
+#   bcast-linear to P            L + 2o + (s-1)G + (P-2) max(o, g + (s-1)G)
+#   bcast-tree to P              ceil(log2 P) (L + 2o + (s-1)G)
+# The export prints, per range, "-L -o -g -G -O" in integer nanoseconds
+# (G rounded to a whole ns per byte) and -S, the first size of the next range.
+source "$(dirname "$0")/lib.sh"
+cat >model.json <<'JSON'
+{"model": {"ranges": [
+  {"from_bytes": 1, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.001},
+  {"from_bytes": 2048, "to_bytes": 65536, "L_us": 10, "o_us": 3, "g_us": 4, "G_us_per_byte": 0.002}]}}
+JSON
+
+# predict OP SIZE WANT [OPTION...]: the "prediction: X us" line equals WANT (1e-9 relative).
+predict() {
+    local op=$1 size=$2 want=$3
+    shift 3
+    ngx_run 30 predict --params model.json --op "$op" -s "$size" "$@"
+    [[ $RC == 0 ]] || fail "ngx predict --op $op -s $size $*: exit $RC"
+    local got
+    got=$(sed -n 's/^prediction: \([0-9.e+-]*\) us$/\1/p' out)
+    [[ -n $got ]] || fail "ngx predict --op $op -s $size $*: no 'prediction: X us' line: $(cat out)"
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }' ||
+        fail "predict --op $op -s $size $*: $got us, by hand $want us"
+    ok "predict --op $op -s $size $*: $got us"
+}
+# range 1 (s = 100): L + 2o + (s-1)G = 5 + 2 + 0.099 = 7.099; g + (s-1)G = 2.099
+predict pingpong 100 7.099
+predict prtt 100 42.198 -n 8 -d 3                 # 2 * 7.099 + 7 * max(1 + 3, 2.099)
+predict prtt 100 20.495 -n 4 -d 0                 # 2 * 7.099 + 3 * max(1, 2.099)
+predict bcast-linear 100 11.297 -P 4              # 7.099 + 2 * max(1, 2.099)
+predict bcast-tree 100 14.198 -P 4                # 2 * 7.099
+predict bcast-tree 100 21.297 -P 5                # 3 * 7.099
+# range 2 (s = 4 KiB): 10 + 6 + 4095 * 0.002 = 24.19; g + (s-1)G = 12.19
+predict pingpong 4Ki 24.19
+predict prtt 4Ki 109.33 -n 6 -d 1                 # 2 * 24.19 + 5 * max(3 + 1, 12.19)
+predict bcast-linear 4Ki 48.57 -P 4               # 24.19 + 2 * 12.19
+predict bcast-tree 4Ki 72.57 -P 8                 # 3 * 24.19
+
+ngx_run 30 predict --params model.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim: exit $RC"
+cat out
+python3 - out <<'PY' || fail "--export loggopsim does not give back the model"
+import json, sys
+ranges = json.load(open("model.json"))["model"]["ranges"]
+lines = [l.split() for l in open(sys.argv[1]) if l.startswith("-")]
+assert len(lines) == len(ranges), f"{len(lines)} parameter lines for {len(ranges)} ranges"
+for i, (words, r) in enumerate(zip(lines, ranges)):
+    flags = dict(zip(words[::2], map(int, words[1::2])))
+    want = {"-L": round(r["L_us"] * 1000), "-o": round(r["o_us"] * 1000), "-g": round(r["g_us"] * 1000),
+            "-G": round(r["G_us_per_byte"] * 1000), "-O": 0}
+    if i + 1 < len(ranges):
+        want["-S"] = ranges[i + 1]["from_bytes"]
+    assert flags == want, f"range {i}: exported {flags}, model {want}"
+print("loggopsim export parsed back:", lines)
+PY
+ok "--export loggopsim gives back L, o, g, G per range and S"
+echo PASS
