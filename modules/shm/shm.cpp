@@ -33,9 +33,9 @@ const ngx_option_spec option_specs[] = {
 
 ngx_status shm_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
-    size_t ring_bytes = 0;
-    if (ngx_status s = ngx::shm::parse_ring_bytes(args, "shm-ring-bytes", "65536", false, &ring_bytes, err);
-        s != NGX_OK)
+    ngx::mod::ModuleOptions read(args);
+    size_t ring_bytes = ngx::shm::read_ring_bytes(read, "shm-ring-bytes", 65536, false);
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     auto* c = new (std::nothrow) Context;
     if (c == nullptr)
