@@ -45,9 +45,9 @@ std::string side_of(const Bootstrap& boot)
 {
     if (boot.rank() == 0)
         return "";
-    if (boot.name() == "local")
+    if (boot.kind() == BootstrapKind::local)
         return "forked peer, rank 1";
-    if (boot.name() == "tcp")
+    if (boot.kind() == BootstrapKind::tcp)
         return "server, rank 1";
     return "rank " + std::to_string(boot.rank());
 }
@@ -192,7 +192,7 @@ Result<Launch> drive(const Config& config, const Environment& env)
 // CPUs of this process's affinity (spinning modules must never share one).
 std::vector<int> chosen_cpus(const Config& config, const Bootstrap& boot)
 {
-    if (!config.cpus.empty() || boot.name() != "local")
+    if (!config.cpus.empty() || boot.kind() != BootstrapKind::local)
         return config.cpus;
     std::vector<int> allowed = allowed_cpus();
     if (allowed.size() < 2)
@@ -319,7 +319,7 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     if (guard.raised() && status.is_ok())
         status = Status::interrupted();
     // A forked peer stays quiet about usage errors: the driver found the same ones.
-    bool forked_peer = boot.name() == "local" && boot.rank() != 0;
+    bool forked_peer = boot.kind() == BootstrapKind::local && boot.rank() != 0;
     print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
     Status final_status = finish_local_peer(launch->child, status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())

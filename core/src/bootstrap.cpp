@@ -66,4 +66,17 @@ std::string to_string(const Bytes& bytes)
     return std::string(bytes.begin(), bytes.end());
 }
 
+std::string Bootstrap::name() const
+{
+    switch (kind()) {
+    case BootstrapKind::local:
+        return "local";
+    case BootstrapKind::tcp:
+        return "tcp";
+    case BootstrapKind::mpi:
+        return "mpi";
+    }
+    return "unknown";
+}
+
 } // namespace ngx

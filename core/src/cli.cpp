@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include "option_group.hpp"
+#include "plan.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/options.hpp>
@@ -76,16 +77,21 @@ po::options_description general_options()
     return general;
 }
 
-po::options_description module_options(const LoadedModule& module)
+std::vector<opt::OptionSpec> module_specs(const ngx_module& descriptor)
 {
-    const ngx_module& descriptor = module.descriptor();
     std::vector<opt::OptionSpec> specs;
     for (size_t i = 0; i < descriptor.option_count; ++i) {
         const ngx_option_spec& spec = descriptor.options[i];
         specs.push_back({spec.name, spec.default_value ? spec.default_value : "", spec.help ? spec.help : "",
                          opt::OptionKind::value, spec.default_value != nullptr});
     }
-    return option_group("Module " + module.name() + ": " + descriptor.description, specs);
+    return specs;
+}
+
+po::options_description module_options(const LoadedModule& module)
+{
+    const ngx_module& descriptor = module.descriptor();
+    return option_group("Module " + module.name() + ": " + descriptor.description, module_specs(descriptor));
 }
 
 po::options_description pattern_options(const PatternInfo& pattern)
@@ -149,7 +155,7 @@ Status explain_unknown_option(const std::string& option, const Config& config, c
                                  "' (its options: " + option_list(module_options(*choice.module)) + ")");
     if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-"))
         return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name +
-                             "' (its options: " + option_list(config.pattern->options()) + ")");
+                             "' (its options: " + option_list(pattern_options(*config.pattern)) + ")");
     for (const std::string& name : registry.names())
         if (bare.starts_with(name + "-"))
             return Status::usage("option '" + option + "' belongs to module '" + name +
@@ -290,68 +296,6 @@ Status read_launch(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
-constexpr size_t max_runs = 64;
-
-// A module option given a comma-separated list runs the module once per
-// value (every combination when several options list values), e.g.
-// `--mpi-mode standard,synchronous` gives two runs, compared side by side.
-Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& runs)
-{
-    std::vector<ModuleChoice> partial = {ModuleChoice{choice.module, {}, ""}};
-    for (const auto& [name, value] : choice.options) {
-        std::vector<std::string> values =
-            value.find(',') == std::string::npos ? std::vector<std::string>{value} : split_list(value);
-        std::vector<ModuleChoice> next;
-        for (const ModuleChoice& base : partial)
-            for (const std::string& one : values) {
-                if (one.empty() && values.size() > 1)
-                    return bad_value(name, value, "empty item in the list of values");
-                ModuleChoice extended = base;
-                extended.options.emplace_back(name, one);
-                if (values.size() > 1)
-                    extended.variant += (extended.variant.empty() ? "" : ",") + name + "=" + one;
-                next.push_back(std::move(extended));
-            }
-        partial = std::move(next);
-        if (runs.size() + partial.size() > max_runs)
-            return bad_value(name, value, "the value lists give more than " + std::to_string(max_runs) + " runs");
-    }
-    runs.insert(runs.end(), partial.begin(), partial.end());
-    return Status::ok();
-}
-
-// Every module option with its value; bad values are the module's to judge at init.
-Status collect_module_options(const po::variables_map& values, std::vector<ModuleChoice>& modules)
-{
-    std::vector<ModuleChoice> runs;
-    for (ModuleChoice& choice : modules) {
-        const ngx_module& descriptor = choice.module->descriptor();
-        for (size_t i = 0; i < descriptor.option_count; ++i) {
-            const char* name = descriptor.options[i].name;
-            if (values.count(name))
-                choice.options.emplace_back(name, values[name].as<std::string>());
-        }
-        NGX_TRY(expand_variants(choice, runs));
-    }
-    modules = std::move(runs);
-    return Status::ok();
-}
-
-// Sizes every chosen module can carry.
-Status check_sizes_fit_modules(const Config& config)
-{
-    for (const ModuleChoice& choice : config.modules) {
-        const ngx_module& descriptor = choice.module->descriptor();
-        if (config.settings.sizes.front() == 0 && !choice.module->has(NGX_CAP_ZERO_BYTE))
-            return Status::usage("-s/--sizes: module " + choice.module->name() +
-                                 " has no 0-byte messages (a stream carries no empty message); start at 1");
-        if (descriptor.max_message_size != 0 && config.settings.sizes.back() > descriptor.max_message_size)
-            return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
-                                 std::to_string(descriptor.max_message_size) + " bytes per message");
-    }
-    return Status::ok();
-}
-
 std::string help_text(const po::options_description& all)
 {
     std::ostringstream text;
@@ -435,8 +379,13 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
     NGX_TRY(read_launch(values, config));
-    NGX_TRY(collect_module_options(values, config.modules));
-    NGX_TRY(check_sizes_fit_modules(config));
+    for (ModuleChoice& choice : config.modules)
+        choice.options = values_of(values, module_specs(choice.module->descriptor()));
+    Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);
+    if (!runs)
+        return runs.status();
+    config.modules = std::move(*runs);
+    NGX_TRY(check_sizes_fit_modules(config.modules, config.settings.sizes));
     config.pattern_options = values_of(values, config.pattern->options);
     return config;
 }

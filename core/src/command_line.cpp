@@ -106,7 +106,9 @@ Status read_output_choice(const OptionValues& values, OutputChoice& choice)
         any_file = true;
         if (path.empty())
             return Status::usage("-o/--output: empty file name");
-        std::optional<OutputFormat> format = forced ? forced : format_from_path(path);
+        std::optional<OutputFormat> format = format_from_path(path); // --format is for the other files
+        if (!format)
+            format = forced;
         if (!format)
             return Status::usage("-o " + path + ": unknown file type; use .json, .csv or .txt, or --format");
         choice.files.push_back({path, *format});

@@ -14,11 +14,6 @@
 namespace ngx {
 namespace {
 
-Json number_or_null(double value)
-{
-    return std::isfinite(value) ? Json(value) : Json(nullptr);
-}
-
 // size_bytes -> median_us of one run's results.
 std::map<uint64_t, double> medians_of(const Json& run)
 {
@@ -39,10 +34,10 @@ Json size_entry(const std::string& label, const std::map<uint64_t, double>& medi
     Json entry = {{"label", label}};
     auto found = medians.find(size);
     double median = found == medians.end() ? NAN : found->second;
-    entry["median_us"] = number_or_null(median);
+    entry["median_us"] = json_number(median);
     if (!is_baseline) {
-        entry["diff_us"] = number_or_null(median - baseline);
-        entry["ratio"] = number_or_null(baseline > 0 ? median / baseline : NAN);
+        entry["diff_us"] = json_number(median - baseline);
+        entry["ratio"] = json_number(baseline > 0 ? median / baseline : NAN);
     }
     return entry;
 }
@@ -99,7 +94,9 @@ const Json* matching_range(const Json* ranges, double from, double to)
 {
     const Json* best = nullptr;
     double best_overlap = -1;
-    for (const Json& range : ranges ? *ranges : Json::array()) {
+    if (ranges == nullptr)
+        return nullptr;
+    for (const Json& range : *ranges) {
         double overlap = std::min(to, limit(range, "to_bytes")) - std::max(from, limit(range, "from_bytes"));
         if (overlap >= 0 && overlap > best_overlap) {
             best = &range;
@@ -123,9 +120,9 @@ Json compare_parameters(const std::vector<const Json*>& objects, const std::vect
             auto found = theirs.find(name);
             double value = found == theirs.end() ? NAN : found->second;
             shared += found != theirs.end();
-            Json entry = {{"label", runs[i].label}, {"value", number_or_null(value)}};
+            Json entry = {{"label", runs[i].label}, {"value", json_number(value)}};
             if (i > 0)
-                entry["diff"] = number_or_null(value - base_value);
+                entry["diff"] = json_number(value - base_value);
             values.push_back(entry);
         }
         if (shared > 1)

@@ -2,6 +2,8 @@
 #include <ngx/loader.hpp>
 #include <ngx/module_support.hpp>
 
+#include "plugin_files.hpp"
+
 #include "ngx_config.h"
 
 #include <dlfcn.h>
@@ -21,52 +23,15 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view file_prefix = "ngx_";
-constexpr std::string_view file_suffix = ".so";
 
-// "ngx_tcp.so" -> "tcp"; empty for other names.
-std::string module_name_of(const fs::path& file)
+std::string module_name_of(const std::string& path)
 {
-    std::string base = file.filename().string();
-    if (base.size() <= file_prefix.size() + file_suffix.size() || !base.starts_with(file_prefix) ||
-        !base.ends_with(file_suffix))
-        return {};
-    return base.substr(file_prefix.size(), base.size() - file_prefix.size() - file_suffix.size());
-}
-
-std::vector<fs::path> candidate_files(const std::string& directory)
-{
-    std::vector<fs::path> files;
-    std::error_code error;
-    auto collect = [&](const fs::path& dir) {
-        for (const auto& entry : fs::directory_iterator(dir, error))
-            if (!module_name_of(entry.path()).empty() && !entry.is_directory(error))
-                files.push_back(entry.path());
-    };
-    if (!fs::is_directory(directory, error))
-        return files;
-    collect(directory);
-    for (const auto& entry : fs::directory_iterator(directory, error))
-        if (entry.is_directory(error))
-            collect(entry.path());
-    std::sort(files.begin(), files.end());
-    return files;
+    return plugin_name_of(path, file_prefix);
 }
 
 Status rejected(const std::string& why)
 {
     return Status::runtime(why);
-}
-
-Status check_elf(const std::string& path)
-{
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        return rejected("cannot be read");
-    std::array<char, 4> magic{};
-    file.read(magic.data(), magic.size());
-    if (file.gcount() != 4 || magic != std::array<char, 4>{'\x7f', 'E', 'L', 'F'})
-        return rejected("not an ELF shared object");
-    return Status::ok();
 }
 
 Status check_descriptor(const ngx_module* module, const std::string& expected_name)
@@ -171,18 +136,7 @@ LoadedModule::~LoadedModule()
 
 std::vector<std::string> module_search_path(const char* env_module_path, const std::string& executable)
 {
-    std::vector<std::string> path;
-    if (env_module_path != nullptr) {
-        std::stringstream entries(env_module_path);
-        for (std::string entry; std::getline(entries, entry, ':');)
-            if (!entry.empty())
-                path.push_back(entry);
-    }
-    std::string build_root = NGX_BUILD_ROOT;
-    if (!executable.empty() && executable.starts_with(build_root + "/"))
-        path.push_back(NGX_BUILD_MODULE_DIR);
-    path.push_back(NGX_MODULE_INSTALL_DIR);
-    return path;
+    return plugin_search_path(env_module_path, executable, NGX_BUILD_MODULE_DIR, NGX_MODULE_INSTALL_DIR);
 }
 
 Result<LoadedModulePtr> load_module_file(const std::string& path)
@@ -209,14 +163,10 @@ Result<LoadedModulePtr> load_module_file(const std::string& path)
 
 ModuleRegistry::ModuleRegistry(std::vector<std::string> search_path) : search_path_(std::move(search_path))
 {
-    for (const std::string& directory : search_path_) {
-        for (const fs::path& file : candidate_files(directory)) {
-            std::string name = module_name_of(file);
-            auto [it, inserted] = first_file_.emplace(name, file.string());
-            if (!inserted && it->second != file.string())
-                shadowed_.push_back({file.string(), "shadowed by " + it->second});
-        }
-    }
+    PluginFiles files(search_path_, file_prefix);
+    first_file_ = files.first();
+    for (const RejectedPlugin& shadowed : files.shadowed())
+        shadowed_.push_back({shadowed.path, shadowed.reason});
 }
 
 Result<LoadedModulePtr> ModuleRegistry::load(const std::string& name) const

@@ -79,7 +79,7 @@ public:
     }
     ~MpiBootstrap() override;
 
-    std::string name() const override { return "mpi"; }
+    BootstrapKind kind() const override { return BootstrapKind::mpi; }
     int rank() const override { return rank_; }
     int nranks() const override { return nranks_; }
     std::string local_address() const override { return local_address_; }

@@ -28,22 +28,17 @@ std::string percentile_key(double rank)
     return key.str();
 }
 
-// JSON has no NaN or infinity: such values become null.
-Json number(double value)
-{
-    return std::isfinite(value) ? Json(value) : Json(nullptr);
-}
-
 Json size_to_json(const SizeRecord& size, bool keep_raw)
 {
     const Summary& s = size.summary;
-    Json result = {{"size_bytes", size.size_bytes}, {"count", s.count},          {"min_us", number(s.min)},
-                   {"median_us", number(s.median)}, {"mean_us", number(s.mean)}, {"stddev_us", number(s.stddev)},
-                   {"p99_us", number(s.p99)},       {"max_us", number(s.max)}};
+    Json result = {{"size_bytes", size.size_bytes},  {"count", s.count},
+                   {"min_us", json_number(s.min)},   {"median_us", json_number(s.median)},
+                   {"mean_us", json_number(s.mean)}, {"stddev_us", json_number(s.stddev)},
+                   {"p99_us", json_number(s.p99)},   {"max_us", json_number(s.max)}};
     for (const Percentile& p : s.percentiles)
-        result[percentile_key(p.rank)] = number(p.value);
+        result[percentile_key(p.rank)] = json_number(p.value);
     for (const auto& [name, value] : size.extra)
-        result[name] = number(value);
+        result[name] = json_number(value);
     if (keep_raw)
         result["raw_us"] = size.raw_us;
     return result;
@@ -66,12 +61,22 @@ std::string table_header(const RunRecord& run)
     return out.str();
 }
 
+// "p99.9" for the table's column of the 99.9th percentile.
+std::string percentile_label(double rank)
+{
+    std::string key = percentile_key(rank);
+    return key.substr(0, key.size() - 3);
+}
+
+// The columns after the fixed ones: extra percentiles, then the pattern's.
 std::string extra_header(const SizeRecord& size)
 {
-    std::string text;
+    std::ostringstream text;
+    for (const Percentile& p : size.summary.percentiles)
+        text << std::setw(11) << percentile_label(p.rank);
     for (const auto& extra : size.extra)
-        text += "  " + extra.first;
-    return text;
+        text << "  " << extra.first;
+    return text.str();
 }
 
 std::string table_row(const SizeRecord& size)
@@ -80,6 +85,8 @@ std::string table_row(const SizeRecord& size)
     std::ostringstream out;
     out << std::setw(10) << format_bytes(size.size_bytes) << std::setw(9) << s.count << fixed(s.min, 11)
         << fixed(s.median, 11) << fixed(s.mean, 11) << fixed(s.stddev, 11) << fixed(s.p99, 11);
+    for (const Percentile& p : s.percentiles)
+        out << fixed(p.value, 11);
     for (const auto& [name, value] : size.extra)
         out << std::setw(int(name.size()) + 2) << std::setprecision(4) << std::defaultfloat << value;
     return out.str();

@@ -212,9 +212,9 @@ Status FrameChannel::receive(Bytes& frame)
     return read_all(frame.data(), length, end_ns);
 }
 
-StreamBootstrap::StreamBootstrap(std::string name, int fd, int rank, uint64_t timeout_ns, std::string local_address,
+StreamBootstrap::StreamBootstrap(BootstrapKind kind, int fd, int rank, uint64_t timeout_ns, std::string local_address,
                                  std::string peer_address)
-        : name_(std::move(name)), channel_(fd, timeout_ns), rank_(rank), local_address_(std::move(local_address)),
+        : kind_(kind), channel_(fd, timeout_ns), rank_(rank), local_address_(std::move(local_address)),
           peer_address_(std::move(peer_address))
 {
 }
@@ -264,11 +264,13 @@ Result<LocalLaunch> launch_local_peer(uint64_t timeout_ns)
         prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive the parent
         if (getppid() != parent)
             _exit(1);
-        launch.bootstrap = std::make_unique<StreamBootstrap>("local", fds[1], 1, timeout_ns, "127.0.0.1", "127.0.0.1");
+        launch.bootstrap =
+            std::make_unique<StreamBootstrap>(BootstrapKind::local, fds[1], 1, timeout_ns, "127.0.0.1", "127.0.0.1");
         return launch;
     }
     close(fds[1]);
-    launch.bootstrap = std::make_unique<StreamBootstrap>("local", fds[0], 0, timeout_ns, "127.0.0.1", "127.0.0.1");
+    launch.bootstrap =
+        std::make_unique<StreamBootstrap>(BootstrapKind::local, fds[0], 0, timeout_ns, "127.0.0.1", "127.0.0.1");
     launch.child = child;
     return launch;
 }
@@ -328,7 +330,7 @@ Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint_text, 
     if (fd < 0)
         return Status::runtime("--listen: accept: " + errno_text());
     configure_control_socket(fd);
-    auto boot = std::make_unique<StreamBootstrap>("tcp", fd, 1, timeout_ns, socket_address(fd, false),
+    auto boot = std::make_unique<StreamBootstrap>(BootstrapKind::tcp, fd, 1, timeout_ns, socket_address(fd, false),
                                                   socket_address(fd, true));
     NGX_TRY(handshake(*boot));
     return std::unique_ptr<Bootstrap>(std::move(boot));
@@ -363,7 +365,7 @@ Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint_text,
         return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) + ": " +
                                failure);
     configure_control_socket(fd);
-    auto boot = std::make_unique<StreamBootstrap>("tcp", fd, 0, timeout_ns, socket_address(fd, false),
+    auto boot = std::make_unique<StreamBootstrap>(BootstrapKind::tcp, fd, 0, timeout_ns, socket_address(fd, false),
                                                   socket_address(fd, true));
     NGX_TRY(handshake(*boot));
     return std::unique_ptr<Bootstrap>(std::move(boot));

@@ -35,10 +35,10 @@ private:
 
 class StreamBootstrap final : public Bootstrap {
 public:
-    StreamBootstrap(std::string name, int fd, int rank, uint64_t timeout_ns, std::string local_address,
+    StreamBootstrap(BootstrapKind kind, int fd, int rank, uint64_t timeout_ns, std::string local_address,
                     std::string peer_address);
 
-    std::string name() const override { return name_; }
+    BootstrapKind kind() const override { return kind_; }
     int rank() const override { return rank_; }
     int nranks() const override { return 2; }
     std::string local_address() const override { return local_address_; }
@@ -50,7 +50,7 @@ public:
     Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
 
 private:
-    std::string name_;
+    BootstrapKind kind_;
     FrameChannel channel_;
     int rank_;
     std::string local_address_, peer_address_;

@@ -154,8 +154,14 @@ std::size_t refine_split(std::span<const double> size, std::span<const double> v
 // Is a split of [lc, end] after `split` significant? F test of one line
 // against two separate lines (2 extra coefficients):
 //   F = ((RSS_1 - RSS_2) / 2) / (RSS_2 / (n - 4)),  p = P(F(2, n-4) > F).
+// With a measured noise variance (known_noise finite) the noise is not
+// estimated from the residuals: chi^2 test with 2 degrees of freedom,
+//   p = P(chi^2_2 > (RSS_1 - RSS_2) / noise) = exp(-(RSS_1 - RSS_2) / (2 noise)),
+// so a change stands out against the measured noise even where two lines
+// do not describe the points either (a step followed by a curved stretch).
 bool split_is_significant(std::span<const double> size, std::span<const double> val, std::size_t lc, std::size_t split,
-                          std::size_t end, double alpha, const Weighting& weight, double numeric_floor)
+                          std::size_t end, double alpha, const Weighting& weight, double numeric_floor,
+                          double known_noise)
 {
     if (!(alpha > 0.0))
         return true;
@@ -167,6 +173,8 @@ bool split_is_significant(std::span<const double> size, std::span<const double> 
     const SegmentFit right = split + 1 < end ? segment_rss(size, val, split + 1, end, weight) : SegmentFit{true, 0.0};
     if (!one.ok || !left.ok || !right.ok)
         return true;
+    if (std::isfinite(known_noise) && known_noise > 0.0)
+        return std::exp(-std::max(one.wrss - (left.wrss + right.wrss), 0.0) / (2.0 * known_noise)) < alpha;
     const double d2 = static_cast<double>(n - 4);
     const double rss2 = std::max(left.wrss + right.wrss, numeric_floor * d2);
     const double f = std::max(one.wrss - rss2, 0.0) / 2.0 / (rss2 / d2);
@@ -291,7 +299,8 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, 
             std::size_t split = refine_split(size, val, lastchange, current, current + x, m, weight);
             if (split + m > n - 1)
                 split = current; // keep room for the next range
-            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha, weight, numeric)) {
+            if (!split_is_significant(size, val, lastchange, split, current + x, opt.confirm_alpha, weight, numeric,
+                                      opt.noise_variance)) {
                 ++current;
                 continue;
             }
@@ -342,7 +351,10 @@ Result<CurveRanges> detect_protocol_ranges_any(std::span<const double> size, std
         return Status::invalid_input;
     std::vector<Candidate> candidates;
     for (std::size_t k = 0; k < curves.size(); ++k) {
-        Result<std::vector<Range>> r = detect_protocol_ranges(size, curves[k].val, opt, curves[k].scale);
+        RobustDetectorOptions own = opt;
+        if (std::isfinite(curves[k].noise_variance))
+            own.noise_variance = curves[k].noise_variance;
+        Result<std::vector<Range>> r = detect_protocol_ranges(size, curves[k].val, own, curves[k].scale);
         if (!r)
             return r.status();
         for (std::size_t i = 0; i + 1 < r->size(); ++i)

@@ -60,10 +60,38 @@ bool all_have_o_r(std::span<const PrttSample> samples)
     return std::all_of(samples.begin(), samples.end(), [](const PrttSample& s) { return s.o_r.has_value(); });
 }
 
+// Measured noise of each curve, from the relative standard error r of the
+// PRTT medians, in the detector's unit (squared deviation relative to the
+// curve's reference): r^2 for PRTT(1,0,s) and o_r(s); for the differences
+// y(s) of eq. (7) and o(s) of eq. (6), r^2 (a^2 + b^2) / ((n-1) ref)^2 of
+// their two PRTTs a, b; the median over the sizes. NaN without r.
+struct CurveNoise {
+    double prtt1 = Measured::nan, y = Measured::nan, o = Measured::nan, o_r = Measured::nan;
+};
+
+CurveNoise curve_noise(std::span<const PrttSample> samples, const PerSize& ps, double n, double r)
+{
+    CurveNoise c;
+    if (!(r > 0) || !std::isfinite(r))
+        return c;
+    std::vector<double> vy, vo;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const PrttSample& s = samples[i];
+        const double ay = (n - 1) * std::max(std::fabs(ps.y[i]), 1e-300);
+        const double ao = (n - 1) * (std::fabs(s.prtt_n_d) + std::fabs(s.prtt_1_0));
+        vy.push_back(r * r * (s.prtt_n_0 * s.prtt_n_0 + s.prtt_1_0 * s.prtt_1_0) / (ay * ay));
+        vo.push_back(r * r * (s.prtt_n_d * s.prtt_n_d + s.prtt_1_0 * s.prtt_1_0) / (ao * ao));
+    }
+    c.prtt1 = c.o_r = r * r;
+    c.y = median_of(vy);
+    c.o = median_of(vo);
+    return c;
+}
+
 // The robust search over every measured curve: y(s) and PRTT(1,0,s)
 // relative to themselves, o(s) of eq. (6) relative to the times it is the
 // difference of, o_r(s) (when measured at every size) relative to itself.
-Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& ps, const LogGPOptions& opt)
+Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt)
 {
     std::vector<double> prtt1, o_scale, o_r;
     for (const PrttSample& s : samples) {
@@ -71,10 +99,11 @@ Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& 
         o_scale.push_back(std::fabs(s.prtt_n_d) + std::fabs(s.prtt_1_0));
         o_r.push_back(s.o_r.value_or(0.0));
     }
-    std::vector<DetectorCurve> curves{{ps.y, {}}, {prtt1, {}}, {ps.o, o_scale}};
+    const CurveNoise noise = curve_noise(samples, ps, n, opt.relative_noise);
+    std::vector<DetectorCurve> curves{{ps.y, {}, noise.y}, {prtt1, {}, noise.prtt1}, {ps.o, o_scale, noise.o}};
     std::vector<LogGPCurve> names{LogGPCurve::gap, LogGPCurve::prtt_1_0, LogGPCurve::send_overhead};
     if (all_have_o_r(samples)) {
-        curves.push_back({o_r, {}});
+        curves.push_back({o_r, {}, noise.o_r});
         names.push_back(LogGPCurve::receive_overhead);
     }
     Result<CurveRanges> found = detect_protocol_ranges_any(ps.x, curves, opt.robust);
@@ -99,10 +128,10 @@ Result<std::vector<Range>> detect_on_gap(const PerSize& ps, const LogGPOptions& 
     return detect_protocol_ranges(ps.x, ps.y, opt.robust);
 }
 
-Result<Detected> detect(std::span<const PrttSample> samples, const PerSize& ps, const LogGPOptions& opt)
+Result<Detected> detect(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt)
 {
     if (opt.method == ChangePointMethod::robust)
-        return detect_any(samples, ps, opt);
+        return detect_any(samples, ps, n, opt);
     Result<std::vector<Range>> r = detect_on_gap(ps, opt);
     if (!r)
         return r.status();
@@ -354,7 +383,7 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
 {
     if (const Status s = validate(samples, n); s != Status::ok)
         return s;
-    if (!(opt.level > 0 && opt.level < 1))
+    if (!(opt.level > 0 && opt.level < 1) || !(std::isnan(opt.relative_noise) || opt.relative_noise > 0))
         return Status::invalid_input;
 
     LogGPFit fit;
@@ -362,7 +391,7 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     fit.o_per_size = ps.o;
     fit.gap_per_size = ps.y;
 
-    Result<Detected> found = detect(samples, ps, opt);
+    Result<Detected> found = detect(samples, ps, n, opt);
     if (!found)
         return found.status();
     Detected ranges = merge_single_points(std::move(*found));

@@ -51,7 +51,8 @@ private:
         std::vector<double> per_message;
         for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
             uint64_t start = ctx.timer.now();
-            Status status = ctx.bootstrap.is_driver() ? send_window(ctx, buffer, size) : answer_window(ctx, buffer, size);
+            Status status =
+                ctx.bootstrap.is_driver() ? send_window(ctx, buffer, size) : answer_window(ctx, buffer, size);
             uint64_t end = ctx.timer.now();
             if (!status)
                 return status;

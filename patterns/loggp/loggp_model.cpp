@@ -1,39 +1,31 @@
 // LogGP fit results to and from JSON (see loggp_model.hpp).
 #include "loggp_model.hpp"
 
+#include "../common/model_json.hpp"
+
 #include <cmath>
 
 namespace ngx::patterns {
 namespace {
-
-Json number(double value)
-{
-    return std::isfinite(value) ? Json(value) : Json(nullptr);
-}
-
-// {"value", "lower", "upper"} of one measured parameter.
-Json measured(const fit::Measured& m)
-{
-    return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}};
-}
 
 Json range_json(const fit::LogGPRange& range)
 {
     Json json = {
         {"from_bytes", range.from_bytes},
         {"to_bytes", range.to_bytes},
-        {"L_us", number(range.L.value)},
-        {"o_us", number(range.o.value)},
-        {"o_r_us", number(range.o_r.value)},
-        {"g_us", number(range.g.value)},
-        {"G_us_per_byte", number(range.G.value)},
+        {"L_us", json_number(range.L.value)},
+        {"o_us", json_number(range.o.value)},
+        {"o_r_us", json_number(range.o_r.value)},
+        {"g_us", json_number(range.g.value)},
+        {"G_us_per_byte", json_number(range.G.value)},
         {"intervals",
-         {{"L_us", measured(range.L)},
-          {"o_us", measured(range.o)},
-          {"o_r_us", measured(range.o_r)},
-          {"g_us", measured(range.g)},
-          {"G_us_per_byte", measured(range.G)}}},
-        {"o_line", {{"intercept_us", number(range.o_intercept)}, {"slope_us_per_byte", number(range.o_slope)}}}};
+         {{"L_us", measured_json(range.L)},
+          {"o_us", measured_json(range.o)},
+          {"o_r_us", measured_json(range.o_r)},
+          {"g_us", measured_json(range.g)},
+          {"G_us_per_byte", measured_json(range.G)}}},
+        {"o_line",
+         {{"intercept_us", json_number(range.o_intercept)}, {"slope_us_per_byte", json_number(range.o_slope)}}}};
     if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
@@ -129,16 +121,16 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
     Json per_size = Json::array();
     for (size_t i = 0; i < samples.size(); ++i)
         per_size.push_back({{"size_bytes", samples[i].size},
-                            {"o_us", number(f.o_per_size[i])},
-                            {"gap_us", number(f.gap_per_size[i])},
-                            {"L_us", number(f.L_per_size[i])}});
+                            {"o_us", json_number(f.o_per_size[i])},
+                            {"gap_us", json_number(f.gap_per_size[i])},
+                            {"L_us", json_number(f.L_per_size[i])}});
     return Json{{"kind", "loggp"},
                 {"method", "paper 001: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)"},
                 {"n", n},
                 {"detector", settings.detector},
                 {"lookahead", settings.lookahead},
                 {"pfact", settings.pfact},
-                {"L_eel_us", measured(f.params.eel)},
+                {"L_eel_us", measured_json(f.params.eel)},
                 {"L_eel_size_bytes", f.params.eel_size},
                 {"ranges", ranges},
                 {"change_points_bytes", change_points},
@@ -146,9 +138,9 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                 {"delay_too_small_bytes", sizes_at(samples, f.delay_too_small)},
                 {"overhead_above_gap_bytes", sizes_at(samples, f.overhead_above_gap)},
                 {"prediction_error",
-                 {{"max_relative", number(f.error.max_rel)},
-                  {"mean_relative", number(f.error.mean_rel)},
-                  {"rms_us", number(f.error.rms)}}}};
+                 {{"max_relative", json_number(f.error.max_rel)},
+                  {"mean_relative", json_number(f.error.mean_rel)},
+                  {"rms_us", json_number(f.error.rms)}}}};
 }
 
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model)

@@ -15,25 +15,12 @@
 
 #include <ngx/fit/loggps.hpp>
 
+#include "../common/model_json.hpp"
+
 #include <cmath>
 
 namespace ngx::patterns {
 namespace {
-
-Json number(double value)
-{
-    return std::isfinite(value) ? Json(value) : Json(nullptr);
-}
-
-Json measured(const fit::Measured& m)
-{
-    return {{"value", number(m.value)}, {"ci95", {number(m.lower), number(m.upper)}}};
-}
-
-Json threshold(double bytes)
-{
-    return std::isfinite(bytes) ? Json(bytes) : Json(nullptr);
-}
 
 Json model_json(const fit::LogGPSFit& f, double factor)
 {
@@ -41,22 +28,22 @@ Json model_json(const fit::LogGPSFit& f, double factor)
     return {{"kind", "loggps"},
             {"method", "paper 004: RTT at w = 0 and w = W fitted to Table 6, section 4.3"},
             {"w_factor", factor},
-            {"L_us", measured(f.L)},
-            {"o_prime_us", measured(f.o_prime)},
-            {"O_s_us_per_byte", measured(f.O_s)},
-            {"O_r_us_per_byte", measured(f.O_r)},
-            {"G_s_us_per_byte", measured(f.G_s)},
-            {"G_l_us_per_byte", measured(f.G_l)},
-            {"s_bytes", threshold(p.s)},
-            {"s_next_bytes", threshold(f.s_next)},
-            {"S_bytes", threshold(p.S)},
-            {"S_next_bytes", threshold(f.S_next)},
+            {"L_us", measured_json(f.L)},
+            {"o_prime_us", measured_json(f.o_prime)},
+            {"O_s_us_per_byte", measured_json(f.O_s)},
+            {"O_r_us_per_byte", measured_json(f.O_r)},
+            {"G_s_us_per_byte", measured_json(f.G_s)},
+            {"G_l_us_per_byte", measured_json(f.G_l)},
+            {"s_bytes", json_number(p.s)},
+            {"s_next_bytes", json_number(f.s_next)},
+            {"S_bytes", json_number(p.S)},
+            {"S_next_bytes", json_number(f.S_next)},
             {"O_split_assumed", f.O_split_assumed},
             {"G_l_measured", f.G_l_measured},
             {"prediction_error",
-             {{"max_relative", number(f.error.max_rel)},
-              {"mean_relative", number(f.error.mean_rel)},
-              {"rms_us", number(f.error.rms)}}}};
+             {{"max_relative", json_number(f.error.max_rel)},
+              {"mean_relative", json_number(f.error.mean_rel)},
+              {"rms_us", json_number(f.error.rms)}}}};
 }
 
 class LogGPS final : public Pattern {

@@ -91,7 +91,7 @@ row 2 "'--tcp-port' belongs to module 'tcp'"     -m shm "${S[@]}" --tcp-port 5
 row 2 "'--shm-ring-bytes' belongs to module 'shm'" -m tcp "${S[@]}" --shm-ring-bytes 4096
 row 2 "'--pingping-n' belongs to pattern 'pingping'" -m tcp -x pingpong "${S[@]}" --pingping-n 4
 # an unknown option of a selected module or pattern: unknown to it, with its options
-row 2 "'--sim-O' is unknown to module 'sim' \(its options: --sim-L, --sim-os, --sim-or, --sim-g, --sim-G," -m sim --sim-O 0.001 -x loggp
+row 2 "'--sim-Q' is unknown to module 'sim' \(its options: --sim-L, --sim-os, --sim-or, --sim-g, --sim-G," -m sim --sim-Q 0.001 -x loggp
 row 2 "'--tcp-nodelay' is unknown to module 'tcp' \(its options: .*--tcp-port" -m tcp "${S[@]}" --tcp-nodelay 1
 row 2 "'--shm-size' is unknown to module 'shm' \(its options: --shm-ring-bytes" -m tcp,shm "${S[@]}" --shm-size 4096
 row 2 "'--udp-mtu-bytes' is unknown to module 'udp' \(its options: .*--udp-mtu-payload" -m udp "${S[@]}" --udp-mtu-bytes 1400

@@ -5,7 +5,8 @@
 #   pingpong (half round trip)   L + 2o + (s-1)G
 #   prtt (n, d)                  2(L + 2o + (s-1)G) + (n-1) max(o + d, g + (s-1)G)
 #   bcast-linear to P            L + 2o + (s-1)G + (P-2) max(o, g + (s-1)G)
-#   bcast-tree to P              ceil(log2 P) (L + 2o + (s-1)G)
+#   bcast-tree to P              h (L + 2o + (s-1)G) + (h-1) g, h = ceil(log2 P)
+#                                (paper 000 section 4.3.3)
 # The export prints, per range, "-L -o -g -G -O" in integer nanoseconds
 # (G rounded to a whole ns per byte) and -S, the first size of the next range.
 source "$(dirname "$0")/lib.sh"
@@ -33,13 +34,13 @@ predict pingpong 100 7.099
 predict prtt 100 42.198 -n 8 -d 3                 # 2 * 7.099 + 7 * max(1 + 3, 2.099)
 predict prtt 100 20.495 -n 4 -d 0                 # 2 * 7.099 + 3 * max(1, 2.099)
 predict bcast-linear 100 11.297 -P 4              # 7.099 + 2 * max(1, 2.099)
-predict bcast-tree 100 14.198 -P 4                # 2 * 7.099
-predict bcast-tree 100 21.297 -P 5                # 3 * 7.099
+predict bcast-tree 100 16.198 -P 4                # 2 * 7.099 + 1 * 2
+predict bcast-tree 100 25.297 -P 5                # 3 * 7.099 + 2 * 2
 # range 2 (s = 4 KiB): 10 + 6 + 4095 * 0.002 = 24.19; g + (s-1)G = 12.19
 predict pingpong 4Ki 24.19
 predict prtt 4Ki 109.33 -n 6 -d 1                 # 2 * 24.19 + 5 * max(3 + 1, 12.19)
 predict bcast-linear 4Ki 48.57 -P 4               # 24.19 + 2 * 12.19
-predict bcast-tree 4Ki 72.57 -P 8                 # 3 * 24.19
+predict bcast-tree 4Ki 80.57 -P 8                 # 3 * 24.19 + 2 * 4
 
 ngx_run 30 predict --params model.json --export loggopsim
 [[ $RC == 0 ]] || fail "--export loggopsim: exit $RC"

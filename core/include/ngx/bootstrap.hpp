@@ -23,11 +23,19 @@ namespace ngx {
 
 using Bytes = std::vector<uint8_t>;
 
+// How the processes of a run were started and joined.
+enum class BootstrapKind {
+    local, // ngx forked its peer on this machine
+    tcp,   // --listen / --connect rendezvous
+    mpi,   // ranks of mpirun or srun
+};
+
 class Bootstrap {
 public:
     virtual ~Bootstrap() = default;
 
-    virtual std::string name() const = 0; // "local", "tcp", "mpi"
+    virtual BootstrapKind kind() const = 0;
+    std::string name() const; // "local", "tcp", "mpi": for output only
     virtual int rank() const = 0;
     virtual int nranks() const = 0;
     // The rank this one measures against: i <-> i + nranks/2.

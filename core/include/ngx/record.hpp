@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -17,6 +18,12 @@
 namespace ngx {
 
 using Json = nlohmann::ordered_json;
+
+// JSON has no NaN or infinity: such numbers are written as null.
+inline Json json_number(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 // The version of the ngx core in use ("0.1.0").
 const char* ngx_version();

@@ -63,7 +63,9 @@
 //     the points [lastchange, current + x] significantly better than one
 //     (F test with 2 and n - 4 degrees of freedom, p < confirm_alpha =
 //     1e-4). This uses the local residuals, so an unluckily low global
-//     noise estimate cannot create a change on its own.
+//     noise estimate cannot create a change on its own. When the caller
+//     gives a measured noise variance, a chi^2 test against it is used
+//     instead (see RobustDetectorOptions::noise_variance).
 #ifndef NGX_FIT_CHANGE_POINTS_HPP
 #define NGX_FIT_CHANGE_POINTS_HPP
 
@@ -118,7 +120,9 @@ struct RobustDetectorOptions {
     std::size_t min_segment = 3; // points per range, >= 3
     bool relative = true;        // weight deviations by 1/val^2
     // Noise variance in the unit of the deviations (squared relative
-    // deviation when `relative`); NaN = estimate it from the data.
+    // deviation when `relative`); NaN = estimate it from the data. A given
+    // (measured) value also replaces the F test below by a chi^2 test
+    // against it: p = exp(-(RSS_1 - RSS_2) / (2 noise_variance)).
     double noise_variance = std::numeric_limits<double>::quiet_NaN();
     double floor_factor = 1.0;    // baseline floor = floor_factor * noise variance
     std::size_t noise_window = 5; // points per window of the noise estimate
@@ -154,6 +158,8 @@ double estimate_noise_variance(std::span<const double> size, std::span<const dou
 struct DetectorCurve {
     std::span<const double> val;
     std::span<const double> scale; // empty: deviations relative to val (see detect_protocol_ranges)
+    // This curve's measured noise variance (RobustDetectorOptions::noise_variance); NaN: the options'.
+    double noise_variance = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CurveRanges {

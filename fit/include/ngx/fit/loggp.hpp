@@ -8,7 +8,9 @@
 //     Result<LogGPFit> fit = fit_loggp(samples, /*n=*/16);
 //     if (!fit) return describe(fit.status());
 //     const LogGPParams& p = fit->params;
-//     for (const LogGPRange& r : p.ranges) show(r.from_bytes, r.g, r.G, r.o, r.L);
+//     for (const LogGPRange& r : p.ranges)
+//         show(r.from_bytes, r.g, r.G, r.L, r.send_line.at_one, r.send_line.per_byte,
+//              r.recv_line.at_one, r.recv_line.per_byte);   // o_s, O_s, o_r, O_r
 //     double t = p.prtt(16, 0.0, 4096);        // PRTT(16, 0, 4096), eq. (5)
 //     double b = p.tree_bcast(64, 1 << 20);     // 64 processes, 1 MiB
 //     fit->error.max_rel;                      // how well it reproduces the data
@@ -206,6 +208,12 @@ struct LogGPOptions {
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
     double level = 0.95;                     // confidence level of every interval
+    // Relative standard error of the measured PRTT medians (typical over the
+    // sizes, e.g. the 95% interval's relative half-width / 1.96), for the
+    // default detector: each curve's change must then stand out against
+    // this measured noise (a chi^2 test) instead of a noise estimated from
+    // the curve itself, which a curved stretch inflates. NaN: estimate.
+    double relative_noise = Measured::nan;
 };
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least
