@@ -141,51 +141,24 @@ const ngx_option_spec option_specs[] = {
     {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
 };
 
-ngx_status parse_mode(const char* text, Mode* out, ngx_error* err)
-{
-    for (const ModeName& m : mode_names)
-        if (std::string_view(text) == m.name) {
-            *out = m.mode;
-            return NGX_OK;
-        }
-    return fail(err, NGX_ERR_INVALID_OPTION,
-                "--mpi-mode=%s: expected standard, synchronous, ready, buffered, isend, issend, irsend or ibsend",
-                text);
-}
-
-ngx_status parse_count(const ngx_init_args* args, const char* name, uint64_t min, uint64_t* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    auto value = ngx::mod::parse_unsigned(text, min, uint64_t(1) << 30);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a whole number in [%llu, 1073741824]", name, text,
-                    static_cast<unsigned long long>(min));
-    *out = *value;
-    return NGX_OK;
-}
-
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
     Options o;
-    if (const char* mode = ngx::mod::option(args, "mpi-mode"))
-        if (ngx_status s = parse_mode(mode, &o.mode, err); s != NGX_OK)
-            return s;
-    if (const char* progress = ngx::mod::option(args, "mpi-progress")) {
-        std::string_view p(progress);
-        if (p != "block" && p != "poll")
-            return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-progress=%s: expected block or poll", progress);
-        o.poll = p == "poll";
-    }
-    if (ngx_status s = parse_count(args, "mpi-bsend-messages", 1, &o.bsend_messages, err); s != NGX_OK)
+    std::string mode =
+        read.choice("mpi-mode", "standard",
+                    {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"});
+    for (const ModeName& m : mode_names)
+        if (mode == m.name)
+            o.mode = m.mode;
+    o.poll = read.choice("mpi-progress", "block", {"block", "poll"}) == "poll";
+    o.bsend_messages = read.whole_number("mpi-bsend-messages", o.bsend_messages, 1, uint64_t(1) << 30);
+    o.vector_stride = read.byte_count("mpi-vector-stride", o.vector_stride, 0, uint64_t(1) << 30);
+    o.vector_block = read.byte_count("mpi-vector-block", o.vector_block, 1, uint64_t(1) << 30);
+    if (read.ok() && o.vector_stride != 0 && o.vector_stride < o.vector_block)
+        read.reject("mpi-vector-stride", "must be 0 or at least --mpi-vector-block");
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
-    if (ngx_status s = parse_count(args, "mpi-vector-stride", 0, &o.vector_stride, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_count(args, "mpi-vector-block", 1, &o.vector_block, err); s != NGX_OK)
-        return s;
-    if (o.vector_stride != 0 && o.vector_stride < o.vector_block)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-vector-stride must be 0 or at least --mpi-vector-block");
     *out = o;
     return NGX_OK;
 }
