@@ -182,4 +182,13 @@ Status Session::close_locked()
     return first_failure;
 }
 
+std::string Session::current_run_label()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (current_ == nullptr)
+        return "";
+    return current_->module + (current_->variant.empty() ? "" : " [" + current_->variant + "]") + " " +
+           current_->pattern;
+}
+
 } // namespace ngx

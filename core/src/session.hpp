@@ -33,6 +33,8 @@ public:
     // From another thread while this one may be stuck in a blocking call: ends
     // the current run with `why` (status "error") and closes (see close()).
     Status abandon(const Status& why);
+    // "mpi pingpong" (with the variant) while a run is under way, else "".
+    std::string current_run_label();
 
     void size_done(SizeRecord record) override;
     void set_model(Json model) override;

@@ -21,25 +21,30 @@ ProgressMark read_mark(const Progress& progress)
 }
 
 // The step, size and repetition of `mark`.
+// "size 1 B, repetition 7: " when the run is inside a size, else "".
 std::string where_stuck(const ProgressMark& mark)
 {
-    std::string text = std::string("step '") + (mark.step != nullptr ? mark.step : "?") + "'";
-    if (mark.size != 0 || mark.repetition != 0)
-        text += ", size " + format_bytes(mark.size) + ", repetition " + std::to_string(mark.repetition);
-    return text;
+    if (mark.size == 0 && mark.repetition == 0)
+        return "";
+    return "size " + format_bytes(mark.size) + ", repetition " + std::to_string(mark.repetition) + ": ";
+}
+
+std::string step_of(const ProgressMark& mark)
+{
+    return std::string("step '") + (mark.step != nullptr ? mark.step : "?") + "'";
 }
 
 std::string stuck_report(const ProgressMark& mark, const std::string& side)
 {
-    return "watchdog: a signal (Ctrl-C, or the launcher ending the job after another rank failed) found " + side +
-           " stuck at " + where_stuck(mark) + "; ending the job";
+    return where_stuck(mark) + "watchdog: a signal (Ctrl-C, or the launcher ending the job after another rank " +
+           "failed) found " + side + " stuck in " + step_of(mark) + ": the peer is gone or stuck; ending the job";
 }
 
 std::string watchdog_report(const ProgressMark& mark, double silent_s, double timeout_s, const std::string& side)
 {
     char times[96];
     std::snprintf(times, sizeof times, "no progress for %.2f s (--timeout %.3g s)", silent_s, timeout_s);
-    return std::string("watchdog: ") + times + " on " + side + ": " + where_stuck(mark) +
+    return where_stuck(mark) + "watchdog: " + times + " on " + side + " in " + step_of(mark) +
            " (is the peer alive? a stopped or unreachable peer blocks here); ending the job";
 }
 
@@ -99,7 +104,8 @@ std::string watchdog_side(const Bootstrap& boot)
 
 void end_stuck_job(Session& session, Bootstrap& boot, const std::string& report, bool interrupted)
 {
-    std::cerr << "ngx: " << report << std::endl;
+    std::string run = session.current_run_label(); // "mpi pingpong", as other errors name the run
+    std::cerr << "ngx: " << (run.empty() ? "" : run + ": ") << report << std::endl;
     if (!boot.is_driver()) // both sides fire together when the link fails: the driver's files come first
         std::this_thread::sleep_for(std::chrono::nanoseconds(Watchdog::responder_lag_ns));
     // Under MPI a rank still stuck after a signal means a failed peer (the
