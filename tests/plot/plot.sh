@@ -62,7 +62,7 @@ ranges=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["mo
 [ "$ranges" -ge 1 ] || fail "the loggp run fitted no range"
 check_svg loggp.svg "gap:sim=1" "fit:sim:=$ranges" "o_s:sim=1" "o_r:sim=1" "o_s_fit:sim:=$ranges" \
     "prtt:sim=1" "model:sim:=$ranges" "error:sim=1" "range:=$((4 * ranges))"
-check_svg loggps.svg "rtt0:sim=1" "rttw:sim=1" "fit:sim=1"
+check_svg loggps.svg "rtt0:sim=1" "rttw:sim=1" "fit:sim=1" "fitw:sim=1"
 check_svg overhead.svg "o_s:sim=1" "o_r:sim=1"
 grep -q "sim: loggp" loggp.svg || grep -q "sim" loggp.svg || fail "loggp.svg: no title naming the module"
 

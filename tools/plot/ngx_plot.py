@@ -159,9 +159,11 @@ def plot_latency(plt, runs):
                                 gridspec_kw={"height_ratios": [3, 1.3] if two else [1]})
     top = axes[0][0]
     metric = runs[0][1].get("metric", "time")
+    colors = {}
     for label, run, _ in runs:
         xs, ys = series(run, "median_us")
         line, = top.plot(xs, ys, marker="o", markersize=3, label=f"{label} median", gid=f"median:{label}")
+        colors[label] = line.get_color()
         bx, lo, hi, name = band_of(run)
         if bx:
             top.fill_between(bx, lo, hi, alpha=0.2, color=line.get_color(), label=f"{label} {name}",
@@ -179,7 +181,7 @@ def plot_latency(plt, runs):
             xs, ys = series(run, "median_us")
             pairs = [(x, y / baseline[x]) for x, y in zip(xs, ys) if baseline.get(x)]
             bottom.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="o", markersize=3,
-                        label=f"{label} / {base_label}", gid=f"ratio:{label}")
+                        color=colors[label], label=f"{label} / {base_label}", gid=f"ratio:{label}")
         bottom.axhline(1.0, color="gray", linewidth=0.8)
         bottom.set_yscale("log")
         bottom.set_ylabel(f"ratio to {base_label}")
@@ -202,6 +204,36 @@ def o_s_at(r, s):
     return value_of(r.get("o_us"))
 
 
+def line_through(points):
+    """(intercept at s = 1, slope) of a line fitted to (s, y) points, weighted by 1/y (relative error)."""
+    import numpy
+    points = [(x, y) for x, y in points if y > 0]
+    if len(points) < 2:
+        return None
+    xs, ys = numpy.array([p[0] - 1.0 for p in points]), numpy.array([p[1] for p in points])
+    slope, intercept = numpy.polyfit(xs, ys, 1, w=1 / ys)
+    return intercept, slope
+
+
+def attach_o_r_lines(ranges, run):
+    """o_r(s) = o_r + (s-1) O_r per range: the saved o_r_line, else a line fitted to the measured o_r(s),
+    as the fit does (the range's o_r_us alone is a weighted mean over the range)."""
+    xs, o_r = series(run, "o_r_us")
+    for r in ranges:
+        line = r.get("o_r_line")
+        if isinstance(line, dict) and value_of(line.get("intercept_us")) is not None:
+            r["_o_r"] = (line["intercept_us"], value_of(line.get("slope_us_per_byte")) or 0.0)
+        else:
+            sizes = set(range_sizes(xs, r))
+            r["_o_r"] = line_through([(x, y) for x, y in zip(xs, o_r) if x in sizes])
+
+
+def o_r_at(r, s):
+    if r.get("_o_r"):
+        return r["_o_r"][0] + r["_o_r"][1] * (s - 1)
+    return value_of(r.get("o_r_us"))
+
+
 def range_for(ranges, s):
     chosen = ranges[0] if ranges else None
     for r in ranges:
@@ -216,7 +248,7 @@ def loggp_prtt(ranges, s):
     if r is None:
         return None
     L, G, o_s = value_of(r.get("L_us")), value_of(r.get("G_us_per_byte")), o_s_at(r, s)
-    o_r = value_of(r.get("o_r_us"))
+    o_r = o_r_at(r, s)
     if None in (L, G, o_s):
         return None
     return 2 * (L + o_s + (o_r if o_r is not None else o_s) + (s - 1) * G)
@@ -243,6 +275,7 @@ def plot_loggp(plt, runs):
     for label, run, _ in runs:
         model = run.get("model") if isinstance(run.get("model"), dict) else {}
         ranges = ranges_of(model)
+        attach_o_r_lines(ranges, run)
         changes = [c for c in model.get("change_points_bytes") or [] if isinstance(c, (int, float))]
         xs, gap = series(run, "gap_us")
         gap_line, = gap_ax.plot(xs, gap, "o", markersize=3, label=f"{label} y(s) measured", gid=f"gap:{label}")
@@ -263,9 +296,8 @@ def plot_loggp(plt, runs):
             if sizes and o_s_at(r, sizes[0]) is not None:
                 o_ax.plot(sizes, [o_s_at(r, s) for s in sizes], "-", color=os_line.get_color(),
                           gid=f"o_s_fit:{label}:{i + 1}")
-            o_r_value = value_of(r.get("o_r_us"))
-            if xs_r and sizes and o_r_value is not None:
-                o_ax.plot(sizes, [o_r_value] * len(sizes), "--", color=or_line.get_color(),
+            if xs_r and sizes and o_r_at(r, sizes[0]) is not None:
+                o_ax.plot(sizes, [o_r_at(r, s) for s in sizes], "--", color=or_line.get_color(),
                           gid=f"o_r_fit:{label}:{i + 1}")
         xs_p, prtt = series(run, "median_us")
         p_line, = prtt_ax.plot(xs_p, prtt, "o", markersize=3, label=f"{label} PRTT(1,0,s) measured",
@@ -286,6 +318,7 @@ def plot_loggp(plt, runs):
     gap_ax.set_ylabel("y(s) = g + (s-1)G (µs)")
     gap_ax.set_yscale("log")
     o_ax.set_ylabel("overhead (µs)")
+    o_ax.set_yscale("log")
     prtt_ax.set_ylabel("PRTT(1,0,s) (µs)")
     prtt_ax.set_yscale("log")
     err_ax.set_ylabel("model error (%)")
@@ -295,6 +328,30 @@ def plot_loggp(plt, runs):
         size_ticks(axis)
         axis.legend(fontsize="x-small")
     return figure, "LogGP, paper 001 Fig. 4"
+
+
+def loggps_rtt(model):
+    """Paper 004 Table 6, RTT(k, w), from the fitted parameters (as fit/src/loggps.cpp), or None."""
+    L, o = value_of(model.get("L_us")), value_of(model.get("o_prime_us"))
+    O_s, O_r = value_of(model.get("O_s_us_per_byte")), value_of(model.get("O_r_us_per_byte"))
+    G_s = value_of(model.get("G_s_us_per_byte"))
+    if None in (L, o, O_s, O_r, G_s):
+        return None
+    G_l = value_of(model.get("G_l_us_per_byte"))
+    G_l = G_s if G_l is None else G_l
+    s = value_of(model.get("s_bytes")) or float("inf")
+    S = value_of(model.get("S_bytes")) or float("inf")
+    t1 = lambda k: o + k * O_s  # noqa: E731  (Table 3)
+    t2 = lambda k: k * G_s + L if k <= s else s * G_s + (k - s) * G_l + L  # noqa: E731
+    t3 = lambda k: o + k * O_r  # noqa: E731
+    t5 = o + L + o
+
+    def rtt(k, w):
+        if k <= S:  # eq. (12), (13)
+            return max(t1(k) + 2 * t2(k) + t3(k) - w, 0.0) + w + t1(k) + t3(k)
+        T4 = o + L + o  # eq. (14): the receiver waits for both requests
+        return max(t2(k) + t3(k) + o + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) + 2 * T4 + 2 * t5 - (o + L)
+    return rtt
 
 
 def plot_loggps(plt, runs):
@@ -310,13 +367,14 @@ def plot_loggps(plt, runs):
             fx, fy = series(run, key)
             if fx:
                 axis.plot(fx, fy, "-", color=line.get_color(), gid=f"{key}:{label}")
-        L, o = value_of(model.get("L_us")), value_of(model.get("o_prime_us"))
-        Os, Or = value_of(model.get("O_s_us_per_byte")), value_of(model.get("O_r_us_per_byte"))
-        Gs = value_of(model.get("G_s_us_per_byte"))
-        if None not in (L, o, Os, Or, Gs) and xs:
-            # Table 6, eager range: RTT(s, 0) = 2 (L + 2o' + (s-1)(O_s + O_r + G)).
-            axis.plot(xs, [2 * (L + 2 * o + (s - 1) * (Os + Or + Gs)) for s in xs], "-",
-                      color=line0.get_color(), label=f"{label} LogGPS fit, w = 0", gid=f"fit:{label}")
+        rtt = loggps_rtt(model)
+        if rtt is not None and xs:
+            axis.plot(xs, [rtt(k, 0.0) for k in xs], "-", color=line0.get_color(),
+                      label=f"{label} Table 6 fit, w = 0", gid=f"fit:{label}")
+            w_at = dict(zip(*series(run, "w_us")))
+            sizes = [k for k in xs if k in w_at]
+            axis.plot(sizes, [rtt(k, w_at[k]) for k in sizes], "-", color=linew.get_color(),
+                      label=f"{label} Table 6 fit, w = W", gid=f"fitw:{label}")
         for key, name, style in (("s_bytes", "s", "--"), ("S_bytes", "S", ":")):
             v = value_of(model.get(key))
             if v:
