@@ -71,6 +71,22 @@ cp loggps.json other.json
 "$NGX" plot loggps.json other.json -o both.svg >/dev/null || fail "ngx plot of two files"
 check_svg both.svg "rtt0:=2"
 
+# nodecomm (issue 10) has no pattern yet: a synthetic run of the documented
+# shape, nodecomm: {pairs, sizes, T_us[k][n]}, T = 5 + k n / min(1000, 400 k).
+python3 - <<'PY' || fail "writing nodecomm.json"
+import json
+pairs, sizes = [1, 2, 3, 4], [1, 1024, 65536, 1048576]
+T = [[5 + k * n / min(1000.0, 400.0 * k) for n in sizes] for k in pairs]
+run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00:00Z", "module": "sim",
+       "pattern": "nodecomm", "status": "complete", "options": {}, "results": [],
+       "nodecomm": {"pairs": pairs, "sizes": sizes, "T_us": T}}
+json.dump(run, open("nodecomm.json", "w"))
+PY
+"$NGX" plot nodecomm.json -o nodecomm.png >/dev/null || fail "ngx plot nodecomm.json"
+check_png nodecomm.png 1000 750
+"$NGX" plot nodecomm.json -o nodecomm.svg >/dev/null || fail "ngx plot nodecomm.json -o nodecomm.svg"
+check_svg nodecomm.svg "heat:sim=1" "T:sim:=4"
+
 # --plot: the run's figure beside its -o FILE.json.
 "$NGX" -m sim -x pingpong -s 1-64 -c 10 -o run.json --plot >/dev/null || fail "a run with --plot"
 check_png run.png 1000 750

@@ -405,7 +405,46 @@ def plot_overhead(plt, runs):
     return figure, "overheads, paper 003"
 
 
-FAMILIES = {"loggp": plot_loggp, "loggps": plot_loggps, "overhead": plot_overhead}
+def nodecomm_table(run, where):
+    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]})."""
+    table = run.get("nodecomm")
+    if not isinstance(table, dict):
+        fail(f'{where}: a nodecomm run without its "nodecomm" object')
+    pairs, sizes, T = table.get("pairs"), table.get("sizes"), table.get("T_us")
+    if not (isinstance(pairs, list) and isinstance(sizes, list) and isinstance(T, list) and len(T) == len(pairs)
+            and all(isinstance(row, list) and len(row) == len(sizes) for row in T)):
+        fail(f'{where}: "nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
+    return pairs, sizes, T
+
+
+def plot_nodecomm(plt, runs):
+    """Paper 002: the measured aggregate bandwidth k n / T(k, n) as a heat map (k x n), and T against k
+    per size. The model heat maps and k* wait for the pattern's model fields (issue 10)."""
+    import numpy
+    label, run, _ = runs[0]
+    pairs, sizes, T = nodecomm_table(run, label)
+    figure, (heat_ax, t_ax) = plt.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1]})
+    T = numpy.array([[v if isinstance(v, (int, float)) and v > 0 else numpy.nan for v in row] for row in T])
+    bandwidth = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :] / T
+    image = heat_ax.imshow(bandwidth, origin="lower", aspect="auto", cmap="viridis", gid=f"heat:{label}")
+    heat_ax.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="small")
+    heat_ax.set_yticks(range(len(pairs)), [str(k) for k in pairs])
+    heat_ax.set_xlabel("message size n (bytes)")
+    heat_ax.set_ylabel("pairs k")
+    figure.colorbar(image, ax=heat_ax, label="aggregate bandwidth k n / T (MB/s)")
+    heat_ax.set_title(f"{label}: measured", fontsize="medium")
+    for j, n in enumerate(sizes):
+        t_ax.plot(pairs, T[:, j], "o-", markersize=3, label=f"n = {format_bytes(n)}", gid=f"T:{label}:{n:g}")
+    t_ax.set_xticks(pairs)
+    t_ax.set_xlabel("pairs k")
+    t_ax.set_ylabel("T(k, n) (µs)")
+    t_ax.set_yscale("log")
+    t_ax.grid(True, alpha=0.3)
+    t_ax.legend(fontsize="x-small", ncol=2)
+    return figure, "node communication, paper 002"
+
+
+FAMILIES = {"loggp": plot_loggp, "loggps": plot_loggps, "overhead": plot_overhead, "nodecomm": plot_nodecomm}
 
 
 # ---------------------------------------------------------------- main
