@@ -113,4 +113,4 @@ echo 'raise ImportError("no matplotlib here")' >fake/matplotlib/__init__.py
 PYTHONPATH=$dir/fake expect 1 "matplotlib is missing" "$NGX" plot loggp.json -o bad.png
 NGX_PYTHON=/nonexistent/python3 expect 1 "python3 is missing" "$NGX" plot loggp.json -o bad.png
 [ ! -e bad.png ] || fail "a failed plot left bad.png"
-echo "plot: 4 families drawn and checked"
+echo "plot: 5 families drawn and checked"

@@ -32,6 +32,7 @@ cleanup() {
     if [ "${KEEP:-0}" = 1 ]; then echo "kept $dir"; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM # so a timed-out run still stops its daemons
 
 # munge: a private key and socket, so the machine's own munged (if any) is untouched.
 mkdir -p "$dir/munge" && chmod 700 "$dir/munge"
@@ -49,7 +50,7 @@ cpus=$(nproc)
 mkdir -p "$dir/state" "$dir/spool"
 cat >"$dir/slurm.conf" <<CONF
 ClusterName=ngxtest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmctldPort=16817
 SlurmdPort=16818
@@ -71,7 +72,7 @@ ReturnToService=2
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4
 CONF
 export SLURM_CONF=$dir/slurm.conf
