@@ -33,6 +33,9 @@ for entry in "${runs[@]}"; do
     "$NGX" "${arguments[@]}" -o "$file" >/dev/null 2>err || fail "ngx ${arguments[*]}: $(cat err)"
     "${validate[@]}" "$file" || fail "ngx ${arguments[*]} -o $file does not conform to the schema"
 done
+"$NGX" -m sim -x loggp "${quick[@]}" --raw-prtt prtt.csv -o /dev/null --format json >/dev/null || fail "--raw-prtt"
+"$NGX" fit prtt.csv -o fit.json >/dev/null 2>err || fail "ngx fit prtt.csv -o fit.json: $(cat err)"
+"${validate[@]}" fit.json || fail "ngx fit -o fit.json (an offline fit) does not conform"
 "$NGX" -m sim -x pingpong "${quick[@]}" --format json >stdout.json || fail "--format json"
 "${validate[@]}" stdout.json || fail "--format json on stdout does not conform"
 
