@@ -20,6 +20,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 for p in munged slurmctld slurmd srun sinfo; do
     command -v "$p" >/dev/null || skip "$p is missing (tools/setup.sh installs munge, slurmctld, slurmd)"
 done
+"$NGX" --list-modules | grep -q "^  mpi " || skip "the mpi module is not built (Open MPI missing at configure time)"
 [ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] || ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
     skip "this Slurm has no PMIx plugin (mpi_pmix.so)"
 
