@@ -126,7 +126,7 @@ def log_size_axis(axis, label="message size (bytes)"):
 
 def size_ticks(axis):
     from matplotlib.ticker import FuncFormatter
-    axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v)))
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v) if v >= 1 else ""))
 
 
 def format_bytes(v):
