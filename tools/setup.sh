@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (as root) for ngx: installs the build
 # and test dependencies from Debian's packages, then configures and builds
-# into ./build (or the folder given as $1, with meson options after it).
+# into ./build (or the folder given as $1, with meson options after it),
+# and leaves ./ngx, a link to the program built in ./build:
+#
+#   bash tools/setup.sh && ./ngx
 #
 #   bash tools/setup.sh                    # ./build, release
 #   bash tools/setup.sh build-asan -Db_sanitize=address,undefined
@@ -16,6 +19,8 @@ packages=(
     openmpi-bin libopenmpi-dev
     libibverbs-dev rdma-core ibverbs-providers
     iproute2 procps
+    python3-matplotlib python3-jsonschema
+    slurmctld slurmd munge
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -38,3 +43,7 @@ else
     meson setup "$build" "$@" >/dev/null
 fi
 ninja -C "$build"
+# ./ngx at the repository root, the name the README's commands use (ignored by git).
+if [ "$build" = build ]; then
+    ln -sfn build/ngx ngx
+fi

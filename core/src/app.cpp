@@ -308,7 +308,19 @@ Status finish_local_peer(pid_t child, Status status, uint64_t timeout_ns)
     return status;
 }
 
-int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns, const Environment& env)
+// --plot: each -o FILE.json drawn as FILE.png by the `ngx plot` command.
+Status draw_figures(const Config& config, const CommandCatalog& commands, const PatternCatalog& patterns)
+{
+    for (const CommandInfo& command : commands)
+        if (command.name == "plot")
+            for (const OutputSpec& output : config.outputs)
+                if (output.format == OutputFormat::json && command.run({output.path}, patterns) != 0)
+                    return Status::runtime("--plot: drawing " + output.path + " failed (see above)");
+    return Status::ok();
+}
+
+int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns,
+        const CommandCatalog& commands, const Environment& env)
 {
     InterruptGuard guard;
     bool server = !parsed.listen.empty();
@@ -333,6 +345,10 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     Status final_status = finish_local_peer(launch->child, status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
+    if (final_status.is_ok() && boot.rank() == 0 && config.plot) {
+        final_status = draw_figures(config, commands, patterns);
+        print_error(final_status, "", false);
+    }
 #if NGX_HAVE_MPI
     finish_mpi_bootstrap(boot, exit_code(final_status)); // MPI_Abort on failure: a peer in MPI cannot hang the job
 #endif
@@ -389,10 +405,17 @@ int run_ngx(const std::vector<std::string>& arguments, const CommandCatalog& com
         return list_modules(registry);
     case Action::list_patterns:
         return list_patterns(patterns);
+    case Action::completion: {
+        std::vector<std::string> names;
+        for (const CommandInfo& command : commands)
+            names.push_back(command.name);
+        std::cout << bash_completion(registry, patterns, names);
+        return 0;
+    }
     case Action::run:
         break;
     }
-    return run(*config, registry, patterns, env);
+    return run(*config, registry, patterns, commands, env);
 }
 
 } // namespace ngx

@@ -71,6 +71,7 @@ po::options_description general_options()
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("raw", "keep every sample in the JSON output")
+        ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
         ("connect", po::value<std::string>(), "run against a peer started with --listen at HOST:PORT")
@@ -78,6 +79,23 @@ po::options_description general_options()
         ("bootstrap", po::value<std::string>()->default_value("auto"), "auto, local, tcp or mpi");
     // clang-format on
     return general;
+}
+
+constexpr size_t help_columns = 80; // `ngx --help` fits an 80-column terminal
+
+// A group title broken into lines of at most help_columns, indented after the first.
+std::string wrapped_title(const std::string& text)
+{
+    std::istringstream words(text);
+    std::string title, line, word;
+    while (words >> word) {
+        if (!line.empty() && line.size() + 1 + word.size() >= help_columns) { // Boost adds a colon
+            title += line + "\n";
+            line = "  ";
+        }
+        line += (line.empty() || line == "  " ? "" : " ") + word;
+    }
+    return title + line;
 }
 
 std::vector<opt::OptionSpec> module_specs(const ngx_module& descriptor)
@@ -94,12 +112,13 @@ std::vector<opt::OptionSpec> module_specs(const ngx_module& descriptor)
 po::options_description module_options(const LoadedModule& module)
 {
     const ngx_module& descriptor = module.descriptor();
-    return option_group("Module " + module.name() + ": " + descriptor.description, module_specs(descriptor));
+    return option_group(wrapped_title("Module " + module.name() + ": " + descriptor.description),
+                        module_specs(descriptor));
 }
 
 po::options_description pattern_options(const PatternInfo& pattern)
 {
-    return option_group("Pattern " + pattern.name + ": " + pattern.description, pattern.options);
+    return option_group(wrapped_title("Pattern " + pattern.name + ": " + pattern.description), pattern.options);
 }
 
 // First pass: which modules and which pattern, ignoring everything else.
@@ -274,6 +293,17 @@ Status read_outputs(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
+Status read_plot(const po::variables_map& values, Config& config)
+{
+    config.plot = values.count("plot") > 0;
+    for (const OutputSpec& output : config.outputs)
+        if (output.format == OutputFormat::json)
+            return Status::ok();
+    if (config.plot)
+        return Status::usage("--plot draws the run from its JSON file: give -o FILE.json too");
+    return Status::ok();
+}
+
 Status read_launch(const po::variables_map& values, Config& config)
 {
     std::string bootstrap = values["bootstrap"].as<std::string>();
@@ -312,6 +342,28 @@ Status read_launch(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
+// "--a --b -c": every spelling of the options of a group.
+std::string spellings(const po::options_description& group)
+{
+    std::string words;
+    for (const auto& option : group.options()) {
+        words += " --" + option->long_name();
+        std::string shorter = option->canonical_display_name(po::command_line_style::allow_dash_for_short);
+        if (shorter.size() == 2 && shorter[0] == '-')
+            words += " " + shorter;
+    }
+    return words;
+}
+
+// `case $1 in NAME) echo "--NAME-a ...";; esac`, one branch per module or pattern.
+std::string options_case(const std::vector<std::pair<std::string, std::string>>& branches)
+{
+    std::string text = "    case $1 in\n";
+    for (const auto& [name, words] : branches)
+        text += "        " + name + ") echo \"" + words + "\" ;;\n";
+    return text + "    esac\n";
+}
+
 std::string help_text(const po::options_description& all)
 {
     std::ostringstream text;
@@ -319,15 +371,78 @@ std::string help_text(const po::options_description& all)
             "       ngx --listen [ADDR:]PORT            (on one host)\n"
             "       ngx --connect HOST:PORT -m ... -x ... (on the other)\n"
             "       mpirun -np 2 ngx -m MODULE -x PATTERN\n"
-            "       ngx compare A.json B.json | ngx fit FILE.csv | ngx predict --params FILE.json ...\n"
-            "         (each with its own --help)\n"
-            "With no arguments: LogGP parameters (paper 001) of every local module (shm, tcp), compared.\n"
+            "       ngx compare A.json B.json | ngx plot FILE.json... -o OUT.png\n"
+            "       ngx fit FILE.csv | ngx predict --params FILE.json ...  (each with --help)\n"
+            "With no arguments: LogGP parameters (paper 001) of every local module\n"
+            "(shm, tcp), compared.\n"
             "Module and pattern options appear with -m NAME -x NAME --help.\n\n"
          << all;
     return text.str();
 }
 
 } // namespace
+
+std::string bash_completion(const ModuleRegistry& registry, const PatternCatalog& patterns,
+                            const std::vector<std::string>& commands)
+{
+    std::vector<std::pair<std::string, std::string>> module_branches, pattern_branches;
+    std::string module_names, pattern_names, command_names;
+    for (const LoadedModulePtr& module : registry.load_all().loaded) {
+        module_names += " " + module->name();
+        module_branches.emplace_back(module->name(), spellings(module_options(*module)));
+    }
+    for (const PatternInfo* pattern : patterns.patterns()) {
+        pattern_names += " " + pattern->name;
+        pattern_branches.emplace_back(pattern->name, spellings(pattern_options(*pattern)));
+    }
+    for (const std::string& command : commands)
+        command_names += " " + command;
+    po::options_description general = general_options();
+    general.add(option_group("", output_option_specs()));
+    std::ostringstream text;
+    text << "# bash completion for ngx, generated by `ngx --completion bash` from its option tables.\n"
+         << "_ngx_module_options() {\n"
+         << options_case(module_branches) << "}\n_ngx_pattern_options() {\n"
+         << options_case(pattern_branches) << "}\n"
+         << "_ngx() {\n"
+            "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} i m\n"
+            "    local modules='"
+         << module_names << "' patterns='" << pattern_names << "' commands='" << command_names
+         << "'\n"
+            "    local words='"
+         << spellings(general)
+         << "'\n"
+            "    case $prev in\n"
+            "        -m|--module) local head=''; [[ $cur == *,* ]] && head=${cur%,*},\n"
+            "            COMPREPLY=($(compgen -P \"$head\" -W \"$modules\" -- \"${cur##*,}\")); return ;;\n"
+            "        -x|--pattern) COMPREPLY=($(compgen -W \"$patterns\" -- \"$cur\")); return ;;\n"
+            "        --timer) COMPREPLY=($(compgen -W 'auto tsc clock' -- \"$cur\")); return ;;\n"
+            "        --bootstrap) COMPREPLY=($(compgen -W 'auto local tcp mpi' -- \"$cur\")); return ;;\n"
+            "        --format) COMPREPLY=($(compgen -W 'table csv json' -- \"$cur\")); return ;;\n"
+            "        -o|--output) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+            "    esac\n"
+            "    if [[ $COMP_CWORD -gt 1 && \" $commands \" == *\" ${COMP_WORDS[1]} \"* ]]; then\n"
+            "        COMPREPLY=($(compgen -f -- \"$cur\")); return\n"
+            "    fi\n"
+            "    if [[ $COMP_CWORD -eq 1 && $cur != -* ]]; then\n"
+            "        COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\")); return\n"
+            "    fi\n"
+            "    local chosen_modules='"
+         << default_modules.front() << " " << default_modules.back() << "' chosen_pattern=" << default_pattern
+         << "\n"
+            "    for ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
+            "        case ${COMP_WORDS[i]} in\n"
+            "            -m|--module) chosen_modules=${COMP_WORDS[i+1]//,/ } ;;\n"
+            "            -x|--pattern) chosen_pattern=${COMP_WORDS[i+1]} ;;\n"
+            "        esac\n"
+            "    done\n"
+            "    for m in $chosen_modules; do words+=\" $(_ngx_module_options \"$m\")\"; done\n"
+            "    words+=\" $(_ngx_pattern_options \"$chosen_pattern\")\"\n"
+            "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+            "}\n"
+            "complete -F _ngx ngx ./ngx\n";
+    return text.str();
+}
 
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns)
@@ -361,12 +476,16 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     for (const ModuleChoice& choice : config.modules)
         all.add(module_options(*choice.module));
     all.add(pattern_options(*config.pattern));
+    po::options_description hidden;
+    hidden.add_options()("completion", po::value<std::string>(), "print the bash completion script");
+    po::options_description parsing;
+    parsing.add(all).add(hidden);
     try {
-        po::parsed_options parsed = po::command_line_parser(arguments).options(all).run();
+        po::parsed_options parsed = po::command_line_parser(arguments).options(parsing).run();
         for (const po::option& option : parsed.options)
             if (option.position_key >= 0)
                 return Status::usage("unexpected argument '" + option.value.front() +
-                                     "' (options start with -; subcommands: compare, fit, predict)");
+                                     "' (options start with -; subcommands: compare, fit, predict, plot)");
         po::store(parsed, values);
         po::notify(values);
     } catch (const po::unknown_option& error) {
@@ -377,6 +496,12 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     if (values.count("help")) {
         config.action = Action::help;
         config.help_text = help_text(all);
+        return config;
+    }
+    if (values.count("completion")) {
+        if (values["completion"].as<std::string>() != "bash")
+            return bad_value("completion", values["completion"].as<std::string>(), "expected bash");
+        config.action = Action::completion;
         return config;
     }
     if (values.count("version"))
@@ -394,6 +519,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         return cpus.status();
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
+    NGX_TRY(read_plot(values, config));
     NGX_TRY(read_launch(values, config));
     for (ModuleChoice& choice : config.modules)
         choice.options = values_of(values, module_specs(choice.module->descriptor()));

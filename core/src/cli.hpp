@@ -22,7 +22,7 @@
 
 namespace ngx {
 
-enum class Action { run, help, version, list_modules, list_patterns };
+enum class Action { run, help, version, list_modules, list_patterns, completion };
 enum class BootstrapChoice { automatic, local, tcp, mpi };
 
 struct Config {
@@ -42,11 +42,17 @@ struct Config {
     std::string connect; // HOST:PORT
     uint64_t accept_timeout_ns = 300'000'000'000;
     std::vector<std::string> arguments; // as given, to hand to a --listen server
+    bool plot = false;                  // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
 };
 
 // The local modules `ngx` measures when no -m is given.
 inline const std::vector<std::string> default_modules = {"shm", "tcp"};
 inline constexpr const char* default_pattern = "loggp";
+
+// The bash completion script (`ngx --completion bash`): the options of the
+// command line, of every module and pattern found, and the subcommands.
+std::string bash_completion(const ModuleRegistry& registry, const PatternCatalog& patterns,
+                            const std::vector<std::string>& commands);
 
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns);

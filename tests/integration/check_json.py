@@ -8,6 +8,8 @@ Checks an ngx JSON result file against issue 2's schema. SIZES is 'pow2:LO-HI'
 import argparse
 import json
 import math
+import os
+import subprocess
 import sys
 
 REQUIRED_TOP = ["schema_version", "ngx_version", "host", "cpu", "timer", "module",
@@ -130,6 +132,12 @@ if a.monotone and results and not errors:
         err(f"{len(inversions)} large inversions (median drops > 40% to the next size): {inversions}")
     if len(med) >= 6 and not min(med[-3:]) > max(med[:3]):
         err(f"largest sizes' medians {med[-3:]} not above smallest sizes' {med[:3]}")
+
+# The published schema (schema/ngx-result.schema.json, issue 15).
+validate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "validate.py")
+schema_check = subprocess.run([sys.executable, validate, a.file], capture_output=True, text=True)
+if schema_check.returncode != 0:
+    err(f"not valid against the published schema: {(schema_check.stdout + schema_check.stderr).strip()}")
 
 for e in errors:
     print(f"{a.file}: {e}")

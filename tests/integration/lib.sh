@@ -43,7 +43,24 @@ ngx_run() {
     timeout -k 5 "$secs" "$NGX" "$@" >"$IT_DIR/out" 2>"$IT_DIR/err"
     RC=$?
     [[ $RC == 124 || $RC == 137 ]] && fail "ngx $* did not finish within $secs s"
+    [[ $RC == 0 ]] && validate_outputs "$@"
     return 0
+}
+
+# validate_json FILE...: the files conform to the published schema
+# (schema/ngx-result.schema.json, issue 15); fails the test otherwise.
+validate_json() {
+    python3 "$IT_LIB_DIR/../../schema/validate.py" "$@" || fail "$*: not valid against schema/ngx-result.schema.json"
+}
+
+# validate_outputs ARG...: validate_json on every -o/--output FILE.json of an ngx command line.
+validate_outputs() {
+    local previous='' argument files=()
+    for argument in "$@"; do
+        [[ ($previous == -o || $previous == --output) && $argument == *.json && -s $argument ]] && files+=("$argument")
+        previous=$argument
+    done
+    [[ ${#files[@]} -eq 0 ]] || validate_json "${files[@]}"
 }
 
 # it_bg LOG ARG...: start ngx in the background (stdout and stderr to LOG); sets BG_PID.
@@ -87,3 +104,4 @@ free_port() {
 check_results() {
     python3 "$IT_LIB_DIR/check_json.py" "$@" || fail "$1: JSON check failed"
 }
+# (check_json.py validates against the published schema too.)

@@ -32,6 +32,8 @@ behind each expected value.
 import argparse
 import json
 import math
+import os
+import subprocess
 import sys
 
 failures = []
@@ -44,6 +46,11 @@ def load_model(path):
     except (OSError, ValueError) as e:
         print(f"ERROR: {path}: {e}")
         sys.exit(2)
+    validate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "validate.py")
+    schema_check = subprocess.run([sys.executable, validate, path], capture_output=True, text=True)
+    if schema_check.returncode != 0:  # the published schema (issue 15)
+        print(f"ERROR: {path}: not valid against the schema: {(schema_check.stdout + schema_check.stderr).strip()}")
+        sys.exit(1)
     model = doc.get("model")
     if not isinstance(model, dict):
         print(f"ERROR: {path}: no model object (status {doc.get('status')!r})")

@@ -4,12 +4,13 @@
 
 #include "compare.hpp"
 #include "fit_command.hpp"
+#include "plot.hpp"
 
 namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), fit_command(), predict_command()};
+    return {compare_command(), fit_command(), predict_command(), plot_command()};
 }
 
 } // namespace ngx

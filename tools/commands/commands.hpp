@@ -1,4 +1,4 @@
-// The subcommands built into ngx (compare, fit, predict), in help order.
+// The subcommands built into ngx (compare, fit, predict, plot), in help order.
 #ifndef NGX_TOOLS_COMMANDS_HPP
 #define NGX_TOOLS_COMMANDS_HPP
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Suite 'plot' (issue 15): `ngx plot` draws each family (pingpong with a ratio
+# panel, loggp, loggps, overhead) from runs made here with the sim module;
+# each figure is a valid PNG of the expected size, and its SVG holds the
+# expected series (the script names each series with a gid, which SVG keeps
+# as an element id). Also --plot after a run, and the errors: no matplotlib,
+# no python3, bad input.
+set -uo pipefail
+NGX=${NGX:?NGX must name the ngx binary}
+fail() { echo "FAIL: $*"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || fail "cd $dir"
+sim=(-m sim --sim-S 4096 -c 20 --warmup 2)
+
+# Small runs of every family, from the sim module (deterministic enough).
+"$NGX" -m sim --sim-L 5,20 -x pingpong -s 1-16Ki -c 50 --percentiles 25,75 -o pingpong.json >/dev/null ||
+    fail "pingpong run"
+"$NGX" "${sim[@]}" -x loggp -s 1-32Ki -o loggp.json >/dev/null || fail "loggp run"
+"$NGX" "${sim[@]}" -x loggps -s 1-32Ki -o loggps.json >/dev/null || fail "loggps run"
+"$NGX" "${sim[@]}" -x overhead -s 1-32Ki -o overhead.json >/dev/null || fail "overhead run"
+
+# check_png FILE WIDTH HEIGHT
+check_png() {
+    python3 - "$@" <<'PY' || fail "$1 is not a ${2}x$3 PNG"
+import struct, sys
+data = open(sys.argv[1], "rb").read(32)
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "no PNG signature"
+assert data[12:16] == b"IHDR", "no IHDR chunk"
+w, h = struct.unpack(">II", data[16:24])
+assert (w, h) == (int(sys.argv[2]), int(sys.argv[3])), (w, h)
+PY
+}
+
+# check_svg FILE PREFIX=COUNT...: the SVG holds COUNT elements whose id starts with PREFIX.
+check_svg() {
+    python3 - "$@" <<'PY' || fail "$1 lacks the expected series"
+import sys, xml.etree.ElementTree as ET
+ids = [e.get("id") for e in ET.parse(sys.argv[1]).iter() if e.get("id")]
+for want in sys.argv[2:]:
+    prefix, count = want.rsplit("=", 1)
+    got = [i for i in ids if i.startswith(prefix)]
+    assert len(got) == int(count), f"{prefix}: {len(got)} series, expected {count}: {got}"
+title = [t.text for t in ET.parse(sys.argv[1]).iter("{http://www.w3.org/2000/svg}text")]
+PY
+}
+
+for family in pingpong loggp loggps overhead; do
+    "$NGX" plot "$family.json" -o "$family.png" >/dev/null || fail "ngx plot $family.json -o $family.png"
+    check_png "$family.png" 1000 750
+    "$NGX" plot "$family.json" -o "$family.svg" >/dev/null || fail "ngx plot $family.json -o $family.svg"
+done
+"$NGX" plot loggp.json -o small.png --dpi 50 >/dev/null || fail "--dpi 50"
+check_png small.png 500 375
+"$NGX" plot overhead.json -o overhead.pdf >/dev/null || fail "ngx plot -o overhead.pdf"
+[ "$(head -c 5 overhead.pdf)" = "%PDF-" ] || fail "overhead.pdf is not a PDF"
+
+# Two sim runs (L = 5 and 20): two medians, two bands, one ratio against the first.
+check_svg pingpong.svg "median:=2" "band:=2" "ratio:=1"
+# loggp: y(s) with one fitted line per range, o_s/o_r with fits, model over PRTT, error per size.
+ranges=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["model"]["ranges"]))' loggp.json)
+[ "$ranges" -ge 1 ] || fail "the loggp run fitted no range"
+check_svg loggp.svg "gap:sim=1" "fit:sim:=$ranges" "o_s:sim=1" "o_r:sim=1" "o_s_fit:sim:=$ranges" \
+    "prtt:sim=1" "model:sim:=$ranges" "error:sim=1" "range:=$((4 * ranges))"
+check_svg loggps.svg "rtt0:sim=1" "rttw:sim=1" "fit:sim=1" "fitw:sim=1"
+check_svg overhead.svg "o_s:sim=1" "o_r:sim=1"
+grep -q "sim: loggp" loggp.svg || grep -q "sim" loggp.svg || fail "loggp.svg: no title naming the module"
+
+# Two files at once: the runs of both, labelled apart.
+cp loggps.json other.json
+"$NGX" plot loggps.json other.json -o both.svg >/dev/null || fail "ngx plot of two files"
+check_svg both.svg "rtt0:=2"
+
+# nodecomm (issue 10) has no pattern yet: a synthetic run of the documented
+# shape, nodecomm: {pairs, sizes, T_us[k][n]}, T = 5 + k n / min(1000, 400 k).
+python3 - <<'PY' || fail "writing nodecomm.json"
+import json
+pairs, sizes = [1, 2, 3, 4], [1, 1024, 65536, 1048576]
+T = [[5 + k * n / min(1000.0, 400.0 * k) for n in sizes] for k in pairs]
+run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00:00Z", "module": "sim",
+       "pattern": "nodecomm", "status": "complete", "options": {}, "results": [],
+       "nodecomm": {"pairs": pairs, "sizes": sizes, "T_us": T}}
+json.dump(run, open("nodecomm.json", "w"))
+PY
+"$NGX" plot nodecomm.json -o nodecomm.png >/dev/null || fail "ngx plot nodecomm.json"
+check_png nodecomm.png 1000 750
+"$NGX" plot nodecomm.json -o nodecomm.svg >/dev/null || fail "ngx plot nodecomm.json -o nodecomm.svg"
+check_svg nodecomm.svg "heat:sim=1" "T:sim:=4"
+
+# --plot: the run's figure beside its -o FILE.json.
+"$NGX" -m sim -x pingpong -s 1-64 -c 10 -o run.json --plot >/dev/null || fail "a run with --plot"
+check_png run.png 1000 750
+"$NGX" -m sim -x pingpong -s 1-64 -c 10 --plot >/dev/null 2>err; code=$?
+[ $code -eq 2 ] && grep -q -- "-o FILE.json" err || fail "--plot without -o FILE.json: exit $code, $(cat err)"
+
+# Errors: each names what is wrong.
+expect() { # expect CODE PATTERN COMMAND...
+    local code=$1 pattern=$2
+    shift 2
+    "$@" >out 2>err
+    local got=$?
+    [ $got -eq "$code" ] && grep -q -- "$pattern" err || fail "$*: exit $got (expected $code), stderr: $(cat err)"
+}
+echo '{"x": 1}' >bad.json
+expect 2 'missing field "module"' "$NGX" plot bad.json -o bad.png
+echo 'not json' >bad.json
+expect 2 "not a JSON file" "$NGX" plot bad.json -o bad.png
+expect 2 "cannot open" "$NGX" plot missing.json -o bad.png
+expect 2 "unknown figure type" "$NGX" plot loggp.json -o bad.gif
+expect 2 "different patterns" "$NGX" plot loggp.json overhead.json -o bad.png
+mkdir -p fake/matplotlib
+echo 'raise ImportError("no matplotlib here")' >fake/matplotlib/__init__.py
+PYTHONPATH=$dir/fake expect 1 "matplotlib is missing" "$NGX" plot loggp.json -o bad.png
+NGX_PYTHON=/nonexistent/python3 expect 1 "python3 is missing" "$NGX" plot loggp.json -o bad.png
+[ ! -e bad.png ] || fail "a failed plot left bad.png"
+echo "plot: 5 families drawn and checked"

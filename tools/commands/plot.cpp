@@ -1,0 +1,90 @@
+// `ngx plot` (see plot.hpp): finds the plot script and runs it with python3,
+// handing over the arguments unchanged; the script parses them and draws.
+#include "plot.hpp"
+
+#include <ngx/status.hpp>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+extern char** environ;
+
+namespace ngx {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* script_name = "ngx_plot.py";
+
+// Beside the binary in the build tree (build/tools/plot/), else installed.
+Result<std::string> find_script()
+{
+    std::error_code error;
+    fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    std::vector<fs::path> candidates;
+    if (!error)
+        candidates.push_back(exe.parent_path() / "tools" / "plot" / script_name);
+    candidates.push_back(fs::path(NGX_PLOT_INSTALL_DIR) / script_name);
+    std::string searched;
+    for (const fs::path& candidate : candidates) {
+        if (fs::is_regular_file(candidate, error))
+            return candidate.string();
+        searched += (searched.empty() ? "" : ", ") + candidate.string();
+    }
+    return Status::runtime("the plot script " + std::string(script_name) + " is not installed (searched " + searched +
+                           ")");
+}
+
+// Runs `python3 SCRIPT ARGS...` and returns its exit code.
+Result<int> run_python(const std::string& script, const std::vector<std::string>& arguments)
+{
+    const char* python = std::getenv("NGX_PYTHON");
+    std::string interpreter = python != nullptr && *python != '\0' ? python : NGX_PLOT_PYTHON;
+    std::vector<std::string> words = {interpreter, script};
+    words.insert(words.end(), arguments.begin(), arguments.end());
+    std::vector<char*> argv;
+    for (std::string& word : words)
+        argv.push_back(word.data());
+    argv.push_back(nullptr);
+    pid_t child = -1;
+    int spawned = posix_spawnp(&child, interpreter.c_str(), nullptr, nullptr, argv.data(), environ);
+    if (spawned == ENOENT)
+        return Status::runtime(interpreter + " is missing: ngx plot needs python3 with matplotlib "
+                                             "(Debian: apt-get install python3-matplotlib, or bash tools/setup.sh)");
+    if (spawned != 0)
+        return Status::runtime("cannot start " + interpreter + ": " + std::strerror(spawned));
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            return Status::runtime(std::string("waiting for the plot script: ") + std::strerror(errno));
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return Status::runtime("the plot script was killed by signal " + std::to_string(WTERMSIG(status)));
+}
+
+int plot_main(const std::vector<std::string>& arguments)
+{
+    Result<std::string> script = find_script();
+    Result<int> code = script ? run_python(*script, arguments) : Result<int>(script.status());
+    if (!code) {
+        std::cerr << "ngx plot: " << code.status().message() << "\n";
+        return exit_code(code.status());
+    }
+    return *code;
+}
+
+} // namespace
+
+CommandInfo plot_command()
+{
+    return {"plot", "draw saved runs (ngx plot FILE.json... -o OUT.png)",
+            [](const std::vector<std::string>& arguments, const PatternCatalog&) { return plot_main(arguments); }};
+}
+
+} // namespace ngx

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""ngx plot: draws saved ngx runs (JSON) with matplotlib, one figure per call.
+
+    ngx plot tcp.json mpi.json -o pingpong.png      # per-size medians, ratio panel
+    ngx plot loggp.json -o loggp.svg                # paper 001 Figure 4 and the model
+    ngx plot run.json                               # writes run.png beside run.json
+
+The family is the runs' pattern: pingpong/pingping (and any pattern without its
+own figure) give the per-size curves with a ratio panel against the first run;
+loggp, loggps and overhead have their own figures. Every drawn series carries
+a gid ("median:LABEL", "fit:RANGE", ...), which SVG output keeps as element
+ids, so tests can count the series. Exit codes: 0 drawn, 1 matplotlib or
+python missing, 2 bad input."""
+import argparse
+import json
+import os
+import sys
+
+WIDTH_IN, HEIGHT_IN = 10.0, 7.5  # the figure's size in inches; pixels = inches x --dpi
+
+
+def fail(message, code=2):
+    print(f"ngx plot: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def import_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        fail(f"matplotlib is missing ({error}): install python3-matplotlib "
+             "(Debian: apt-get install python3-matplotlib, or bash tools/setup.sh)", 1)
+    return plt
+
+
+# ---------------------------------------------------------------- input
+
+
+def read_document(path):
+    try:
+        with open(path) as f:
+            document = json.load(f)
+    except OSError as error:
+        fail(f"{path}: cannot open the file ({error.strerror})")
+    except ValueError as error:
+        fail(f"{path}: not a JSON file ({error})")
+    if not isinstance(document, dict):
+        fail(f"{path}: not an ngx result (expected a JSON object)")
+    return document
+
+
+def check_run(run, where):
+    for key in ("module", "pattern", "results"):
+        if key not in run:
+            fail(f'{where}: missing field "{key}" (not an ngx result file?)')
+    if not isinstance(run["results"], list):
+        fail(f'{where}: "results" is not an array')
+    for result in run["results"]:
+        if not isinstance(result, dict) or not isinstance(result.get("size_bytes"), (int, float)):
+            fail(f'{where}: a result without a valid "size_bytes"')
+
+
+def runs_of(path):
+    """The runs of one file, each with its document's context (host, date)."""
+    document = read_document(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if "runs" not in document:
+        check_run(document, path)
+        return [(stem if "module" not in document else document["module"], document, document)]
+    if not isinstance(document["runs"], list) or not document["runs"]:
+        fail(f'{path}: "runs" is not a non-empty array')
+    runs = []
+    for i, run in enumerate(document["runs"]):
+        check_run(run, f"{path}: runs[{i}]")
+        label = run["module"] + (f" [{run['variant']}]" if run.get("variant") else "")
+        runs.append((label, run, document))
+    return runs
+
+
+def unique_labels(runs, paths):
+    """Labels are module names; when two runs share one, the file name is added."""
+    labels = [label for label, _, _ in runs]
+    if len(set(labels)) == len(labels):
+        return runs
+    return [(f"{os.path.splitext(os.path.basename(p))[0]}:{label}", run, doc)
+            for (label, run, doc), p in zip(runs, paths)]
+
+
+def series(run, key):
+    """(sizes, values) of a per-size field, skipping sizes without a number."""
+    xs, ys = [], []
+    for result in run["results"]:
+        value = result.get(key)
+        if isinstance(value, (int, float)) and value == value:
+            xs.append(result["size_bytes"])
+            ys.append(value)
+    return xs, ys
+
+
+def value_of(field):
+    """A model parameter: a number, or {"value": x, "ci95": [...]}."""
+    if isinstance(field, dict):
+        field = field.get("value")
+    return field if isinstance(field, (int, float)) else None
+
+
+# ---------------------------------------------------------------- figure frame
+
+
+def title_of(runs, kind):
+    modules = ", ".join(dict.fromkeys(run["module"] for _, run, _ in runs))
+    pattern = runs[0][1]["pattern"]
+    document = runs[0][2]
+    host = document.get("host", "unknown host")
+    date = str(document.get("started_at", "")).replace("T", " ").rstrip("Z")
+    return f"{modules}: {pattern} ({kind}) on {host}, {date}".rstrip(", ")
+
+
+def log_size_axis(axis, label="message size (bytes)"):
+    axis.set_xscale("log", base=2)
+    axis.set_xlabel(label)
+    axis.grid(True, which="major", alpha=0.3)
+
+
+def size_ticks(axis):
+    from matplotlib.ticker import FuncFormatter
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v) if v >= 1 else ""))
+
+
+def format_bytes(v):
+    for unit, factor in (("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if v >= factor:
+            return f"{v / factor:g}{unit}"
+    return f"{v:g}"
+
+
+# ---------------------------------------------------------------- families
+
+
+def band_of(run):
+    """The interval band per size: p25-p75 when reported, else min-p99."""
+    lo_key, hi_key, name = ("p25_us", "p75_us", "p25-p75") if all(
+        "p25_us" in r and "p75_us" in r for r in run["results"]) else ("min_us", "p99_us", "min-p99")
+    xs, lo, hi = [], [], []
+    for r in run["results"]:
+        if isinstance(r.get(lo_key), (int, float)) and isinstance(r.get(hi_key), (int, float)):
+            xs.append(r["size_bytes"])
+            lo.append(r[lo_key])
+            hi.append(r[hi_key])
+    return xs, lo, hi, name
+
+
+def plot_latency(plt, runs):
+    """Per-size medians (log-log) with a band, and the ratio to the first run."""
+    two = len(runs) > 1
+    figure, axes = plt.subplots(2 if two else 1, 1, sharex=True, squeeze=False,
+                                gridspec_kw={"height_ratios": [3, 1.3] if two else [1]})
+    top = axes[0][0]
+    metric = runs[0][1].get("metric", "time")
+    colors = {}
+    for label, run, _ in runs:
+        xs, ys = series(run, "median_us")
+        line, = top.plot(xs, ys, marker="o", markersize=3, label=f"{label} median", gid=f"median:{label}")
+        colors[label] = line.get_color()
+        bx, lo, hi, name = band_of(run)
+        if bx:
+            top.fill_between(bx, lo, hi, alpha=0.2, color=line.get_color(), label=f"{label} {name}",
+                             gid=f"band:{label}")
+    top.set_yscale("log")
+    top.set_ylabel(f"{metric} (µs)")
+    log_size_axis(top)
+    top.legend(fontsize="small")
+    if two:
+        bottom = axes[1][0]
+        base_label, base, _ = runs[0]
+        base_x, base_y = series(base, "median_us")
+        baseline = dict(zip(base_x, base_y))
+        for label, run, _ in runs[1:]:
+            xs, ys = series(run, "median_us")
+            pairs = [(x, y / baseline[x]) for x, y in zip(xs, ys) if baseline.get(x)]
+            bottom.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="o", markersize=3,
+                        color=colors[label], label=f"{label} / {base_label}", gid=f"ratio:{label}")
+        bottom.axhline(1.0, color="gray", linewidth=0.8)
+        bottom.set_yscale("log")
+        bottom.set_ylabel(f"ratio to {base_label}")
+        log_size_axis(bottom)
+        bottom.legend(fontsize="small")
+    size_ticks(axes[-1][0])
+    return figure, "per-size medians"
+
+
+def ranges_of(model):
+    ranges = model.get("ranges") if isinstance(model, dict) else None
+    return [r for r in ranges or [] if isinstance(r, dict)]
+
+
+def o_s_at(r, s):
+    line = r.get("o_line")
+    if isinstance(line, dict) and value_of(line.get("intercept_us")) is not None \
+            and value_of(line.get("slope_us_per_byte")) is not None:
+        return line["intercept_us"] + line["slope_us_per_byte"] * (s - 1)
+    return value_of(r.get("o_us"))
+
+
+def line_through(points):
+    """(intercept at s = 1, slope) of a line fitted to (s, y) points, weighted by 1/y (relative error)."""
+    import numpy
+    points = [(x, y) for x, y in points if y > 0]
+    if len(points) < 2:
+        return None
+    xs, ys = numpy.array([p[0] - 1.0 for p in points]), numpy.array([p[1] for p in points])
+    slope, intercept = numpy.polyfit(xs, ys, 1, w=1 / ys)
+    return intercept, slope
+
+
+def attach_o_r_lines(ranges, run):
+    """o_r(s) = o_r + (s-1) O_r per range: the saved o_r_line, else a line fitted to the measured o_r(s),
+    as the fit does (the range's o_r_us alone is a weighted mean over the range)."""
+    xs, o_r = series(run, "o_r_us")
+    for r in ranges:
+        line = r.get("o_r_line")
+        if isinstance(line, dict) and value_of(line.get("intercept_us")) is not None:
+            r["_o_r"] = (line["intercept_us"], value_of(line.get("slope_us_per_byte")) or 0.0)
+        else:
+            sizes = set(range_sizes(xs, r))
+            r["_o_r"] = line_through([(x, y) for x, y in zip(xs, o_r) if x in sizes])
+
+
+def o_r_at(r, s):
+    if r.get("_o_r"):
+        return r["_o_r"][0] + r["_o_r"][1] * (s - 1)
+    return value_of(r.get("o_r_us"))
+
+
+def range_for(ranges, s):
+    chosen = ranges[0] if ranges else None
+    for r in ranges:
+        if (value_of(r.get("from_bytes")) or 0) <= s:
+            chosen = r
+    return chosen
+
+
+def loggp_prtt(ranges, s):
+    """Paper 001 eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + (s-1) G)."""
+    r = range_for(ranges, s)
+    if r is None:
+        return None
+    L, G, o_s = value_of(r.get("L_us")), value_of(r.get("G_us_per_byte")), o_s_at(r, s)
+    o_r = o_r_at(r, s)
+    if None in (L, G, o_s):
+        return None
+    return 2 * (L + o_s + (o_r if o_r is not None else o_s) + (s - 1) * G)
+
+
+def shade_ranges(axis, ranges, change_points):
+    for i, r in enumerate(ranges):
+        lo, hi = value_of(r.get("from_bytes")), value_of(r.get("to_bytes"))
+        if lo is not None and hi is not None:
+            axis.axvspan(lo, hi, alpha=0.06 if i % 2 == 0 else 0.12, color="tab:gray", gid=f"range:{i + 1}")
+    for c in change_points:
+        axis.axvline(c, color="tab:red", linestyle=":", linewidth=1, gid=f"change:{c:g}")
+
+
+def range_sizes(xs, r):
+    lo, hi = value_of(r.get("from_bytes")), value_of(r.get("to_bytes"))
+    return [x for x in xs if lo is not None and hi is not None and lo <= x <= hi]
+
+
+def plot_loggp(plt, runs):
+    """Paper 001 Figure 4: y(s) = g + (s-1)G per range, o_s(s), o_r(s), and the model's PRTT."""
+    figure, axes = plt.subplots(2, 2)
+    (gap_ax, o_ax), (prtt_ax, err_ax) = axes
+    for label, run, _ in runs:
+        model = run.get("model") if isinstance(run.get("model"), dict) else {}
+        ranges = ranges_of(model)
+        attach_o_r_lines(ranges, run)
+        changes = [c for c in model.get("change_points_bytes") or [] if isinstance(c, (int, float))]
+        xs, gap = series(run, "gap_us")
+        gap_line, = gap_ax.plot(xs, gap, "o", markersize=3, label=f"{label} y(s) measured", gid=f"gap:{label}")
+        for i, r in enumerate(ranges):
+            g, G = value_of(r.get("g_us")), value_of(r.get("G_us_per_byte"))
+            sizes = range_sizes(xs, r)
+            if g is not None and G is not None and sizes:
+                gap_ax.plot(sizes, [g + (s - 1) * G for s in sizes], "-", color=gap_line.get_color(),
+                            label=f"{label} g + (s-1)G, range {i + 1}" if i == 0 else None,
+                            gid=f"fit:{label}:{i + 1}")
+        xs_o, o_s = series(run, "o_s_us")
+        os_line, = o_ax.plot(xs_o, o_s, "o", markersize=3, label=f"{label} o_s(s)", gid=f"o_s:{label}")
+        xs_r, o_r = series(run, "o_r_us")
+        if xs_r:
+            or_line, = o_ax.plot(xs_r, o_r, "s", markersize=3, label=f"{label} o_r(s)", gid=f"o_r:{label}")
+        for i, r in enumerate(ranges):
+            sizes = range_sizes(xs_o, r)
+            if sizes and o_s_at(r, sizes[0]) is not None:
+                o_ax.plot(sizes, [o_s_at(r, s) for s in sizes], "-", color=os_line.get_color(),
+                          gid=f"o_s_fit:{label}:{i + 1}")
+            if xs_r and sizes and o_r_at(r, sizes[0]) is not None:
+                o_ax.plot(sizes, [o_r_at(r, s) for s in sizes], "--", color=or_line.get_color(),
+                          gid=f"o_r_fit:{label}:{i + 1}")
+        xs_p, prtt = series(run, "median_us")
+        p_line, = prtt_ax.plot(xs_p, prtt, "o", markersize=3, label=f"{label} PRTT(1,0,s) measured",
+                               gid=f"prtt:{label}")
+        predicted = [(s, loggp_prtt(ranges, s)) for s in xs_p]
+        predicted = [(s, p) for s, p in predicted if p is not None and p > 0]
+        for i, r in enumerate(ranges):  # one segment per protocol range
+            part = [p for p in predicted if p[0] in range_sizes(xs_p, r)]
+            prtt_ax.plot([p[0] for p in part], [p[1] for p in part], "-", color=p_line.get_color(),
+                         label=f"{label} LogGP model" if i == 0 else None, gid=f"model:{label}:{i + 1}")
+        if predicted:
+            measured = dict(zip(xs_p, prtt))
+            err = [(s, 100 * (p - measured[s]) / measured[s]) for s, p in predicted if measured[s]]
+            err_ax.plot([e[0] for e in err], [e[1] for e in err], "o-", markersize=3, color=p_line.get_color(),
+                        label=label, gid=f"error:{label}")
+        for axis in (gap_ax, o_ax, prtt_ax, err_ax):
+            shade_ranges(axis, ranges, changes)
+    gap_ax.set_ylabel("y(s) = g + (s-1)G (µs)")
+    gap_ax.set_yscale("log")
+    o_ax.set_ylabel("overhead (µs)")
+    o_ax.set_yscale("log")
+    prtt_ax.set_ylabel("PRTT(1,0,s) (µs)")
+    prtt_ax.set_yscale("log")
+    err_ax.set_ylabel("model error (%)")
+    err_ax.axhline(0, color="gray", linewidth=0.8)
+    for axis in (gap_ax, o_ax, prtt_ax, err_ax):
+        log_size_axis(axis)
+        size_ticks(axis)
+        axis.legend(fontsize="x-small")
+    return figure, "LogGP, paper 001 Fig. 4"
+
+
+def loggps_rtt(model):
+    """Paper 004 Table 6, RTT(k, w), from the fitted parameters (as fit/src/loggps.cpp), or None."""
+    L, o = value_of(model.get("L_us")), value_of(model.get("o_prime_us"))
+    O_s, O_r = value_of(model.get("O_s_us_per_byte")), value_of(model.get("O_r_us_per_byte"))
+    G_s = value_of(model.get("G_s_us_per_byte"))
+    if None in (L, o, O_s, O_r, G_s):
+        return None
+    G_l = value_of(model.get("G_l_us_per_byte"))
+    G_l = G_s if G_l is None else G_l
+    s = value_of(model.get("s_bytes")) or float("inf")
+    S = value_of(model.get("S_bytes")) or float("inf")
+    t1 = lambda k: o + k * O_s  # noqa: E731  (Table 3)
+    t2 = lambda k: k * G_s + L if k <= s else s * G_s + (k - s) * G_l + L  # noqa: E731
+    t3 = lambda k: o + k * O_r  # noqa: E731
+    t5 = o + L + o
+
+    def rtt(k, w):
+        if k <= S:  # eq. (12), (13)
+            return max(t1(k) + 2 * t2(k) + t3(k) - w, 0.0) + w + t1(k) + t3(k)
+        T4 = o + L + o  # eq. (14): the receiver waits for both requests
+        return max(t2(k) + t3(k) + o + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) + 2 * T4 + 2 * t5 - (o + L)
+    return rtt
+
+
+def plot_loggps(plt, runs):
+    """Paper 004: RTT at w = 0 and w = W with the fitted Table 6 curves, s and S marked."""
+    figure, axis = plt.subplots()
+    for label, run, _ in runs:
+        model = run.get("model") if isinstance(run.get("model"), dict) else {}
+        xs, rtt0 = series(run, "median_us")
+        line0, = axis.plot(xs, rtt0, "o", markersize=3, label=f"{label} RTT, w = 0", gid=f"rtt0:{label}")
+        xw, rttw = series(run, "rtt_w_us")
+        linew, = axis.plot(xw, rttw, "s", markersize=3, label=f"{label} RTT, w = W", gid=f"rttw:{label}")
+        for key, line in (("fit_rtt0_us", line0), ("fit_rttw_us", linew)):
+            fx, fy = series(run, key)
+            if fx:
+                axis.plot(fx, fy, "-", color=line.get_color(), gid=f"{key}:{label}")
+        rtt = loggps_rtt(model)
+        if rtt is not None and xs:
+            axis.plot(xs, [rtt(k, 0.0) for k in xs], "-", color=line0.get_color(),
+                      label=f"{label} Table 6 fit, w = 0", gid=f"fit:{label}")
+            w_at = dict(zip(*series(run, "w_us")))
+            sizes = [k for k in xs if k in w_at]
+            axis.plot(sizes, [rtt(k, w_at[k]) for k in sizes], "-", color=linew.get_color(),
+                      label=f"{label} Table 6 fit, w = W", gid=f"fitw:{label}")
+        for key, name, style in (("s_bytes", "s", "--"), ("S_bytes", "S", ":")):
+            v = value_of(model.get(key))
+            if v:
+                axis.axvline(v, color="tab:red", linestyle=style, label=f"{label} {name} = {format_bytes(v)}",
+                             gid=f"{name}:{label}")
+    axis.set_xscale("log", base=2)
+    axis.set_yscale("log")
+    log_size_axis(axis)
+    size_ticks(axis)
+    axis.set_ylabel("round-trip time (µs)")
+    axis.legend(fontsize="small")
+    return figure, "LogGPS, paper 004"
+
+
+def plot_overhead(plt, runs):
+    """Paper 003: o_s and o_r per size, one pair of curves per run (send mode)."""
+    figure, axis = plt.subplots()
+    for label, run, _ in runs:
+        xs, o_s = series(run, "o_s_us")
+        line, = axis.plot(xs, o_s, "o-", markersize=3, label=f"{label} o_s", gid=f"o_s:{label}")
+        xr, o_r = series(run, "o_r_us")
+        axis.plot(xr, o_r, "s--", markersize=3, color=line.get_color(), label=f"{label} o_r", gid=f"o_r:{label}")
+    log_size_axis(axis)
+    size_ticks(axis)
+    axis.set_yscale("log")
+    axis.set_ylabel("overhead (µs)")
+    axis.legend(fontsize="small")
+    return figure, "overheads, paper 003"
+
+
+def nodecomm_table(run, where):
+    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]})."""
+    table = run.get("nodecomm")
+    if not isinstance(table, dict):
+        fail(f'{where}: a nodecomm run without its "nodecomm" object')
+    pairs, sizes, T = table.get("pairs"), table.get("sizes"), table.get("T_us")
+    if not (isinstance(pairs, list) and isinstance(sizes, list) and isinstance(T, list) and len(T) == len(pairs)
+            and all(isinstance(row, list) and len(row) == len(sizes) for row in T)):
+        fail(f'{where}: "nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
+    return pairs, sizes, T
+
+
+def plot_nodecomm(plt, runs):
+    """Paper 002: the measured aggregate bandwidth k n / T(k, n) as a heat map (k x n), and T against k
+    per size. The model heat maps and k* wait for the pattern's model fields (issue 10)."""
+    import numpy
+    label, run, _ = runs[0]
+    pairs, sizes, T = nodecomm_table(run, label)
+    figure, (heat_ax, t_ax) = plt.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1]})
+    T = numpy.array([[v if isinstance(v, (int, float)) and v > 0 else numpy.nan for v in row] for row in T])
+    bandwidth = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :] / T
+    image = heat_ax.imshow(bandwidth, origin="lower", aspect="auto", cmap="viridis", gid=f"heat:{label}")
+    heat_ax.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="small")
+    heat_ax.set_yticks(range(len(pairs)), [str(k) for k in pairs])
+    heat_ax.set_xlabel("message size n (bytes)")
+    heat_ax.set_ylabel("pairs k")
+    figure.colorbar(image, ax=heat_ax, label="aggregate bandwidth k n / T (MB/s)")
+    heat_ax.set_title(f"{label}: measured", fontsize="medium")
+    for j, n in enumerate(sizes):
+        t_ax.plot(pairs, T[:, j], "o-", markersize=3, label=f"n = {format_bytes(n)}", gid=f"T:{label}:{n:g}")
+    t_ax.set_xticks(pairs)
+    t_ax.set_xlabel("pairs k")
+    t_ax.set_ylabel("T(k, n) (µs)")
+    t_ax.set_yscale("log")
+    t_ax.grid(True, alpha=0.3)
+    t_ax.legend(fontsize="x-small", ncol=2)
+    return figure, "node communication, paper 002"
+
+
+FAMILIES = {"loggp": plot_loggp, "loggps": plot_loggps, "overhead": plot_overhead, "nodecomm": plot_nodecomm}
+
+
+# ---------------------------------------------------------------- main
+
+
+def default_output(first_file):
+    return os.path.splitext(first_file)[0] + ".png"
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        prog="ngx plot", description="Draws saved ngx runs: the figure of their pattern (pingpong, loggp, "
+        "loggps, overhead; others as per-size medians).")
+    parser.add_argument("files", nargs="+", metavar="FILE.json", help="saved runs (ngx ... -o FILE.json)")
+    parser.add_argument("-o", "--output", help="the figure: .png, .svg or .pdf (default: FILE.png beside the first)")
+    parser.add_argument("--dpi", type=int, default=100, help="pixels per inch (the figure is 10 x 7.5 in)")
+    a = parser.parse_args()
+    output = a.output or default_output(a.files[0])
+    if os.path.splitext(output)[1].lower() not in (".png", ".svg", ".pdf"):
+        fail(f"-o {output}: unknown figure type; use .png, .svg or .pdf")
+    if not 10 <= a.dpi <= 600:
+        fail(f"--dpi '{a.dpi}': expected a whole number in 10..600")
+    runs, paths = [], []
+    for path in a.files:
+        found = runs_of(path)
+        runs += found
+        paths += [path] * len(found)
+    runs = unique_labels(runs, paths)
+    patterns = sorted({run["pattern"] for _, run, _ in runs})
+    if len(patterns) > 1:
+        fail(f"cannot draw different patterns in one figure: {', '.join(patterns)}")
+    plt = import_pyplot()
+    figure, kind = FAMILIES.get(patterns[0], plot_latency)(plt, runs)
+    figure.set_size_inches(WIDTH_IN, HEIGHT_IN)
+    figure.suptitle(title_of(runs, kind), fontsize="medium")
+    figure.tight_layout()
+    try:
+        figure.savefig(output, dpi=a.dpi)
+    except OSError as error:
+        fail(f"-o {output}: cannot write the figure ({error.strerror})", 1)
+    print(f"ngx plot: wrote {output}")
+
+
+if __name__ == "__main__":
+    main()
