@@ -52,8 +52,9 @@ Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments,
 {
     po::options_description options = option_group("", specs);
     po::positional_options_description bare;
-    if (!positional.empty())
-        bare.add(positional.c_str(), 1);
+    for (const opt::OptionSpec& spec : specs)
+        if (!positional.empty() && spec.name == positional)
+            bare.add(positional.c_str(), spec.repeatable ? -1 : 1);
     po::variables_map values;
     try {
         po::store(po::command_line_parser(arguments).options(options).positional(bare).run(), values);

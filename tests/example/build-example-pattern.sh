@@ -3,28 +3,14 @@
 # installed headers and core library, found through pkg-config as
 # ngx-pattern, and runs it through NGX_PATTERN_PATH: the path a third-party
 # pattern takes. No line of the tree names it.
-set -euo pipefail
-: "${NGX:?}" "${NGX_BUILD_ROOT:?}" "${NGX_SOURCE_ROOT:?}"
-command -v pkg-config >/dev/null || { echo "SKIP: pkg-config is not installed"; exit 77; }
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-meson install -C "$NGX_BUILD_ROOT" --destdir "$work/root" --no-rebuild --quiet >/dev/null
-read -r prefix libdir < <(meson introspect --buildoptions "$NGX_BUILD_ROOT" |
-    python3 -c 'import json,sys; o={x["name"]:x["value"] for x in json.load(sys.stdin)}; print(o["prefix"], o["libdir"])')
-pc="$work/root$prefix/$libdir/pkgconfig"
+source "$(dirname "$0")/stage.sh"
 test -f "$pc/ngx-pattern.pc" || { echo "FAIL: ngx-pattern.pc not installed in $pc"; exit 1; }
 for h in pattern.hpp pattern_plugin.hpp options.hpp; do
     test -f "$work/root$prefix/include/ngx/$h" || { echo "FAIL: $h not installed"; exit 1; }
 done
 ls "$work/root$prefix/$libdir/ngx/patterns/ngx_pattern_loggp.so" >/dev/null || { echo "FAIL: patterns not installed"; exit 1; }
 
-PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" \
-    meson setup "$work/build" "$NGX_SOURCE_ROOT/patterns/example" >"$work/setup.log" 2>&1 ||
-    { cat "$work/setup.log"; echo "FAIL: meson setup of the example pattern"; exit 1; }
-ninja -C "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: build"; exit 1; }
-if grep -q "warning:" "$work/build.log"; then cat "$work/build.log"; echo "FAIL: warnings"; exit 1; fi
+build_example "$NGX_SOURCE_ROOT/patterns/example"
 
 # Listed next to the in-tree patterns, with its own options in --help.
 export NGX_PATTERN_PATH="$work/build:$NGX_PATTERN_PATH"

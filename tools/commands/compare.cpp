@@ -10,6 +10,7 @@
 #include "compare.hpp"
 
 #include "comparison.hpp"
+#include <ngx/command_line.hpp>
 #include <ngx/status.hpp>
 
 #include <filesystem>
@@ -89,22 +90,29 @@ int fail_with(const Status& status)
     return exit_code(status);
 }
 
+std::vector<opt::OptionSpec> compare_specs()
+{
+    opt::OptionSpec files = opt::optional_value("file", "saved runs (JSON)");
+    files.repeatable = true;
+    return {files, opt::flag("json", "print the comparison object as JSON instead of the table"),
+            opt::flag("help,h", "show this help")};
+}
+
 int compare_main(const std::vector<std::string>& arguments)
 {
-    bool as_json = false;
-    std::vector<std::string> files;
-    for (const std::string& argument : arguments) {
-        if (argument == "--help" || argument == "-h") {
-            std::cout << usage_text;
-            return 0;
-        }
-        if (argument == "--json")
-            as_json = true;
-        else if (!argument.empty() && argument.front() == '-')
-            return fail_with(Status::usage("unknown option '" + argument + "'\n" + usage_text));
-        else
-            files.push_back(argument);
+    Result<OptionValues> values = parse_arguments(arguments, compare_specs(), "file");
+    if (!values)
+        return fail_with(Status::usage(values.status().message() + "\n" + usage_text));
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << usage_text;
+        return 0;
     }
+    bool as_json = read.given("json");
+    std::vector<std::string> files;
+    for (const auto& [name, value] : *values)
+        if (name == "file")
+            files.push_back(value);
     std::vector<ComparedRun> runs;
     for (const std::string& file : files)
         if (Status status = collect_runs(file, runs); !status)

@@ -23,7 +23,8 @@
 namespace ngx {
 
 // `positional` names the option that bare arguments fill ("" for none; at
-// most one bare argument). An option name may carry a short form: "output,o".
+// most one bare argument, or any number when that option is repeatable). An
+// option name may carry a short form: "output,o".
 Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments,
                                      const std::vector<opt::OptionSpec>& specs, const std::string& positional);
 
