@@ -57,7 +57,7 @@ Status check_export(opt::OptionReader& read)
     return read.ok() ? Status::ok() : Status::usage(read.error());
 }
 
-SizeRecord offline_record(const fit::PrttSample& sample, double n)
+SizeRecord offline_record(const fit::PrttSample& sample, double n, double rel_ci)
 {
     constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
     SizeRecord record;
@@ -67,6 +67,7 @@ SizeRecord offline_record(const fit::PrttSample& sample, double n)
     record.summary.min = record.summary.max = record.summary.mean = unknown;
     record.summary.stddev = record.summary.p99 = unknown;
     record.extra = loggp_size_columns(sample, n);
+    record.extra.emplace_back("rel_ci95", rel_ci);
     return record;
 }
 
@@ -83,9 +84,11 @@ Document offline_document(const std::string& path, const PrttTable& table, const
                     {{"n", table.n},
                      {"detector", settings.detector},
                      {"lookahead", settings.lookahead},
-                     {"pfact", settings.pfact}}}};
-    for (const fit::PrttSample& sample : table.samples)
-        run.sizes.push_back(offline_record(sample, table.n));
+                     {"pfact", settings.pfact},
+                     {"weights", settings.weights}}}};
+    for (size_t i = 0; i < table.samples.size(); ++i)
+        run.sizes.push_back(
+            offline_record(table.samples[i], table.n, i < table.rel_ci.size() ? table.rel_ci[i] : std::nan("")));
     run.model = std::move(model);
     run.status = "complete";
     document.runs.push_back(std::move(run));
@@ -162,6 +165,18 @@ void print_predictions(const fit::LogGPParams& params, const PredictRequest& req
     std::cout << "prediction: " << predict(params, request) << " us\n";
 }
 
+int export_loggopsim(const char* command, const Json& model)
+{
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
+    if (!params)
+        return fail(command, params.status());
+    Result<std::string> text = loggopsim_parameters(*params);
+    if (!text)
+        return fail(command, text.status());
+    std::cout << *text;
+    return 0;
+}
+
 } // namespace
 
 bool reads_prtt_csv(const std::string& first_line)
@@ -192,14 +207,11 @@ int fit_offline(const CommandArguments& arguments)
     Result<PrttTable> table = read_prtt_file(path);
     if (!table)
         return fail("fit", table.status());
-    Result<Json> model = fit_loggp_model(table->samples, table->n, settings);
+    Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
     if (!model)
         return fail("fit", model.status());
-    if (read.given("export")) {
-        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
-        std::cout << loggopsim_parameters(*params);
-        return 0;
-    }
+    if (read.given("export"))
+        return export_loggopsim("fit", *model);
     Document document = offline_document(path, *table, settings, std::move(*model));
     std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
     if (Status written = replay(document, reporters); !written)
@@ -229,13 +241,11 @@ int predict_offline(const CommandArguments& arguments)
     Result<Json> model = saved_model(read.text("params"));
     if (!model)
         return fail("predict", model.status());
+    if (read.given("export"))
+        return export_loggopsim("predict", *model);
     Result<fit::LogGPParams> params = loggp_params_from_model(*model);
     if (!params)
         return fail("predict", params.status());
-    if (read.given("export")) {
-        std::cout << loggopsim_parameters(*params);
-        return 0;
-    }
     Result<PredictRequest> request = read_request(read);
     if (!request)
         return fail("predict", request.status());
