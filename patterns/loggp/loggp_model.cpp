@@ -137,6 +137,12 @@ void warn_misses(Json& ranges, const fit::LogGPQuality& quality)
     }
 }
 
+// Sizes are measured one after the other, and their medians drift by about
+// 0.1% more than each size's own interval shows (sim on a quiet machine:
+// PRTT(1,0,s) steps of 20-40 ns on 20 us against intervals of 3 ns, which
+// split straight lines at 4-16 B); the noise is not taken below that.
+constexpr double min_relative_noise = 1e-3;
+
 double relative_noise(const std::vector<double>& rel_ci)
 {
     std::vector<double> finite;
@@ -146,7 +152,8 @@ double relative_noise(const std::vector<double>& rel_ci)
     if (finite.empty())
         return fit::Measured::nan;
     std::nth_element(finite.begin(), finite.begin() + finite.size() / 2, finite.end());
-    return finite[finite.size() / 2] / (2 * 1.96); // half-width of a 95% interval / 1.96
+    // Half-width of a 95% interval / 1.96, at least the drift between sizes.
+    return std::max(finite[finite.size() / 2] / (2 * 1.96), min_relative_noise);
 }
 
 fit::LogGPOptions fit_options(const LogGPFitSettings& settings)

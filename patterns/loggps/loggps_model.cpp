@@ -116,8 +116,8 @@ Result<fit::LogGPSParams> loggps_params_from_model(const Json& model)
                              ", not loggps");
     fit::LogGPSParams p;
     double* targets[] = {&p.L, &p.o_prime, &p.O_s, &p.O_r, &p.G_s, &p.G_l};
-    const char* keys[] = {"L_us",           "o_prime_us",      "O_s_us_per_byte",
-                          "O_r_us_per_byte", "G_s_us_per_byte", "G_l_us_per_byte"};
+    const char* keys[] = {"L_us",           "o_prime_us", "O_s_us_per_byte", "O_r_us_per_byte", "G_s_us_per_byte",
+                          "G_l_us_per_byte"};
     for (std::size_t i = 0; i < 6; ++i) {
         Result<double> value = parameter(model, keys[i]);
         if (!value && std::string(keys[i]) != "G_l_us_per_byte") // G_l: null when no size was above s

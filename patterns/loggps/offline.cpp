@@ -79,8 +79,9 @@ double predict(const fit::LogGPSParams& p, const PredictRequest& request)
 int loggps_fit_offline(const CommandArguments& arguments)
 {
     OptionValues values;
-    if (std::optional<int> done = parse_command("fit", arguments, fit_specs(), "file",
-                                                "Usage: ngx fit RUN.json [options]   (loggps: a saved loggps run)", values))
+    if (std::optional<int> done =
+            parse_command("fit", arguments, fit_specs(), "file",
+                          "Usage: ngx fit RUN.json [options]   (loggps: a saved loggps run)", values))
         return *done;
     opt::OptionReader read(values);
     OutputChoice outputs;
@@ -104,9 +105,9 @@ int loggps_fit_offline(const CommandArguments& arguments)
 int loggps_predict_offline(const CommandArguments& arguments)
 {
     OptionValues values;
-    if (std::optional<int> done = parse_command(
-            "predict", arguments, predict_specs("a JSON file with fitted LogGPS parameters (-x loggps)"), "",
-            "Usage: ngx predict --params RUN.json --op OP -s SIZE [options]   (loggps)", values))
+    if (std::optional<int> done =
+            parse_command("predict", arguments, predict_specs("a JSON file with fitted LogGPS parameters (-x loggps)"),
+                          "", "Usage: ngx predict --params RUN.json --op OP -s SIZE [options]   (loggps)", values))
         return *done;
     opt::OptionReader read(values);
     Result<Json> model = saved_model(read.text("params"));

@@ -6,7 +6,8 @@ and exits 1 when a check fails, 2 on unusable input. Quantities are read from
 ngx's JSON (the `model` object); see tests/loggp/README.md for the reasoning
 behind each expected value.
 
-  truth RUN.json --L L --os OS --or OR --g G_ --G G [--S S] [--tol 0.05]
+  truth RUN.json --L L --os OS --or OR --g G_ --G G [--S S] [--tol 0.05] [--lines --O O --Or OR_]
+      (--lines: also the o_r intercept and the overhead slopes O_s, O_r of each line)
       ground truth of the sim module (modules/sim/sim.cpp). Eager range:
       L, o (= o_s), g, G and L_eel = L + o_s + o_r. With --S: two ranges,
       the change point within one measured size of the first size above S,
@@ -71,6 +72,17 @@ def within(name, measured, expected, tol):
           f"  (tolerance {100 * tol:g}%)")
 
 
+def slope(name, measured, expected, intercept, largest, tol):
+    """A per-byte slope: within tol of the truth, or, for a truth of 0, adding
+    at most tol of the intercept over the range ((largest-1) * |slope|)."""
+    if expected > 0:
+        within(name, measured, expected, tol)
+        return
+    add = abs(measured) * (largest - 1) if measured is not None else float("inf")
+    check(name, add <= tol * intercept,
+          f"{measured} (truth 0: adds {add:.4g} us at {largest:g} B, at most {tol * intercept:.4g})")
+
+
 def check(name, condition, detail):
     print(f"  {'ok  ' if condition else 'FAIL'} {name:<28} {detail}")
     if not condition:
@@ -105,6 +117,10 @@ def cmd_truth(a):
     within("g_us (eq. 7)", e["g_us"], a.g, a.tol)
     within("G_us_per_byte (eq. 7)", e["G_us_per_byte"], a.G, a.tol)
     within("L_eel_us = L + o_s + o_r", value(m["L_eel_us"]), a.L + a.os + a.o_r, a.tol)
+    if a.lines:
+        within("o_r_us (intercept)", e["o_r_us"], a.o_r, a.tol)
+        slope("O_us_per_byte (o_s slope)", e["O_us_per_byte"], a.O, a.os, e["to_bytes"], a.tol)
+        slope("O_r_us_per_byte (o_r slope)", e["O_r_us_per_byte"], a.Or, a.o_r, e["to_bytes"], a.tol)
     if not a.S:
         check("no change point", not cps and len(ranges) == 1,
               f"{len(ranges)} range(s), change points {cps} (the sim has no switch)")
@@ -206,6 +222,9 @@ def main():
     t.add_argument("--or", dest="o_r", type=float, required=True)
     t.add_argument("--S", type=int, default=0)
     t.add_argument("--tol", type=float, default=0.05)
+    t.add_argument("--lines", action="store_true", help="also o_r and the slopes O_s (--O), O_r (--Or)")
+    t.add_argument("--O", type=float, default=0.0)
+    t.add_argument("--Or", type=float, default=0.0)
     s = sub.add_parser("switch")
     s.add_argument("loggp")
     s.add_argument("loggps")
