@@ -70,6 +70,16 @@ record() {
     printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >> "$SAMPLES"
 }
 
+# record_run METRIC TOOL ROUND RC VALUE TAG: VALUE when the run exited 0 with
+# a number, else NA with a note pointing at TAG.log.
+record_run() {
+    if [[ $4 -ne 0 ]] || ! is_number "$5"; then
+        record "$1" "$2" "$3" NA "failed (exit $4, see $6.log)"
+    else
+        record "$1" "$2" "$3" "$5"
+    fi
+}
+
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
@@ -90,6 +100,47 @@ qperf_latency_us() {
 # sockperf_median_us LOG: sockperf's "percentile 50.000 = 24.551" in us.
 sockperf_median_us() {
     sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '/percentile 50\.000/ { printf "%.3f", $NF + 0; exit }'
+}
+
+# run_qperf METRIC TEST ROUND: qperf's TEST (tcp_lat, udp_lat) with 1-byte
+# messages for PEER_TIME seconds, server on CPU_A, client on CPU_B; records
+# its mean one-way latency. Uses QPERF_PORT (listen) and QPERF_DATA_PORT.
+run_qperf() {
+    local metric=$1 test=$2 r=$3 tag="qperf_r$3"
+    if ! command -v qperf > /dev/null; then record "$metric" qperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" qperf -lp "$QPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$QPERF_PORT" tcp; then
+        stop_server "$pg"; record "$metric" qperf "$r" NA "server did not listen"; return
+    fi
+    timeout "$TMO" taskset -c "$CPU_B" qperf 127.0.0.1 -lp "$QPERF_PORT" -ip "$QPERF_DATA_PORT" \
+        -m 1 -t "$PEER_TIME" "$test" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    stop_server "$pg"
+    v=$(qperf_latency_us "$WORK/$tag.log")
+    record_run "$metric" qperf "$r" "$rc" "$v" "$tag"
+}
+
+# run_sockperf METRIC tcp|udp ROUND: sockperf ping-pong with 14-byte messages
+# (its minimum: its own header) for PEER_TIME seconds, server on CPU_A, client
+# on CPU_B; records the median half round trip. Uses SOCKPERF_PORT.
+run_sockperf() {
+    local metric=$1 proto=$2 r=$3 tag="sockperf_r$3" flag=()
+    [[ $proto == tcp ]] && flag=(--tcp)
+    if ! command -v sockperf > /dev/null; then record "$metric" sockperf "$r" NA "not installed"; return; fi
+    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" \
+        sockperf server "${flag[@]}" -i 127.0.0.1 -p "$SOCKPERF_PORT"
+    local pg=$SERVER_PG
+    if ! wait_listen "$SOCKPERF_PORT" "$proto"; then
+        stop_server "$pg"; record "$metric" sockperf "$r" NA "server did not $([[ $proto == tcp ]] && echo listen || echo bind)"
+        return
+    fi
+    timeout "$TMO" taskset -c "$CPU_B" sockperf ping-pong "${flag[@]}" -i 127.0.0.1 -p "$SOCKPERF_PORT" \
+        -m 14 -t "$PEER_TIME" > "$WORK/$tag.log" 2>&1 < /dev/null
+    local rc=$? v
+    stop_server "$pg"
+    v=$(sockperf_median_us "$WORK/$tag.log")
+    record_run "$metric" sockperf "$r" "$rc" "$v" "$tag"
 }
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }

@@ -156,52 +156,6 @@ run_ngx() {   # run_ngx METRIC MODULE SIZE COUNT WARMUP ROUND
     record "$metric" "$tool" "$r" "$v"
 }
 
-run_qperf() {
-    local r=$1 tag="qperf_r$1"
-    if ! command -v qperf > /dev/null; then record tcp_lat_us qperf "$r" NA "not installed"; return; fi
-    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" qperf -lp "$QPERF_PORT"
-    local pg=$SERVER_PG
-    if ! wait_listen "$QPERF_PORT"; then
-        stop_server "$pg"; record tcp_lat_us qperf "$r" NA "server did not listen"; return
-    fi
-    timeout "$TMO" taskset -c "$CPU_B" qperf 127.0.0.1 -lp "$QPERF_PORT" -ip "$QPERF_DATA_PORT" \
-        -m 1 -t "$PEER_TIME" tcp_lat > "$WORK/$tag.log" 2>&1 < /dev/null
-    local rc=$?
-    stop_server "$pg"
-    # "latency = 7.38 us": the mean one-way latency (half round trip).
-    local v
-    v=$(qperf_latency_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record tcp_lat_us qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record tcp_lat_us qperf "$r" "$v"
-}
-
-run_sockperf() {
-    local r=$1 tag="sockperf_r$1"
-    if ! command -v sockperf > /dev/null; then record tcp_lat_us sockperf "$r" NA "not installed"; return; fi
-    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" \
-        sockperf server --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT"
-    local pg=$SERVER_PG
-    if ! wait_listen "$SOCKPERF_PORT"; then
-        stop_server "$pg"; record tcp_lat_us sockperf "$r" NA "server did not listen"; return
-    fi
-    # 14 bytes: sockperf's minimum message, its own header (8-byte sequence
-    # number, 2-byte flags, 4-byte length); see bench/README.md.
-    timeout "$TMO" taskset -c "$CPU_B" sockperf ping-pong --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" \
-        -m 14 -t "$PEER_TIME" > "$WORK/$tag.log" 2>&1 < /dev/null
-    local rc=$?
-    stop_server "$pg"
-    # "---> percentile 50.000 =   24.551": median of the per-message half
-    # round trips, in usec.
-    local v
-    v=$(sockperf_median_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record tcp_lat_us sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record tcp_lat_us sockperf "$r" "$v"
-}
-
 run_nptcp() {
     local r=$1 tag="nptcp_r$1"
     if ! command -v NPtcp > /dev/null; then record tcp_lat_us NPtcp "$r" NA "not installed"; return; fi
@@ -220,10 +174,7 @@ run_nptcp() {
     # NetPIPE's trials, each the mean over -n round trips).
     local v=""
     [[ -s $WORK/$tag.np ]] && v=$(awk '$1 == 1 { printf "%.3f", $3 * 1e6; exit }' "$WORK/$tag.np")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record tcp_lat_us NPtcp "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record tcp_lat_us NPtcp "$r" "$v"
+    record_run tcp_lat_us NPtcp "$r" "$rc" "$v" "$tag"
 }
 
 run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
@@ -238,10 +189,7 @@ run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
     else
         v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
     fi
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record "$metric" minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record "$metric" minimal "$r" "$v"
+    record_run "$metric" minimal "$r" "$rc" "$v" "$tag"
 }
 
 run_min_shm() {
@@ -251,31 +199,17 @@ run_min_shm() {
         > "$WORK/$tag.log" 2>&1 < /dev/null
     local rc=$? v
     v=$(awk '$1 == "1" { print $2; exit }' "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record shm_lat_us minimal "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record shm_lat_us minimal "$r" "$v"
+    record_run shm_lat_us minimal "$r" "$rc" "$v" "$tag"
 }
 
 # ---------------------------------------------------------------- peers
-install_peers() {
-    local missing=() pkgs=()
-    command -v qperf > /dev/null || { missing+=(qperf); pkgs+=(qperf); }
-    command -v sockperf > /dev/null || { missing+=(sockperf); pkgs+=(sockperf); }
-    command -v NPtcp > /dev/null || { missing+=(NPtcp); pkgs+=(netpipe-tcp); }
-    command -v python3 > /dev/null || pkgs+=(python3)
-    command -v ss > /dev/null || pkgs+=(iproute2)
-    [[ ${#pkgs[@]} -eq 0 ]] && return 0
-    echo "installing: ${pkgs[*]}" >&2
-    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get > /dev/null; then
-        echo "run-tcp-shm.sh: cannot install ${pkgs[*]} (needs root and apt-get)" >&2
-        return 0
-    fi
-    timeout 600 apt-get update -qq > "$WORK/apt.log" 2>&1
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${pkgs[@]}" >> "$WORK/apt.log" 2>&1 ||
-        echo "run-tcp-shm.sh: apt-get install failed (see $WORK/apt.log); missing tools are skipped" >&2
-}
-install_peers
+missing=()
+command -v qperf > /dev/null || missing+=(qperf)
+command -v sockperf > /dev/null || missing+=(sockperf)
+command -v NPtcp > /dev/null || missing+=(netpipe-tcp)
+command -v python3 > /dev/null || missing+=(python3)
+command -v ss > /dev/null || missing+=(iproute2)
+install_tools "${missing[@]}"
 command -v python3 > /dev/null || { echo "run-tcp-shm.sh: python3 is required" >&2; exit 1; }
 
 NGX_VERSION=unknown
@@ -301,8 +235,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
         t=${TCP_TOOLS[$(( (k + r - 1) % ${#TCP_TOOLS[@]} ))]}
         case $t in
             ngx)      run_ngx tcp_lat_us tcp 1 "$COUNT" "$WARMUP" "$r" ;;
-            qperf)    run_qperf "$r" ;;
-            sockperf) run_sockperf "$r" ;;
+            qperf)    run_qperf tcp_lat_us tcp_lat "$r" ;;
+            sockperf) run_sockperf tcp_lat_us tcp "$r" ;;
             NPtcp)    run_nptcp "$r" ;;
             minimal)  run_min_tcp tcp_lat_us 1 "$COUNT" "$WARMUP" "$r" ;;
         esac

@@ -18,6 +18,8 @@
  * with one row for the 1-byte payload; median_us is the median half round
  * trip.
  */
+#include "common.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -49,12 +51,6 @@ _Static_assert(sizeof(struct line) == LINE, "one cache line per direction");
 
 static int use_pause;
 
-static void die(const char* what)
-{
-    fprintf(stderr, "shm_pingpong: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: shm_pingpong [-a CPU] [-b CPU] [-w WARMUP] [-n ITERS] [-p]\n"
@@ -65,27 +61,6 @@ static void usage(void)
                     "  -n N     timed round trips (default 20000)\n"
                     "  -p       execute a pause/yield instruction in the spin loop\n");
     exit(2);
-}
-
-static long parse_long(const char* s)
-{
-    char* end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        usage();
-    return v;
-}
-
-static void pin(int cpu)
-{
-    if (cpu < 0)
-        return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET((size_t)cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        die("sched_setaffinity");
 }
 
 static inline void cpu_relax(void)
@@ -112,19 +87,6 @@ static inline void post(struct line* l, uint64_t seq, unsigned char byte)
 {
     l->payload = byte;
     atomic_store_explicit(&l->seq, seq, memory_order_release);
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char** argv)
@@ -202,8 +164,7 @@ int main(int argc, char** argv)
     double sum = 0.0;
     for (long k = 0; k < iters; k++)
         sum += samples[k];
-    qsort(samples, (size_t)iters, sizeof *samples, cmp_double);
-    double median = (iters % 2) ? samples[iters / 2] : 0.5 * (samples[iters / 2 - 1] + samples[iters / 2]);
+    double median = sort_median(samples, iters);
     printf("# shm_pingpong: shared anonymous mapping, spin on a cache-line flag "
            "(1-byte payload in the same line), %s, cpus %d,%d, warmup %ld, iters %ld\n",
            use_pause ? "pause in spin loop" : "no pause", cpu_a, cpu_b, warmup, iters);

@@ -17,6 +17,8 @@
  *   bw_1MiB_MBps <value>
  * repeats its bandwidth.
  */
+#include "common.h"
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -43,12 +45,6 @@ struct options {
     size_t sizes[MAX_SIZES];
     int nsizes;
 };
-
-static void die(const char* what)
-{
-    fprintf(stderr, "tcp_pingpong: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
 
 static void usage(void)
 {
@@ -87,16 +83,6 @@ static int parse_size(const char* s, size_t* out)
         return -1;
     *out = (size_t)v;
     return 0;
-}
-
-static long parse_long(const char* s)
-{
-    char* end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        usage();
-    return v;
 }
 
 static void parse_args(int argc, char** argv, struct options* o)
@@ -146,17 +132,6 @@ static void parse_args(int argc, char** argv, struct options* o)
     }
 }
 
-static void pin(int cpu)
-{
-    if (cpu < 0)
-        return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET((size_t)cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        die("sched_setaffinity");
-}
-
 static void send_all(int fd, const char* buf, size_t len)
 {
     while (len > 0) {
@@ -196,19 +171,6 @@ static void set_nodelay(int fd)
         die("setsockopt(TCP_NODELAY)");
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
 /* Echo side: the same sequence of sizes and counts as the timing side. */
 static void run_echo(int fd, const struct options* o, char* buf)
 {
@@ -244,9 +206,8 @@ static void run_timer(int fd, const struct options* o, char* buf, double* sample
         double sum = 0.0;
         for (long i = 0; i < o->iters; i++)
             sum += samples[i];
-        qsort(samples, (size_t)o->iters, sizeof *samples, cmp_double);
         long n = o->iters;
-        double median = (n % 2) ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+        double median = sort_median(samples, n);
         double mbps = (double)len / median;
         printf("%zu %.3f %.3f %.3f %.1f %ld\n", len, median, samples[0], sum / (double)n, mbps, n);
         fflush(stdout);

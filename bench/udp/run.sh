@@ -104,44 +104,6 @@ run_ngx() {   # run_ngx TOOL ROUND [MODULE OPTION...]
     record udp_lat_us "$tool" "$r" "$v"
 }
 
-run_qperf() {
-    local r=$1 tag="qperf_r$1"
-    if ! command -v qperf > /dev/null; then record udp_lat_us qperf "$r" NA "not installed"; return; fi
-    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" qperf -lp "$QPERF_PORT"
-    local pg=$SERVER_PG
-    if ! wait_listen "$QPERF_PORT" tcp; then
-        stop_server "$pg"; record udp_lat_us qperf "$r" NA "server did not listen"; return
-    fi
-    timeout "$TMO" taskset -c "$CPU_B" qperf 127.0.0.1 -lp "$QPERF_PORT" -ip "$QPERF_DATA_PORT" \
-        -m 1 -t "$PEER_TIME" udp_lat > "$WORK/$tag.log" 2>&1 < /dev/null
-    local rc=$? v
-    stop_server "$pg"
-    v=$(qperf_latency_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record udp_lat_us qperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record udp_lat_us qperf "$r" "$v"
-}
-
-run_sockperf() {
-    local r=$1 tag="sockperf_r$1"
-    if ! command -v sockperf > /dev/null; then record udp_lat_us sockperf "$r" NA "not installed"; return; fi
-    start_server "$WORK/${tag}_server.log" taskset -c "$CPU_A" sockperf server -i 127.0.0.1 -p "$SOCKPERF_PORT"
-    local pg=$SERVER_PG
-    if ! wait_listen "$SOCKPERF_PORT" udp; then
-        stop_server "$pg"; record udp_lat_us sockperf "$r" NA "server did not bind"; return
-    fi
-    timeout "$TMO" taskset -c "$CPU_B" sockperf ping-pong -i 127.0.0.1 -p "$SOCKPERF_PORT" \
-        -m 14 -t "$PEER_TIME" > "$WORK/$tag.log" 2>&1 < /dev/null
-    local rc=$? v
-    stop_server "$pg"
-    v=$(sockperf_median_us "$WORK/$tag.log")
-    if [[ $rc -ne 0 ]] || ! is_number "$v"; then
-        record udp_lat_us sockperf "$r" NA "failed (exit $rc, see $tag.log)"; return
-    fi
-    record udp_lat_us sockperf "$r" "$v"
-}
-
 missing=()
 command -v qperf > /dev/null || missing+=(qperf)
 command -v sockperf > /dev/null || missing+=(sockperf)
@@ -164,8 +126,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
         case $t in
             ngx)           run_ngx ngx "$r" ;;
             ngx-busy-poll) run_ngx ngx-busy-poll "$r" --udp-busy-poll 1 ;;
-            qperf)         run_qperf "$r" ;;
-            sockperf)      run_sockperf "$r" ;;
+            qperf)         run_qperf udp_lat_us udp_lat "$r" ;;
+            sockperf)      run_sockperf udp_lat_us udp "$r" ;;
         esac
     done
 done

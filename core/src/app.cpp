@@ -10,6 +10,7 @@
 #include "sysinfo.hpp"
 
 #include "ngx_config.h"
+#include "watchdog.hpp"
 
 #include <csignal>
 #include <cstdlib>
@@ -43,7 +44,7 @@ void print_error(const Status& status, const std::string& side, bool quiet)
 
 std::string side_of(const Bootstrap& boot)
 {
-    if (boot.rank() == 0)
+    if (boot.rank() == 0 && boot.name() != "mpi") // under MPI every rank names itself
         return "";
     if (boot.kind() == BootstrapKind::local)
         return "forked peer, rank 1";
@@ -268,9 +269,17 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
     if (!placements)
         return placements.status();
     bool reporting = boot.rank() == 0;
-    Session session(config, boot, timer, guard.flag(), make_reporters(config, env, reporting),
+    std::vector<std::unique_ptr<Reporter>> reporters = make_reporters(config, env, reporting);
+    if (!reporting && boot.is_driver()) // with 2k ranks the driver of each pair shows its own table
+        reporters.push_back(std::make_unique<TableReporter>(std::cout));
+    Session session(config, boot, timer, guard.flag(), std::move(reporters),
                     run_context(config, timer, boot, *placements));
-    Status status = session.run_all();
+    Status status;
+    { // a blocking call that never returns cannot hang the job: see watchdog.hpp
+        Watchdog watchdog(session.progress(), config.settings.timeout_ns, guard.flag(), watchdog_side(boot),
+                          [&](const std::string& report, bool cut) { end_stuck_job(session, boot, report, cut); });
+        status = session.run_all();
+    }
     Status written = session.close();
     if (reporting)
         print_document(config, session.document());

@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include "option_group.hpp"
+#include "plan.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/options.hpp>
@@ -62,8 +63,11 @@ po::options_description general_options()
         ("count,c", po::value<std::string>(), "samples kept per size (default: the pattern's, 1000 for pingpong)")
         ("warmup", po::value<std::string>(), "samples discarded per size before those (default: the pattern's)")
         ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
-        ("retries", po::value<std::string>()->default_value("100"),
-         "lossy modules (udp): repetitions per size that may lose a message and be retried; beyond, the run fails")
+        ("max-loss", po::value<std::string>()->default_value("50"),
+         "lossy modules (udp): the share of a size's repetitions, percent, that may lose a message and be "
+         "retried; beyond, the run fails (e.g. 50 or 50%)")
+        ("retries", po::value<std::string>(),
+         "lossy modules (udp): an absolute cap on the repetitions per size that may lose a message (default: none)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("raw", "keep every sample in the JSON output")
@@ -76,16 +80,21 @@ po::options_description general_options()
     return general;
 }
 
-po::options_description module_options(const LoadedModule& module)
+std::vector<opt::OptionSpec> module_specs(const ngx_module& descriptor)
 {
-    const ngx_module& descriptor = module.descriptor();
     std::vector<opt::OptionSpec> specs;
     for (size_t i = 0; i < descriptor.option_count; ++i) {
         const ngx_option_spec& spec = descriptor.options[i];
         specs.push_back({spec.name, spec.default_value ? spec.default_value : "", spec.help ? spec.help : "",
                          opt::OptionKind::value, spec.default_value != nullptr});
     }
-    return option_group("Module " + module.name() + ": " + descriptor.description, specs);
+    return specs;
+}
+
+po::options_description module_options(const LoadedModule& module)
+{
+    const ngx_module& descriptor = module.descriptor();
+    return option_group("Module " + module.name() + ": " + descriptor.description, module_specs(descriptor));
 }
 
 po::options_description pattern_options(const PatternInfo& pattern)
@@ -192,6 +201,22 @@ Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, R
     return Status::ok();
 }
 
+// --max-loss PCT[%] (relative, always) and --retries N (absolute, when given).
+Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
+{
+    Result<double> max_loss = usage_or(opt::percentage("max-loss", values["max-loss"].as<std::string>()));
+    if (!max_loss)
+        return max_loss.status();
+    settings.max_loss = *max_loss / 100;
+    if (!values.count("retries"))
+        return Status::ok();
+    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
+    if (!retries)
+        return retries.status();
+    settings.retries = *retries;
+    return Status::ok();
+}
+
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
@@ -211,10 +236,7 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     settings.count = *count;
     settings.warmup = *warmup;
     settings.timeout_ns = uint64_t(*timeout * 1e9);
-    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
-    if (!retries)
-        return retries.status();
-    settings.retries = *retries;
+    NGX_TRY(read_loss_budget(values, settings));
     settings.keep_raw = values.count("raw") > 0;
     settings.verify = values.count("verify") > 0;
     return Status::ok();
@@ -287,68 +309,6 @@ Status read_launch(const po::variables_map& values, Config& config)
         config.timer = TimerChoice::clock;
     else
         return bad_value("timer", timer, "expected auto, tsc or clock");
-    return Status::ok();
-}
-
-constexpr size_t max_runs = 64;
-
-// A module option given a comma-separated list runs the module once per
-// value (every combination when several options list values), e.g.
-// `--mpi-mode standard,synchronous` gives two runs, compared side by side.
-Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& runs)
-{
-    std::vector<ModuleChoice> partial = {ModuleChoice{choice.module, {}, ""}};
-    for (const auto& [name, value] : choice.options) {
-        std::vector<std::string> values =
-            value.find(',') == std::string::npos ? std::vector<std::string>{value} : split_list(value);
-        std::vector<ModuleChoice> next;
-        for (const ModuleChoice& base : partial)
-            for (const std::string& one : values) {
-                if (one.empty() && values.size() > 1)
-                    return bad_value(name, value, "empty item in the list of values");
-                ModuleChoice extended = base;
-                extended.options.emplace_back(name, one);
-                if (values.size() > 1)
-                    extended.variant += (extended.variant.empty() ? "" : ",") + name + "=" + one;
-                next.push_back(std::move(extended));
-            }
-        partial = std::move(next);
-        if (runs.size() + partial.size() > max_runs)
-            return bad_value(name, value, "the value lists give more than " + std::to_string(max_runs) + " runs");
-    }
-    runs.insert(runs.end(), partial.begin(), partial.end());
-    return Status::ok();
-}
-
-// Every module option with its value; bad values are the module's to judge at init.
-Status collect_module_options(const po::variables_map& values, std::vector<ModuleChoice>& modules)
-{
-    std::vector<ModuleChoice> runs;
-    for (ModuleChoice& choice : modules) {
-        const ngx_module& descriptor = choice.module->descriptor();
-        for (size_t i = 0; i < descriptor.option_count; ++i) {
-            const char* name = descriptor.options[i].name;
-            if (values.count(name))
-                choice.options.emplace_back(name, values[name].as<std::string>());
-        }
-        NGX_TRY(expand_variants(choice, runs));
-    }
-    modules = std::move(runs);
-    return Status::ok();
-}
-
-// Sizes every chosen module can carry.
-Status check_sizes_fit_modules(const Config& config)
-{
-    for (const ModuleChoice& choice : config.modules) {
-        const ngx_module& descriptor = choice.module->descriptor();
-        if (config.settings.sizes.front() == 0 && !choice.module->has(NGX_CAP_ZERO_BYTE))
-            return Status::usage("-s/--sizes: module " + choice.module->name() +
-                                 " has no 0-byte messages (a stream carries no empty message); start at 1");
-        if (descriptor.max_message_size != 0 && config.settings.sizes.back() > descriptor.max_message_size)
-            return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
-                                 std::to_string(descriptor.max_message_size) + " bytes per message");
-    }
     return Status::ok();
 }
 
@@ -435,8 +395,13 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
     NGX_TRY(read_launch(values, config));
-    NGX_TRY(collect_module_options(values, config.modules));
-    NGX_TRY(check_sizes_fit_modules(config));
+    for (ModuleChoice& choice : config.modules)
+        choice.options = values_of(values, module_specs(choice.module->descriptor()));
+    Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);
+    if (!runs)
+        return runs.status();
+    config.modules = std::move(*runs);
+    NGX_TRY(check_sizes_fit_modules(config.modules, config.settings.sizes));
     config.pattern_options = values_of(values, config.pattern->options);
     return config;
 }

@@ -8,6 +8,7 @@
 #define NGX_CLI_HPP
 
 #include "pattern_catalog.hpp"
+#include "plan.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/loader.hpp>
@@ -23,12 +24,6 @@ namespace ngx {
 
 enum class Action { run, help, version, list_modules, list_patterns };
 enum class BootstrapChoice { automatic, local, tcp, mpi };
-
-struct ModuleChoice {
-    LoadedModulePtr module;
-    OptionValues options; // every option of the module, defaults filled in
-    std::string variant;  // "mpi-mode=synchronous" when an option listed several values
-};
 
 struct Config {
     Action action = Action::run;

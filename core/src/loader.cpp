@@ -1,5 +1,6 @@
 // Module discovery and validation (see loader.hpp).
 #include <ngx/loader.hpp>
+#include <ngx/module_support.hpp>
 
 #include "plugin_files.hpp"
 
@@ -62,8 +63,7 @@ Status check_descriptor(const ngx_module* module, const std::string& expected_na
 // The shared fallbacks for optional operations a module leaves out.
 ngx_status unsupported(ngx_error* err, const char* what)
 {
-    std::snprintf(err->message, sizeof err->message, "the module has no %s", what);
-    return NGX_ERR_UNSUPPORTED;
+    return mod::fail(err, NGX_ERR_UNSUPPORTED, "the module has no %s", what);
 }
 
 ngx_status no_isend(void*, const void*, size_t, ngx_request*, ngx_error* err)
@@ -91,20 +91,6 @@ ngx_status no_resync(void*, const ngx_bootstrap*, ngx_error*)
     return NGX_OK; // a module without resync has nothing to resynchronise
 }
 
-ngx_status heap_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    *buf = std::aligned_alloc(64, (len + 63) / 64 * 64);
-    if (*buf != nullptr)
-        return NGX_OK;
-    std::snprintf(err->message, sizeof err->message, "cannot allocate a buffer of %zu bytes", len);
-    return NGX_ERR_NO_MEMORY;
-}
-
-void heap_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -116,8 +102,8 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
     std::memcpy(&ops, &module_ops, std::min(module_ops.size, sizeof ops));
     ops.size = sizeof ops;
     if (ops.alloc == nullptr) {
-        ops.alloc = heap_alloc;
-        ops.free = heap_free;
+        ops.alloc = mod::heap_alloc<64>;
+        ops.free = mod::heap_free;
     } else if (ops.free == nullptr) {
         ops.free = keep;
     }

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -108,10 +109,19 @@ private:
     std::string local_address_, peer_address_;
 };
 
+// Ends the whole job. The files are written by now: the launcher's SIGTERM,
+// which follows, may end this process at once instead of after its kill
+// timeout (1 s in Open MPI), so SIGTERM gets its default action back.
+void abort_job(int exit_code)
+{
+    std::signal(SIGTERM, SIG_DFL);
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+}
+
 MpiBootstrap::~MpiBootstrap()
 {
     if (exit_code_ != 0 && exit_code_ != 2) {
-        MPI_Abort(MPI_COMM_WORLD, exit_code_); // the peer may sit in MPI: finalize could hang
+        abort_job(exit_code_); // the peer may sit in MPI: finalize could hang
         return;
     }
     MPI_Comm_free(&comm_);
@@ -253,6 +263,12 @@ void finish_mpi_bootstrap(Bootstrap& boot, int exit_code)
 {
     if (auto* mpi = dynamic_cast<MpiBootstrap*>(&boot))
         mpi->set_exit_code(exit_code);
+}
+
+void abort_mpi_job(Bootstrap& boot, int exit_code)
+{
+    if (dynamic_cast<MpiBootstrap*>(&boot) != nullptr)
+        abort_job(exit_code);
 }
 
 } // namespace ngx

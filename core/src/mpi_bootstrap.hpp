@@ -33,6 +33,10 @@ Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns);
 // hang the job. No effect on other bootstraps.
 void finish_mpi_bootstrap(Bootstrap& boot, int exit_code);
 
+// MPI_Abort(MPI_COMM_WORLD, exit_code) now, from any thread (the watchdog's
+// while the main thread is stuck in MPI); returns only for other bootstraps.
+void abort_mpi_job(Bootstrap& boot, int exit_code);
+
 } // namespace ngx
 
 #endif

@@ -26,7 +26,8 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"timeout_s", double(settings.timeout_ns) / 1e9},
                     {"cpus", config.cpus},
                     {"verify", settings.verify},
-                    {"retries", settings.retries},
+                    {"retries", settings.retries == RunSettings::no_retry_cap ? Json() : Json(settings.retries)},
+                    {"max_loss_percent", settings.max_loss * 100},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())
@@ -67,19 +68,22 @@ Status Session::run_module(const ModuleChoice& choice)
 {
     std::unique_ptr<Pattern> pattern = config_.pattern->create();
     NGX_TRY(pattern->configure(config_.pattern_options));
-    auto start = std::chrono::steady_clock::now();
+    run_start_ = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
+    mark_step(&progress_, "ending the run");
     if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0)
         status = Status::interrupted(status.message());
-    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    end_run(status, elapsed.count());
+    std::lock_guard<std::mutex> lock(mutex_);
+    end_run(status);
     std::string variant = choice.variant.empty() ? "" : " [" + choice.variant + "]";
     return status.with_context(choice.module->name() + variant + " " + config_.pattern->name);
 }
 
 Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
 {
+    mark_step(&progress_, "waiting for the peer before the run", 0);
     NGX_TRY(boot_.barrier().with_context("waiting for the peer before the run"));
+    mark_step(&progress_, "opening the module");
     TransportSettings settings;
     settings.timeout_ns = config_.settings.timeout_ns;
     settings.cancel = cancel_;
@@ -88,9 +92,13 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     if (!transport)
         return transport.status(); // a bad module option: no run has begun
     begin_run(choice, pattern);
+    mark_step(&progress_, "connecting");
     NGX_TRY((*transport)->connect(boot_));
-    PatternContext context{**transport, boot_, timer_, config_.settings, *this, cancel_, {}};
+    RunSettings run_settings = config_.settings;
+    run_settings.progress = &progress_;
+    PatternContext context{**transport, boot_, timer_, run_settings, *this, cancel_, {}};
     NGX_TRY(pattern.run(context));
+    mark_step(&progress_, "waiting for the peer after the run");
     return boot_.barrier().with_context("waiting for the peer after the run");
 }
 
@@ -110,13 +118,14 @@ void Session::begin_run(const ModuleChoice& choice, const Pattern& pattern)
         reporter->run_started(*current_);
 }
 
-void Session::end_run(const Status& status, double seconds)
+void Session::end_run(const Status& status)
 {
     if (current_ == nullptr)
         return;
+    std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - run_start_;
     current_->status = run_status_name(status);
     current_->error = status.is_ok() ? "" : status.message();
-    current_->wall_seconds = seconds;
+    current_->wall_seconds = seconds.count();
     for (auto& reporter : reporters_)
         reporter->run_finished(*current_);
     current_ = nullptr;
@@ -124,6 +133,7 @@ void Session::end_run(const Status& status, double seconds)
 
 void Session::size_done(SizeRecord record)
 {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (current_ == nullptr)
         return;
     current_->sizes.push_back(std::move(record));
@@ -143,8 +153,24 @@ void Session::count_messages(uint64_t messages)
         current_->messages += messages;
 }
 
+Status Session::abandon(const Status& why)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    end_run(why);
+    return close_locked();
+}
+
 Status Session::close()
 {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return close_locked();
+}
+
+Status Session::close_locked()
+{
+    if (closed_)
+        return Status::ok();
+    closed_ = true;
     if (reporting() && document_.runs.size() > 1) // several modules: what each costs next to the first
         document_.comparison = compare_runs(compared_runs(document_));
     Status first_failure;
@@ -154,6 +180,15 @@ Status Session::close()
             first_failure = status;
     }
     return first_failure;
+}
+
+std::string Session::current_run_label()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (current_ == nullptr)
+        return "";
+    return current_->module + (current_->variant.empty() ? "" : " [" + current_->variant + "]") + " " +
+           current_->pattern;
 }
 
 } // namespace ngx

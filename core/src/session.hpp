@@ -11,7 +11,9 @@
 #include "cli.hpp"
 #include <ngx/reporter.hpp>
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace ngx {
@@ -26,6 +28,13 @@ public:
     // Hands the document to every reporter (files are written here).
     Status close();
     const Document& document() const { return document_; }
+    // Where the run is, for the watchdog.
+    const Progress& progress() const { return progress_; }
+    // From another thread while this one may be stuck in a blocking call: ends
+    // the current run with `why` (status "error") and closes (see close()).
+    Status abandon(const Status& why);
+    // "mpi pingpong" (with the variant) while a run is under way, else "".
+    std::string current_run_label();
 
     void size_done(SizeRecord record) override;
     void set_model(Json model) override;
@@ -35,8 +44,9 @@ private:
     Status run_module(const ModuleChoice& choice);
     Status measure(const ModuleChoice& choice, Pattern& pattern);
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
-    void end_run(const Status& status, double seconds);
-    bool reporting() const { return boot_.rank() == 0; }
+    void end_run(const Status& status);
+    Status close_locked();
+    bool reporting() const { return boot_.is_driver(); } // rank 0 writes the files; other drivers show a table
 
     const Config& config_;
     Bootstrap& boot_;
@@ -45,6 +55,10 @@ private:
     std::vector<std::unique_ptr<Reporter>> reporters_;
     Document document_;
     RunRecord* current_ = nullptr;
+    Progress progress_;
+    std::mutex mutex_; // the document and the reporters, against abandon()
+    bool closed_ = false;
+    std::chrono::steady_clock::time_point run_start_;
 };
 
 } // namespace ngx

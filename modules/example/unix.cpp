@@ -37,17 +37,17 @@ const ngx_option_spec options[] = {
 
 ngx_status unix_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
+    std::string name = read.text("unix-name", "");
+    if (name.size() >= sizeof Context::name)
+        read.reject("unix-name", "longer than " + std::to_string(sizeof Context::name - 1) + " characters");
+    if (ngx_status s = read.status(err); s != NGX_OK)
+        return s;
     auto* context = new (std::nothrow) Context;
     if (context == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "out of memory");
-    const char* name = ngx::mod::option(args, "unix-name");
-    if (name != nullptr && std::strlen(name) >= sizeof context->name) {
-        delete context;
-        return fail(err, NGX_ERR_INVALID_OPTION, "--unix-name '%s': longer than %zu characters", name,
-                    sizeof context->name - 1);
-    }
-    if (name != nullptr && *name != '\0')
-        std::strcpy(context->name, name);
+    if (!name.empty())
+        std::strcpy(context->name, name.c_str());
     else
         std::snprintf(context->name, sizeof context->name, "ngx-unix-%d-%d", getpid(), std::rand());
     context->timeout_ns = args->timeout_ns;

@@ -24,8 +24,6 @@ using ngx::ibv::DeviceRequest;
 using ngx::ibv::Mode;
 using ngx::ibv::Settings;
 using ngx::mod::fail;
-using ngx::mod::option;
-using ngx::mod::parse_unsigned;
 
 constexpr size_t default_slot = 1 << 20;        // when the core gives no max_message_size
 constexpr size_t ring_limit = size_t(64) << 20; // receive ring memory above which rx-depth shrinks
@@ -44,49 +42,19 @@ const ngx_option_spec option_specs[] = {
     {"ibv-inline", "256", "inline data to ask the device for (it may give less; 0: never inline)"},
 };
 
-ngx_status unsigned_option(const ngx_init_args* args, const char* name, uint64_t min, uint64_t max, uint64_t* out,
-                           ngx_error* err)
+Mode read_mode(ngx::mod::ModuleOptions& read)
 {
-    const char* text = option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    auto value = parse_unsigned(text, min, max);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s %s: expected an integer in %llu..%llu", name, text,
-                    static_cast<unsigned long long>(min), static_cast<unsigned long long>(max));
-    *out = *value;
-    return NGX_OK;
+    std::string mode = read.choice("ibv-mode", "send", {"send", "write", "read"});
+    return mode == "write" ? Mode::write : mode == "read" ? Mode::read : Mode::send;
 }
 
-ngx_status parse_mode(const ngx_init_args* args, Mode* mode, ngx_error* err)
+void read_settings(ngx::mod::ModuleOptions& read, const ngx_init_args* args, Settings& s)
 {
-    const char* text = option(args, "ibv-mode");
-    std::string_view m = text != nullptr ? text : "send";
-    if (m == "send")
-        *mode = Mode::send;
-    else if (m == "write")
-        *mode = Mode::write;
-    else if (m == "read")
-        *mode = Mode::read;
-    else
-        return fail(err, NGX_ERR_INVALID_OPTION, "--ibv-mode %s: expected send, write or read", text);
-    return NGX_OK;
-}
-
-ngx_status parse_settings(const ngx_init_args* args, Settings& s, ngx_error* err)
-{
-    uint64_t rx = 32, sq = s.sq_depth, sig = s.signal_every, inl = s.inline_request;
-    ngx_status st = parse_mode(args, &s.mode, err);
-    if (st == NGX_OK)
-        st = unsigned_option(args, "ibv-rx-depth", 1, 254, &rx, err);
-    if (st == NGX_OK)
-        st = unsigned_option(args, "ibv-sq-depth", 4, 4096, &sq, err);
-    if (st == NGX_OK)
-        st = unsigned_option(args, "ibv-signal", 1, sq / 2, &sig, err);
-    if (st == NGX_OK)
-        st = unsigned_option(args, "ibv-inline", 0, 4096, &inl, err);
-    if (st != NGX_OK)
-        return st;
+    s.mode = read_mode(read);
+    uint64_t rx = read.whole_number("ibv-rx-depth", 32, 1, 254);
+    uint64_t sq = read.whole_number("ibv-sq-depth", s.sq_depth, 4, 4096);
+    uint64_t sig = read.whole_number("ibv-signal", s.signal_every, 1, sq / 2);
+    uint64_t inl = read.whole_number("ibv-inline", s.inline_request, 0, 4096);
     size_t max = args->max_message_size != 0 ? args->max_message_size : default_slot;
     s.slot_size = (std::max<size_t>(max, 64) + 4095) / 4096 * 4096;
     s.rx_depth = unsigned(std::min<uint64_t>(rx, std::max<uint64_t>(2, ring_limit / s.slot_size)));
@@ -95,30 +63,24 @@ ngx_status parse_settings(const ngx_init_args* args, Settings& s, ngx_error* err
     s.inline_request = unsigned(inl);
     s.timeout_ns = args->timeout_ns;
     s.cancel = args->cancel;
-    return NGX_OK;
 }
 
-ngx_status parse_device(const ngx_init_args* args, DeviceRequest& req, ngx_error* err)
+void read_device(ngx::mod::ModuleOptions& read, DeviceRequest& req)
 {
-    if (const char* name = option(args, "ibv-device"))
-        req.name = name;
-    uint64_t port = 0, gid = UINT64_MAX;
-    ngx_status st = unsigned_option(args, "ibv-port", 1, 255, &port, err);
-    if (st == NGX_OK)
-        st = unsigned_option(args, "ibv-gid", 0, 65535, &gid, err);
-    req.port = unsigned(port);
-    if (gid != UINT64_MAX)
-        req.gid = uint32_t(gid);
-    return st;
+    req.name = read.text("ibv-device", req.name);
+    req.port = unsigned(read.whole_number("ibv-port", 0, 1, 255));
+    if (read.given("ibv-gid"))
+        req.gid = uint32_t(read.whole_number("ibv-gid", 0, 0, 65535));
 }
 
 ngx_status ibv_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
     Settings settings;
     DeviceRequest request;
-    if (ngx_status st = parse_settings(args, settings, err); st != NGX_OK)
-        return st;
-    if (ngx_status st = parse_device(args, request, err); st != NGX_OK)
+    ngx::mod::ModuleOptions read(args);
+    read_settings(read, args, settings);
+    read_device(read, request);
+    if (ngx_status st = read.status(err); st != NGX_OK)
         return st;
     DeviceChoice dev;
     if (ngx_status st = ngx::ibv::open_device(request, dev, err); st != NGX_OK)

@@ -17,8 +17,10 @@
 //
 // Waiting (--mpi-progress): `block` (default) calls the blocking MPI function
 // (MPI_Send/MPI_Recv/MPI_Wait), the thinnest path, but a blocking MPI call has
-// no deadline: a silent peer is caught by mpirun (a dead rank aborts the job)
-// or by the bootstrap's deadline at the next step. `poll` starts every
+// no deadline of its own: a dead rank is caught by mpirun (it aborts the job),
+// a stopped or unreachable one by the core's watchdog, which sees the run
+// make no progress for --timeout, writes the files and calls MPI_Abort
+// (core/src/watchdog.hpp). `poll` starts every
 // operation non-blocking and polls MPI_Test, checking the deadline and the
 // cancel flag, so a silent peer ends in NGX_ERR_TIMEOUT.
 //
@@ -108,6 +110,8 @@ struct Context {
     void* preposted_buffer = nullptr;
     size_t preposted_capacity = 0;
     bool peer_ready = false;
+    void* ready_target = nullptr; // irecv in ready mode: where the pre-posted message goes
+    size_t ready_len = 0;
     // Derived datatypes, cached for the last length used.
     MPI_Datatype vector_type = MPI_DATATYPE_NULL;
     size_t vector_len = 0;
@@ -130,58 +134,31 @@ const ngx_option_spec option_specs[] = {
      "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend (non-blocking "
      "+ wait)"},
     {"mpi-progress", "block",
-     "block: blocking MPI calls (thinnest, no deadline inside a call); poll: MPI_Test loop "
-     "with the deadline and Ctrl-C"},
+     "block: blocking MPI calls (thinnest; a stuck call ends the job by the watchdog past --timeout); poll: "
+     "MPI_Test loop with the deadline and Ctrl-C"},
     {"mpi-bsend-messages", "4", "buffered modes: messages the attached buffer holds"},
     {"mpi-vector-stride", "0", "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)"},
     {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
 };
 
-ngx_status parse_mode(const char* text, Mode* out, ngx_error* err)
-{
-    for (const ModeName& m : mode_names)
-        if (std::string_view(text) == m.name) {
-            *out = m.mode;
-            return NGX_OK;
-        }
-    return fail(err, NGX_ERR_INVALID_OPTION,
-                "--mpi-mode=%s: expected standard, synchronous, ready, buffered, isend, issend, irsend or ibsend",
-                text);
-}
-
-ngx_status parse_count(const ngx_init_args* args, const char* name, uint64_t min, uint64_t* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    auto value = ngx::mod::parse_unsigned(text, min, uint64_t(1) << 30);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a whole number in [%llu, 1073741824]", name, text,
-                    static_cast<unsigned long long>(min));
-    *out = *value;
-    return NGX_OK;
-}
-
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
     Options o;
-    if (const char* mode = ngx::mod::option(args, "mpi-mode"))
-        if (ngx_status s = parse_mode(mode, &o.mode, err); s != NGX_OK)
-            return s;
-    if (const char* progress = ngx::mod::option(args, "mpi-progress")) {
-        std::string_view p(progress);
-        if (p != "block" && p != "poll")
-            return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-progress=%s: expected block or poll", progress);
-        o.poll = p == "poll";
-    }
-    if (ngx_status s = parse_count(args, "mpi-bsend-messages", 1, &o.bsend_messages, err); s != NGX_OK)
+    std::string mode =
+        read.choice("mpi-mode", "standard",
+                    {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"});
+    for (const ModeName& m : mode_names)
+        if (mode == m.name)
+            o.mode = m.mode;
+    o.poll = read.choice("mpi-progress", "block", {"block", "poll"}) == "poll";
+    o.bsend_messages = read.whole_number("mpi-bsend-messages", o.bsend_messages, 1, uint64_t(1) << 30);
+    o.vector_stride = read.byte_count("mpi-vector-stride", o.vector_stride, 0, uint64_t(1) << 30);
+    o.vector_block = read.byte_count("mpi-vector-block", o.vector_block, 1, uint64_t(1) << 30);
+    if (read.ok() && o.vector_stride != 0 && o.vector_stride < o.vector_block)
+        read.reject("mpi-vector-stride", "must be 0 or at least --mpi-vector-block");
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
-    if (ngx_status s = parse_count(args, "mpi-vector-stride", 0, &o.vector_stride, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_count(args, "mpi-vector-block", 1, &o.vector_block, err); s != NGX_OK)
-        return s;
-    if (o.vector_stride != 0 && o.vector_stride < o.vector_block)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--mpi-vector-stride must be 0 or at least --mpi-vector-block");
     *out = o;
     return NGX_OK;
 }
@@ -213,6 +190,15 @@ ngx_status complete(Context* c, MPI_Request* request, MPI_Status* status, const 
 }
 
 // ---- datatypes (the hook for strided data) ---------------------------------------
+
+// The bytes a message of `len` data bytes spans in its buffer: len, or with
+// a vector type (len / block) blocks `stride` apart.
+size_t layout_extent(const Options& o, size_t len)
+{
+    if (o.vector_stride == 0 || len < o.vector_block)
+        return len;
+    return (len / o.vector_block - 1) * o.vector_stride + o.vector_block;
+}
 
 // The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
 // one MPI_Type_vector when --mpi-vector-stride is set.
@@ -280,6 +266,34 @@ ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
         return fail(err, NGX_ERR_PROTOCOL, "recv: expected %zu bytes, the peer sent %d", len, received);
     if (buf != c->preposted_buffer)
         std::memcpy(buf, c->preposted_buffer, len);
+    return post_receive(c, err);
+}
+
+// An irecv in ready mode is the pre-posted receive itself (a second
+// MPI_Irecv would never match: the message goes to the pre-posted one). Its
+// request is this marker; test and wait complete the pre-posted receive.
+constexpr ngx_request preposted_request = ~ngx_request(0);
+
+ngx_status irecv_preposted(Context* c, void* buf, size_t len, ngx_request* req)
+{
+    c->ready_target = buf;
+    c->ready_len = len;
+    *req = preposted_request;
+    return NGX_OK;
+}
+
+ngx_status test_preposted(Context* c, ngx_request* req, int* done, ngx_error* err)
+{
+    int code = MPI_Test(&c->preposted, done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "test");
+    if (!*done)
+        return NGX_OK;
+    // Completed: recv_preposted() finds the request done, copies and re-posts.
+    c->preposted = MPI_REQUEST_NULL;
+    *req = 0;
+    if (c->ready_target != c->preposted_buffer)
+        std::memcpy(c->ready_target, c->preposted_buffer, c->ready_len);
     return post_receive(c, err);
 }
 
@@ -356,6 +370,8 @@ ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->preposted != MPI_REQUEST_NULL)
+        return irecv_preposted(c, buf, len, req);
     MPI_Datatype type = MPI_BYTE;
     int count = 0;
     if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
@@ -391,7 +407,8 @@ ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 
 ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 {
-    (void)ctx;
+    if (*req == preposted_request)
+        return test_preposted(static_cast<Context*>(ctx), req, done, err);
     MPI_Request request;
     std::memcpy(&request, req, sizeof request);
     int code = MPI_Test(&request, done, MPI_STATUS_IGNORE);
@@ -401,9 +418,14 @@ ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 
 ngx_status mpi_wait(void* ctx, ngx_request* req, ngx_error* err)
 {
+    auto* c = static_cast<Context*>(ctx);
+    if (*req == preposted_request) {
+        *req = 0;
+        return recv_preposted(c, c->ready_target, c->ready_len, err);
+    }
     MPI_Request request;
     std::memcpy(&request, req, sizeof request);
-    ngx_status s = complete(static_cast<Context*>(ctx), &request, MPI_STATUS_IGNORE, "wait", err);
+    ngx_status s = complete(c, &request, MPI_STATUS_IGNORE, "wait", err);
     std::memcpy(req, &request, sizeof request);
     return s;
 }
@@ -468,7 +490,8 @@ ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    size_t extent = layout_extent(c->options, len);
+    size_t rounded = (extent + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
     void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
     if (p == nullptr)
         return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);

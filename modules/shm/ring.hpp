@@ -58,21 +58,16 @@ inline bool valid_ring_bytes(uint64_t bytes)
     return bytes >= min_ring_bytes && bytes <= max_ring_bytes && (bytes & (bytes - 1)) == 0;
 }
 
-// Reads the ring size option `name` (absent: `fallback`) into *out: a power
-// of two in [min_ring_bytes, max_ring_bytes], or 0 when `zero_allowed` (the
-// caller then picks a size). Shared by the shm and sim modules.
-inline ngx_status parse_ring_bytes(const ngx_init_args* args, const char* name, const char* fallback, bool zero_allowed,
-                                   size_t* out, ngx_error* err)
+// Reads the ring size option `name` (absent: `fallback`): a power of two in
+// [min_ring_bytes, max_ring_bytes], or 0 when `zero_allowed` (the caller then
+// picks a size); a bad value is kept in `read`. Shared by shm and sim.
+inline size_t read_ring_bytes(ngx::mod::ModuleOptions& read, std::string_view name, size_t fallback, bool zero_allowed)
 {
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        text = fallback;
-    auto value = ngx::mod::parse_unsigned(text, 0, UINT64_MAX);
-    if (!value || !((zero_allowed && *value == 0) || valid_ring_bytes(*value)))
-        return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected %sa power of two between %zu and %zu",
-                              name, text, zero_allowed ? "0 or " : "", min_ring_bytes, max_ring_bytes);
-    *out = size_t(*value);
-    return NGX_OK;
+    uint64_t value = read.byte_count(name, fallback, 0, max_ring_bytes);
+    if (read.ok() && !((zero_allowed && value == 0) || valid_ring_bytes(value)))
+        read.reject(name, std::string("expected ") + (zero_allowed ? "0 or " : "") + "a power of two in " +
+                              std::to_string(min_ring_bytes) + ".." + std::to_string(max_ring_bytes));
+    return size_t(value);
 }
 
 // Shared control block of one ring.

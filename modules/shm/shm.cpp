@@ -33,9 +33,9 @@ const ngx_option_spec option_specs[] = {
 
 ngx_status shm_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
-    size_t ring_bytes = 0;
-    if (ngx_status s = ngx::shm::parse_ring_bytes(args, "shm-ring-bytes", "65536", false, &ring_bytes, err);
-        s != NGX_OK)
+    ngx::mod::ModuleOptions read(args);
+    size_t ring_bytes = ngx::shm::read_ring_bytes(read, "shm-ring-bytes", 65536, false);
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     auto* c = new (std::nothrow) Context;
     if (c == nullptr)
@@ -71,21 +71,6 @@ ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     return c->channel.in.read(nullptr, 0, buf, len, wait, err);
 }
 
-ngx_status shm_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void shm_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void shm_finalize(void* ctx)
 {
     delete static_cast<Context*>(ctx);
@@ -95,8 +80,8 @@ const ngx_module_ops shm_ops = {
     sizeof(ngx_module_ops),
     shm_init,
     shm_connect,
-    shm_alloc,
-    shm_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     shm_send,
     shm_recv,
     nullptr, // isend

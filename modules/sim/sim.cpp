@@ -133,50 +133,32 @@ const ngx_option_spec option_specs[] = {
      "largest message"},
 };
 
-ngx_status parse_time(const ngx_init_args* args, const char* name, double min_us, double max_us, double* out_ns,
-                      ngx_error* err)
+// A time option in microseconds into *out_ns; absent: *out_ns stays.
+void read_time(ngx::mod::ModuleOptions& read, const char* name, double min_us, double max_us, double* out_ns)
 {
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    auto value = ngx::mod::parse_double(text, min_us, max_us);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a number of microseconds in [%g, %g]", name, text,
-                    min_us, max_us);
-    *out_ns = *value * 1e3;
-    return NGX_OK;
+    if (read.given(name))
+        *out_ns = read.number(name, 0, min_us, max_us) * 1e3;
 }
 
 ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
     Model m;
     m.latency_ns = 5e3;
     m.send_overhead_ns = 1e3;
     m.recv_overhead_ns = 1e3;
     m.gap_ns = 2e3;
     m.gap_per_byte_ns = 1.0;
-    if (ngx_status s = parse_time(args, "sim-L", min_latency_us, max_time_us, &m.latency_ns, err); s != NGX_OK)
+    read_time(read, "sim-L", min_latency_us, max_time_us, &m.latency_ns);
+    read_time(read, "sim-os", 0, max_time_us, &m.send_overhead_ns);
+    read_time(read, "sim-or", 0, max_time_us, &m.recv_overhead_ns);
+    read_time(read, "sim-g", 0, max_time_us, &m.gap_ns);
+    read_time(read, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte_ns);
+    read_time(read, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte_ns);
+    read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte_ns);
+    m.rendezvous_above = read.byte_count("sim-S", 0, 0, uint64_t(1) << 40);
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
-    if (ngx_status s = parse_time(args, "sim-os", 0, max_time_us, &m.send_overhead_ns, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_time(args, "sim-or", 0, max_time_us, &m.recv_overhead_ns, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_time(args, "sim-g", 0, max_time_us, &m.gap_ns, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_time(args, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte_ns, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_time(args, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte_ns, err);
-        s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_time(args, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte_ns, err);
-        s != NGX_OK)
-        return s;
-    if (const char* text = ngx::mod::option(args, "sim-S")) {
-        auto value = ngx::mod::parse_unsigned(text, 0, uint64_t(1) << 40);
-        if (!value)
-            return fail(err, NGX_ERR_INVALID_OPTION, "--sim-S=%s: expected a byte count (0 = no rendezvous)", text);
-        m.rendezvous_above = *value;
-    }
     *model = m;
     return NGX_OK;
 }
@@ -341,7 +323,9 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     size_t ring_bytes = 0;
     if (ngx_status s = parse_model(args, &model, err); s != NGX_OK)
         return s;
-    if (ngx_status s = ngx::shm::parse_ring_bytes(args, "sim-ring-bytes", "0", true, &ring_bytes, err); s != NGX_OK)
+    ngx::mod::ModuleOptions read(args);
+    ring_bytes = ngx::shm::read_ring_bytes(read, "sim-ring-bytes", 0, true);
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     if (ring_bytes == 0)
         ring_bytes = auto_ring_bytes(args->max_message_size);
@@ -369,21 +353,6 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return s;
 }
 
-ngx_status sim_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void sim_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void sim_finalize(void* ctx)
 {
     delete static_cast<Context*>(ctx);
@@ -393,8 +362,8 @@ const ngx_module_ops sim_ops = {
     sizeof(ngx_module_ops),
     sim_init,
     sim_connect,
-    sim_alloc,
-    sim_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     sim_send,
     sim_recv,
     nullptr, // isend

@@ -55,32 +55,15 @@ const ngx_option_spec option_specs[] = {
     {"tcp-rcvbuf", "0", "SO_RCVBUF in bytes; 0 keeps the kernel default"},
 };
 
-ngx_status parse_buffer_size(const ngx_init_args* args, const char* name, int* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    auto value = ngx::mod::parse_unsigned(text, 0, 1u << 30);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected a byte count in [0, 1073741824]", name, text);
-    *out = int(*value);
-    return NGX_OK;
-}
-
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
     Options options;
-    if (const char* address = ngx::mod::option(args, "tcp-address"))
-        options.address = address;
-    if (const char* port_text = ngx::mod::option(args, "tcp-port")) {
-        auto port = ngx::mod::parse_unsigned(port_text, 0, 65535);
-        if (!port)
-            return fail(err, NGX_ERR_INVALID_OPTION, "--tcp-port=%s: expected a port number in [0, 65535]", port_text);
-        options.port = uint16_t(*port);
-    }
-    if (ngx_status s = parse_buffer_size(args, "tcp-sndbuf", &options.sndbuf, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = parse_buffer_size(args, "tcp-rcvbuf", &options.rcvbuf, err); s != NGX_OK)
+    options.address = read.text("tcp-address", "");
+    options.port = uint16_t(read.whole_number("tcp-port", 0, 0, 65535));
+    options.sndbuf = int(read.byte_count("tcp-sndbuf", 0, 0, 1u << 30));
+    options.rcvbuf = int(read.byte_count("tcp-rcvbuf", 0, 0, 1u << 30));
+    if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *out = options;
     return NGX_OK;
@@ -482,21 +465,6 @@ ngx_status tcp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
 }
 
-ngx_status tcp_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    size_t rounded = (len + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
-    void* p = std::aligned_alloc(buffer_alignment, rounded > 0 ? rounded : buffer_alignment);
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void tcp_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 void tcp_finalize(void* ctx)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -511,8 +479,8 @@ const ngx_module_ops tcp_ops = {
     sizeof(ngx_module_ops),
     tcp_init,
     tcp_connect,
-    tcp_alloc,
-    tcp_free,
+    ngx::mod::heap_alloc<buffer_alignment>,
+    ngx::mod::heap_free,
     tcp_send,
     tcp_recv,
     nullptr, // isend

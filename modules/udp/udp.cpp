@@ -34,65 +34,32 @@ const ngx_option_spec option_specs[] = {
      "16 MiB to 256 MiB"},
 };
 
-ngx_status parse_size_or_auto(const ngx_init_args* args, const char* name, uint64_t min, uint64_t max, size_t* out,
-                              ngx_error* err)
+// "auto" (0: the module picks) or a byte count in [min, max].
+size_t size_or_auto(ngx::mod::ModuleOptions& read, std::string_view name, uint64_t min, uint64_t max)
 {
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr || std::strcmp(text, "auto") == 0)
-        return NGX_OK;
-    auto value = ngx::mod::parse_unsigned(text, min, max);
-    if (!value)
-        return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected auto or a byte count in [%llu, %llu]", name, text,
-                    (unsigned long long)min, (unsigned long long)max);
-    *out = size_t(*value);
-    return NGX_OK;
-}
-
-ngx_status parse_bool(const ngx_init_args* args, const char* name, bool* out, ngx_error* err)
-{
-    const char* text = ngx::mod::option(args, name);
-    if (text == nullptr)
-        return NGX_OK;
-    for (const char* yes : {"1", "yes", "true", "on"})
-        if (std::strcmp(text, yes) == 0) {
-            *out = true;
-            return NGX_OK;
-        }
-    for (const char* no : {"0", "no", "false", "off"})
-        if (std::strcmp(text, no) == 0) {
-            *out = false;
-            return NGX_OK;
-        }
-    return fail(err, NGX_ERR_INVALID_OPTION, "--%s=%s: expected 0 or 1", name, text);
+    if (!read.given(name) || read.text(name, "") == "auto")
+        return 0;
+    if (auto value = ngx::opt::byte_count(name, read.text(name, ""), min, max))
+        return size_t(*value);
+    read.reject(name, "expected auto or a byte count in " + std::to_string(min) + ".." + std::to_string(max));
+    return 0;
 }
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
+    ngx::mod::ModuleOptions read(args);
     Options options;
-    if (const char* address = ngx::mod::option(args, "udp-address"))
-        options.address = address;
-    if (const char* text = ngx::mod::option(args, "udp-port")) {
-        auto port = ngx::mod::parse_unsigned(text, 0, 65534);
-        if (!port)
-            return fail(err, NGX_ERR_INVALID_OPTION, "--udp-port=%s: expected a port number in [0, 65534]", text);
-        options.port = uint16_t(*port);
-    }
-    if (const char* text = ngx::mod::option(args, "udp-loss-timeout-us")) {
-        auto us = ngx::mod::parse_unsigned(text, 1, 3600ull * 1000000);
-        if (!us)
-            return fail(err, NGX_ERR_INVALID_OPTION,
-                        "--udp-loss-timeout-us=%s: expected microseconds in [1, 3600000000]", text);
-        options.loss_timeout_ns = *us * 1000;
-    }
-    ngx_status s =
-        parse_size_or_auto(args, "udp-mtu-payload", header_size + 1, max_payload_v6, &options.mtu_payload, err);
-    if (s == NGX_OK)
-        s = parse_size_or_auto(args, "udp-buffer", 4096, size_t{1} << 30, &options.buffer, err);
-    if (s == NGX_OK)
-        s = parse_bool(args, "udp-busy-poll", &options.busy_poll, err);
-    if (s == NGX_OK)
-        *out = std::move(options);
-    return s;
+    options.address = read.text("udp-address", "");
+    options.port = uint16_t(read.whole_number("udp-port", 0, 0, 65534));
+    options.loss_timeout_ns =
+        read.whole_number("udp-loss-timeout-us", options.loss_timeout_ns / 1000, 1, 3600ull * 1000000) * 1000;
+    options.mtu_payload = size_or_auto(read, "udp-mtu-payload", header_size + 1, max_payload_v6);
+    options.buffer = size_or_auto(read, "udp-buffer", 4096, size_t{1} << 30);
+    options.busy_poll = read.yes_no("udp-busy-poll", false);
+    if (ngx_status s = read.status(err); s != NGX_OK)
+        return s;
+    *out = std::move(options);
+    return NGX_OK;
 }
 
 // ---- operations ------------------------------------------------------------
@@ -134,21 +101,6 @@ ngx_status udp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     }
 }
 
-ngx_status udp_alloc(void*, size_t len, void** buf, ngx_error* err)
-{
-    constexpr size_t page = 4096;
-    void* p = std::aligned_alloc(page, std::max(page, (len + page - 1) / page * page));
-    if (p == nullptr)
-        return fail(err, NGX_ERR_NO_MEMORY, "udp alloc: %zu bytes: out of memory", len);
-    *buf = p;
-    return NGX_OK;
-}
-
-void udp_free(void*, void* buf)
-{
-    std::free(buf);
-}
-
 // After a loss, on both sides at the same point: each tells the other the
 // sequence number of its next message, so that whatever is still in flight
 // is stale, and forgets the message it was assembling.
@@ -180,8 +132,8 @@ const ngx_module_ops udp_ops = {
     sizeof(ngx_module_ops),
     udp_init,
     udp_connect,
-    udp_alloc,
-    udp_free,
+    ngx::mod::heap_alloc<4096>, // page-aligned
+    ngx::mod::heap_free,
     udp_send,
     udp_recv,
     nullptr, // isend

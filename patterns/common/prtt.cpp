@@ -11,8 +11,9 @@
 // Losses (modules without NGX_CAP_RELIABLE, see Transport::lost_message()):
 // the repetition is abandoned and both sides meet at a resync point over the
 // bootstrap, where the driver's count of completed repetitions is the truth;
-// then Transport::resync() and the repetition is retried, at most
-// --retries times per size. run_prtt() adds a last meeting after the series,
+// then Transport::resync() and the repetition is retried while the loss
+// budget lasts (--max-loss of the series' repetitions, and --retries when
+// given; see budget_exceeded()). run_prtt() adds a last meeting after the series,
 // for a pong lost at the very end (the responder has already finished).
 #include "prtt.hpp"
 
@@ -80,31 +81,52 @@ Result<Meeting> decode(const Bytes& blob)
 // Both sides swap their state; returns the peer's.
 Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
 {
+    mark_step(ctx.settings.progress, mine.kind == Meet::done ? "meeting the peer after the series" : "resync");
     Bytes theirs;
     NGX_TRY(ctx.bootstrap.exchange(encode(mine), theirs).with_context("meeting the peer to resync after a loss"));
     return decode(theirs);
 }
 
-Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost)
+// The loss budget of a series that needs `total` good repetitions and lost
+// `lost`: past --retries when given, or when even finishing now would leave
+// a loss rate lost / (lost + total) above --max-loss.
+bool budget_exceeded(const RunSettings& settings, uint64_t lost, uint64_t total)
 {
+    if (lost > settings.retries)
+        return true;
+    return double(lost) > settings.max_loss * double(lost + total);
+}
+
+Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost, uint64_t total)
+{
+    const RunSettings& settings = ctx.settings;
+    std::string module = " (module " + ctx.transport.module().name() + " on a lossy path; ";
+    if (lost > settings.retries)
+        return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) +
+                               " repetitions lost a message, more than --retries " + std::to_string(settings.retries) +
+                               " allows" + module + "raise --retries)");
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f%% of %" PRIu64, 100.0 * double(lost) / double(lost + total), lost + total);
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g%%", settings.max_loss * 100);
     return Status::runtime("size " + format_bytes(size) + ": " + std::to_string(lost) +
-                           " repetitions lost a message, "
-                           "more than --retries " +
-                           std::to_string(ctx.settings.retries) + " allows (module " + ctx.transport.module().name() +
-                           " on a lossy path; raise --retries)");
+                           " repetitions lost a message (" + rate + " attempted), more than --max-loss " + budget +
+                           " allows" + module + "the link is unusable at this size; raise --max-loss to insist)");
 }
 
 // The driver after a lost message in repetition `rep`: counts it, meets the
-// responder and resynchronises the module, or gives up past --retries.
+// responder and resynchronises the module, or gives up past the loss budget.
 Status driver_after_loss(PatternContext& ctx, const PrttSpec& spec, uint64_t rep, uint64_t& lost, const Status& why)
 {
     ++lost;
     ++ctx.losses.lost;
     ++ctx.losses.attempted;
-    bool give_up = lost > ctx.settings.retries;
+    uint64_t total = spec.warmup + spec.samples;
+    bool give_up = budget_exceeded(ctx.settings, lost, total);
     Result<Meeting> peer = meet(ctx, {give_up ? Meet::abort : Meet::resync, rep, lost});
     if (give_up)
-        return too_many_losses(ctx, spec.size, lost).with_context(where(spec.size, rep) + " (" + why.message() + ")");
+        return too_many_losses(ctx, spec.size, lost, total)
+            .with_context(where(spec.size, rep) + " (" + why.message() + ")");
     if (!peer)
         return peer.status().with_context(where(spec.size, rep) + " (after: " + why.message() + ")");
     return ctx.transport.resync(ctx.bootstrap).with_context(where(spec.size, rep));
@@ -120,8 +142,7 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
         return driver.status().with_context(where(spec.size, rep));
     if (driver->kind == Meet::abort)
         return Status::runtime(where(spec.size, driver->completed) + ": the driver gave up after " +
-                               std::to_string(driver->lost) + " lost messages (--retries " +
-                               std::to_string(ctx.settings.retries) + ")");
+                               std::to_string(driver->lost) + " lost messages (--max-loss / --retries)");
     if (driver->kind == Meet::done) {
         if (mine == Meet::resync)
             return Status::runtime(where(spec.size, rep) + ": the driver finished while this side waited");
@@ -130,6 +151,38 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
     rep = driver->completed;
     NGX_TRY(ctx.transport.resync(ctx.bootstrap).with_context(where(spec.size, rep)));
     return true;
+}
+
+// The responder after a failed module call in repetition `rep`: a lost
+// message leads to a resync meeting (`rep` becomes the driver's count and the
+// series goes on); any other failure ends the series.
+Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const char* operation,
+                               ngx_status code)
+{
+    Status status = ctx.transport.failure(operation, code);
+    if (!ctx.transport.lost_message())
+        return status.with_context(where(spec.size, rep));
+    Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
+    return goes_on ? Status::ok() : goes_on.status();
+}
+
+// The responder's whole series: `answer(rep)` runs it from `rep` to the end;
+// for a lossy module a last meeting follows (a last answer may have been
+// lost: then the series resumes where the driver stands).
+template <typename Answer>
+Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answer)
+{
+    uint64_t rep = 0;
+    for (bool goes_on = true; goes_on;) {
+        NGX_TRY(answer(rep));
+        if (!lossy(ctx))
+            break;
+        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done);
+        if (!more)
+            return more.status();
+        goes_on = *more;
+    }
+    return Status::ok();
 }
 
 template <bool Verify>
@@ -143,9 +196,11 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
     uint64_t lost = 0;
+    mark_step(ctx.settings.progress, "PRTT series (driver: send, then recv the answer)");
     for (uint64_t rep = 0; rep < total;) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        mark_repetition(ctx.settings.progress, rep);
         if constexpr (Verify)
             fill_payload(data, spec.size, rep, Side::driver);
         const char* operation = "send";
@@ -195,9 +250,11 @@ Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const 
     uint8_t* data = buffer.data();
     uint8_t* answer = Verify ? reply->data() : data;
     uint64_t total = spec.warmup + spec.samples;
+    mark_step(ctx.settings.progress, "PRTT series (responder: recv, then send the answer)");
     while (rep < total) {
         if (ctx.interrupted())
             return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        mark_repetition(ctx.settings.progress, rep);
         if constexpr (Verify)
             fill_payload(answer, spec.size, rep, Side::responder);
         const char* operation = "recv";
@@ -209,12 +266,7 @@ Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const 
             code = transport.send_code(answer, spec.size);
         }
         if (code != NGX_OK) [[unlikely]] {
-            Status status = transport.failure(operation, code);
-            if (!transport.lost_message())
-                return status.with_context(where(spec.size, rep));
-            Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
-            if (!goes_on)
-                return goes_on.status();
+            NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
             continue;
         }
         if constexpr (Verify) // the last of the n messages (all n carry the same payload)
@@ -266,17 +318,29 @@ Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const 
         }
         return samples;
     }
-    uint64_t rep = 0;
-    for (bool goes_on = true; goes_on;) {
-        NGX_TRY(answer_from(ctx, buffer, spec, rep));
-        if (!lossy(ctx))
-            break;
-        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done); // a last pong may have been lost
-        if (!more)
-            return more.status();
-        goes_on = *more;
-    }
+    NGX_TRY(respond_until_done(ctx, spec, [&](uint64_t& rep) { return answer_from(ctx, buffer, spec, rep); }));
     return std::vector<double>();
+}
+
+Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce& once)
+{
+    uint64_t total = spec.warmup + spec.samples;
+    mark_step(ctx.settings.progress, "series (responder)");
+    return respond_until_done(ctx, spec, [&](uint64_t& rep) -> Status {
+        while (rep < total) {
+            if (ctx.interrupted())
+                return Status::interrupted(where(spec.size, rep) + ": interrupted");
+            mark_repetition(ctx.settings.progress, rep);
+            const char* operation = "recv";
+            ngx_status code = once(rep, operation);
+            if (code != NGX_OK) {
+                NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+                continue;
+            }
+            ++rep;
+        }
+        return Status::ok();
+    });
 }
 
 } // namespace ngx::patterns

@@ -13,6 +13,7 @@
 
 #include <ngx/pattern.hpp>
 
+#include <functional>
 #include <vector>
 
 namespace ngx::patterns {
@@ -41,6 +42,14 @@ inline uint64_t prtt_message_count(const PrttSpec& spec)
 // Runs the driver or the responder side, whichever this process is; on the
 // driver returns the samples, on the responder an empty vector.
 Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
+
+// The responder side of a series with its own repetition (e.g. loggp's timed
+// o_r receive), taking part in the resync after a loss like answer_prtt():
+// `once(rep, operation)` runs repetition `rep` and returns the module's code,
+// naming the failed call in `operation` ("recv" before it is called). After
+// a resync `rep` restarts at the driver's count. The driver runs run_prtt().
+using AnswerOnce = std::function<ngx_status(uint64_t rep, const char*& operation)>;
+Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce& once);
 
 // "size 4 KiB, repetition 17: " for error messages.
 std::string where(uint64_t size, uint64_t repetition);

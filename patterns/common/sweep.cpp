@@ -27,8 +27,10 @@ Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
     if (!buffer)
         return buffer.status();
     for (uint64_t size : ctx.settings.sizes) {
+        mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
         NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": waiting for the peer"));
         ctx.losses = LossTally{};
+        mark_step(ctx.settings.progress, "measuring");
         Result<SizeRecord> record = measure(size, *buffer);
         if (!record)
             return record.status();

@@ -123,7 +123,7 @@ private:
     Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, double d)
     {
         if (ctx.bootstrap.is_driver()) {
-            Result<std::vector<double>> round_trips = measure_prtt(ctx, buffer, spec);
+            Result<std::vector<double>> round_trips = run_prtt(ctx, buffer, spec);
             if (!round_trips)
                 return round_trips.status();
             return swap_value(ctx.bootstrap, 0.0);
@@ -131,20 +131,22 @@ private:
         Transport& transport = ctx.transport;
         const Timer& timer = ctx.timer;
         std::vector<double> receive_us(spec.samples);
-        for (uint64_t rep = 0; rep < spec.warmup + spec.samples; ++rep) {
-            if (ctx.interrupted())
-                return Status::interrupted(where(spec.size, rep) + ": interrupted");
+        // A repetition lost to a dropped message is retried after the resync (answer_series).
+        Status status = answer_series(ctx, spec, [&](uint64_t rep, const char*& operation) {
             timer.busy_wait_us(2 * d);
             uint64_t start = timer.now();
-            Status status = transport.recv(buffer.data(), spec.size);
+            ngx_status code = transport.recv_code(buffer.data(), spec.size);
             uint64_t end = timer.now();
-            if (status.is_ok())
-                status = transport.send(buffer.data(), spec.size);
-            if (!status)
-                return status.with_context(where(spec.size, rep) + " (o_r)");
-            if (rep >= spec.warmup)
+            if (code != NGX_OK)
+                return code;
+            operation = "send";
+            code = transport.send_code(buffer.data(), spec.size);
+            if (code == NGX_OK && rep >= spec.warmup)
                 receive_us[rep - spec.warmup] = timer.to_us(end - start);
-        }
+            return code;
+        });
+        if (!status)
+            return status.with_context("o_r");
         return swap_value(ctx.bootstrap, median(receive_us));
     }
 

@@ -173,6 +173,7 @@ Result<SizeRecord> Overhead::measure(PatternContext& ctx, Buffer& buffer, uint64
     for (uint64_t rep = 0; rep < total; ++rep) {
         if (ctx.interrupted())
             return Status::interrupted(where(size, rep) + ": interrupted");
+        mark_repetition(ctx.settings.progress, rep);
         uint64_t o_s = 0;
         uint64_t o_r = 0;
         Status status = ctx.bootstrap.is_driver() ? drive_once(ctx, buffer, size, delay_ticks, &o_s, &o_r)

@@ -141,13 +141,13 @@ row 2 "verify.*(does not take|argument)"         -m tcp "${S[@]}" --verify=yes
 row 2 "'--udp-port' belongs to module 'udp'"     -m tcp "${S[@]}" --udp-port 5000
 row 2 "'--tcp-port' belongs to module 'tcp'"     -m udp "${S[@]}" --tcp-port 5000
 row 2 "'--sim-L' belongs to module 'sim'"        -m udp "${S[@]}" --sim-L 3
-row 2 "udp-port=70000.*port number"              -m udp "${S[@]}" --udp-port 70000
-row 2 "udp-loss-timeout-us=0.*microseconds"      -m udp "${S[@]}" --udp-loss-timeout-us 0
-row 2 "udp-loss-timeout-us=1s.*microseconds"     -m udp "${S[@]}" --udp-loss-timeout-us 1s
-row 2 "udp-mtu-payload=10.*auto or a byte count" -m udp "${S[@]}" --udp-mtu-payload 10
-row 2 "udp-busy-poll=maybe.*0 or 1"              -m udp "${S[@]}" --udp-busy-poll maybe
-row 2 "udp-buffer=-5"                            -m udp "${S[@]}" --udp-buffer -5
-row 2 "udp-mtu-payload=70000.*byte count"        -m udp "${S[@]}" --udp-mtu-payload 70000
+row 2 "udp-port '70000'.*0\.\.65534"           -m udp "${S[@]}" --udp-port 70000
+row 2 "udp-loss-timeout-us '0'.*1\.\.3600000000" -m udp "${S[@]}" --udp-loss-timeout-us 0
+row 2 "udp-loss-timeout-us '1s'.*whole number" -m udp "${S[@]}" --udp-loss-timeout-us 1s
+row 2 "udp-mtu-payload '10'.*auto or a byte count" -m udp "${S[@]}" --udp-mtu-payload 10
+row 2 "udp-busy-poll 'maybe'.*0, 1"            -m udp "${S[@]}" --udp-busy-poll maybe
+row 2 "udp-buffer '-5'"                          -m udp "${S[@]}" --udp-buffer -5
+row 2 "udp-mtu-payload '70000'.*byte count"      -m udp "${S[@]}" --udp-mtu-payload 70000
 # --- more sizes, counts and outputs ----------------------------------------
 row 2 "--warmup '99999999999'.*must be in"       -m tcp -s 1 --warmup 99999999999
 row 2 "--count '18446744073709551616'"           -m tcp -s 1 -c 18446744073709551616

@@ -18,6 +18,8 @@
 #     estimate 1 - sqrt(1 - loss_rate) within about 5% +- 2 points;
 #   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
 #   - each size's median within 60% (or 40 us; the two runs share a noisy 2-core machine) of the no-drop run's.
+# Then (issue 14) -c 1000 -s 1-8Ki and loggp over the same lossy path: see
+# the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
 IT_NO_TRAP=1
 source "$(dirname "$0")/../integration/lib.sh"
@@ -32,13 +34,15 @@ netns_relay_pair d 0 0.05 --seed 7 --drop-proto udp || fail "relay pair with dro
 netns_relay_pair c 0 0 || fail "relay pair without drops"
 count=300 warmup=10
 
-run_over() {  # PAIR PORT OUT
+run_over() {  # PAIR PORT OUT [NGX_OPTION...] (default: the ping-pong of the first case)
     local p=$1 port=$2 out=$3 a b ip
+    shift 3
+    local -a what=("$@")
+    [[ ${#what[@]} -gt 0 ]] || what=(-x pingpong -s 1,64,1024 -c "$count" --warmup "$warmup" --udp-loss-timeout-us 50000)
     a=$(netns_get "$p" ns_a) b=$(netns_get "$p" ns_b) ip=$(netns_get "$p" ip_a)
     netns_bg "$a" "$IT_DIR/server-$p.log" "$NGX" --listen "$ip:$port" --accept-timeout 30 --timeout 5
     local srv=$NETNS_BG_PID
-    ip netns exec "$b" timeout -k 2 120 "$NGX" --connect "$ip:$port" -m udp -x pingpong -s 1,64,1024 \
-        -c "$count" --warmup "$warmup" --udp-loss-timeout-us 50000 --timeout 5 -o "$out" \
+    ip netns exec "$b" timeout -k 2 240 "$NGX" --connect "$ip:$port" -m udp "${what[@]}" --timeout 5 -o "$out" \
         >"$IT_DIR/out-$p" 2>"$IT_DIR/err-$p" </dev/null
     RC=$?
     netns_wait_bg "$srv" 10
@@ -79,4 +83,46 @@ for r, c in zip(drop["results"], clean["results"]):
     assert abs(a - b) <= max(0.6 * b, 40.0), f"size {r['size_bytes']}: median {a} vs {b} without drops"
 PY
 ok "udp with 5% random drops: completes, loss rate reported, medians close"
+
+# Issue 14: -c 1000 -s 1-8Ki over the same path. A message of s bytes takes
+# ceil(s / 1472) datagrams at MTU 1500, so an 8 KiB repetition (6 + 6
+# datagrams) loses one with probability 1 - 0.95^12 = 46%: about 850 lost
+# repetitions for 1010 good ones. The old fixed budget (--retries 100)
+# failed at 2 KiB (exit 1); the relative one (--max-loss 50% of the
+# repetitions) completes, and every size reports its loss in the JSON and
+# in the table.
+run_over d 7333 "$IT_DIR/sweep.json" -x pingpong -s 1-8Ki -c 1000 --warmup 10 --udp-loss-timeout-us 20000
+grep -q 'loss_rate' "$IT_DIR/out-d" || fail "the table has no loss_rate column"
+python3 - "$IT_DIR/sweep.json" <<'PY' || fail "sweep -c 1000 -s 1-8Ki"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+sizes = [r["size_bytes"] for r in d["results"]]
+assert sizes == [2**i for i in range(14)], sizes
+for r in d["results"]:
+    assert r["count"] == 1000, r
+    assert "lost" in r and "loss_rate" in r, f"no loss columns in {r}"
+    assert r["loss_rate"] < 0.5, r
+    print(f'size {r["size_bytes"]}: lost {r["lost"]:.0f}, loss_rate {r["loss_rate"]:.3f}, median {r["median_us"]:.1f} us')
+assert max(r["lost"] for r in d["results"]) > 100, "no size lost more than the old budget of 100"
+PY
+ok "udp -c 1000 -s 1-8Ki with 5% drops: completes within --max-loss, loss per size reported"
+
+# Issue 14: loggp over the lossy path. Its o_r series (the responder times
+# its receive) ended the run at the first loss; it now takes part in the
+# resync like the PRTT series. --loggp-n 4: a PRTT(16, d, s) repetition
+# carries 17 datagrams and loses one 58% of the time, past --max-loss 50%.
+run_over d 7334 "$IT_DIR/loggp.json" -x loggp --loggp-n 4 -s 1,64,1024 -c 100 --warmup 10 --udp-loss-timeout-us 20000
+python3 - "$IT_DIR/loggp.json" <<'PY' || fail "loggp over the lossy path"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+assert [r["size_bytes"] for r in d["results"]] == [1, 64, 1024], d["results"]
+lost = sum(r["lost"] for r in d["results"])
+assert lost > 0, "no loss at all: the o_r series was not exercised under loss"
+for r in d["results"]:
+    assert r["o_r_us"] > 0, r
+print(f"loggp: complete, {lost:.0f} repetitions lost and retried")
+PY
+ok "loggp over udp with 5% drops: completes, o_r resyncs after a loss"
 echo PASS

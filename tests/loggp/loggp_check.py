@@ -22,6 +22,10 @@ behind each expected value.
       (us per byte = 8 / R for R in Mbit/s).
   delay BASE.json DELAYED.json --us D [--tol 0.10]
       L_eel grows by D within tol (L of eq. (1), first range, is shown).
+  loggps RUN.json --L --os --or --G [--tol 0.10]
+      every loggps parameter against the sim's (paper 004 on the sim: L, o' =
+      (o_s + o_r)/2, no per-byte overheads O_s = O_r = 0 (|O| <= 5% of G),
+      G_s = G_l = G); s is not asserted (the sim has no second threshold).
   same RUN.json FIT.json [--with-L] [--rtol 1e-6]
       `ngx fit` reproduced the run: per range g, G, o (and L, o_r with
       --with-L), the change points and L_eel.
@@ -167,6 +171,22 @@ def cmd_switch(a):
               f"loggp range starts at {cps[0]}, loggps S_next at {int(S_n)} ({abs(i - j)} size step(s) apart)")
 
 
+def cmd_loggps(a):
+    _, m = load_model(a.run)
+
+    def v(key):
+        x = m.get(key)
+        return x.get("value") if isinstance(x, dict) else x
+    within("loggps L_us", v("L_us"), a.L, a.tol)
+    within("loggps o_prime_us", v("o_prime_us"), (a.os + a.o_r) / 2, a.tol)
+    for key in ("O_s_us_per_byte", "O_r_us_per_byte"):
+        o = v(key)
+        check(f"loggps {key}", o is not None and math.isfinite(o) and abs(o) <= 0.05 * a.G,
+              f"{o}, expected 0 (|O| <= {0.05 * a.G:g})")
+    within("loggps G_s_us_per_byte", v("G_s_us_per_byte"), a.G, a.tol)
+    within("loggps G_l_us_per_byte", v("G_l_us_per_byte"), a.G, a.tol)
+
+
 def cmd_rate(a):
     doc, m = load_model(a.run)
     sizes = sizes_of(doc)
@@ -232,6 +252,12 @@ def main():
     s.add_argument("loggp")
     s.add_argument("loggps")
     s.add_argument("--S", type=int, required=True)
+    g = sub.add_parser("loggps")
+    g.add_argument("run")
+    for name in ("--L", "--os", "--G"):
+        g.add_argument(name, type=float, required=True)
+    g.add_argument("--or", dest="o_r", type=float, required=True)
+    g.add_argument("--tol", type=float, default=0.10)
     r = sub.add_parser("rate")
     r.add_argument("run")
     r.add_argument("--mbit", type=float, required=True)
@@ -247,7 +273,7 @@ def main():
     m.add_argument("--with-L", action="store_true")
     m.add_argument("--rtol", type=float, default=1e-6)
     a = p.parse_args()
-    {"truth": cmd_truth, "switch": cmd_switch, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
+    {"truth": cmd_truth, "switch": cmd_switch, "loggps": cmd_loggps, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
     if failures:
         print(f"{len(failures)} check(s) failed:")
         for f in failures:

@@ -30,7 +30,7 @@ for module in tcp mpi; do
     ! grep -Eq 'AddressSanitizer|runtime error:|Segmentation fault' "$SCRATCH/log" ||
         fail "$module: a sanitizer or a crash reported an error"
     ! grep -Eq 'rank 0 .*exited on signal' "$SCRATCH/log" || fail "$module: the survivor (rank 0) died of a signal"
-    grep -Eq "^ngx: $module pingpong: size 1 B, repetition [0-9]+.*$module (send|recv|receive).*peer" "$SCRATCH/log" ||
+    grep -Eq "^ngx( \(rank [0-9]+\))?: $module pingpong: size 1 B, repetition [0-9]+.*($module (send|recv|receive)|stuck in step).*peer" "$SCRATCH/log" ||
         fail "$module: the survivor did not report the step (size 1 B, repetition N), side and peer"
     tr '\n' ' ' <"$SCRATCH/log" | grep -Eq 'MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD +with errorcode 1\.' ||
         fail "$module: the survivor did not end the job with exit code 1 (MPI_Abort(1))"

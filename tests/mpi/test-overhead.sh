@@ -1,21 +1,63 @@
 #!/bin/bash
-# The overhead pattern over every send mode in one run (paper 003, Table 3:
-# mode x size -> o_s, o_r): every mode gives positive o_s and o_r; on the tcp
-# BTL the synchronous o_s at 1 byte exceeds the standard one (it waits for
-# the receiver's handshake).
+# The overhead pattern (paper 003, Table 3: mode x size -> o_s, o_r):
+#  1. ground truth: over the sim module (o_s = 2.5 us, o_r = 1.5 us known),
+#     the pattern's o_s and o_r at 1 B and 1 KiB are within 5% + 0.25 us;
+#  2. every send mode of the mpi module in one run gives positive, finite
+#     o_s and o_r below half the wait the pattern used (delay_us: the
+#     overhead is not the wait), and a comparison table;
+#  3. --overhead-call nonblocking over every mode: recorded as such, finite
+#     positive values; for mode isend, whose blocking send is an isend plus
+#     wait too, the non-blocking o_s and o_r agree with the blocking ones
+#     within 2x + 1 us;
+#  4. on the tcp BTL the synchronous o_s at 1 byte exceeds the standard one
+#     (it waits for the receiver's handshake).
 source "$(dirname "$0")/common.sh"
+sim_os=2.5 sim_or=1.5
+"$NGX" -m sim --sim-os $sim_os --sim-or $sim_or -x overhead -s 1,1Ki -c 300 --warmup 20 --cpus 0,1 \
+    -o "$SCRATCH/sim.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "overhead over sim failed"; }
+python3 - "$SCRATCH/sim.json" $sim_os $sim_or <<'PY' || fail "overhead over sim is not the sim's o_s, o_r"
+import json, sys
+doc, truth = json.load(open(sys.argv[1])), {"o_s_us": float(sys.argv[2]), "o_r_us": float(sys.argv[3])}
+for r in doc["results"]:
+    for key, want in truth.items():
+        print(f'sim {r["size_bytes"]} B: {key} {r[key]:.3f} us, truth {want} us')
+        assert abs(r[key] - want) <= 0.05 * want + 0.25, f'{r["size_bytes"]} B: {key} {r[key]:.3f}, truth {want}'
+PY
+
 modes=(standard synchronous ready buffered isend issend irsend ibsend)
+check_modes() {  # FILE CALL: every run: the mode, the call, finite positive o_s/o_r below delay/2
+    python3 - "$1" "$2" "${modes[@]}" <<'PY'
+import json, math, sys
+doc, call, modes = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3:]
+assert [r["variant"] for r in doc["runs"]] == ["mpi-mode=" + m for m in modes], [r["variant"] for r in doc["runs"]]
+for run in doc["runs"]:
+    assert run["options"]["pattern_options"]["call"] == call, run["options"]["pattern_options"]
+    for r in run["results"]:
+        print(f'{call} {run["variant"]} {r["size_bytes"]} B: o_s {r["o_s_us"]:.2f} us, o_r {r["o_r_us"]:.2f} us,'
+              f' delay {r["delay_us"]:.1f} us')
+        for key in ("o_s_us", "o_r_us"):
+            assert math.isfinite(r[key]) and 0 < r[key] < r["delay_us"] / 2, (run["variant"], r["size_bytes"], key, r)
+PY
+}
 out=$SCRATCH/modes.json
 ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead -s 1,4Ki -c 300 \
     -o "$out" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "mpirun failed"; }
-for i in "${!modes[@]}"; do
-    os=$(field_of "$out" 1 o_s_us "$i") or=$(field_of "$out" 1 o_r_us "$i")
-    echo "${modes[$i]} 1 B: o_s $os us, o_r $or us"
-    gt "$os" 0 && gt "$or" 0 || fail "${modes[$i]}: o_s/o_r not positive"
-done
+check_modes "$out" blocking || fail "blocking overheads"
 grep -q "^# comparison: overhead" "$SCRATCH/log" || fail "no mode-by-mode comparison table"
-ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode isend -x overhead --overhead-call nonblocking -s 1 -c 300 \
-    >/dev/null 2>&1 || fail "--overhead-call nonblocking"
+nb=$SCRATCH/nonblocking.json
+ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead \
+    --overhead-call nonblocking -s 1,4Ki -c 300 -o "$nb" >"$SCRATCH/log" 2>&1 ||
+    { cat "$SCRATCH/log"; fail "--overhead-call nonblocking"; }
+check_modes "$nb" nonblocking || fail "non-blocking overheads"
+isend=4
+for size in 1 4096; do
+    for key in o_s_us o_r_us; do
+        b=$(field_of "$out" $size $key $isend) n=$(field_of "$nb" $size $key $isend)
+        echo "isend $size B $key: blocking $b us, nonblocking $n us"
+        gt "$(python3 -c "print(2 * $b + 1)")" "$n" && gt "$(python3 -c "print(2 * $n + 1)")" "$b" ||
+            fail "isend $size B: $key blocking $b us and nonblocking $n us differ by more than 2x + 1 us"
+    done
+done
 os_std=$(field_of "$out" 1 o_s_us 0)
 os_syn=$(field_of "$out" 1 o_s_us 1)
 gt "$os_syn" "$os_std" || fail "synchronous o_s $os_syn is not above standard $os_std"

@@ -1,7 +1,13 @@
-// Helpers for writing an ngx module in C++: error reporting, option lookup and
-// parsing, deadlines for blocking loops, waiting on a file descriptor and the
-// bootstrap exchange of connection blobs. Header-only, so an out-of-tree
-// module needs nothing but the installed headers.
+// Helpers for writing an ngx module in C++: error reporting, option values
+// (through ngx/options.hpp, so a bad value reads like every other one),
+// deadlines for blocking loops, waiting on a file descriptor, the bootstrap
+// exchange of connection blobs and plain aligned buffers. Header-only, so an
+// out-of-tree module needs nothing but the installed headers.
+//
+//     ngx::mod::ModuleOptions read(args);
+//     uint64_t port = read.whole_number("tcp-port", 0, 0, 65535);   // absent: 0
+//     if (ngx_status s = read.status(err); s != NGX_OK) return s;    // "--tcp-port 'x': expected ..."
+//
 //
 //     ngx_status my_recv(void* ctx, void* buf, size_t len, ngx_error* err) {
 //         auto* c = static_cast<Ctx*>(ctx);
@@ -17,6 +23,7 @@
 #define NGX_MODULE_SUPPORT_HPP
 
 #include <ngx/module.h>
+#include <ngx/options.hpp>
 
 #include <cerrno>
 #include <cstdarg>
@@ -52,6 +59,60 @@ inline const char* errno_text(int error_number)
 {
     return strerrordesc_np(error_number) != nullptr ? strerrordesc_np(error_number) : "unknown error";
 }
+
+// A module's options as init() got them, read with the one options helper
+// (ngx/options.hpp): every getter returns `fallback` when the option is
+// absent (a test harness may pass none), keeps the first bad value, and
+// status() turns it into NGX_ERR_INVALID_OPTION with the helper's message.
+class ModuleOptions {
+public:
+    explicit ModuleOptions(const ngx_init_args* args) : read_(opt::values_of(args)) {}
+
+    bool given(std::string_view name) const { return read_.given(name); }
+    std::string text(std::string_view name, std::string fallback)
+    {
+        return given(name) ? read_.text(name) : std::move(fallback);
+    }
+    uint64_t whole_number(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max)
+    {
+        return given(name) ? read_.whole_number(name, min, max) : fallback;
+    }
+    double number(std::string_view name, double fallback, double min, double max)
+    {
+        return given(name) ? read_.number(name, min, max) : fallback;
+    }
+    uint64_t byte_count(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max)
+    {
+        return given(name) ? read_.byte_count(name, min, max) : fallback;
+    }
+    std::string choice(std::string_view name, std::string fallback, std::initializer_list<std::string_view> choices)
+    {
+        return given(name) ? read_.choice(name, choices) : std::move(fallback);
+    }
+    // A yes/no option: 1, yes, true, on or 0, no, false, off.
+    bool yes_no(std::string_view name, bool fallback)
+    {
+        if (!given(name))
+            return fallback;
+        std::string value = read_.choice(name, {"0", "1", "no", "yes", "false", "true", "off", "on"});
+        return value == "1" || value == "yes" || value == "true" || value == "on";
+    }
+    // A value the module rejects for its own reason, in the same format.
+    void reject(std::string_view name, std::string_view why)
+    {
+        read_.fail(opt::bad_value(name, given(name) ? read_.text(name) : std::string(), why));
+    }
+    void fail(std::string message) { read_.fail(std::move(message)); }
+
+    bool ok() const { return read_.ok(); }
+    ngx_status status(ngx_error* err) const
+    {
+        return ok() ? NGX_OK : ngx::mod::fail(err, NGX_ERR_INVALID_OPTION, "%s", read_.error().c_str());
+    }
+
+private:
+    opt::OptionReader read_;
+};
 
 // The value of option `name` as the core passed it, or nullptr when absent.
 inline const char* option(const ngx_init_args* args, std::string_view name)
@@ -129,6 +190,25 @@ private:
     unsigned stride_;
     unsigned calls_ = 0;
 };
+
+// alloc and free for a module whose buffers are plain memory aligned to
+// `alignment` bytes (a cache line, a page): its table names
+// ngx::mod::heap_alloc<64> and ngx::mod::heap_free.
+template <size_t alignment>
+ngx_status heap_alloc(void*, size_t len, void** buf, ngx_error* err)
+{
+    size_t rounded = (len + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, rounded > 0 ? rounded : alignment);
+    if (p == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "alloc: cannot allocate %zu bytes", len);
+    *buf = p;
+    return NGX_OK;
+}
+
+inline void heap_free(void*, void* buf)
+{
+    std::free(buf);
+}
 
 inline bool cancelled(const volatile int* cancel)
 {

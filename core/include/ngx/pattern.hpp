@@ -23,6 +23,7 @@
 
 #include <ngx/bootstrap.hpp>
 #include <ngx/options.hpp>
+#include <ngx/progress.hpp>
 #include <ngx/record.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
@@ -45,7 +46,12 @@ struct RunSettings {
     bool keep_raw = false;
     std::vector<double> percentiles; // extra ones, beyond the median and p99
     bool verify = false;             // --verify: fill and check every payload, outside the timed region
-    uint64_t retries = 100;          // --retries: lost messages tolerated per size (modules without NGX_CAP_RELIABLE)
+    // Modules without NGX_CAP_RELIABLE: a series gives up once its lost repetitions exceed --retries (absolute,
+    // when given) or make lost / (lost + repetitions needed) exceed --max-loss (budget_exceeded(), prtt.cpp).
+    uint64_t retries = no_retry_cap;
+    double max_loss = 0.5;
+    static constexpr uint64_t no_retry_cap = UINT64_MAX;
+    Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
 };
 
 // Repetitions of the current size that lost a message (modules without

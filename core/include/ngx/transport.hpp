@@ -12,6 +12,7 @@
 
 #include <ngx/bootstrap.hpp>
 #include <ngx/loader.hpp>
+#include <ngx/options.hpp>
 #include <ngx/status.hpp>
 
 #include <memory>
@@ -20,8 +21,6 @@
 #include <vector>
 
 namespace ngx {
-
-using OptionValues = std::vector<std::pair<std::string, std::string>>;
 
 struct TransportSettings {
     uint64_t timeout_ns = 10'000'000'000;

@@ -422,7 +422,7 @@ TEST_P(UdpOptions, BadValueIsRejectedNamingOptionAndValue)
     void* ctx = nullptr;
     ngx_error err{};
     ASSERT_EQ(ops->init(&args, &ctx, &err), NGX_ERR_INVALID_OPTION);
-    std::string expected = std::string("--") + GetParam().name + "=" + GetParam().value;
+    std::string expected = std::string("--") + GetParam().name + " '" + GetParam().value + "': "; // ngx/options.hpp
     EXPECT_NE(std::string(err.message).find(expected), std::string::npos) << err.message;
 }
 

@@ -1,0 +1,62 @@
+// The run plan (see plan.hpp).
+#include "plan.hpp"
+
+namespace ngx {
+namespace {
+
+Status bad_value(const std::string& option, const std::string& value, const std::string& why)
+{
+    return Status::usage(opt::bad_value(option, value, why));
+}
+
+// The runs of one module: every combination of the values its options list.
+Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& runs)
+{
+    std::vector<ModuleChoice> partial = {ModuleChoice{choice.module, {}, ""}};
+    for (const auto& [name, value] : choice.options) {
+        std::vector<std::string> values =
+            value.find(',') == std::string::npos ? std::vector<std::string>{value} : opt::split_list(value);
+        std::vector<ModuleChoice> next;
+        for (const ModuleChoice& base : partial)
+            for (const std::string& one : values) {
+                if (one.empty() && values.size() > 1)
+                    return bad_value(name, value, "empty item in the list of values");
+                ModuleChoice extended = base;
+                extended.options.emplace_back(name, one);
+                if (values.size() > 1)
+                    extended.variant += (extended.variant.empty() ? "" : ",") + name + "=" + one;
+                next.push_back(std::move(extended));
+            }
+        partial = std::move(next);
+        if (runs.size() + partial.size() > max_runs)
+            return bad_value(name, value, "the value lists give more than " + std::to_string(max_runs) + " runs");
+    }
+    runs.insert(runs.end(), partial.begin(), partial.end());
+    return Status::ok();
+}
+
+} // namespace
+
+Result<std::vector<ModuleChoice>> plan_module_runs(const std::vector<ModuleChoice>& modules)
+{
+    std::vector<ModuleChoice> runs;
+    for (const ModuleChoice& choice : modules)
+        NGX_TRY(expand_variants(choice, runs));
+    return runs;
+}
+
+Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std::vector<uint64_t>& sizes)
+{
+    for (const ModuleChoice& choice : runs) {
+        const ngx_module& descriptor = choice.module->descriptor();
+        if (sizes.front() == 0 && !choice.module->has(NGX_CAP_ZERO_BYTE))
+            return Status::usage("-s/--sizes: module " + choice.module->name() +
+                                 " has no 0-byte messages (a stream carries no empty message); start at 1");
+        if (descriptor.max_message_size != 0 && sizes.back() > descriptor.max_message_size)
+            return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
+                                 std::to_string(descriptor.max_message_size) + " bytes per message");
+    }
+    return Status::ok();
+}
+
+} // namespace ngx

@@ -1,0 +1,37 @@
+// The run plan: which runs one invocation makes. One run per chosen module,
+// and one per value when a module option lists several (`--mpi-mode
+// standard,synchronous` gives two runs, compared side by side; several
+// lists give every combination). The command line produces the choices,
+// the session consumes the runs.
+//
+//     Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);
+#ifndef NGX_PLAN_HPP
+#define NGX_PLAN_HPP
+
+#include <ngx/loader.hpp>
+#include <ngx/options.hpp>
+#include <ngx/status.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ngx {
+
+struct ModuleChoice {
+    LoadedModulePtr module;
+    OptionValues options; // every option of the module, defaults filled in
+    std::string variant;  // "mpi-mode=synchronous" when an option listed several values
+};
+
+// The most runs one invocation may plan.
+inline constexpr size_t max_runs = 64;
+
+// Expands option value lists into runs; bad values are the module's to judge at init.
+Result<std::vector<ModuleChoice>> plan_module_runs(const std::vector<ModuleChoice>& modules);
+
+// Every planned module can carry every size.
+Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std::vector<uint64_t>& sizes);
+
+} // namespace ngx
+
+#endif
