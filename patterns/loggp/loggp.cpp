@@ -3,7 +3,10 @@
 // Per message size s the driver measures, each the median of c repetitions:
 //   PRTT(1,0,s)                  eq. (1): 2 (L + 2o + (s-1)G)
 //   PRTT(n,0,s)                  for g and G by eq. (7)
-//   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all
+//   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all;
+//                                eq. (6) subtracts the d the delay loop
+//                                really took (its overshoot and timer reads
+//                                timed), recorded as delay_us
 // and the responder measures the receive overhead o_r: it busy-waits 2d (d
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed.
@@ -102,6 +105,8 @@ private:
             return delay.status();
         double d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
         PrttSpec delayed{size, messages_, d, settings.count, settings.warmup};
+        double d_spent = d; // what wait(d) really took, measured by the driver (issue 9 item 3)
+        delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
@@ -113,7 +118,8 @@ private:
             return SizeRecord{};
         // The widest relative 95% interval of the three medians: the measured noise of this size.
         double rel_ci = std::max({median_rel_ci95(*prtt_1_0), median_rel_ci95(*prtt_n_0), median_rel_ci95(*prtt_n_d)});
-        return record(ctx, size, d, *o_r, rel_ci, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
+        // Eq. (6) subtracts the d that was really waited, so o holds no cost of the delay loop.
+        return record(ctx, size, d_spent, *o_r, rel_ci, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
