@@ -137,23 +137,41 @@ void warn_misses(Json& ranges, const fit::LogGPQuality& quality)
     }
 }
 
-// Sizes are measured one after the other, and their medians drift by about
-// 0.1% more than each size's own interval shows (sim on a quiet machine:
-// PRTT(1,0,s) steps of 20-40 ns on 20 us against intervals of 3 ns, which
-// split straight lines at 4-16 B); the noise is not taken below that.
+// Sizes are measured one after the other, so their medians scatter by more
+// than each size's own interval shows (a burst of machine noise lands on one
+// size: tcp's within-size noise was 2.8% where neighbouring sizes scattered
+// by 22%, and the within-size value alone split tcp at 8 B and 1 KiB). The
+// noise is therefore at least the scatter between neighbouring sizes, robustly:
+// the median |second difference| of ln PRTT(1,0,s) / 0.826 (the median of
+// |x_i - (x_{i-1} + x_{i+1})/2| for white noise of standard deviation 1), and
+// at least 0.1% (sim: 20-40 ns steps on 20 us against 3 ns intervals).
 constexpr double min_relative_noise = 1e-3;
 
-double relative_noise(const std::vector<double>& rel_ci)
+double neighbour_scatter(const std::vector<fit::PrttSample>& samples)
+{
+    std::vector<double> second;
+    for (size_t i = 1; i + 1 < samples.size(); ++i) {
+        double a = samples[i - 1].prtt_1_0, b = samples[i].prtt_1_0, c = samples[i + 1].prtt_1_0;
+        if (a > 0 && b > 0 && c > 0)
+            second.push_back(std::fabs(std::log(b) - (std::log(a) + std::log(c)) / 2));
+    }
+    if (second.empty())
+        return 0;
+    std::nth_element(second.begin(), second.begin() + second.size() / 2, second.end());
+    return second[second.size() / 2] / 0.826;
+}
+
+double relative_noise(const std::vector<fit::PrttSample>& samples, const std::vector<double>& rel_ci)
 {
     std::vector<double> finite;
     for (double width : rel_ci)
         if (std::isfinite(width) && width > 0)
             finite.push_back(width);
     if (finite.empty())
-        return fit::Measured::nan;
+        return fit::Measured::nan; // not measured: the detector estimates it
     std::nth_element(finite.begin(), finite.begin() + finite.size() / 2, finite.end());
-    // Half-width of a 95% interval / 1.96, at least the drift between sizes.
-    return std::max(finite[finite.size() / 2] / (2 * 1.96), min_relative_noise);
+    double within = finite[finite.size() / 2] / (2 * 1.96); // half-width of a 95% interval / 1.96
+    return std::max({within, neighbour_scatter(samples), min_relative_noise});
 }
 
 fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
@@ -270,7 +288,7 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
     if (!rel_ci.empty() && rel_ci.size() != samples.size())
         return Status::runtime("LogGP fit: one measured spread per size expected");
     fit::LogGPOptions options = fit_options(settings);
-    options.relative_noise = relative_noise(rel_ci);
+    options.relative_noise = relative_noise(samples, rel_ci);
     fit::Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, options);
     if (!fitted)
         return Status::runtime("LogGP fit: " + describe_failure(fitted.status()));
