@@ -15,7 +15,7 @@
 // exactly, so a saved model predicts what the run predicted, to the bit.
 // The measured spread (rel_ci) sets LogGPOptions::relative_noise (the
 // median over the sizes of rel_ci / (2 * 1.96), at least the scatter
-// between neighbouring sizes and 0.1%) and the stated fit quality
+// between neighbouring sizes and 1%) and the stated fit quality
 // (fit/loggp_quality.hpp) in "quality".
 #ifndef NGX_PATTERNS_LOGGP_MODEL_HPP
 #define NGX_PATTERNS_LOGGP_MODEL_HPP
