@@ -17,6 +17,8 @@
 // for a pong lost at the very end (the responder has already finished).
 #include "prtt.hpp"
 
+#include <algorithm>
+
 #include "verify.hpp"
 
 #include <ngx/sizes.hpp>
@@ -185,6 +187,18 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
     return Status::ok();
 }
 
+// Busy-waits `delay` ticks; returns the ticks from its first to its last
+// timer read (at least `delay`: the loop overshoots by up to one read).
+uint64_t wait_ticks(const Timer& timer, uint64_t delay)
+{
+    uint64_t begin = timer.now();
+    uint64_t until = begin + delay;
+    uint64_t now = begin;
+    while ((now = timer.now()) < until) {
+    }
+    return now - begin;
+}
+
 template <bool Verify>
 Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
@@ -196,6 +210,8 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
     uint64_t lost = 0;
+    uint64_t waited = 0;                       // ticks spent in wait(d) in this repetition
+    std::vector<uint64_t> waits(spec.samples); // per kept repetition
     mark_step(ctx.settings.progress, "PRTT series (driver: send, then recv the answer)");
     for (uint64_t rep = 0; rep < total;) {
         if (ctx.interrupted())
@@ -207,9 +223,8 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
         uint64_t start = timer.now();
         ngx_status code = transport.send_code(data, spec.size);
         for (uint64_t i = 1; i < spec.messages && code == NGX_OK; ++i) {
-            uint64_t until = timer.now() + delay_ticks; // wait(d), Listing 1 line 15
-            while (delay_ticks != 0 && timer.now() < until) {
-            }
+            if (delay_ticks != 0) // wait(d), Listing 1 line 15; d = 0 reads no timer
+                waited += wait_ticks(timer, delay_ticks);
             code = transport.send_code(data, spec.size);
         }
         if (compute_ticks != 0) { // compute(w), paper 004 Figure 3
@@ -231,11 +246,22 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
         }
         if constexpr (Verify)
             NGX_TRY(check_payload(ctx, data, spec.size, rep, Side::responder));
-        if (rep >= spec.warmup)
+        if (rep >= spec.warmup) {
             ticks[rep - spec.warmup] = end - start;
+            waits[rep - spec.warmup] = waited;
+        }
+        waited = 0;
         ++rep;
     }
     ctx.losses.attempted += total;
+    if (spec.delay_spent_us != nullptr && spec.messages > 1 && delay_ticks != 0 && !waits.empty()) {
+        // Per wait, in the median repetition (a preempted one must not count):
+        // the ticks between its first and last read, plus the one read that
+        // is not between them (half before, half after).
+        std::nth_element(waits.begin(), waits.begin() + waits.size() / 2, waits.end());
+        double per_wait = timer.to_us(waits[waits.size() / 2]) / double(spec.messages - 1);
+        *spec.delay_spent_us = per_wait + timer.info().overhead_ns / 1000.0;
+    }
     std::vector<double> prtt_us(spec.samples);
     for (size_t i = 0; i < ticks.size(); ++i)
         prtt_us[i] = timer.to_us(ticks[i]);

@@ -25,6 +25,10 @@ struct PrttSpec {
     uint64_t samples = 1000; // kept repetitions
     uint64_t warmup = 100;   // discarded repetitions before them
     double compute_us = 0;   // busy work after the last send, before the receive (paper 004, Fig. 3: w)
+    // If set (driver, d > 0, n > 1): the mean time one wait(d) really took,
+    // microseconds, over the kept repetitions: d plus the loop's overshoot
+    // and its timer reads, for an o of eq. (6) that holds no loop cost.
+    double* delay_spent_us = nullptr;
 };
 
 // Driver side: one PRTT(n, d, s) per kept repetition, in microseconds.

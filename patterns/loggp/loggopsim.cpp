@@ -1,35 +1,70 @@
-// LogGOPSim export (see loggopsim.hpp). G and O are per byte; LogGOPSim takes
-// integers, so they are rounded to whole nanoseconds per byte and the exact
-// value is kept in the comment above each line.
+// LogGOPSim export (see loggopsim.hpp).
 #include "loggopsim.hpp"
 
+#include <ngx/sizes.hpp>
+
+#include <climits>
 #include <cmath>
 #include <sstream>
 
 namespace ngx {
 namespace {
 
-long long ns(double us)
+struct Exported {
+    const char* flag;
+    const char* name;
+    double us; // the value in microseconds (per byte for G and O)
+};
+
+std::string range_name(const fit::LogGPRange& r)
 {
-    return std::isfinite(us) ? std::llround(us * 1000.0) : 0;
+    return format_bytes(uint64_t(r.from_bytes)) + " .. " + format_bytes(uint64_t(r.to_bytes));
+}
+
+// One parameter in integer picoseconds, or why it cannot be exported.
+Result<long long> picoseconds(const Exported& p, const fit::LogGPRange& r)
+{
+    std::string where = "--export loggopsim: range " + range_name(r) + ": " + p.name;
+    if (!std::isfinite(p.us))
+        return Status::usage(where + " is not known; the model cannot be exported");
+    double ps = std::round(p.us * 1e6);
+    if (ps < 0) {
+        std::ostringstream value;
+        value << p.us;
+        return Status::usage(where + " = " + value.str() +
+                             " us is negative; LogGOPSim cannot simulate it (refit with more sizes or "
+                             "--loggp-detector none)");
+    }
+    if (ps > double(INT_MAX))
+        return Status::usage(where + " exceeds 2^31-1 ps, LogGOPSim's largest parameter");
+    return (long long)ps;
 }
 
 } // namespace
 
-std::string loggopsim_parameters(const fit::LogGPParams& params)
+Result<std::string> loggopsim_parameters(const fit::LogGPParams& params)
 {
     std::ostringstream out;
-    out << "# LogGOPSim parameters in integer nanoseconds, one line per protocol range\n";
-    for (size_t i = 0; i < params.ranges.size(); ++i) {
-        const fit::LogGPRange& r = params.ranges[i];
-        double per_byte_o = std::isfinite(r.o_slope) ? std::max(0.0, r.o_slope) : 0.0;
-        out << "# " << r.from_bytes << ".." << r.to_bytes << " bytes: G = " << r.G.value * 1000
-            << " ns/byte, O = " << per_byte_o * 1000 << " ns/byte\n";
-        out << "-L " << ns(r.L.value) << " -o " << ns(r.o.value) << " -g " << ns(r.g.value) << " -G " << ns(r.G.value)
-            << " -O " << ns(per_byte_o);
-        if (i + 1 < params.ranges.size())
-            out << " -S " << std::llround(params.ranges[i + 1].from_bytes);
-        out << "\n";
+    out << "# LogGOPSim parameters in integer picoseconds (read LogGOPSim's times in ps), one line per protocol "
+           "range;\n# o, O = mean of the send and receive overhead lines' intercepts and slopes; S = the range's "
+           "largest size\n";
+    for (const fit::LogGPRange& r : params.ranges) {
+        double o = (r.o_at(1) + (std::isfinite(r.o_r_at(1)) ? r.o_r_at(1) : r.o_at(1))) / 2;
+        double o_slope_s = r.o_at(2) - r.o_at(1);
+        double o_slope_r = std::isfinite(r.o_r_at(1)) ? r.o_r_at(2) - r.o_r_at(1) : o_slope_s;
+        Exported values[] = {{"-L", "L", r.L.value},
+                             {"-o", "o", o},
+                             {"-g", "g", r.g.value},
+                             {"-G", "G", r.G.value},
+                             {"-O", "O", (o_slope_s + o_slope_r) / 2}};
+        std::ostringstream line;
+        for (const Exported& value : values) {
+            Result<long long> ps = picoseconds(value, r);
+            if (!ps)
+                return ps.status();
+            line << value.flag << " " << *ps << " ";
+        }
+        out << "# " << range_name(r) << "\n" << line.str() << "-S " << uint64_t(r.to_bytes) << "\n";
     }
     return out.str();
 }

@@ -1,15 +1,22 @@
-// LogGP parameters in LogGOPSim's terms: integer nanoseconds, one line of
-// command-line parameters per protocol range (-L -o -g -G -O, and -S for the
-// size where the next range begins).
+// LogGP parameters in LogGOPSim's terms, one line of command-line parameters
+// per protocol range: -L -o -g -G -O -S. LogGOPSim takes C ints without a
+// unit; ngx exports every time in picoseconds (so G and O of fast links keep
+// three more digits than in ns; read LogGOPSim's times in ps). -o and -O are
+// the intercept and slope of the overhead line: LogGOPSim has one o for both
+// sides, so o = (o_s + o_r) / 2 and O = (O_s + O_r) / 2 (its round trip is
+// 2 (2o + L + (s-1) max(O, G)), ngx's 2 (L + o_s(s) + o_r(s) + (s-1) G)).
+// -S is the range's largest size: LogGOPSim sends size > S by rendezvous.
+// A negative parameter, or one beyond 2^31-1 ps, is an error, not exported.
 #ifndef NGX_TOOLS_LOGGOPSIM_HPP
 #define NGX_TOOLS_LOGGOPSIM_HPP
 
 #include <ngx/fit/loggp.hpp>
+#include <ngx/status.hpp>
 
 #include <string>
 
 namespace ngx {
-std::string loggopsim_parameters(const fit::LogGPParams& params);
+Result<std::string> loggopsim_parameters(const fit::LogGPParams& params);
 }
 
 #endif

@@ -3,7 +3,10 @@
 // Per message size s the driver measures, each the median of c repetitions:
 //   PRTT(1,0,s)                  eq. (1): 2 (L + 2o + (s-1)G)
 //   PRTT(n,0,s)                  for g and G by eq. (7)
-//   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all
+//   PRTT(n,d,s), d = PRTT(1,0,s) for o by eq. (6), which needs d > G_all;
+//                                eq. (6) subtracts the d the delay loop
+//                                really took (its overshoot and timer reads
+//                                timed), recorded as delay_us
 // and the responder measures the receive overhead o_r: it busy-waits 2d (d
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed.
@@ -17,6 +20,7 @@
 
 #include <ngx/pattern_plugin.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ngx::patterns {
@@ -61,17 +65,22 @@ public:
         return {{"n", messages_},
                 {"detector", fit_settings_.detector},
                 {"lookahead", fit_settings_.lookahead},
-                {"pfact", fit_settings_.pfact}};
+                {"pfact", fit_settings_.pfact},
+                {"weights", fit_settings_.weights}};
     }
 
     Status run(PatternContext& ctx) override
     {
+        for (uint64_t size : ctx.settings.sizes)
+            if (size == 0) // checked before measuring: eq. (1) and (7) are in s - 1
+                return Status::usage("loggp: message sizes must be >= 1 byte (PRTT(1,0,s) and eq. (7) are in s - 1); "
+                                     "-s includes 0");
         NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         if (samples_.size() < 3)
             return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
-        Result<Json> model = fit_loggp_model(samples_, double(messages_), fit_settings_);
+        Result<Json> model = fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_);
         if (!model)
             return model.status();
         ctx.sink.set_model(std::move(*model));
@@ -96,6 +105,8 @@ private:
             return delay.status();
         double d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
         PrttSpec delayed{size, messages_, d, settings.count, settings.warmup};
+        double d_spent = d; // what wait(d) really took, measured by the driver (issue 9 item 3)
+        delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
@@ -105,7 +116,10 @@ private:
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
         if (!ctx.bootstrap.is_driver())
             return SizeRecord{};
-        return record(ctx, size, d, *o_r, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
+        // The widest relative 95% interval of the three medians: the measured noise of this size.
+        double rel_ci = std::max({median_rel_ci95(*prtt_1_0), median_rel_ci95(*prtt_n_0), median_rel_ci95(*prtt_n_d)});
+        // Eq. (6) subtracts the d that was really waited, so o holds no cost of the delay loop.
+        return record(ctx, size, d_spent, *o_r, rel_ci, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
@@ -142,13 +156,15 @@ private:
         return swap_value(ctx.bootstrap, median(receive_us));
     }
 
-    SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, std::vector<double> prtt_1_0,
-                      double prtt_n_0, double prtt_n_d)
+    SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, double rel_ci,
+                      std::vector<double> prtt_1_0, double prtt_n_0, double prtt_n_d)
     {
         SizeRecord record = make_record(ctx, size, std::move(prtt_1_0));
         fit::PrttSample sample{double(size), record.summary.median, prtt_n_0, prtt_n_d, d, o_r};
         samples_.push_back(sample);
+        rel_ci_.push_back(rel_ci);
         std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
+        columns.emplace_back("rel_ci95", rel_ci);
         record.extra.insert(record.extra.begin(), columns.begin(), columns.end()); // loss columns stay after them
         return record;
     }
@@ -156,6 +172,7 @@ private:
     uint64_t messages_ = 16;
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;
+    std::vector<double> rel_ci_; // per size: relative width of the widest 95% interval of a median
 };
 
 std::vector<opt::OptionSpec> loggp_options()

@@ -3,33 +3,177 @@
 
 #include "../common/model_json.hpp"
 
+#include <ngx/fit/loggp_quality.hpp>
+#include <ngx/sizes.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 namespace ngx::patterns {
 namespace {
 
+// The line's intercept and slope, or the plain value when no line was fitted
+// (a range of one size): the same o(s) LogGPRange::o_at gives.
+fit::Measured intercept_of(const fit::OverheadLine& line, const fit::Measured& plain)
+{
+    return line.fitted() ? line.at_one : plain;
+}
+
+fit::Measured slope_of(const fit::OverheadLine& line)
+{
+    return line.fitted() ? line.per_byte : fit::Measured{};
+}
+
 Json range_json(const fit::LogGPRange& range)
 {
-    Json json = {
-        {"from_bytes", range.from_bytes},
-        {"to_bytes", range.to_bytes},
-        {"L_us", json_number(range.L.value)},
-        {"o_us", json_number(range.o.value)},
-        {"o_r_us", json_number(range.o_r.value)},
-        {"g_us", json_number(range.g.value)},
-        {"G_us_per_byte", json_number(range.G.value)},
-        {"intervals",
-         {{"L_us", measured_json(range.L)},
-          {"o_us", measured_json(range.o)},
-          {"o_r_us", measured_json(range.o_r)},
-          {"g_us", measured_json(range.g)},
-          {"G_us_per_byte", measured_json(range.G)}}},
-        {"o_line",
-         {{"intercept_us", json_number(range.o_intercept)}, {"slope_us_per_byte", json_number(range.o_slope)}}}};
+    fit::Measured o_s = intercept_of(range.send_line, range.o), O_s = slope_of(range.send_line);
+    fit::Measured o_r = intercept_of(range.recv_line, range.o_r), O_r = slope_of(range.recv_line);
+    Json json = {{"from_bytes", range.from_bytes},
+                 {"to_bytes", range.to_bytes},
+                 {"L_us", json_number(range.L.value)},
+                 {"o_us", json_number(o_s.value)},
+                 {"O_us_per_byte", json_number(O_s.value)},
+                 {"o_r_us", json_number(o_r.value)},
+                 {"O_r_us_per_byte", json_number(O_r.value)},
+                 {"g_us", json_number(range.g.value)},
+                 {"G_us_per_byte", json_number(range.G.value)},
+                 {"o_mean_us", json_number(range.o.value)},
+                 {"intervals",
+                  {{"L_us", measured_json(range.L)},
+                   {"o_us", measured_json(o_s)},
+                   {"O_us_per_byte", measured_json(O_s)},
+                   {"o_r_us", measured_json(o_r)},
+                   {"O_r_us_per_byte", measured_json(O_r)},
+                   {"g_us", measured_json(range.g)},
+                   {"G_us_per_byte", measured_json(range.G)}}}};
     if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
     return json;
+}
+
+std::string percent(double fraction)
+{
+    std::ostringstream out;
+    out << std::setprecision(3) << 100 * fraction << "%";
+    return out.str();
+}
+
+Json error_json(const fit::ModelError& error)
+{
+    return {{"mean_relative", json_number(error.mean_rel)}, {"max_relative", json_number(error.max_rel)}};
+}
+
+Json curves_json(const fit::CurveErrors& errors)
+{
+    return {{"prtt_1_0", error_json(errors.prtt_1_0)},
+            {"prtt_n_0", error_json(errors.prtt_n_0)},
+            {"prtt_n_d", error_json(errors.prtt_n_d)},
+            {"all", error_json(errors.all)}};
+}
+
+Json miss_json(const fit::QualityMiss& miss)
+{
+    return {{"size_bytes", miss.size},
+            {"curve", fit::curve_name(miss.curve)},
+            {"measured_us", json_number(miss.measured)},
+            {"predicted_us", json_number(miss.predicted)},
+            {"relative_error", json_number(miss.rel_error)},
+            {"reason", fit::reason_name(miss.reason)},
+            {"switch_after_bytes", json_number(miss.switch_after_bytes)}};
+}
+
+// One line for the printed table: which sizes miss, by how much, and why.
+std::string miss_summary(const fit::RangeQuality& range, const fit::QualityGoal& goal)
+{
+    std::ostringstream out;
+    out << "fit misses the goal (mean <= " << percent(goal.mean_rel) << ", max <= " << percent(goal.max_rel)
+        << "): mean " << percent(range.error.all.mean_rel) << ", max " << percent(range.error.all.max_rel) << ";";
+    constexpr size_t shown = 6;
+    for (size_t i = 0; i < range.misses.size() && i < shown; ++i) {
+        const fit::QualityMiss& m = range.misses[i];
+        out << (i ? "," : "") << " " << format_bytes(uint64_t(m.size)) << " " << fit::curve_name(m.curve) << " "
+            << percent(m.rel_error) << " (" << fit::reason_name(m.reason);
+        if (std::isfinite(m.switch_after_bytes))
+            out << " after " << format_bytes(uint64_t(m.switch_after_bytes));
+        out << ")";
+    }
+    if (range.misses.size() > shown)
+        out << " and " << range.misses.size() - shown << " more (model.quality)";
+    return out.str();
+}
+
+Json quality_json(const fit::LogGPQuality& quality)
+{
+    Json ranges = Json::array();
+    for (const fit::RangeQuality& r : quality.ranges) {
+        Json misses = Json::array();
+        for (const fit::QualityMiss& m : r.misses)
+            misses.push_back(miss_json(m));
+        ranges.push_back({{"from_bytes", r.from_bytes},
+                          {"to_bytes", r.to_bytes},
+                          {"points", r.points},
+                          {"meets_goal", r.meets_goal},
+                          {"error", curves_json(r.error)},
+                          {"misses", misses}});
+    }
+    return {{"goal", {{"mean_relative", quality.goal.mean_rel}, {"max_relative", quality.goal.max_rel}}},
+            {"meets_goal", quality.meets_goal},
+            {"overall", curves_json(quality.overall)},
+            {"ranges", ranges}};
+}
+
+// Appends the quality of each range to its printed warning.
+void warn_misses(Json& ranges, const fit::LogGPQuality& quality)
+{
+    for (size_t i = 0; i < ranges.size() && i < quality.ranges.size(); ++i) {
+        if (quality.ranges[i].meets_goal)
+            continue;
+        std::string summary = miss_summary(quality.ranges[i], quality.goal);
+        Json& range = ranges[i];
+        range["warning"] = range.contains("warning") ? range["warning"].get<std::string>() + "; " + summary : summary;
+    }
+}
+
+// Sizes are measured one after the other, so their medians scatter by more
+// than each size's own interval shows (a burst of machine noise lands on one
+// size: tcp's within-size noise was 2.8% where neighbouring sizes scattered
+// by 22%, and the within-size value alone split tcp at 8 B and 1 KiB). The
+// noise is therefore at least the scatter between neighbouring sizes, robustly:
+// the median |second difference| of ln PRTT(1,0,s) / 0.826 (the median of
+// |x_i - (x_{i-1} + x_{i+1})/2| for white noise of standard deviation 1), and
+// at least 1% (sim: 20-40 ns steps on 20 us against 3 ns intervals, and with
+// 0.1% a sim run split at 5, 10 and 4241 B; the switches to find, shm's
+// inline limit and sim's rendezvous, are steps of 30% and more).
+constexpr double min_relative_noise = 0.01;
+
+double neighbour_scatter(const std::vector<fit::PrttSample>& samples)
+{
+    std::vector<double> second;
+    for (size_t i = 1; i + 1 < samples.size(); ++i) {
+        double a = samples[i - 1].prtt_1_0, b = samples[i].prtt_1_0, c = samples[i + 1].prtt_1_0;
+        if (a > 0 && b > 0 && c > 0)
+            second.push_back(std::fabs(std::log(b) - (std::log(a) + std::log(c)) / 2));
+    }
+    if (second.empty())
+        return 0;
+    std::nth_element(second.begin(), second.begin() + second.size() / 2, second.end());
+    return second[second.size() / 2] / 0.826;
+}
+
+double relative_noise(const std::vector<fit::PrttSample>& samples, const std::vector<double>& rel_ci)
+{
+    std::vector<double> finite;
+    for (double width : rel_ci)
+        if (std::isfinite(width) && width > 0)
+            finite.push_back(width);
+    if (finite.empty())
+        return fit::Measured::nan; // not measured: the detector estimates it
+    std::nth_element(finite.begin(), finite.begin() + finite.size() / 2, finite.end());
+    double within = finite[finite.size() / 2] / (2 * 1.96); // half-width of a 95% interval / 1.96
+    return std::max({within, neighbour_scatter(samples), min_relative_noise});
 }
 
 fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
@@ -42,6 +186,7 @@ fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
     options.paper.pfact = settings.pfact;
     options.robust.lookahead = std::size_t(settings.lookahead);
     options.robust.pfact = settings.pfact;
+    options.weights = settings.weights == "none" ? fit::Weighting::none : fit::Weighting::relative;
     return options;
 }
 
@@ -73,6 +218,23 @@ Result<fit::Measured> exact_field(const Json& range, const char* name)
     return fit::Measured::exact(*value);
 }
 
+bool has_number(const Json& range, const char* name)
+{
+    return range.contains(name) && range[name].is_number();
+}
+
+// o(s) as saved: intercept and slope when both are there, else a constant.
+void read_overheads(const Json& range, fit::LogGPRange& r)
+{
+    if (has_number(range, "O_us_per_byte"))
+        r.send_line = fit::OverheadLine::exact(r.o.value, range["O_us_per_byte"].get<double>());
+    if (has_number(range, "o_r_us")) {
+        r.o_r = fit::Measured::exact(range["o_r_us"].get<double>());
+        if (has_number(range, "O_r_us_per_byte"))
+            r.recv_line = fit::OverheadLine::exact(r.o_r.value, range["O_r_us_per_byte"].get<double>());
+    }
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSample& sample, double n)
@@ -91,9 +253,11 @@ std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSa
 
 std::vector<opt::OptionSpec> fit_option_specs()
 {
-    return {{"loggp-detector", "robust", "protocol-change detection: robust, paper (section 3.5 as published) or none"},
-            {"loggp-lookahead", "5", "x: points of look-ahead (section 3.5)"},
-            {"loggp-pfact", "2.0", "pfact: sensitivity (section 3.5)"}};
+    return {
+        {"loggp-detector", "robust", "protocol-change detection: robust, paper (section 3.5 as published) or none"},
+        {"loggp-lookahead", "5", "x: points of look-ahead (section 3.5)"},
+        {"loggp-pfact", "2.0", "pfact: sensitivity (section 3.5)"},
+        {"loggp-weights", "relative", "least-squares weights: relative (1/y^2, ngx) or none (the paper's plain fit)"}};
 }
 
 LogGPFitSettings read_fit_settings(opt::OptionReader& read)
@@ -102,15 +266,44 @@ LogGPFitSettings read_fit_settings(opt::OptionReader& read)
     settings.detector = read.choice("loggp-detector", {"robust", "paper", "none"});
     settings.lookahead = double(read.whole_number("loggp-lookahead", 1, 100));
     settings.pfact = read.number("loggp-pfact", 1.0000001, 1000);
+    settings.weights = read.choice("loggp-weights", {"relative", "none"});
     return settings;
 }
 
-Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings)
+double median_rel_ci95(std::vector<double> values)
 {
-    fit::Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, fit_options(settings));
+    const size_t c = values.size();
+    if (c < 6)
+        return fit::Measured::nan;
+    std::sort(values.begin(), values.end());
+    // Ranks of the 95% interval of the median (normal approximation to the binomial).
+    double half = 0.98 * std::sqrt(double(c));
+    size_t low = size_t(std::max(0.0, std::floor(c / 2.0 - half)));
+    size_t high = std::min(c - 1, size_t(std::ceil(c / 2.0 + half)));
+    double mid = c % 2 ? values[c / 2] : (values[c / 2 - 1] + values[c / 2]) / 2;
+    return mid > 0 ? (values[high] - values[low]) / mid : fit::Measured::nan;
+}
+
+Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings,
+                             const std::vector<double>& rel_ci)
+{
+    if (!rel_ci.empty() && rel_ci.size() != samples.size())
+        return Status::runtime("LogGP fit: one measured spread per size expected");
+    fit::LogGPOptions options = fit_options(settings);
+    options.relative_noise = relative_noise(samples, rel_ci);
+    fit::Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, options);
     if (!fitted)
         return Status::runtime("LogGP fit: " + describe_failure(fitted.status()));
     const fit::LogGPFit& f = *fitted;
+    std::vector<double> widths = rel_ci;
+    for (double& w : widths)
+        if (!std::isfinite(w))
+            w = 0; // unknown: no noise reason for that size
+    fit::QualityOptions quality_options;
+    quality_options.rel_ci = widths;
+    fit::Result<fit::LogGPQuality> quality = fit::assess_loggp(samples, n, f.params, quality_options);
+    if (!quality)
+        return Status::runtime("LogGP fit quality: " + describe_failure(quality.status()));
     Json ranges = Json::array();
     Json change_points = Json::array();
     for (const fit::LogGPRange& range : f.params.ranges) {
@@ -118,6 +311,7 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
         if (range.from_bytes > f.params.ranges.front().from_bytes)
             change_points.push_back(range.from_bytes);
     }
+    warn_misses(ranges, *quality);
     Json per_size = Json::array();
     for (size_t i = 0; i < samples.size(); ++i)
         per_size.push_back({{"size_bytes", samples[i].size},
@@ -130,6 +324,8 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                 {"detector", settings.detector},
                 {"lookahead", settings.lookahead},
                 {"pfact", settings.pfact},
+                {"weights", settings.weights},
+                {"relative_noise", json_number(options.relative_noise)},
                 {"L_eel_us", measured_json(f.params.eel)},
                 {"L_eel_size_bytes", f.params.eel_size},
                 {"ranges", ranges},
@@ -140,11 +336,14 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                 {"prediction_error",
                  {{"max_relative", json_number(f.error.max_rel)},
                   {"mean_relative", json_number(f.error.mean_rel)},
-                  {"rms_us", json_number(f.error.rms)}}}};
+                  {"rms_us", json_number(f.error.rms)}}},
+                {"quality", quality_json(*quality)}};
 }
 
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
 {
+    if (model.is_object() && model.contains("kind") && model["kind"] != "loggp")
+        return Status::usage("the model is of kind " + model["kind"].dump() + ", not loggp");
     if (!model.is_object() || !model.contains("ranges") || !model["ranges"].is_array() || model["ranges"].empty())
         return Status::usage("no LogGP parameters: expected model.ranges with at least one range");
     fit::LogGPParams params;
@@ -162,8 +361,7 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         r.o = *o;
         r.g = *g;
         r.G = *G;
-        if (range.contains("o_r_us") && range["o_r_us"].is_number())
-            r.o_r = fit::Measured::exact(range["o_r_us"].get<double>());
+        read_overheads(range, r);
         if (!params.ranges.empty() && r.from_bytes <= params.ranges.back().from_bytes)
             return Status::usage("model ranges are not in increasing size order");
         params.ranges.push_back(r);

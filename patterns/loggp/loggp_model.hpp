@@ -4,8 +4,19 @@
 // Shared by the loggp pattern and `ngx fit`, so both give the same output.
 //
 //     std::vector<fit::PrttSample> samples = ...;
-//     Result<Json> model = fit_loggp_model(samples, n, settings);
+//     std::vector<double> rel_ci = ...;   // per size, relative width of the 95% interval of the median
+//     Result<Json> model = fit_loggp_model(samples, n, settings, rel_ci);
 //     Result<fit::LogGPParams> params = loggp_params_from_model(model_json);
+//
+// Per range the JSON holds the overhead lines of fit/loggp.hpp, o_s(s) =
+// o_us + (s-1) O_us_per_byte and o_r(s) = o_r_us + (s-1) O_r_us_per_byte
+// (intercepts and slopes, 95% intervals in "intervals"), L_us of eq. (1)
+// computed with them, g and G. loggp_params_from_model reads the lines back
+// exactly, so a saved model predicts what the run predicted, to the bit.
+// The measured spread (rel_ci) sets LogGPOptions::relative_noise (the
+// median over the sizes of rel_ci / (2 * 1.96), at least the scatter
+// between neighbouring sizes and 1%) and the stated fit quality
+// (fit/loggp_quality.hpp) in "quality".
 #ifndef NGX_PATTERNS_LOGGP_MODEL_HPP
 #define NGX_PATTERNS_LOGGP_MODEL_HPP
 
@@ -20,23 +31,32 @@
 namespace ngx::patterns {
 
 struct LogGPFitSettings {
-    std::string detector = "robust"; // robust, paper (section 3.5 as published) or none
-    double lookahead = 5;            // x of section 3.5
-    double pfact = 2.0;              // pfact of section 3.5
+    std::string detector = "robust";  // robust, paper (section 3.5 as published) or none
+    double lookahead = 5;             // x of section 3.5
+    double pfact = 2.0;               // pfact of section 3.5
+    std::string weights = "relative"; // relative (1/y^2) or none (the paper's plain fit)
 };
 
-// The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact):
+// The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact, --loggp-weights):
 // declared once, for the pattern and for `ngx fit` alike.
 std::vector<opt::OptionSpec> fit_option_specs();
 LogGPFitSettings read_fit_settings(opt::OptionReader& read);
 
-Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings);
+// rel_ci: per sample, or empty when the spread is unknown (then the detector
+// estimates the noise from the curves and quality names no noise reason).
+Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings,
+                             const std::vector<double>& rel_ci = {});
+
+// The relative width of the 95% interval of the median of `values`, by order
+// statistics (ranks c/2 -+ 0.98 sqrt(c)); NaN for fewer than 6 values.
+double median_rel_ci95(std::vector<double> values);
 
 // The per-size columns of a loggp result: the other PRTT medians, d, o_s by
 // eq. (6), o_r when measured, and g + (s-1)G by eq. (7).
 std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSample& sample, double n);
 
-// The parameters of a saved model (`model.ranges`), for predictions.
+// The parameters of a saved model (`model.ranges`, kind "loggp"), for
+// predictions: o_us/O_us_per_byte and o_r_us/O_r_us_per_byte as exact lines.
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model);
 
 } // namespace ngx::patterns

@@ -14,17 +14,17 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 namespace ngx::patterns {
-namespace {
-
-constexpr const char* ngx_name = "ngx";
 
 int fail(const char* command, const Status& status)
 {
-    std::cerr << ngx_name << " " << command << ": " << status.message() << "\n";
+    std::cerr << "ngx " << command << ": " << status.message() << "\n";
     return exit_code(status);
 }
+
+namespace {
 
 std::vector<opt::OptionSpec> fit_specs()
 {
@@ -38,17 +38,20 @@ std::vector<opt::OptionSpec> fit_specs()
     return specs;
 }
 
-std::vector<opt::OptionSpec> predict_specs()
+} // namespace
+
+std::vector<opt::OptionSpec> predict_specs(const std::string& params_help)
 {
-    return {opt::optional_value("params", "a JSON file with fitted LogGP parameters (from -x loggp or ngx fit)"),
+    return {opt::optional_value("params", params_help),
             opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear or bcast-tree"),
             opt::optional_value("size,s", "message size, e.g. 4Ki"),
             {"processes,P", "2", "processes of a broadcast"},
             {"messages,n", "16", "n of PRTT(n,d,s)"},
             {"delay,d", "0", "d of PRTT(n,d,s), microseconds"},
-            opt::optional_value("export", "print the parameters for another tool instead: loggopsim"),
             opt::flag("help,h", "show this help")};
 }
+
+namespace {
 
 Status check_export(opt::OptionReader& read)
 {
@@ -57,7 +60,7 @@ Status check_export(opt::OptionReader& read)
     return read.ok() ? Status::ok() : Status::usage(read.error());
 }
 
-SizeRecord offline_record(const fit::PrttSample& sample, double n)
+SizeRecord offline_record(const fit::PrttSample& sample, double n, double rel_ci)
 {
     constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
     SizeRecord record;
@@ -67,6 +70,7 @@ SizeRecord offline_record(const fit::PrttSample& sample, double n)
     record.summary.min = record.summary.max = record.summary.mean = unknown;
     record.summary.stddev = record.summary.p99 = unknown;
     record.extra = loggp_size_columns(sample, n);
+    record.extra.emplace_back("rel_ci95", rel_ci);
     return record;
 }
 
@@ -83,37 +87,16 @@ Document offline_document(const std::string& path, const PrttTable& table, const
                     {{"n", table.n},
                      {"detector", settings.detector},
                      {"lookahead", settings.lookahead},
-                     {"pfact", settings.pfact}}}};
-    for (const fit::PrttSample& sample : table.samples)
-        run.sizes.push_back(offline_record(sample, table.n));
+                     {"pfact", settings.pfact},
+                     {"weights", settings.weights}}}};
+    for (size_t i = 0; i < table.samples.size(); ++i)
+        run.sizes.push_back(
+            offline_record(table.samples[i], table.n, i < table.rel_ci.size() ? table.rel_ci[i] : std::nan("")));
     run.model = std::move(model);
     run.status = "complete";
     document.runs.push_back(std::move(run));
     return document;
 }
-
-// The saved model: a document's own, or the first run's that has one.
-Result<Json> saved_model(const std::string& path)
-{
-    std::ifstream file(path);
-    if (!file)
-        return Status::usage(path + ": cannot be read");
-    Json document = Json::parse(file, nullptr, false);
-    if (document.is_discarded() || !document.is_object())
-        return Status::usage(path + ": not a JSON document");
-    if (document.contains("model"))
-        return document["model"];
-    if (document.contains("runs"))
-        for (const Json& run : document["runs"])
-            if (run.contains("model"))
-                return run["model"];
-    return Status::usage(path + ": has no fitted model (run -x loggp, or ngx fit -o FILE.json)");
-}
-
-struct PredictRequest {
-    std::string op;
-    double size = 1, processes = 2, messages = 16, delay_us = 0;
-};
 
 double predict(const fit::LogGPParams& params, const PredictRequest& request)
 {
@@ -124,23 +107,6 @@ double predict(const fit::LogGPParams& params, const PredictRequest& request)
     if (request.op == "bcast-linear")
         return params.linear_bcast(request.processes, request.size);
     return params.tree_bcast(request.processes, request.size);
-}
-
-Result<PredictRequest> read_request(opt::OptionReader& read)
-{
-    PredictRequest request;
-    if (!read.given("op"))
-        return Status::usage("--op is required: pingpong, prtt, bcast-linear or bcast-tree");
-    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree"});
-    if (!read.given("size"))
-        return Status::usage("-s/--size is required");
-    request.size = double(read.byte_count("size", 1, max_message_bytes));
-    request.processes = double(read.whole_number("processes", 1, 1u << 24));
-    request.messages = double(read.whole_number("messages", 1, 1u << 20));
-    request.delay_us = read.number("delay", 0, 1e9);
-    if (!read.ok())
-        return Status::usage(read.error());
-    return request;
 }
 
 void print_predictions(const fit::LogGPParams& params, const PredictRequest& request)
@@ -162,66 +128,138 @@ void print_predictions(const fit::LogGPParams& params, const PredictRequest& req
     std::cout << "prediction: " << predict(params, request) << " us\n";
 }
 
+int export_loggopsim(const char* command, const Json& model)
+{
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
+    if (!params)
+        return fail(command, params.status());
+    Result<std::string> text = loggopsim_parameters(*params);
+    if (!text)
+        return fail(command, text.status());
+    std::cout << *text;
+    return 0;
+}
+
 } // namespace
 
-bool reads_prtt_csv(const std::string& first_line)
+Result<Json> read_json_document(const std::string& path)
 {
-    return first_line.starts_with("size_bytes,n,delay_us,prtt_1_0_us");
+    std::ifstream file(path);
+    if (!file)
+        return Status::usage(path + ": cannot be read");
+    Json document = Json::parse(file, nullptr, false);
+    if (document.is_discarded() || !document.is_object())
+        return Status::usage(path + ": not a JSON document");
+    return document;
+}
+
+std::optional<int> parse_command(const char* command, const CommandArguments& arguments,
+                                 const std::vector<opt::OptionSpec>& specs, const char* bare, const std::string& usage,
+                                 OptionValues& values)
+{
+    Result<OptionValues> parsed = parse_arguments(arguments, specs, bare);
+    if (!parsed)
+        return fail(command, parsed.status());
+    values = std::move(*parsed);
+    if (opt::OptionReader(values).given("help")) {
+        std::cout << options_help(usage, specs);
+        return 0;
+    }
+    return std::nullopt;
+}
+
+// The saved model: a document's own, or the first run's that has one.
+Result<Json> saved_model(const std::string& path)
+{
+    Result<Json> read = read_json_document(path);
+    if (!read)
+        return read.status();
+    const Json& document = *read;
+    if (document.contains("model"))
+        return document["model"];
+    if (document.contains("runs"))
+        for (const Json& run : document["runs"])
+            if (run.contains("model"))
+                return run["model"];
+    return Status::usage(path + ": has no fitted model (run -x loggp, or ngx fit -o FILE.json)");
+}
+
+Result<PredictRequest> read_predict_request(opt::OptionReader& read)
+{
+    PredictRequest request;
+    if (!read.given("op"))
+        return Status::usage("--op is required: pingpong, prtt, bcast-linear or bcast-tree");
+    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree"});
+    if (!read.given("size"))
+        return Status::usage("-s/--size is required");
+    request.size = double(read.byte_count("size", 1, max_message_bytes));
+    request.processes = double(read.whole_number("processes", 1, 1u << 24));
+    request.messages = double(read.whole_number("messages", 1, 1u << 20));
+    request.delay_us = read.number("delay", 0, 1e9);
+    if (!read.ok())
+        return Status::usage(read.error());
+    return request;
+}
+
+Status write_offline_document(const Document& document, const OutputChoice& outputs)
+{
+    std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
+    NGX_TRY(replay(document, reporters));
+    if (outputs.stdout_format == OutputFormat::json)
+        std::cout << to_json(document, false).dump(2) << "\n";
+    else if (outputs.stdout_format == OutputFormat::csv)
+        std::cout << to_csv(document);
+    return Status::ok();
+}
+
+bool reads_prtt_csv(const std::string&)
+{
+    // Every raw (non-JSON) file: the raw-PRTT CSV is the only raw format a fit
+    // hook reads, and its reader names best what is wrong with any other file.
+    return true;
 }
 
 int fit_offline(const CommandArguments& arguments)
 {
-    std::vector<opt::OptionSpec> specs = fit_specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "file");
-    if (!values)
-        return fail("fit", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << options_help("Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", specs);
-        return 0;
-    }
+    OptionValues values;
+    if (std::optional<int> done =
+            parse_command("fit", arguments, fit_specs(), "file",
+                          "Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", values))
+        return *done;
+    opt::OptionReader read(values);
     if (!read.given("file"))
         return fail("fit", Status::usage("no file given (ngx fit FILE.csv)"));
     LogGPFitSettings settings = read_fit_settings(read);
     if (Status exported = check_export(read); !exported)
         return fail("fit", exported);
     OutputChoice outputs;
-    if (Status chosen = read_output_choice(*values, outputs); !chosen)
+    if (Status chosen = read_output_choice(values, outputs); !chosen)
         return fail("fit", chosen);
     std::string path = read.text("file");
     Result<PrttTable> table = read_prtt_file(path);
     if (!table)
         return fail("fit", table.status());
-    Result<Json> model = fit_loggp_model(table->samples, table->n, settings);
+    Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
     if (!model)
         return fail("fit", model.status());
-    if (read.given("export")) {
-        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
-        std::cout << loggopsim_parameters(*params);
-        return 0;
-    }
+    if (read.given("export"))
+        return export_loggopsim("fit", *model);
     Document document = offline_document(path, *table, settings, std::move(*model));
-    std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
-    if (Status written = replay(document, reporters); !written)
+    if (Status written = write_offline_document(document, outputs); !written)
         return fail("fit", written);
-    if (outputs.stdout_format == OutputFormat::json)
-        std::cout << to_json(document, false).dump(2) << "\n";
-    else if (outputs.stdout_format == OutputFormat::csv)
-        std::cout << to_csv(document);
     return 0;
 }
 
 int predict_offline(const CommandArguments& arguments)
 {
-    std::vector<opt::OptionSpec> specs = predict_specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "");
-    if (!values)
-        return fail("predict", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << options_help("Usage: ngx predict --params FILE.json --op OP -s SIZE [options]", specs);
-        return 0;
-    }
+    std::vector<opt::OptionSpec> specs =
+        predict_specs("a JSON file with fitted LogGP parameters (from -x loggp or ngx fit)");
+    specs.push_back(opt::optional_value("export", "print the parameters for another tool instead: loggopsim"));
+    OptionValues values;
+    if (std::optional<int> done = parse_command(
+            "predict", arguments, specs, "", "Usage: ngx predict --params FILE.json --op OP -s SIZE [options]", values))
+        return *done;
+    opt::OptionReader read(values);
     if (!read.given("params"))
         return fail("predict", Status::usage("--params FILE.json is required"));
     if (Status exported = check_export(read); !exported)
@@ -229,14 +267,12 @@ int predict_offline(const CommandArguments& arguments)
     Result<Json> model = saved_model(read.text("params"));
     if (!model)
         return fail("predict", model.status());
+    if (read.given("export"))
+        return export_loggopsim("predict", *model);
     Result<fit::LogGPParams> params = loggp_params_from_model(*model);
     if (!params)
         return fail("predict", params.status());
-    if (read.given("export")) {
-        std::cout << loggopsim_parameters(*params);
-        return 0;
-    }
-    Result<PredictRequest> request = read_request(read);
+    Result<PredictRequest> request = read_predict_request(read);
     if (!request)
         return fail("predict", request.status());
     print_predictions(*params, *request);

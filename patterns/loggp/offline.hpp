@@ -5,17 +5,45 @@
 #ifndef NGX_PATTERNS_LOGGP_OFFLINE_HPP
 #define NGX_PATTERNS_LOGGP_OFFLINE_HPP
 
+#include <ngx/command_line.hpp>
+#include <ngx/options.hpp>
 #include <ngx/pattern.hpp>
+#include <ngx/reporter.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ngx::patterns {
 
 int fit_offline(const CommandArguments& arguments);
 int predict_offline(const CommandArguments& arguments);
 
-// Whether `ngx fit` should hand a non-JSON file to loggp: its first line is the raw-PRTT CSV header.
+// Whether `ngx fit` should hand a non-JSON file to loggp: always (the raw-PRTT
+// CSV is the only raw file of a fit hook; its reader says what is wrong).
 bool reads_prtt_csv(const std::string& first_line);
+
+// Shared with the loggps pattern's hooks.
+// "ngx COMMAND: message" on stderr; the exit code of the status.
+int fail(const char* command, const Status& status);
+// A JSON object from `path`, or a usage error naming the file.
+Result<Json> read_json_document(const std::string& path);
+// Parses a subcommand's arguments into `values`; an exit code when it is
+// done already (a usage error, or --help printed with `usage`).
+std::optional<int> parse_command(const char* command, const CommandArguments& arguments,
+                                 const std::vector<opt::OptionSpec>& specs, const char* bare, const std::string& usage,
+                                 OptionValues& values);
+// The saved model: a document's own "model", or the first run's that has one.
+Result<Json> saved_model(const std::string& path);
+// --params (described by params_help), --op, -s, -P, -n, -d, --help.
+std::vector<opt::OptionSpec> predict_specs(const std::string& params_help);
+struct PredictRequest {
+    std::string op; // pingpong, prtt, bcast-linear, bcast-tree
+    double size = 1, processes = 2, messages = 16, delay_us = 0;
+};
+Result<PredictRequest> read_predict_request(opt::OptionReader& read);
+// A re-fitted document to the chosen outputs, as the live run reports.
+Status write_offline_document(const Document& document, const OutputChoice& outputs);
 
 } // namespace ngx::patterns
 

@@ -15,6 +15,8 @@ namespace {
 
 const std::vector<std::string> required_columns = {"size_bytes",  "n",           "delay_us",
                                                    "prtt_1_0_us", "prtt_n_0_us", "prtt_n_d_us"};
+// After the required columns, in this order, each optional.
+const std::vector<std::string> optional_columns = {"o_r_us", "rel_ci95"};
 constexpr size_t max_file_bytes = 64u << 20;
 
 std::vector<std::string> split_cells(const std::string& line)
@@ -53,7 +55,7 @@ Result<double> parse_cell(const std::string& name, size_t line, const std::strin
     return value;
 }
 
-Status check_header(const std::string& name, const std::vector<std::string>& header, bool& with_o_r)
+Status check_header(const std::string& name, const std::vector<std::string>& header, size_t& columns)
 {
     for (size_t i = 0; i < required_columns.size(); ++i) {
         if (i >= header.size())
@@ -64,36 +66,47 @@ Status check_header(const std::string& name, const std::vector<std::string>& hea
                        "column " + std::to_string(i + 1) + " is '" + trim(header[i]) + "', expected '" +
                            required_columns[i] + "' (header " + prtt_csv_header + ")");
     }
-    with_o_r = header.size() == required_columns.size() + 1 && trim(header.back()) == "o_r_us";
-    if (header.size() > required_columns.size() && !with_o_r)
-        return bad(name, 1, "unexpected column '" + trim(header[required_columns.size()]) + "'");
+    for (size_t i = required_columns.size(); i < header.size(); ++i) {
+        size_t k = i - required_columns.size();
+        if (k >= optional_columns.size() || trim(header[i]) != optional_columns[k])
+            return bad(name, 1, "unexpected column '" + trim(header[i]) + "' (header " + prtt_csv_header + ")");
+    }
+    columns = header.size();
     return Status::ok();
 }
 
-Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const std::vector<std::string>& cells,
-                                  bool with_o_r, double& n)
+std::string column_name(size_t i)
 {
-    size_t expected = required_columns.size() + (with_o_r ? 1 : 0);
-    if (cells.size() != expected)
-        return bad(name, line,
-                   "expected " + std::to_string(expected) + " cells, found " + std::to_string(cells.size()));
-    double values[7] = {};
-    for (size_t i = 0; i < expected; ++i) {
-        Result<double> value =
-            parse_cell(name, line, i < required_columns.size() ? required_columns[i] : "o_r_us", cells[i]);
+    return i < required_columns.size() ? required_columns[i] : optional_columns[i - required_columns.size()];
+}
+
+Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const std::vector<std::string>& cells,
+                                  size_t columns, PrttTable& table)
+{
+    if (cells.size() != columns)
+        return bad(name, line, "expected " + std::to_string(columns) + " cells, found " + std::to_string(cells.size()));
+    double values[8] = {};
+    for (size_t i = 0; i < columns; ++i) {
+        if (column_name(i) == "rel_ci95" && trim(cells[i]).empty()) {
+            values[i] = std::nan(""); // not measured (too few repetitions)
+            continue;
+        }
+        Result<double> value = parse_cell(name, line, column_name(i), cells[i]);
         if (!value)
             return value.status();
         values[i] = *value;
     }
     if (values[0] < 1 || values[0] != std::floor(values[0]))
         return bad(name, line, "size_bytes must be a whole number >= 1");
-    if (n == 0)
-        n = values[1];
-    if (values[1] != n || n < 2)
+    if (table.n == 0)
+        table.n = values[1];
+    if (values[1] != table.n || table.n < 2)
         return bad(name, line, "n must be the same number >= 2 on every line");
     fit::PrttSample sample{values[0], values[3], values[4], values[5], values[2], std::nullopt};
-    if (with_o_r)
+    if (columns > required_columns.size())
         sample.o_r = values[6];
+    if (columns > required_columns.size() + 1)
+        table.rel_ci.push_back(values[7]);
     return sample;
 }
 
@@ -162,6 +175,7 @@ Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name)
                 return Status::usage(name + ": a loggp result lacks one of size_bytes, median_us, prtt_n_0_us, "
                                             "prtt_n_d_us, delay_us");
         table.samples.push_back(sample);
+        table.rel_ci.push_back(extra(r, "rel_ci95"));
     }
     if (table.n < 2)
         return Status::usage(name + ": options.pattern_options.n is missing or below 2");
@@ -179,13 +193,13 @@ Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& nam
     std::string line;
     if (!std::getline(stream, line) || trim(line).empty())
         return Status::usage(name + ": empty file (expected the header " + std::string(prtt_csv_header) + ")");
-    bool with_o_r = false;
-    NGX_TRY(check_header(name, split_cells(trim(line)), with_o_r));
+    size_t columns = 0;
+    NGX_TRY(check_header(name, split_cells(trim(line)), columns));
     PrttTable table;
     for (size_t number = 2; std::getline(stream, line); ++number) {
         if (trim(line).empty())
             continue;
-        Result<fit::PrttSample> sample = parse_row(name, number, split_cells(trim(line)), with_o_r, table.n);
+        Result<fit::PrttSample> sample = parse_row(name, number, split_cells(trim(line)), columns, table);
         if (!sample)
             return sample.status();
         table.samples.push_back(*sample);
@@ -245,12 +259,16 @@ private:
 std::string to_prtt_csv(const RunRecord& run)
 {
     std::ostringstream out;
-    out << std::setprecision(10) << prtt_csv_header << "\n";
+    out << std::setprecision(17) << prtt_csv_header << "\n"; // every digit: `ngx fit` gives the run's model
     Json n = run.options.contains("pattern_options") ? run.options["pattern_options"].value("n", Json()) : Json();
-    for (const SizeRecord& size : run.sizes)
+    for (const SizeRecord& size : run.sizes) {
         out << size.size_bytes << ',' << (n.is_number() ? n.get<double>() : std::nan("")) << ','
             << extra_value(size, "delay_us") << ',' << size.summary.median << ',' << extra_value(size, "prtt_n_0_us")
-            << ',' << extra_value(size, "prtt_n_d_us") << ',' << extra_value(size, "o_r_us") << "\n";
+            << ',' << extra_value(size, "prtt_n_d_us") << ',' << extra_value(size, "o_r_us") << ',';
+        if (double rel_ci = extra_value(size, "rel_ci95"); std::isfinite(rel_ci))
+            out << rel_ci;
+        out << "\n";
+    }
     return out.str();
 }
 

@@ -1,6 +1,7 @@
 // The loggp pattern's raw file, written and read here: the raw-PRTT CSV that
 // `ngx -x loggp --raw-prtt` writes (header size_bytes,n,delay_us,
-// prtt_1_0_us,prtt_n_0_us,prtt_n_d_us, optionally o_r_us after them), or a
+// prtt_1_0_us,prtt_n_0_us,prtt_n_d_us, optionally o_r_us and rel_ci95 after
+// them: the relative width of the widest 95% interval of the three medians), or a
 // saved loggp run in JSON (whose results carry o_r). Every defect of the file
 // is a usage error naming the line and the column.
 //
@@ -22,10 +23,12 @@ namespace ngx {
 struct PrttTable {
     double n = 0;
     std::vector<fit::PrttSample> samples;
+    std::vector<double> rel_ci; // per sample when the file has rel_ci95, else empty
 };
 
 // The header of the raw-PRTT CSV that `-x loggp --raw-prtt` writes and `ngx fit` reads.
-inline constexpr const char* prtt_csv_header = "size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us";
+inline constexpr const char* prtt_csv_header =
+    "size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us,rel_ci95";
 
 Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& name);
 Result<PrttTable> read_prtt_file(const std::string& path);

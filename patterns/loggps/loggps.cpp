@@ -13,38 +13,13 @@
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
-#include <ngx/fit/loggps.hpp>
-
-#include "../common/model_json.hpp"
+#include "loggps_model.hpp"
+#include "loggps_offline.hpp"
 
 #include <cmath>
 
 namespace ngx::patterns {
 namespace {
-
-Json model_json(const fit::LogGPSFit& f, double factor)
-{
-    const fit::LogGPSParams& p = f.params;
-    return {{"kind", "loggps"},
-            {"method", "paper 004: RTT at w = 0 and w = W fitted to Table 6, section 4.3"},
-            {"w_factor", factor},
-            {"L_us", measured_json(f.L)},
-            {"o_prime_us", measured_json(f.o_prime)},
-            {"O_s_us_per_byte", measured_json(f.O_s)},
-            {"O_r_us_per_byte", measured_json(f.O_r)},
-            {"G_s_us_per_byte", measured_json(f.G_s)},
-            {"G_l_us_per_byte", measured_json(f.G_l)},
-            {"s_bytes", json_number(p.s)},
-            {"s_next_bytes", json_number(f.s_next)},
-            {"S_bytes", json_number(p.S)},
-            {"S_next_bytes", json_number(f.S_next)},
-            {"O_split_assumed", f.O_split_assumed},
-            {"G_l_measured", f.G_l_measured},
-            {"prediction_error",
-             {{"max_relative", json_number(f.error.max_rel)},
-              {"mean_relative", json_number(f.error.mean_rel)},
-              {"rms_us", json_number(f.error.rms)}}}};
-}
 
 class LogGPS final : public Pattern {
 public:
@@ -62,11 +37,10 @@ public:
         NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
-        fit::Result<fit::LogGPSFit> fitted = fit::fit_loggps(points_);
-        if (!fitted)
-            return Status::runtime("LogGPS fit: " + std::string(fit::describe(fitted.status())) +
-                                   " (it needs at least two sizes)");
-        ctx.sink.set_model(model_json(*fitted, factor_));
+        Result<Json> model = fit_loggps_model(points_, factor_);
+        if (!model)
+            return model.status();
+        ctx.sink.set_model(std::move(*model));
         return Status::ok();
     }
 
@@ -113,6 +87,8 @@ PatternInfo loggps_pattern()
     info.create = [] { return std::make_unique<LogGPS>(); };
     info.default_count = 200;
     info.default_warmup = 20;
+    info.fit = loggps_fit_offline;
+    info.predict = loggps_predict_offline;
     return info;
 }
 

@@ -7,12 +7,14 @@
 #   bcast-linear to P            L + 2o + (s-1)G + (P-2) max(o, g + (s-1)G)
 #   bcast-tree to P              h (L + 2o + (s-1)G) + (h-1) g, h = ceil(log2 P)
 #                                (paper 000 section 4.3.3)
-# The export prints, per range, "-L -o -g -G -O" in integer nanoseconds
-# (G rounded to a whole ns per byte) and -S, the first size of the next range.
+# The export prints, per range, "-L -o -g -G -O -S" in integer picoseconds
+# (G of 0.3 ns/B stays 300, not 0), -o/-O the intercept and slope of the
+# overhead line, -S the range's largest size (LogGOPSim: size > S is
+# rendezvous); a negative L is refused with exit 2.
 source "$(dirname "$0")/lib.sh"
 cat >model.json <<'JSON'
-{"model": {"ranges": [
-  {"from_bytes": 1, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.001},
+{"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
+  {"from_bytes": 1, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003},
   {"from_bytes": 2048, "to_bytes": 65536, "L_us": 10, "o_us": 3, "g_us": 4, "G_us_per_byte": 0.002}]}}
 JSON
 
@@ -29,13 +31,13 @@ predict() {
         fail "predict --op $op -s $size $*: $got us, by hand $want us"
     ok "predict --op $op -s $size $*: $got us"
 }
-# range 1 (s = 100): L + 2o + (s-1)G = 5 + 2 + 0.099 = 7.099; g + (s-1)G = 2.099
-predict pingpong 100 7.099
-predict prtt 100 42.198 -n 8 -d 3                 # 2 * 7.099 + 7 * max(1 + 3, 2.099)
-predict prtt 100 20.495 -n 4 -d 0                 # 2 * 7.099 + 3 * max(1, 2.099)
-predict bcast-linear 100 11.297 -P 4              # 7.099 + 2 * max(1, 2.099)
-predict bcast-tree 100 16.198 -P 4                # 2 * 7.099 + 1 * 2
-predict bcast-tree 100 25.297 -P 5                # 3 * 7.099 + 2 * 2
+# range 1 (s = 100): L + 2o + (s-1)G = 5 + 2 + 0.0297 = 7.0297; g + (s-1)G = 2.0297
+predict pingpong 100 7.0297
+predict prtt 100 42.0594 -n 8 -d 3                # 2 * 7.0297 + 7 * max(1 + 3, 2.0297)
+predict prtt 100 20.1485 -n 4 -d 0                # 2 * 7.0297 + 3 * max(1, 2.0297)
+predict bcast-linear 100 11.0891 -P 4             # 7.0297 + 2 * max(1, 2.0297)
+predict bcast-tree 100 16.0594 -P 4               # 2 * 7.0297 + 1 * 2
+predict bcast-tree 100 25.0891 -P 5               # 3 * 7.0297 + 2 * 2
 # range 2 (s = 4 KiB): 10 + 6 + 4095 * 0.002 = 24.19; g + (s-1)G = 12.19
 predict pingpong 4Ki 24.19
 predict prtt 4Ki 109.33 -n 6 -d 1                 # 2 * 24.19 + 5 * max(3 + 1, 12.19)
@@ -52,12 +54,36 @@ lines = [l.split() for l in open(sys.argv[1]) if l.startswith("-")]
 assert len(lines) == len(ranges), f"{len(lines)} parameter lines for {len(ranges)} ranges"
 for i, (words, r) in enumerate(zip(lines, ranges)):
     flags = dict(zip(words[::2], map(int, words[1::2])))
-    want = {"-L": round(r["L_us"] * 1000), "-o": round(r["o_us"] * 1000), "-g": round(r["g_us"] * 1000),
-            "-G": round(r["G_us_per_byte"] * 1000), "-O": 0}
-    if i + 1 < len(ranges):
-        want["-S"] = ranges[i + 1]["from_bytes"]
+    want = {"-L": round(r["L_us"] * 1e6), "-o": round(r["o_us"] * 1e6), "-g": round(r["g_us"] * 1e6),
+            "-G": round(r["G_us_per_byte"] * 1e6), "-O": 0, "-S": r["to_bytes"]}
     assert flags == want, f"range {i}: exported {flags}, model {want}"
 print("loggopsim export parsed back:", lines)
 PY
-ok "--export loggopsim gives back L, o, g, G per range and S"
+ok "--export loggopsim gives back L, o, g, G (0.3 ns/B kept as 300 ps/B) per range and S"
+
+# -o/-O: the intercept and slope of o_s(s) and o_r(s), averaged (LogGOPSim has one o and one O).
+sed 's/"o_us": 1,/"o_us": 1, "O_us_per_byte": 0.0002, "o_r_us": 0.5, "O_r_us_per_byte": 0.0001,/' model.json >lines.json
+ngx_run 30 predict --params lines.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim with overhead lines: exit $RC"
+grep -q -- '^-L 5000000 -o 750000 -g 2000000 -G 300 -O 150 -S 1024$' out ||
+    fail "--export loggopsim: expected -o 750000 (mean intercept) -O 150 (mean slope), got: $(cat out)"
+ok "--export loggopsim: -o the intercept, -O the slope of the overhead lines"
+# pingpong with the lines: L + o_s(s) + o_r(s) + (s-1)G = 5 + (1 + 99*0.0002) + (0.5 + 99*0.0001) + 0.0297
+predict_lines() {
+    ngx_run 30 predict --params lines.json --op pingpong -s 100
+    grep -q '^prediction: 6.5594 us$' out || fail "predict with overhead lines: $(cat out)"
+    ok "predict uses the saved overhead lines"
+}
+predict_lines
+
+sed 's/"L_us": 5,/"L_us": -0.5,/' model.json >negative.json
+ngx_run 30 predict --params negative.json --export loggopsim
+[[ $RC == 2 ]] || fail "--export loggopsim of a negative L: exit $RC, expected 2: $(cat out err)"
+grep -q "L = -0.5 us is negative" err || fail "--export loggopsim of a negative L: no reason given: $(cat err)"
+ok "--export loggopsim refuses a negative L (exit 2)"
+
+sed 's/"kind": "loggp"/"kind": "loggps"/' model.json >kind.json
+ngx_run 30 predict --params kind.json --op pingpong -s 100
+[[ $RC == 2 ]] && grep -q 'not loggp' err || fail "a loggps model given to the loggp predictor: exit $RC: $(cat err)"
+ok "ngx predict checks the model kind"
 echo PASS

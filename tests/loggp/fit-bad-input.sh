@@ -71,24 +71,27 @@ good | sed '3s/^2,16,/2,8,/' >"$(f mixed-n.csv)"
 row 2 "mixed-n\.csv:3: n must be the same" fit "$(f mixed-n.csv)"
 row 2 "nonexistent\.csv: cannot be read" fit "$(f nonexistent.csv)"
 echo '{"model": 1}' >"$(f not-a-run.json)"
-row 2 "not-a-run\.json: not a saved loggp run" fit "$(f not-a-run.json)"
+# A JSON that names no pattern: two patterns (loggp, loggps) fit offline, so the dispatcher says so.
+row 2 "not-a-run\.json: names no pattern that can read it" fit "$(f not-a-run.json)"
+echo '{"pattern": "loggp", "model": 1}' >"$(f loggp-not-a-run.json)"
+row 2 "loggp-not-a-run\.json: not a saved loggp run" fit "$(f loggp-not-a-run.json)"
 echo '{"pattern": "loggp", "results": [' >"$(f broken.json)"
-row 2 "broken\.json:.*not valid JSON" fit "$(f broken.json)"
+row 2 "broken\.json: names no pattern" fit "$(f broken.json)"
 # --- ngx predict -------------------------------------------------------------
 row 2 "nonexistent\.json: cannot be read" predict --params "$(f nonexistent.json)" --op pingpong -s 4Ki
 row 2 "--params.*required" predict --op pingpong -s 4Ki
-row 2 "broken\.json: not a JSON document" predict --params "$(f broken.json)" --op pingpong -s 4Ki
-row 2 "binary\.csv: not a JSON document" predict --params "$(f binary.csv)" --op pingpong -s 4Ki
-row 2 "no LogGP parameters" predict --params "$(f not-a-run.json)" --op pingpong -s 4Ki
-echo '{"model":{"ranges":[{"from_bytes":1,"to_bytes":8,"L_us":"x","o_us":1,"g_us":1,"G_us_per_byte":0.1}]}}' >"$(f bad-range.json)"
+row 2 "broken\.json: names no pattern" predict --params "$(f broken.json)" --op pingpong -s 4Ki
+row 2 "binary\.csv: names no pattern" predict --params "$(f binary.csv)" --op pingpong -s 4Ki
+row 2 "no LogGP parameters" predict --params "$(f loggp-not-a-run.json)" --op pingpong -s 4Ki
+echo '{"pattern":"loggp","model":{"ranges":[{"from_bytes":1,"to_bytes":8,"L_us":"x","o_us":1,"g_us":1,"G_us_per_byte":0.1}]}}' >"$(f bad-range.json)"
 row 2 "model range without a numeric 'L_us'" predict --params "$(f bad-range.json)" --op pingpong -s 4
 row 2 "--op 'pingpang': expected pingpong, prtt, bcast-linear or bcast-tree" \
     predict --params "$(f good.json)" --op pingpang -s 4Ki
-row 2 "size '4Q'.*unit" predict --params "$(f good.json)" --op pingpong -s 4Q
-row 2 "size '-3'.*negative" predict --params "$(f good.json)" --op pingpong -s -3
-row 2 "at least 1 byte" predict --params "$(f good.json)" --op pingpong -s 0
+row 2 "--size '4Q': expected a size" predict --params "$(f good.json)" --op pingpong -s 4Q
+row 2 "--size '-3': expected a size" predict --params "$(f good.json)" --op pingpong -s -3
+row 2 "--size '0': expected a size such as 4Ki in 1\.\." predict --params "$(f good.json)" --op pingpong -s 0
 row 2 "-s/--size is required" predict --params "$(f good.json)" --op pingpong
-row 2 "-P: expected a whole number of processes" predict --params "$(f good.json)" --op bcast-tree -P 0 -s 4Ki
+row 2 "--processes '0': must be in 1\.\." predict --params "$(f good.json)" --op bcast-tree -P 0 -s 4Ki
 echo "$pass rows ok, $failed failed"
 [[ $failed == 0 ]] || fail "$failed row(s) failed"
 echo PASS

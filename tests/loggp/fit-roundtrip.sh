@@ -19,7 +19,7 @@ tcp) args=(-m tcp -s 1-64Ki -c 50) ;;
 esac
 ngx_run 150 "${args[@]}" -x loggp --cpus 0,1 -o "$IT_DIR/run.json" --raw-prtt "$IT_DIR/run.csv"
 [[ $RC == 0 ]] || fail "the loggp run failed (exit $RC)"
-head -1 "$IT_DIR/run.csv" | grep -qx 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us' ||
+head -1 "$IT_DIR/run.csv" | grep -qx 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us,rel_ci95' ||
     fail "--raw-prtt header: $(head -1 "$IT_DIR/run.csv")"
 rows=$(($(wc -l <"$IT_DIR/run.csv") - 1))
 sizes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$IT_DIR/run.json")
@@ -27,6 +27,15 @@ sizes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["res
 ngx_run 30 fit "$IT_DIR/run.csv" -o "$IT_DIR/fit-csv.json"
 [[ $RC == 0 ]] || fail "ngx fit run.csv: exit $RC"
 "${LG_CHECK[@]}" same "$IT_DIR/run.json" "$IT_DIR/fit-csv.json" || fail "ngx fit run.csv differs from the run"
+# The CSV keeps every digit and the measured spread (rel_ci95), so the model is the run's, exactly:
+# lines, L, intervals, quality and the prediction error.
+python3 - "$IT_DIR/run.json" "$IT_DIR/fit-csv.json" <<'PY' || fail "ngx fit run.csv: the model is not exactly the run's"
+import json, sys
+run, fit = (json.load(open(p))["model"] for p in sys.argv[1:3])
+diff = sorted(k for k in set(run) | set(fit) if run.get(k) != fit.get(k))
+assert not diff, f"fields that differ: {diff}"
+print("ngx fit run.csv == the run's model:", len(run["ranges"]), "range(s), error", run["prediction_error"])
+PY
 ngx_run 30 fit "$IT_DIR/run.json" -o "$IT_DIR/fit-json.json"
 [[ $RC == 0 ]] || fail "ngx fit run.json: exit $RC"
 "${LG_CHECK[@]}" same "$IT_DIR/run.json" "$IT_DIR/fit-json.json" --with-L || fail "ngx fit run.json differs from the run"

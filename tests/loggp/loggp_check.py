@@ -6,7 +6,8 @@ and exits 1 when a check fails, 2 on unusable input. Quantities are read from
 ngx's JSON (the `model` object); see tests/loggp/README.md for the reasoning
 behind each expected value.
 
-  truth RUN.json --L L --os OS --or OR --g G_ --G G [--S S] [--tol 0.05]
+  truth RUN.json --L L --os OS --or OR --g G_ --G G [--S S] [--tol 0.05] [--lines --O O --Or OR_]
+      (--lines: also the o_r intercept and the overhead slopes O_s, O_r of each line)
       ground truth of the sim module (modules/sim/sim.cpp). Eager range:
       L, o (= o_s), g, G and L_eel = L + o_s + o_r. With --S: two ranges,
       the change point within one measured size of the first size above S,
@@ -68,18 +69,39 @@ def rel(measured, expected):
     return (measured - expected) / abs(expected)
 
 
-def within(name, measured, expected, tol):
-    """Record and print one relative comparison."""
+def within(name, measured, expected, tol, bias=0.0):
+    """Record and print one relative comparison (plus an absolute allowance
+    `bias`, in the parameter's unit, for a known measurement bias)."""
     if measured is None or not math.isfinite(measured):
         failures.append(f"{name}: not measured ({measured})")
         print(f"  FAIL {name:<28} measured {measured}  expected {expected:.6g}")
         return
     d = rel(measured, expected)
-    good = abs(d) <= tol
+    good = abs(measured - expected) <= tol * abs(expected) + bias
     if not good:
         failures.append(f"{name}: {measured:.6g}, expected {expected:.6g} within {100 * tol:g}% ({100 * d:+.2f}%)")
     print(f"  {'ok  ' if good else 'FAIL'} {name:<28} {measured:12.6g}  expected {expected:12.6g}  {100 * d:+7.2f}%"
-          f"  (tolerance {100 * tol:g}%)")
+          f"  (tolerance {100 * tol:g}%{f' + {bias:g} bias' if bias else ''})")
+
+
+def slope(name, measured, expected, intercept, largest, tol, ci=(None, None)):
+    """A per-byte slope: within tol of the truth, or, for a truth of 0, adding
+    at most tol of the intercept over the range ((largest-1) * |slope|).
+    Under load a slope of o(s) (a difference of two PRTTs / (n-1)) can miss
+    tol while its 95% interval still holds the truth: that passes when the
+    interval is narrower than +-10% (said in the output)."""
+    if expected > 0:
+        lo, hi = ci
+        if (lo is not None and hi is not None and lo <= expected <= hi and (hi - lo) / 2 <= 0.10 * expected
+                and abs(rel(measured, expected)) > tol):
+            print(f"  ok   {name:<28} {measured:12.6g}  expected {expected:12.6g}  outside {100 * tol:g}% but"
+                  f" inside its 95% interval [{lo:.4g}, {hi:.4g}]")
+            return
+        within(name, measured, expected, tol)
+        return
+    add = abs(measured) * (largest - 1) if measured is not None else float("inf")
+    check(name, add <= tol * intercept,
+          f"{measured} (truth 0: adds {add:.4g} us at {largest:g} B, at most {tol * intercept:.4g})")
 
 
 def check(name, condition, detail):
@@ -111,11 +133,16 @@ def cmd_truth(a):
     print(f"{a.run}: {len(ranges)} range(s), change points {cps}, sizes {sizes[0]}..{sizes[-1]} ({len(sizes)})")
     e = ranges[0]
     print(f" eager range {e['from_bytes']:g}..{e['to_bytes']:g} B (truth L={a.L} o_s={a.os} o_r={a.o_r} g={a.g} G={a.G})")
-    within("L_us (eq. 1)", e["L_us"], a.L, a.tol)
-    within("o_us (o_s, eq. 6)", e["o_us"], a.os, a.tol)
+    within("L_us (eq. 1)", e["L_us"], a.L, a.tol, a.bias)
+    within("o_us (o_s, eq. 6)", e["o_us"], a.os, a.tol, a.bias)
     within("g_us (eq. 7)", e["g_us"], a.g, a.tol)
     within("G_us_per_byte (eq. 7)", e["G_us_per_byte"], a.G, a.tol)
     within("L_eel_us = L + o_s + o_r", value(m["L_eel_us"]), a.L + a.os + a.o_r, a.tol)
+    if a.lines:
+        within("o_r_us (intercept)", e["o_r_us"], a.o_r, a.tol, a.bias)
+        for key, truth, at_one in (("O_us_per_byte", a.O, a.os), ("O_r_us_per_byte", a.Or, a.o_r)):
+            ci = e.get("intervals", {}).get(key, {}).get("ci95", [None, None])
+            slope(f"{key} (slope)", e[key], truth, at_one, e["to_bytes"], a.tol, ci)
     if not a.S:
         check("no change point", not cps and len(ranges) == 1,
               f"{len(ranges)} range(s), change points {cps} (the sim has no switch)")
@@ -233,6 +260,11 @@ def main():
     t.add_argument("--or", dest="o_r", type=float, required=True)
     t.add_argument("--S", type=int, default=0)
     t.add_argument("--tol", type=float, default=0.05)
+    t.add_argument("--bias", type=float, default=0.0,
+                   help="absolute allowance (us) on the o_s, o_r intercepts and L for a known measurement bias")
+    t.add_argument("--lines", action="store_true", help="also o_r and the slopes O_s (--O), O_r (--Or)")
+    t.add_argument("--O", type=float, default=0.0)
+    t.add_argument("--Or", type=float, default=0.0)
     s = sub.add_parser("switch")
     s.add_argument("loggp")
     s.add_argument("loggps")

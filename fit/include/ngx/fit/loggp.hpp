@@ -213,6 +213,8 @@ struct LogGPOptions {
     // default detector: each curve's change must then stand out against
     // this measured noise (a chi^2 test) instead of a noise estimated from
     // the curve itself, which a curved stretch inflates. NaN: estimate.
+    // It sets the noise of PRTT(1,0,s), y(s) and o(s), all made of PRTT
+    // medians; o_r(s) (one timed call) keeps its noise estimated.
     double relative_noise = Measured::nan;
 };
 
