@@ -196,6 +196,13 @@ def cmd_loggps(a):
         return x.get("value") if isinstance(x, dict) else x
     within("loggps L_us", v("L_us"), a.L, a.tol)
     within("loggps o_prime_us", v("o_prime_us"), (a.os + a.o_r) / 2, a.tol)
+    if a.report_per_byte:
+        # Known bug (issue 9, LogGPS thresholds): with a rendezvous switch in
+        # the data the fit may put s at the smallest sizes and fit G_s over
+        # two points; the per-byte terms are printed, not asserted, here.
+        for key in ("O_s_us_per_byte", "O_r_us_per_byte", "G_s_us_per_byte", "G_l_us_per_byte"):
+            print(f"  note loggps {key:<22} {v(key)}  (sim: O = 0, G = {a.G}; not asserted, see issue 9)")
+        return
     for key in ("O_s_us_per_byte", "O_r_us_per_byte"):
         o = v(key)
         check(f"loggps {key}", o is not None and math.isfinite(o) and abs(o) <= 0.05 * a.G,
@@ -275,6 +282,8 @@ def main():
         g.add_argument(name, type=float, required=True)
     g.add_argument("--or", dest="o_r", type=float, required=True)
     g.add_argument("--tol", type=float, default=0.10)
+    g.add_argument("--report-per-byte", dest="report_per_byte", action="store_true",
+                   help="print O_s, O_r, G_s, G_l instead of asserting them")
     r = sub.add_parser("rate")
     r.add_argument("run")
     r.add_argument("--mbit", type=float, required=True)

@@ -6,7 +6,9 @@
 #  - --loggp-detector none, --loggp-lookahead, --loggp-pfact on a sim run:
 #    recorded in options and model; none fits a single range;
 #  - the detector options on `ngx fit` of a synthetic raw-PRTT file whose
-#    G steps from 0.001 to 0.0016 us/byte at 2 KiB (1% alternating noise):
+#    G steps from 0.001 to 0.0016 us/byte at 2 KiB (1% alternating noise on
+#    PRTT(1,0,s) and PRTT(n,0,s): the detector searches every curve, and a
+#    noiseless curve would make any kink significant at any pfact):
 #    pfact 2 finds the step at 2067 B, pfact 100 finds none; the paper
 #    detector with lookahead 3 finds it, with lookahead 6 (more points than
 #    the 5 sizes after the step) finds none;
@@ -62,7 +64,7 @@ with open(sys.argv[1], "w") as f:
         p1 = 2 * (L + 2 * o + (s - 1) * G)
         pn0 = p1 + (n - 1) * max(o, g + (s - 1) * G) * noise
         pnd = p1 + (n - 1) * max(o + p1, g + (s - 1) * G)
-        f.write(f"{s},{n},{p1},{p1},{pn0},{pnd}\n")
+        f.write(f"{s},{n},{p1},{p1 * noise},{pn0},{pnd}\n")  # every measured curve is noisy
 PY
 fit_change_points() {  # WANT OPTION...: ngx fit step.csv finds exactly the change points WANT
     local want=$1 got
