@@ -112,6 +112,9 @@ private:
 // Ends the whole job. The files are written by now: the launcher's SIGTERM,
 // which follows, may end this process at once instead of after its kill
 // timeout (1 s in Open MPI), so SIGTERM gets its default action back.
+// How long a failed responder waits for its driver to end the job.
+constexpr uint64_t responder_abort_lag_ns = 1'000'000'000;
+
 void abort_job(int exit_code)
 {
     std::signal(SIGTERM, SIG_DFL);
@@ -121,6 +124,13 @@ void abort_job(int exit_code)
 MpiBootstrap::~MpiBootstrap()
 {
     if (exit_code_ != 0 && exit_code_ != 2) {
+        // When a link fails both sides see it at once. Two ranks calling
+        // MPI_Abort together can crash Open MPI's teardown (a segfault in
+        // mpi-link-down), and the driver's files come first: a responder
+        // lets its driver abort the job, and aborts only if that has not
+        // happened within the lag.
+        if (!is_driver())
+            std::this_thread::sleep_for(std::chrono::nanoseconds(responder_abort_lag_ns));
         abort_job(exit_code_); // the peer may sit in MPI: finalize could hang
         return;
     }

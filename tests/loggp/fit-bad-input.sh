@@ -71,17 +71,17 @@ good | sed '3s/^2,16,/2,8,/' >"$(f mixed-n.csv)"
 row 2 "mixed-n\.csv:3: n must be the same" fit "$(f mixed-n.csv)"
 row 2 "nonexistent\.csv: cannot be read" fit "$(f nonexistent.csv)"
 echo '{"model": 1}' >"$(f not-a-run.json)"
-# A JSON that names no pattern: two patterns (loggp, loggps) fit offline, so the dispatcher says so.
-row 2 "not-a-run\.json: names no pattern that can read it" fit "$(f not-a-run.json)"
+# A JSON that names no pattern ("pattern", or a model's "kind"): the dispatcher says so.
+row 2 "not-a-run\.json: not a saved run: it names no pattern" fit "$(f not-a-run.json)"
 echo '{"pattern": "loggp", "model": 1}' >"$(f loggp-not-a-run.json)"
 row 2 "loggp-not-a-run\.json: not a saved loggp run" fit "$(f loggp-not-a-run.json)"
 echo '{"pattern": "loggp", "results": [' >"$(f broken.json)"
-row 2 "broken\.json: names no pattern" fit "$(f broken.json)"
+row 2 "broken\.json: starts like JSON but is not valid JSON" fit "$(f broken.json)"
 # --- ngx predict -------------------------------------------------------------
 row 2 "nonexistent\.json: cannot be read" predict --params "$(f nonexistent.json)" --op pingpong -s 4Ki
 row 2 "--params.*required" predict --op pingpong -s 4Ki
-row 2 "broken\.json: names no pattern" predict --params "$(f broken.json)" --op pingpong -s 4Ki
-row 2 "binary\.csv: names no pattern" predict --params "$(f binary.csv)" --op pingpong -s 4Ki
+row 2 "broken\.json: starts like JSON but is not valid JSON" predict --params "$(f broken.json)" --op pingpong -s 4Ki
+row 2 "binary\.csv: not a JSON document" predict --params "$(f binary.csv)" --op pingpong -s 4Ki
 row 2 "no LogGP parameters" predict --params "$(f loggp-not-a-run.json)" --op pingpong -s 4Ki
 echo '{"pattern":"loggp","model":{"ranges":[{"from_bytes":1,"to_bytes":8,"L_us":"x","o_us":1,"g_us":1,"G_us_per_byte":0.1}]}}' >"$(f bad-range.json)"
 row 2 "model range without a numeric 'L_us'" predict --params "$(f bad-range.json)" --op pingpong -s 4

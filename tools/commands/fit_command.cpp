@@ -48,18 +48,19 @@ std::string option_value(const std::vector<std::string>& arguments, const std::s
     return "";
 }
 
-// The pattern a JSON document was made by: its "pattern", or its first run's.
-std::string pattern_of_json(std::istream& in)
+// The pattern a JSON document was made by: its "pattern", its first run's,
+// or its model's "kind" (a model file written by hand); "" when it names none.
+std::string pattern_of_json(const Json& document)
 {
-    Json document = Json::parse(in, nullptr, false);
-    if (document.is_discarded() || !document.is_object())
-        return "";
     if (document.contains("pattern") && document["pattern"].is_string())
         return document["pattern"].get<std::string>();
     if (document.contains("runs") && document["runs"].is_array())
         for (const Json& run : document["runs"])
             if (run.is_object() && run.contains("pattern") && run["pattern"].is_string())
                 return run["pattern"].get<std::string>();
+    if (document.contains("model") && document["model"].is_object() && document["model"].contains("kind") &&
+        document["model"]["kind"].is_string())
+        return document["model"]["kind"].get<std::string>();
     return "";
 }
 
@@ -78,26 +79,37 @@ bool has_hook(const PatternInfo& pattern, bool for_fit)
 }
 
 // The pattern named in a JSON file or claiming a raw file: nullptr when the
-// file names none (unreadable, not JSON, no "pattern", no claim).
+// file names none (a JSON object without "pattern", or a raw file no
+// pattern claims); a usage error for what is not a readable result at all.
 Result<const PatternInfo*> named_pattern(const std::string& path, const PatternCatalog& patterns, bool for_fit)
 {
     std::ifstream in(path);
     if (!in)
         return Status::usage(path + ": cannot be read");
-    if (in.peek() == '{') {
-        std::string name = pattern_of_json(in);
+    in >> std::ws;
+    if (in.peek() == '{' || in.peek() == '[') {
+        Json document = Json::parse(in, nullptr, false);
+        if (document.is_discarded())
+            return Status::usage(path + ": starts like JSON but is not valid JSON");
+        if (!document.is_object())
+            return Status::usage(path + ": not an ngx result (expected a JSON object)");
+        std::string name = pattern_of_json(document);
         const PatternInfo* pattern = name.empty() ? nullptr : patterns.find(name);
         if (!name.empty() && pattern == nullptr)
             return Status::usage(path + ": made by pattern '" + name + "', which this ngx does not have");
         if (pattern != nullptr && !has_hook(*pattern, for_fit))
             return Status::usage(path + ": has no fitted model (pattern '" + name + "' " +
                                  (for_fit ? "fits none offline" : "makes no predictions") + ")");
+        if (pattern == nullptr)
+            return Status::usage(path + ": not a saved run: it names no pattern (\"pattern\", or a model's \"kind\")");
         return pattern;
     }
+    if (!for_fit)
+        return Status::usage(path + ": not a JSON document (ngx predict reads a saved run or model)");
     std::string line;
     std::getline(in, line);
     for (const PatternInfo* pattern : patterns.patterns())
-        if (for_fit && pattern->fit && pattern->fit_reads && pattern->fit_reads(line))
+        if (pattern->fit && pattern->fit_reads && pattern->fit_reads(line))
             return pattern;
     return nullptr;
 }
