@@ -37,7 +37,8 @@ int run_quietly(const ngx::CommandInfo& command, const std::vector<std::string>&
     std::ostringstream sink;
     std::streambuf* out = std::cout.rdbuf(sink.rdbuf());
     std::streambuf* err = std::cerr.rdbuf(sink.rdbuf());
-    int code = command.run(arguments);
+    static const ngx::PatternCatalog no_patterns; // compare needs none
+    int code = command.run(arguments, no_patterns);
     std::cout.rdbuf(out);
     std::cerr.rdbuf(err);
     return code;
