@@ -52,11 +52,17 @@ Result<std::string> loggopsim_parameters(const fit::LogGPParams& params)
         double o = (r.o_at(1) + (std::isfinite(r.o_r_at(1)) ? r.o_r_at(1) : r.o_at(1))) / 2;
         double o_slope_s = r.o_at(2) - r.o_at(1);
         double o_slope_r = std::isfinite(r.o_r_at(1)) ? r.o_r_at(2) - r.o_r_at(1) : o_slope_s;
-        Exported values[] = {{"-L", "L", r.L.value},
-                             {"-o", "o", o},
-                             {"-g", "g", r.g.value},
-                             {"-G", "G", r.G.value},
-                             {"-O", "O", (o_slope_s + o_slope_r) / 2}};
+        double O = (o_slope_s + o_slope_r) / 2;
+        // A slightly negative fitted slope is noise around a flat overhead:
+        // when it moves o by less than 5% over the range, export 0 and say so.
+        double drift = std::fabs(O) * (r.to_bytes - 1);
+        if (O < 0 && std::isfinite(drift) && drift <= 0.05 * std::fabs(o)) {
+            out << "# " << range_name(r) << ": fitted O = " << O << " us/byte changes o by " << 100 * drift / o
+                << "% over the range, within noise: exported as 0\n";
+            O = 0;
+        }
+        Exported values[] = {
+            {"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", r.G.value}, {"-O", "O", O}};
         std::ostringstream line;
         for (const Exported& value : values) {
             Result<long long> ps = picoseconds(value, r);
