@@ -50,6 +50,19 @@ check_fault_outcome() {
             fail "$module: exit 137 without mpirun naming the killed rank $FAULT_KILLED_RANK"
         grep -E "process rank [0-9]+ with PID .* exited on signal" "$err" | grep -vq "rank $FAULT_KILLED_RANK " &&
             fail "$module: another rank ended on a signal"
+    elif [[ $rc == 139 && ${FAULT_RANK_PIDS:-} != "" ]]; then
+        # Open MPI's launcher itself can crash tearing down a job whose link
+        # went down (seen in mpi-link-down, tcp module): accept 139 only when
+        # the process that received SIGSEGV is none of the ngx ranks, and no
+        # rank ended on a signal; the ranks' own outcome is checked below.
+        local crashed pid
+        crashed=$(sed -n 's/^\[[^:]*:\([0-9]*\)\] \*\*\* Process received signal \*\*\*$/\1/p' "$err")
+        [[ -n $crashed ]] || fail "$module: exit 139 without a crash report"
+        for pid in $crashed; do
+            [[ " $FAULT_RANK_PIDS " != *" $pid "* ]] || fail "$module: ngx rank (pid $pid) crashed"
+        done
+        ! grep -Eq "process rank [0-9]+ with PID .* exited on signal" "$err" || fail "$module: a rank ended on a signal"
+        echo "note: $module: mpirun (pid $crashed, not an ngx rank: $FAULT_RANK_PIDS) crashed in its teardown; exit 139"
     else
         [[ $rc == 1 ]] || fail "$module: exit $rc, expected 1"
     fi

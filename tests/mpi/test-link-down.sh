@@ -35,6 +35,7 @@ for module in mpi tcp; do
         >"$out" 2>"$err" </dev/null &
     job=$!
     wait_first_size "$out" "$job" || fail "$module: no size reported before the fault: $(tail -5 "$err")"
+    FAULT_RANK_PIDS="$(rank_pid 0) $(rank_pid 1)"
     start=$(date +%s%N)
     netns_link_down v both || fail "link down"
     wait "$job"
