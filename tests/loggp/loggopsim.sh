@@ -11,8 +11,7 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
-tools=${NGX_SHARED_TOOLS:-$LG_DIR/../../../shared/tools}
-[[ -f $tools/loggopsim/loggopsim.sh ]] || tools=/work/shared/tools
+tools=${NGX_SHARED_TOOLS:-$LG_DIR/../../../shared/tools} # shared/ sits beside the clone, as in CI
 [[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
 source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
