@@ -93,9 +93,16 @@ srun --mpi=list 2>&1 | grep -q pmix || fail "srun --mpi=list offers no pmix: $(s
 
 # One pair: ngx finds its peer through MPI (the PMIx that srun gives).
 cd "$dir" || fail "cd $dir"
-timeout 120 srun --immediate=30 --mpi=pmix -n 2 "$NGX" -m tcp,mpi -x pingpong -s 1-1Ki -c 200 -o two.json >two.out 2>&1 ||
-    fail "srun -n 2 ngx -m tcp,mpi -x pingpong failed: $(tail -20 two.out)"
-python3 - two.json 2 tcp mpi <<'PY' || fail "two.json is not the two-rank run asked for"
+# srun_ngx NAME RANKS MODULES SRUN_OPTION...: srun runs ngx on RANKS ranks over
+# MODULES (comma-separated), and NAME.json holds one complete run per module
+# with every size, under the MPI bootstrap with RANKS ranks.
+srun_ngx() {
+    local name=$1 ranks=$2 modules=$3
+    shift 3
+    timeout 120 srun --immediate=30 --mpi=pmix "$@" -n "$ranks" "$NGX" -m "$modules" -x pingpong -s 1-1Ki -c 200 \
+        -o "$name.json" >"$name.out" 2>&1 ||
+        fail "srun -n $ranks ngx -m $modules -x pingpong failed: $(tail -20 "$name.out")"
+    python3 - "$name.json" "$ranks" ${modules//,/ } <<'PY' || fail "$name.json is not the $ranks-rank run asked for"
 import json, sys
 doc, ranks, modules = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3:]
 assert doc["bootstrap"]["kind"] == "mpi" and doc["bootstrap"]["ranks"] == ranks, doc["bootstrap"]
@@ -104,19 +111,9 @@ assert [r["module"] for r in runs] == modules, [r["module"] for r in runs]
 for run in runs:
     assert run["status"] == "complete" and len(run["results"]) == 11, (run["module"], run["status"])
 PY
-echo "srun -n 2: $(grep -c . two.out) lines of output, runs tcp and mpi complete"
-
+    echo "srun -n $ranks: runs of $modules complete"
+}
+srun_ngx two 2 tcp,mpi
 # Four ranks: the README's `srun -n 4 ngx ... -x nodecomm --pairs 2` needs the
 # nodecomm pattern (issue 10), not built yet; pingpong runs in its place.
-timeout 120 srun --immediate=30 --overcommit --mpi=pmix -n 4 "$NGX" -m tcp -x pingpong -s 1-1Ki -c 200 -o four.json >four.out 2>&1 ||
-    fail "srun -n 4 ngx -m tcp -x pingpong failed: $(tail -20 four.out)"
-python3 - four.json 4 tcp <<'PY' || fail "four.json is not the four-rank run asked for"
-import json, sys
-doc, ranks, modules = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3:]
-assert doc["bootstrap"]["kind"] == "mpi" and doc["bootstrap"]["ranks"] == ranks, doc["bootstrap"]
-runs = doc.get("runs", [doc])
-assert [r["module"] for r in runs] == modules, [r["module"] for r in runs]
-for run in runs:
-    assert run["status"] == "complete" and len(run["results"]) == 11, (run["module"], run["status"])
-PY
-echo "srun -n 4: run complete on 4 ranks"
+srun_ngx four 4 tcp --overcommit
