@@ -39,6 +39,15 @@ rank_pid() {
     return 1
 }
 
+# fault_fail MESSAGE: the whole stderr of the run, then the failure (last, so
+# that a log cut in the middle still shows it). Uses check_fault_outcome's err.
+fault_fail() {
+    echo "---- the whole stderr ----"
+    cat "$err"
+    echo "----"
+    fail "$@"
+}
+
 check_fault_outcome() {
     local module=$1 rc=$2 ms=$3 timeout_s=$4 err=$5 json=$6 start_ns=${7:-}
     local limit_ms=$(((timeout_s + 1) * 1000 + ${LAUNCHER_SLACK_MS:-1000}))
@@ -47,9 +56,9 @@ check_fault_outcome() {
         # whatever the surviving rank did: accept it only with mpirun naming
         # that rank, and no other rank ending on a signal.
         grep -Eq "process rank $FAULT_KILLED_RANK with PID .* exited on signal 9" "$err" ||
-            fail "$module: exit 137 without mpirun naming the killed rank $FAULT_KILLED_RANK"
+            fault_fail "$module: exit 137 without mpirun naming the killed rank $FAULT_KILLED_RANK"
         grep -E "process rank [0-9]+ with PID .* exited on signal" "$err" | grep -vq "rank $FAULT_KILLED_RANK " &&
-            fail "$module: another rank ended on a signal"
+            fault_fail "$module: another rank ended on a signal"
     elif [[ $rc == 139 && ${FAULT_RANK_PIDS:-} != "" ]]; then
         # Open MPI's launcher itself can crash tearing down a job whose link
         # went down (seen in mpi-link-down, tcp module): accept 139 only when
@@ -57,21 +66,21 @@ check_fault_outcome() {
         # rank ended on a signal; the ranks' own outcome is checked below.
         local crashed pid
         crashed=$(sed -n 's/^\[[^:]*:\([0-9]*\)\] \*\*\* Process received signal \*\*\*$/\1/p' "$err")
-        [[ -n $crashed ]] || fail "$module: exit 139 without a crash report"
+        [[ -n $crashed ]] || fault_fail "$module: exit 139 without a crash report"
         for pid in $crashed; do
-            [[ " $FAULT_RANK_PIDS " != *" $pid "* ]] || fail "$module: ngx rank (pid $pid) crashed"
+            [[ " $FAULT_RANK_PIDS " != *" $pid "* ]] || fault_fail "$module: ngx rank (pid $pid) crashed"
         done
-        ! grep -Eq "process rank [0-9]+ with PID .* exited on signal" "$err" || fail "$module: a rank ended on a signal"
+        ! grep -Eq "process rank [0-9]+ with PID .* exited on signal" "$err" || fault_fail "$module: a rank ended on a signal"
         echo "note: $module: mpirun (pid $crashed, not an ngx rank: $FAULT_RANK_PIDS) crashed in its teardown; exit 139"
     else
-        [[ $rc == 1 ]] || fail "$module: exit $rc, expected 1"
+        [[ $rc == 1 ]] || fault_fail "$module: exit $rc, expected 1"
     fi
-    ((ms <= limit_ms)) || fail "$module: ended $ms ms after the fault, more than --timeout + 1 s + slack ($limit_ms ms)"
+    ((ms <= limit_ms)) || fault_fail "$module: ended $ms ms after the fault, more than --timeout + 1 s + slack ($limit_ms ms)"
     grep -Eq 'ngx \(rank [01]\)|rank [01] \((driver|responder)\)' "$err" ||
-        fail "$module: no message names the side (rank)"
-    grep -Eq 'size [0-9]+ (B|KiB|MiB)' "$err" || fail "$module: no message names the size"
-    grep -Eq "recv|send|step '" "$err" || fail "$module: no message names the step"
-    python3 - "$json" "$start_ns" "$timeout_s" <<'PY' || fail "$module: the -o JSON of rank 0 is missing or wrong"
+        fault_fail "$module: no message names the side (rank)"
+    grep -Eq 'size [0-9]+ (B|KiB|MiB)' "$err" || fault_fail "$module: no message names the size"
+    grep -Eq "recv|send|step '" "$err" || fault_fail "$module: no message names the step"
+    python3 - "$json" "$start_ns" "$timeout_s" <<'PY' || fault_fail "$module: the -o JSON of rank 0 is missing or wrong"
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 if sys.argv[2]:  # ngx's own part, without the launcher: the file is written within --timeout + 1 s

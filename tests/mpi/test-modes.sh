@@ -7,8 +7,11 @@
 #  2. tcp BTL, 1 byte: a synchronous send waits for the receiver's match
 #     (a handshake), so synchronous and issend take more than 1.3x the
 #     minimum of standard and isend;
-#  3. 1 MiB, both BTLs: a buffered send first copies into the attached buffer,
-#     so buffered and ibsend take at least 10 us more than isend (minimums);
+#  3. 1 MiB, vader BTL: a buffered send first copies into the attached
+#     buffer, where isend moves the data with one copy (CMA), so buffered and
+#     ibsend take at least 10 us more than isend (minimums). Not claimed over
+#     tcp: there the extra copy overlaps the pipelined transfer, and CI
+#     measured ibsend 244 us under isend's 276 us at 1 MiB;
 #  4. --mpi-progress block,poll: two labelled runs whose minimums agree within
 #     2x + 1 us (polling measures the same transfer);
 #  5. --mpi-vector-stride 64 --mpi-vector-block 8 (a derived datatype): runs
@@ -43,8 +46,10 @@ modes_differ() {  # BTL
         above "$out" 1 synchronous standard 1.3 0 || ok=1
         above "$out" 1 issend isend 1.3 0 || ok=1
     fi
-    above "$out" 1048576 buffered isend 1 10 || ok=1
-    above "$out" 1048576 ibsend isend 1 10 || ok=1
+    if [[ $1 == vader ]]; then
+        above "$out" 1048576 buffered isend 1 10 || ok=1
+        above "$out" 1048576 ibsend isend 1 10 || ok=1
+    fi
     return $ok
 }
 for btl in vader tcp; do
