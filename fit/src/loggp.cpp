@@ -1,4 +1,5 @@
 #include <ngx/fit/loggp.hpp>
+#include <ngx/fit/loggp_joint.hpp>
 
 #include "rounds.hpp"
 
@@ -217,8 +218,21 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
     }
 }
 
+// L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G per size of the range
+// (paper 001 eq. (1) with the overhead lines; 2 o_s(s) without o_r).
+std::vector<double> paper_L(std::span<const PrttSample> samples, std::span<const double> xs, Range r,
+                            const LogGPRange& range)
+{
+    std::vector<double> Ls;
+    for (std::size_t i = 0; i < r.count(); ++i) {
+        const PrttSample& s = samples[r.first + i];
+        Ls.push_back(s.prtt_1_0 / 2 - range.overheads_at(s.size) - xs[i] * range.G.value);
+    }
+    return Ls;
+}
+
 // Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
-Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, const LogGPOptions& opt,
+Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt,
                  LogGPFit& fit)
 {
     const bool rel = opt.weights == Weighting::relative;
@@ -253,15 +267,14 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     }
     fit_receive_overhead(samples, r, opt, range, detail);
 
-    // L of paper 001 eq. (1) with the overhead lines:
-    // L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G (2 o_s(s) without o_r),
-    // weights 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
-    std::vector<double> Ls;
-    for (std::size_t i = 0; i < r.count(); ++i) {
-        const double s = samples[r.first + i].size;
-        Ls.push_back(prtt1[i] / 2 - range.overheads_at(s) - xs[i] * range.G.value);
-    }
-    range.L = average(Ls, guarded_relative_weights(prtt1), rel, opt.level);
+    // L of paper 001 eq. (1) with the overhead lines, the mean of L(s)
+    // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
+    range.L = average(paper_L(samples, xs, r, range), guarded_relative_weights(prtt1), rel, opt.level);
+    if (opt.joint && r.count() >= 3)
+        if (Result<JointFit> joint =
+                refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range))
+            detail.joint = std::move(*joint);
+    const std::vector<double> Ls = paper_L(samples, xs, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());
 
@@ -399,7 +412,7 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
         return found.status();
     Detected ranges = merge_single_points(std::move(*found));
     for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {
-        if (const Status s = fit_range(samples, ps, ranges.ranges[i], opt, fit); s != Status::ok)
+        if (const Status s = fit_range(samples, ps, ranges.ranges[i], n, opt, fit); s != Status::ok)
             return s;
         fit.details.back().split_by = std::move(ranges.split_by[i]);
     }

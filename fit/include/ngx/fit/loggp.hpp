@@ -73,6 +73,7 @@
 #include <cmath>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace ngx::fit {
@@ -167,6 +168,15 @@ enum class LogGPCurve {
     receive_overhead, // measured o_r(s)
 };
 
+// The outcome of the joint refinement of a range (loggp_joint.hpp).
+struct JointFit {
+    bool improved = false;                 // the range holds the joint parameters
+    double paper_mean_rel = Measured::nan; // mean relative error of the paper's parameters
+    double joint_mean_rel = Measured::nan; // ... and of the joint ones (NaN: not better)
+    std::vector<std::string> held_at_zero; // e.g. "G_us_per_byte": solved below 0, held at 0
+    std::size_t rounds = 0;                // branch updates used
+};
+
 struct LogGPRangeDetail {
     Range indices;                   // into the samples
     LineFit gap_line;                // y(s) against s - 1, eq. (7)
@@ -177,6 +187,7 @@ struct LogGPRangeDetail {
     std::vector<LogGPCurve> split_by;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
+    std::optional<JointFit> joint; // set when LogGPOptions::joint refined the range
 };
 
 struct LogGPFit {
@@ -207,7 +218,11 @@ struct LogGPOptions {
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
-    double level = 0.95;                     // confidence level of every interval
+    // Refine each range of >= 3 sizes with refine_range_jointly
+    // (loggp_joint.hpp) where that reproduces the measurements better;
+    // false: paper 001's estimates, each from its own equation.
+    bool joint = false;
+    double level = 0.95; // confidence level of every interval
     // Relative standard error of the measured PRTT medians (typical over the
     // sizes, e.g. the 95% interval's relative half-width / 1.96), for the
     // default detector: each curve's change must then stand out against
