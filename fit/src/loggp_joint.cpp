@@ -163,21 +163,6 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
     return Status::not_converged;
 }
 
-// Mean relative error of eqs. (1) and (5) with `range` over the three PRTT curves.
-double mean_rel_error(std::span<const PrttSample> samples, double n, const LogGPRange& range)
-{
-    LogGPParams p;
-    p.ranges.push_back(range);
-    p.ranges.front().from_bytes = 0; // every sample of the span belongs to it
-    ModelErrorAccumulator err;
-    for (const PrttSample& s : samples) {
-        err.add(s.prtt_1_0, p.rtt(s.size));
-        err.add(s.prtt_n_0, p.prtt(n, 0, s.size));
-        err.add(s.prtt_n_d, p.prtt(n, s.delay, s.size));
-    }
-    return err.result().mean_rel;
-}
-
 // The solution where solved, else the paper's estimate (with its interval),
 // or 0 where held.
 LogGPRange with_solution(const LogGPRange& paper, const Solved& s, bool with_o_r)
@@ -229,7 +214,7 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
             return Status::invalid_input;
 
     JointFit out;
-    out.paper_mean_rel = mean_rel_error(samples, n, range);
+    out.paper_mean_rel = range_error(samples, n, range).mean_rel;
     LogGPRange best = range;
     double best_error = out.paper_mean_rel;
     std::array<bool, param_count> free;
@@ -248,7 +233,7 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
         ++out.rounds;
         theta = solved->theta;
         const LogGPRange candidate = with_solution(range, *solved, with_o_r);
-        const double error = mean_rel_error(samples, n, candidate);
+        const double error = range_error(samples, n, candidate).mean_rel;
         if (std::isfinite(error) && !(error >= best_error)) {
             best = candidate;
             best_error = error;

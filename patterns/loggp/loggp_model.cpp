@@ -206,6 +206,7 @@ fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
     options.robust.pfact = settings.pfact;
     options.weights = settings.weights == "none" ? fit::Weighting::none : fit::Weighting::relative;
     options.joint = settings.fit == "joint";
+    options.split_misfits = true; // robust detector only (fit_loggp): `paper` stays as published
     return options;
 }
 

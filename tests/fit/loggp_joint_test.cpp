@@ -182,3 +182,38 @@ TEST(LogGPJoint, TooFewSizesOrThePaperOptionLeaveThePapersEstimates)
     ASSERT_TRUE(off);
     EXPECT_FALSE(off->details.at(0).joint.has_value());
 }
+
+TEST(LogGPJoint, ARangeTheModelMissesIsSplitWhereItsErrorHalves)
+{
+    // Above 2 KiB the round trip pays 0.002 us/B more (data out of cache)
+    // while the stream and the overheads do not change; the change-point
+    // search is made blind (pfact 1e9, no confirmation) so that only the model's misfit can
+    // find the knee.
+    Transport t = copy_paced();
+    const Transport base = t;
+    t.rtt = [base](double x) { return base.rtt(x) + (x > 2047 ? 0.002 * (x - 2047) : 0.0); };
+    LogGPOptions opt = joint_options();
+    opt.method = ChangePointMethod::robust;
+    opt.robust.pfact = 1e9;
+    opt.robust.confirm_alpha = 1e-300;
+    const auto samples = listing1(t, 0, 0);
+    const auto whole = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(whole);
+    ASSERT_EQ(whole->params.ranges.size(), 1u);
+    EXPECT_GT(whole->error.mean_rel, 0.05);
+    opt.split_misfits = true;
+    const auto split = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(split);
+    ASSERT_GE(split->params.ranges.size(), 2u);
+    EXPECT_LT(split->error.mean_rel, whole->error.mean_rel / 2);
+    const std::vector<LogGPCurve> by_model{LogGPCurve::model};
+    EXPECT_EQ(split->details.at(1).split_by, by_model);
+    const double knee = split->params.ranges.at(1).from_bytes; // within one size of 2 KiB
+    EXPECT_GE(knee, 1024);
+    EXPECT_LE(knee, 4096);
+    // Within the noise the model's misses are not a reason to split.
+    opt.relative_noise = 0.5;
+    const auto noisy = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(noisy);
+    EXPECT_EQ(noisy->params.ranges.size(), 1u);
+}

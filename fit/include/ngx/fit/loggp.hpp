@@ -166,6 +166,7 @@ enum class LogGPCurve {
     prtt_1_0,         // PRTT(1,0,s)
     send_overhead,    // o(s), eq. (6)
     receive_overhead, // measured o_r(s)
+    model,            // no curve alone: the range's fitted model missed across this size
 };
 
 // The outcome of the joint refinement of a range (loggp_joint.hpp).
@@ -218,6 +219,10 @@ struct LogGPOptions {
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
+    // Split a range the fitted model misses (above the quality goal and the
+    // measured noise) where that halves its error (split_misfits in
+    // loggp.cpp); robust detector only.
+    bool split_misfits = false;
     // Refine each range of >= 3 sizes with refine_range_jointly
     // (loggp_joint.hpp) where that reproduces the measurements better;
     // false: paper 001's estimates, each from its own equation.
@@ -232,6 +237,10 @@ struct LogGPOptions {
     // medians; o_r(s) (one timed call) keeps its noise estimated.
     double relative_noise = Measured::nan;
 };
+
+// The error of eqs. (1) and (5) with one range's parameters over the three
+// PRTT curves of `samples` (all taken as inside the range).
+ModelError range_error(std::span<const PrttSample> samples, double n, const LogGPRange& range);
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least
 // two sizes are needed (too_few_points otherwise). A range of one point
