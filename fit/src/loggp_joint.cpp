@@ -183,7 +183,7 @@ LogGPRange with_solution(const LogGPRange& paper, const Solved& s, bool with_o_r
 }
 
 // Whether the stream PRTT(n,0,s) is paced by the gap, the assumption of eq.
-// (7): o(s) of eq. (6) below 90% of y(s) at most sizes. Then eq. (7)
+// (7): o(s) of eq. (6) below half of y(s) at most sizes. Then eq. (7)
 // defines g and G (a link's rate, even where a token bucket lets a single
 // message through faster) and the joint fit keeps them; otherwise the
 // sender paces the stream, eq. (7) measured its overhead, and g and G are
@@ -194,7 +194,7 @@ bool gap_paces_stream(std::span<const PrttSample> samples, double n)
     for (const PrttSample& s : samples) {
         const double o = (s.prtt_n_d - s.prtt_1_0) / (n - 1) - s.delay; // eq. (6)
         const double y = (s.prtt_n_0 - s.prtt_1_0) / (n - 1);           // eq. (7)
-        gap_paced += o < 0.9 * y;
+        gap_paced += o < 0.5 * y;
     }
     return 2 * gap_paced > samples.size();
 }

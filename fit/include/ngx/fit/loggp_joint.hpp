@@ -27,7 +27,7 @@
 // fit quality reports; 1 with none), and this repeats until the branches
 // stop changing (at most `joint_max_rounds`). g and G are solved only where
 // eq. (7) did not measure them: where the stream is paced by the sender
-// (o(s) of eq. (6) at least 90% of y(s) at most sizes, the case above);
+// (o(s) of eq. (6) at least half of y(s) at most sizes, the case above);
 // where the gap paces it, eq. (7) defines them (a link's rate, even when a
 // token bucket lets one message through faster) and they are kept. A
 // parameter the data do not constrain keeps the paper's value. Costs are not negative: a parameter that solves below zero is held
