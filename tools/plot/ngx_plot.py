@@ -406,37 +406,99 @@ def plot_overhead(plt, runs):
 
 
 def nodecomm_table(run, where):
-    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]})."""
-    table = run.get("nodecomm")
+    """(pairs, sizes, T[k][n]) of a nodecomm run: model.nodecomm: {pairs, sizes, T_us[k][n]}."""
+    table = (run.get("model") or {}).get("nodecomm")
     if not isinstance(table, dict):
-        fail(f'{where}: a nodecomm run without its "nodecomm" object')
+        fail(f'{where}: a nodecomm run without its "model.nodecomm" object')
     pairs, sizes, T = table.get("pairs"), table.get("sizes"), table.get("T_us")
     if not (isinstance(pairs, list) and isinstance(sizes, list) and isinstance(T, list) and len(T) == len(pairs)
             and all(isinstance(row, list) and len(row) == len(sizes) for row in T)):
-        fail(f'{where}: "nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
+        fail(f'{where}: "model.nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
     return pairs, sizes, T
 
 
+def value_of(parameter):
+    """The value of a {value, ci95} parameter (or a plain number); None when missing or null."""
+    if isinstance(parameter, dict):
+        parameter = parameter.get("value")
+    return float(parameter) if isinstance(parameter, (int, float)) else None
+
+
+def maxrate_regimes(run):
+    """Per regime (from, to, alpha_us, R_C, R_N in bytes/us or None, k*) of the three-parameter max-rate
+    model, paper 002: T = alpha + k n / min(R_N, k R_C)."""
+    regimes = []
+    for regime in (run.get("model") or {}).get("ranges") or []:
+        m = (regime.get("models") or {}).get("maxrate3") or {}
+        alpha, r_c = value_of(m.get("alpha_us")), value_of(m.get("R_C_Bps"))
+        if alpha is None or not r_c:
+            continue
+        r_n = value_of(m.get("R_N_Bps"))
+        regimes.append((regime.get("from_bytes") or 0, regime.get("to_bytes"), alpha, r_c / 1e6,
+                        r_n / 1e6 if r_n else None, value_of(regime.get("k_star"))))
+    return regimes
+
+
+def maxrate_time(regimes, k, n):
+    """T(k, n) of the regime that holds n (half-open [from, to)); NaN outside every regime."""
+    for lo, hi, alpha, r_c, r_n, _ in regimes:
+        if lo <= n and (hi is None or n < hi):
+            rate = min(r_n, k * r_c) if r_n else k * r_c
+            return alpha + k * n / rate
+    return float("nan")
+
+
+def heat_map(figure, axis, values, pairs, sizes, title, colour_label, gid, cmap="viridis", **scale):
+    image = axis.imshow(values, origin="lower", aspect="auto", cmap=cmap, gid=gid, **scale)
+    axis.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="x-small")
+    axis.set_yticks(range(len(pairs)), [str(k) for k in pairs], fontsize="small")
+    axis.set_xlabel("message size n (bytes)")
+    axis.set_ylabel("pairs k")
+    axis.set_title(title, fontsize="medium")
+    figure.colorbar(image, ax=axis, label=colour_label)
+
+
 def plot_nodecomm(plt, runs):
-    """Paper 002: the measured aggregate bandwidth k n / T(k, n) as a heat map (k x n), and T against k
-    per size. The model heat maps and k* wait for the pattern's model fields (issue 10)."""
+    """Paper 002, Figures 1-2: the aggregate bandwidth k n / T(k, n) as heat maps (k x n), measured and
+    under the max-rate model, the model's relative error, and T against k per size with the model's
+    lines and k* = R_N / R_C marked."""
     import numpy
     label, run, _ = runs[0]
     pairs, sizes, T = nodecomm_table(run, label)
-    figure, (heat_ax, t_ax) = plt.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1]})
+    regimes = maxrate_regimes(run)
+    figure, axes = plt.subplots(2, 2)
+    (measured_ax, model_ax), (error_ax, t_ax) = axes
     T = numpy.array([[v if isinstance(v, (int, float)) and v > 0 else numpy.nan for v in row] for row in T])
-    bandwidth = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :] / T
-    image = heat_ax.imshow(bandwidth, origin="lower", aspect="auto", cmap="viridis", gid=f"heat:{label}")
-    heat_ax.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="small")
-    heat_ax.set_yticks(range(len(pairs)), [str(k) for k in pairs])
-    heat_ax.set_xlabel("message size n (bytes)")
-    heat_ax.set_ylabel("pairs k")
-    figure.colorbar(image, ax=heat_ax, label="aggregate bandwidth k n / T (MB/s)")
-    heat_ax.set_title(f"{label}: measured", fontsize="medium")
+    volume = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :]
+    model = numpy.array([[maxrate_time(regimes, k, n) for n in sizes] for k in pairs])
+    both = numpy.concatenate([(volume / T).ravel(), (volume / model).ravel()])
+    scale = {"vmin": 0, "vmax": float(numpy.nanmax(both))} if numpy.isfinite(both).any() else {}
+    heat_map(figure, measured_ax, volume / T, pairs, sizes, f"{label}: measured k n / T", "MB/s",
+             f"heat:{label}", **scale)
+    if regimes:  # one colour scale for measured and model, so the two maps compare at a glance
+        heat_map(figure, model_ax, volume / model, pairs, sizes, "max-rate model (3 parameters)", "MB/s",
+                 f"heat-model:{label}", **scale)
+        error = 100 * (model - T) / T
+        bound = max(1.0, float(numpy.nanmax(numpy.abs(error)))) if numpy.isfinite(error).any() else 1.0
+        heat_map(figure, error_ax, error, pairs, sizes, "model error (model - measured) / measured", "%",
+                 f"heat-error:{label}", cmap="coolwarm", vmin=-bound, vmax=bound)
+    else:
+        for axis in (model_ax, error_ax):
+            axis.text(0.5, 0.5, "no max-rate model in the file", ha="center", va="center", transform=axis.transAxes)
+            axis.set_axis_off()
     for j, n in enumerate(sizes):
-        t_ax.plot(pairs, T[:, j], "o-", markersize=3, label=f"n = {format_bytes(n)}", gid=f"T:{label}:{n:g}")
+        line, = t_ax.plot(pairs, T[:, j], "o", markersize=3, label=f"n = {format_bytes(n)}",
+                          gid=f"T:{label}:{n:g}")
+        if regimes:
+            t_ax.plot(pairs, model[:, j], "-", color=line.get_color(), linewidth=1, gid=f"T-model:{label}:{n:g}")
+    for lo, hi, _, _, _, k_star in regimes:
+        if k_star and min(pairs) <= k_star <= max(pairs) * 4:
+            where = f"{format_bytes(lo)}.." + (format_bytes(hi) if hi else "")
+            t_ax.axvline(k_star, linestyle=":", color="grey", gid=f"k-star:{where}")
+            t_ax.annotate(f"k* {k_star:.2g} ({where})", (k_star, 0.02), xycoords=("data", "axes fraction"),
+                          rotation=90, fontsize="x-small", color="grey")
     t_ax.set_xticks(pairs)
-    t_ax.set_xlabel("pairs k")
+    t_ax.set_xlabel("pairs k (points measured, lines the max-rate model)")
     t_ax.set_ylabel("T(k, n) (µs)")
     t_ax.set_yscale("log")
     t_ax.grid(True, alpha=0.3)
