@@ -448,12 +448,14 @@ def maxrate_time(regimes, k, n):
     return float("nan")
 
 
-def heat_map(figure, axis, values, pairs, sizes, title, colour_label, gid, cmap="viridis", **scale):
+def heat_map(figure, axis, values, rows, sizes, title, colour_label, gid, cmap="viridis", row_label="pairs k",
+             **scale):
+    """values[row][size] as coloured cells: rows up (k or the stride), sizes across."""
     image = axis.imshow(values, origin="lower", aspect="auto", cmap=cmap, gid=gid, **scale)
     axis.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="x-small")
-    axis.set_yticks(range(len(pairs)), [str(k) for k in pairs], fontsize="small")
+    axis.set_yticks(range(len(rows)), [str(k) for k in rows], fontsize="small")
     axis.set_xlabel("message size n (bytes)")
-    axis.set_ylabel("pairs k")
+    axis.set_ylabel(row_label)
     axis.set_title(title, fontsize="medium")
     figure.colorbar(image, ax=axis, label=colour_label)
 
@@ -506,7 +508,81 @@ def plot_nodecomm(plt, runs):
     return figure, "node communication, paper 002"
 
 
-FAMILIES = {"loggp": plot_loggp, "loggps": plot_loggps, "overhead": plot_overhead, "nodecomm": plot_nodecomm}
+def strided_grid(run, where):
+    """(sizes, strides, measured T_0,1[d][s], log3P T_0,1[d][s] or None) of a strided run:
+    model.strided.points [{size, stride, t01_us, log3p_us}]."""
+    import numpy
+    points = ((run.get("model") or {}).get("strided") or {}).get("points")
+    if not isinstance(points, list) or not points or not all(isinstance(p, dict) for p in points):
+        fail(f'{where}: a strided run without its "model.strided.points"')
+    try:
+        sizes = sorted({int(p["size"]) for p in points})
+        strides = sorted({int(p["stride"]) for p in points})
+    except (KeyError, TypeError, ValueError):
+        fail(f'{where}: "model.strided.points" needs size and stride in every point')
+    measured = numpy.full((len(strides), len(sizes)), numpy.nan)
+    predicted = numpy.full((len(strides), len(sizes)), numpy.nan)
+    for p in points:
+        i, j = strides.index(int(p["stride"])), sizes.index(int(p["size"]))
+        for table, key in ((measured, "t01_us"), (predicted, "log3p_us")):
+            if isinstance(p.get(key), (int, float)):
+                table[i, j] = p[key]
+    return sizes, strides, measured, predicted if numpy.isfinite(predicted).any() else None
+
+
+def plot_strided(plt, runs):
+    """Paper 000: the remote half round trip T_0,1(s, d) over sizes x strides as a heat map, the log3P
+    model's relative error on the same grid, and T_0,1 against s per stride, measured (points) and
+    predicted by log3P (lines)."""
+    import numpy
+    from matplotlib.colors import LogNorm
+    label, run, _ = runs[0]
+    sizes, strides, measured, predicted = strided_grid(run, label)
+    figure, axes = plt.subplots(2, 2)
+    (time_ax, error_ax), (curve_ax, stride_ax) = axes
+    positive = measured[numpy.isfinite(measured) & (measured > 0)]
+    norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+    rows = "stride d (elements)"
+    heat_map(figure, time_ax, measured, strides, sizes, f"{label}: measured T_0,1(s, d)", "µs",
+             f"heat:{label}", row_label=rows, norm=norm)
+    if predicted is not None:
+        error = 100 * (predicted - measured) / measured
+        bound = max(1.0, float(numpy.nanmax(numpy.abs(error)))) if numpy.isfinite(error).any() else 1.0
+        heat_map(figure, error_ax, error, strides, sizes, "log3P error (predicted - measured) / measured", "%",
+                 f"heat-error:{label}", cmap="coolwarm", row_label=rows, vmin=-bound, vmax=bound)
+    else:
+        error_ax.text(0.5, 0.5, "no log3P prediction in the file", ha="center", va="center",
+                      transform=error_ax.transAxes)
+        error_ax.set_axis_off()
+    for i, d in enumerate(strides):
+        line, = curve_ax.plot(sizes, measured[i], "o", markersize=3, label=f"d = {d}", gid=f"t01:{label}:{d}")
+        if predicted is not None:
+            curve_ax.plot(sizes, predicted[i], "-", color=line.get_color(), linewidth=1,
+                          gid=f"log3p:{label}:{d}")
+    log_size_axis(curve_ax)
+    size_ticks(curve_ax)
+    curve_ax.set_yscale("log")
+    curve_ax.set_ylabel("T_0,1 (µs): points measured, lines log3P")
+    curve_ax.legend(fontsize="x-small", ncol=2)
+    for j, n in enumerate(sizes):  # the cost of the stride itself, per size (1 = contiguous)
+        stride_ax.plot(strides, measured[:, j] / measured[0, j], "o-", markersize=3, label=f"s = {format_bytes(n)}",
+                       gid=f"by-stride:{label}:{n}")
+    stride_ax.set_xscale("log", base=2)
+    stride_ax.set_xticks(strides, [str(d) for d in strides])
+    stride_ax.set_xlabel("stride d (elements)")
+    stride_ax.set_ylabel(f"T_0,1(s, d) / T_0,1(s, {strides[0]})")
+    stride_ax.grid(True, alpha=0.3)
+    stride_ax.legend(fontsize="x-small", ncol=2)
+    return figure, "strided messages, paper 000"
+
+
+FAMILIES = {
+    "loggp": plot_loggp,
+    "loggps": plot_loggps,
+    "overhead": plot_overhead,
+    "nodecomm": plot_nodecomm,
+    "strided": plot_strided,
+}
 
 
 # ---------------------------------------------------------------- main
