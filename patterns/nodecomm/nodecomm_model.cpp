@@ -242,15 +242,15 @@ Json data_json(const NodeCommData& data)
         }
         return json;
     };
-    return {{"pairs", data.pairs}, {"sizes", data.sizes}, {"T_us", table(data.T_us)},
-            {"T_mean_us", table(data.T_mean_us)}};
+    return {
+        {"pairs", data.pairs}, {"sizes", data.sizes}, {"T_us", table(data.T_us)}, {"T_mean_us", table(data.T_mean_us)}};
 }
 
 Result<NodeCommData> data_from_json(const Json& json)
 {
     try {
-        NodeCommData data = empty_data(json.at("pairs").get<std::vector<uint64_t>>(),
-                                       json.at("sizes").get<std::vector<uint64_t>>());
+        NodeCommData data =
+            empty_data(json.at("pairs").get<std::vector<uint64_t>>(), json.at("sizes").get<std::vector<uint64_t>>());
         for (const char* key : {"T_us", "T_mean_us"}) {
             auto& rows = std::string(key) == "T_us" ? data.T_us : data.T_mean_us;
             const Json& table = json.at(key);
@@ -279,8 +279,8 @@ Result<std::vector<Regime>> parse_regimes(const std::string& text)
         if (dash == std::string::npos || dash == 0)
             return Status::usage(opt::bad_value("nodecomm-regimes", text, "expected FROM-TO or FROM- per regime"));
         Result<uint64_t> from = parse_byte_count(item.substr(0, dash));
-        Result<uint64_t> to = dash + 1 == item.size() ? Result<uint64_t>(uint64_t(0))
-                                                     : parse_byte_count(item.substr(dash + 1));
+        Result<uint64_t> to =
+            dash + 1 == item.size() ? Result<uint64_t>(uint64_t(0)) : parse_byte_count(item.substr(dash + 1));
         if (!from || !to || (*to != 0 && *to <= *from))
             return Status::usage(opt::bad_value("nodecomm-regimes", text, "'" + item + "' is not a range FROM-TO"));
         if (!regimes.empty() && (regimes.back().to_bytes == 0 || regimes.back().to_bytes > *from))
@@ -359,8 +359,8 @@ std::string model_text(const Json& model)
     for (const Json& range : model["ranges"]) {
         uint64_t from = range.value("from_bytes", uint64_t(0));
         out << "  regime " << format_bytes(from) << " .. "
-            << (range.value("to_bytes", Json()).is_number() ? format_bytes(range["to_bytes"].get<uint64_t>()) : "") << " ("
-            << range.value("points", 0) << " points)\n";
+            << (range.value("to_bytes", Json()).is_number() ? format_bytes(range["to_bytes"].get<uint64_t>()) : "")
+            << " (" << range.value("points", 0) << " points)\n";
         const Json models = range.value("models", Json::object());
         for (const auto& [name, fitted] : models.items()) {
             out << "    " << std::left << std::setw(14) << name << std::right;
@@ -378,8 +378,8 @@ std::string model_text(const Json& model)
             out << "  rel.err.sum " << cell(fitted.value("rel_error_sum", nan), 3) << "\n";
         }
         const Json k_star = range.value("k_star", Json());
-        out << "    k* = R_N / R_C = " << (k_star.is_number() ? cell(k_star.get<double>(), 2) : "inf (no network limit)")
-            << "\n";
+        out << "    k* = R_N / R_C = "
+            << (k_star.is_number() ? cell(k_star.get<double>(), 2) : "inf (no network limit)") << "\n";
     }
     return out.str();
 }

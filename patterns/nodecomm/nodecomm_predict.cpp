@@ -40,8 +40,10 @@ Result<Json> saved_model(const std::string& path)
     Json document = Json::parse(in, nullptr, false);
     if (document.is_discarded() || !document.is_object())
         return Status::usage("--params " + path + ": not a JSON object");
-    if (document.value("kind", "") == "nodecomm")
+    if (document.value("kind", "") == "nodecomm") // a model file
         return document;
+    if (document.contains("model") && document["model"].value("kind", "") == "nodecomm") // a single run
+        return document["model"];
     for (const Json& run : document.value("runs", Json::array()))
         if (run.contains("model") && run["model"].value("kind", "") == "nodecomm")
             return run["model"];
@@ -102,7 +104,8 @@ int predict_point(const Json& model, uint64_t k, uint64_t n)
               << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
     const Json models = regime->value("models", Json::object());
     for (const auto& [name, fitted] : models.items()) {
-        double t = !fitted.is_object() || fitted.contains("error") ? std::nan("") : predicted_us(name, fitted, double(k), double(n));
+        double t = !fitted.is_object() || fitted.contains("error") ? std::nan("")
+                                                                   : predicted_us(name, fitted, double(k), double(n));
         std::cout << "  " << std::left << std::setw(14) << name << std::right << std::setw(14)
                   << (std::isfinite(t) ? std::to_string(t) : std::string("not fitted")) << "\n";
     }
@@ -111,19 +114,24 @@ int predict_point(const Json& model, uint64_t k, uint64_t n)
 
 int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
 {
-    std::cout << "# moving " << format_bytes(volume) << " with k pairs of " << "volume/k bytes each (maxrate3)\n"
+    std::cout << "# moving " << format_bytes(volume) << " with k pairs of "
+              << "volume/k bytes each (maxrate3)\n"
               << std::setw(6) << "k" << std::setw(12) << "n" << std::setw(14) << "T_us" << std::setw(14) << "MB/s\n";
     uint64_t best = 0;
     double best_t = inf;
     for (uint64_t k = 1; k <= k_max; ++k) {
-        uint64_t n = (volume + k - 1) / k;
-        const Json* regime = regime_of(model, n);
-        double t = regime == nullptr ? std::nan("") : predicted_us("maxrate3", regime->value("models", Json::object()).value("maxrate3", Json::object()), double(k), double(n));
-        std::cout << std::setw(6) << k << std::setw(12) << n << std::setw(14) << t << std::setw(13)
+        double n = double(volume) / double(k); // each pair's share
+        const Json* regime = regime_of(model, uint64_t(std::ceil(n)));
+        double t =
+            regime == nullptr
+                ? std::nan("")
+                : predicted_us("maxrate3", regime->value("models", Json::object()).value("maxrate3", Json::object()),
+                               double(k), n);
+        std::cout << std::setw(6) << k << std::setw(12) << uint64_t(std::ceil(n)) << std::setw(14) << t << std::setw(13)
                   << double(volume) / t << "\n";
-        if (std::isfinite(t) && t < best_t * (1 - 1e-9)) {
-            best_t = t;
+        if (std::isfinite(t) && t < best_t * (1 - 1e-6)) { // a tie keeps the fewer pairs
             best = k;
+            best_t = t;
         }
     }
     if (best == 0)
