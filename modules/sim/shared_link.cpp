@@ -126,4 +126,13 @@ void sleep_until_near(uint64_t until_ns, uint64_t margin_ns)
     }
 }
 
+void nap(uint64_t margin_ns)
+{
+    if (margin_ns == 0)
+        return;
+    uint64_t ns = margin_ns / 5;
+    timespec pause{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+    nanosleep(&pause, nullptr);
+}
+
 } // namespace ngx::sim

@@ -72,6 +72,9 @@ private:
 // --sim-sleep: sleeps until `margin_ns` before `until_ns` (the caller spins
 // the rest), so that many simulated processes can share few cores; 0 = never.
 void sleep_until_near(uint64_t until_ns, uint64_t margin_ns);
+// With --sim-sleep (margin_ns > 0): a short sleep between polls of the ring,
+// a fifth of the margin, so that waiting processes leave the cores free.
+void nap(uint64_t margin_ns);
 
 } // namespace ngx::sim
 

@@ -225,9 +225,11 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
 {
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
     Stamp stamp{};
-    while (!c->channel.in.peek(&stamp, sizeof stamp))
+    while (!c->channel.in.peek(&stamp, sizeof stamp)) {
         if (ngx_status s = wait.idle(err); s != NGX_OK)
             return s;
+        ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+    }
     if (stamp.kind != uint32_t(kind) || stamp.size != size)
         return fail(err, NGX_ERR_PROTOCOL,
                     "%s: expected %s of %zu bytes, the peer sent %s of %llu bytes (same --sim-S on both sides? "
