@@ -63,7 +63,7 @@ std::string SharedLink::describe() const
     return text;
 }
 
-ngx_status SharedLink::open(const ngx_bootstrap* boot, double alpha_ns, ngx_error* err)
+ngx_status SharedLink::open(const ngx_bootstrap* boot, double alpha, double units_per_ns, ngx_error* err)
 {
     if (!enabled())
         return NGX_OK;
@@ -91,17 +91,18 @@ ngx_status SharedLink::open(const ngx_bootstrap* boot, double alpha_ns, ngx_erro
         return mod::fail(err, NGX_ERR_SYSTEM, "connect: mapping %s: %s", shm_name_.c_str(), std::strerror(saved));
     record_ = static_cast<LinkRecord*>(mapped);
     slot_ = size_t(boot->rank % pairs);
-    alpha_ns_ = alpha_ns;
+    alpha_ = alpha;
+    units_per_ns_ = units_per_ns;
     return NGX_OK; // unlinked at finalize, after the run's last barrier: every rank has mapped it by then
 }
 
-uint64_t SharedLink::share_ns(size_t bytes, uint64_t now_ns)
+uint64_t SharedLink::share(size_t bytes, uint64_t now)
 {
     if (record_ == nullptr || bytes == 0)
         return 0;
     size_t active = 1; // this pair
     for (size_t i = 0; i < max_link_pairs; ++i)
-        if (i != slot_ && record_->active_until_ns[i].load(std::memory_order_relaxed) > now_ns)
+        if (i != slot_ && record_->active_until[i].load(std::memory_order_relaxed) > now)
             ++active;
     const double n = double(bytes);
     double seconds = 0;
@@ -109,21 +110,19 @@ uint64_t SharedLink::share_ns(size_t bytes, uint64_t now_ns)
         seconds = n / settings_.rc_bytes_per_s; // the pair's own path
     if (settings_.rn_bytes_per_s > 0)
         seconds = std::max(seconds, double(active) * n / settings_.rn_bytes_per_s); // its share of the node's link
-    const double share = seconds * ns_per_s;
-    const double round_trip = 2 * (alpha_ns_ + share);
-    record_->active_until_ns[slot_].store(now_ns + uint64_t(rounds_counted * round_trip), std::memory_order_relaxed);
-    return uint64_t(std::llround(share));
+    const double extra = seconds * ns_per_s * units_per_ns_;
+    const double round_trip = 2 * (alpha_ + extra);
+    record_->active_until[slot_].store(now + uint64_t(rounds_counted * round_trip), std::memory_order_relaxed);
+    return uint64_t(std::llround(extra));
 }
 
-void sleep_until_near(uint64_t until_ns, uint64_t margin_ns)
+void sleep_most_of(uint64_t remaining_ns, uint64_t margin_ns)
 {
-    uint64_t now = mod::monotonic_ns();
-    if (margin_ns == 0 || until_ns <= now + margin_ns)
+    if (margin_ns == 0 || remaining_ns <= margin_ns)
         return;
-    uint64_t wake = until_ns - margin_ns;
-    timespec at{time_t(wake / 1'000'000'000), long(wake % 1'000'000'000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
-    }
+    uint64_t ns = remaining_ns - margin_ns;
+    timespec pause{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+    nanosleep(&pause, nullptr); // a signal cuts it short: the caller spins the rest
 }
 
 void nap(uint64_t margin_ns)

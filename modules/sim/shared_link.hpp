@@ -15,8 +15,12 @@
 //
 //     SharedLink link;                                   // in the module context
 //     link.configure(read_link_settings(read));          // --sim-RN, --sim-RC, --sim-link
-//     link.open(boot, alpha_ns, err);                    // in connect
-//     uint64_t extra_ns = link.share_ns(bytes, now_ns);  // per data message
+//     link.open(boot, alpha, units_per_ns, err);         // in connect
+//     uint64_t extra = link.share(bytes, now);           // per data message
+//
+// Times (alpha, now, the result) are in the caller's clock unit, given as
+// units per nanosecond (1 for CLOCK_MONOTONIC ns; a TSC's ticks per ns);
+// every process of a node must use the same clock.
 #ifndef NGX_SIM_SHARED_LINK_HPP
 #define NGX_SIM_SHARED_LINK_HPP
 
@@ -33,7 +37,7 @@ namespace ngx::sim {
 inline constexpr size_t max_link_pairs = 1024;
 
 struct LinkRecord {
-    std::atomic<uint64_t> active_until_ns[max_link_pairs];
+    std::atomic<uint64_t> active_until[max_link_pairs]; // the senders' clock unit
 };
 
 struct LinkSettings {
@@ -56,22 +60,24 @@ public:
     bool enabled() const { return settings_.rn_bytes_per_s > 0 || settings_.rc_bytes_per_s > 0; }
     // "RN RC" for the peers' same-model check.
     std::string describe() const;
-    // Maps this node's record; alpha_ns is o_s + L + o_r of one message.
-    ngx_status open(const ngx_bootstrap* boot, double alpha_ns, ngx_error* err);
-    // Time the link adds to a data message of `bytes` sent at now_ns.
-    uint64_t share_ns(size_t bytes, uint64_t now_ns);
+    // Maps this node's record; alpha is o_s + L + o_r of one message.
+    ngx_status open(const ngx_bootstrap* boot, double alpha, double units_per_ns, ngx_error* err);
+    // Time the link adds to a data message of `bytes` sent at `now`.
+    uint64_t share(size_t bytes, uint64_t now);
 
 private:
     LinkSettings settings_;
     std::string shm_name_;
     LinkRecord* record_ = nullptr;
     size_t slot_ = 0;
-    double alpha_ns_ = 0;
+    double alpha_ = 0;
+    double units_per_ns_ = 1;
 };
 
-// --sim-sleep: sleeps until `margin_ns` before `until_ns` (the caller spins
-// the rest), so that many simulated processes can share few cores; 0 = never.
-void sleep_until_near(uint64_t until_ns, uint64_t margin_ns);
+// --sim-sleep: of a wait of `remaining_ns`, sleeps all but the last
+// `margin_ns` (the caller spins the rest), so that many simulated processes
+// can share few cores; margin 0 = never sleep.
+void sleep_most_of(uint64_t remaining_ns, uint64_t margin_ns);
 // With --sim-sleep (margin_ns > 0): a short sleep between polls of the ring,
 // a fifth of the margin, so that waiting processes leave the cores free.
 void nap(uint64_t margin_ns);

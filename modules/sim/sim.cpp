@@ -187,7 +187,8 @@ size_t auto_ring_bytes(size_t max_message_size)
 // reaches `until_ns`; only the cancel flag stops it early.
 ngx_status spin_until(const Context* c, uint64_t until_ns, const char* step, ngx_error* err)
 {
-    ngx::sim::sleep_until_near(until_ns, c->sleep_margin_ns);
+    uint64_t now = ngx::mod::monotonic_ns();
+    ngx::sim::sleep_most_of(until_ns > now ? until_ns - now : 0, c->sleep_margin_ns);
     unsigned spins = 0;
     while (ngx::mod::monotonic_ns() < until_ns) {
         if ((++spins & 255u) == 0 && ngx::mod::cancelled(c->cancel))
@@ -275,7 +276,7 @@ ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
             return s;
     uint64_t injection = std::max(start + m.o_s(len), c->nic_free_ns);
     c->nic_free_ns = injection + m.g() + m.wire_ns(len);
-    uint64_t arrival = injection + m.L() + m.wire_ns(len) + c->link.share_ns(len, injection);
+    uint64_t arrival = injection + m.L() + m.wire_ns(len) + c->link.share(len, injection);
     if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
         return s;
     return spin_until(c, injection, "send", err);
@@ -368,7 +369,7 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     if (s != NGX_OK)
         return s;
     const Model& m = c->model;
-    return c->link.open(boot, double(m.o_s() + m.L() + m.o_r()), err);
+    return c->link.open(boot, double(m.o_s() + m.L() + m.o_r()), 1.0, err); // times in ns
 }
 
 void sim_finalize(void* ctx)
