@@ -18,7 +18,7 @@ constexpr double max_rate_bytes_per_s = 1e13;
 constexpr double ns_per_s = 1e9;
 constexpr double rounds_counted = 3; // a pair counts for three of its round trips after a send
 
-// The job's name, shared by every rank: the launcher's, else the driver's pid.
+// The job's name, shared by every rank of a node: the launcher's, else rank 0's pid.
 ngx_status job_key(const ngx_bootstrap* boot, const std::string& given, std::string* key, ngx_error* err)
 {
     if (!given.empty()) {
@@ -29,7 +29,17 @@ ngx_status job_key(const ngx_bootstrap* boot, const std::string& given, std::str
         *key = job;
         return NGX_OK;
     }
-    // Without a launcher there is one pair: the driver's pid names it.
+    const char* slurm_job = std::getenv("SLURM_JOB_ID");
+    const char* slurm_step = std::getenv("SLURM_STEP_ID");
+    if (slurm_job != nullptr && slurm_step != nullptr) {
+        *key = std::string("slurm") + slurm_job + "." + slurm_step;
+        return NGX_OK;
+    }
+    if (boot->nranks > 2) { // ngx --pairs K: rank 0 forked every other rank
+        *key = std::to_string(boot->rank == 0 ? getpid() : getppid());
+        return NGX_OK;
+    }
+    // One pair (a local launch or --listen/--connect): the driver's pid names it.
     std::string mine = std::to_string(getpid()), theirs;
     if (ngx_status s = mod::exchange_blob(boot, mine, &theirs, 32, err); s != NGX_OK)
         return s;

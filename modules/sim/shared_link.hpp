@@ -6,8 +6,8 @@
 // on top of the LogGP costs, so k pairs ping-ponging at once see
 // T = alpha + k n / min(R_N, k R_C) exactly (alpha = o_s + L + o_r, G = 0).
 // The pairs of a node share one record in POSIX shared memory (named after
-// the job: PMIX_NAMESPACE under mpirun, else the driver's pid, or
-// --sim-link NAME): one slot per pair holding until when that pair counts as
+// the job: PMIX_NAMESPACE under mpirun, the Slurm step, else rank 0's pid,
+// or --sim-link NAME): one slot per pair holding until when that pair counts as
 // communicating, i.e. its last send plus three of its round trips at the
 // current share (a ping-pong pair sends on this node's link once per round
 // trip), so that a pair stays counted between its sends and stops counting

@@ -156,10 +156,11 @@ private:
                 pairs_.push_back(k);
         if (pairs_.back() <= available)
             return Status::ok();
-        std::string launch = boot.kind() == BootstrapKind::mpi
-                                 ? "start 2K ranks: mpirun -np " + std::to_string(2 * pairs_.back())
-                                 : "the local and --listen/--connect launches start one pair; use mpirun -np " +
-                                       std::to_string(2 * pairs_.back());
+        std::string want = std::to_string(2 * pairs_.back());
+        std::string launch = boot.kind() == BootstrapKind::mpi ? "start 2K ranks: mpirun -np " + want
+                             : boot.kind() == BootstrapKind::local
+                                 ? "start them with --pairs " + std::to_string(pairs_.back())
+                                 : "--listen/--connect start one pair; use mpirun -np " + want;
         return Status::usage("--nodecomm-pairs: " + std::to_string(pairs_.back()) + " pairs need " +
                              std::to_string(2 * pairs_.back()) + " ranks, this run has " +
                              std::to_string(boot.nranks()) + " (" + std::to_string(available) + " pairs); " + launch);

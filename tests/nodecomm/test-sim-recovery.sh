@@ -1,14 +1,20 @@
 #!/bin/bash
 # Ground truth: nodecomm over the sim module with a shared node link
-# (--sim-RN) and a per-pair rate (--sim-RC), 4 pairs under mpirun (8
-# processes on this machine's cores: the sim sleeps through its waits,
-# --sim-sleep). alpha = o_s + L + o_r = 1100 us, R_C = 100 MB/s, R_N = 250
+# (--sim-RN) and a per-pair rate (--sim-RC), 4 pairs launched by $1: mpirun
+# (-np 8) or local (ngx --pairs 4 forks 8 processes); 8 processes on this
+# machine's cores: the sim sleeps through its waits (--sim-sleep). alpha = o_s + L + o_r = 1100 us, R_C = 100 MB/s, R_N = 250
 # MB/s, so k* = 2.5. The three-parameter max-rate fit must recover alpha,
 # R_C and R_N within 3% and k* within one pair; the postal fit over all k
 # must have a larger relative-error sum (it cannot see the shared link).
 # Noisy machine: one more run before failing.
 source "$(dirname "$0")/common.sh"
-need_mpirun
+launcher=${1:-mpirun}
+if [[ $launcher == mpirun ]]; then
+    need_mpirun
+    launch() { nc_mpirun 8 -- "$NGX" "$@"; }
+else
+    launch() { "$NGX" --pairs 4 "$@"; }
+fi
 check() {
     nc_py "$1" '
 r = m["ranges"][0]["models"]["maxrate3"]
@@ -28,12 +34,12 @@ if bad: print("; ".join(bad)); sys.exit(1)
 }
 for attempt in 1 2; do
     json=$SCRATCH/sim$attempt.json
-    nc_mpirun 8 -- "$NGX" -m sim -x nodecomm --nodecomm-one-node --nodecomm-regimes 1- \
+    launch -m sim -x nodecomm --nodecomm-one-node --nodecomm-regimes 1- \
         --sim-L 1000 --sim-os 50 --sim-or 50 --sim-g 0 --sim-G 0 --sim-RN 250e6 --sim-RC 100e6 --sim-sleep 100 --nodecomm-passes 3 \
         -s 1,16Ki,64Ki,128Ki,256Ki -c 15 --warmup 5 --timeout 30 -o "$json" >"$SCRATCH/out" 2>"$SCRATCH/err"
     rc=$?
     cat "$SCRATCH/out"
-    [[ $rc == 0 ]] || fail "mpirun -np 8 nodecomm over sim: exit $rc: $(tail -5 "$SCRATCH/err")"
+    [[ $rc == 0 ]] || fail "$launcher: nodecomm over sim with 4 pairs: exit $rc: $(tail -5 "$SCRATCH/err")"
     grep -q '^# T(k, n) us' "$SCRATCH/out" || fail "no T(k, n) table on stdout"
     grep -q 'k\* = R_N / R_C' "$SCRATCH/out" || fail "no k* line on stdout"
     if check "$json"; then
