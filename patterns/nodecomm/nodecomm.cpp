@@ -317,6 +317,7 @@ PatternInfo nodecomm_pattern()
         return reporters;
     };
     info.predict = predict_nodecomm;
+    info.fit = fit_nodecomm;
     return info;
 }
 

@@ -69,7 +69,9 @@ Json maxrate_json(const Points& points, fit::MaxRateVariant variant)
 {
     fit::Result<fit::MaxRateFit> f = fit::fit_maxrate(points, variant);
     if (!f)
-        return {{"error", "needs at least 3 points over 2 pair counts"}};
+        return {{"error", f.status() == fit::Status::too_few_points
+                              ? "needs more points than its parameters (" + std::to_string(points.size()) + ")"
+                              : std::string("needs at least 2 pair counts and 2 sizes")}};
     fit::MaxRateParams params = f->params;
     bool four = variant == fit::MaxRateVariant::four_parameter;
     Json json = {{"alpha_us", measured_json(f->s)}};

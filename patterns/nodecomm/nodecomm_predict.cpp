@@ -1,6 +1,8 @@
 // Predictions from a saved nodecomm model (see nodecomm_predict.hpp).
 #include "nodecomm_predict.hpp"
 
+#include "nodecomm_model.hpp"
+
 #include <ngx/command_line.hpp>
 #include <ngx/sizes.hpp>
 
@@ -32,21 +34,40 @@ std::vector<opt::OptionSpec> predict_specs()
             opt::flag("help,h", "this text")};
 }
 
-Result<Json> saved_model(const std::string& path)
+Result<Json> read_document(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
-        return Status::usage("--params " + path + ": cannot be read");
+        return Status::usage(path + ": cannot be read");
     Json document = Json::parse(in, nullptr, false);
     if (document.is_discarded() || !document.is_object())
-        return Status::usage("--params " + path + ": not a JSON object");
-    if (document.value("kind", "") == "nodecomm") // a model file
-        return document;
-    if (document.contains("model") && document["model"].value("kind", "") == "nodecomm") // a single run
-        return document["model"];
-    for (const Json& run : document.value("runs", Json::array()))
-        if (run.contains("model") && run["model"].value("kind", "") == "nodecomm")
-            return run["model"];
+        return Status::usage(path + ": not a JSON object");
+    return document;
+}
+
+// The nodecomm model inside a model file, a single run or a document of runs.
+Json* nodecomm_model_in(Json& document)
+{
+    if (document.value("kind", "") == "nodecomm")
+        return &document;
+    if (document.contains("model") && document["model"].is_object() &&
+        document["model"].value("kind", "") == "nodecomm")
+        return &document["model"];
+    if (document.contains("runs") && document["runs"].is_array())
+        for (Json& run : document["runs"])
+            if (run.is_object() && run.contains("model") && run["model"].is_object() &&
+                run["model"].value("kind", "") == "nodecomm")
+                return &run["model"];
+    return nullptr;
+}
+
+Result<Json> saved_model(const std::string& path)
+{
+    Result<Json> document = read_document(path);
+    if (!document)
+        return document.status().with_context("--params");
+    if (Json* model = nodecomm_model_in(*document))
+        return *model;
     return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
 }
 
@@ -141,6 +162,48 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
 }
 
 } // namespace
+
+int fit_nodecomm(const CommandArguments& arguments)
+{
+    std::vector<opt::OptionSpec> specs = {
+        opt::optional_value("file", "a saved nodecomm run (-x nodecomm -o FILE.json)"),
+        opt::optional_value("nodecomm-regimes", "regimes FROM-TO,...,FROM- (default: the k = 1 curve's ranges)"),
+        {"output,o", "", "write the document with the new models to this JSON file", opt::OptionKind::output_file,
+         false},
+        opt::flag("help,h", "this text")};
+    Result<OptionValues> values = parse_arguments(arguments, specs, "file");
+    if (!values)
+        return fail(values.status());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << options_help("Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]", specs);
+        return 0;
+    }
+    if (!read.given("file"))
+        return fail(Status::usage("no file given (ngx fit nc.json)"));
+    Result<Json> document = read_document(read.text("file"));
+    if (!document)
+        return fail(document.status());
+    Json* model = nodecomm_model_in(*document);
+    if (model == nullptr || !model->contains("nodecomm"))
+        return fail(Status::usage(read.text("file") + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
+    Result<NodeCommData> data = data_from_json((*model)["nodecomm"]);
+    if (!data)
+        return fail(data.status());
+    std::vector<Regime> regimes = detect_regimes(*data);
+    if (read.given("nodecomm-regimes")) {
+        Result<std::vector<Regime>> given = parse_regimes(read.text("nodecomm-regimes"));
+        if (!given)
+            return fail(given.status());
+        regimes = std::move(*given);
+    }
+    *model = nodecomm_model(*data, regimes);
+    std::cout << nodecomm_tables(*data) << model_text(*model);
+    if (read.given("output"))
+        if (Status written = write_atomically(read.text("output"), document->dump(2) + "\n"); !written)
+            return fail(written);
+    return 0;
+}
 
 int predict_nodecomm(const CommandArguments& arguments)
 {
