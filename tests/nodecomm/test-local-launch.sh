@@ -3,7 +3,7 @@
 # 4 processes. It exits 0; the JSON records a local bootstrap of 4 ranks with
 # 4 placements, T(k, n) for k = 1, 2 and every size; the ranks are pinned to
 # distinct CPUs when there are at least 4, otherwise ngx says that it
-# oversubscribes. `--pairs 2 -x pingpong` measures both pairs too (each
+# oversubscribes; the JSON follows the published schema. `--pairs 2 -x pingpong` measures both pairs too (each
 # driver shows its table), and no process is left behind.
 source "$(dirname "$0")/common.sh"
 json=$SCRATCH/local.json
@@ -28,6 +28,9 @@ assert nc['pairs'] == [1, 2] and nc['sizes'] == [1, 1024, 65536], nc
 assert all(t is not None and t > 0 for row in nc['T_us'] for t in row), nc['T_us']
 print('json: local bootstrap of 4 ranks, T(k, n) for k = 1, 2; pinning', pinned)
 " || fail "the JSON of the local run"
+if [[ -n ${NGX_SOURCE_ROOT:-} ]]; then
+    python3 "$NGX_SOURCE_ROOT/schema/validate.py" "$json" || fail "the JSON does not follow schema/ngx-result.schema.json"
+fi
 "$NGX" --pairs 2 -m tcp -x pingpong -s 1 -c 100 --timeout 20 >"$SCRATCH/pp" 2>&1 </dev/null || {
     cat "$SCRATCH/pp"
     fail "ngx --pairs 2 -x pingpong"
