@@ -406,8 +406,9 @@ def plot_overhead(plt, runs):
 
 
 def nodecomm_table(run, where):
-    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]})."""
-    table = run.get("nodecomm")
+    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]}): the pattern
+    writes it in its model (run["model"]["nodecomm"]), a run of its own shape may carry it at the top."""
+    table = run.get("nodecomm") or (run.get("model") or {}).get("nodecomm")
     if not isinstance(table, dict):
         fail(f'{where}: a nodecomm run without its "nodecomm" object')
     pairs, sizes, T = table.get("pairs"), table.get("sizes"), table.get("T_us")
