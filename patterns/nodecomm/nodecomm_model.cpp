@@ -71,7 +71,8 @@ Json maxrate_json(const Points& points, fit::MaxRateVariant variant)
     if (!f)
         return {{"error", f.status() == fit::Status::too_few_points
                               ? "needs more points than its parameters (" + std::to_string(points.size()) + ")"
-                              : std::string("needs at least 2 pair counts and 2 sizes")}};
+                              : std::string("degenerate: needs 2 pair counts, 2 sizes and a fit with positive "
+                                            "rates")}};
     fit::MaxRateParams params = f->params;
     bool four = variant == fit::MaxRateVariant::four_parameter;
     Json json = {{"alpha_us", measured_json(f->s)}};
@@ -135,17 +136,28 @@ ModifiedFit fit_modified(const Points& points, double alpha, double a, double c)
     return result;
 }
 
-Json modified_json(const Points& points, const Json& maxrate3)
+// A fitted value of a model's JSON; NaN when absent or null.
+double fitted_value(const Json& model, const char* key)
 {
-    auto start = [&](const char* key) {
-        if (!maxrate3.contains(key) || !maxrate3[key].is_object() || !maxrate3[key].contains("value"))
-            return nan;
-        const Json& v = maxrate3[key]["value"];
-        return v.is_number() ? v.get<double>() : nan;
-    };
-    double alpha = start("alpha_us"), rc = start("R_C_Bps"), rn = start("R_N_Bps");
-    if (!std::isfinite(alpha) || !std::isfinite(rc))
-        return {{"error", "needs the three-parameter fit to start from"}};
+    if (!model.contains(key) || !model[key].is_object() || !model[key].contains("value"))
+        return nan;
+    const Json& v = model[key]["value"];
+    return v.is_number() ? v.get<double>() : nan;
+}
+
+// Starts from the three-parameter fit, or from the postal fit over all k
+// (no network limit) where that one has no finite R_C.
+Json modified_json(const Points& points, const Json& maxrate3, const Json& postal_all)
+{
+    double alpha = fitted_value(maxrate3, "alpha_us"), rc = fitted_value(maxrate3, "R_C_Bps");
+    double rn = fitted_value(maxrate3, "R_N_Bps");
+    if (!std::isfinite(alpha) || !std::isfinite(rc)) {
+        alpha = fitted_value(postal_all, "alpha_us");
+        rc = fitted_value(postal_all, "R_Bps");
+        rn = nan;
+    }
+    if (!std::isfinite(alpha) || !(rc > 0) || !std::isfinite(rc))
+        return {{"error", "no max-rate or postal fit to start from"}};
     ModifiedFit f = fit_modified(points, alpha, us_per_s / rc, std::isfinite(rn) ? us_per_s / rn : nan);
     if (!f.ok)
         return {{"error", "did not converge to positive rates"}};
@@ -179,7 +191,7 @@ Json regime_json(const NodeCommData& data, const Regime& regime)
     models["postal_all"] = postal_json(all, all);
     models["maxrate3"] = maxrate_json(all, fit::MaxRateVariant::three_parameter);
     models["maxrate4"] = maxrate_json(all, fit::MaxRateVariant::four_parameter);
-    models["modified"] = modified_json(all, models["maxrate3"]);
+    models["modified"] = modified_json(all, models["maxrate3"], models["postal_all"]);
     Json json = {{"from_bytes", regime.from_bytes},
                  {"to_bytes", regime.to_bytes == 0 ? Json(nullptr) : Json(regime.to_bytes)},
                  {"points", all.size()}};
