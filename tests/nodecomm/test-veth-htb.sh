@@ -5,10 +5,15 @@
 # shaped with htb: a parent class of R_N = 100 Mbit/s shared by the pairs and
 # under it one class of R_C = 40 Mbit/s per pair, chosen by the port each
 # pair's listener (rank i, node A) binds: 7100 + i (--tcp-port, set per
-# rank); each pair is guaranteed R_N / K and may borrow up to R_C. So k* = 2.5. The three-parameter max-rate fit over the large sizes
-# must give R_C and R_N within 10% of the configured rates (payload rates:
-# MTU 9000 keeps the headers htb also counts under 1%), and every pair spans
-# the two nodes (no "one node" note). Noisy machine: one more run before failing.
+# rank); each pair is guaranteed R_N / K and may borrow up to R_C, so k* =
+# 2.5. The three-parameter max-rate fit over the large sizes must give R_C
+# within 10% of the configured rate (payload rates: MTU 9000 keeps the
+# headers htb also counts under 1%) and R_N within 10% below and 15% above
+# it: the pairs ping-pong freely and drift apart, some replies then cross the
+# link while other pairs' requests do, so each direction carries fewer than k
+# flows at times and the shared rate can only look higher (+7% to +10%
+# measured here). Every pair spans the two nodes (no "one node" note).
+# Noisy machine: one more run before failing.
 source "$(dirname "$0")/common.sh"
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 netns_require mpi
@@ -22,11 +27,11 @@ pairs=4 rn=100mbit rc=40mbit share=25mbit
 shape() { # NS DEV MATCH(sport|dport)
     local ns=$1 dev=$2 match=$3 i
     tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 99 r2q 100 &&
-        tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate $rn ceil $rn burst 18k cburst 18k &&
+        tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate $rn ceil $rn burst 9200 cburst 9200 &&
         tc -n "$ns" class add dev "$dev" parent 1: classid 1:99 htb rate 1gbit || return 1
     for ((i = 0; i < pairs; i++)); do
         # Guaranteed R_N / K each (the children's rates must not exceed the parent's), borrowing up to R_C.
-        tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:$((10 + i)) htb rate $share ceil $rc burst 18k cburst 18k &&
+        tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:$((10 + i)) htb rate $share ceil $rc burst 9200 cburst 9200 &&
             tc -n "$ns" filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip "$match" $((7100 + i)) 0xffff \
                 flowid 1:$((10 + i)) || return 1
     done
@@ -57,8 +62,9 @@ alpha, rc, rn, ks = (r["alpha_us"]["value"], r["R_C_Bps"]["value"], r["R_N_Bps"]
 want_rc, want_rn = 40e6 / 8, 100e6 / 8
 print(f"fitted alpha {alpha:.0f} us, R_C {rc/1e6:.3f} MB/s (configured {want_rc/1e6}), "
       f"R_N {rn/1e6:.3f} MB/s (configured {want_rn/1e6}), k* {ks:.2f}")
-bad = [f"{name} {got:.4g} not within 10% of {want:.4g}"
-       for name, got, want in (("R_C", rc, want_rc), ("R_N", rn, want_rn)) if abs(got - want) > 0.1 * want]
+bad = [f"{name} {got:.4g} not within -10%/+{int(up * 100)}% of {want:.4g}"
+       for name, got, want, up in (("R_C", rc, want_rc, 0.10), ("R_N", rn, want_rn, 0.15))
+       if not want * 0.9 <= got <= want * (1 + up)]
 if bad: print("; ".join(bad)); sys.exit(1)
 '
 }
