@@ -1,0 +1,119 @@
+// The timed loops of the strided pattern (see measure.hpp).
+#include "measure.hpp"
+
+#include "../common/prtt.hpp"
+
+#include <ngx/statistics.hpp>
+
+#include <cstring>
+
+namespace ngx::patterns {
+namespace {
+
+Status interrupted_at(size_t size, uint64_t rep)
+{
+    return Status::interrupted(where(size, rep) + ": interrupted");
+}
+
+// One repetition of the driver: pack, send, receive, unpack.
+Status drive_once(PatternContext& ctx, StridedBuffers& b, const Layout& layout, size_t size)
+{
+    Transport& t = ctx.transport;
+    if (layout.stride == 1) {
+        NGX_TRY(t.send(b.a.data(), size));
+        return t.recv(b.b.data(), size);
+    }
+    pack(layout, b.a.data(), b.packed.data(), size);
+    NGX_TRY(t.send(b.packed.data(), size));
+    NGX_TRY(t.recv(b.packed.data(), size));
+    unpack(layout, b.packed.data(), b.b.data(), size);
+    return Status::ok();
+}
+
+// One repetition of the responder: receive, unpack, pack, answer.
+Status answer_once(PatternContext& ctx, StridedBuffers& b, const Layout& layout, size_t size)
+{
+    Transport& t = ctx.transport;
+    if (layout.stride == 1) {
+        NGX_TRY(t.recv(b.b.data(), size));
+        return t.send(b.b.data(), size);
+    }
+    NGX_TRY(t.recv(b.packed.data(), size));
+    unpack(layout, b.packed.data(), b.b.data(), size);
+    pack(layout, b.b.data(), b.packed.data(), size);
+    return t.send(b.packed.data(), size);
+}
+
+} // namespace
+
+Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b, const Layout& layout, size_t size)
+{
+    const RunSettings& s = ctx.settings;
+    const bool driver = ctx.bootstrap.is_driver();
+    std::vector<double> samples;
+    samples.reserve(s.count);
+    for (uint64_t rep = 0; rep < s.warmup + s.count; ++rep) {
+        if (ctx.interrupted())
+            return interrupted_at(size, rep);
+        if (!driver) {
+            NGX_TRY(answer_once(ctx, b, layout, size).with_context(where(size, rep)));
+            continue;
+        }
+        uint64_t t0 = ctx.timer.now();
+        NGX_TRY(drive_once(ctx, b, layout, size).with_context(where(size, rep)));
+        uint64_t t1 = ctx.timer.now();
+        if (rep >= s.warmup)
+            samples.push_back(ctx.timer.to_us(t1 - t0) / 2); // half round trip
+    }
+    return samples;
+}
+
+Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
+                                                size_t size)
+{
+    Transport& t = ctx.transport;
+    const RunSettings& s = ctx.settings;
+    NGX_TRY(t.set_layout(layout.element, layout.stride, true));
+    std::vector<double> samples;
+    samples.reserve(s.count);
+    Status status = Status::ok();
+    for (uint64_t rep = 0; rep < s.warmup + s.count && status; ++rep) {
+        if (ctx.interrupted()) {
+            status = interrupted_at(size, rep);
+            break;
+        }
+        ngx_request request = 0;
+        uint64_t t0 = ctx.timer.now();
+        status = t.isend(b.a.data(), size, request);
+        if (status)
+            status = t.recv(b.b.data(), size);
+        if (status)
+            status = t.wait(request);
+        uint64_t t1 = ctx.timer.now();
+        if (rep >= s.warmup)
+            samples.push_back(ctx.timer.to_us(t1 - t0));
+        if (!status)
+            status = status.with_context("send to self, " + where(size, rep));
+    }
+    Status restored = t.set_layout(layout.element, layout.stride, false);
+    NGX_TRY(status);
+    NGX_TRY(restored);
+    return samples;
+}
+
+double local_median(const PatternContext& ctx, const std::function<void()>& work)
+{
+    const RunSettings& s = ctx.settings;
+    std::vector<double> samples;
+    samples.reserve(s.count);
+    for (uint64_t rep = 0; rep < s.warmup + s.count; ++rep) {
+        uint64_t t0 = ctx.timer.now();
+        work();
+        uint64_t t1 = ctx.timer.now();
+        if (rep >= s.warmup)
+            samples.push_back(ctx.timer.to_us(t1 - t0));
+    }
+    return median(std::move(samples));
+}
+
+} // namespace ngx::patterns
