@@ -14,9 +14,7 @@ namespace {
 
 Json error_json(const fit::ModelError& e)
 {
-    return {{"max_relative", json_number(e.max_rel)},
-            {"mean_relative", json_number(e.mean_rel)},
-            {"count", e.count}};
+    return {{"max_relative", json_number(e.max_rel)}, {"mean_relative", json_number(e.mean_rel)}, {"count", e.count}};
 }
 
 Json line_json(const std::optional<fit::LineFit>& line)
@@ -126,8 +124,8 @@ void log3p_samples(const std::vector<GridPoint>& grid, size_t element, size_t sk
         contiguous.push_back({double(size), g->t_self, g->t_remote, g->t_mem});
     for (size_t i = 0; i < grid.size(); ++i)
         if (i != skip)
-            strided.push_back({double(grid[i].size), double(grid[i].stride * element), grid[i].t_self,
-                               grid[i].t_remote});
+            strided.push_back(
+                {double(grid[i].size), double(grid[i].stride * element), grid[i].t_self, grid[i].t_remote});
 }
 
 Json log3p_json(const fit::Log3PParams& p, size_t element)
@@ -138,7 +136,7 @@ Json log3p_json(const fit::Log3PParams& p, size_t element)
                            {"stride_bytes", t.stride},
                            {"sizes", t.sizes},
                            {"l_mw_us", t.l_mw}});
-    return {{"element_bytes", element}, {"sizes", p.sizes},   {"o_mw_us", p.o_mw},
+    return {{"element_bytes", element}, {"sizes", p.sizes},    {"o_mw_us", p.o_mw},
             {"o_net_us", p.o_net},      {"t_mem_us", p.t_mem}, {"strided", strided}};
 }
 

@@ -39,8 +39,8 @@ Status check_grid(const std::vector<uint64_t>& sizes, const std::vector<uint64_t
 {
     for (uint64_t size : sizes)
         if (size == 0 || size % element != 0)
-            return Status::usage("size " + format_bytes(size) + " is not a whole number of " +
-                                 std::to_string(element) + "-byte elements (give -s in multiples of the element)");
+            return Status::usage("size " + format_bytes(size) + " is not a whole number of " + std::to_string(element) +
+                                 "-byte elements (give -s in multiples of the element)");
     const Layout widest{element, strides.back()};
     const double span = double(widest.elements(sizes.back()) - 1) * double(widest.stride_bytes()) + double(element);
     if (span > double(limit))

@@ -19,7 +19,7 @@
 namespace ngx::patterns {
 
 struct StridedBuffers {
-    Buffer a, b;           // strided arrays (send from a, receive into b)
+    Buffer a, b;            // strided arrays (send from a, receive into b)
     Buffer packed, packed2; // contiguous buffers of the largest size
 };
 

@@ -110,7 +110,8 @@ int print_predictions(const Models& m, const std::string& which, double s, doubl
     std::cout << "# log3P: o_mw " << m.log3p->o_mw_at(s) << ", l_mw " << m.log3p->l_mw_at(s, d * double(m.element))
               << ", o_net " << m.log3p->o_net_at(s) << " (paper 000, eq. (6))\n";
     std::cout << std::left << std::setw(8) << "model" << std::right << std::setw(14) << "point-to-point"
-              << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast" << "\n";
+              << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast"
+              << "\n";
     if (which == "all" || which == "log3p")
         print_row("log3p", log3p_prediction(m, s, d, P));
     if (m.loggp)
@@ -125,6 +126,7 @@ int print_predictions(const Models& m, const std::string& which, double s, doubl
 // A measured broadcast: size, stride, P and its median.
 struct Measured {
     double size = 0, stride = 1, processes = 0, median = 0;
+    bool oversubscribed = false;
 };
 
 Result<std::vector<Measured>> read_bcast(const std::string& path)
@@ -143,6 +145,7 @@ Result<std::vector<Measured>> read_bcast(const std::string& path)
             m.median = result.value("median_us", NAN);
             m.stride = result.value("stride", 1.0);
             m.processes = result.value("processes", 0.0);
+            m.oversubscribed = result.value("oversubscribed", 0.0) != 0;
             rows.push_back(m);
         }
     }
@@ -187,9 +190,10 @@ int compare(const Models& m, const std::string& files)
                 const Prediction g = loggps_prediction(m, r.size, r.processes);
                 std::cout << std::setw(22) << cell(g.tree, r.median) << std::setw(22) << cell(g.linear, r.median);
             }
-            std::cout << "\n";
+            std::cout << (r.oversubscribed ? "  *" : "") << "\n";
         }
     }
+    std::cout << "# *: P ranks on fewer CPUs (oversubscribed): correct, but the ranks took turns on the cores\n";
     return 0;
 }
 
@@ -209,7 +213,7 @@ int predict_strided(const CommandArguments& arguments)
         return fail(command, Status::usage("--params FILE.json is required"));
     const std::string which = read.choice("model", {"log3p", "loggp", "loggps", "all"});
     const double stride = double(read.byte_count("stride", 1, uint64_t(1) << 24));
-    const double processes = double(read.whole_number("processes", 1, 1u << 24));
+    const double processes = double(read.whole_number("processes", 2, 1u << 24)); // a broadcast needs P >= 2
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     Models m;

@@ -38,10 +38,7 @@ constexpr const char* module_self = "through the module (isend + recv + wait to 
 class Strided final : public Pattern {
 public:
     Status configure(const OptionValues& values) override;
-    Json options_json() const override
-    {
-        return {{"type", type_}, {"strides", strides_}, {"max_span", max_span_}};
-    }
+    Json options_json() const override { return {{"type", type_}, {"strides", strides_}, {"max_span", max_span_}}; }
     Status run(PatternContext& ctx) override;
 
 private:
@@ -154,20 +151,22 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
     return p;
 }
 
-SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vector<double> t01,
-                        double manual_us) const
+SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vector<double> t01, double manual_us) const
 {
     SizeRecord record = make_record(ctx, p.size, std::move(t01));
-    record.extra = {{"stride", double(p.stride)},     {"t00_us", p.t_self}, {"tmem_us", p.t_mem},
-                    {"pack_us", p.pack},              {"unpack_us", p.unpack}};
+    record.extra = {{"stride", double(p.stride)},
+                    {"t00_us", p.t_self},
+                    {"tmem_us", p.t_mem},
+                    {"pack_us", p.pack},
+                    {"unpack_us", p.unpack}};
     if (datatypes_)
         record.extra.emplace_back("manual_us", manual_us);
     auto unit = unit_.find(p.size);
     if (unit == unit_.end())
         return record;
     const GridPoint& u = unit->second;
-    const double o_mw = u.t_self - u.t_mem;                 // T_0,0(s) = o_mw/2 + T_mem + o_mw/2
-    const double o_net = u.t_remote - o_mw;                 // T_0,1(s) = o_mw/2 + o_net + o_mw/2
+    const double o_mw = u.t_self - u.t_mem;                              // T_0,0(s) = o_mw/2 + T_mem + o_mw/2
+    const double o_net = u.t_remote - o_mw;                              // T_0,1(s) = o_mw/2 + o_net + o_mw/2
     const double l_mw = p.stride == 1 ? 0.0 : p.t_self - o_mw - u.t_mem; // T_0,0(s,d) = o_mw + l_mw + T_mem
     record.extra.emplace_back("o_mw_us", o_mw);
     record.extra.emplace_back("o_net_us", o_net);
@@ -221,10 +220,9 @@ PatternInfo strided_pattern()
     info.default_sizes = "1Ki-64Ki";
     info.default_count = 200;
     info.default_warmup = 20;
-    info.options = {
-        {"strided-type", "double", "element type: double, int or char"},
-        {"strided-strides", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)"},
-        {"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"}};
+    info.options = {{"strided-type", "double", "element type: double, int or char"},
+                    {"strided-strides", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)"},
+                    {"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"}};
     info.create = [] { return std::make_unique<Strided>(); };
     info.predict = predict_strided;
     return info;
