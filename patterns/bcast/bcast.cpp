@@ -61,8 +61,9 @@ Status Bcast::check(const PatternContext& ctx) const
                              "' has no collectives (NGX_CAP_COLLECTIVES): bcast needs a module with a broadcast, "
                              "e.g. mpirun -np 4 ngx -m mpi -x bcast");
     if (strides_.back() > 1 && !ctx.transport.has(NGX_CAP_DATATYPES))
-        return Status::usage("module '" + module + "' cannot send strided data itself (NGX_CAP_DATATYPES): use "
-                                                   "--bcast-strides 1");
+        return Status::usage("module '" + module +
+                             "' cannot send strided data itself (NGX_CAP_DATATYPES): use "
+                             "--bcast-strides 1");
     if (ctx.bootstrap.nranks() < 2)
         return Status::usage("bcast needs P >= 2 ranks, got " + std::to_string(ctx.bootstrap.nranks()));
     return check_grid(ctx.settings.sizes, strides_, element_, max_message_bytes);
@@ -131,8 +132,8 @@ Status Bcast::run(PatternContext& ctx)
             if (ctx.bootstrap.rank() != 0)
                 continue;
             SizeRecord record = make_record(ctx, size, std::move(*worst));
-            record.extra = {{"processes", double(P)}, {"stride", double(stride)},
-                            {"oversubscribed", oversubscribed ? 1.0 : 0.0}};
+            record.extra = {
+                {"processes", double(P)}, {"stride", double(stride)}, {"oversubscribed", oversubscribed ? 1.0 : 0.0}};
             ctx.sink.size_done(std::move(record));
         }
     return Status::ok();

@@ -33,8 +33,14 @@ Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b
 Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
                                                 size_t size);
 
-// The median of `count` timed calls of `work` (after `warmup` untimed ones).
-double local_median(const PatternContext& ctx, const std::function<void()>& work);
+// Paper 000, section 3.2: each sample the average of n repetitions, the
+// value the minimum of m samples (the steady best case, insensitive to the
+// other loads of a shared machine). Here the `count` repetitions are cut
+// into m = min(20, count) consecutive blocks.
+double min_of_means(const std::vector<double>& samples);
+
+// min_of_means of `count` timed calls of `work` (after `warmup` untimed ones).
+double local_time(const PatternContext& ctx, const std::function<void()>& work);
 
 } // namespace ngx::patterns
 

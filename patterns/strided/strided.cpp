@@ -1,7 +1,7 @@
 // Pattern "strided": non-contiguous messages and the log3P model of paper
 // 000 (Cameron, Ge, Sun). For every stride d (elements of --strided-type,
 // d = 1 contiguous) and size s (data bytes) it measures
-//   T_0,1(s,d)  the remote half round trip (the row's median),
+//   T_0,1(s,d)  the remote half round trip,
 //   T_0,0(s,d)  send to self through the module (middleware without network),
 //   T_mem(s,d)  the copy of the same layout alone,
 //   pack/unpack gathering into / scattering from a contiguous buffer.
@@ -12,7 +12,10 @@
 // pack and unpack, and since they cannot address their own process, T_0,0 is
 // measured as pack + copy + unpack in this process (no module call; the
 // JSON's strided.send_to_self says which). The rows come per stride, unit
-// stride first, each with the log3P terms of its size (section 4.1):
+// stride first; the row's summary is over every T_0,1 sample, while the
+// columns t01_us, t00_us, ... are paper 000's estimate (section 3.2: the
+// minimum over blocks of the mean, measure.hpp), which the model uses. Each
+// row has the log3P terms of its size (section 4.1):
 // o_mw = T_0,0(s) - T_mem(s), o_net = T_0,1(s) - o_mw,
 // l_mw = T_0,0(s,d) - o_mw - T_mem(s), and the prediction o_mw + l_mw + o_net
 // (eq. (6)); the model (grid_model.hpp) follows the last row.
@@ -118,7 +121,7 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
         if (!manual)
             return manual.status();
         if (!manual->empty())
-            manual_us = median(std::move(*manual));
+            manual_us = min_of_means(*manual);
     } else {
         Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
         if (!manual)
@@ -127,18 +130,18 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
     }
     if (!ctx.bootstrap.is_driver())
         return p;
-    p.t_remote = median(t01);
+    p.t_remote = min_of_means(t01);
     last_samples_ = std::move(t01);
-    p.t_mem = local_median(ctx, [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
-    p.pack = local_median(ctx, [&] { pack(layout, b.a.data(), b.packed.data(), size); });
-    p.unpack = local_median(ctx, [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
+    p.t_mem = local_time(ctx, [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
+    p.pack = local_time(ctx, [&] { pack(layout, b.a.data(), b.packed.data(), size); });
+    p.unpack = local_time(ctx, [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
     if (datatypes_) {
         Result<std::vector<double>> self = self_through_module(ctx, b, layout, size);
         if (!self)
             return self.status();
-        p.t_self = median(std::move(*self));
+        p.t_self = min_of_means(*self);
     } else {
-        p.t_self = local_median(ctx, [&] {
+        p.t_self = local_time(ctx, [&] {
             if (stride == 1) {
                 std::memcpy(b.b.data(), b.a.data(), size);
                 return;
@@ -154,11 +157,8 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
 SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vector<double> t01, double manual_us) const
 {
     SizeRecord record = make_record(ctx, p.size, std::move(t01));
-    record.extra = {{"stride", double(p.stride)},
-                    {"t00_us", p.t_self},
-                    {"tmem_us", p.t_mem},
-                    {"pack_us", p.pack},
-                    {"unpack_us", p.unpack}};
+    record.extra = {{"stride", double(p.stride)}, {"t01_us", p.t_remote}, {"t00_us", p.t_self},
+                    {"tmem_us", p.t_mem},         {"pack_us", p.pack},    {"unpack_us", p.unpack}};
     if (datatypes_)
         record.extra.emplace_back("manual_us", manual_us);
     auto unit = unit_.find(p.size);
