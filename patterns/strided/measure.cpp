@@ -107,7 +107,7 @@ double min_of_means(const std::vector<double>& samples)
 {
     if (samples.empty())
         return std::nan("");
-    const size_t blocks = std::min<size_t>(20, samples.size());
+    const size_t blocks = std::max<size_t>(1, samples.size() / 5);
     const size_t n = samples.size() / blocks;
     double best = INFINITY;
     for (size_t b = 0; b < blocks; ++b) {

@@ -36,7 +36,8 @@ Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuff
 // Paper 000, section 3.2: each sample the average of n repetitions, the
 // value the minimum of m samples (the steady best case, insensitive to the
 // other loads of a shared machine). Here the `count` repetitions are cut
-// into m = min(20, count) consecutive blocks.
+// into consecutive blocks of n = 5 (m = count / 5; fewer repetitions: one
+// block each): short blocks, so that some escape a shared machine's bursts.
 double min_of_means(const std::vector<double>& samples);
 
 // min_of_means of `count` timed calls of `work` (after `warmup` untimed ones).
