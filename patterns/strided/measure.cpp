@@ -54,9 +54,12 @@ Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b
     const bool driver = ctx.bootstrap.is_driver();
     std::vector<double> samples;
     samples.reserve(s.count);
+    mark_step(s.progress, driver ? "strided series (driver: pack, send, recv, unpack)"
+                                 : "strided series (responder: recv, unpack, pack, send)");
     for (uint64_t rep = 0; rep < s.warmup + s.count; ++rep) {
         if (ctx.interrupted())
             return interrupted_at(size, rep);
+        mark_repetition(s.progress, rep);
         if (!driver) {
             NGX_TRY(answer_once(ctx, b, layout, size).with_context(where(size, rep)));
             continue;
@@ -76,6 +79,7 @@ Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuff
     Transport& t = ctx.transport;
     const RunSettings& s = ctx.settings;
     NGX_TRY(t.set_layout(layout.element, layout.stride, true));
+    mark_step(s.progress, "send to self (isend, recv, wait)");
     std::vector<double> samples;
     samples.reserve(s.count);
     Status status = Status::ok();
@@ -84,6 +88,7 @@ Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuff
             status = interrupted_at(size, rep);
             break;
         }
+        mark_repetition(s.progress, rep);
         ngx_request request = 0;
         uint64_t t0 = ctx.timer.now();
         status = t.isend(b.a.data(), size, request);
@@ -119,12 +124,14 @@ double min_of_means(const std::vector<double>& samples)
     return best;
 }
 
-double local_time(const PatternContext& ctx, const std::function<void()>& work)
+double local_time(const PatternContext& ctx, const char* step, const std::function<void()>& work)
 {
     const RunSettings& s = ctx.settings;
     std::vector<double> samples;
     samples.reserve(s.count);
+    mark_step(s.progress, step);
     for (uint64_t rep = 0; rep < s.warmup + s.count; ++rep) {
+        mark_repetition(s.progress, rep);
         uint64_t t0 = ctx.timer.now();
         work();
         uint64_t t1 = ctx.timer.now();

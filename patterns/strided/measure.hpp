@@ -5,7 +5,7 @@
 //
 //     StridedBuffers b = ...;   // two strided arrays and two contiguous ones
 //     Result<std::vector<double>> t01 = remote_manual(ctx, b, layout, size);   // both ranks
-//     double tmem = local_median(ctx, [&] { copy_layout(layout, b.a, b.b, size); });
+//     double tmem = local_time(ctx, "T_mem", [&] { copy_layout(layout, b.a, b.b, size); });
 #ifndef NGX_PATTERNS_STRIDED_MEASURE_HPP
 #define NGX_PATTERNS_STRIDED_MEASURE_HPP
 
@@ -40,8 +40,9 @@ Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuff
 // block each): short blocks, so that some escape a shared machine's bursts.
 double min_of_means(const std::vector<double>& samples);
 
-// min_of_means of `count` timed calls of `work` (after `warmup` untimed ones).
-double local_time(const PatternContext& ctx, const std::function<void()>& work);
+// min_of_means of `count` timed calls of `work` (after `warmup` untimed
+// ones), shown to the watchdog as `step`.
+double local_time(const PatternContext& ctx, const char* step, const std::function<void()>& work);
 
 } // namespace ngx::patterns
 

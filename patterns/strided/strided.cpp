@@ -132,16 +132,16 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
         return p;
     p.t_remote = min_of_means(t01);
     last_samples_ = std::move(t01);
-    p.t_mem = local_time(ctx, [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
-    p.pack = local_time(ctx, [&] { pack(layout, b.a.data(), b.packed.data(), size); });
-    p.unpack = local_time(ctx, [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
+    p.t_mem = local_time(ctx, "T_mem (copy of the layout)", [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
+    p.pack = local_time(ctx, "pack", [&] { pack(layout, b.a.data(), b.packed.data(), size); });
+    p.unpack = local_time(ctx, "unpack", [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
     if (datatypes_) {
         Result<std::vector<double>> self = self_through_module(ctx, b, layout, size);
         if (!self)
             return self.status();
         p.t_self = min_of_means(*self);
     } else {
-        p.t_self = local_time(ctx, [&] {
+        p.t_self = local_time(ctx, "send to self (pack, copy, unpack)", [&] {
             if (stride == 1) {
                 std::memcpy(b.b.data(), b.a.data(), size);
                 return;

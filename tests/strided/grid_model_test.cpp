@@ -127,7 +127,7 @@ TEST(StridedLayout, BadInput)
     EXPECT_FALSE(parse_strides("1,0", "strides"));
     EXPECT_FALSE(parse_strides("1,x", "strides"));
     EXPECT_EQ(*parse_strides("64,1,16,1", "strides"), (std::vector<uint64_t>{1, 16, 64}));
-    EXPECT_FALSE(check_grid({1001, 1024}, {1}, 8, 1 << 20));      // 1001 B is no whole number of doubles
+    EXPECT_FALSE(check_grid({1001, 1024}, {1}, 8, 1 << 20));     // 1001 B is no whole number of doubles
     EXPECT_FALSE(check_grid({1 << 20}, {1, 2048}, 8, 1u << 30)); // a 2 GiB span
     EXPECT_TRUE(check_grid({1 << 20}, {1, 64}, 8, 1u << 30));
 }
