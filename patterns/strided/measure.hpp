@@ -29,7 +29,8 @@ struct StridedBuffers {
 Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b, const Layout& layout, size_t size);
 
 // Send to self through the module (NGX_CAP_DATATYPES): isend, recv, wait
-// with the layout addressed to this rank; microseconds per message.
+// (send, recv without NGX_CAP_NONBLOCKING) with the layout addressed to this
+// rank; microseconds per message.
 Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
                                                 size_t size);
 
