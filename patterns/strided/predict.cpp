@@ -197,6 +197,32 @@ int compare(const Models& m, const std::string& files)
     return 0;
 }
 
+// The run's own grid: measured T_0,1(s,d) against log3P and LogGP's line.
+int print_grid(const Json& model, const Models& m)
+{
+    if (!model.contains("strided") || !model["strided"].contains("points"))
+        return fail(command, Status::usage("the file holds no measured grid (give -s SIZE or --compare-to)"));
+    const Json loggp = model["models"].value("loggp", Json());
+    const bool has_loggp = loggp.is_object() && loggp["two_o_plus_L_us"].is_number();
+    std::cout << "# T_0,1(s,d) measured vs predicted, microseconds (relative error); LogGP: 2o + L + (s-1)G\n";
+    std::cout << std::setw(10) << "size" << std::setw(8) << "stride" << std::setw(11) << "measured" << std::setw(22)
+              << "log3p" << std::setw(22) << "loggp"
+              << "\n";
+    for (const Json& point : model["strided"]["points"]) {
+        const double s = point.value("size", 0.0), d = point.value("stride", 1.0);
+        const double measured = point.value("t01_us", NAN);
+        std::cout << std::setw(10) << format_bytes(uint64_t(s)) << std::setw(8) << d << std::setw(11)
+                  << std::setprecision(4) << measured << std::setw(22)
+                  << cell(m.log3p->time(s, d * double(m.element)), measured);
+        if (has_loggp)
+            std::cout << std::setw(22)
+                      << cell(loggp["two_o_plus_L_us"].get<double>() + (s - 1) * loggp["G_us_per_byte"].get<double>(),
+                              measured);
+        std::cout << "\n";
+    }
+    return 0;
+}
+
 } // namespace
 
 int predict_strided(const CommandArguments& arguments)
@@ -221,8 +247,10 @@ int predict_strided(const CommandArguments& arguments)
         return fail(command, loaded);
     if (read.given("compare-to"))
         return compare(m, read.text("compare-to"));
-    if (!read.given("size"))
-        return fail(command, Status::usage("-s/--size is required (or --compare-to BCAST.json)"));
+    if (!read.given("size")) {
+        Result<Json> model = saved_model(read.text("params"));
+        return model ? print_grid(*model, m) : fail(command, model.status());
+    }
     const double size = double(read.byte_count("size", 1, max_message_bytes));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));

@@ -4,6 +4,7 @@
 // LogGP's and LogGPS's (from saved loggp / loggps runs, --loggp, --loggps),
 // and with --compare-to BCAST.json[,...] against measured broadcasts.
 //
+//     ngx predict --params strided.json                 # the run's grid: measured vs log3P vs LogGP
 //     ngx predict --params strided.json -s 16Ki --stride 64 -P 4 --loggp loggp.json
 //     ngx predict --params strided.json --loggp loggp.json --compare-to bcast-p2.json,bcast-p4.json
 #ifndef NGX_PATTERNS_STRIDED_PREDICT_HPP
