@@ -91,6 +91,16 @@ ngx_status no_resync(void*, const ngx_bootstrap*, ngx_error*)
     return NGX_OK; // a module without resync has nothing to resynchronise
 }
 
+ngx_status no_set_layout(void*, const ngx_layout*, ngx_error* err)
+{
+    return unsupported(err, "derived datatypes (set_layout)");
+}
+
+ngx_status no_bcast(void*, void*, size_t, ngx_error* err)
+{
+    return unsupported(err, "collectives (bcast)");
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -117,6 +127,10 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.wait = no_wait;
     if (ops.resync == nullptr)
         ops.resync = no_resync;
+    if (ops.set_layout == nullptr)
+        ops.set_layout = no_set_layout;
+    if (ops.bcast == nullptr)
+        ops.bcast = no_bcast;
     return ops;
 }
 

@@ -107,6 +107,19 @@ Status Transport::wait(ngx_request& request)
     return code == NGX_OK ? Status() : failure("wait", code);
 }
 
+Status Transport::set_layout(size_t element, size_t stride, bool to_self)
+{
+    ngx_layout layout{sizeof(ngx_layout), element, stride, to_self ? 1 : 0};
+    ngx_status code = ops_->set_layout(ctx_, &layout, &error_);
+    return code == NGX_OK ? Status() : failure("set_layout", code);
+}
+
+Status Transport::bcast(void* data, size_t size)
+{
+    ngx_status code = ops_->bcast(ctx_, data, size, &error_);
+    return code == NGX_OK ? Status() : failure("bcast", code);
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

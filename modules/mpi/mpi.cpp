@@ -41,7 +41,11 @@
 // Derived datatypes: --mpi-vector-stride=S (bytes, 0 = contiguous) makes
 // send/recv of len bytes use MPI_Type_vector(len/block, block, S) of MPI_BYTE
 // with block = --mpi-vector-block; the buffer must span the strided extent.
-// This is the hook the strided pattern uses (see make_datatype()).
+// The strided pattern sets the layout per message instead through the
+// optional set_layout op (ABI 1.2): MPI_Type_vector(n, 1, stride) of
+// MPI_DOUBLE, MPI_INT or MPI_CHAR, as an MPI user describes a strided array,
+// and, with to_self, messages to this rank itself (send to self). bcast (ABI
+// 1.2) is MPI_Bcast from rank 0 over every rank of the run.
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
 
@@ -115,6 +119,13 @@ struct Context {
     // Derived datatypes, cached for the last length used.
     MPI_Datatype vector_type = MPI_DATATYPE_NULL;
     size_t vector_len = 0;
+    // set_layout(): element type and stride (elements; 1: contiguous), and
+    // the rank messages go to (the peer, or this rank for send to self).
+    MPI_Datatype element_type = MPI_BYTE;
+    size_t element_size = 1;
+    size_t element_stride = 1;
+    int self = -1;
+    int target = -1;
 };
 
 static_assert(sizeof(MPI_Request) <= sizeof(ngx_request), "an MPI_Request must fit an ngx_request");
@@ -202,8 +213,36 @@ size_t layout_extent(const Options& o, size_t len)
 
 // The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
 // one MPI_Type_vector when --mpi-vector-stride is set.
+ngx_status make_element_vector(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
+{
+    if (len % c->element_size != 0)
+        return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a whole number of %zu-byte elements", len,
+                    c->element_size);
+    if (c->element_stride == 1) {
+        *type = c->element_type;
+        *count = int(len / c->element_size);
+        return NGX_OK;
+    }
+    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
+        if (c->vector_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&c->vector_type);
+        int code =
+            MPI_Type_vector(int(len / c->element_size), 1, int(c->element_stride), c->element_type, &c->vector_type);
+        if (code == MPI_SUCCESS)
+            code = MPI_Type_commit(&c->vector_type);
+        if (code != MPI_SUCCESS)
+            return mpi_fail(err, code, "MPI_Type_vector");
+        c->vector_len = len;
+    }
+    *type = c->vector_type;
+    *count = 1;
+    return NGX_OK;
+}
+
 ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
 {
+    if (len != 0 && (c->element_type != MPI_BYTE || c->element_stride != 1))
+        return make_element_vector(c, len, type, count, err);
     if (c->options.vector_stride == 0 || len == 0) {
         *type = MPI_BYTE;
         *count = int(len);
@@ -304,15 +343,15 @@ int start_send(const Context* c, const void* buf, int count, MPI_Datatype type, 
     switch (c->options.mode) {
     case Mode::synchronous:
     case Mode::issend:
-        return MPI_Issend(buf, count, type, c->peer, tag_message, c->comm, request);
+        return MPI_Issend(buf, count, type, c->target, tag_message, c->comm, request);
     case Mode::ready:
     case Mode::irsend:
-        return MPI_Irsend(buf, count, type, c->peer, tag_message, c->comm, request);
+        return MPI_Irsend(buf, count, type, c->target, tag_message, c->comm, request);
     case Mode::buffered:
     case Mode::ibsend:
-        return MPI_Ibsend(buf, count, type, c->peer, tag_message, c->comm, request);
+        return MPI_Ibsend(buf, count, type, c->target, tag_message, c->comm, request);
     default:
-        return MPI_Isend(buf, count, type, c->peer, tag_message, c->comm, request);
+        return MPI_Isend(buf, count, type, c->target, tag_message, c->comm, request);
     }
 }
 
@@ -320,13 +359,13 @@ int blocking_send(const Context* c, const void* buf, int count, MPI_Datatype typ
 {
     switch (c->options.mode) {
     case Mode::synchronous:
-        return MPI_Ssend(buf, count, type, c->peer, tag_message, c->comm);
+        return MPI_Ssend(buf, count, type, c->target, tag_message, c->comm);
     case Mode::ready:
-        return MPI_Rsend(buf, count, type, c->peer, tag_message, c->comm);
+        return MPI_Rsend(buf, count, type, c->target, tag_message, c->comm);
     case Mode::buffered:
-        return MPI_Bsend(buf, count, type, c->peer, tag_message, c->comm);
+        return MPI_Bsend(buf, count, type, c->target, tag_message, c->comm);
     default:
-        return MPI_Send(buf, count, type, c->peer, tag_message, c->comm);
+        return MPI_Send(buf, count, type, c->target, tag_message, c->comm);
     }
 }
 
@@ -377,7 +416,7 @@ ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_err
     if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
         return s;
     MPI_Request request;
-    int code = MPI_Irecv(buf, count, type, c->peer, tag_message, c->comm, &request);
+    int code = MPI_Irecv(buf, count, type, c->target, tag_message, c->comm, &request);
     if (code != MPI_SUCCESS)
         return mpi_fail(err, code, "irecv");
     std::memcpy(req, &request, sizeof request);
@@ -401,7 +440,7 @@ ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     int count = 0;
     if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
         return s;
-    int code = MPI_Recv(buf, count, type, c->peer, tag_message, c->comm, MPI_STATUS_IGNORE);
+    int code = MPI_Recv(buf, count, type, c->target, tag_message, c->comm, MPI_STATUS_IGNORE);
     return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "recv");
 }
 
@@ -484,7 +523,61 @@ ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
         return mpi_fail(err, code, "MPI_Comm_dup");
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     c->peer = boot->peer;
+    c->target = boot->peer;
+    MPI_Comm_rank(c->comm, &c->self);
     return NGX_OK;
+}
+
+// ---- ABI 1.2: derived datatypes and the broadcast ---------------------------------------
+
+ngx_status mpi_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    MPI_Datatype element = MPI_DATATYPE_NULL;
+    switch (layout->element) {
+    case 1:
+        element = MPI_CHAR;
+        break;
+    case 4:
+        element = MPI_INT;
+        break;
+    case 8:
+        element = MPI_DOUBLE;
+        break;
+    default:
+        return fail(err, NGX_ERR_INVALID_OPTION, "set_layout: elements of %zu bytes (expected 1, 4 or 8)",
+                    layout->element);
+    }
+    if (layout->stride < 1 || layout->stride > size_t(INT32_MAX))
+        return fail(err, NGX_ERR_INVALID_OPTION, "set_layout: stride %zu (expected 1..%d elements)", layout->stride,
+                    INT32_MAX);
+    if (layout->to_self && is_ready(c->options.mode))
+        return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: send to self is not offered in ready mode");
+    if (c->vector_type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&c->vector_type);
+    c->element_type = element;
+    c->element_size = layout->element;
+    c->element_stride = layout->stride;
+    c->target = layout->to_self ? c->self : c->peer;
+    return NGX_OK;
+}
+
+ngx_status mpi_bcast(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    MPI_Datatype type = MPI_BYTE;
+    int count = 0;
+    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
+        return s;
+    if (!c->options.poll) {
+        int code = MPI_Bcast(buf, count, type, 0, c->comm);
+        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Bcast");
+    }
+    MPI_Request request;
+    int code = MPI_Ibcast(buf, count, type, 0, c->comm, &request);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(err, code, "MPI_Ibcast");
+    return complete(c, &request, MPI_STATUS_IGNORE, "bcast", err);
 }
 
 ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
@@ -564,6 +657,8 @@ const ngx_module_ops mpi_ops = {
     mpi_wait,
     mpi_finalize,
     nullptr, // resync: reliable, nothing is ever lost
+    mpi_set_layout,
+    mpi_bcast,
 };
 
 const ngx_module mpi_module = {
@@ -573,7 +668,7 @@ const ngx_module mpi_module = {
     "mpi",
     "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) between the ranks of a pair",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE,
+    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -40,6 +40,14 @@
 // 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
 // direction than eager. Requests and acknowledgements do not occupy the gap.
 //
+// Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
+// cost of paper 000: with a stride d > 1 the send packs and the receive
+// unpacks the n = s/e elements, each busy --sim-strided us per element more
+// (o_s(s) + n c and o_r(s) + n c), so a strided transfer costs l_mw = 2 n c
+// more than a contiguous one. to_self keeps the message in the process: send
+// returns at t + o_s(s) (+ n c), recv at max(r, that) + o_r(s) (+ n c), with
+// no L and no G (send to self, paper 000 section 4.1).
+//
 // Limits: a message's bytes must be copied through the ring before its model
 // deadlines pass, so 1/G must stay below the memory copy bandwidth (G >= about
 // 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
@@ -54,8 +62,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -77,7 +87,8 @@ struct Model {
     double recv_overhead_per_byte_ns = 0; // O_r
     double gap_ns = 0;
     double gap_per_byte_ns = 0;
-    uint64_t rendezvous_above = 0; // S in bytes; 0: no rendezvous
+    uint64_t rendezvous_above = 0;     // S in bytes; 0: no rendezvous
+    double strided_ns_per_element = 0; // c of a strided message, at each end
 
     bool rendezvous(size_t bytes) const { return rendezvous_above > 0 && bytes > rendezvous_above; }
     // (s-1)G, with 0 for an empty message.
@@ -108,6 +119,13 @@ struct Context {
     ngx::shm::Channel channel;
     ngx::sim::SharedLink link;    // --sim-RN, --sim-RC (shared_link.hpp)
     uint64_t sleep_margin_ns = 0; // --sim-sleep
+    // set_layout(): elements of `element` bytes every `stride` elements; to_self.
+    size_t element = 1, stride = 1;
+    bool to_self = false;
+    std::vector<uint8_t> staging; // packed strided data
+    std::vector<uint8_t> self_message;
+    bool self_pending = false;
+    uint64_t self_ready_ns = 0;
 };
 
 // What goes in front of every message on the ring.
@@ -131,6 +149,7 @@ const ngx_option_spec option_specs[] = {
     {"sim-O", "0", "send overhead per byte O_s in microseconds per byte: sending s bytes costs o_s + (s-1) O_s"},
     {"sim-Or", "0", "receive overhead per byte O_r in microseconds per byte: receiving costs o_r + (s-1) O_r"},
     {"sim-S", "0", "rendezvous threshold S in bytes: larger messages first exchange request and ack; 0 = never"},
+    {"sim-strided", "0", "middleware cost of strided data in microseconds per element, at sender and receiver"},
     {"sim-ring-bytes", "0",
      "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
      "largest message"},
@@ -166,6 +185,7 @@ ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
     read_time(read, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte_ns);
     read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte_ns);
     m.rendezvous_above = read.byte_count("sim-S", 0, 0, uint64_t(1) << 40);
+    read_time(read, "sim-strided", 0, max_gap_per_byte_us, &m.strided_ns_per_element);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *model = m;
@@ -266,15 +286,84 @@ ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* 
     return spin_until(c, *ready_ns, "send", err);
 }
 
+// ---- strided data and send to self (ABI 1.2) -------------------------------------
+
+// The extra busy time of packing or unpacking a message of len bytes.
+uint64_t strided_ns(const Context* c, size_t len)
+{
+    return c->stride > 1 ? uint64_t(std::llround(double(len / c->element) * c->model.strided_ns_per_element)) : 0;
+}
+
+void copy_elements(const Context* c, const uint8_t* from, size_t from_step, uint8_t* to, size_t to_step, size_t len)
+{
+    for (size_t i = 0; i < len / c->element; ++i)
+        std::memcpy(to + i * to_step, from + i * from_step, c->element);
+}
+
+// The contiguous bytes of a message: buf itself, or its elements packed.
+const void* gathered(Context* c, const void* buf, size_t len)
+{
+    if (c->stride == 1)
+        return buf;
+    c->staging.resize(len);
+    copy_elements(c, static_cast<const uint8_t*>(buf), c->element * c->stride, c->staging.data(), c->element, len);
+    return c->staging.data();
+}
+
+void scatter(Context* c, const uint8_t* packed, void* buf, size_t len)
+{
+    if (c->stride == 1)
+        std::memcpy(buf, packed, len);
+    else
+        copy_elements(c, packed, c->element, static_cast<uint8_t*>(buf), c->element * c->stride, len);
+}
+
+ngx_status self_send(Context* c, const void* buf, size_t len, ngx_error* err)
+{
+    uint64_t start = ngx::mod::monotonic_ns();
+    if (c->self_pending)
+        return fail(err, NGX_ERR_PROTOCOL, "send to self: the previous message to self was not received");
+    const auto* data = static_cast<const uint8_t*>(gathered(c, buf, len));
+    c->self_message.assign(data, data + len);
+    c->self_pending = true;
+    c->self_ready_ns = start + c->model.o_s(len) + strided_ns(c, len);
+    return spin_until(c, c->self_ready_ns, "send to self", err);
+}
+
+ngx_status self_recv(Context* c, void* buf, size_t len, ngx_error* err)
+{
+    uint64_t start = ngx::mod::monotonic_ns();
+    if (!c->self_pending || c->self_message.size() != len)
+        return fail(err, NGX_ERR_PROTOCOL, "recv from self: no message of %zu bytes was sent to self", len);
+    scatter(c, c->self_message.data(), buf, len);
+    c->self_pending = false;
+    return spin_until(c, std::max(start, c->self_ready_ns) + c->model.o_r(len) + strided_ns(c, len), "recv from self",
+                      err);
+}
+
+ngx_status sim_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (layout->element == 0 || layout->stride == 0)
+        return fail(err, NGX_ERR_INVALID_OPTION, "set_layout: element and stride must be at least 1");
+    c->element = layout->element;
+    c->stride = layout->stride;
+    c->to_self = layout->to_self != 0;
+    return NGX_OK;
+}
+
 ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->to_self)
+        return self_send(c, buf, len, err);
     const Model& m = c->model;
     uint64_t start = ngx::mod::monotonic_ns();
+    buf = gathered(c, buf, len);
     if (m.rendezvous(len))
         if (ngx_status s = request_and_await_ack(c, start, len, &start, err); s != NGX_OK)
             return s;
-    uint64_t injection = std::max(start + m.o_s(len), c->nic_free_ns);
+    uint64_t injection = std::max(start + m.o_s(len) + strided_ns(c, len), c->nic_free_ns);
     c->nic_free_ns = injection + m.g() + m.wire_ns(len);
     uint64_t arrival = injection + m.L() + m.wire_ns(len) + c->link.share(len, injection);
     if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
@@ -300,14 +389,23 @@ ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* 
 ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->to_self)
+        return self_recv(c, buf, len, err);
     uint64_t start = ngx::mod::monotonic_ns();
     if (c->model.rendezvous(len))
         if (ngx_status s = take_request_and_ack(c, start, len, err); s != NGX_OK)
             return s;
     Stamp stamp{};
-    if (ngx_status s = read_message(c, Kind::data, len, buf, len, "recv", &stamp, err); s != NGX_OK)
+    void* target = buf;
+    if (c->stride > 1) {
+        c->staging.resize(len);
+        target = c->staging.data();
+    }
+    if (ngx_status s = read_message(c, Kind::data, len, target, len, "recv", &stamp, err); s != NGX_OK)
         return s;
-    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(len), "recv", err);
+    if (target != buf)
+        scatter(c, c->staging.data(), buf, len);
+    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(len) + strided_ns(c, len), "recv", err);
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -391,6 +489,7 @@ const ngx_module_ops sim_ops = {
     nullptr, // wait
     sim_finalize,
     nullptr, // resync: reliable, nothing is ever lost
+    sim_set_layout,
 };
 
 const ngx_module sim_module = {
@@ -400,7 +499,7 @@ const ngx_module sim_module = {
     "sim",
     "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE,
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -141,8 +141,19 @@ TEST(Descriptor, CapabilitiesAreKnownAndBackedByOperations)
 {
     const ngx_module& d = descriptor();
     constexpr uint32_t known = NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY |
-                               NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE;
+                               NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES;
     EXPECT_EQ(d.capabilities & ~known, 0u) << "unknown capability bits";
+    // ABI 1.2: the optional operations the two new capabilities promise.
+    auto covers = [&](size_t end) { return d.ops->size >= end; };
+    if (module().has(NGX_CAP_DATATYPES)) {
+        EXPECT_TRUE(covers(offsetof(ngx_module_ops, set_layout) + sizeof d.ops->set_layout) &&
+                    d.ops->set_layout != nullptr)
+            << "NGX_CAP_DATATYPES needs set_layout()";
+    }
+    if (module().has(NGX_CAP_COLLECTIVES)) {
+        EXPECT_TRUE(covers(offsetof(ngx_module_ops, bcast) + sizeof d.ops->bcast) && d.ops->bcast != nullptr)
+            << "NGX_CAP_COLLECTIVES needs bcast()";
+    }
     if (module().has(NGX_CAP_NONBLOCKING)) {
         EXPECT_NE(d.ops->isend, nullptr);
         EXPECT_NE(d.ops->irecv, nullptr);

@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 1
+#define NGX_MODULE_ABI_MINOR 2
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -65,6 +65,8 @@ typedef struct ngx_error {
 #define NGX_CAP_REGISTERED_MEMORY (1u << 3) /* message buffers must come from alloc() */
 #define NGX_CAP_SAME_NODE_ONLY (1u << 4)    /* both peers must run on one node (shm) */
 #define NGX_CAP_ZERO_BYTE (1u << 5)         /* 0-byte messages are real messages */
+#define NGX_CAP_DATATYPES (1u << 6)         /* 1.2: set_layout() moves strided data itself (derived datatypes) */
+#define NGX_CAP_COLLECTIVES (1u << 7)       /* 1.2: bcast() among every rank of the run */
 
 /* One module option, shown by `ngx -m NAME --help`. `name` carries the module
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
@@ -109,8 +111,30 @@ typedef struct ngx_bootstrap {
     ngx_status (*barrier)(void* ctx, ngx_error* err);
 } ngx_bootstrap;
 
+/* 1.2: the layout of the data that following send/recv/isend/irecv move
+ * (set_layout). A message of len bytes is len / element elements, one every
+ * `stride` elements (stride 1: contiguous), so its buffer spans
+ * ((len / element - 1) * stride + 1) * element bytes. `to_self` != 0
+ * addresses this process instead of the peer (send to self: isend, recv,
+ * then wait). element 1 with stride 1 and to_self 0 is the default. */
+typedef struct ngx_layout {
+    size_t size;    /* sizeof(ngx_layout) as the core built it */
+    size_t element; /* bytes per element: 1 (char), 4 (int) or 8 (double) */
+    size_t stride;  /* elements from one element's start to the next's, >= 1 */
+    int to_self;
+} ngx_layout;
+
 /* A pending non-blocking operation; the module decides what it holds. */
 typedef uintptr_t ngx_request;
+
+/* Members added after 1.1 start out NULL in C++ as well, so that a table
+ * written for an older minor version still compiles cleanly (no
+ * -Wmissing-field-initializers) and reads as "unsupported". */
+#ifdef __cplusplus
+#define NGX_LATER_MEMBER = nullptr
+#else
+#define NGX_LATER_MEMBER
+#endif
 
 typedef struct ngx_module_ops {
     size_t size; /* sizeof(ngx_module_ops) as the module built it: the table grows at its end */
@@ -132,6 +156,13 @@ typedef struct ngx_module_ops {
      * messages still in flight are stale (udp: both swap their next sequence
      * numbers). The core calls it only when `size` covers this member. */
     ngx_status (*resync)(void* ctx, const ngx_bootstrap* boot, ngx_error* err);
+    /* ABI 1.2, optional (NGX_CAP_DATATYPES): the layout of the messages that
+     * follow (see ngx_layout), as a derived datatype would describe them. */
+    ngx_status (*set_layout)(void* ctx, const ngx_layout* layout, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.2, optional (NGX_CAP_COLLECTIVES): every rank of the run calls
+     * it with the same len; rank 0's len bytes (in the current layout) reach
+     * every other rank's buf. */
+    ngx_status (*bcast)(void* ctx, void* buf, size_t len, ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

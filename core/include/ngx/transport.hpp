@@ -104,6 +104,12 @@ public:
     // op has nothing to resynchronise (the loader's fallback returns OK).
     Status resync(Bootstrap& boot);
 
+    // ABI 1.2, modules with NGX_CAP_DATATYPES: the layout of the following
+    // messages (stride in elements; see ngx_layout), to_self for send to self.
+    Status set_layout(size_t element, size_t stride, bool to_self);
+    // ABI 1.2, modules with NGX_CAP_COLLECTIVES: rank 0's data reaches every rank.
+    Status bcast(void* data, size_t size);
+
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);
     Result<bool> test(ngx_request& request);

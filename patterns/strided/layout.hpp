@@ -1,0 +1,52 @@
+// A strided array as paper 000 sends it: s bytes of data, elements of one
+// type (double, int or char) placed every d elements, so the array spans
+// ((s/e - 1) d + 1) e bytes for e-byte elements. The copies a user (or the
+// middleware) makes of it: gather into a contiguous buffer (pack), scatter
+// back (unpack) and the plain copy of the layout (paper 000's T_mem).
+//
+//     Layout layout{.element = 8, .stride = 16};
+//     size_t span = layout.span(4096);            // bytes the strided array covers
+//     pack(layout, strided, packed, 4096);        // strided -> contiguous
+#ifndef NGX_PATTERNS_STRIDED_LAYOUT_HPP
+#define NGX_PATTERNS_STRIDED_LAYOUT_HPP
+
+#include <ngx/status.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ngx::patterns {
+
+struct Layout {
+    size_t element = 8; // bytes per element
+    size_t stride = 1;  // elements from one element to the next
+
+    size_t elements(size_t bytes) const { return bytes / element; }
+    // Bytes the array of `bytes` data bytes spans.
+    size_t span(size_t bytes) const { return bytes == 0 ? 0 : (elements(bytes) - 1) * stride * element + element; }
+    size_t stride_bytes() const { return stride * element; }
+};
+
+// "double" -> 8, "int" -> 4, "char" -> 1; a usage error for other names.
+Result<size_t> element_size(const std::string& type);
+
+// The strides of --strides ("1,2,16,1Ki"): whole numbers >= 1, any order;
+// returned sorted and without repeats.
+Result<std::vector<uint64_t>> parse_strides(const std::string& text, const char* option);
+
+// A usage error unless every size is a whole number of elements and the
+// largest array of the largest stride spans at most `limit` bytes.
+Status check_grid(const std::vector<uint64_t>& sizes, const std::vector<uint64_t>& strides, size_t element,
+                  uint64_t limit);
+
+// Element-wise copies of `bytes` data bytes (defined out of line, so the
+// timed loops cannot fold them away).
+void pack(const Layout& layout, const uint8_t* strided, uint8_t* packed, size_t bytes);
+void unpack(const Layout& layout, const uint8_t* packed, uint8_t* strided, size_t bytes);
+void copy_layout(const Layout& layout, const uint8_t* from, uint8_t* to, size_t bytes);
+
+} // namespace ngx::patterns
+
+#endif

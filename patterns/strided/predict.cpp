@@ -1,0 +1,260 @@
+// log3P predictions and their check against measured broadcasts (see predict.hpp).
+#include "predict.hpp"
+
+#include "grid_model.hpp"
+
+#include "loggp/loggp_model.hpp"
+#include "loggp/offline.hpp"
+#include "loggps/loggps_model.hpp"
+
+#include <ngx/sizes.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr const char* command = "predict";
+
+std::vector<opt::OptionSpec> specs()
+{
+    return {opt::optional_value("params", "a saved strided run (its models.log3p)"),
+            {"model", "all", "log3p, loggp, loggps or all"},
+            opt::optional_value("size,s", "message size (data bytes), e.g. 16Ki"),
+            {"stride", "1", "stride in elements of the run's type (1: contiguous)"},
+            {"processes,P", "2", "processes of a broadcast"},
+            opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
+            opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),
+            opt::optional_value("compare-to", "saved bcast runs (comma-separated): predicted vs measured"),
+            opt::flag("help,h", "show this help")};
+}
+
+// One model's three predictions of a transfer (NaN where it has none).
+struct Prediction {
+    double p2p = NAN, linear = NAN, tree = NAN;
+};
+
+struct Models {
+    std::optional<fit::Log3PParams> log3p;
+    size_t element = 8;
+    std::optional<fit::LogGPParams> loggp;
+    std::optional<fit::LogGPSParams> loggps;
+};
+
+Prediction log3p_prediction(const Models& m, double s, double d, double P)
+{
+    const double d_bytes = d * double(m.element);
+    return {m.log3p->time(s, d_bytes), m.log3p->linear_bcast(P, s, d_bytes), m.log3p->tree_bcast(P, s, d_bytes)};
+}
+
+// LogGP and LogGPS see no stride: the same prediction for every d.
+Prediction loggp_prediction(const Models& m, double s, double P)
+{
+    return {m.loggp->half_rtt(s), m.loggp->linear_bcast(P, s), m.loggp->tree_bcast(P, s)};
+}
+
+Prediction loggps_prediction(const Models& m, double s, double P)
+{
+    return {m.loggps->half_rtt(s), m.loggps->linear_bcast(P, s), m.loggps->tree_bcast(P, s)};
+}
+
+Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
+{
+    Result<Json> strided = saved_model(read.text("params"));
+    if (!strided)
+        return strided.status();
+    Result<fit::Log3PParams> log3p = log3p_from_json(*strided);
+    if (!log3p)
+        return log3p.status().with_context(read.text("params"));
+    m.log3p = std::move(*log3p);
+    m.element = size_t((*strided)["models"]["log3p"].value("element_bytes", 8.0));
+    if (read.given("loggp") && (which == "all" || which == "loggp")) {
+        Result<Json> model = saved_model(read.text("loggp"));
+        if (!model)
+            return model.status();
+        Result<fit::LogGPParams> p = loggp_params_from_model(*model);
+        if (!p)
+            return p.status().with_context(read.text("loggp"));
+        m.loggp = std::move(*p);
+    }
+    if (read.given("loggps") && (which == "all" || which == "loggps")) {
+        Result<Json> model = saved_model(read.text("loggps"));
+        if (!model)
+            return model.status();
+        Result<fit::LogGPSParams> p = loggps_params_from_model(*model);
+        if (!p)
+            return p.status().with_context(read.text("loggps"));
+        m.loggps = std::move(*p);
+    }
+    if (which == "loggp" && !m.loggp)
+        return Status::usage("--model loggp needs --loggp FILE (a saved loggp run)");
+    if (which == "loggps" && !m.loggps)
+        return Status::usage("--model loggps needs --loggps FILE (a saved loggps run)");
+    return Status::ok();
+}
+
+void print_row(const char* name, const Prediction& p)
+{
+    std::cout << std::left << std::setw(8) << name << std::right << std::setw(14) << p.p2p << std::setw(16) << p.linear
+              << std::setw(14) << p.tree << "\n";
+}
+
+int print_predictions(const Models& m, const std::string& which, double s, double d, double P)
+{
+    std::cout << std::setprecision(4) << "# " << format_bytes(uint64_t(s)) << " of " << m.element
+              << "-byte elements, stride " << d << " (" << d * double(m.element) << " B), P = " << P
+              << "; microseconds\n";
+    std::cout << "# log3P: o_mw " << m.log3p->o_mw_at(s) << ", l_mw " << m.log3p->l_mw_at(s, d * double(m.element))
+              << ", o_net " << m.log3p->o_net_at(s) << " (paper 000, eq. (6))\n";
+    std::cout << std::left << std::setw(8) << "model" << std::right << std::setw(14) << "point-to-point"
+              << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast"
+              << "\n";
+    if (which == "all" || which == "log3p")
+        print_row("log3p", log3p_prediction(m, s, d, P));
+    if (m.loggp)
+        print_row("loggp", loggp_prediction(m, s, P));
+    if (m.loggps)
+        print_row("loggps", loggps_prediction(m, s, P));
+    if (d > 1 && (m.loggp || m.loggps))
+        std::cout << "# LogGP and LogGPS cannot see the stride: their numbers are those of contiguous data\n";
+    return 0;
+}
+
+// A measured broadcast: size, stride, P and its median.
+struct Measured {
+    double size = 0, stride = 1, processes = 0, median = 0;
+    bool oversubscribed = false;
+};
+
+Result<std::vector<Measured>> read_bcast(const std::string& path)
+{
+    Result<Json> document = read_json_document(path);
+    if (!document)
+        return document.status();
+    std::vector<Measured> rows;
+    const Json runs = document->contains("runs") ? (*document)["runs"] : Json::array({*document});
+    for (const Json& run : runs) {
+        if (run.value("pattern", std::string()) != "bcast")
+            continue;
+        for (const Json& result : run.value("results", Json::array())) {
+            Measured m;
+            m.size = result.value("size_bytes", 0.0);
+            m.median = result.value("median_us", NAN);
+            m.stride = result.value("stride", 1.0);
+            m.processes = result.value("processes", 0.0);
+            m.oversubscribed = result.value("oversubscribed", 0.0) != 0;
+            rows.push_back(m);
+        }
+    }
+    if (rows.empty())
+        return Status::usage(path + ": holds no bcast run (run -x bcast under mpirun)");
+    return rows;
+}
+
+std::string cell(double predicted, double measured)
+{
+    std::ostringstream out;
+    out << std::setprecision(4) << predicted;
+    if (std::isfinite(predicted) && measured > 0)
+        out << " (" << std::showpos << std::setprecision(2) << 100 * (predicted - measured) / measured << "%)";
+    return out.str();
+}
+
+int compare(const Models& m, const std::string& files)
+{
+    std::cout << "# measured broadcasts vs predictions, microseconds (relative error of each prediction)\n";
+    std::cout << std::setw(4) << "P" << std::setw(10) << "size" << std::setw(8) << "stride" << std::setw(11)
+              << "measured" << std::setw(22) << "log3p tree" << std::setw(22) << "log3p linear";
+    if (m.loggp)
+        std::cout << std::setw(22) << "loggp tree" << std::setw(22) << "loggp linear";
+    if (m.loggps)
+        std::cout << std::setw(22) << "loggps tree" << std::setw(22) << "loggps linear";
+    std::cout << "\n";
+    for (const std::string& path : opt::split_list(files)) {
+        Result<std::vector<Measured>> rows = read_bcast(path);
+        if (!rows)
+            return fail(command, rows.status());
+        for (const Measured& r : *rows) {
+            std::cout << std::setprecision(4) << std::setw(4) << r.processes << std::setw(10)
+                      << format_bytes(uint64_t(r.size)) << std::setw(8) << r.stride << std::setw(11) << r.median;
+            const Prediction l = log3p_prediction(m, r.size, r.stride, r.processes);
+            std::cout << std::setw(22) << cell(l.tree, r.median) << std::setw(22) << cell(l.linear, r.median);
+            if (m.loggp) {
+                const Prediction g = loggp_prediction(m, r.size, r.processes);
+                std::cout << std::setw(22) << cell(g.tree, r.median) << std::setw(22) << cell(g.linear, r.median);
+            }
+            if (m.loggps) {
+                const Prediction g = loggps_prediction(m, r.size, r.processes);
+                std::cout << std::setw(22) << cell(g.tree, r.median) << std::setw(22) << cell(g.linear, r.median);
+            }
+            std::cout << (r.oversubscribed ? "  *" : "") << "\n";
+        }
+    }
+    std::cout << "# *: P ranks on fewer CPUs (oversubscribed): correct, but the ranks took turns on the cores\n";
+    return 0;
+}
+
+// The run's own grid: measured T_0,1(s,d) against log3P and LogGP's line.
+int print_grid(const Json& model, const Models& m)
+{
+    if (!model.contains("strided") || !model["strided"].contains("points"))
+        return fail(command, Status::usage("the file holds no measured grid (give -s SIZE or --compare-to)"));
+    const Json loggp = model["models"].value("loggp", Json());
+    const bool has_loggp = loggp.is_object() && loggp["two_o_plus_L_us"].is_number();
+    std::cout << "# T_0,1(s,d) measured vs predicted, microseconds (relative error); LogGP: 2o + L + (s-1)G\n";
+    std::cout << std::setw(10) << "size" << std::setw(8) << "stride" << std::setw(11) << "measured" << std::setw(22)
+              << "log3p" << std::setw(22) << "loggp"
+              << "\n";
+    for (const Json& point : model["strided"]["points"]) {
+        const double s = point.value("size", 0.0), d = point.value("stride", 1.0);
+        const double measured = point.value("t01_us", NAN);
+        std::cout << std::setw(10) << format_bytes(uint64_t(s)) << std::setw(8) << d << std::setw(11)
+                  << std::setprecision(4) << measured << std::setw(22)
+                  << cell(m.log3p->time(s, d * double(m.element)), measured);
+        if (has_loggp)
+            std::cout << std::setw(22)
+                      << cell(loggp["two_o_plus_L_us"].get<double>() + (s - 1) * loggp["G_us_per_byte"].get<double>(),
+                              measured);
+        std::cout << "\n";
+    }
+    return 0;
+}
+
+} // namespace
+
+int predict_strided(const CommandArguments& arguments)
+{
+    OptionValues values;
+    if (std::optional<int> done =
+            parse_command(command, arguments, specs(), "",
+                          "Usage: ngx predict --params STRIDED.json [-s SIZE --stride D -P P | --compare-to BCAST.json]"
+                          " [--loggp FILE] [--loggps FILE] [--model log3p|loggp|loggps|all]",
+                          values))
+        return *done;
+    opt::OptionReader read(values);
+    if (!read.given("params"))
+        return fail(command, Status::usage("--params FILE.json is required"));
+    const std::string which = read.choice("model", {"log3p", "loggp", "loggps", "all"});
+    const double stride = double(read.byte_count("stride", 1, uint64_t(1) << 24));
+    const double processes = double(read.whole_number("processes", 2, 1u << 24)); // a broadcast needs P >= 2
+    if (!read.ok())
+        return fail(command, Status::usage(read.error()));
+    Models m;
+    if (Status loaded = load_models(read, which, m); !loaded)
+        return fail(command, loaded);
+    if (read.given("compare-to"))
+        return compare(m, read.text("compare-to"));
+    if (!read.given("size")) {
+        Result<Json> model = saved_model(read.text("params"));
+        return model ? print_grid(*model, m) : fail(command, model.status());
+    }
+    const double size = double(read.byte_count("size", 1, max_message_bytes));
+    if (!read.ok())
+        return fail(command, Status::usage(read.error()));
+    return print_predictions(m, which, size, stride, processes);
+}
+
+} // namespace ngx::patterns

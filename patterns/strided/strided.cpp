@@ -1,0 +1,233 @@
+// Pattern "strided": non-contiguous messages and the log3P model of paper
+// 000 (Cameron, Ge, Sun). For every stride d (elements of --strided-type,
+// d = 1 contiguous) and size s (data bytes) it measures
+//   T_0,1(s,d)  the remote half round trip,
+//   T_0,0(s,d)  send to self through the module (middleware without network),
+//   T_mem(s,d)  the copy of the same layout alone,
+//   pack/unpack gathering into / scattering from a contiguous buffer.
+// Modules with NGX_CAP_DATATYPES (mpi) move the strided array themselves
+// (MPI_Type_vector, set through the optional set_layout op), as MPI users
+// do; they also get the manual alternative ("manual_us": pack, contiguous
+// transfer, unpack). Raw modules are driven the manual way: T_0,1 holds the
+// pack and unpack, and since they cannot address their own process, T_0,0 is
+// measured as pack + copy + unpack in this process (no module call; the
+// JSON's strided.send_to_self says which). The rows come per stride, unit
+// stride first; the row's summary is over every T_0,1 sample, while the
+// columns t01_us, t00_us, ... are paper 000's estimate (section 3.2: the
+// minimum over blocks of the mean, measure.hpp), which the model uses. Each
+// row has the log3P terms of its size (section 4.1):
+// o_mw = T_0,0(s) - T_mem(s), o_net = T_0,1(s) - o_mw,
+// l_mw = T_0,0(s,d) - o_mw - T_mem(s), and the prediction o_mw + l_mw + o_net
+// (eq. (6)); the model (grid_model.hpp) follows the last row.
+#include <ngx/pattern_plugin.hpp>
+#include <ngx/sizes.hpp>
+
+#include "../common/prtt.hpp"
+#include "../common/sweep.hpp"
+#include "grid_model.hpp"
+#include "layout.hpp"
+#include "measure.hpp"
+#include "predict.hpp"
+
+#include <cstring>
+#include <map>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr const char* manual_self = "pack + copy + unpack in this process (the module cannot send to itself)";
+constexpr const char* module_self = "through the module (isend + recv + wait to this rank)";
+
+class Strided final : public Pattern {
+public:
+    Status configure(const OptionValues& values) override;
+    Json options_json() const override { return {{"type", type_}, {"strides", strides_}, {"max_span", max_span_}}; }
+    Status run(PatternContext& ctx) override;
+
+private:
+    Result<StridedBuffers> allocate(PatternContext& ctx) const;
+    Result<GridPoint> measure(PatternContext& ctx, StridedBuffers& b, uint64_t size, uint64_t stride,
+                              double& manual_us);
+    SizeRecord row(const PatternContext& ctx, const GridPoint& point, std::vector<double> t01, double manual_us) const;
+
+    std::string type_ = "double";
+    size_t element_ = 8;
+    std::vector<uint64_t> strides_;
+    uint64_t max_span_ = 0;
+    bool datatypes_ = false;
+    std::map<uint64_t, GridPoint> unit_; // the unit-stride point per size
+    std::vector<double> last_samples_;   // T_0,1 samples of the point just measured (driver)
+    std::vector<GridPoint> grid_;
+};
+
+Status Strided::configure(const OptionValues& values)
+{
+    opt::OptionReader read(values);
+    type_ = read.text("strided-type");
+    Result<size_t> element = element_size(type_);
+    if (!element)
+        return element.status();
+    element_ = *element;
+    Result<std::vector<uint64_t>> strides = parse_strides(read.text("strided-strides"), "strides");
+    if (!strides)
+        return strides.status();
+    strides_ = std::move(*strides);
+    if (strides_.front() != 1) // the model needs the contiguous case at every size
+        strides_.insert(strides_.begin(), 1);
+    max_span_ = read.byte_count("strided-max-span", 1, max_message_bytes);
+    return read.ok() ? Status::ok() : Status::usage(read.error());
+}
+
+Result<StridedBuffers> Strided::allocate(PatternContext& ctx) const
+{
+    const uint64_t largest = ctx.settings.sizes.back();
+    const size_t span = Layout{element_, strides_.back()}.span(largest);
+    StridedBuffers b;
+    for (Buffer* buffer : {&b.a, &b.b}) {
+        Result<Buffer> got = ctx.transport.alloc(span);
+        if (!got)
+            return got.status();
+        *buffer = std::move(*got);
+        std::memset(buffer->data(), 0x5a, span); // touched: no page faults in the timed loops
+    }
+    for (Buffer* buffer : {&b.packed, &b.packed2}) {
+        Result<Buffer> got = ctx.transport.alloc(largest);
+        if (!got)
+            return got.status();
+        *buffer = std::move(*got);
+        std::memset(buffer->data(), 0xa5, largest);
+    }
+    return b;
+}
+
+Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint64_t size, uint64_t stride,
+                                   double& manual_us)
+{
+    const Layout layout{element_, stride};
+    GridPoint p{size, stride};
+    manual_us = std::nan("");
+    std::vector<double> t01;
+    if (datatypes_) {
+        NGX_TRY(ctx.transport.set_layout(element_, stride, false));
+        PrttSpec spec{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
+        Result<std::vector<double>> prtt = run_prtt(ctx, b.a, spec);
+        if (!prtt)
+            return prtt.status();
+        for (double& sample : *prtt)
+            t01.push_back(sample / 2);
+        NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": before the manual transfer"));
+        NGX_TRY(ctx.transport.set_layout(element_, 1, false));
+        Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
+        if (!manual)
+            return manual.status();
+        if (!manual->empty())
+            manual_us = min_of_means(*manual);
+    } else {
+        Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
+        if (!manual)
+            return manual.status();
+        t01 = std::move(*manual);
+    }
+    if (!ctx.bootstrap.is_driver())
+        return p;
+    p.t_remote = min_of_means(t01);
+    last_samples_ = std::move(t01);
+    p.t_mem = local_time(ctx, "T_mem (copy of the layout)", [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
+    p.pack = local_time(ctx, "pack", [&] { pack(layout, b.a.data(), b.packed.data(), size); });
+    p.unpack = local_time(ctx, "unpack", [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
+    if (datatypes_) {
+        Result<std::vector<double>> self = self_through_module(ctx, b, layout, size);
+        if (!self)
+            return self.status();
+        p.t_self = min_of_means(*self);
+    } else {
+        p.t_self = local_time(ctx, "send to self (pack, copy, unpack)", [&] {
+            if (stride == 1) {
+                std::memcpy(b.b.data(), b.a.data(), size);
+                return;
+            }
+            pack(layout, b.a.data(), b.packed.data(), size);
+            std::memcpy(b.packed2.data(), b.packed.data(), size);
+            unpack(layout, b.packed2.data(), b.b.data(), size);
+        });
+    }
+    return p;
+}
+
+SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vector<double> t01, double manual_us) const
+{
+    SizeRecord record = make_record(ctx, p.size, std::move(t01));
+    record.extra = {{"stride", double(p.stride)}, {"t01_us", p.t_remote}, {"t00_us", p.t_self},
+                    {"tmem_us", p.t_mem},         {"pack_us", p.pack},    {"unpack_us", p.unpack}};
+    if (datatypes_)
+        record.extra.emplace_back("manual_us", manual_us);
+    auto unit = unit_.find(p.size);
+    if (unit == unit_.end())
+        return record;
+    const GridPoint& u = unit->second;
+    const double o_mw = u.t_self - u.t_mem;                              // T_0,0(s) = o_mw/2 + T_mem + o_mw/2
+    const double o_net = u.t_remote - o_mw;                              // T_0,1(s) = o_mw/2 + o_net + o_mw/2
+    const double l_mw = p.stride == 1 ? 0.0 : p.t_self - o_mw - u.t_mem; // T_0,0(s,d) = o_mw + l_mw + T_mem
+    record.extra.emplace_back("o_mw_us", o_mw);
+    record.extra.emplace_back("o_net_us", o_net);
+    record.extra.emplace_back("l_mw_us", l_mw);
+    record.extra.emplace_back("log3p_us", o_mw + l_mw + o_net); // eq. (6)
+    return record;
+}
+
+Status Strided::run(PatternContext& ctx)
+{
+    NGX_TRY(check_grid(ctx.settings.sizes, strides_, element_, max_span_));
+    datatypes_ = ctx.transport.has(NGX_CAP_DATATYPES);
+    Result<StridedBuffers> buffers = allocate(ctx);
+    if (!buffers)
+        return buffers.status();
+    for (uint64_t stride : strides_)
+        for (uint64_t size : ctx.settings.sizes) {
+            mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
+            NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ", stride " +
+                                                         std::to_string(stride) + ": waiting for the peer"));
+            mark_step(ctx.settings.progress, "measuring");
+            double manual_us = 0;
+            Result<GridPoint> point = measure(ctx, *buffers, size, stride, manual_us);
+            if (!point)
+                return point.status().with_context("stride " + std::to_string(stride));
+            if (!ctx.bootstrap.is_driver())
+                continue;
+            if (stride == 1)
+                unit_[size] = *point;
+            grid_.push_back(*point);
+            ctx.sink.size_done(row(ctx, *point, std::move(last_samples_), manual_us));
+        }
+    if (!ctx.bootstrap.is_driver())
+        return Status::ok();
+    Result<Json> model = grid_model(grid_, element_, type_, datatypes_ ? module_self : manual_self);
+    if (!model)
+        return model.status();
+    ctx.sink.set_model(std::move(*model));
+    return Status::ok();
+}
+
+} // namespace
+
+PatternInfo strided_pattern()
+{
+    PatternInfo info;
+    info.name = "strided";
+    info.description = "strided messages over sizes x strides: T_0,1, send to self T_0,0, T_mem, pack/unpack, log3P "
+                       "(paper 000)";
+    info.metric = "half round trip of s bytes of strided data";
+    info.default_sizes = "1Ki-64Ki";
+    info.default_count = 200;
+    info.default_warmup = 20;
+    info.options = {{"strided-type", "double", "element type: double, int or char"},
+                    {"strided-strides", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)"},
+                    {"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"}};
+    info.create = [] { return std::make_unique<Strided>(); };
+    info.predict = predict_strided;
+    return info;
+}
+
+} // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::strided_pattern)

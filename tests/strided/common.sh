@@ -1,0 +1,47 @@
+# common.sh: sourced by the scripts of suite 'strided'.
+#     run_ngx MODE [NGX_ARGS...]   MODE: tcp (forked pair), mpi-vader, mpi-tcp (mpirun -np 2)
+#     run_np N BTL [NGX_ARGS...]   mpirun -np N with the mpi module
+# mpirun runs under flock /tmp/ngx-net.lock; missing mpirun or mpi module: exit 77.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+need_mpi() {
+    command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
+    [[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
+        { echo "SKIP: the mpi module was not built"; exit 77; }
+}
+
+run_np() {
+    local np=$1 btl=$2
+    shift 2
+    flock /tmp/ngx-net.lock timeout -k 5 240 mpirun --allow-run-as-root --bind-to none --oversubscribe \
+        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
+        -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" -m mpi "$@"
+}
+
+run_ngx() {
+    local mode=$1
+    shift
+    case $mode in
+        tcp) timeout -k 5 240 "$NGX" -m tcp "$@" ;;
+        mpi-vader) run_np 2 vader "$@" ;;
+        mpi-tcp) run_np 2 tcp "$@" ;;
+        *) fail "unknown mode $mode" ;;
+    esac
+}
+
+# py FILE EXPRESSION: evaluates EXPRESSION with d = the JSON document, rows(stride) its results.
+py() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def rows(stride=None):
+    return [r for r in d["results"] if stride is None or r.get("stride") == stride]
+def at(size, stride, key):
+    return [r[key] for r in rows(stride) if r["size_bytes"] == size][0]
+print(eval(sys.argv[2]))
+PY
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Bad input to strided, bcast and predict: exit 2 with a message naming it.
+source "$(dirname "$0")/common.sh"
+
+expect_usage() { # expect_usage "WHAT" "TEXT IN THE MESSAGE" COMMAND...
+    local what=$1 text=$2
+    shift 2
+    local out rc
+    out=$(timeout 60 "$@" 2>&1)
+    rc=$?
+    [[ $rc == 2 ]] || { echo "$out"; fail "$what: exit $rc, expected 2"; }
+    echo "$out" | grep -q -- "$text" || { echo "$out"; fail "$what: the message does not say '$text'"; }
+    echo "ok: $what"
+}
+
+expect_usage "stride 0" "strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strided-strides 1,0
+expect_usage "stride over the buffer limit" "over the buffer limit" \
+    "$NGX" -m tcp -x strided -s 1Mi --strided-strides 1,1Mi
+expect_usage "unknown type" "expected double, int or char" "$NGX" -m tcp -x strided -s 1Ki --strided-type float
+expect_usage "size not a whole number of elements" "whole number of 8-byte elements" \
+    "$NGX" -m tcp -x strided -s 1001 --strided-strides 1
+expect_usage "bcast without collectives" "has no collectives" "$NGX" -m tcp -x bcast -s 1Ki
+# predict: P < 2, and a file without a log3P model
+run_file=$SCRATCH/strided.json
+timeout 60 "$NGX" -m tcp -x strided -s 1Ki,4Ki --strided-strides 1,4 -c 20 -o "$run_file" >/dev/null 2>&1 ||
+    fail "a small strided run failed"
+# the good case first: the run's grid, measured against log3P and LogGP (2 sizes x 2 strides)
+grid=$("$NGX" predict --params "$run_file") || fail "predict on the run's grid failed"
+[[ $(grep -c '%)' <<<"$grid") == 4 ]] || { echo "$grid"; fail "predict: expected 4 grid rows with errors"; }
+expect_usage "predict with P = 1" "processes '1'" "$NGX" predict --params "$run_file" -s 1Ki -P 1
+echo '{"pattern": "strided", "model": {"kind": "log3p"}}' >"$SCRATCH/empty.json"
+expect_usage "predict without a model" "no log3P model" "$NGX" predict --params "$SCRATCH/empty.json" -s 1Ki
+echo PASS

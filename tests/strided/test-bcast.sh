@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The bcast pattern under mpirun (mpi module, vader BTL) with P = 2 and 4
+# ranks (4 oversubscribe the 2 cores: correct, the rows say so), and the
+# comparison of log3P's broadcast predictions with it. P = 3 is refused by
+# the MPI bootstrap (ranks pair up i <-> i + P/2): exit 2 with its message.
+source "$(dirname "$0")/common.sh"
+need_mpi
+for np in 2 4; do
+    run_np $np vader -x bcast -s 4Ki,64Ki --bcast-strides 1,64 -c 100 -o "$SCRATCH/bcast$np.json" \
+        >"$SCRATCH/bcast$np.txt" 2>&1 || { cat "$SCRATCH/bcast$np.txt"; fail "bcast with P = $np failed"; }
+    [[ $(py "$SCRATCH/bcast$np.json" "len(rows())") == 4 ]] || fail "P = $np: expected 4 rows"
+    [[ $(py "$SCRATCH/bcast$np.json" "set(r['processes'] for r in rows())") == "{$np.0}" ]] ||
+        fail "P = $np: the rows do not say P = $np"
+    py "$SCRATCH/bcast$np.json" "all(r['median_us'] > 0 for r in rows())" | grep -q True || fail "P = $np: no times"
+    over=$(py "$SCRATCH/bcast$np.json" "int(rows()[0]['oversubscribed'])")
+    echo "P = $np: oversubscribed $over (this machine: $(nproc) CPUs)"
+    [[ $np -le $(nproc) || $over == 1 ]] || fail "P = $np on $(nproc) CPUs not marked oversubscribed"
+    # the strided broadcast of 64 KiB moves the same bytes, from a 64x wider array: slower
+    contiguous=$(py "$SCRATCH/bcast$np.json" "at(65536, 1, 'median_us')")
+    strided=$(py "$SCRATCH/bcast$np.json" "at(65536, 64, 'median_us')")
+    echo "  64 KiB: contiguous $contiguous us, stride 64 $strided us"
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > float(sys.argv[1]) else 1)" "$contiguous" "$strided" ||
+        fail "P = $np: the strided broadcast is not slower"
+done
+out=$(run_np 3 vader -x bcast -s 1Ki 2>&1)
+rc=$?
+[[ $rc == 2 ]] || { echo "$out"; fail "P = 3: exit $rc, expected 2"; }
+echo "$out" | grep -q "even number of ranks" || { echo "$out"; fail "P = 3: no message"; }
+
+run_np 2 vader -x strided -s 4Ki,64Ki --strided-strides 1,64 -c 100 -o "$SCRATCH/strided.json" >/dev/null 2>&1 ||
+    fail "strided run for the predictions failed"
+"$NGX" predict --params "$SCRATCH/strided.json" --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast4.json" \
+    >"$SCRATCH/compare.txt" 2>&1 || { cat "$SCRATCH/compare.txt"; fail "predict --compare-to failed"; }
+cat "$SCRATCH/compare.txt"
+[[ $(grep -c '%)' "$SCRATCH/compare.txt") == 8 ]] || fail "expected 8 compared rows with relative errors"
+grep -q '\*' "$SCRATCH/compare.txt" || fail "oversubscribed rows not marked"
+echo PASS

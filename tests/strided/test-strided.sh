@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The strided pattern over one transport (tcp, mpi-vader, mpi-tcp):
+#  - d = 1 costs what the contiguous ping-pong costs (within noise);
+#  - d = 64 is slower than d = 1 at the largest size (128 KiB);
+#  - log3P (paper 000) predicts held-out (s, d) points: the mean relative
+#    error of the leave-one-out predictions is printed.
+# The bounds depend on whether the machine was quiet during the run
+# (1-minute load below its CPUs): quiet, d = 1 within 25% (or 3 us) of the
+# ping-pong, held-out error under 15% (paper 000 reports 5%) and log3P
+# better than LogGP on the grid; loaded (other jobs on the 2 cores), 50%,
+# 60% and no model ranking: the model must still not be broken.
+# Over shared memory (mpi-vader) log3P is not that accurate by construction:
+# its send to self packs and unpacks one after the other in one process,
+# while Open MPI overlaps the sender's pack with the receiver's unpack, so
+# l_mw is overstated (measured 25-70% mean held-out error on this machine);
+# there the bounds are 50% quiet and 100% loaded, without the ranking.
+# A failed check is measured once more before failing (timing noise).
+source "$(dirname "$0")/common.sh"
+mode=$1
+[[ $mode == tcp ]] || need_mpi
+sizes=4Ki,8Ki,16Ki,32Ki,64Ki,128Ki
+
+measure() {
+    run_ngx "$mode" -x strided -s $sizes --strided-strides 1,16,64 -c 100 -o "$SCRATCH/strided.json" \
+        >"$SCRATCH/strided.txt" 2>&1 || { cat "$SCRATCH/strided.txt"; fail "strided run failed"; }
+    run_ngx "$mode" -x pingpong -s 4Ki,64Ki,128Ki -c 400 -o "$SCRATCH/pp.json" >"$SCRATCH/pp.txt" 2>&1 ||
+        { cat "$SCRATCH/pp.txt"; fail "pingpong run failed"; }
+}
+
+check() {
+    local ok=0 load quiet tolerance
+    load=$(py "$SCRATCH/strided.json" "d.get('load_average_1min', 99)")
+    quiet=$(python3 -c "import os,sys; print(1 if float(sys.argv[1]) < os.cpu_count() else 0)" "$load")
+    tolerance=$([[ $quiet == 1 ]] && echo 0.25 || echo 0.5)
+    echo "  load $load on $(nproc) CPUs: $([[ $quiet == 1 ]] && echo quiet || echo loaded)"
+    for size in 4096 65536 131072; do
+        local unit pp
+        unit=$(py "$SCRATCH/strided.json" "at($size, 1, 'min_us')")
+        pp=$(py "$SCRATCH/pp.json" "rows()[[r['size_bytes'] for r in rows()].index($size)]['min_us']")
+        echo "  $size B: fastest half round trip: strided d=1 $unit us, pingpong $pp us"
+        python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(a-b) <= max(float(sys.argv[3])*b, 3.0) else 1)" \
+            "$unit" "$pp" "$tolerance" || { echo "  d=1 differs from ping-pong beyond noise at $size B"; ok=1; }
+    done
+    local d1 d64
+    d1=$(py "$SCRATCH/strided.json" "at(131072, 1, 't01_us')")
+    d64=$(py "$SCRATCH/strided.json" "at(131072, 64, 't01_us')")
+    echo "  128 KiB: T_0,1 d=1 $d1 us, d=64 $d64 us"
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 1.1*float(sys.argv[1]) else 1)" "$d1" "$d64" ||
+        { echo "  d=64 not slower than d=1 at 128 KiB"; ok=1; }
+    local held grid loggp bound
+    bound=$([[ $quiet == 1 ]] && echo 0.15 || echo 0.6)
+    [[ $mode == mpi-vader ]] && bound=$([[ $quiet == 1 ]] && echo 0.5 || echo 1.0) && quiet=0
+    held=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['held_out']['mean_relative']")
+    grid=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['error_on_grid']['mean_relative']")
+    loggp=$(py "$SCRATCH/strided.json" "d['model']['models']['loggp']['error_on_grid']['mean_relative']")
+    echo "  log3P mean error: held-out $held, on the grid $grid; LogGP on the grid $loggp (load $load, bound $bound)"
+    python3 -c "import sys; h,g,l,b,q=map(float,sys.argv[1:]); sys.exit(0 if h < b and (g < l or not q) else 1)" \
+        "$held" "$grid" "$loggp" "$bound" "$quiet" ||
+        { echo "  log3P held-out error over $bound (or, quiet, not better than LogGP)"; ok=1; }
+    return $ok
+}
+
+echo "strided over $mode"
+measure
+if ! check; then
+    echo "measuring once more (timing noise on shared cores)"
+    measure
+    check || { cat "$SCRATCH/strided.txt"; fail "strided over $mode"; }
+fi
+echo "PASS"
