@@ -3,8 +3,12 @@
 // (through the shared-memory rings of ../shm), but every send and receive
 // busy-waits so that its timing follows the model below exactly; the ring's
 // own latency (well under 1 us) is hidden because each message is written at
-// the start of its send and stamped with the absolute CLOCK_MONOTONIC time at
-// which it "arrives". Both peers must run on one node (one clock).
+// the start of its send and stamped with the absolute time (sim_clock.hpp:
+// TSC or CLOCK_MONOTONIC) at which it "arrives". Both peers must run on one
+// node (one clock). The times below are the caller's: a send called at t
+// returns to its caller at inj, the module's own way in and out of the call
+// measured at connect and taken off its busy-wait (sim_clock.hpp, issue 9
+// item 3), so that a pattern measuring o sees the configured o.
 //
 // Parameters (options, microseconds unless noted): L latency, o_s and o_r
 // send and receive overhead, O_s and O_r their per-byte parts (us/byte),
@@ -40,12 +44,17 @@
 // 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
 // direction than eager. Requests and acknowledgements do not occupy the gap.
 //
-// Limits: a message's bytes must be copied through the ring before its model
+// Limits: a call's own work (a clock read, the copy into the ring, a cache
+// line from the peer's core) must fit in its overhead: on a 2-vCPU KVM guest
+// a send needs about 0.05 us, a receive of a waiting message about 0.1 us;
+// below that the call ends late and sim_finalize() says so on stderr. A
+// message's bytes must be copied through the ring before its model
 // deadlines pass, so 1/G must stay below the memory copy bandwidth (G >= about
 // 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
 // (arrivals are already G_all apart). Messages larger than the ring stream
 // through it but can then delay a sender whose receiver has not posted its recv.
 #include "../shm/channel.hpp"
+#include "sim_clock.hpp"
 
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
@@ -66,52 +75,73 @@ constexpr size_t max_auto_ring_bytes = size_t(64) << 20;
 constexpr double max_time_us = 1e6; // 1 s for L, o_s, o_r, g
 constexpr double max_gap_per_byte_us = 1e3;
 constexpr double min_latency_us = 1.0; // absorbs the ring's own latency
+constexpr double late_margin_ns = 25;  // past a deadline by more: the call was late
 
-// The model, in nanoseconds.
+// The model: times in ns as parsed, in SimClock ticks once connected (scaled()).
 struct Model {
-    double latency_ns = 0;
-    double send_overhead_ns = 0;
-    double recv_overhead_ns = 0;
-    double send_overhead_per_byte_ns = 0; // O_s
-    double recv_overhead_per_byte_ns = 0; // O_r
-    double gap_ns = 0;
-    double gap_per_byte_ns = 0;
+    double latency = 0;
+    double send_overhead = 0;
+    double recv_overhead = 0;
+    double send_overhead_per_byte = 0; // O_s
+    double recv_overhead_per_byte = 0; // O_r
+    double gap = 0;
+    double gap_per_byte = 0;
     uint64_t rendezvous_above = 0; // S in bytes; 0: no rendezvous
 
     bool rendezvous(size_t bytes) const { return rendezvous_above > 0 && bytes > rendezvous_above; }
     // (s-1)G, with 0 for an empty message.
-    uint64_t wire_ns(size_t bytes) const
+    uint64_t wire(size_t bytes) const
     {
-        return bytes == 0 ? 0 : uint64_t(std::llround(double(bytes - 1) * gap_per_byte_ns));
+        return bytes == 0 ? 0 : uint64_t(std::llround(double(bytes - 1) * gap_per_byte));
     }
-    uint64_t L() const { return uint64_t(std::llround(latency_ns)); }
-    uint64_t o_s() const { return uint64_t(std::llround(send_overhead_ns)); }
-    uint64_t o_r() const { return uint64_t(std::llround(recv_overhead_ns)); }
+    uint64_t L() const { return uint64_t(std::llround(latency)); }
+    uint64_t o_s() const { return uint64_t(std::llround(send_overhead)); }
+    uint64_t o_r() const { return uint64_t(std::llround(recv_overhead)); }
     // o_s(s) = o_s + (s-1) O_s and o_r(s) = o_r + (s-1) O_r (paper 001 section 4).
-    uint64_t o_s(size_t bytes) const { return per_byte(send_overhead_ns, send_overhead_per_byte_ns, bytes); }
-    uint64_t o_r(size_t bytes) const { return per_byte(recv_overhead_ns, recv_overhead_per_byte_ns, bytes); }
-    static uint64_t per_byte(double base_ns, double per_byte_ns, size_t bytes)
+    uint64_t o_s(size_t bytes) const { return per_byte(send_overhead, send_overhead_per_byte, bytes); }
+    uint64_t o_r(size_t bytes) const { return per_byte(recv_overhead, recv_overhead_per_byte, bytes); }
+    static uint64_t per_byte(double base, double per_byte, size_t bytes)
     {
-        return uint64_t(std::llround(base_ns + (bytes == 0 ? 0.0 : double(bytes - 1) * per_byte_ns)));
+        return uint64_t(std::llround(base + (bytes == 0 ? 0.0 : double(bytes - 1) * per_byte)));
     }
-    uint64_t g() const { return uint64_t(std::llround(gap_ns)); }
+    uint64_t g() const { return uint64_t(std::llround(gap)); }
+    // The same model with every time multiplied by `factor` (ns to clock ticks).
+    Model scaled(double factor) const
+    {
+        Model m = *this;
+        for (double* t : {&m.latency, &m.send_overhead, &m.recv_overhead, &m.send_overhead_per_byte,
+                          &m.recv_overhead_per_byte, &m.gap, &m.gap_per_byte})
+            *t *= factor;
+        return m;
+    }
+};
+
+// Calls of one kind, and those that ended later than the model said.
+struct Late {
+    uint64_t calls = 0;
+    uint64_t late = 0;
 };
 
 struct Context {
-    Model model;
+    Model model;  // as parsed, in ns
+    Model timing; // the same in clock ticks (connect)
+    ngx::sim::SimClock clock;
+    ngx::sim::CallCost cost;  // the caller's view of a call beyond its busy-wait
+    uint64_t late_margin = 0; // ticks past a deadline that count as late (a few reads)
+    Late sends, recvs;
     size_t ring_bytes = 0;
     uint64_t timeout_ns = 0;
     const volatile int* cancel = nullptr;
     bool connected = false;
-    uint64_t nic_free_ns = 0;
+    uint64_t nic_free = 0; // clock ticks
     ngx::shm::Channel channel;
 };
 
 // What goes in front of every message on the ring.
 enum class Kind : uint32_t { data = 1, request = 2, ack = 3 };
 struct Stamp {
-    uint64_t arrival_ns;
-    uint64_t size; // bytes of the data message (also in request and ack)
+    uint64_t arrival; // clock ticks
+    uint64_t size;    // bytes of the data message (also in request and ack)
     uint32_t kind;
     uint32_t reserved;
 };
@@ -144,18 +174,18 @@ ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
 {
     ngx::mod::ModuleOptions read(args);
     Model m;
-    m.latency_ns = 5e3;
-    m.send_overhead_ns = 1e3;
-    m.recv_overhead_ns = 1e3;
-    m.gap_ns = 2e3;
-    m.gap_per_byte_ns = 1.0;
-    read_time(read, "sim-L", min_latency_us, max_time_us, &m.latency_ns);
-    read_time(read, "sim-os", 0, max_time_us, &m.send_overhead_ns);
-    read_time(read, "sim-or", 0, max_time_us, &m.recv_overhead_ns);
-    read_time(read, "sim-g", 0, max_time_us, &m.gap_ns);
-    read_time(read, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte_ns);
-    read_time(read, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte_ns);
-    read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte_ns);
+    m.latency = 5e3;
+    m.send_overhead = 1e3;
+    m.recv_overhead = 1e3;
+    m.gap = 2e3;
+    m.gap_per_byte = 1.0;
+    read_time(read, "sim-L", min_latency_us, max_time_us, &m.latency);
+    read_time(read, "sim-os", 0, max_time_us, &m.send_overhead);
+    read_time(read, "sim-or", 0, max_time_us, &m.recv_overhead);
+    read_time(read, "sim-g", 0, max_time_us, &m.gap);
+    read_time(read, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte);
+    read_time(read, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte);
+    read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte);
     m.rendezvous_above = read.byte_count("sim-S", 0, 0, uint64_t(1) << 40);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
@@ -174,24 +204,42 @@ size_t auto_ring_bytes(size_t max_message_size)
 
 // ---- timing ---------------------------------------------------------------
 
-// Busy-waits (the CPU is engaged, as overhead is) until CLOCK_MONOTONIC
-// reaches `until_ns`; only the cancel flag stops it early.
-ngx_status spin_until(const Context* c, uint64_t until_ns, const char* step, ngx_error* err)
+// Busy-waits (the CPU is engaged, as overhead is) until the clock reaches
+// `until`; only the cancel flag stops it early.
+ngx_status spin_until(const Context* c, uint64_t until, const char* step, ngx_error* err)
 {
-    unsigned spins = 0;
-    while (ngx::mod::monotonic_ns() < until_ns) {
-        if ((++spins & 255u) == 0 && ngx::mod::cancelled(c->cancel))
-            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
-    }
+    if (ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); }) == 0)
+        return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    return NGX_OK;
+}
+
+// The caller's call of the running send or recv, as the model sees it: the
+// first clock read less the way in (sim_clock.hpp).
+uint64_t call_time(const Context* c)
+{
+    return c->clock.now() - c->cost.entry;
+}
+
+// Ends a send or recv so that the caller has it back at `model_return`;
+// counts the calls whose own work (or a message later than its stamp) had
+// already passed that time: the model was not kept there (sim_finalize).
+ngx_status return_at(Context* c, Late& late, uint64_t model_return, const char* step, ngx_error* err)
+{
+    uint64_t until = model_return - std::min(c->cost.exit, model_return);
+    uint64_t last = ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); });
+    if (last == 0)
+        return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
+    ++late.calls;
+    late.late += last - until > c->late_margin;
     return NGX_OK;
 }
 
 // ---- ring messages ----------------------------------------------------------
 
-ngx_status write_message(Context* c, Kind kind, uint64_t arrival_ns, size_t size, const void* payload,
-                         size_t payload_len, ngx_error* err)
+ngx_status write_message(Context* c, Kind kind, uint64_t arrival, size_t size, const void* payload, size_t payload_len,
+                         ngx_error* err)
 {
-    Stamp stamp{arrival_ns, size, uint32_t(kind), 0};
+    Stamp stamp{arrival, size, uint32_t(kind), 0};
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_space);
     return c->channel.out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
 }
@@ -237,11 +285,11 @@ ngx_status read_message(Context* c, Kind kind, size_t size, void* payload, size_
 
 // ---- send and recv ----------------------------------------------------------------
 
-// Sender's half of the rendezvous, from the call at `t`; *ready_ns is the
+// Sender's half of the rendezvous, from the call at `t`; *ready is the
 // model time at which the acknowledgement has been taken (T4 + T5 after t).
-ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* ready_ns, ngx_error* err)
+ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* ready, ngx_error* err)
 {
-    const Model& m = c->model;
+    const Model& m = c->timing;
     if (ngx_status s = write_message(c, Kind::request, t + m.o_s() + m.L(), size, nullptr, 0, err); s != NGX_OK)
         return s;
     if (ngx_status s = spin_until(c, t + m.o_s(), "send", err); s != NGX_OK)
@@ -249,34 +297,34 @@ ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* 
     Stamp ack{};
     if (ngx_status s = read_message(c, Kind::ack, size, nullptr, 0, "send", &ack, err); s != NGX_OK)
         return s;
-    *ready_ns = ack.arrival_ns + m.o_r();
-    return spin_until(c, *ready_ns, "send", err);
+    *ready = ack.arrival + m.o_r();
+    return spin_until(c, *ready, "send", err);
 }
 
 ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    const Model& m = c->model;
-    uint64_t start = ngx::mod::monotonic_ns();
+    const Model& m = c->timing;
+    uint64_t start = call_time(c);
     if (m.rendezvous(len))
         if (ngx_status s = request_and_await_ack(c, start, len, &start, err); s != NGX_OK)
             return s;
-    uint64_t injection = std::max(start + m.o_s(len), c->nic_free_ns);
-    c->nic_free_ns = injection + m.g() + m.wire_ns(len);
-    uint64_t arrival = injection + m.L() + m.wire_ns(len);
+    uint64_t injection = std::max(start + m.o_s(len), c->nic_free);
+    c->nic_free = injection + m.g() + m.wire(len);
+    uint64_t arrival = injection + m.L() + m.wire(len);
     if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
         return s;
-    return spin_until(c, injection, "send", err);
+    return return_at(c, c->sends, injection, "send", err);
 }
 
 // Receiver's half of the rendezvous: take the request, answer it.
 ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* err)
 {
-    const Model& m = c->model;
+    const Model& m = c->timing;
     Stamp request{};
     if (ngx_status s = read_message(c, Kind::request, size, nullptr, 0, "recv", &request, err); s != NGX_OK)
         return s;
-    uint64_t noticed = std::max(request.arrival_ns, t) + m.o_r();
+    uint64_t noticed = std::max(request.arrival, t) + m.o_r();
     if (ngx_status s = spin_until(c, noticed, "recv", err); s != NGX_OK)
         return s;
     if (ngx_status s = write_message(c, Kind::ack, noticed + m.o_s() + m.L(), size, nullptr, 0, err); s != NGX_OK)
@@ -287,14 +335,14 @@ ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* 
 ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    uint64_t start = ngx::mod::monotonic_ns();
-    if (c->model.rendezvous(len))
+    uint64_t start = call_time(c);
+    if (c->timing.rendezvous(len))
         if (ngx_status s = take_request_and_ack(c, start, len, err); s != NGX_OK)
             return s;
     Stamp stamp{};
     if (ngx_status s = read_message(c, Kind::data, len, buf, len, "recv", &stamp, err); s != NGX_OK)
         return s;
-    return spin_until(c, std::max(stamp.arrival_ns, start) + c->model.o_r(len), "recv", err);
+    return return_at(c, c->recvs, std::max(stamp.arrival, start) + c->timing.o_r(len), "recv", err);
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -305,15 +353,18 @@ ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_err
     const Model& m = c->model;
     char mine[256];
     int n =
-        std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g", m.latency_ns,
-                      m.send_overhead_ns, m.recv_overhead_ns, m.gap_ns, m.gap_per_byte_ns,
-                      (unsigned long long)m.rendezvous_above, m.send_overhead_per_byte_ns, m.recv_overhead_per_byte_ns);
+        std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g %s", m.latency,
+                      m.send_overhead, m.recv_overhead, m.gap, m.gap_per_byte, (unsigned long long)m.rendezvous_above,
+                      m.send_overhead_per_byte, m.recv_overhead_per_byte, c->clock.name());
     std::string theirs;
     if (ngx_status s = ngx::mod::exchange_blob(boot, std::string_view(mine, size_t(n)), &theirs, sizeof mine, err);
         s != NGX_OK)
         return s;
     if (theirs != std::string_view(mine, size_t(n)))
-        return fail(err, NGX_ERR_INVALID_OPTION, "connect: the peer simulates another network (sim-* options differ)");
+        return fail(err, NGX_ERR_INVALID_OPTION,
+                    "connect: the peer simulates another network (sim-* options or clock differ: '%s' here, '%s' "
+                    "there)",
+                    mine, theirs.c_str());
     return NGX_OK;
 }
 
@@ -345,17 +396,43 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->connected)
         return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
+    // Measured here, where the process runs where it will measure (--cpus).
+    c->clock = ngx::sim::SimClock::make();
+    c->cost = ngx::sim::CallCost::measure(c->clock);
+    c->timing = c->model.scaled(c->clock.ticks_per_ns());
+    c->late_margin = c->cost.exit + c->clock.ticks(late_margin_ns);
     if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
         return s;
     ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, &c->channel, err);
     c->connected = s == NGX_OK;
-    c->nic_free_ns = 0;
+    c->nic_free = 0;
     return s;
+}
+
+// Tells when more than a tenth of the sends or receives could not keep the
+// model: their own work (clock reads, the copy through the ring, a cache
+// line from the peer's core) or a message late on the ring took longer than
+// the overhead asked for, so what a pattern measures there is this machine,
+// not the model.
+void report_late(const char* what, const Late& late, double overhead_us)
+{
+    if (late.calls == 0 || late.late * 10 <= late.calls)
+        return;
+    std::fprintf(stderr,
+                 "sim: %llu of %llu %s ended later than the model allows (%s %.4g us): the module's own work or "
+                 "the ring took longer; the measured overhead there is this machine's floor, not the model's\n",
+                 (unsigned long long)late.late, (unsigned long long)late.calls, what,
+                 what[0] == 's' ? "--sim-os" : "--sim-or", overhead_us);
 }
 
 void sim_finalize(void* ctx)
 {
-    delete static_cast<Context*>(ctx);
+    auto* c = static_cast<Context*>(ctx);
+    if (c->connected) {
+        report_late("sends", c->sends, c->model.send_overhead / 1e3);
+        report_late("receives", c->recvs, c->model.recv_overhead / 1e3);
+    }
+    delete c;
 }
 
 const ngx_module_ops sim_ops = {
