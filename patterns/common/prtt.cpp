@@ -201,13 +201,13 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
 
 // What one wait(d) costs beyond the span its own reads see, in ticks: the
 // read before the first sample and after the last, the loop's mispredicted
-// exit, the call. Timed over waits back to back (median of rounds, as the
-// PRTT samples are medians); the short delay does not change this cost,
-// the overshoot stays in the span wait_ticks() returns.
-double wait_cost_beyond_span(const Timer& timer)
+// exit, the call. Timed over waits of the same d back to back (median of
+// rounds, as the PRTT samples are medians): on a KVM guest this cost grows
+// with d (21 ns at 0.5 us, 31-34 ns at 11 us), so a short stand-in would
+// leave the difference in o.
+double wait_cost_beyond_span(const Timer& timer, uint64_t delay)
 {
-    constexpr int rounds = 9, waits = 20;
-    const uint64_t delay = timer.us_to_ticks(0.5);
+    constexpr int rounds = 5, waits = 8;
     double per_round[rounds];
     for (double& cost : per_round) {
         uint64_t spans = 0;
@@ -282,7 +282,7 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
         // around them (issue 9 item 3: no cost of wait(d) may enter o).
         std::nth_element(waits.begin(), waits.begin() + waits.size() / 2, waits.end());
         double per_wait = double(waits[waits.size() / 2]) / double(spec.messages - 1);
-        *spec.delay_spent_us = (per_wait + wait_cost_beyond_span(timer)) / timer.info().ticks_per_us;
+        *spec.delay_spent_us = (per_wait + wait_cost_beyond_span(timer, delay_ticks)) / timer.info().ticks_per_us;
     }
     std::vector<double> prtt_us(spec.samples);
     for (size_t i = 0; i < ticks.size(); ++i)

@@ -22,6 +22,7 @@
 #include <ngx/pattern_plugin.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace ngx::patterns {
@@ -41,6 +42,23 @@ Result<double> decode(const Bytes& bytes)
     double value;
     std::memcpy(&value, bytes.data(), sizeof value);
     return value;
+}
+
+// The mean of the samples near their median (within 3 timer steps or 5% of
+// it): a single receive is a few timer steps long (the TSC of a KVM guest
+// moves in 10 ns steps), and its median is one of two neighbouring steps
+// while their mean resolves the time between them; samples far from the
+// median (an interrupt, a preemption) stay out.
+double central_mean(std::vector<double> samples, double step_us)
+{
+    const double mid = median(samples);
+    const double reach = std::max(3 * step_us, 0.05 * std::fabs(mid));
+    double sum = 0;
+    size_t n = 0;
+    for (double x : samples)
+        if (std::fabs(x - mid) <= reach)
+            sum += x, ++n;
+    return n == 0 ? mid : sum / double(n);
 }
 
 // The driver's value of d reaches the responder; the responder's o_r comes back.
@@ -154,7 +172,7 @@ private:
         });
         if (!status)
             return status.with_context("o_r");
-        return swap_value(ctx.bootstrap, median(receive_us));
+        return swap_value(ctx.bootstrap, central_mean(std::move(receive_us), timer.info().resolution_ns / 1000.0));
     }
 
     SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, double rel_ci,
