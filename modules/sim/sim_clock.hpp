@@ -6,10 +6,11 @@
 // (call, the first clock read up to its sample point), the busy-wait's
 // overshoot past its deadline and the way out (the rest of the last read,
 // the return). CallCost measures these once, at connect, by timing many
-// calls of a probe with the same shape (an indirect call, one clock read,
-// a busy-wait to a deadline); the module then takes the caller's call time
-// as its first read minus `entry` and ends its busy-wait `exit` before the
-// model's return time. What remains is the probe's residual (a few ns).
+// calls of the module's own send through a function pointer, as the core
+// calls it, in a probe mode that only busy-waits a fixed time; the module
+// then takes the caller's call time as its first read minus `entry` and ends
+// its busy-wait `exit` before the model's return time. What remains is the
+// difference between the probe's way and a real call's (a few ns).
 //
 // The clock is the invariant TSC (rdtsc, about 10 ns a read against 23 ns for
 // clock_gettime on a 2-vCPU KVM guest) when the kernel itself trusts the TSC
@@ -17,7 +18,7 @@
 // must use the same one: the message stamps hold absolute times.
 //
 //     SimClock clock = SimClock::make();
-//     CallCost cost = CallCost::measure(clock);
+//     CallCost cost = CallCost::measure(clock, [&] { return one_probe_call(); });
 //     uint64_t call = clock.now() - cost.entry;  ...  spin to (return_time - cost.exit)
 #ifndef NGX_SIM_CLOCK_HPP
 #define NGX_SIM_CLOCK_HPP
@@ -60,9 +61,18 @@ public:
     }
 
     // A duration in ns as ticks of this clock.
-    uint64_t ticks(double ns) const { return uint64_t(std::llround(std::max(ns, 0.0) * ticks_per_ns_)); }
-    double ticks_per_ns() const { return ticks_per_ns_; }
-    const char* name() const { return tsc_ ? "tsc" : "clock_gettime"; }
+    uint64_t ticks(double ns) const
+    {
+        return uint64_t(std::llround(std::max(ns, 0.0) * ticks_per_ns_));
+    }
+    double ticks_per_ns() const
+    {
+        return ticks_per_ns_;
+    }
+    const char* name() const
+    {
+        return tsc_ ? "tsc" : "clock_gettime";
+    }
 
 private:
 #if defined(__x86_64__)
@@ -125,24 +135,30 @@ struct CallCost {
     uint64_t entry = 0;
     uint64_t exit = 0;
 
-    static CallCost measure(const SimClock& clock)
+    static constexpr double probe_wait_ns = 200;
+
+    // `call()` makes one call of the module's own send, in a mode where it
+    // only busy-waits probe_wait_ns from its first read, and returns that
+    // call's overshoot in ticks; so the probe goes the way a real call goes.
+    template <typename Call>
+    static CallCost measure(const SimClock& clock, Call call)
     {
-        Probe probe{&clock, clock.ticks(probe_wait_ns), 0};
+        const double wait = double(clock.ticks(probe_wait_ns));
         double least_beyond = 1e300, its_overshoot = 0;
         for (int w = 0; w < windows; ++w) {
             double beyond = 0, overshoot = 0;
-            probe.window(&beyond, &overshoot);
+            window(clock, call, wait, &beyond, &overshoot);
             // Contention only ever adds: the least disturbed window. A window
             // whose overshoot exceeds its whole cost was disturbed between
             // the medians' batches and tells nothing.
             if (overshoot <= beyond && beyond < least_beyond)
                 least_beyond = beyond, its_overshoot = overshoot;
         }
-        // The overshoot is seen inside; the rest is the two halves of a read
-        // and the call and return around them, split evenly.
         CallCost cost;
         if (least_beyond > 1e299)
             return cost; // no window was usable: no correction
+        // The overshoot is seen inside; the rest is the two halves of a read
+        // and the call and return around them, split evenly.
         double rest = least_beyond - its_overshoot;
         cost.entry = uint64_t(std::llround(rest / 2));
         cost.exit = uint64_t(std::llround(rest / 2 + its_overshoot));
@@ -150,44 +166,29 @@ struct CallCost {
     }
 
 private:
-    static constexpr double probe_wait_ns = 200;
     static constexpr int calls = 100; // a batch: about 20 us
     static constexpr int batches = 21;
     static constexpr int windows = 5;
 
-    struct Probe {
-        const SimClock* clock;
-        uint64_t wait;
-        uint64_t overshoot;
-
-        [[gnu::noinline]] static uint64_t run(Probe* p)
-        {
-            uint64_t until = p->clock->now() + p->wait;
-            uint64_t last = spin_to(*p->clock, until, [] { return false; });
-            p->overshoot += last - until;
-            return last;
+    // Ticks per call beyond the wait, and the overshoot, as medians of short
+    // batches (an interrupt spoils a batch, not the window).
+    template <typename Call>
+    static void window(const SimClock& clock, Call& call, double wait, double* beyond, double* overshoot)
+    {
+        double per_call[batches], per_overshoot[batches];
+        for (int b = 0; b < batches; ++b) {
+            uint64_t over = 0;
+            uint64_t t0 = clock.now();
+            for (int i = 0; i < calls; ++i)
+                over += call();
+            per_call[b] = double(clock.now() - t0) / calls - wait;
+            per_overshoot[b] = double(over) / calls;
         }
-
-        // Ticks per call beyond the wait, and the overshoot, as medians of
-        // short batches (an interrupt spoils a batch, not the window).
-        void window(double* beyond, double* mean_overshoot)
-        {
-            uint64_t (*volatile call)(Probe*) = &Probe::run; // an indirect call, as the core's
-            double per_call[batches], per_overshoot[batches];
-            for (int b = 0; b < batches; ++b) {
-                overshoot = 0;
-                uint64_t t0 = clock->now();
-                for (int i = 0; i < calls; ++i)
-                    call(this);
-                per_call[b] = double(clock->now() - t0) / calls - double(wait);
-                per_overshoot[b] = double(overshoot) / calls;
-            }
-            std::nth_element(per_call, per_call + batches / 2, per_call + batches);
-            std::nth_element(per_overshoot, per_overshoot + batches / 2, per_overshoot + batches);
-            *beyond = per_call[batches / 2];
-            *mean_overshoot = per_overshoot[batches / 2];
-        }
-    };
+        std::nth_element(per_call, per_call + batches / 2, per_call + batches);
+        std::nth_element(per_overshoot, per_overshoot + batches / 2, per_overshoot + batches);
+        *beyond = per_call[batches / 2];
+        *overshoot = per_overshoot[batches / 2];
+    }
 };
 
 } // namespace ngx::sim

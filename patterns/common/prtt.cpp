@@ -336,6 +336,20 @@ Status answer_from(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, ui
 
 } // namespace
 
+double timer_read_cost_us(const Timer& timer)
+{
+    constexpr int batches = 15, reads = 64;
+    double per_batch[batches];
+    for (double& cost : per_batch) {
+        uint64_t first = timer.now(), last = first;
+        for (int i = 0; i < reads; ++i)
+            last = timer.now();
+        cost = timer.to_us(last - first) / reads;
+    }
+    std::nth_element(per_batch, per_batch + batches / 2, per_batch + batches);
+    return per_batch[batches / 2];
+}
+
 std::string where(uint64_t size, uint64_t repetition)
 {
     return "size " + format_bytes(size) + ", repetition " + std::to_string(repetition);

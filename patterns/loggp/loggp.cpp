@@ -156,6 +156,7 @@ private:
         Transport& transport = ctx.transport;
         const Timer& timer = ctx.timer;
         std::vector<double> receive_us(spec.samples);
+        const double read_us = timer_read_cost_us(timer);
         // A repetition lost to a dropped message is retried after the resync (answer_series).
         Status status = answer_series(ctx, spec, [&](uint64_t rep, const char*& operation) {
             timer.busy_wait_us(2 * d);
@@ -167,7 +168,7 @@ private:
             operation = "send";
             code = transport.send_code(buffer.data(), spec.size);
             if (code == NGX_OK && rep >= spec.warmup) // less the one timer read inside the interval
-                receive_us[rep - spec.warmup] = timer.to_us(end - start) - timer.info().overhead_ns / 1000.0;
+                receive_us[rep - spec.warmup] = timer.to_us(end - start) - read_us;
             return code;
         });
         if (!status)

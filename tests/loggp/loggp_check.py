@@ -14,6 +14,11 @@ behind each expected value.
       and in the rendezvous range what the sim's handshake makes loggp see:
       g' = 2L + 2o_s + 3o_r, G' = G, o' = 3o_s + 2L + 2o_r (see README).
       Without --S: one range (no change point on a straight line).
+  overheads RUN.json --os OS --or OR [--tol 0.02] [--timer-step]
+      o_s (eq. (6)) and o_r of the first range within tol of the sim's
+      (issue 9 item 3); the per-size values are printed next to them.
+      --timer-step: plus one step of the run's timer (timer.resolution_ns:
+      10 ns on a KVM guest's TSC), the least a timed call can resolve.
   switch LOGGP.json LOGGPS.json --S S
       loggps' S (S_bytes .. S_next_bytes) agrees with loggp's change point
       and both are within one measured size of the true S.
@@ -170,6 +175,21 @@ def cmd_truth(a):
           f" o_r(s) = 3o_r+2o_s+2L+(s-1)G ~ {3 * a.o_r + 2 * a.os + 2 * a.L + (mid - 1) * a.G:.4g} mid-range)")
 
 
+def cmd_overheads(a):
+    doc, m = load_model(a.run)
+    e = m["ranges"][0]
+    rows = doc.get("results", [])
+    for key, truth in (("o_s_us", a.os), ("o_r_us", a.o_r)):
+        per_size = [r[key] for r in rows if key in r]
+        if per_size:
+            print(f"  info per-size {key}: {min(per_size):.5g}..{max(per_size):.5g} (truth {truth:g})")
+    step = float(doc.get("timer", {}).get("resolution_ns", 0.0)) / 1000.0 if a.timer_step else 0.0
+    if step:
+        print(f"  info allowance: one timer step {1000 * step:.3g} ns on top of {100 * a.tol:g}%")
+    within("o_us (o_s, eq. 6)", e["o_us"], a.os, a.tol, step)
+    within("o_r_us (timed receive)", e["o_r_us"], a.o_r, a.tol, step)
+
+
 def cmd_switch(a):
     doc, m = load_model(a.loggp)
     sdoc, sm = load_model(a.loggps)
@@ -272,6 +292,12 @@ def main():
     t.add_argument("--lines", action="store_true", help="also o_r and the slopes O_s (--O), O_r (--Or)")
     t.add_argument("--O", type=float, default=0.0)
     t.add_argument("--Or", type=float, default=0.0)
+    o = sub.add_parser("overheads")
+    o.add_argument("run")
+    o.add_argument("--os", type=float, required=True)
+    o.add_argument("--or", dest="o_r", type=float, required=True)
+    o.add_argument("--tol", type=float, default=0.02)
+    o.add_argument("--timer-step", dest="timer_step", action="store_true")
     s = sub.add_parser("switch")
     s.add_argument("loggp")
     s.add_argument("loggps")
@@ -299,7 +325,7 @@ def main():
     m.add_argument("--with-L", action="store_true")
     m.add_argument("--rtol", type=float, default=1e-6)
     a = p.parse_args()
-    {"truth": cmd_truth, "switch": cmd_switch, "loggps": cmd_loggps, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
+    {"truth": cmd_truth, "overheads": cmd_overheads, "switch": cmd_switch, "loggps": cmd_loggps, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
     if failures:
         print(f"{len(failures)} check(s) failed:")
         for f in failures:
