@@ -37,6 +37,18 @@ ngx=$build/ngx
 [[ -x $ngx ]] || { echo "run.sh: $ngx not found (meson setup $build && ninja -C $build)" >&2; exit 2; }
 export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$(cd "$build" && pwd)/modules}
 if [[ -n $keep ]]; then mkdir -p "$keep"; work=$keep; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+# The placement probe: shm's PRTT(1,0,1)/2 on the same CPUs (median of
+# 2000), before and after each run. A 2-vCPU guest's two CPUs may sit on
+# one physical core, in one core complex or in two, as the host moves them:
+# the cache-line round trip then changes 4-5x (107 against 490 ns measured),
+# and every shm parameter with it.
+probe() {
+    local args=(-m shm -x pingpong -s 1 -c 2000)
+    [[ $cpus != none ]] && args+=(--cpus "$cpus")
+    timeout -k 5 60 "$ngx" "${args[@]}" -o "$work/probe.json" >/dev/null 2>&1 </dev/null &&
+        python3 -c 'import json,sys; print("%.4g" % json.load(open(sys.argv[1]))["results"][0]["median_us"])' \
+            "$work/probe.json" || echo nan
+}
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "# loggp sweep $sizes over $module, cpus $cpus, $rounds rounds of counts: $counts; load before: $load_before"
 for ((r = 1; r <= rounds; r++)); do
@@ -46,6 +58,7 @@ for ((r = 1; r <= rounds; r++)); do
             [[ $c != default ]] && args+=(-c "$c")
             [[ $cpus != none ]] && args+=(--cpus "$cpus")
             l1=$(cut -d' ' -f1 /proc/loadavg)
+            p1=$(probe)
             if ! timeout -k 5 "$tmo" "$ngx" -m "$m" -x loggp -s "$sizes" "${args[@]}" -o "$f" \
                 >"$work/run-$tag.txt" 2>&1 </dev/null; then
                 echo "round $r $m count $c: ngx failed: $(tail -2 "$work/run-$tag.txt")" >&2
@@ -55,7 +68,8 @@ for ((r = 1; r <= rounds; r++)); do
 import json, sys
 d = json.load(open(sys.argv[1])); m = d["model"]; r = m["ranges"][0]
 print("%.2f s, L_eel %.4g o_s %.4g g %.4g G %.4g us, %d range(s)" % (d["wall_seconds"], m["L_eel_us"]["value"],
-      r["o_us"], r["g_us"], r["G_us_per_byte"], len(m["ranges"])))' "$f") (load $l1)"
+      r["o_us"], r["g_us"], r["G_us_per_byte"], len(m["ranges"])))' "$f") (load $l1, probe $p1 -> $(probe) us)"
+                echo "$p1" >"$work/probe-$tag.txt"
             fi
         done
     done
@@ -85,7 +99,12 @@ for m in modules.split():
             d = json.load(open(f))
             model = d["model"]
             r0 = model["ranges"][0]
-            row = {"wall_seconds": d["wall_seconds"], "messages": d["messages"],
+            probe_file = f.replace("/run-", "/probe-").replace(".json", ".txt")
+            try:
+                probe = float(open(probe_file).read())
+            except (OSError, ValueError):
+                probe = math.nan
+            row = {"wall_seconds": d["wall_seconds"], "messages": d["messages"], "probe_shm_half_rtt_us": probe,
                    "ranges": len(model["ranges"]), "change_points_bytes": model["change_points_bytes"]}
             for k, _, _ in params:
                 row[k] = model["L_eel_us"]["value"] if k == "L_eel_us" else r0.get(k, math.nan)
@@ -113,6 +132,27 @@ for m in modules.split():
         entry["meets_wall_goal"] = entry["wall_seconds"] < wall_goal
         verdict = f"< {100 * goal:.0f}%: " + ("pass" if spread_ok else "miss (" + ", ".join(missed) + ")")
         print(line + f"  {verdict}  {'pass' if entry['meets_wall_goal'] else 'miss'}")
+        probes = [r["probe_shm_half_rtt_us"] for r in runs]
+        print(f"{'':>6} {'':>7} placement probe before each run (shm PRTT(1,0,1)/2, us): "
+              + " ".join(f"{p:.3g}" for p in probes))
+        # The same spread over the runs that found the CPUs placed as most did
+        # (probe within 15% of the probes' median): what ngx itself repeats.
+        finite = [p for p in probes if math.isfinite(p)]
+        if finite:
+            mid = statistics.median(finite)
+            same = [r for r in runs if abs(r["probe_shm_half_rtt_us"] - mid) <= 0.15 * mid]
+            parts, ok = [], len(same) >= 2
+            for k, n, in_goal in params:
+                if not in_goal or len(same) < 2:
+                    continue
+                v = [r[k] for r in same]
+                med = statistics.median(v)
+                spread = (max(v) - min(v)) / abs(med) if med else math.inf
+                ok = ok and spread < goal
+                parts.append(f"{n} {100 * spread:.1f}%")
+            entry["same_placement"] = {"runs": len(same), "probe_median_us": mid, "meets_spread_goal": ok}
+            print(f"{'':>6} {'':>7} the {len(same)} run(s) with the median's placement: " + ", ".join(parts)
+                  + (f"  < {100 * goal:.0f}%: " + ("pass" if ok else "miss") if len(same) >= 2 else ""))
         report["runs"].append(entry)
 print("# spr% = (max - min) / median over the runs; cv% = stddev / mean; parameters of the first range"
       " (o_s by eq. (6), g and G by eq. (7), L of eq. (1), o_r timed on the responder) and"
