@@ -45,9 +45,12 @@
 // direction than eager. Requests and acknowledgements do not occupy the gap.
 //
 // Limits: a call's own work (a clock read, the copy into the ring, a cache
-// line from the peer's core) must fit in its overhead: on a 2-vCPU KVM guest
-// a send needs about 0.05 us, a receive of a waiting message about 0.1 us;
-// below that the call ends late and sim_finalize() says so on stderr. A
+// line from the peer's core) must fit in its overhead. On a 2-vCPU KVM guest
+// a send needs about 0.05 us, but about one in 16 (when the ring clears the
+// next headers ahead, stores that take lines back from the reader's cache)
+// up to about 0.3 us; a receive of a waiting message 0.05-0.17 us, as the
+// host places the two vCPUs. Below that the call ends late, and when more
+// than a tenth do, sim_finalize() says so on stderr. A
 // message's bytes must be copied through the ring before its model
 // deadlines pass, so 1/G must stay below the memory copy bandwidth (G >= about
 // 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
