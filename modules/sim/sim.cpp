@@ -436,16 +436,16 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 
 // Tells when more than a tenth of the sends or receives could not keep the
 // model: their own work (clock reads, the copy through the ring, a cache
-// line from the peer's core) or a message late on the ring took longer than
-// the overhead asked for, so what a pattern measures there is this machine,
-// not the model.
+// line from the peer's core), a message late on the ring, or a preemption
+// at the end of a busy-wait (a loaded machine) took longer than the model
+// allowed, so what a pattern measures there is this machine, not the model.
 void report_late(const char* what, const Late& late, double overhead_us)
 {
     if (late.calls == 0 || late.late * 10 <= late.calls)
         return;
     std::fprintf(stderr,
-                 "sim: %llu of %llu %s ended later than the model allows (%s %.4g us): the module's own work or "
-                 "the ring took longer; the measured overhead there is this machine's floor, not the model's\n",
+                 "sim: %llu of %llu %s ended later than the model allows (%s %.4g us): the module's own work, "
+                 "the ring or a preemption took longer; what is measured there is this machine, not the model\n",
                  (unsigned long long)late.late, (unsigned long long)late.calls, what,
                  what[0] == 's' ? "--sim-os" : "--sim-or", overhead_us);
 }

@@ -12,7 +12,8 @@
 # the peer's core: 0.05-0.3 us on a 2-vCPU KVM guest, depending on where the
 # host places the vCPUs). When more than a tenth of its sends or receives
 # end late, it says so on stderr (sim_finalize) and there is no ground truth
-# to compare with: the test then exits 77 with that message and the values.
+# to compare with: for O below 1 us the test then exits 77 with that message
+# and the values.
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
@@ -31,8 +32,10 @@ run() {
 }
 check() {
     "${LG_CHECK[@]}" overheads "$IT_DIR/run.json" --os "$o" --or "$o" --tol 0.02 --timer-step && return 0
-    if [[ $late -gt 0 ]]; then
-        echo "SKIP: the sim could not keep o = $o us on this machine (its own calls ended late, above); the values" \
+    # Below 1 us a late call is the sim's own work (above 1 us only a loaded
+    # machine makes calls late, and that is measured once more, then fails).
+    if [[ $late -gt 0 ]] && python3 -c "import sys; sys.exit(0 if $o < 1 else 1)"; then
+        echo "SKIP: the sim could not keep o = $o us on this machine (its calls ended late, above); the values" \
              "above are this machine's floor, not a bias of the measurement"
         exit 77
     fi
