@@ -68,8 +68,10 @@ for ((r = 1; r <= rounds; r++)); do
 import json, sys
 d = json.load(open(sys.argv[1])); m = d["model"]; r = m["ranges"][0]
 print("%.2f s, L_eel %.4g o_s %.4g g %.4g G %.4g us, %d range(s)" % (d["wall_seconds"], m["L_eel_us"]["value"],
-      r["o_us"], r["g_us"], r["G_us_per_byte"], len(m["ranges"])))' "$f") (load $l1, probe $p1 -> $(probe) us)"
-                echo "$p1" >"$work/probe-$tag.txt"
+      r["o_us"], r["g_us"], r["G_us_per_byte"], len(m["ranges"])))' "$f")"
+                p2=$(probe)
+                echo "    (load $l1, placement probe $p1 us before, $p2 us after)"
+                echo "$p1 $p2" >"$work/probe-$tag.txt"
             fi
         done
     done
@@ -101,10 +103,11 @@ for m in modules.split():
             r0 = model["ranges"][0]
             probe_file = f.replace("/run-", "/probe-").replace(".json", ".txt")
             try:
-                probe = float(open(probe_file).read())
+                before, after = (float(x) for x in open(probe_file).read().split())
             except (OSError, ValueError):
-                probe = math.nan
-            row = {"wall_seconds": d["wall_seconds"], "messages": d["messages"], "probe_shm_half_rtt_us": probe,
+                before = after = math.nan
+            row = {"wall_seconds": d["wall_seconds"], "messages": d["messages"],
+                   "probe_shm_half_rtt_us": before, "probe_after_us": after,
                    "ranges": len(model["ranges"]), "change_points_bytes": model["change_points_bytes"]}
             for k, _, _ in params:
                 row[k] = model["L_eel_us"]["value"] if k == "L_eel_us" else r0.get(k, math.nan)
@@ -133,14 +136,16 @@ for m in modules.split():
         verdict = f"< {100 * goal:.0f}%: " + ("pass" if spread_ok else "miss (" + ", ".join(missed) + ")")
         print(line + f"  {verdict}  {'pass' if entry['meets_wall_goal'] else 'miss'}")
         probes = [r["probe_shm_half_rtt_us"] for r in runs]
-        print(f"{'':>6} {'':>7} placement probe before each run (shm PRTT(1,0,1)/2, us): "
-              + " ".join(f"{p:.3g}" for p in probes))
-        # The same spread over the runs that found the CPUs placed as most did
-        # (probe within 15% of the probes' median): what ngx itself repeats.
+        print(f"{'':>6} {'':>7} placement probe before/after each run (shm PRTT(1,0,1)/2, us): "
+              + " ".join(f"{r['probe_shm_half_rtt_us']:.3g}/{r['probe_after_us']:.3g}" for r in runs))
+        # The same spread over the runs that found the CPUs placed as most did,
+        # before and after (probes within 15% of the median probe): what ngx
+        # itself repeats.
         finite = [p for p in probes if math.isfinite(p)]
         if finite:
             mid = statistics.median(finite)
-            same = [r for r in runs if abs(r["probe_shm_half_rtt_us"] - mid) <= 0.15 * mid]
+            same = [r for r in runs if abs(r["probe_shm_half_rtt_us"] - mid) <= 0.15 * mid
+                    and abs(r["probe_after_us"] - mid) <= 0.15 * mid]
             parts, ok = [], len(same) >= 2
             for k, n, in_goal in params:
                 if not in_goal or len(same) < 2:
