@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "interrupt.hpp"
+#include "local_group.hpp"
 #include "mpi_bootstrap.hpp"
 #include "session.hpp"
 #include "stream_bootstrap.hpp"
@@ -26,7 +27,7 @@ constexpr uint64_t interrupt_grace_ns = 500'000'000;
 
 struct Launch {
     std::unique_ptr<Bootstrap> bootstrap;
-    pid_t child = -1;
+    std::vector<pid_t> children; // the forked ranks, in rank 0 of a local launch
 };
 
 // `side` names the process when it is not the one the user started: "" for
@@ -47,7 +48,7 @@ std::string side_of(const Bootstrap& boot)
     if (boot.rank() == 0 && boot.name() != "mpi") // under MPI every rank names itself
         return "";
     if (boot.kind() == BootstrapKind::local)
-        return "forked peer, rank 1";
+        return "forked peer, rank " + std::to_string(boot.rank());
     if (boot.kind() == BootstrapKind::tcp)
         return "server, rank 1";
     return "rank " + std::to_string(boot.rank());
@@ -112,16 +113,30 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
         if (!boot)
             return boot.status();
         launch.bootstrap = std::move(*boot);
+        if (config.pairs_given && launch.bootstrap->nranks() != 2 * config.pairs)
+            return Status::usage("--pairs " + std::to_string(config.pairs) + " needs " +
+                                 std::to_string(2 * config.pairs) + " ranks; the launcher started " +
+                                 std::to_string(launch.bootstrap->nranks()) + " (mpirun -np " +
+                                 std::to_string(2 * config.pairs) + ")");
         return launch;
 #else
         return Status::usage("this ngx was built without MPI: the MPI bootstrap is not available");
 #endif
     }
+    if (config.pairs > 1) {
+        Result<LocalGroup> group = launch_local_group(config.pairs, config.settings.timeout_ns);
+        if (!group)
+            return group.status();
+        launch.bootstrap = std::move(group->bootstrap);
+        launch.children = std::move(group->children);
+        return launch;
+    }
     Result<LocalLaunch> local = launch_local_peer(config.settings.timeout_ns);
     if (!local)
         return local.status();
     launch.bootstrap = std::move(local->bootstrap);
-    launch.child = local->child;
+    if (local->child > 0)
+        launch.children.push_back(local->child);
     return launch;
 }
 
@@ -189,16 +204,23 @@ Result<Launch> drive(const Config& config, const Environment& env)
 }
 
 // Pins this process (rank r -> cpus[r]) and gathers every rank's placement on rank 0.
-// The CPUs the two sides use: --cpus, or for a forked local peer two distinct
-// CPUs of this process's affinity (spinning modules must never share one).
+// The CPUs the ranks use: --cpus, or for a local launch distinct CPUs of this
+// process's affinity, one per rank (spinning modules must never share one);
+// with fewer CPUs than ranks none is pinned and rank 0 says so.
 std::vector<int> chosen_cpus(const Config& config, const Bootstrap& boot)
 {
     if (!config.cpus.empty() || boot.kind() != BootstrapKind::local)
         return config.cpus;
     std::vector<int> allowed = allowed_cpus();
-    if (allowed.size() < 2)
+    size_t ranks = size_t(boot.nranks());
+    if (allowed.size() < ranks) {
+        if (boot.rank() == 0 && ranks > 2)
+            std::cerr << "ngx: note: " << ranks << " processes on " << allowed.size()
+                      << " CPUs: oversubscribed, none pinned (timings of spinning modules suffer)\n";
         return {};
-    return {allowed[0], allowed[1]};
+    }
+    allowed.resize(ranks);
+    return allowed;
 }
 
 Result<Json> place(const Config& config, Bootstrap& boot)
@@ -286,25 +308,28 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
     return status.is_ok() ? written : status;
 }
 
-// The peer's outcome joins the driver's: a failed peer fails the run. After a
-// failure the peer may be dead, stopped or stuck: it is killed at once, so
+// The peers' outcome joins the driver's: a failed peer fails the run. After a
+// failure a peer may be dead, stopped or stuck: it is killed at once, so
 // the deadline is never spent twice. After Ctrl-C it gets SIGTERM (and
 // SIGCONT, should it be stopped) and a moment to finish.
-Status finish_local_peer(pid_t child, Status status, uint64_t timeout_ns)
+Status finish_local_peers(const std::vector<pid_t>& children, Status status, uint64_t timeout_ns)
 {
-    if (child <= 0)
-        return status;
     uint64_t grace_ns = timeout_ns;
-    if (status.kind() == ErrorKind::interrupted) {
-        kill(child, SIGTERM);
-        kill(child, SIGCONT);
-        grace_ns = interrupt_grace_ns;
-    } else if (!status.is_ok()) {
-        kill(child, SIGKILL);
+    for (pid_t child : children) {
+        if (status.kind() == ErrorKind::interrupted) {
+            kill(child, SIGTERM);
+            kill(child, SIGCONT);
+            grace_ns = interrupt_grace_ns;
+        } else if (!status.is_ok()) {
+            kill(child, SIGKILL);
+        }
     }
-    int code = reap_local_peer(child, grace_ns);
-    if (status.is_ok() && code != 0)
-        return Status::runtime("the peer process (rank 1) failed with exit code " + std::to_string(code));
+    for (size_t i = 0; i < children.size(); ++i) {
+        int code = reap_local_peer(children[i], grace_ns);
+        if (status.is_ok() && code != 0)
+            status = Status::runtime("the peer process (rank " + std::to_string(i + 1) + ") failed with exit code " +
+                                     std::to_string(code));
+    }
     return status;
 }
 
@@ -342,7 +367,7 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     // A forked peer stays quiet about usage errors: the driver found the same ones.
     bool forked_peer = boot.kind() == BootstrapKind::local && boot.rank() != 0;
     print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
-    Status final_status = finish_local_peer(launch->child, status, config.settings.timeout_ns);
+    Status final_status = finish_local_peers(launch->children, status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
     if (final_status.is_ok() && boot.rank() == 0 && config.plot) {

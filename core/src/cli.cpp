@@ -19,6 +19,7 @@ namespace {
 
 constexpr uint64_t max_count = 10'000'000;
 constexpr double max_timeout_s = 86400;
+constexpr uint64_t max_local_pairs = 512;
 constexpr uint64_t max_retries = 1'000'000; // per size: each costs a loss timeout and a bootstrap round trip
 
 using opt::split_list;
@@ -70,6 +71,9 @@ po::options_description general_options()
          "lossy modules (udp): an absolute cap on the repetitions per size that may lose a message (default: none)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
+        ("pairs", po::value<std::string>(),
+         "pairs of processes: the local launch starts 2K (rank i with rank K+i); under mpirun/srun the ranks "
+         "must be 2K (default: 1 locally, all ranks under a launcher)")
         ("raw", "keep every sample in the JSON output")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
@@ -325,6 +329,17 @@ Status read_launch(const po::variables_map& values, Config& config)
         return Status::usage("--listen and --connect exclude each other: one side listens, the other connects");
     if (config.bootstrap == BootstrapChoice::tcp && config.listen.empty() && config.connect.empty())
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
+    if (values.count("pairs")) {
+        Result<uint64_t> pairs = parse_count("pairs", values["pairs"].as<std::string>(), 1, max_local_pairs);
+        if (!pairs)
+            return pairs.status();
+        config.pairs = int(*pairs);
+        config.pairs_given = true;
+        if (config.pairs > 1 && (!config.listen.empty() || !config.connect.empty()))
+            return Status::usage("--pairs " + std::to_string(config.pairs) +
+                                 ": --listen/--connect start one pair; for several use mpirun -np " +
+                                 std::to_string(2 * config.pairs) + " or the local launch");
+    }
     Result<double> accept =
         parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
     if (!accept)

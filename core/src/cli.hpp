@@ -32,7 +32,9 @@ struct Config {
     const PatternInfo* pattern = nullptr;
     OptionValues pattern_options; // the pattern's declared options, defaults filled in
     RunSettings settings;
-    std::vector<int> cpus; // rank r runs on cpus[r], when given
+    std::vector<int> cpus;    // rank r runs on cpus[r], when given
+    int pairs = 1;            // --pairs K: the local launch starts 2K processes (rank i pairs with K + i)
+    bool pairs_given = false; // under a launcher its rank count must then be 2K
     std::vector<OutputSpec> outputs;
     std::string raw_prtt_path;                 // --raw-prtt: loggp's per-size medians as CSV
     std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table

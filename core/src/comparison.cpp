@@ -88,6 +88,13 @@ double limit(const Json& range, const char* key)
     return range.contains(key) && range[key].is_number() ? range[key].get<double>() : NAN;
 }
 
+// A range's end; an open one (to_bytes null, e.g. nodecomm's last regime) has none.
+double upper_limit(const Json& range)
+{
+    double to = limit(range, "to_bytes");
+    return std::isnan(to) ? INFINITY : to;
+}
+
 // The range of `ranges` that overlaps [from, to] most (ranges are matched by
 // the sizes they cover, not by position); nullptr when none overlaps.
 const Json* matching_range(const Json* ranges, double from, double to)
@@ -97,7 +104,7 @@ const Json* matching_range(const Json* ranges, double from, double to)
     if (ranges == nullptr)
         return nullptr;
     for (const Json& range : *ranges) {
-        double overlap = std::min(to, limit(range, "to_bytes")) - std::max(from, limit(range, "from_bytes"));
+        double overlap = std::min(to, upper_limit(range)) - std::max(from, limit(range, "from_bytes"));
         if (overlap >= 0 && overlap > best_overlap) {
             best = &range;
             best_overlap = overlap;
@@ -109,6 +116,8 @@ const Json* matching_range(const Json* ranges, double from, double to)
 // Every parameter the baseline has, for each run: value and difference.
 Json compare_parameters(const std::vector<const Json*>& objects, const std::vector<ComparedRun>& runs)
 {
+    if (objects.front() == nullptr) // the baseline has nothing to compare with
+        return Json::object();
     std::map<std::string, double> base = parameters_of(*objects.front());
     Json parameters = Json::object();
     for (const auto& [name, base_value] : base) {
@@ -148,7 +157,7 @@ Json compare_models(const std::vector<ComparedRun>& runs)
     const Json* baseline = ranges_of(first);
     for (size_t r = 0; baseline != nullptr && r < baseline->size(); ++r) {
         const Json& base = (*baseline)[r];
-        double from = limit(base, "from_bytes"), to = limit(base, "to_bytes");
+        double from = limit(base, "from_bytes"), to = upper_limit(base);
         std::vector<const Json*> matched;
         for (const ComparedRun& run : runs)
             matched.push_back(matching_range(ranges_of(run.run), from, to));

@@ -71,7 +71,13 @@ Status Session::run_module(const ModuleChoice& choice)
     run_start_ = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
     mark_step(&progress_, "ending the run");
-    if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0)
+    // After Ctrl-C an error is its consequence: the run was interrupted. Under
+    // MPI the signal is the launcher ending the job because a rank failed,
+    // and the error (a peer gone) is what happened: it stays an error, as the
+    // watchdog reports a rank stuck at that signal (watchdog.cpp).
+    bool launcher_signal = boot_.kind() == BootstrapKind::mpi;
+    if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0 &&
+        !launcher_signal)
         status = Status::interrupted(status.message());
     std::lock_guard<std::mutex> lock(mutex_);
     end_run(status);

@@ -1,4 +1,5 @@
 #include <ngx/fit/loggp.hpp>
+#include <ngx/fit/loggp_joint.hpp>
 
 #include "rounds.hpp"
 
@@ -217,8 +218,21 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
     }
 }
 
+// L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G per size of the range
+// (paper 001 eq. (1) with the overhead lines; 2 o_s(s) without o_r).
+std::vector<double> paper_L(std::span<const PrttSample> samples, std::span<const double> xs, Range r,
+                            const LogGPRange& range)
+{
+    std::vector<double> Ls;
+    for (std::size_t i = 0; i < r.count(); ++i) {
+        const PrttSample& s = samples[r.first + i];
+        Ls.push_back(s.prtt_1_0 / 2 - range.overheads_at(s.size) - xs[i] * range.G.value);
+    }
+    return Ls;
+}
+
 // Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
-Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, const LogGPOptions& opt,
+Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt,
                  LogGPFit& fit)
 {
     const bool rel = opt.weights == Weighting::relative;
@@ -253,15 +267,14 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     }
     fit_receive_overhead(samples, r, opt, range, detail);
 
-    // L of paper 001 eq. (1) with the overhead lines:
-    // L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G (2 o_s(s) without o_r),
-    // weights 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
-    std::vector<double> Ls;
-    for (std::size_t i = 0; i < r.count(); ++i) {
-        const double s = samples[r.first + i].size;
-        Ls.push_back(prtt1[i] / 2 - range.overheads_at(s) - xs[i] * range.G.value);
-    }
-    range.L = average(Ls, guarded_relative_weights(prtt1), rel, opt.level);
+    // L of paper 001 eq. (1) with the overhead lines, the mean of L(s)
+    // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
+    range.L = average(paper_L(samples, xs, r, range), guarded_relative_weights(prtt1), rel, opt.level);
+    if (opt.joint && r.count() >= 3)
+        if (Result<JointFit> joint =
+                refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range))
+            detail.joint = std::move(*joint);
+    const std::vector<double> Ls = paper_L(samples, xs, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());
 
@@ -270,6 +283,62 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     fit.params.ranges.push_back(range);
     fit.details.push_back(std::move(detail));
     return Status::ok;
+}
+
+// The mean relative error of one range fitted alone.
+double fitted_error(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt)
+{
+    LogGPFit scratch;
+    if (fit_range(samples, ps, r, n, opt, scratch) != Status::ok)
+        return Measured::nan;
+    return range_error(samples.subspan(r.first, r.count()), n, scratch.params.ranges.front()).mean_rel;
+}
+
+constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
+constexpr std::size_t max_ranges = 8;
+
+// ngx: where the fitted model of a range misses the quality goal (mean
+// relative error above 5%) by more than the measured noise explains (twice
+// the relative noise), a protocol or cache regime changes inside it that no
+// single curve showed beyond its noise. Split it at the size that
+// minimises the error of the two halves, when that at least halves the
+// range's error; repeat on the halves. Each side keeps >= 3 sizes.
+Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
+                       Detected in)
+{
+    constexpr double goal_mean = 0.05;
+    const double noise_floor = std::isfinite(opt.relative_noise) ? 2 * opt.relative_noise : 0.0;
+    Detected out;
+    std::vector<std::pair<Range, std::vector<LogGPCurve>>> todo;
+    for (std::size_t i = in.ranges.size(); i-- > 0;)
+        todo.emplace_back(in.ranges[i], std::move(in.split_by[i]));
+    while (!todo.empty()) {
+        auto [r, by] = std::move(todo.back());
+        todo.pop_back();
+        const double whole = fitted_error(samples, ps, r, n, opt);
+        std::size_t best_at = 0;
+        double best = Measured::nan;
+        const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
+        if (room && r.count() >= 2 * min_split_sizes && whole > goal_mean && whole > noise_floor)
+            for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
+                const Range left{r.first, k - 1}, right{k, r.last};
+                const double e = (fitted_error(samples, ps, left, n, opt) * double(left.count()) +
+                                  fitted_error(samples, ps, right, n, opt) * double(right.count())) /
+                                 double(r.count());
+                if (std::isfinite(e) && !(e >= best)) {
+                    best = e;
+                    best_at = k;
+                }
+            }
+        if (std::isfinite(best) && best <= whole / 2) {
+            todo.emplace_back(Range{best_at, r.last}, std::vector<LogGPCurve>{LogGPCurve::model});
+            todo.emplace_back(Range{r.first, best_at - 1}, std::move(by));
+            continue;
+        }
+        out.ranges.push_back(r);
+        out.split_by.push_back(std::move(by));
+    }
+    return out;
 }
 
 void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit)
@@ -382,6 +451,20 @@ double LogGPParams::tree_bcast(double P, double s) const noexcept
     return h * half_rtt(s) + (h - 1) * r->g.value;
 }
 
+ModelError range_error(std::span<const PrttSample> samples, double n, const LogGPRange& range)
+{
+    LogGPParams p;
+    p.ranges.push_back(range);
+    p.ranges.front().from_bytes = 0; // every sample belongs to it
+    ModelErrorAccumulator err;
+    for (const PrttSample& s : samples) {
+        err.add(s.prtt_1_0, p.rtt(s.size));
+        err.add(s.prtt_n_0, p.prtt(n, 0, s.size));
+        err.add(s.prtt_n_d, p.prtt(n, s.delay, s.size));
+    }
+    return err.result();
+}
+
 Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const LogGPOptions& opt)
 {
     if (const Status s = validate(samples, n); s != Status::ok)
@@ -398,8 +481,10 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     if (!found)
         return found.status();
     Detected ranges = merge_single_points(std::move(*found));
+    if (opt.split_misfits && opt.method == ChangePointMethod::robust)
+        ranges = split_misfits(samples, ps, n, opt, std::move(ranges));
     for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {
-        if (const Status s = fit_range(samples, ps, ranges.ranges[i], opt, fit); s != Status::ok)
+        if (const Status s = fit_range(samples, ps, ranges.ranges[i], n, opt, fit); s != Status::ok)
             return s;
         fit.details.back().split_by = std::move(ranges.split_by[i]);
     }

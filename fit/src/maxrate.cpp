@@ -178,7 +178,7 @@ Measured inverse_rate(const Measured& x, bool present)
     return r;
 }
 
-Status validate(std::span<const NodeCommPoint> pts, const MaxRateOptions& opt)
+Status validate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, const MaxRateOptions& opt)
 {
     for (const NodeCommPoint& p : pts)
         if (!std::isfinite(p.k) || p.k < 1 || !std::isfinite(p.n) || p.n < 0 || !std::isfinite(p.t) || !(p.t > 0))
@@ -187,10 +187,17 @@ Status validate(std::span<const NodeCommPoint> pts, const MaxRateOptions& opt)
         return Status::invalid_input;
     if (pts.size() < 3)
         return Status::too_few_points;
-    for (const NodeCommPoint& p : pts)
-        if (p.k != pts.front().k)
-            return Status::ok;
-    return Status::degenerate; // one k: R_N and R_C cannot be told apart
+    auto varies = [&](double NodeCommPoint::*field) {
+        return std::any_of(pts.begin(), pts.end(),
+                           [&](const NodeCommPoint& p) { return p.*field != pts.front().*field; });
+    };
+    if (!varies(&NodeCommPoint::k)) // one k: R_N and R_C cannot be told apart
+        return Status::degenerate;
+    if (!varies(&NodeCommPoint::n)) // one size: the startup and the rates cannot be told apart
+        return Status::degenerate;
+    // More points than parameters, or the intervals have no degrees of freedom.
+    const std::size_t parameters = variant == MaxRateVariant::three_parameter ? 3 : 4;
+    return pts.size() > parameters ? Status::ok : Status::too_few_points;
 }
 
 } // namespace
@@ -236,7 +243,7 @@ double MaxRateParams::tree_bcast(double P, double n) const noexcept
 
 Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, const MaxRateOptions& opt)
 {
-    if (const Status st = validate(pts, opt); st != Status::ok)
+    if (const Status st = validate(pts, variant, opt); st != Status::ok)
         return st;
     std::vector<double> w;
     if (opt.relative_weights)

@@ -57,6 +57,7 @@
 // (arrivals are already G_all apart). Messages larger than the ring stream
 // through it but can then delay a sender whose receiver has not posted its recv.
 #include "../shm/channel.hpp"
+#include "shared_link.hpp"
 #include "sim_clock.hpp"
 
 #include <ngx/module.h>
@@ -142,6 +143,8 @@ struct Context {
     bool connected = false;
     uint64_t nic_free = 0; // clock ticks
     ngx::shm::Channel channel;
+    ngx::sim::SharedLink link;    // --sim-RN, --sim-RC (shared_link.hpp)
+    uint64_t sleep_margin_ns = 0; // --sim-sleep
 };
 
 // What goes in front of every message on the ring.
@@ -168,6 +171,12 @@ const ngx_option_spec option_specs[] = {
     {"sim-ring-bytes", "0",
      "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
      "largest message"},
+    {"sim-RN", "0", "bytes/s of the node's link, shared by all pairs of a node (max-rate model, paper 002); 0 = none"},
+    {"sim-RC", "0", "bytes/s of each pair's own path to the link (max-rate model R_C); 0 = none"},
+    {"sim-link", "", "name of the shared link record (default: the job's name, else the driver's pid)"},
+    {"sim-sleep", "0",
+     "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
+     "cores); 0 = always spin"},
 };
 
 // A time option in microseconds into *out_ns; absent: *out_ns stays.
@@ -211,10 +220,22 @@ size_t auto_ring_bytes(size_t max_message_size)
 
 // ---- timing ---------------------------------------------------------------
 
+// --sim-sleep: sleeps through most of a wait until `until` (clock ticks),
+// leaving the rest to the busy-wait; no clock read when it is off.
+void sleep_before(const Context* c, uint64_t until)
+{
+    if (c->sleep_margin_ns == 0)
+        return;
+    uint64_t now = c->clock.now();
+    ngx::sim::sleep_most_of(until > now ? uint64_t(double(until - now) / c->clock.ticks_per_ns()) : 0,
+                            c->sleep_margin_ns);
+}
+
 // Busy-waits (the CPU is engaged, as overhead is) until the clock reaches
 // `until`; only the cancel flag stops it early.
 ngx_status spin_until(const Context* c, uint64_t until, const char* step, ngx_error* err)
 {
+    sleep_before(c, until);
     if (ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); }) == 0)
         return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
     return NGX_OK;
@@ -233,6 +254,7 @@ uint64_t call_time(const Context* c)
 ngx_status return_at(Context* c, Late& late, uint64_t model_return, const char* step, ngx_error* err)
 {
     uint64_t until = model_return - std::min(c->cost.exit, model_return);
+    sleep_before(c, until);
     uint64_t last = ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); });
     if (last == 0)
         return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
@@ -271,9 +293,11 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
 {
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
     Stamp stamp{};
-    while (!c->channel.in.peek(&stamp, sizeof stamp))
+    while (!c->channel.in.peek(&stamp, sizeof stamp)) {
         if (ngx_status s = wait.idle(err); s != NGX_OK)
             return s;
+        ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+    }
     if (stamp.kind != uint32_t(kind) || stamp.size != size)
         return fail(err, NGX_ERR_PROTOCOL,
                     "%s: expected %s of %zu bytes, the peer sent %s of %llu bytes (same --sim-S on both sides? "
@@ -321,7 +345,7 @@ ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
             return s;
     uint64_t injection = std::max(start + m.o_s(len), c->nic_free);
     c->nic_free = injection + m.g() + m.wire(len);
-    uint64_t arrival = injection + m.L() + m.wire(len);
+    uint64_t arrival = injection + m.L() + m.wire(len) + c->link.share(len, injection);
     if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
         return s;
     return return_at(c, c->sends, injection, "send", err);
@@ -366,15 +390,14 @@ ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_err
         std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g %s", m.latency,
                       m.send_overhead, m.recv_overhead, m.gap, m.gap_per_byte, (unsigned long long)m.rendezvous_above,
                       m.send_overhead_per_byte, m.recv_overhead_per_byte, c->clock.name());
-    std::string theirs;
-    if (ngx_status s = ngx::mod::exchange_blob(boot, std::string_view(mine, size_t(n)), &theirs, sizeof mine, err);
-        s != NGX_OK)
+    std::string described = std::string(mine, size_t(n)) + c->link.describe(), theirs;
+    if (ngx_status s = ngx::mod::exchange_blob(boot, described, &theirs, sizeof mine, err); s != NGX_OK)
         return s;
-    if (theirs != std::string_view(mine, size_t(n)))
+    if (theirs != described)
         return fail(err, NGX_ERR_INVALID_OPTION,
                     "connect: the peer simulates another network (sim-* options or clock differ: '%s' here, '%s' "
                     "there)",
-                    mine, theirs.c_str());
+                    described.c_str(), theirs.c_str());
     return NGX_OK;
 }
 
@@ -386,6 +409,8 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
         return s;
     ngx::mod::ModuleOptions read(args);
     ring_bytes = ngx::shm::read_ring_bytes(read, "sim-ring-bytes", 0, true);
+    uint64_t sleep_margin_ns = uint64_t(read.number("sim-sleep", 0, 0, max_time_us) * 1e3);
+    ngx::sim::LinkSettings link = ngx::sim::read_link_settings(read);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     if (ring_bytes == 0)
@@ -395,6 +420,8 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
         return fail(err, NGX_ERR_NO_MEMORY, "init: out of memory");
     c->model = model;
     c->ring_bytes = ring_bytes;
+    c->link.configure(link);
+    c->sleep_margin_ns = sleep_margin_ns;
     c->timeout_ns = args->timeout_ns;
     c->cancel = args->cancel;
     *ctx = c;
@@ -443,7 +470,10 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, &c->channel, err);
     c->connected = s == NGX_OK;
     c->nic_free = 0;
-    return s;
+    if (s != NGX_OK)
+        return s;
+    const Model& m = c->timing; // clock ticks
+    return c->link.open(boot, double(m.o_s() + m.L() + m.o_r()), c->clock.ticks_per_ns(), err);
 }
 
 // Tells when more than a tenth of the sends or receives could not keep the

@@ -1,5 +1,11 @@
 // ngx module `tcp`: one TCP connection between the two peers, measured with
 // plain blocking send()/recv() exactly as hand-written socket code would do.
+// With `--tcp-progress poll` the receiver spins on recv(MSG_DONTWAIT) instead
+// of sleeping in recv(): a sleeping receiver must be woken by the kernel,
+// and on loopback that wake-up is paid inside the sender's send() (it runs
+// the receiver's TCP stack), so a send costs more when the peer sleeps
+// than when it is busy; polling takes that out, as busy-polling
+// applications do.
 //
 // Setup goes through the bootstrap, never over the measured link: the lower
 // rank listens (on `tcp-address` or the bootstrap's local address, port
@@ -37,6 +43,7 @@ struct Options {
     uint16_t port = 0;
     int sndbuf = 0; // 0: kernel default
     int rcvbuf = 0;
+    bool poll = false; // --tcp-progress poll: spin on recv(MSG_DONTWAIT)
 };
 
 struct Context {
@@ -53,6 +60,7 @@ const ngx_option_spec option_specs[] = {
     {"tcp-port", "0", "port to listen on; 0 picks a free one"},
     {"tcp-sndbuf", "0", "SO_SNDBUF in bytes; 0 keeps the kernel default"},
     {"tcp-rcvbuf", "0", "SO_RCVBUF in bytes; 0 keeps the kernel default"},
+    {"tcp-progress", "block", "receive by a blocking recv() (block) or by spinning on recv(MSG_DONTWAIT) (poll)"},
 };
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
@@ -63,6 +71,7 @@ ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err
     options.port = uint16_t(read.whole_number("tcp-port", 0, 0, 65535));
     options.sndbuf = int(read.byte_count("tcp-sndbuf", 0, 0, 1u << 30));
     options.rcvbuf = int(read.byte_count("tcp-rcvbuf", 0, 0, 1u << 30));
+    options.poll = read.choice("tcp-progress", "block", {"block", "poll"}) == "poll";
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *out = options;
@@ -420,10 +429,39 @@ ngx_status tcp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     }
 }
 
+// --tcp-progress poll: recv(MSG_DONTWAIT) until the whole message is there,
+// the deadline checked every 1024 empty polls.
+ngx_status tcp_recv_polling(Context* c, char* p, size_t len, ngx_error* err)
+{
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    while (len > 0) {
+        ssize_t n = ::recv(c->fd, p, len, MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            len -= size_t(n);
+            continue;
+        }
+        if (n == 0)
+            return fail(err, NGX_ERR_PEER_LOST, "recv: the peer closed the connection");
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            if (ngx_status s = io_failure(c, "recv", err); s != NGX_OK)
+                return s;
+        } else if (deadline.poll_expired()) {
+            return fail(err, NGX_ERR_TIMEOUT, "recv: no progress from the peer within %.1f s (is it alive?)",
+                        deadline.seconds());
+        } else if (ngx::mod::cancelled(c->cancel)) {
+            return fail(err, NGX_ERR_INTERRUPTED, "recv: interrupted");
+        }
+    }
+    return NGX_OK;
+}
+
 ngx_status tcp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     char* p = static_cast<char*>(buf);
+    if (c->options.poll)
+        return tcp_recv_polling(c, p, len, err);
     for (;;) {
         ssize_t n = ::recv(c->fd, p, len, MSG_WAITALL);
         if (n == ssize_t(len))

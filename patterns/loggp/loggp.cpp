@@ -81,11 +81,9 @@ public:
 
     Json options_json() const override
     {
-        return {{"n", messages_},
-                {"detector", fit_settings_.detector},
-                {"lookahead", fit_settings_.lookahead},
-                {"pfact", fit_settings_.pfact},
-                {"weights", fit_settings_.weights}};
+        Json options = fit_settings_json(fit_settings_);
+        options["n"] = messages_;
+        return options;
     }
 
     Status run(PatternContext& ctx) override

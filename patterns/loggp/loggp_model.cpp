@@ -26,7 +26,24 @@ fit::Measured slope_of(const fit::OverheadLine& line)
     return line.fitted() ? line.per_byte : fit::Measured{};
 }
 
-Json range_json(const fit::LogGPRange& range)
+// How the range's parameters were found: "joint" (fit/loggp_joint.hpp) or
+// "paper", the paper's and the joint mean relative errors, and the costs
+// held at 0.
+Json fit_json(const fit::LogGPRangeDetail& detail)
+{
+    if (!detail.joint)
+        return {{"fit", "paper"}};
+    const fit::JointFit& j = *detail.joint;
+    Json held = Json::array();
+    for (const std::string& name : j.held_at_zero)
+        held.push_back(name);
+    return {{"fit", j.improved ? "joint" : "paper"},
+            {"paper_mean_relative", json_number(j.paper_mean_rel)},
+            {"joint_mean_relative", json_number(j.joint_mean_rel)},
+            {"held_at_zero", held}};
+}
+
+Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detail)
 {
     fit::Measured o_s = intercept_of(range.send_line, range.o), O_s = slope_of(range.send_line);
     fit::Measured o_r = intercept_of(range.recv_line, range.o_r), O_r = slope_of(range.recv_line);
@@ -48,6 +65,7 @@ Json range_json(const fit::LogGPRange& range)
                    {"O_r_us_per_byte", measured_json(O_r)},
                    {"g_us", measured_json(range.g)},
                    {"G_us_per_byte", measured_json(range.G)}}}};
+    json.update(fit_json(detail));
     if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
@@ -187,6 +205,8 @@ fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
     options.robust.lookahead = std::size_t(settings.lookahead);
     options.robust.pfact = settings.pfact;
     options.weights = settings.weights == "none" ? fit::Weighting::none : fit::Weighting::relative;
+    options.joint = settings.fit == "joint";
+    options.split_misfits = true; // robust detector only (fit_loggp): `paper` stays as published
     return options;
 }
 
@@ -257,7 +277,10 @@ std::vector<opt::OptionSpec> fit_option_specs()
         {"loggp-detector", "robust", "protocol-change detection: robust, paper (section 3.5 as published) or none"},
         {"loggp-lookahead", "5", "x: points of look-ahead (section 3.5)"},
         {"loggp-pfact", "2.0", "pfact: sensitivity (section 3.5)"},
-        {"loggp-weights", "relative", "least-squares weights: relative (1/y^2, ngx) or none (the paper's plain fit)"}};
+        {"loggp-weights", "relative", "least-squares weights: relative (1/y^2, ngx) or none (the paper's plain fit)"},
+        {"loggp-fit", "joint",
+         "joint (ngx: all parameters of a range together, where that reproduces the measurements better) or paper "
+         "(each from its own equation)"}};
 }
 
 LogGPFitSettings read_fit_settings(opt::OptionReader& read)
@@ -267,7 +290,17 @@ LogGPFitSettings read_fit_settings(opt::OptionReader& read)
     settings.lookahead = double(read.whole_number("loggp-lookahead", 1, 100));
     settings.pfact = read.number("loggp-pfact", 1.0000001, 1000);
     settings.weights = read.choice("loggp-weights", {"relative", "none"});
+    settings.fit = read.choice("loggp-fit", {"joint", "paper"});
     return settings;
+}
+
+Json fit_settings_json(const LogGPFitSettings& settings)
+{
+    return {{"detector", settings.detector},
+            {"lookahead", settings.lookahead},
+            {"pfact", settings.pfact},
+            {"weights", settings.weights},
+            {"fit", settings.fit}};
 }
 
 double median_rel_ci95(std::vector<double> values)
@@ -283,6 +316,12 @@ double median_rel_ci95(std::vector<double> values)
     double mid = c % 2 ? values[c / 2] : (values[c / 2 - 1] + values[c / 2]) / 2;
     return mid > 0 ? (values[high] - values[low]) / mid : fit::Measured::nan;
 }
+
+constexpr const char* paper_method = "paper 001: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)";
+constexpr const char* joint_method =
+    "paper 001's estimates (o by eq. (6), g and G by eq. (7), L by eq. (1)), then per range all parameters "
+    "together by weighted least squares over eqs. (1) and (5) and the measured o_r, where that reproduces the "
+    "measurements better (ranges[].fit)";
 
 Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings,
                              const std::vector<double>& rel_ci)
@@ -306,8 +345,9 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
         return Status::runtime("LogGP fit quality: " + describe_failure(quality.status()));
     Json ranges = Json::array();
     Json change_points = Json::array();
-    for (const fit::LogGPRange& range : f.params.ranges) {
-        ranges.push_back(range_json(range));
+    for (size_t i = 0; i < f.params.ranges.size(); ++i) {
+        const fit::LogGPRange& range = f.params.ranges[i];
+        ranges.push_back(range_json(range, f.details[i]));
         if (range.from_bytes > f.params.ranges.front().from_bytes)
             change_points.push_back(range.from_bytes);
     }
@@ -319,7 +359,8 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                             {"gap_us", json_number(f.gap_per_size[i])},
                             {"L_us", json_number(f.L_per_size[i])}});
     return Json{{"kind", "loggp"},
-                {"method", "paper 001: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)"},
+                {"method", settings.fit == "joint" ? joint_method : paper_method},
+                {"fit", settings.fit},
                 {"n", n},
                 {"detector", settings.detector},
                 {"lookahead", settings.lookahead},

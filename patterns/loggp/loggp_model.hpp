@@ -35,12 +35,15 @@ struct LogGPFitSettings {
     double lookahead = 5;             // x of section 3.5
     double pfact = 2.0;               // pfact of section 3.5
     std::string weights = "relative"; // relative (1/y^2) or none (the paper's plain fit)
+    std::string fit = "joint";        // joint (fit/loggp_joint.hpp) or paper (each parameter from its equation)
 };
 
-// The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact, --loggp-weights):
-// declared once, for the pattern and for `ngx fit` alike.
+// The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact,
+// --loggp-weights, --loggp-fit): declared once, for the pattern and for
+// `ngx fit` alike, and recorded with the run's options.
 std::vector<opt::OptionSpec> fit_option_specs();
 LogGPFitSettings read_fit_settings(opt::OptionReader& read);
+Json fit_settings_json(const LogGPFitSettings& settings);
 
 // rel_ci: per sample, or empty when the spread is unknown (then the detector
 // estimates the noise from the curves and quality names no noise reason).

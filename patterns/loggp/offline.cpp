@@ -82,13 +82,9 @@ Document offline_document(const std::string& path, const PrttTable& table, const
     run.module = "offline";
     run.pattern = "loggp";
     run.metric = "PRTT(1,0,s) (medians from " + path + ")";
-    run.options = {{"source", path},
-                   {"pattern_options",
-                    {{"n", table.n},
-                     {"detector", settings.detector},
-                     {"lookahead", settings.lookahead},
-                     {"pfact", settings.pfact},
-                     {"weights", settings.weights}}}};
+    Json pattern_options = fit_settings_json(settings);
+    pattern_options["n"] = table.n;
+    run.options = {{"source", path}, {"pattern_options", pattern_options}};
     for (size_t i = 0; i < table.samples.size(); ++i)
         run.sizes.push_back(
             offline_record(table.samples[i], table.n, i < table.rel_ci.size() ? table.rel_ci[i] : std::nan("")));

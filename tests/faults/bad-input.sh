@@ -102,6 +102,7 @@ row 2 "tcp-port.*70000"                          -m tcp "${S[@]}" --tcp-port 700
 row 2 "tcp-port.*abc"                            -m tcp "${S[@]}" --tcp-port abc
 row 2 "tcp-sndbuf.*-1"                           -m tcp "${S[@]}" --tcp-sndbuf -1
 row 2 "tcp-rcvbuf.*x"                            -m tcp "${S[@]}" --tcp-rcvbuf x
+row 2 "tcp-progress.*spin"                       -m tcp "${S[@]}" --tcp-progress spin
 row 2 "shm-ring-bytes.*1000.*power of two"       -m shm "${S[@]}" --shm-ring-bytes 1000
 row 2 "pingping-n '0'"                           -m tcp -x pingping "${S[@]}" --pingping-n 0
 row 2 "pingping-delay '-1'"                      -m tcp -x pingping "${S[@]}" --pingping-delay -1

@@ -171,4 +171,9 @@ TEST(MaxRate, InvalidAndDegenerateInputs)
     std::vector<NodeCommPoint> bad{{0, 10, 1}, {1, 20, 2}, {2, 30, 3}};
     EXPECT_EQ(fit_maxrate(bad).status(), Status::invalid_input);
     EXPECT_EQ(fit_maxrate(std::span(one_k).first(2)).status(), Status::too_few_points);
+    std::vector<NodeCommPoint> one_n{{1, 1, 10}, {2, 1, 10}, {3, 1, 10}, {4, 1, 11}, {5, 1, 11}};
+    EXPECT_EQ(fit_maxrate(one_n).status(), Status::degenerate); // nodecomm's 1-byte regime
+    std::vector<NodeCommPoint> four{{1, 10, 1}, {2, 20, 2}, {1, 30, 3}, {2, 40, 4}};
+    EXPECT_TRUE(fit_maxrate(four).ok());
+    EXPECT_EQ(fit_maxrate(four, MaxRateVariant::four_parameter).status(), Status::too_few_points);
 }

@@ -71,21 +71,45 @@ cp loggps.json other.json
 "$NGX" plot loggps.json other.json -o both.svg >/dev/null || fail "ngx plot of two files"
 check_svg both.svg "rtt0:=2"
 
-# nodecomm (issue 10) has no pattern yet: a synthetic run of the documented
-# shape, nodecomm: {pairs, sizes, T_us[k][n]}, T = 5 + k n / min(1000, 400 k).
+# nodecomm: a run of the pattern's model shape (model.nodecomm: {pairs, sizes,
+# T_us[k][n]}, ranges[].models.maxrate3), T = 5 + k n / min(R_N, k R_C) with
+# R_C 400 and R_N 1000 bytes/us (k* = 2.5), measured 3% above the model at
+# k = 4.
 python3 - <<'PY' || fail "writing nodecomm.json"
 import json
 pairs, sizes = [1, 2, 3, 4], [1, 1024, 65536, 1048576]
-T = [[5 + k * n / min(1000.0, 400.0 * k) for n in sizes] for k in pairs]
+model = lambda k, n: 5 + k * n / min(1000.0, 400.0 * k)
+T = [[model(k, n) * (1.03 if k == 4 else 1) for n in sizes] for k in pairs]
+p = lambda v: {"value": v, "ci95": [v, v]}
+maxrate3 = {"alpha_us": p(5.0), "R_C_Bps": p(400e6), "R_N_Bps": p(1000e6), "k_star": 2.5}
 run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00:00Z", "module": "sim",
        "pattern": "nodecomm", "status": "complete", "options": {}, "results": [],
-       "nodecomm": {"pairs": pairs, "sizes": sizes, "T_us": T}}
+       "model": {"kind": "nodecomm", "nodecomm": {"pairs": pairs, "sizes": sizes, "T_us": T},
+                 "ranges": [{"from_bytes": 0, "to_bytes": None, "k_star": 2.5, "models": {"maxrate3": maxrate3}}]}}
 json.dump(run, open("nodecomm.json", "w"))
 PY
 "$NGX" plot nodecomm.json -o nodecomm.png >/dev/null || fail "ngx plot nodecomm.json"
 check_png nodecomm.png 1000 750
 "$NGX" plot nodecomm.json -o nodecomm.svg >/dev/null || fail "ngx plot nodecomm.json -o nodecomm.svg"
-check_svg nodecomm.svg "heat:sim=1" "T:sim:=4"
+check_svg nodecomm.svg "heat:sim=1" "heat-model:sim=1" "heat-error:sim=1" "T:sim:=4" "T-model:sim:=4" "k-star:=1"
+
+# strided: a run of the pattern's model shape (model.strided.points with the
+# measured t01_us and the log3P prediction log3p_us per size and stride).
+python3 - <<'PY' || fail "writing strided.json"
+import json
+sizes, strides = [64, 1024, 16384, 131072], [1, 2, 16, 256]
+points = [{"size": s, "stride": d, "t01_us": 2 + s * 0.001 * (1.3 if d > 1 else 1),
+           "log3p_us": (2 + s * 0.001 * (1.3 if d > 1 else 1)) * (1.05 if d == 16 else 1)}
+          for d in strides for s in sizes]
+run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00:00Z", "module": "mpi",
+       "pattern": "strided", "status": "complete", "options": {}, "results": [],
+       "model": {"kind": "log3p", "strided": {"points": points}}}
+json.dump(run, open("strided.json", "w"))
+PY
+"$NGX" plot strided.json -o strided.png >/dev/null || fail "ngx plot strided.json"
+check_png strided.png 1000 750
+"$NGX" plot strided.json -o strided.svg >/dev/null || fail "ngx plot strided.json -o strided.svg"
+check_svg strided.svg "heat:mpi=1" "heat-error:mpi=1" "t01:mpi:=4" "log3p:mpi:=4" "by-stride:mpi:=4"
 
 # --plot: the run's figure beside its -o FILE.json.
 "$NGX" -m sim -x pingpong -s 1-64 -c 10 -o run.json --plot >/dev/null || fail "a run with --plot"

@@ -406,37 +406,101 @@ def plot_overhead(plt, runs):
 
 
 def nodecomm_table(run, where):
-    """(pairs, sizes, T[k][n]) of a nodecomm run (issue 10: nodecomm: {pairs, sizes, T_us[k][n]})."""
-    table = run.get("nodecomm")
+    """(pairs, sizes, T[k][n]) of a nodecomm run: model.nodecomm: {pairs, sizes, T_us[k][n]}."""
+    table = (run.get("model") or {}).get("nodecomm")
     if not isinstance(table, dict):
-        fail(f'{where}: a nodecomm run without its "nodecomm" object')
+        fail(f'{where}: a nodecomm run without its "model.nodecomm" object')
     pairs, sizes, T = table.get("pairs"), table.get("sizes"), table.get("T_us")
     if not (isinstance(pairs, list) and isinstance(sizes, list) and isinstance(T, list) and len(T) == len(pairs)
             and all(isinstance(row, list) and len(row) == len(sizes) for row in T)):
-        fail(f'{where}: "nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
+        fail(f'{where}: "model.nodecomm" needs pairs, sizes and T_us[k][n] of matching lengths')
     return pairs, sizes, T
 
 
+def value_of(parameter):
+    """The value of a {value, ci95} parameter (or a plain number); None when missing or null."""
+    if isinstance(parameter, dict):
+        parameter = parameter.get("value")
+    return float(parameter) if isinstance(parameter, (int, float)) else None
+
+
+def maxrate_regimes(run):
+    """Per regime (from, to, alpha_us, R_C, R_N in bytes/us or None, k*) of the three-parameter max-rate
+    model, paper 002: T = alpha + k n / min(R_N, k R_C)."""
+    regimes = []
+    for regime in (run.get("model") or {}).get("ranges") or []:
+        m = (regime.get("models") or {}).get("maxrate3") or {}
+        alpha, r_c = value_of(m.get("alpha_us")), value_of(m.get("R_C_Bps"))
+        if alpha is None or not r_c:
+            continue
+        r_n = value_of(m.get("R_N_Bps"))
+        regimes.append((regime.get("from_bytes") or 0, regime.get("to_bytes"), alpha, r_c / 1e6,
+                        r_n / 1e6 if r_n else None, value_of(regime.get("k_star"))))
+    return regimes
+
+
+def maxrate_time(regimes, k, n):
+    """T(k, n) of the regime that holds n (half-open [from, to)); NaN outside every regime."""
+    for lo, hi, alpha, r_c, r_n, _ in regimes:
+        if lo <= n and (hi is None or n < hi):
+            rate = min(r_n, k * r_c) if r_n else k * r_c
+            return alpha + k * n / rate
+    return float("nan")
+
+
+def heat_map(figure, axis, values, rows, sizes, title, colour_label, gid, cmap="viridis", row_label="pairs k",
+             **scale):
+    """values[row][size] as coloured cells: rows up (k or the stride), sizes across."""
+    image = axis.imshow(values, origin="lower", aspect="auto", cmap=cmap, gid=gid, **scale)
+    axis.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="x-small")
+    axis.set_yticks(range(len(rows)), [str(k) for k in rows], fontsize="small")
+    axis.set_xlabel("message size n (bytes)")
+    axis.set_ylabel(row_label)
+    axis.set_title(title, fontsize="medium")
+    figure.colorbar(image, ax=axis, label=colour_label)
+
+
 def plot_nodecomm(plt, runs):
-    """Paper 002: the measured aggregate bandwidth k n / T(k, n) as a heat map (k x n), and T against k
-    per size. The model heat maps and k* wait for the pattern's model fields (issue 10)."""
+    """Paper 002, Figures 1-2: the aggregate bandwidth k n / T(k, n) as heat maps (k x n), measured and
+    under the max-rate model, the model's relative error, and T against k per size with the model's
+    lines and k* = R_N / R_C marked."""
     import numpy
     label, run, _ = runs[0]
     pairs, sizes, T = nodecomm_table(run, label)
-    figure, (heat_ax, t_ax) = plt.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1]})
+    regimes = maxrate_regimes(run)
+    figure, axes = plt.subplots(2, 2)
+    (measured_ax, model_ax), (error_ax, t_ax) = axes
     T = numpy.array([[v if isinstance(v, (int, float)) and v > 0 else numpy.nan for v in row] for row in T])
-    bandwidth = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :] / T
-    image = heat_ax.imshow(bandwidth, origin="lower", aspect="auto", cmap="viridis", gid=f"heat:{label}")
-    heat_ax.set_xticks(range(len(sizes)), [format_bytes(n) for n in sizes], rotation=45, fontsize="small")
-    heat_ax.set_yticks(range(len(pairs)), [str(k) for k in pairs])
-    heat_ax.set_xlabel("message size n (bytes)")
-    heat_ax.set_ylabel("pairs k")
-    figure.colorbar(image, ax=heat_ax, label="aggregate bandwidth k n / T (MB/s)")
-    heat_ax.set_title(f"{label}: measured", fontsize="medium")
+    volume = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :]
+    model = numpy.array([[maxrate_time(regimes, k, n) for n in sizes] for k in pairs])
+    both = numpy.concatenate([(volume / T).ravel(), (volume / model).ravel()])
+    scale = {"vmin": 0, "vmax": float(numpy.nanmax(both))} if numpy.isfinite(both).any() else {}
+    heat_map(figure, measured_ax, volume / T, pairs, sizes, f"{label}: measured k n / T", "MB/s",
+             f"heat:{label}", **scale)
+    if regimes:  # one colour scale for measured and model, so the two maps compare at a glance
+        heat_map(figure, model_ax, volume / model, pairs, sizes, "max-rate model (3 parameters)", "MB/s",
+                 f"heat-model:{label}", **scale)
+        error = 100 * (model - T) / T
+        bound = max(1.0, float(numpy.nanmax(numpy.abs(error)))) if numpy.isfinite(error).any() else 1.0
+        heat_map(figure, error_ax, error, pairs, sizes, "model error (model - measured) / measured", "%",
+                 f"heat-error:{label}", cmap="coolwarm", vmin=-bound, vmax=bound)
+    else:
+        for axis in (model_ax, error_ax):
+            axis.text(0.5, 0.5, "no max-rate model in the file", ha="center", va="center", transform=axis.transAxes)
+            axis.set_axis_off()
     for j, n in enumerate(sizes):
-        t_ax.plot(pairs, T[:, j], "o-", markersize=3, label=f"n = {format_bytes(n)}", gid=f"T:{label}:{n:g}")
+        line, = t_ax.plot(pairs, T[:, j], "o", markersize=3, label=f"n = {format_bytes(n)}",
+                          gid=f"T:{label}:{n:g}")
+        if regimes:
+            t_ax.plot(pairs, model[:, j], "-", color=line.get_color(), linewidth=1, gid=f"T-model:{label}:{n:g}")
+    for lo, hi, _, _, _, k_star in regimes:
+        if k_star and min(pairs) <= k_star <= max(pairs) * 4:
+            where = f"{format_bytes(lo)}.." + (format_bytes(hi) if hi else "")
+            t_ax.axvline(k_star, linestyle=":", color="grey", gid=f"k-star:{where}")
+            t_ax.annotate(f"k* {k_star:.2g} ({where})", (k_star, 0.02), xycoords=("data", "axes fraction"),
+                          rotation=90, fontsize="x-small", color="grey")
     t_ax.set_xticks(pairs)
-    t_ax.set_xlabel("pairs k")
+    t_ax.set_xlabel("pairs k (points measured, lines the max-rate model)")
     t_ax.set_ylabel("T(k, n) (µs)")
     t_ax.set_yscale("log")
     t_ax.grid(True, alpha=0.3)
@@ -444,7 +508,81 @@ def plot_nodecomm(plt, runs):
     return figure, "node communication, paper 002"
 
 
-FAMILIES = {"loggp": plot_loggp, "loggps": plot_loggps, "overhead": plot_overhead, "nodecomm": plot_nodecomm}
+def strided_grid(run, where):
+    """(sizes, strides, measured T_0,1[d][s], log3P T_0,1[d][s] or None) of a strided run:
+    model.strided.points [{size, stride, t01_us, log3p_us}]."""
+    import numpy
+    points = ((run.get("model") or {}).get("strided") or {}).get("points")
+    if not isinstance(points, list) or not points or not all(isinstance(p, dict) for p in points):
+        fail(f'{where}: a strided run without its "model.strided.points"')
+    try:
+        sizes = sorted({int(p["size"]) for p in points})
+        strides = sorted({int(p["stride"]) for p in points})
+    except (KeyError, TypeError, ValueError):
+        fail(f'{where}: "model.strided.points" needs size and stride in every point')
+    measured = numpy.full((len(strides), len(sizes)), numpy.nan)
+    predicted = numpy.full((len(strides), len(sizes)), numpy.nan)
+    for p in points:
+        i, j = strides.index(int(p["stride"])), sizes.index(int(p["size"]))
+        for table, key in ((measured, "t01_us"), (predicted, "log3p_us")):
+            if isinstance(p.get(key), (int, float)):
+                table[i, j] = p[key]
+    return sizes, strides, measured, predicted if numpy.isfinite(predicted).any() else None
+
+
+def plot_strided(plt, runs):
+    """Paper 000: the remote half round trip T_0,1(s, d) over sizes x strides as a heat map, the log3P
+    model's relative error on the same grid, and T_0,1 against s per stride, measured (points) and
+    predicted by log3P (lines)."""
+    import numpy
+    from matplotlib.colors import LogNorm
+    label, run, _ = runs[0]
+    sizes, strides, measured, predicted = strided_grid(run, label)
+    figure, axes = plt.subplots(2, 2)
+    (time_ax, error_ax), (curve_ax, stride_ax) = axes
+    positive = measured[numpy.isfinite(measured) & (measured > 0)]
+    norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+    rows = "stride d (elements)"
+    heat_map(figure, time_ax, measured, strides, sizes, f"{label}: measured T_0,1(s, d)", "µs",
+             f"heat:{label}", row_label=rows, norm=norm)
+    if predicted is not None:
+        error = 100 * (predicted - measured) / measured
+        bound = max(1.0, float(numpy.nanmax(numpy.abs(error)))) if numpy.isfinite(error).any() else 1.0
+        heat_map(figure, error_ax, error, strides, sizes, "log3P error (predicted - measured) / measured", "%",
+                 f"heat-error:{label}", cmap="coolwarm", row_label=rows, vmin=-bound, vmax=bound)
+    else:
+        error_ax.text(0.5, 0.5, "no log3P prediction in the file", ha="center", va="center",
+                      transform=error_ax.transAxes)
+        error_ax.set_axis_off()
+    for i, d in enumerate(strides):
+        line, = curve_ax.plot(sizes, measured[i], "o", markersize=3, label=f"d = {d}", gid=f"t01:{label}:{d}")
+        if predicted is not None:
+            curve_ax.plot(sizes, predicted[i], "-", color=line.get_color(), linewidth=1,
+                          gid=f"log3p:{label}:{d}")
+    log_size_axis(curve_ax)
+    size_ticks(curve_ax)
+    curve_ax.set_yscale("log")
+    curve_ax.set_ylabel("T_0,1 (µs): points measured, lines log3P")
+    curve_ax.legend(fontsize="x-small", ncol=2)
+    for j, n in enumerate(sizes):  # the cost of the stride itself, per size (1 = contiguous)
+        stride_ax.plot(strides, measured[:, j] / measured[0, j], "o-", markersize=3, label=f"s = {format_bytes(n)}",
+                       gid=f"by-stride:{label}:{n}")
+    stride_ax.set_xscale("log", base=2)
+    stride_ax.set_xticks(strides, [str(d) for d in strides])
+    stride_ax.set_xlabel("stride d (elements)")
+    stride_ax.set_ylabel(f"T_0,1(s, d) / T_0,1(s, {strides[0]})")
+    stride_ax.grid(True, alpha=0.3)
+    stride_ax.legend(fontsize="x-small", ncol=2)
+    return figure, "strided messages, paper 000"
+
+
+FAMILIES = {
+    "loggp": plot_loggp,
+    "loggps": plot_loggps,
+    "overhead": plot_overhead,
+    "nodecomm": plot_nodecomm,
+    "strided": plot_strided,
+}
 
 
 # ---------------------------------------------------------------- main

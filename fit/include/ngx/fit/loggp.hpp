@@ -73,6 +73,7 @@
 #include <cmath>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace ngx::fit {
@@ -165,6 +166,16 @@ enum class LogGPCurve {
     prtt_1_0,         // PRTT(1,0,s)
     send_overhead,    // o(s), eq. (6)
     receive_overhead, // measured o_r(s)
+    model,            // no curve alone: the range's fitted model missed across this size
+};
+
+// The outcome of the joint refinement of a range (loggp_joint.hpp).
+struct JointFit {
+    bool improved = false;                 // the range holds the joint parameters
+    double paper_mean_rel = Measured::nan; // mean relative error of the paper's parameters
+    double joint_mean_rel = Measured::nan; // ... and of the joint ones (NaN: not better)
+    std::vector<std::string> held_at_zero; // e.g. "G_us_per_byte": solved below 0, held at 0
+    std::size_t rounds = 0;                // branch updates used
 };
 
 struct LogGPRangeDetail {
@@ -177,6 +188,7 @@ struct LogGPRangeDetail {
     std::vector<LogGPCurve> split_by;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
+    std::optional<JointFit> joint; // set when LogGPOptions::joint refined the range
 };
 
 struct LogGPFit {
@@ -207,7 +219,15 @@ struct LogGPOptions {
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
-    double level = 0.95;                     // confidence level of every interval
+    // Split a range the fitted model misses (above the quality goal and the
+    // measured noise) where that halves its error (split_misfits in
+    // loggp.cpp); robust detector only.
+    bool split_misfits = false;
+    // Refine each range of >= 3 sizes with refine_range_jointly
+    // (loggp_joint.hpp) where that reproduces the measurements better;
+    // false: paper 001's estimates, each from its own equation.
+    bool joint = false;
+    double level = 0.95; // confidence level of every interval
     // Relative standard error of the measured PRTT medians (typical over the
     // sizes, e.g. the 95% interval's relative half-width / 1.96), for the
     // default detector: each curve's change must then stand out against
@@ -217,6 +237,10 @@ struct LogGPOptions {
     // medians; o_r(s) (one timed call) keeps its noise estimated.
     double relative_noise = Measured::nan;
 };
+
+// The error of eqs. (1) and (5) with one range's parameters over the three
+// PRTT curves of `samples` (all taken as inside the range).
+ModelError range_error(std::span<const PrttSample> samples, double n, const LogGPRange& range);
 
 // Samples must have increasing sizes >= 1, finite times, n >= 2. At least
 // two sizes are needed (too_few_points otherwise). A range of one point

@@ -88,8 +88,9 @@ struct MaxRateFit {
     ModelError error;                // time(k, n) against every point
 };
 
-// Points: k >= 1, n >= 0, t > 0, all finite; at least 3 points with at
-// least 2 distinct values of k * n.
+// Points: k >= 1, n >= 0, t > 0, all finite; at least 2 distinct k and 2
+// distinct n (else degenerate), and more points than the model has
+// parameters (else too_few_points).
 Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> points,
                                MaxRateVariant variant = MaxRateVariant::three_parameter,
                                const MaxRateOptions& options = {});

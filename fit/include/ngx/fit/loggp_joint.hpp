@@ -1,0 +1,55 @@
+// The joint LogGP fit of one protocol range: ngx's refinement of paper 001's
+// estimates, so that one parameter set reproduces every measured curve.
+//
+//     LogGPRange range = ...;                    // paper 001's estimates (loggp.hpp)
+//     Result<JointFit> j = refine_range_jointly(range_samples, n, Weighting::relative, 0.95, range);
+//     if (j && j->improved) ...                  // range now holds the joint parameters
+//
+// Why. Paper 001 takes each parameter from one equation: o from eq. (6), g
+// and G from eq. (7), L from eq. (1). Each equation holds only where its
+// assumption does, and on real transports they pull apart: on shared
+// memory the sender's copy is both the per-byte send overhead O_s of
+// o(s) (section 4's slope) and the gap per byte G of y(s), so eq. (1) with
+// both counts the copy twice, and PRTT(1,0,s) is mispredicted by up to 130%
+// at the ends of a range (measured on ngx's shm module, 1 KiB .. 128 KiB).
+//
+// What. With theta = (L, o_s, O_s, o_r, O_r, g, G) and x = s - 1, every
+// measurement of the range is linear in theta once the branch of each max
+// is known:
+//   PRTT(1,0,s) = 2 (L + o_s + O_s x + o_r + O_r x + G x)         eq. (1)
+//   PRTT(n,0,s) = PRTT(1,0,s) + (n-1) max(o_s + O_s x, g + G x)   eq. (5), d = 0
+//   PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o_s + O_s x + d, g + G x) eq. (5)
+//   o_r(s)      = o_r + O_r x                                    (measured receive)
+// (without a measured o_r: 2 (o_s + O_s x) for the overheads of eq. (1), as
+// the paper writes 2o). The branches are taken from the current parameters
+// (first: the paper's), theta is solved by weighted linear least squares
+// (weights 1/measurement^2 with Weighting::relative, the relative error the
+// fit quality reports; 1 with none), and this repeats until the branches
+// stop changing (at most `joint_max_rounds`). g and G are solved only where
+// eq. (7) did not measure them: where the stream is paced by the sender
+// (o(s) of eq. (6) at least half of y(s) at most sizes, the case above);
+// where the gap paces it, eq. (7) defines them (a link's rate, even when a
+// token bucket lets one message through faster) and they are kept. A
+// parameter the data do not constrain keeps the paper's value. Costs are not negative: a parameter that solves below zero is held
+// at 0 and the rest solved again; the held ones are listed (never silent).
+// The result replaces the paper's parameters only when it reproduces the
+// measurements better (mean relative error over all curves).
+#ifndef NGX_FIT_LOGGP_JOINT_HPP
+#define NGX_FIT_LOGGP_JOINT_HPP
+
+#include <ngx/fit/loggp.hpp>
+
+namespace ngx::fit {
+
+inline constexpr std::size_t joint_max_rounds = 12;
+
+// JointFit (what happened) is declared in loggp.hpp, which reports it per range.
+// `samples`: the sizes of one range (>= 3). On success `range` holds the
+// better of the paper's and the joint parameters, with the joint fit's
+// intervals when it is the joint one.
+Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
+                                      LogGPRange& range);
+
+} // namespace ngx::fit
+
+#endif

@@ -1,0 +1,249 @@
+#include <ngx/fit/linear_model.hpp>
+#include <ngx/fit/loggp_joint.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace ngx::fit {
+
+namespace {
+
+enum Param : std::size_t { L_, os_, Os_, or_, Or_, g_, G_, param_count };
+constexpr std::array<const char*, param_count> param_names{
+    "L_us", "o_us", "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us", "G_us_per_byte"};
+
+using Theta = std::array<double, param_count>;
+using Row = std::array<double, param_count>;
+
+// The paper's parameters as the start; a constant overhead is a line of slope 0.
+Theta theta_of(const LogGPRange& r, bool with_o_r)
+{
+    Theta t{};
+    t[L_] = r.L.value;
+    t[os_] = r.o_at(1);
+    t[Os_] = r.send_line.fitted() ? r.send_line.per_byte.value : 0;
+    t[or_] = with_o_r ? r.o_r_at(1) : 0;
+    t[Or_] = with_o_r && r.recv_line.fitted() ? r.recv_line.per_byte.value : 0;
+    t[g_] = r.g.value;
+    t[G_] = r.G.value;
+    return t;
+}
+
+// Eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + x G), 2 o_s(s) without o_r.
+Row rtt_row(double x, bool with_o_r)
+{
+    Row c{};
+    c[L_] = 2;
+    c[G_] = 2 * x;
+    const double own = with_o_r ? 2 : 4;
+    c[os_] = own;
+    c[Os_] = own * x;
+    if (with_o_r) {
+        c[or_] = 2;
+        c[Or_] = 2 * x;
+    }
+    return c;
+}
+
+// Which term of eq. (5)'s max{o_s(s) + d, g + x G} is the larger at theta.
+bool sender_paces(const Theta& t, double x, double d)
+{
+    return t[os_] + t[Os_] * x + d >= t[g_] + t[G_] * x;
+}
+
+struct System {
+    std::vector<Row> rows;
+    std::vector<double> rhs, weight;
+    std::vector<bool> branches; // sender_paces per PRTT(n,*,s) row, to see when they settle
+};
+
+void add(System& sys, const Row& row, double rhs, double measured, Weighting weights)
+{
+    sys.rows.push_back(row);
+    sys.rhs.push_back(rhs);
+    const double m = std::max(std::fabs(measured), 1e-12);
+    sys.weight.push_back(weights == Weighting::relative ? 1 / (m * m) : 1.0);
+}
+
+// The rows of every measurement of the range, with the branches of eq. (5) at theta.
+System build(std::span<const PrttSample> samples, double n, const Theta& t, bool with_o_r, Weighting weights)
+{
+    System sys;
+    for (const PrttSample& s : samples) {
+        const double x = s.size - 1;
+        const Row rtt = rtt_row(x, with_o_r);
+        add(sys, rtt, s.prtt_1_0, s.prtt_1_0, weights);
+        for (const auto& [d, measured] : {std::pair{0.0, s.prtt_n_0}, std::pair{s.delay, s.prtt_n_d}}) {
+            Row row = rtt; // eq. (5): PRTT(1,0,s) + (n-1) max{o_s(s) + d, g + x G}
+            const bool sender = sender_paces(t, x, d);
+            sys.branches.push_back(sender);
+            if (sender) {
+                row[os_] += n - 1;
+                row[Os_] += (n - 1) * x;
+            } else {
+                row[g_] += n - 1;
+                row[G_] += (n - 1) * x;
+            }
+            add(sys, row, measured - (sender ? (n - 1) * d : 0), measured, weights);
+        }
+        if (with_o_r && s.o_r)
+            add(sys, Row{0, 0, 0, 1, x, 0, 0}, *s.o_r, *s.o_r, weights); // o_r(s) = o_r + x O_r
+    }
+    return sys;
+}
+
+struct Solved {
+    Theta theta{};
+    std::array<Measured, param_count> measured{};
+    std::array<bool, param_count> solved{}; // false: kept at the start (fixed, unobserved) or held at 0
+    std::vector<std::string> held;
+};
+
+// Least squares over the free, observed parameters; the others stay at
+// `start` (not free, unobserved) or 0 (held). A free parameter below 0 is
+// held at 0 and the rest solved again.
+Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, param_count> free, double level)
+{
+    std::array<bool, param_count> held{};
+    for (std::size_t j = 0; j < param_count; ++j) {
+        bool observed = false;
+        for (const Row& r : sys.rows)
+            observed = observed || r[j] != 0;
+        free[j] = free[j] && observed;
+    }
+    for (std::size_t attempt = 0; attempt <= param_count; ++attempt) {
+        std::vector<std::size_t> cols;
+        for (std::size_t j = 0; j < param_count; ++j)
+            if (free[j])
+                cols.push_back(j);
+        if (cols.empty())
+            return Status::degenerate;
+        Theta fixed = start;
+        for (std::size_t j = 0; j < param_count; ++j)
+            if (held[j])
+                fixed[j] = 0;
+        std::vector<double> design, y;
+        for (std::size_t i = 0; i < sys.rows.size(); ++i) {
+            double rhs = sys.rhs[i];
+            for (std::size_t j = 0; j < param_count; ++j)
+                if (!free[j])
+                    rhs -= sys.rows[i][j] * fixed[j];
+            for (std::size_t j : cols)
+                design.push_back(sys.rows[i][j]);
+            y.push_back(rhs);
+        }
+        Result<LinearFit> lf = fit_linear(design, cols.size(), y, sys.weight, level);
+        if (!lf)
+            return lf.status();
+        std::size_t most_negative = param_count;
+        for (std::size_t k = 0; k < cols.size(); ++k)
+            if (lf->coef[k].value < 0 &&
+                (most_negative == param_count || lf->coef[k].value < lf->coef[most_negative].value))
+                most_negative = k;
+        if (most_negative != param_count) { // a cost below zero: hold it at 0, solve the rest again
+            held[cols[most_negative]] = true;
+            free[cols[most_negative]] = false;
+            continue;
+        }
+        Solved out;
+        for (std::size_t j = 0; j < param_count; ++j) {
+            out.theta[j] = fixed[j];
+            out.measured[j] = Measured::exact(fixed[j]);
+            if (held[j])
+                out.held.push_back(param_names[j]);
+        }
+        for (std::size_t k = 0; k < cols.size(); ++k) {
+            out.theta[cols[k]] = lf->coef[k].value;
+            out.measured[cols[k]] = lf->coef[k];
+            out.solved[cols[k]] = true;
+        }
+        return out;
+    }
+    return Status::not_converged;
+}
+
+// The solution where solved, else the paper's estimate (with its interval),
+// or 0 where held.
+LogGPRange with_solution(const LogGPRange& paper, const Solved& s, bool with_o_r)
+{
+    auto pick = [&](Param j, const Measured& estimate) {
+        return s.solved[j] || s.theta[j] != estimate.value ? s.measured[j] : estimate;
+    };
+    LogGPRange r = paper;
+    r.L = pick(L_, paper.L);
+    r.send_line = {pick(os_, paper.send_line.at_one), pick(Os_, paper.send_line.per_byte)};
+    r.o_intercept = r.send_line.at_one.value;
+    r.o_slope = r.send_line.per_byte.value;
+    if (with_o_r)
+        r.recv_line = {pick(or_, paper.recv_line.at_one), pick(Or_, paper.recv_line.per_byte)};
+    r.g = pick(g_, paper.g);
+    r.G = pick(G_, paper.G);
+    return r;
+}
+
+// Whether the stream PRTT(n,0,s) is paced by the gap, the assumption of eq.
+// (7): o(s) of eq. (6) below half of y(s) at most sizes. Then eq. (7)
+// defines g and G (a link's rate, even where a token bucket lets a single
+// message through faster) and the joint fit keeps them; otherwise the
+// sender paces the stream, eq. (7) measured its overhead, and g and G are
+// solved with the rest.
+bool gap_paces_stream(std::span<const PrttSample> samples, double n)
+{
+    std::size_t gap_paced = 0;
+    for (const PrttSample& s : samples) {
+        const double o = (s.prtt_n_d - s.prtt_1_0) / (n - 1) - s.delay; // eq. (6)
+        const double y = (s.prtt_n_0 - s.prtt_1_0) / (n - 1);           // eq. (7)
+        gap_paced += o < 0.5 * y;
+    }
+    return 2 * gap_paced > samples.size();
+}
+
+} // namespace
+
+Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
+                                      LogGPRange& range)
+{
+    if (samples.size() < 3 || !(n >= 2))
+        return Status::too_few_points;
+    // The overheads of eq. (1) as the predictions use them (LogGPRange::overheads_at).
+    const bool with_o_r = std::isfinite(range.o_r_at(samples.front().size));
+    Theta theta = theta_of(range, with_o_r);
+    for (double v : theta)
+        if (!std::isfinite(v))
+            return Status::invalid_input;
+
+    JointFit out;
+    out.paper_mean_rel = range_error(samples, n, range).mean_rel;
+    LogGPRange best = range;
+    double best_error = out.paper_mean_rel;
+    std::array<bool, param_count> free;
+    free.fill(true);
+    free[or_] = free[Or_] = with_o_r;
+    free[g_] = free[G_] = !gap_paces_stream(samples, n);
+    std::vector<bool> last_branches;
+    for (std::size_t round = 0; round < joint_max_rounds; ++round) {
+        const System sys = build(samples, n, theta, with_o_r, weights);
+        if (sys.branches == last_branches)
+            break; // the branches of eq. (5) settled: the last solution is the fit
+        last_branches = sys.branches;
+        Result<Solved> solved = solve(sys, theta, free, level);
+        if (!solved)
+            break;
+        ++out.rounds;
+        theta = solved->theta;
+        const LogGPRange candidate = with_solution(range, *solved, with_o_r);
+        const double error = range_error(samples, n, candidate).mean_rel;
+        if (std::isfinite(error) && !(error >= best_error)) {
+            best = candidate;
+            best_error = error;
+            out.held_at_zero = solved->held;
+            out.joint_mean_rel = error;
+            out.improved = true;
+        }
+    }
+    range = best;
+    return out;
+}
+
+} // namespace ngx::fit

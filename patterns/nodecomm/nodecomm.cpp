@@ -1,0 +1,326 @@
+// Pattern "nodecomm" (paper 002, Gropp, Olson, Samfass): k = 1..K pairs
+// ping-pong the same size n at the same time between two nodes. With 2P
+// ranks, pair i is rank i (node A, it times) with rank P + i (node B). For
+// each (k, n), in an interleaved order so that slow drifts spread over all
+// points, every rank meets at a barrier, pairs 0..k-1 each run a ping-pong
+// series and time their own round trips, and rank 0 gathers them: T(k, n) is
+// the median half round trip of the slowest pair (the time until all k are
+// done, what the paper models), T_mean(k, n) the mean over the pairs, and
+// k n / T the aggregate bandwidth. The models are fitted at the end
+// (nodecomm_model.hpp).
+#include <ngx/pattern_plugin.hpp>
+#include <ngx/sizes.hpp>
+
+#include "../common/prtt.hpp"
+#include "../common/sweep.hpp"
+#include "nodecomm_model.hpp"
+#include "nodecomm_predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <unistd.h>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr uint64_t max_pairs = 4096;
+constexpr uint32_t schedule_seed = 2016; // the same order on every rank
+
+struct Point {
+    size_t k_index;
+    size_t n_index;
+};
+
+// Every (k, n) once per pass, each pass shuffled, the same way on every rank.
+std::vector<Point> interleaved(size_t pair_counts, size_t sizes, uint64_t passes)
+{
+    std::vector<Point> schedule;
+    std::mt19937 random(schedule_seed);
+    for (uint64_t pass = 0; pass < passes; ++pass) {
+        std::vector<Point> points;
+        for (size_t k = 0; k < pair_counts; ++k)
+            for (size_t n = 0; n < sizes; ++n)
+                points.push_back({k, n});
+        for (size_t i = points.size(); i > 1; --i) // Fisher-Yates with our own draw: libraries may differ
+            std::swap(points[i - 1], points[random() % i]);
+        schedule.insert(schedule.end(), points.begin(), points.end());
+    }
+    return schedule;
+}
+
+Bytes pack(const std::vector<double>& values)
+{
+    Bytes bytes(values.size() * sizeof(double));
+    if (!values.empty())
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+std::vector<double> unpack(const Bytes& bytes)
+{
+    std::vector<double> values(bytes.size() / sizeof(double));
+    if (!values.empty())
+        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(double));
+    return values;
+}
+
+std::string host_name()
+{
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return host;
+}
+
+class NodeComm final : public Pattern {
+public:
+    Status configure(const OptionValues& values) override
+    {
+        opt::OptionReader read(values);
+        if (read.given("nodecomm-pairs"))
+            NGX_TRY(parse_pairs(read.text("nodecomm-pairs")));
+        if (read.given("nodecomm-regimes")) {
+            Result<std::vector<Regime>> regimes = parse_regimes(read.text("nodecomm-regimes"));
+            if (!regimes)
+                return regimes.status();
+            regimes_ = std::move(*regimes);
+        }
+        one_node_ok_ = read.given("nodecomm-one-node");
+        passes_ = read.whole_number("nodecomm-passes", 1, 1000);
+        return read.ok() ? Status::ok() : Status::usage(read.error());
+    }
+
+    Json options_json() const override
+    {
+        Json regimes = Json::array();
+        for (const Regime& r : regimes_)
+            regimes.push_back({r.from_bytes, r.to_bytes == 0 ? Json(nullptr) : Json(r.to_bytes)});
+        return {{"pairs", pairs_}, {"regimes", regimes}, {"one_node", one_node_ok_}, {"passes", passes_}};
+    }
+
+    Status run(PatternContext& ctx) override
+    {
+        NGX_TRY(resolve_pairs(ctx.bootstrap));
+        NGX_TRY(check_hosts(ctx));
+        Result<Buffer> buffer = ctx.transport.alloc(size_t(ctx.settings.sizes.back()));
+        if (!buffer)
+            return buffer.status();
+        NodeCommData data = empty_data(pairs_, ctx.settings.sizes);
+        for (const Point& point : interleaved(pairs_.size(), ctx.settings.sizes.size(), passes_)) {
+            Status status = measure_point(ctx, *buffer, point, data);
+            if (!status) { // the points done are kept: the model of what was measured
+                publish(ctx, data);
+                return status;
+            }
+        }
+        publish(ctx, data);
+        return Status::ok();
+    }
+
+private:
+    std::vector<uint64_t> pairs_; // empty until run(): every pair the ranks allow
+    std::vector<Regime> regimes_; // empty: detected on the k = 1 curve
+    bool one_node_ok_ = false;
+    uint64_t passes_ = 1;
+
+    // "--nodecomm-pairs K" is 1..K; "--nodecomm-pairs 1,2,4" the listed counts.
+    Status parse_pairs(const std::string& text)
+    {
+        std::vector<std::string> items = opt::split_list(text);
+        for (const std::string& item : items) {
+            opt::Parsed<uint64_t> k = opt::whole_number("nodecomm-pairs", item, 1, max_pairs);
+            if (!k)
+                return Status::usage(opt::bad_value("nodecomm-pairs", text,
+                                                    "expected a pair count K (1.." + std::to_string(max_pairs) +
+                                                        ") or a list of them; at least 1 pair"));
+            pairs_.push_back(*k);
+        }
+        if (items.size() == 1) {
+            uint64_t k_max = pairs_.front();
+            pairs_.clear();
+            for (uint64_t k = 1; k <= k_max; ++k)
+                pairs_.push_back(k);
+        }
+        std::sort(pairs_.begin(), pairs_.end());
+        pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
+        return Status::ok();
+    }
+
+    Status resolve_pairs(const Bootstrap& boot)
+    {
+        uint64_t available = uint64_t(boot.nranks() / 2);
+        if (pairs_.empty())
+            for (uint64_t k = 1; k <= available; ++k)
+                pairs_.push_back(k);
+        if (pairs_.back() <= available)
+            return Status::ok();
+        std::string want = std::to_string(2 * pairs_.back());
+        std::string launch = boot.kind() == BootstrapKind::mpi ? "start 2K ranks: mpirun -np " + want
+                             : boot.kind() == BootstrapKind::local
+                                 ? "start them with --pairs " + std::to_string(pairs_.back())
+                                 : "--listen/--connect start one pair; use mpirun -np " + want;
+        return Status::usage("--nodecomm-pairs: " + std::to_string(pairs_.back()) + " pairs need " +
+                             std::to_string(2 * pairs_.back()) + " ranks, this run has " +
+                             std::to_string(boot.nranks()) + " (" + std::to_string(available) + " pairs); " + launch);
+    }
+
+    // Each pair should span two nodes: rank 0 compares the host names and
+    // tells every rank whether to go on.
+    Status check_hosts(PatternContext& ctx)
+    {
+        Bootstrap& boot = ctx.bootstrap;
+        std::vector<Bytes> hosts;
+        NGX_TRY(boot.gather(to_bytes(host_name()), hosts).with_context("nodecomm: gathering the host names"));
+        Bytes verdict;
+        if (boot.rank() == 0)
+            verdict = to_bytes(host_verdict(boot, hosts));
+        NGX_TRY(boot.broadcast(verdict).with_context("nodecomm: the host check"));
+        std::string text = to_string(verdict);
+        if (text.starts_with("error: "))
+            return Status::usage(text.substr(7));
+        if (!text.empty() && boot.rank() == 0)
+            std::cerr << "ngx: note: " << text << "\n";
+        return Status::ok();
+    }
+
+    std::string host_verdict(const Bootstrap& boot, const std::vector<Bytes>& hosts) const
+    {
+        size_t pairs = hosts.size() / 2;
+        std::string same;
+        size_t count = 0;
+        for (size_t i = 0; i < pairs; ++i)
+            if (hosts[i] == hosts[pairs + i]) {
+                if (count++ < 3)
+                    same += (same.empty() ? "" : ", ") + std::to_string(i) + " <-> " + std::to_string(pairs + i);
+            }
+        if (count == 0)
+            return "";
+        std::string what = std::to_string(count) + " of " + std::to_string(pairs) + " pairs (ranks " + same +
+                           (count > 3 ? ", ..." : "") + ") run on one node (" + to_string(hosts[0]) +
+                           "): T(k, n) measures that node's memory, not the network between two nodes";
+        if (boot.kind() == BootstrapKind::local || one_node_ok_)
+            return what;
+        return "error: " + what +
+               "; place ranks 0..K-1 on one node and K..2K-1 on another (mpirun --map-by ppr:K:node), or pass "
+               "--nodecomm-one-node to measure anyway";
+    }
+
+    size_t pair_index(const Bootstrap& boot) const { return size_t(boot.rank() % (boot.nranks() / 2)); }
+
+    Status measure_point(PatternContext& ctx, Buffer& buffer, const Point& point, NodeCommData& data)
+    {
+        uint64_t k = data.pairs[point.k_index], n = data.sizes[point.n_index];
+        std::string where = "nodecomm k=" + std::to_string(k) + " size " + format_bytes(n);
+        mark_step(ctx.settings.progress, "waiting for the other pairs before the point", n);
+        NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs"));
+        ctx.losses = LossTally{};
+        std::vector<double> samples;
+        PrttSpec spec{n, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
+        if (pair_index(ctx.bootstrap) < k) {
+            mark_step(ctx.settings.progress, "measuring");
+            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
+            if (!prtt)
+                return prtt.status().with_context(where);
+            samples = std::move(*prtt);
+            for (double& sample : samples)
+                sample /= 2.0; // half round trip, as the one-way T of the models
+        }
+        mark_step(ctx.settings.progress, "gathering the pairs' times", n);
+        std::vector<Bytes> all;
+        NGX_TRY(ctx.bootstrap.gather(pack(samples), all).with_context(where + ": gathering the pairs' times"));
+        if (ctx.bootstrap.rank() != 0)
+            return Status::ok();
+        ctx.sink.count_messages(prtt_message_count(spec) * k);
+        ctx.sink.size_done(point_record(ctx, all, k, n, point, data));
+        return Status::ok();
+    }
+
+    // Rank 0: the slowest pair's record, with the mean pair and the aggregate
+    // bandwidth. Of several passes T(k, n) keeps the fastest: noise (another
+    // process on the cores, a daemon) only ever adds time.
+    static SizeRecord point_record(const PatternContext& ctx, const std::vector<Bytes>& all, uint64_t k, uint64_t n,
+                                   const Point& point, NodeCommData& data)
+    {
+        std::vector<double> slowest;
+        double worst = -1, sum = 0;
+        for (size_t pair = 0; pair < k; ++pair) {
+            std::vector<double> samples = unpack(all[pair]);
+            double pair_median = median(samples);
+            sum += pair_median;
+            if (pair_median > worst) {
+                worst = pair_median;
+                slowest = std::move(samples);
+            }
+        }
+        double& kept = data.T_us[point.k_index][point.n_index];
+        if (!(kept <= worst)) { // NaN: the first pass
+            kept = worst;
+            data.T_mean_us[point.k_index][point.n_index] = sum / double(k);
+        }
+        SizeRecord record = make_record(ctx, n, std::move(slowest));
+        record.extra.emplace_back("pairs", double(k));
+        record.extra.emplace_back("T_mean_us", sum / double(k));
+        record.extra.emplace_back("aggregate_MBps", worst > 0 ? double(k) * double(n) / worst : 0.0);
+        return record;
+    }
+
+    void publish(PatternContext& ctx, const NodeCommData& data) const
+    {
+        if (ctx.bootstrap.rank() != 0)
+            return;
+        ctx.sink.set_model(nodecomm_model(data, regimes_.empty() ? detect_regimes(data) : regimes_));
+    }
+};
+
+// Prints the T(k, n) and bandwidth tables and the models when the run ends.
+class NodeCommTables final : public Reporter {
+public:
+    void run_finished(const RunRecord& run) override
+    {
+        if (run.pattern != "nodecomm" || !run.model.is_object() || !run.model.contains("nodecomm"))
+            return;
+        Result<NodeCommData> data = data_from_json(run.model["nodecomm"]);
+        if (data)
+            std::cout << nodecomm_tables(*data) << model_text(run.model) << std::flush;
+    }
+};
+
+} // namespace
+
+PatternInfo nodecomm_pattern()
+{
+    PatternInfo info;
+    info.name = "nodecomm";
+    info.description = "k = 1..K concurrent pairs between two nodes, max-rate model (paper 002)";
+    info.metric = "half round trip of the slowest of k pairs";
+    info.default_sizes = "1-1Mi";
+    info.default_count = 200;
+    info.default_warmup = 20;
+    info.options = {
+        opt::optional_value("nodecomm-pairs",
+                            "pair counts: K for 1..K, or a list (1,2,4,8); default: every pair of the ranks "
+                            "(2K ranks: rank i pairs with rank K+i)"),
+        opt::optional_value("nodecomm-regimes", "fit regimes FROM-TO,...,FROM- (half-open, e.g. 1-1Ki,1Ki-64Ki,64Ki-); "
+                                                "default: the protocol ranges of the k = 1 curve"),
+        {"nodecomm-passes", "1",
+         "passes over every (k, n), each in a new interleaved order; T(k, n) keeps the fastest pass (noise only "
+         "adds time)"},
+        opt::flag("nodecomm-one-node",
+                  "measure even when a pair's two ranks share a node (a note instead of an error)"),
+    };
+    info.create = [] { return std::make_unique<NodeComm>(); };
+    info.reporters = [](const OptionValues&) {
+        std::vector<std::unique_ptr<Reporter>> reporters;
+        reporters.push_back(std::make_unique<NodeCommTables>());
+        return reporters;
+    };
+    info.predict = predict_nodecomm;
+    info.fit = fit_nodecomm;
+    return info;
+}
+
+} // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::nodecomm_pattern)

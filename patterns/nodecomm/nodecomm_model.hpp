@@ -1,0 +1,63 @@
+// The models of paper 002 (Gropp, Olson, Samfass) fitted to a nodecomm run:
+// T(k, n), the time of the slowest of k concurrent pairs exchanging n bytes,
+// cut into regimes (short / eager / rendezvous) and fitted per regime with
+//   postal         T = alpha + n / R            (1 pair, K pairs, all k)
+//   maxrate3       T = alpha + k n / min(R_N, k R_C)
+//   maxrate4       T = alpha + k n / min(R_N, R_Cb + (k-1) R_Ci)
+//   modified       T = k n / min(R_N, k n / (alpha + n / R_C))   (the slides'
+//                  formula next to Figure 5, "modified max-rate model")
+// each with 95% intervals and the relative-error sum of the paper's Table 2
+// (sum over every (k, n) of the regime of |model - measured| / measured).
+// Times are microseconds, rates bytes per second.
+//
+//     NodeCommData data = ...;                      // from the run or a saved JSON
+//     std::vector<Regime> regimes = detect_regimes(data);
+//     Json model = nodecomm_model(data, regimes);   // {"kind": "nodecomm", "nodecomm": ..., "ranges": [...]}
+//     std::cout << nodecomm_tables(data) << model_text(model);
+#ifndef NGX_PATTERNS_NODECOMM_MODEL_HPP
+#define NGX_PATTERNS_NODECOMM_MODEL_HPP
+
+#include <ngx/record.hpp>
+#include <ngx/status.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ngx::patterns {
+
+// What a nodecomm run measured: T[k index][n index] (NaN where not measured).
+struct NodeCommData {
+    std::vector<uint64_t> pairs;
+    std::vector<uint64_t> sizes;
+    std::vector<std::vector<double>> T_us;      // slowest pair
+    std::vector<std::vector<double>> T_mean_us; // mean over the pairs
+};
+
+NodeCommData empty_data(std::vector<uint64_t> pairs, std::vector<uint64_t> sizes);
+Json data_json(const NodeCommData& data);
+Result<NodeCommData> data_from_json(const Json& json);
+
+// Sizes from_bytes <= n < to_bytes (to_bytes 0: no upper end).
+struct Regime {
+    uint64_t from_bytes = 0;
+    uint64_t to_bytes = 0;
+    bool contains(uint64_t n) const { return n >= from_bytes && (to_bytes == 0 || n < to_bytes); }
+};
+
+// "1-1Ki,1Ki-64Ki,64Ki-": half-open ranges, the last may be open-ended.
+Result<std::vector<Regime>> parse_regimes(const std::string& text);
+// Protocol ranges of the k = 1 curve (paper 001 section 3.5, robust
+// detector); one regime when there is no k = 1 curve or too few sizes.
+std::vector<Regime> detect_regimes(const NodeCommData& data);
+
+Json nodecomm_model(const NodeCommData& data, const std::vector<Regime>& regimes);
+
+// T(k, n) (rows n, columns k) and the aggregate bandwidth k n / T in MB/s.
+std::string nodecomm_tables(const NodeCommData& data);
+// The models per regime, then the Table-2 relative-error sums and k*.
+std::string model_text(const Json& model);
+
+} // namespace ngx::patterns
+
+#endif

@@ -1,0 +1,20 @@
+// `ngx predict --params nc.json --op nodecomm -k K -s SIZE`: T(K, SIZE) under
+// every model of a saved nodecomm run (its regime chosen by SIZE), and
+// `--op best-k -s VOLUME`: the number of pairs k that moves VOLUME bytes from
+// one node to the other fastest, each pair sending VOLUME / k, under the
+// three-parameter max-rate model (paper 002, section 5: k* = R_N / R_C).
+// `ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]` fits the
+// models again to a saved run's T(k, n), e.g. with other regimes.
+#ifndef NGX_PATTERNS_NODECOMM_PREDICT_HPP
+#define NGX_PATTERNS_NODECOMM_PREDICT_HPP
+
+#include <ngx/pattern.hpp>
+
+namespace ngx::patterns {
+
+int predict_nodecomm(const CommandArguments& arguments);
+int fit_nodecomm(const CommandArguments& arguments);
+
+} // namespace ngx::patterns
+
+#endif

@@ -1,0 +1,219 @@
+#include <ngx/fit/loggp.hpp>
+#include <ngx/fit/loggp_joint.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+using namespace ngx::fit;
+
+namespace {
+
+constexpr double n_msgs = 16;
+
+// A transport described by what Listing 1 of paper 001 would measure on it:
+// the round trip, the per-message time of a stream (eq. (5) with d = 0: the
+// larger of the sender's overhead and the gap), the sender's overhead and
+// the receive overhead, each a function of x = s - 1.
+struct Transport {
+    std::function<double(double)> rtt, stream, o_s, o_r;
+};
+
+std::vector<PrttSample> listing1(const Transport& t, double noise, unsigned seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> nd(0.0, noise);
+    auto jitter = [&] { return noise > 0 ? 1 + nd(rng) : 1.0; };
+    std::vector<PrttSample> v;
+    for (double s = 1; s <= 65536; s *= 2) {
+        const double x = s - 1;
+        PrttSample p;
+        p.size = s;
+        p.delay = t.rtt(x);
+        p.prtt_1_0 = t.rtt(x) * jitter();
+        p.prtt_n_0 = (t.rtt(x) + (n_msgs - 1) * t.stream(x)) * jitter();
+        p.prtt_n_d = (n_msgs - 1) * p.delay + (t.rtt(x) + (n_msgs - 1) * t.o_s(x)) * jitter();
+        p.o_r = t.o_r(x) * jitter();
+        v.push_back(p);
+    }
+    return v;
+}
+
+// LogGP with overhead lines, exactly eqs. (1) and (5).
+Transport additive()
+{
+    Transport t;
+    t.o_s = [](double x) { return 1.2 + 0.0004 * x; };
+    t.o_r = [](double x) { return 0.8 + 0.0002 * x; };
+    t.rtt = [t](double x) { return 2 * (4 + t.o_s(x) + t.o_r(x) + 0.002 * x); };
+    t.stream = [t](double x) { return std::max(t.o_s(x), 6 + 0.002 * x); };
+    return t;
+}
+
+// Shared memory: the sender's copy is its overhead's slope and paces the
+// stream (y(s) = o_s(s), eq. (7) reads the copy as G), and nothing else
+// costs per byte: eq. (1) holds with G = 0.
+Transport copy_paced()
+{
+    Transport t;
+    t.o_s = [](double x) { return 0.05 + 0.0005 * x; };
+    t.o_r = [](double x) { return 0.15 + 0.0001 * x; };
+    t.rtt = [t](double x) { return 2 * (0.1 + t.o_s(x) + t.o_r(x)); };
+    t.stream = t.o_s;
+    return t;
+}
+
+LogGPOptions joint_options()
+{
+    LogGPOptions o;
+    o.method = ChangePointMethod::none;
+    o.joint = true;
+    return o;
+}
+
+} // namespace
+
+TEST(LogGPJoint, ExactLogGPDataKeepsTheExactParameters)
+{
+    const auto fit = fit_loggp(listing1(additive(), 0, 0), n_msgs, joint_options());
+    ASSERT_TRUE(fit);
+    const LogGPRange& r = fit->params.ranges.at(0);
+    EXPECT_NEAR(r.L.value, 4, 1e-6);
+    EXPECT_NEAR(r.send_line.per_byte.value, 0.0004, 1e-9);
+    EXPECT_NEAR(r.G.value, 0.002, 1e-9);
+    EXPECT_NEAR(r.g.value, 6, 1e-6);
+    EXPECT_LT(fit->error.max_rel, 1e-6);
+}
+
+TEST(LogGPJoint, CopyCountedOnceWhereThePapersEstimatesCountItTwice)
+{
+    const auto samples = listing1(copy_paced(), 0, 0);
+    LogGPOptions paper = joint_options();
+    paper.joint = false;
+    const auto by_paper = fit_loggp(samples, n_msgs, paper);
+    const auto joint = fit_loggp(samples, n_msgs, joint_options());
+    ASSERT_TRUE(by_paper && joint);
+    EXPECT_GT(by_paper->error.max_rel, 0.3); // G of eq. (7) is the copy, counted again in eq. (1)
+    EXPECT_LT(joint->error.max_rel, 1e-6);
+    const LogGPRangeDetail& d = joint->details.at(0);
+    ASSERT_TRUE(d.joint.has_value());
+    EXPECT_TRUE(d.joint->improved);
+    EXPECT_GT(d.joint->paper_mean_rel, d.joint->joint_mean_rel);
+    const LogGPRange& r = joint->params.ranges.at(0);
+    EXPECT_NEAR(r.G.value, 0, 1e-9);
+    EXPECT_NEAR(r.send_line.per_byte.value, 0.0005, 1e-9);
+    EXPECT_NEAR(r.recv_line.per_byte.value, 0.0001, 1e-9);
+    EXPECT_NEAR(r.L.value, 0.1, 1e-6);
+}
+
+TEST(LogGPJoint, ACostBelowZeroIsHeldAtZeroAndNamed)
+{
+    // The round trip grows more slowly than both overheads together (a warm
+    // cache in the ping-pong): unconstrained, G would solve below zero.
+    Transport t = copy_paced();
+    t.rtt = [t](double x) { return 2 * (0.1 + t.o_s(x) + t.o_r(x)) - 0.0003 * x; };
+    const auto fit = fit_loggp(listing1(t, 0, 0), n_msgs, joint_options());
+    ASSERT_TRUE(fit);
+    const LogGPRangeDetail& d = fit->details.at(0);
+    ASSERT_TRUE(d.joint.has_value());
+    ASSERT_TRUE(d.joint->improved);
+    EXPECT_NE(std::find(d.joint->held_at_zero.begin(), d.joint->held_at_zero.end(), "G_us_per_byte"),
+              d.joint->held_at_zero.end());
+    const LogGPRange& r = fit->params.ranges.at(0);
+    EXPECT_EQ(r.G.value, 0);
+    EXPECT_FALSE(r.G.has_interval()); // held, not measured
+    EXPECT_GE(r.send_line.per_byte.value, 0);
+    EXPECT_GE(r.recv_line.per_byte.value, 0);
+    EXPECT_LT(fit->error.mean_rel, d.joint->paper_mean_rel / 2);
+}
+
+TEST(LogGPJoint, AGapPacedStreamKeepsTheGapOfEquation7)
+{
+    // A token bucket: one message crosses at line speed (the round trip
+    // grows by 0.001 us/B), a stream drains the bucket and is paced by the
+    // configured rate, 0.04 us/B. G is the rate; no fit may trade it for a
+    // better round trip.
+    Transport t;
+    t.o_s = [](double x) { return 2 + 0.0001 * x; };
+    t.o_r = [](double x) { return 1 + 0.0001 * x; };
+    t.rtt = [](double x) { return 2 * (10 + 3 + 0.0012 * x); };
+    t.stream = [](double x) { return 5 + 0.04 * x; };
+    const auto fit = fit_loggp(listing1(t, 0, 0), n_msgs, joint_options());
+    ASSERT_TRUE(fit);
+    EXPECT_NEAR(fit->params.ranges.at(0).G.value, 0.04, 1e-9);
+    EXPECT_NEAR(fit->params.ranges.at(0).g.value, 5, 1e-6);
+    EXPECT_TRUE(fit->params.ranges.at(0).G.has_interval()); // eq. (7)'s regression interval
+}
+
+TEST(LogGPJoint, NoisyDataWithinFivePercentAndNeverWorseThanThePaper)
+{
+    for (unsigned seed = 1; seed <= 10; ++seed) {
+        const auto samples = listing1(additive(), 0.01, seed);
+        const auto fit = fit_loggp(samples, n_msgs, joint_options());
+        ASSERT_TRUE(fit);
+        const LogGPRange& r = fit->params.ranges.at(0);
+        EXPECT_NEAR(r.L.value, 4, 0.2) << seed;
+        EXPECT_NEAR(r.G.value, 0.002, 0.0001) << seed;
+        EXPECT_NEAR(r.send_line.at_one.value, 1.2, 0.06) << seed;
+        const JointFit& j = *fit->details.at(0).joint;
+        if (j.improved) {
+            EXPECT_LT(j.joint_mean_rel, j.paper_mean_rel);
+        }
+        EXPECT_LE(fit->error.mean_rel, j.paper_mean_rel + 1e-12) << seed;
+    }
+}
+
+TEST(LogGPJoint, TooFewSizesOrThePaperOptionLeaveThePapersEstimates)
+{
+    auto samples = listing1(copy_paced(), 0, 0);
+    samples.resize(2);
+    const auto two = fit_loggp(samples, n_msgs, joint_options());
+    ASSERT_TRUE(two);
+    EXPECT_FALSE(two->details.at(0).joint.has_value());
+    LogGPRange r;
+    EXPECT_EQ(refine_range_jointly(samples, n_msgs, Weighting::relative, 0.95, r).status(), Status::too_few_points);
+    LogGPOptions paper = joint_options();
+    paper.joint = false;
+    const auto off = fit_loggp(listing1(copy_paced(), 0, 0), n_msgs, paper);
+    ASSERT_TRUE(off);
+    EXPECT_FALSE(off->details.at(0).joint.has_value());
+}
+
+TEST(LogGPJoint, ARangeTheModelMissesIsSplitWhereItsErrorHalves)
+{
+    // Above 2 KiB the round trip pays 0.002 us/B more (data out of cache)
+    // while the stream and the overheads do not change; the change-point
+    // search is made blind (pfact 1e9, no confirmation) so that only the model's misfit can
+    // find the knee.
+    Transport t = copy_paced();
+    const Transport base = t;
+    t.rtt = [base](double x) { return base.rtt(x) + (x > 2047 ? 0.002 * (x - 2047) : 0.0); };
+    LogGPOptions opt = joint_options();
+    opt.method = ChangePointMethod::robust;
+    opt.robust.pfact = 1e9;
+    opt.robust.confirm_alpha = 1e-300;
+    const auto samples = listing1(t, 0, 0);
+    const auto whole = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(whole);
+    ASSERT_EQ(whole->params.ranges.size(), 1u);
+    EXPECT_GT(whole->error.mean_rel, 0.05);
+    opt.split_misfits = true;
+    const auto split = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(split);
+    ASSERT_GE(split->params.ranges.size(), 2u);
+    EXPECT_LT(split->error.mean_rel, whole->error.mean_rel / 2);
+    const std::vector<LogGPCurve> by_model{LogGPCurve::model};
+    EXPECT_EQ(split->details.at(1).split_by, by_model);
+    const double knee = split->params.ranges.at(1).from_bytes; // within one size of 2 KiB
+    EXPECT_GE(knee, 1024);
+    EXPECT_LE(knee, 4096);
+    // Within the noise the model's misses are not a reason to split.
+    opt.relative_noise = 0.5;
+    const auto noisy = fit_loggp(samples, n_msgs, opt);
+    ASSERT_TRUE(noisy);
+    EXPECT_EQ(noisy->params.ranges.size(), 1u);
+}

@@ -1,0 +1,37 @@
+# common.sh: sourced by the tests of suite 'nodecomm'. mpirun as root on
+# loopback (the flags of tests/mpi/common.sh), serialised with the other
+# helpers' network and MPI runs through /tmp/ngx-net.lock:
+#     nc_mpirun NP [MPIRUN_OPTION...] -- ngx ARG...
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+MPI_TIMEOUT=${MPI_TIMEOUT:-240}
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+need_mpirun() {
+    command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
+}
+
+nc_mpirun() {
+    local np=$1
+    shift
+    local -a extra=()
+    while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
+    shift
+    flock /tmp/ngx-net.lock timeout -k 5 "$MPI_TIMEOUT" mpirun --allow-run-as-root --bind-to none --oversubscribe \
+        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl self,vader,tcp \
+        --mca mpi_yield_when_idle 1 -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "${extra[@]}" "$@"
+}
+
+# Python on a saved run: nc_py FILE 'code using d (document), run (its first run), ctx (context), m (model)'.
+nc_py() {
+    python3 - "$1" "$2" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+run = d["runs"][0] if "runs" in d else d
+ctx = d.get("context", d)
+m = run.get("model")
+exec(sys.argv[2])
+PY
+}
