@@ -189,7 +189,7 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
 
 // Busy-waits `delay` ticks; returns the ticks from its first to its last
 // timer read (at least `delay`: the loop overshoots by up to one read).
-uint64_t wait_ticks(const Timer& timer, uint64_t delay)
+[[gnu::noinline]] uint64_t wait_ticks(const Timer& timer, uint64_t delay)
 {
     uint64_t begin = timer.now();
     uint64_t until = begin + delay;
@@ -197,6 +197,28 @@ uint64_t wait_ticks(const Timer& timer, uint64_t delay)
     while ((now = timer.now()) < until) {
     }
     return now - begin;
+}
+
+// What one wait(d) costs beyond the span its own reads see, in ticks: the
+// read before the first sample and after the last, the loop's mispredicted
+// exit, the call. Timed over waits of the same d back to back (median of
+// rounds, as the PRTT samples are medians): on a KVM guest this cost grows
+// with d (21 ns at 0.5 us, 31-34 ns at 11 us), so a short stand-in would
+// leave the difference in o.
+double wait_cost_beyond_span(const Timer& timer, uint64_t delay)
+{
+    constexpr int rounds = 5, waits = 8;
+    double per_round[rounds];
+    for (double& cost : per_round) {
+        uint64_t spans = 0;
+        uint64_t begin = timer.now();
+        for (int i = 0; i < waits; ++i)
+            spans += wait_ticks(timer, delay);
+        uint64_t end = timer.now();
+        cost = (double(end - begin) - double(spans)) / waits;
+    }
+    std::nth_element(per_round, per_round + rounds / 2, per_round + rounds);
+    return per_round[rounds / 2];
 }
 
 template <bool Verify>
@@ -256,11 +278,11 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     ctx.losses.attempted += total;
     if (spec.delay_spent_us != nullptr && spec.messages > 1 && delay_ticks != 0 && !waits.empty()) {
         // Per wait, in the median repetition (a preempted one must not count):
-        // the ticks between its first and last read, plus the one read that
-        // is not between them (half before, half after).
+        // the ticks between its first and last read, plus what the loop costs
+        // around them (issue 9 item 3: no cost of wait(d) may enter o).
         std::nth_element(waits.begin(), waits.begin() + waits.size() / 2, waits.end());
-        double per_wait = timer.to_us(waits[waits.size() / 2]) / double(spec.messages - 1);
-        *spec.delay_spent_us = per_wait + timer.info().overhead_ns / 1000.0;
+        double per_wait = double(waits[waits.size() / 2]) / double(spec.messages - 1);
+        *spec.delay_spent_us = (per_wait + wait_cost_beyond_span(timer, delay_ticks)) / timer.info().ticks_per_us;
     }
     std::vector<double> prtt_us(spec.samples);
     for (size_t i = 0; i < ticks.size(); ++i)
@@ -313,6 +335,20 @@ Status answer_from(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, ui
 }
 
 } // namespace
+
+double timer_read_cost_us(const Timer& timer)
+{
+    constexpr int batches = 15, reads = 64;
+    double per_batch[batches];
+    for (double& cost : per_batch) {
+        uint64_t first = timer.now(), last = first;
+        for (int i = 0; i < reads; ++i)
+            last = timer.now();
+        cost = timer.to_us(last - first) / reads;
+    }
+    std::nth_element(per_batch, per_batch + batches / 2, per_batch + batches);
+    return per_batch[batches / 2];
+}
 
 std::string where(uint64_t size, uint64_t repetition)
 {

@@ -55,6 +55,12 @@ Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const 
 using AnswerOnce = std::function<ngx_status(uint64_t rep, const char*& operation)>;
 Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce& once);
 
+// What one read of `timer` adds to an interval it ends, in microseconds: the
+// median over short batches of back-to-back reads, measured where it is
+// used (the core's calibration is a mean over one long run, and a single
+// interrupt there moves it by tens of ns).
+double timer_read_cost_us(const Timer& timer);
+
 // "size 4 KiB, repetition 17: " for error messages.
 std::string where(uint64_t size, uint64_t repetition);
 

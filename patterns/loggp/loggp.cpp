@@ -9,7 +9,8 @@
 //                                timed), recorded as delay_us
 // and the responder measures the receive overhead o_r: it busy-waits 2d (d
 // sent to it through the bootstrap, so both ranks use one d) before each
-// receive, so the message has arrived and only the receive call is timed.
+// receive, so the message has arrived and only the receive call is timed
+// (less the one timer read that falls inside the interval).
 // After the sweep the driver fits g and G per protocol range (section 3.5
 // change detection) and reports one parameter set per range (Table 2).
 #include "../common/prtt.hpp"
@@ -21,6 +22,7 @@
 #include <ngx/pattern_plugin.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace ngx::patterns {
@@ -40,6 +42,23 @@ Result<double> decode(const Bytes& bytes)
     double value;
     std::memcpy(&value, bytes.data(), sizeof value);
     return value;
+}
+
+// The mean of the samples near their median (within 3 timer steps or 5% of
+// it): a single receive is a few timer steps long (the TSC of a KVM guest
+// moves in 10 ns steps), and its median is one of two neighbouring steps
+// while their mean resolves the time between them; samples far from the
+// median (an interrupt, a preemption) stay out.
+double central_mean(std::vector<double> samples, double step_us)
+{
+    const double mid = median(samples);
+    const double reach = std::max(3 * step_us, 0.05 * std::fabs(mid));
+    double sum = 0;
+    size_t n = 0;
+    for (double x : samples)
+        if (std::fabs(x - mid) <= reach)
+            sum += x, ++n;
+    return n == 0 ? mid : sum / double(n);
 }
 
 // The driver's value of d reaches the responder; the responder's o_r comes back.
@@ -135,6 +154,7 @@ private:
         Transport& transport = ctx.transport;
         const Timer& timer = ctx.timer;
         std::vector<double> receive_us(spec.samples);
+        const double read_us = timer_read_cost_us(timer);
         // A repetition lost to a dropped message is retried after the resync (answer_series).
         Status status = answer_series(ctx, spec, [&](uint64_t rep, const char*& operation) {
             timer.busy_wait_us(2 * d);
@@ -145,13 +165,13 @@ private:
                 return code;
             operation = "send";
             code = transport.send_code(buffer.data(), spec.size);
-            if (code == NGX_OK && rep >= spec.warmup)
-                receive_us[rep - spec.warmup] = timer.to_us(end - start);
+            if (code == NGX_OK && rep >= spec.warmup) // less the one timer read inside the interval
+                receive_us[rep - spec.warmup] = timer.to_us(end - start) - read_us;
             return code;
         });
         if (!status)
             return status.with_context("o_r");
-        return swap_value(ctx.bootstrap, median(receive_us));
+        return swap_value(ctx.bootstrap, central_mean(std::move(receive_us), timer.info().resolution_ns / 1000.0));
     }
 
     SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, double rel_ci,

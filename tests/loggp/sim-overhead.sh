@@ -1,0 +1,46 @@
+#!/bin/bash
+# sim-overhead.sh O: loggp on the sim module with o_s = o_r = O us measures
+# o_s(s) (eq. (6)) and o_r(s) (the timed receive), median over the sizes,
+# within 2% of O (issue 9 item 3:
+# no cost of the delay loop, the timer or the sim's own calls may enter o),
+# plus one step of the run's timer (10 ns on a KVM guest, whose TSC moves in
+# 10 ns steps: 2% of 0.3 us is 6 ns, finer than one timed call resolves).
+# L 5, g 4 (12 for O >= 4, so that g > o_s), G 0.001, 1..256 B, medians of
+# 200, pinned to CPUs 0,1; one re-measure before failing.
+#
+# The sim can keep an overhead only down to what its own calls cost on this
+# machine (a clock read, the copy into the shared ring, a cache line from
+# the peer's core: 0.05-0.3 us on a 2-vCPU KVM guest, depending on where the
+# host places the vCPUs). When more than a tenth of its sends or receives
+# end late, it says so on stderr (sim_finalize) and there is no ground truth
+# to compare with: for O below 1 us the test then exits 77 with that message
+# and the values.
+source "$(dirname "$0")/common.sh"
+lg_need_cpus
+lg_need_module sim
+o=${1:?usage: sim-overhead.sh O_US}
+g=$(python3 -c "print(12 if $o >= 4 else 4)")
+sim=(--sim-L 5 --sim-os "$o" --sim-or "$o" --sim-g "$g" --sim-G 0.001 --sim-S 0)
+late=0
+run() {
+    ngx_run 150 -m sim -x loggp "${sim[@]}" -s 1-256 -c 200 --cpus 0,1 -o "$IT_DIR/run.json"
+    [[ $RC == 0 ]] || { tail -5 "$IT_DIR/err"; return 1; }
+    sed -n '/^# loggp parameters/,$p' "$IT_DIR/out"
+    if grep -q '^sim: .* ended later than the model allows' "$IT_DIR/err"; then
+        grep '^sim: ' "$IT_DIR/err"
+        late=$((late + 1))
+    fi
+}
+check() {
+    "${LG_CHECK[@]}" overheads "$IT_DIR/run.json" --os "$o" --or "$o" --tol 0.02 --timer-step && return 0
+    # Below 1 us a late call is the sim's own work (above 1 us only a loaded
+    # machine makes calls late, and that is measured once more, then fails).
+    if [[ $late -gt 0 ]] && python3 -c "import sys; sys.exit(0 if $o < 1 else 1)"; then
+        echo "SKIP: the sim could not keep o = $o us on this machine (its calls ended late, above); the values" \
+             "above are this machine's floor, not a bias of the measurement"
+        exit 77
+    fi
+    return 1
+}
+lg_measure_and_check "sim o_s = o_r = $o us" run check
+echo PASS
