@@ -14,7 +14,7 @@
 # while Open MPI overlaps the sender's pack with the receiver's unpack, so
 # l_mw is overstated (measured 25-70% mean held-out error on this machine);
 # there the bounds are 50% quiet and 100% loaded, without the ranking.
-# A failed check is measured once more before failing (timing noise).
+# A failed check is measured again, three attempts in all (timing noise, see below).
 source "$(dirname "$0")/common.sh"
 mode=$1
 [[ $mode == tcp ]] || need_mpi
@@ -60,11 +60,16 @@ check() {
     return $ok
 }
 
+# Three attempts: besides load, this VM's host moves the two vCPUs, and a
+# cache line between them then takes 0.1 or 0.5 us, sometimes flipping
+# within a second (bench/loggp/README.md): the strided run and the
+# ping-pong it is compared with can land on different placements (seen:
+# vader 64 KiB d=1 40 us next to a 16 us ping-pong, then 16 vs 16).
 echo "strided over $mode"
-measure
-if ! check; then
-    echo "measuring once more (timing noise on shared cores)"
+for attempt in 1 2 3; do
     measure
-    check || { cat "$SCRATCH/strided.txt"; fail "strided over $mode"; }
-fi
-echo "PASS"
+    check && { echo "PASS"; exit 0; }
+    echo "attempt $attempt failed (timing noise on shared cores)"
+done
+cat "$SCRATCH/strided.txt"
+fail "strided over $mode"
