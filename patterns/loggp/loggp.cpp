@@ -10,8 +10,14 @@
 // and the responder measures the receive overhead o_r: it busy-waits 2d (d
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed.
+// The sizes are measured in passes (patterns/common/passes.hpp): in each pass
+// a size runs its series one after the other (PRTT(1,0,s), PRTT(n,0,s),
+// PRTT(n,d,s), o_r), and the sizes take turns. d is chosen in the size's
+// first pass and kept for the later ones, so every PRTT(n,d,s) sample of a
+// size has the same d; the medians are over the samples of all passes.
 // After the sweep the driver fits g and G per protocol range (section 3.5
 // change detection) and reports one parameter set per range (Table 2).
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "loggp_model.hpp"
@@ -75,7 +81,13 @@ public:
             if (size == 0) // checked before measuring: eq. (1) and (7) are in s - 1
                 return Status::usage("loggp: message sizes must be >= 1 byte (PRTT(1,0,s) and eq. (7) are in s - 1); "
                                      "-s includes 0");
-        NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
+        sizes_.assign(ctx.settings.sizes.size(), PerSize{});
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            return record(ctx, last, pooled);
+        };
+        NGX_TRY(sweep_passes(ctx, sweep));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         if (samples_.size() < 3)
@@ -88,46 +100,58 @@ public:
     }
 
 private:
-    Result<SizeRecord> measure_size(PatternContext& ctx, uint64_t size, Buffer& buffer)
+    // What a size keeps from pass to pass besides its samples.
+    struct PerSize {
+        double d = 0;                    // d of PRTT(n,d,s), from the first pass (both sides)
+        std::vector<double> d_spent;     // per pass: what wait(d) really took (driver)
+        double o_r = fit::Measured::nan; // median over the passes so far (the responder's, sent back)
+        std::vector<double> receive_us;  // responder: the o_r samples of all passes
+    };
+
+    // One pass of one size: the series one after the other (driver samples:
+    // PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s)).
+    Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
     {
-        const RunSettings& settings = ctx.settings;
-        PrttSpec single{size, 1, 0.0, settings.count, settings.warmup};
-        PrttSpec burst{size, messages_, 0.0, settings.count, settings.warmup};
+        PerSize& state = sizes_[slice.index];
+        PrttSpec single{slice.size, 1, 0.0, slice.samples, slice.warmup};
+        PrttSpec burst{slice.size, messages_, 0.0, slice.samples, slice.warmup};
         Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
         if (!prtt_1_0)
             return prtt_1_0.status();
         Result<std::vector<double>> prtt_n_0 = run_prtt(ctx, buffer, burst);
         if (!prtt_n_0)
             return prtt_n_0.status();
-        // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides.
-        Result<double> delay = swap_value(ctx.bootstrap, ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0);
-        if (!delay)
-            return delay.status();
-        double d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
-        PrttSpec delayed{size, messages_, d, settings.count, settings.warmup};
-        double d_spent = d; // what wait(d) really took, measured by the driver (issue 9 item 3)
+        if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
+            Result<double> delay = swap_value(ctx.bootstrap, ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0);
+            if (!delay)
+                return delay.status();
+            state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
+        }
+        PrttSpec delayed{slice.size, messages_, state.d, slice.samples, slice.warmup};
+        double d_spent = state.d; // what wait(d) really took, measured by the driver (issue 9 item 3)
         delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
-        Result<double> o_r = measure_receive_overhead(ctx, buffer, single, d);
+        Result<double> o_r = measure_receive_overhead(ctx, buffer, single, state);
         if (!o_r)
             return o_r.status();
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
         if (!ctx.bootstrap.is_driver())
-            return SizeRecord{};
-        // The widest relative 95% interval of the three medians: the measured noise of this size.
-        double rel_ci = std::max({median_rel_ci95(*prtt_1_0), median_rel_ci95(*prtt_n_0), median_rel_ci95(*prtt_n_d)});
-        // Eq. (6) subtracts the d that was really waited, so o holds no cost of the delay loop.
-        return record(ctx, size, d_spent, *o_r, rel_ci, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
+            return Series{};
+        state.d_spent.push_back(d_spent);
+        state.o_r = *o_r;
+        return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
     // next message as soon as the reply reaches it, so that message arrives
     // about d after the responder's last send; waiting 2d makes sure it is
     // there and only the receive call is timed.
-    Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, double d)
+    // The responder keeps the samples of every pass and answers with their median.
+    Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
     {
+        const double d = state.d;
         if (ctx.bootstrap.is_driver()) {
             Result<std::vector<double>> round_trips = run_prtt(ctx, buffer, spec);
             if (!round_trips)
@@ -153,14 +177,23 @@ private:
         });
         if (!status)
             return status.with_context("o_r");
-        return swap_value(ctx.bootstrap, median(receive_us));
+        state.receive_us.insert(state.receive_us.end(), receive_us.begin(), receive_us.end());
+        return swap_value(ctx.bootstrap, median(state.receive_us));
     }
 
-    SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, double rel_ci,
-                      std::vector<double> prtt_1_0, double prtt_n_0, double prtt_n_d)
+    // pooled: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over all passes of the size.
+    SizeRecord record(PatternContext& ctx, const PassSlice& last, Series& pooled)
     {
-        SizeRecord record = make_record(ctx, size, std::move(prtt_1_0));
-        fit::PrttSample sample{double(size), record.summary.median, prtt_n_0, prtt_n_d, d, o_r};
+        const PerSize& state = sizes_[last.index];
+        // The widest relative 95% interval of the three medians: the measured noise of this size.
+        double rel_ci = widest_rel_ci95(pooled);
+        // Eq. (6) subtracts the d that was really waited (the median over the passes), so o holds no cost of
+        // the delay loop.
+        double d_spent = state.d_spent.empty() ? state.d : median(state.d_spent);
+        double prtt_n_0 = median(pooled[1]);
+        double prtt_n_d = median(pooled[2]);
+        SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+        fit::PrttSample sample{double(last.size), record.summary.median, prtt_n_0, prtt_n_d, d_spent, state.o_r};
         samples_.push_back(sample);
         rel_ci_.push_back(rel_ci);
         std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
@@ -173,6 +206,7 @@ private:
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;
     std::vector<double> rel_ci_; // per size: relative width of the widest 95% interval of a median
+    std::vector<PerSize> sizes_; // per size of ctx.settings.sizes
 };
 
 std::vector<opt::OptionSpec> loggp_options()
