@@ -114,8 +114,8 @@ for r in results:
         err(f"size {s}: mean {r['mean_us']} below min {r['min_us']} or negative stddev")
     if a.raw:
         raw = r.get("raw_us")
-        if not isinstance(raw, list) or len(raw) != a.count:
-            err(f"size {s}: raw_us has {len(raw) if isinstance(raw, list) else raw!r} entries, expected {a.count}")
+        if not isinstance(raw, list) or len(raw) != r["count"]:
+            err(f"size {s}: raw_us has {len(raw) if isinstance(raw, list) else raw!r} entries, expected {r['count']}")
         elif abs(min(raw) - r["min_us"]) > 1e-6 * max(1.0, r["min_us"]):
             err(f"size {s}: min(raw_us) {min(raw)} != min_us {r['min_us']}")
     elif "raw_us" in r:
