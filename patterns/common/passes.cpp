@@ -204,7 +204,7 @@ PassPlan plan_passes(const RunSettings& settings)
     plan.passes = std::min(plan.passes, std::max<uint64_t>(settings.count, 1));
     plan.extra = std::max<uint64_t>(1, plan.passes / 2);
     plan.extra_slices = std::max<uint64_t>(1, uint64_t(settings.sizes.size()) * plan.passes / extra_share);
-    plan.rewarm = (settings.warmup + 2 * plan.passes - 1) / (2 * plan.passes);
+    plan.rewarm = (settings.warmup + 4 * plan.passes - 1) / (4 * plan.passes);
     return plan;
 }
 

@@ -15,11 +15,13 @@
 //         .record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> { ... }});
 //
 // Warm-up: a size's first pass discards --warmup repetitions, every later
-// pass a short re-warm of ceil(warmup / (2 passes)), so a size discards at
-// most 1.5 x --warmup in all: the first contact with a size (its protocol's
-// code path, its buffer's pages) is paid once; between passes the other
-// sizes only disturb the caches and the transport's state for a repetition
-// or two.
+// pass a short re-warm of ceil(warmup / (4 passes)), so a size discards at
+// most 1.25 x --warmup in all: the first contact with a size (its
+// protocol's code path, its buffer's pages) costs up to 10^4 times a
+// repetition and is paid once; after the other sizes' turns the first
+// repetition costs 1.5-7 times the median on shm and the second about 1.2
+// (measured with --warmup 0 --raw), so one re-warm repetition per 4 passes
+// and 10 warm-ups (the main job's) takes the expensive one away.
 //
 // Budget of the extra passes: at most max(1, passes / 2) of them, and in
 // all at most max(1, 5% of the regular size-passes) sizes measured again,

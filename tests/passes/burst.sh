@@ -5,7 +5,7 @@
 # --burst-from + --burst-sends - 1) against the interleaved sweep. Counted
 # in sends, the burst hits the same repetitions on any machine load.
 # Ping-pong, one send per repetition, first pass --warmup 20 + its share of
-# -c 400, later passes ceil(20 / (2 passes)) + their share:
+# -c 400, later passes ceil(20 / (4 passes)) + their share:
 #
 # A. 300 sends from send 1300, 7 sizes (1..64 B).
 #    --passes 1: sends 1260..1679 are the 8 B size (warm-up to 1279), so 300
@@ -20,11 +20,11 @@
 #    extra size-pass goes to, whatever the machine's noise does to the
 #    others): 200 sends from 220 hit 200 of its 400 samples (sends 20..419):
 #    the 95% interval of its median spans the clean and the disturbed half,
-#    so it is measured again (one extra pass of 400 after a re-warm of 10:
+#    so it is measured again (one extra pass of 400 after a re-warm of 5:
 #    schedule [[64],[64]], 800 samples) and its pooled median (200 of 800
 #    with the burst) is back within 15% (or 1 us) of the clean run.
-# C. As B, but the burst goes on until send 639: it covers 210 of the extra
-#    pass's 400 samples (sends 430..829) as well, so 410 of 800 carry it,
+# C. As B, but the burst goes on until send 639: it covers 215 of the extra
+#    pass's 400 samples (sends 425..824) as well, so 415 of 800 carry it,
 #    the interval still spans both, and 64 B is flagged after the budget
 #    (wide_bytes, the table's passes line).
 source "$(dirname "$0")/../integration/lib.sh"

@@ -30,12 +30,12 @@ TEST(Passes, PlanHonoursTheOptionAndBoundsTheExtraPasses)
     PassPlan plan = plan_passes(settings_with(100, 10, 7));
     EXPECT_EQ(plan.passes, 7u);
     EXPECT_EQ(plan.extra, 3u);        // passes / 2
-    EXPECT_EQ(plan.rewarm, 1u);       // ceil(10 / 14)
+    EXPECT_EQ(plan.rewarm, 1u);       // ceil(10 / 28)
     EXPECT_EQ(plan.extra_slices, 1u); // no sizes: still one
     RunSettings main_job = settings_with(100, 10, 0);
     main_job.sizes.assign(18, 1); // 1 B .. 128 KiB
     plan = plan_passes(main_job);
-    EXPECT_EQ(plan.rewarm, 2u);       // ceil(10 / 8)
+    EXPECT_EQ(plan.rewarm, 1u);       // ceil(10 / 16)
     EXPECT_EQ(plan.extra_slices, 3u); // 18 x 4 / 20
     plan = plan_passes(settings_with(100, 0, 1));
     EXPECT_EQ(plan.extra, 1u); // one pass still gets one extra
