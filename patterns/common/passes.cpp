@@ -1,7 +1,6 @@
 // The interleaved, pass-by-pass sweep (see passes.hpp).
 #include "passes.hpp"
 
-#include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 
 #include <algorithm>
@@ -124,14 +123,14 @@ void append(Series& pooled, Series&& more)
         pooled[s].insert(pooled[s].end(), more[s].begin(), more[s].end());
 }
 
+// No barrier per size: the peers met at the start of the pass, and within
+// it the responder follows the driver's messages size after size (a
+// bootstrap round trip per size costs a scheduler wake-up on a loaded machine).
 Status measure_slice(PatternContext& ctx, const PassedSweep& sweep, const PassSlice& slice, SizeState& state,
                      Buffer& buffer)
 {
-    mark_step(ctx.settings.progress, "waiting for the peer before the size", slice.size);
-    NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(slice.size) + ", pass " +
-                                                 std::to_string(slice.pass + 1) + ": waiting for the peer"));
     ctx.losses = state.losses;
-    mark_step(ctx.settings.progress, "measuring");
+    mark_step(ctx.settings.progress, "measuring", slice.size);
     Result<Series> samples = sweep.measure(slice, buffer);
     state.losses = ctx.losses;
     if (!samples)
@@ -268,6 +267,8 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
         if (status)
             ctx.sink.pass_done(pass + 1, plan.passes);
     }
+    if (status && sweep.finish)
+        status = sweep.finish();
     if (!driver)
         return status;
     ctx.sink.set_measurement(measurement_json(ctx, plan, order, states));

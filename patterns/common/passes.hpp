@@ -72,6 +72,9 @@ struct PassedSweep {
     // each series (appended to the size's pooled ones), the responder an
     // empty Series.
     std::function<Result<Series>(const PassSlice& slice, Buffer& buffer)> measure;
+    // Optional, both sides: after the last pass, before the records (e.g.
+    // what the responder measured reaches the driver in one exchange).
+    std::function<Status()> finish;
     // Driver: the size's record from its pooled samples, after its last pass.
     // ctx.losses then holds the size's losses over all its passes.
     std::function<Result<SizeRecord>(const PassSlice& last, Series& pooled)> record;

@@ -32,28 +32,28 @@
 namespace ngx::patterns {
 namespace {
 
-Bytes encode(double value)
+Bytes encode(const std::vector<double>& values)
 {
-    Bytes bytes(sizeof value);
-    std::memcpy(bytes.data(), &value, sizeof value);
+    Bytes bytes(values.size() * sizeof(double));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
 }
 
-Result<double> decode(const Bytes& bytes)
+Result<std::vector<double>> decode(const Bytes& bytes, size_t count)
 {
-    if (bytes.size() != sizeof(double))
+    if (bytes.size() != count * sizeof(double))
         return Status::runtime("loggp: the peer sent a malformed value through the bootstrap");
-    double value;
-    std::memcpy(&value, bytes.data(), sizeof value);
-    return value;
+    std::vector<double> values(count);
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    return values;
 }
 
-// The driver's value of d reaches the responder; the responder's o_r comes back.
-Result<double> swap_value(Bootstrap& boot, double mine)
+// Each side's values reach the other: the driver's d, the responder's o_r per size.
+Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine)
 {
     Bytes theirs;
     NGX_TRY(boot.exchange(encode(mine), theirs));
-    return decode(theirs);
+    return decode(theirs, mine.size());
 }
 
 class LogGP final : public Pattern {
@@ -84,6 +84,7 @@ public:
         sizes_.assign(ctx.settings.sizes.size(), PerSize{});
         PassedSweep sweep;
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
+        sweep.finish = [&] { return exchange_receive_overheads(ctx); };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             return record(ctx, last, pooled);
         };
@@ -104,7 +105,7 @@ private:
     struct PerSize {
         double d = 0;                    // d of PRTT(n,d,s), from the first pass (both sides)
         std::vector<double> d_spent;     // per pass: what wait(d) really took (driver)
-        double o_r = fit::Measured::nan; // median over the passes so far (the responder's, sent back)
+        double o_r = fit::Measured::nan; // the responder's median over all passes (driver, at the end)
         std::vector<double> receive_us;  // responder: the o_r samples of all passes
     };
 
@@ -122,10 +123,11 @@ private:
         if (!prtt_n_0)
             return prtt_n_0.status();
         if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
-            Result<double> delay = swap_value(ctx.bootstrap, ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0);
+            Result<std::vector<double>> delay =
+                swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0});
             if (!delay)
                 return delay.status();
-            state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
+            state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : delay->front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples, slice.warmup};
         double d_spent = state.d; // what wait(d) really took, measured by the driver (issue 9 item 3)
@@ -133,14 +135,11 @@ private:
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
-        Result<double> o_r = measure_receive_overhead(ctx, buffer, single, state);
-        if (!o_r)
-            return o_r.status();
+        NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
         if (!ctx.bootstrap.is_driver())
             return Series{};
         state.d_spent.push_back(d_spent);
-        state.o_r = *o_r;
         return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
     }
 
@@ -148,16 +147,13 @@ private:
     // next message as soon as the reply reaches it, so that message arrives
     // about d after the responder's last send; waiting 2d makes sure it is
     // there and only the receive call is timed.
-    // The responder keeps the samples of every pass and answers with their median.
-    Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
+    // The responder keeps the samples of every pass (their medians reach the
+    // driver after the last pass, exchange_receive_overheads()).
+    Status measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
     {
         const double d = state.d;
-        if (ctx.bootstrap.is_driver()) {
-            Result<std::vector<double>> round_trips = run_prtt(ctx, buffer, spec);
-            if (!round_trips)
-                return round_trips.status();
-            return swap_value(ctx.bootstrap, 0.0);
-        }
+        if (ctx.bootstrap.is_driver())
+            return run_prtt(ctx, buffer, spec).status();
         Transport& transport = ctx.transport;
         const Timer& timer = ctx.timer;
         std::vector<double> receive_us(spec.samples);
@@ -178,7 +174,25 @@ private:
         if (!status)
             return status.with_context("o_r");
         state.receive_us.insert(state.receive_us.end(), receive_us.begin(), receive_us.end());
-        return swap_value(ctx.bootstrap, median(state.receive_us));
+        return Status::ok();
+    }
+
+    // After the last pass: the responder's o_r per size (the median of all
+    // its passes; NaN where none) reaches the driver.
+    Status exchange_receive_overheads(PatternContext& ctx)
+    {
+        std::vector<double> medians(sizes_.size(), fit::Measured::nan);
+        for (size_t i = 0; i < sizes_.size(); ++i)
+            if (!sizes_[i].receive_us.empty())
+                medians[i] = median(sizes_[i].receive_us);
+        mark_step(ctx.settings.progress, "receiving o_r from the peer", 0);
+        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians);
+        if (!theirs)
+            return theirs.status().with_context("o_r");
+        if (ctx.bootstrap.is_driver())
+            for (size_t i = 0; i < sizes_.size(); ++i)
+                sizes_[i].o_r = (*theirs)[i];
+        return Status::ok();
     }
 
     // pooled: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over all passes of the size.
