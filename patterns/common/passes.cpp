@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace ngx::patterns {
@@ -20,7 +21,9 @@ constexpr uint64_t extra_share = 20; // extra size-passes: at most 1/20 of the r
 struct SizeState {
     Series pooled;
     LossTally losses;
-    uint64_t passes = 0; // passes this size was measured in
+    uint64_t passes = 0;                                     // passes this size was measured in
+    double width = std::numeric_limits<double>::quiet_NaN(); // widest_rel_ci95(pooled), on the driver
+    bool reported = false;                                   // its record went to the sink
 };
 
 std::vector<size_t> all_sizes(size_t count)
@@ -103,8 +106,8 @@ std::vector<size_t> still_wide(const std::vector<SizeState>& states, double max_
 {
     std::vector<std::pair<double, size_t>> wide; // width (NaN as infinite), index
     for (size_t i = 0; i < states.size(); ++i) {
-        double width = widest_rel_ci95(states[i].pooled);
-        if (!(width <= max_rel_ci))
+        double width = states[i].width;
+        if (!states[i].reported && !(width <= max_rel_ci))
             wide.emplace_back(std::isnan(width) ? HUGE_VAL : width, i);
     }
     std::stable_sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -133,27 +136,42 @@ Status measure_slice(PatternContext& ctx, const PassedSweep& sweep, const PassSl
     mark_step(ctx.settings.progress, "measuring", slice.size);
     Result<Series> samples = sweep.measure(slice, buffer);
     state.losses = ctx.losses;
-    if (!samples)
-        return samples.status().with_context("pass " + std::to_string(slice.pass + 1));
+    if (!samples) // names size and repetition ("size 2 B, repetition 288: ..."), as a sequential sweep did
+        return samples.status();
     append(state.pooled, std::move(*samples));
     ++state.passes;
+    if (ctx.bootstrap.is_driver())
+        state.width = widest_rel_ci95(state.pooled);
     return Status::ok();
 }
 
-// The driver's record of every size measured at least once, in size order.
-Status emit_records(PatternContext& ctx, const PassedSweep& sweep, std::vector<SizeState>& states)
+Status report(PatternContext& ctx, const PassedSweep& sweep, size_t index, SizeState& state)
 {
-    for (size_t i = 0; i < states.size(); ++i) {
-        SizeState& state = states[i];
-        if (state.passes == 0)
-            continue;
-        PassSlice last{i, ctx.settings.sizes[i], state.passes - 1, state.passes == 1, 0, 0};
-        ctx.losses = state.losses;
-        Result<SizeRecord> record = sweep.record(last, state.pooled);
-        if (!record)
-            return record.status();
-        record->extra.emplace_back("passes", double(state.passes));
-        ctx.sink.size_done(std::move(*record));
+    PassSlice last{index, ctx.settings.sizes[index], state.passes - 1, state.passes == 1, 0, 0};
+    ctx.losses = state.losses;
+    state.reported = true;
+    Result<SizeRecord> record = sweep.record(last, state.pooled);
+    if (!record)
+        return record.status();
+    record->extra.emplace_back("passes", double(state.passes));
+    ctx.sink.size_done(std::move(*record));
+    return Status::ok();
+}
+
+// The driver's records in size order, from `next` on: while measuring, of
+// the sizes that are final (all regular passes done and narrow enough not to
+// be measured again), so the table fills during the last pass; at the end
+// (`all`) of every size measured at least once.
+Status report_in_order(PatternContext& ctx, const PassedSweep& sweep, const PassPlan& plan,
+                       std::vector<SizeState>& states, size_t& next, bool all)
+{
+    for (; next < states.size(); ++next) {
+        SizeState& state = states[next];
+        bool final = state.passes >= plan.passes && state.width <= ctx.settings.max_rel_ci;
+        if (!all && !final)
+            break;
+        if (state.passes > 0 && !state.reported)
+            NGX_TRY(report(ctx, sweep, next, state));
     }
     return Status::ok();
 }
@@ -175,7 +193,7 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
     for (size_t i = 0; i < states.size(); ++i) {
         if (states[i].passes > plan.passes)
             remeasured.push_back(i);
-        if (!(widest_rel_ci95(states[i].pooled) <= ctx.settings.max_rel_ci))
+        if (states[i].passes > 0 && !(states[i].width <= ctx.settings.max_rel_ci))
             wide.push_back(i);
     }
     Json schedule = Json::array();
@@ -237,7 +255,10 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
     std::vector<SizeState> states(settings.sizes.size());
     std::vector<std::vector<size_t>> order;
     uint64_t extra_slices = 0; // measured in extra passes so far
+    size_t next_report = 0;    // sizes before it are reported
     bool driver = ctx.bootstrap.is_driver();
+    // Early records only without a finishing step (it may still add to them).
+    bool report_early = driver && !sweep.finish;
     Status status;
     for (uint64_t pass = 0; status; ++pass) {
         std::vector<size_t> indices;
@@ -263,6 +284,8 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
             status = measure_slice(ctx, sweep, slice, states[index], *buffer);
             if (status)
                 order.back().push_back(index);
+            if (status && report_early && pass + 1 == plan.passes)
+                status = report_in_order(ctx, sweep, plan, states, next_report, false);
         }
         if (status)
             ctx.sink.pass_done(pass + 1, plan.passes);
@@ -272,7 +295,7 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
     if (!driver)
         return status;
     ctx.sink.set_measurement(measurement_json(ctx, plan, order, states));
-    Status emitted = emit_records(ctx, sweep, states);
+    Status emitted = report_in_order(ctx, sweep, plan, states, next_report, true);
     return status ? emitted : status;
 }
 
