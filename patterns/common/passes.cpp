@@ -12,8 +12,8 @@ namespace ngx::patterns {
 namespace {
 
 // Automatic --passes: 4 passes, fewer when -c would leave a pass fewer than
-// 25 repetitions (a pass must hold enough repetitions that its warm-up and
-// barrier stay a small share of it).
+// 25 repetitions (a pass must hold enough repetitions that its re-warm and
+// the peers' meeting at its start stay a small share of it).
 constexpr uint64_t auto_passes = 4;
 constexpr uint64_t min_auto_samples_per_pass = 25;
 constexpr uint64_t extra_share = 20; // extra size-passes: at most 1/20 of the regular ones
@@ -34,17 +34,18 @@ std::vector<size_t> all_sizes(size_t count)
     return indices;
 }
 
-// What the driver announces for a pass: "ngx-pass 2 all 18 100" for a
-// regular one (pass, sizes, -c: the responder derived the same from its
-// options), "ngx-pass 5 extra 3 7" for an extra one (the indices of the
-// sizes to measure again; none: the run is over).
+// What the driver announces for a pass: "ngx-pass 2 all 18 1..131072 100 of
+// 4" for a regular one (pass, the sizes, -c, passes: the responder derived
+// the same from its options), "ngx-pass 5 extra 3 7" for an extra one (the
+// indices of the sizes to measure again; none: the run is over).
 std::string announce(uint64_t pass, const PassPlan& plan, const RunSettings& settings,
                      const std::vector<size_t>& indices)
 {
     std::ostringstream text;
     text << "ngx-pass " << pass;
     if (pass < plan.passes) {
-        text << " all " << settings.sizes.size() << " " << settings.count << " of " << plan.passes;
+        text << " all " << settings.sizes.size() << " " << settings.sizes.front() << ".." << settings.sizes.back()
+             << " " << settings.count << " of " << plan.passes;
         return text.str();
     }
     text << " extra";
