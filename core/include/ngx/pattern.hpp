@@ -46,7 +46,7 @@ struct RunSettings {
     bool keep_raw = false;
     std::vector<double> percentiles; // extra ones, beyond the median and p99
     bool verify = false;             // --verify: fill and check every payload, outside the timed region
-    // Modules without NGX_CAP_RELIABLE: a series gives up once its lost repetitions exceed --retries (absolute,
+    // Modules without NGX_CAP_RELIABLE: a size gives up once its lost repetitions exceed --retries (absolute,
     // when given) or make lost / (lost + repetitions needed) exceed --max-loss (budget_exceeded(), prtt.cpp).
     uint64_t retries = no_retry_cap;
     double max_loss = 0.5;
