@@ -50,13 +50,14 @@ struct RunSettings {
     // when given) or make lost / (lost + repetitions needed) exceed --max-loss (budget_exceeded(), prtt.cpp).
     uint64_t retries = no_retry_cap;
     double max_loss = 0.5;
-    // Interleaved measurement (patterns/common/passes.hpp): each size's repetitions split into this many passes
-    // over all sizes (0: the pattern loop chooses), and the sizes whose 95% interval of the median is wider
-    // than max_rel_ci of the median are measured again in a few extra passes.
-    uint64_t passes = 0;
-    double max_rel_ci = 0.05;
     static constexpr uint64_t no_retry_cap = UINT64_MAX;
     Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
+    // Interleaved measurement (patterns/common/passes.hpp): each size's repetitions split into this many passes
+    // over all sizes (0: the pattern loop chooses), and the sizes whose 95% interval of the median is wider
+    // than max_rel_ci of the median are measured again in a few extra passes. (Last: plugins built before
+    // these fields keep the offsets of the others.)
+    uint64_t passes = 0;
+    double max_rel_ci = 0.05;
 };
 
 // Repetitions of the current size that lost a message (modules without
