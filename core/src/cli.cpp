@@ -69,6 +69,12 @@ po::options_description general_options()
          "retried; beyond, the run fails (e.g. 50 or 50%)")
         ("retries", po::value<std::string>(),
          "lossy modules (udp): an absolute cap on the repetitions per size that may lose a message (default: none)")
+        ("passes", po::value<std::string>(),
+         "split each size's repetitions into N passes over all sizes, measured round-robin (default: 4, fewer "
+         "when -c leaves a pass under 25 repetitions)")
+        ("max-rel-ci", po::value<std::string>()->default_value("5"),
+         "measure a size again (a few extra passes) while its 95% interval of the median is wider than this "
+         "percentage of the median (e.g. 5 or 5%)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("pairs", po::value<std::string>(),
@@ -240,6 +246,30 @@ Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
     return Status::ok();
 }
 
+// --passes N (1..-c; absent: automatic) and --max-rel-ci PCT (> 0).
+Status read_passes(const po::variables_map& values, RunSettings& settings)
+{
+    Result<double> max_rel_ci = usage_or(opt::percentage("max-rel-ci", values["max-rel-ci"].as<std::string>(), 0, 1e6));
+    if (!max_rel_ci)
+        return max_rel_ci.status();
+    if (!(*max_rel_ci > 0))
+        return bad_value("max-rel-ci", values["max-rel-ci"].as<std::string>(),
+                         "expected a percentage above 0 (the widest interval of the median to accept)");
+    settings.max_rel_ci = *max_rel_ci / 100;
+    if (!values.count("passes"))
+        return Status::ok();
+    std::string text = values["passes"].as<std::string>();
+    Result<uint64_t> passes = parse_count("passes", text, 1, max_count);
+    if (!passes)
+        return passes.status();
+    if (*passes > settings.count)
+        return bad_value("passes", text,
+                         "more passes than samples per size (-c " + std::to_string(settings.count) +
+                             "): each pass keeps at least one");
+    settings.passes = *passes;
+    return Status::ok();
+}
+
 Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
 {
     NGX_TRY(read_sizes(values, pattern, settings));
@@ -260,6 +290,7 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     settings.warmup = *warmup;
     settings.timeout_ns = uint64_t(*timeout * 1e9);
     NGX_TRY(read_loss_budget(values, settings));
+    NGX_TRY(read_passes(values, settings));
     settings.keep_raw = values.count("raw") > 0;
     settings.verify = values.count("verify") > 0;
     return Status::ok();

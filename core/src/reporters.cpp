@@ -92,9 +92,36 @@ std::string table_row(const SizeRecord& size)
     return out.str();
 }
 
+// "64 B, 1 KiB" from a JSON array of sizes in bytes.
+std::string size_list(const Json& sizes)
+{
+    std::string text;
+    for (const Json& size : sizes)
+        text += (text.empty() ? "" : ", ") + format_bytes(size.get<uint64_t>());
+    return text;
+}
+
+// "# passes: 4 + 1 extra (measured again: 64 B); interval of the median still wider than 5%: 64 B"
+std::string passes_line(const Json& measurement)
+{
+    if (!measurement.is_object() || !measurement.contains("passes"))
+        return "";
+    std::ostringstream out;
+    out << "# passes: " << measurement["passes"].get<uint64_t>();
+    if (uint64_t extra = measurement.value("extra_passes", uint64_t(0)); extra > 0)
+        out << " + " << extra << " extra (measured again: " << size_list(measurement.value("remeasured_bytes", Json()))
+            << ")";
+    if (Json wide = measurement.value("wide_bytes", Json()); wide.is_array() && !wide.empty())
+        out << "; 95% interval of the median still wider than " << measurement.value("max_rel_ci_percent", 0.0)
+            << "%: " << size_list(wide);
+    out << "\n";
+    return out.str();
+}
+
 std::string run_footer(const RunRecord& run)
 {
     std::ostringstream out;
+    out << passes_line(run.measurement);
     if (run.status == "error")
         out << "# stopped by an error: " << run.error << "\n";
     else if (run.status == "interrupted")
@@ -215,6 +242,17 @@ void ProgressReporter::size_done(const RunRecord& run, const SizeRecord& size)
     std::fflush(stderr);
 }
 
+void ProgressReporter::pass_done(const RunRecord& run, uint64_t done, uint64_t planned)
+{
+    if (done <= planned)
+        std::fprintf(stderr, "\r\033[K%s %s: pass %llu/%llu done", run.module.c_str(), run.pattern.c_str(),
+                     (unsigned long long)done, (unsigned long long)planned);
+    else
+        std::fprintf(stderr, "\r\033[K%s %s: extra pass %llu done", run.module.c_str(), run.pattern.c_str(),
+                     (unsigned long long)(done - planned));
+    std::fflush(stderr);
+}
+
 void ProgressReporter::run_finished(const RunRecord&)
 {
     std::fprintf(stderr, "\r\033[K");
@@ -259,6 +297,8 @@ Json to_json(const RunRecord& run, bool keep_raw)
     json["results"] = results;
     if (!run.model.is_null())
         json["model"] = run.model;
+    if (!run.measurement.is_null())
+        json["measurement"] = run.measurement;
     return json;
 }
 

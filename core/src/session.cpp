@@ -28,6 +28,8 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"verify", settings.verify},
                     {"retries", settings.retries == RunSettings::no_retry_cap ? Json() : Json(settings.retries)},
                     {"max_loss_percent", settings.max_loss * 100},
+                    {"passes", settings.passes == 0 ? Json("auto") : Json(settings.passes)},
+                    {"max_rel_ci_percent", settings.max_rel_ci * 100},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())
@@ -151,6 +153,21 @@ void Session::set_model(Json model)
 {
     if (current_ != nullptr)
         current_->model = std::move(model);
+}
+
+void Session::pass_done(uint64_t done, uint64_t planned)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (current_ == nullptr)
+        return;
+    for (auto& reporter : reporters_)
+        reporter->pass_done(*current_, done, planned);
+}
+
+void Session::set_measurement(Json measurement)
+{
+    if (current_ != nullptr)
+        current_->measurement = std::move(measurement);
 }
 
 void Session::count_messages(uint64_t messages)

@@ -39,6 +39,8 @@ public:
     void size_done(SizeRecord record) override;
     void set_model(Json model) override;
     void count_messages(uint64_t messages) override;
+    void pass_done(uint64_t done, uint64_t planned) override;
+    void set_measurement(Json measurement) override;
 
 private:
     Status run_module(const ModuleChoice& choice);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace ngx {
@@ -58,6 +59,48 @@ Summary summarize(std::vector<double> samples, std::span<const double> extra_ran
     for (double rank : extra_ranks)
         summary.percentiles.push_back({rank, percentile_of_sorted(samples, rank)});
     return summary;
+}
+
+namespace {
+
+// The lower tail of binomial(n, 1/2) below this many standard deviations
+// (sqrt(n)/2) holds less than 1e-40: the sum may start there.
+constexpr double negligible_tail_sigmas = 14.0;
+constexpr double ci_tail = 0.025; // each side of a 95% interval
+
+} // namespace
+
+size_t median_ci95_rank(size_t n)
+{
+    const double count = double(n);
+    const double start_at = std::floor(count / 2 - negligible_tail_sigmas * std::sqrt(count) / 2);
+    size_t j = start_at > 0 ? size_t(start_at) : 0;
+    // P(B = j) = C(n, j) / 2^n, in logarithms (2^n underflows beyond n = 1074).
+    double log_choose = std::lgamma(count + 1) - std::lgamma(double(j) + 1) - std::lgamma(count - double(j) + 1);
+    double cdf = 0; // P(B <= j - 1)
+    for (;; ++j) {
+        double p = std::exp(log_choose - count * std::log(2.0));
+        if (cdf + p > ci_tail) // P(B <= j) too large: k - 1 = j - 1 was the last to fit
+            return j;          // k = j: 0 when even P(B = 0) exceeds the tail
+        cdf += p;
+        log_choose += std::log((count - double(j)) / (double(j) + 1)); // C(n, j+1) from C(n, j)
+    }
+}
+
+MedianInterval median_ci95(std::span<const double> sorted)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    size_t k = median_ci95_rank(sorted.size());
+    if (k == 0)
+        return {nan, nan};
+    return {sorted[k - 1], sorted[sorted.size() - k]};
+}
+
+double relative_width(const MedianInterval& interval, double median)
+{
+    if (!(median > 0))
+        return std::numeric_limits<double>::quiet_NaN();
+    return (interval.high - interval.low) / median;
 }
 
 } // namespace ngx

@@ -12,7 +12,7 @@
 // the repetition is abandoned and both sides meet at a resync point over the
 // bootstrap, where the driver's count of completed repetitions is the truth;
 // then Transport::resync() and the repetition is retried while the loss
-// budget lasts (--max-loss of the series' repetitions, and --retries when
+// budget lasts (--max-loss of the size's repetitions so far and in this series, and --retries when
 // given; see budget_exceeded()). run_prtt() adds a last meeting after the series,
 // for a pong lost at the very end (the responder has already finished).
 #include "prtt.hpp"
@@ -40,7 +40,7 @@ enum class Meet { resync, done, abort };
 struct Meeting {
     Meet kind = Meet::done;
     uint64_t completed = 0; // repetitions the driver completed
-    uint64_t lost = 0;      // repetitions lost so far in this series
+    uint64_t lost = 0;      // repetitions of the size lost so far
 };
 
 const char* meet_name(Meet kind)
@@ -118,12 +118,17 @@ Status too_many_losses(const PatternContext& ctx, uint64_t size, uint64_t lost, 
 
 // The driver after a lost message in repetition `rep`: counts it, meets the
 // responder and resynchronises the module, or gives up past the loss budget.
-Status driver_after_loss(PatternContext& ctx, const PrttSpec& spec, uint64_t rep, uint64_t& lost, const Status& why)
+// The budget holds for the size as a whole (ctx.losses: all its series so
+// far, over all passes when it is measured in passes; `good_before` of its
+// repetitions were good before this series), so a pass of a few hundred
+// repetitions is not judged alone.
+Status driver_after_loss(PatternContext& ctx, const PrttSpec& spec, uint64_t rep, uint64_t good_before,
+                         const Status& why)
 {
-    ++lost;
     ++ctx.losses.lost;
     ++ctx.losses.attempted;
-    uint64_t total = spec.warmup + spec.samples;
+    uint64_t lost = ctx.losses.lost;
+    uint64_t total = good_before + spec.warmup + spec.samples;
     bool give_up = budget_exceeded(ctx.settings, lost, total);
     Result<Meeting> peer = meet(ctx, {give_up ? Meet::abort : Meet::resync, rep, lost});
     if (give_up)
@@ -231,9 +236,9 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     uint64_t delay_ticks = timer.us_to_ticks(spec.delay_us);
     uint64_t compute_ticks = timer.us_to_ticks(spec.compute_us);
     std::vector<uint64_t> ticks(spec.samples);
-    uint64_t lost = 0;
-    uint64_t waited = 0;                       // ticks spent in wait(d) in this repetition
-    std::vector<uint64_t> waits(spec.samples); // per kept repetition
+    uint64_t good_before = ctx.losses.attempted - ctx.losses.lost; // of this size, before this series
+    uint64_t waited = 0;                                           // ticks spent in wait(d) in this repetition
+    std::vector<uint64_t> waits(spec.samples);                     // per kept repetition
     mark_step(ctx.settings.progress, "PRTT series (driver: send, then recv the answer)");
     for (uint64_t rep = 0; rep < total;) {
         if (ctx.interrupted())
@@ -263,7 +268,7 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
             Status status = transport.failure(operation, code);
             if (!transport.lost_message())
                 return status.with_context(where(spec.size, rep));
-            NGX_TRY(driver_after_loss(ctx, spec, rep, lost, status));
+            NGX_TRY(driver_after_loss(ctx, spec, rep, good_before, status));
             continue; // the same repetition again
         }
         if constexpr (Verify)

@@ -2,6 +2,9 @@
 #include "sweep.hpp"
 
 #include <ngx/sizes.hpp>
+#include <ngx/statistics.hpp>
+
+#include <algorithm>
 
 namespace ngx::patterns {
 
@@ -11,7 +14,11 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
     record.size_bytes = size;
     if (ctx.settings.keep_raw)
         record.raw_us = samples_us;
+    std::sort(samples_us.begin(), samples_us.end());
+    MedianInterval interval = median_ci95(samples_us);
     record.summary = summarize(std::move(samples_us), ctx.settings.percentiles);
+    record.extra.emplace_back("median_ci95_lo_us", interval.low);
+    record.extra.emplace_back("median_ci95_hi_us", interval.high);
     if (!ctx.transport.has(NGX_CAP_RELIABLE)) { // repetitions that lost a message and were retried
         const LossTally& losses = ctx.losses;
         record.extra.emplace_back("lost", double(losses.lost));

@@ -16,7 +16,9 @@ using MeasureSize = std::function<Result<SizeRecord>(uint64_t size, Buffer& buff
 
 Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure);
 
-// A SizeRecord from samples, honouring --raw and --percentiles; for a module
+// A SizeRecord from samples, honouring --raw and --percentiles, with the
+// columns median_ci95_lo_us and median_ci95_hi_us (the 95% interval of the
+// median by order statistics, ngx/statistics.hpp); for a module
 // without NGX_CAP_RELIABLE also the columns "lost" (repetitions of the size
 // that lost a message and were retried) and "loss_rate" (lost / attempted
 // repetitions, warm-up included; a ping-pong repetition carries 2 messages).

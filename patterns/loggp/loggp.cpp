@@ -11,8 +11,14 @@
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed
 // (less the one timer read that falls inside the interval).
+// The sizes are measured in passes (patterns/common/passes.hpp): in each pass
+// a size runs its series one after the other (PRTT(1,0,s), PRTT(n,0,s),
+// PRTT(n,d,s), o_r), and the sizes take turns. d is chosen in the size's
+// first pass and kept for the later ones, so every PRTT(n,d,s) sample of a
+// size has the same d; the medians are over the samples of all passes.
 // After the sweep the driver fits g and G per protocol range (section 3.5
 // change detection) and reports one parameter set per range (Table 2).
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "loggp_model.hpp"
@@ -28,20 +34,20 @@
 namespace ngx::patterns {
 namespace {
 
-Bytes encode(double value)
+Bytes encode(const std::vector<double>& values)
 {
-    Bytes bytes(sizeof value);
-    std::memcpy(bytes.data(), &value, sizeof value);
+    Bytes bytes(values.size() * sizeof(double));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
 }
 
-Result<double> decode(const Bytes& bytes)
+Result<std::vector<double>> decode(const Bytes& bytes, size_t count)
 {
-    if (bytes.size() != sizeof(double))
+    if (bytes.size() != count * sizeof(double))
         return Status::runtime("loggp: the peer sent a malformed value through the bootstrap");
-    double value;
-    std::memcpy(&value, bytes.data(), sizeof value);
-    return value;
+    std::vector<double> values(count);
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    return values;
 }
 
 // The mean of the samples near their median (within 3 timer steps or 5% of
@@ -61,12 +67,12 @@ double central_mean(std::vector<double> samples, double step_us)
     return n == 0 ? mid : sum / double(n);
 }
 
-// The driver's value of d reaches the responder; the responder's o_r comes back.
-Result<double> swap_value(Bootstrap& boot, double mine)
+// Each side's values reach the other: the driver's d, the responder's o_r per size.
+Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine)
 {
     Bytes theirs;
     NGX_TRY(boot.exchange(encode(mine), theirs));
-    return decode(theirs);
+    return decode(theirs, mine.size());
 }
 
 class LogGP final : public Pattern {
@@ -92,7 +98,14 @@ public:
             if (size == 0) // checked before measuring: eq. (1) and (7) are in s - 1
                 return Status::usage("loggp: message sizes must be >= 1 byte (PRTT(1,0,s) and eq. (7) are in s - 1); "
                                      "-s includes 0");
-        NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
+        sizes_.assign(ctx.settings.sizes.size(), PerSize{});
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
+        sweep.finish = [&] { return exchange_receive_overheads(ctx); };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            return record(ctx, last, pooled);
+        };
+        NGX_TRY(sweep_passes(ctx, sweep));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         if (samples_.size() < 3)
@@ -105,52 +118,59 @@ public:
     }
 
 private:
-    Result<SizeRecord> measure_size(PatternContext& ctx, uint64_t size, Buffer& buffer)
+    // What a size keeps from pass to pass besides its samples.
+    struct PerSize {
+        double d = 0;                    // d of PRTT(n,d,s), from the first pass (both sides)
+        std::vector<double> d_spent;     // per pass: what wait(d) really took (driver)
+        double o_r = fit::Measured::nan; // the responder's median over all passes (driver, at the end)
+        std::vector<double> receive_us;  // responder: the o_r samples of all passes
+    };
+
+    // One pass of one size: the series one after the other (driver samples:
+    // PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s)).
+    Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
     {
-        const RunSettings& settings = ctx.settings;
-        PrttSpec single{size, 1, 0.0, settings.count, settings.warmup};
-        PrttSpec burst{size, messages_, 0.0, settings.count, settings.warmup};
+        PerSize& state = sizes_[slice.index];
+        PrttSpec single{slice.size, 1, 0.0, slice.samples, slice.warmup};
+        PrttSpec burst{slice.size, messages_, 0.0, slice.samples, slice.warmup};
         Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
         if (!prtt_1_0)
             return prtt_1_0.status();
         Result<std::vector<double>> prtt_n_0 = run_prtt(ctx, buffer, burst);
         if (!prtt_n_0)
             return prtt_n_0.status();
-        // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides.
-        Result<double> delay = swap_value(ctx.bootstrap, ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0);
-        if (!delay)
-            return delay.status();
-        double d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : *delay;
-        PrttSpec delayed{size, messages_, d, settings.count, settings.warmup};
-        double d_spent = d; // what wait(d) really took, measured by the driver (issue 9 item 3)
+        if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
+            Result<std::vector<double>> delay =
+                swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0});
+            if (!delay)
+                return delay.status();
+            state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : delay->front();
+        }
+        PrttSpec delayed{slice.size, messages_, state.d, slice.samples, slice.warmup};
+        double d_spent = state.d; // what wait(d) really took, measured by the driver (issue 9 item 3)
         delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
-        Result<double> o_r = measure_receive_overhead(ctx, buffer, single, d);
-        if (!o_r)
-            return o_r.status();
+        NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
         if (!ctx.bootstrap.is_driver())
-            return SizeRecord{};
-        // The widest relative 95% interval of the three medians: the measured noise of this size.
-        double rel_ci = std::max({median_rel_ci95(*prtt_1_0), median_rel_ci95(*prtt_n_0), median_rel_ci95(*prtt_n_d)});
-        // Eq. (6) subtracts the d that was really waited, so o holds no cost of the delay loop.
-        return record(ctx, size, d_spent, *o_r, rel_ci, std::move(*prtt_1_0), median(*prtt_n_0), median(*prtt_n_d));
+            return Series{};
+        state.d_spent.push_back(d_spent);
+        return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
     // next message as soon as the reply reaches it, so that message arrives
     // about d after the responder's last send; waiting 2d makes sure it is
     // there and only the receive call is timed.
-    Result<double> measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, double d)
+    // The responder keeps the samples of every pass (their medians reach the
+    // driver after the last pass, exchange_receive_overheads()).
+    Status measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
     {
-        if (ctx.bootstrap.is_driver()) {
-            Result<std::vector<double>> round_trips = run_prtt(ctx, buffer, spec);
-            if (!round_trips)
-                return round_trips.status();
-            return swap_value(ctx.bootstrap, 0.0);
-        }
+        const double d = state.d;
+        if (ctx.bootstrap.is_driver())
+            return run_prtt(ctx, buffer, spec).status();
         Transport& transport = ctx.transport;
         const Timer& timer = ctx.timer;
         std::vector<double> receive_us(spec.samples);
@@ -171,14 +191,42 @@ private:
         });
         if (!status)
             return status.with_context("o_r");
-        return swap_value(ctx.bootstrap, central_mean(std::move(receive_us), timer.info().resolution_ns / 1000.0));
+        state.receive_us.insert(state.receive_us.end(), receive_us.begin(), receive_us.end());
+        return Status::ok();
     }
 
-    SizeRecord record(PatternContext& ctx, uint64_t size, double d, double o_r, double rel_ci,
-                      std::vector<double> prtt_1_0, double prtt_n_0, double prtt_n_d)
+    // After the last pass: the responder's o_r per size (the central mean of
+    // all its passes' samples; NaN where none) reaches the driver.
+    Status exchange_receive_overheads(PatternContext& ctx)
     {
-        SizeRecord record = make_record(ctx, size, std::move(prtt_1_0));
-        fit::PrttSample sample{double(size), record.summary.median, prtt_n_0, prtt_n_d, d, o_r};
+        std::vector<double> medians(sizes_.size(), fit::Measured::nan);
+        const double step_us = ctx.timer.info().resolution_ns / 1000.0;
+        for (size_t i = 0; i < sizes_.size(); ++i)
+            if (!sizes_[i].receive_us.empty())
+                medians[i] = central_mean(sizes_[i].receive_us, step_us);
+        mark_step(ctx.settings.progress, "receiving o_r from the peer", 0);
+        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians);
+        if (!theirs)
+            return theirs.status().with_context("o_r");
+        if (ctx.bootstrap.is_driver())
+            for (size_t i = 0; i < sizes_.size(); ++i)
+                sizes_[i].o_r = (*theirs)[i];
+        return Status::ok();
+    }
+
+    // pooled: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over all passes of the size.
+    SizeRecord record(PatternContext& ctx, const PassSlice& last, Series& pooled)
+    {
+        const PerSize& state = sizes_[last.index];
+        // The widest relative 95% interval of the three medians: the measured noise of this size.
+        double rel_ci = widest_rel_ci95(pooled);
+        // Eq. (6) subtracts the d that was really waited (the median over the passes), so o holds no cost of
+        // the delay loop.
+        double d_spent = state.d_spent.empty() ? state.d : median(state.d_spent);
+        double prtt_n_0 = median(pooled[1]);
+        double prtt_n_d = median(pooled[2]);
+        SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+        fit::PrttSample sample{double(last.size), record.summary.median, prtt_n_0, prtt_n_d, d_spent, state.o_r};
         samples_.push_back(sample);
         rel_ci_.push_back(rel_ci);
         std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
@@ -191,6 +239,7 @@ private:
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;
     std::vector<double> rel_ci_; // per size: relative width of the widest 95% interval of a median
+    std::vector<PerSize> sizes_; // per size of ctx.settings.sizes
 };
 
 std::vector<opt::OptionSpec> loggp_options()

@@ -7,9 +7,12 @@
 // vanish). ngx takes W per size as `--loggps-w-factor` times RTT(k, 0), so
 // every size is overlapped without making small sizes slow. The fit of the
 // two curves to Table 6 gives o', O_s, O_r, G_s, G_l, L, the multi-packet
-// threshold s and the rendezvous threshold S (fit/loggps.hpp).
+// threshold s and the rendezvous threshold S (fit/loggps.hpp). Measured in
+// passes (patterns/common/passes.hpp): the two RTT series of a size stay
+// together within a pass, and W is chosen in the size's first pass.
 #include <ngx/pattern_plugin.hpp>
 
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
@@ -34,7 +37,13 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        NGX_TRY(sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure_size(ctx, size, buffer); }));
+        w_us_.assign(ctx.settings.sizes.size(), 0.0);
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            return record(ctx, last, pooled);
+        };
+        NGX_TRY(sweep_passes(ctx, sweep));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         Result<Json> model = fit_loggps_model(points_, factor_);
@@ -45,26 +54,36 @@ public:
     }
 
 private:
-    Result<SizeRecord> measure_size(PatternContext& ctx, uint64_t size, Buffer& buffer)
+    // One pass of one size: RTT(k, 0), then RTT(k, W).
+    Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
     {
-        PrttSpec plain{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
+        PrttSpec plain{slice.size, 1, 0.0, slice.samples, slice.warmup};
         Result<std::vector<double>> rtt_0 = run_prtt(ctx, buffer, plain);
         if (!rtt_0)
             return rtt_0.status();
-        // W for this size: only the driver computes, so only it needs to know W.
-        double w = ctx.bootstrap.is_driver() ? factor_ * median(*rtt_0) : 0.0;
+        // W for this size, from its first pass: only the driver computes, so only it needs to know W.
+        if (slice.first && ctx.bootstrap.is_driver())
+            w_us_[slice.index] = factor_ * median(*rtt_0);
         PrttSpec imbalanced = plain;
-        imbalanced.compute_us = w;
+        imbalanced.compute_us = w_us_[slice.index];
         Result<std::vector<double>> rtt_w = run_prtt(ctx, buffer, imbalanced);
         if (!rtt_w)
             return rtt_w.status();
         ctx.sink.count_messages(2 * prtt_message_count(plain));
         if (!ctx.bootstrap.is_driver())
-            return SizeRecord{};
-        double rtt_w_median = median(*rtt_w);
-        SizeRecord record = make_record(ctx, size, std::move(*rtt_0));
-        points_.push_back({double(size), 0.0, record.summary.median});
-        points_.push_back({double(size), w, rtt_w_median});
+            return Series{};
+        return Series{std::move(*rtt_0), std::move(*rtt_w)};
+    }
+
+    // pooled: RTT(k, 0) and RTT(k, W) over all passes of the size.
+    SizeRecord record(PatternContext& ctx, const PassSlice& last, Series& pooled)
+    {
+        double w = w_us_[last.index];
+        double rtt_w_median = median(pooled[1]);
+        SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+        double size = double(last.size);
+        points_.push_back({size, 0.0, record.summary.median});
+        points_.push_back({size, w, rtt_w_median});
         record.extra.insert(record.extra.begin(), // before make_record's loss columns, if any
                             {{"w_us", w}, {"rtt_w_us", rtt_w_median}, {"rtt_w_minus_w_us", rtt_w_median - w}});
         return record;
@@ -72,6 +91,7 @@ private:
 
     double factor_ = 3.0;
     std::vector<fit::RttPoint> points_;
+    std::vector<double> w_us_; // W per size, from its first pass (driver)
 };
 
 } // namespace

@@ -30,12 +30,16 @@
 // Not done: repeating with the barrier's root moved to the receiver (the
 // paper's check against barrier skew); ngx's barriers have no root.
 //
+// Measured in passes (patterns/common/passes.hpp): delta is chosen in a
+// size's first pass and kept for its later ones.
+//
 // Output per size: the o_s samples as the summary (metric "send overhead
 // o_s"), and extra columns o_s_us (median), o_r_us (median), o_r_min_us,
 // delay_us. A per-mode table (paper 003 Table 3): one run per mode, e.g.
 // `for m in standard synchronous ...; do mpirun -np 2 ngx -m mpi --mpi-mode $m -x overhead; done`.
 #include <ngx/pattern_plugin.hpp>
 
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
@@ -72,10 +76,12 @@ private:
     Status drive_once(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t delay_ticks, uint64_t* o_s,
                       uint64_t* o_r);
     Status answer_once(PatternContext& ctx, Buffer& buffer, uint64_t size);
-    Result<SizeRecord> measure(PatternContext& ctx, Buffer& buffer, uint64_t size);
+    Result<Series> measure(PatternContext& ctx, Buffer& buffer, const PassSlice& slice);
+    SizeRecord record(PatternContext& ctx, const PassSlice& last, Series& pooled) const;
 
     bool nonblocking_ = false;
-    double delay_us_ = -1; // < 0: automatic
+    double delay_us_ = -1;               // < 0: automatic
+    std::vector<double> size_delays_us_; // delta per size, from its first pass
 };
 
 Status Overhead::configure(const OptionValues& values)
@@ -162,14 +168,19 @@ Status Overhead::answer_once(PatternContext& ctx, Buffer& buffer, uint64_t size)
     return send_timed(ctx, buffer, size, &ignored);
 }
 
-Result<SizeRecord> Overhead::measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
+Result<Series> Overhead::measure(PatternContext& ctx, Buffer& buffer, const PassSlice& slice)
 {
-    Result<double> delay_us = choose_delay(ctx, buffer, size);
-    if (!delay_us)
-        return delay_us.status();
-    uint64_t delay_ticks = ctx.timer.us_to_ticks(*delay_us);
-    uint64_t total = ctx.settings.warmup + ctx.settings.count;
-    Samples samples{std::vector<uint64_t>(ctx.settings.count), std::vector<uint64_t>(ctx.settings.count)};
+    const uint64_t size = slice.size;
+    if (slice.first) {
+        Result<double> delay_us = choose_delay(ctx, buffer, size);
+        if (!delay_us)
+            return delay_us.status();
+        size_delays_us_.resize(ctx.settings.sizes.size());
+        size_delays_us_[slice.index] = *delay_us;
+    }
+    uint64_t delay_ticks = ctx.timer.us_to_ticks(size_delays_us_[slice.index]);
+    uint64_t total = slice.warmup + slice.samples;
+    Samples samples{std::vector<uint64_t>(slice.samples), std::vector<uint64_t>(slice.samples)};
     for (uint64_t rep = 0; rep < total; ++rep) {
         if (ctx.interrupted())
             return Status::interrupted(where(size, rep) + ": interrupted");
@@ -180,23 +191,31 @@ Result<SizeRecord> Overhead::measure(PatternContext& ctx, Buffer& buffer, uint64
                                                   : answer_once(ctx, buffer, size);
         if (!status)
             return status.with_context(where(size, rep));
-        if (rep >= ctx.settings.warmup) {
-            samples.send_ticks[rep - ctx.settings.warmup] = o_s;
-            samples.recv_ticks[rep - ctx.settings.warmup] = o_r;
+        if (rep >= slice.warmup) {
+            samples.send_ticks[rep - slice.warmup] = o_s;
+            samples.recv_ticks[rep - slice.warmup] = o_r;
         }
     }
     ctx.sink.count_messages(2 * total);
+    if (!ctx.bootstrap.is_driver())
+        return Series{};
     std::vector<double> o_s_us, o_r_us;
     for (size_t i = 0; i < samples.send_ticks.size(); ++i) {
         o_s_us.push_back(ctx.timer.to_us(samples.send_ticks[i]));
         o_r_us.push_back(ctx.timer.to_us(samples.recv_ticks[i]));
     }
-    Summary receive = summarize(o_r_us);
-    SizeRecord record = make_record(ctx, size, std::move(o_s_us));
+    return Series{std::move(o_s_us), std::move(o_r_us)};
+}
+
+// pooled: o_s, o_r over all passes of the size.
+SizeRecord Overhead::record(PatternContext& ctx, const PassSlice& last, Series& pooled) const
+{
+    Summary receive = summarize(pooled[1]);
+    SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
     record.extra.emplace_back("o_s_us", record.summary.median);
     record.extra.emplace_back("o_r_us", receive.median);
     record.extra.emplace_back("o_r_min_us", receive.min);
-    record.extra.emplace_back("delay_us", *delay_us);
+    record.extra.emplace_back("delay_us", size_delays_us_[last.index]);
     return record;
 }
 
@@ -205,7 +224,12 @@ Status Overhead::run(PatternContext& ctx)
     if (nonblocking_ && !ctx.transport.has(NGX_CAP_NONBLOCKING))
         return Status::usage("--overhead-call nonblocking: module " + ctx.transport.module().name() +
                              " has no non-blocking operations");
-    return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure(ctx, buffer, size); });
+    PassedSweep sweep;
+    sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure(ctx, buffer, slice); };
+    sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+        return record(ctx, last, pooled);
+    };
+    return sweep_passes(ctx, sweep);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // messages with d microseconds of busy-waiting between sends, one reply.
 #include <ngx/pattern_plugin.hpp>
 
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
@@ -27,14 +28,19 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) -> Result<SizeRecord> {
-            PrttSpec spec{size, messages_, delay_us_, ctx.settings.count, ctx.settings.warmup};
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
+            PrttSpec spec{slice.size, messages_, delay_us_, slice.samples, slice.warmup};
             Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
             if (!prtt)
                 return prtt.status();
             ctx.sink.count_messages(prtt_message_count(spec));
-            return make_record(ctx, size, std::move(*prtt));
-        });
+            return Series{std::move(*prtt)};
+        };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            return make_record(ctx, last.size, std::move(pooled[0]));
+        };
+        return sweep_passes(ctx, sweep);
     }
 
 private:

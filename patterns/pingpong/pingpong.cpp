@@ -2,6 +2,7 @@
 // (Netgauge's one_one, OSU's osu_latency): PRTT(1, 0, s) / 2 of paper 001.
 #include <ngx/pattern_plugin.hpp>
 
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
@@ -15,19 +16,24 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) -> Result<SizeRecord> {
-            PrttSpec spec{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
+            PrttSpec spec{slice.size, 1, 0.0, slice.samples, slice.warmup};
             Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
             if (!prtt)
                 return prtt.status();
             ctx.sink.count_messages(prtt_message_count(spec));
             for (double& sample : *prtt)
                 sample /= 2.0; // half round trip
-            SizeRecord record = make_record(ctx, size, std::move(*prtt));
+            return Series{std::move(*prtt)};
+        };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
             if (record.summary.median > 0) // bytes per microsecond = MB/s
-                record.extra.emplace_back("bandwidth_MBps", double(size) / record.summary.median);
+                record.extra.emplace_back("bandwidth_MBps", double(last.size) / record.summary.median);
             return record;
-        });
+        };
+        return sweep_passes(ctx, sweep);
     }
 };
 

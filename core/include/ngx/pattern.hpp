@@ -46,12 +46,18 @@ struct RunSettings {
     bool keep_raw = false;
     std::vector<double> percentiles; // extra ones, beyond the median and p99
     bool verify = false;             // --verify: fill and check every payload, outside the timed region
-    // Modules without NGX_CAP_RELIABLE: a series gives up once its lost repetitions exceed --retries (absolute,
+    // Modules without NGX_CAP_RELIABLE: a size gives up once its lost repetitions exceed --retries (absolute,
     // when given) or make lost / (lost + repetitions needed) exceed --max-loss (budget_exceeded(), prtt.cpp).
     uint64_t retries = no_retry_cap;
     double max_loss = 0.5;
     static constexpr uint64_t no_retry_cap = UINT64_MAX;
     Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
+    // Interleaved measurement (patterns/common/passes.hpp): each size's repetitions split into this many passes
+    // over all sizes (0: the pattern loop chooses), and the sizes whose 95% interval of the median is wider
+    // than max_rel_ci of the median are measured again in a few extra passes. (Last: plugins built before
+    // these fields keep the offsets of the others.)
+    uint64_t passes = 0;
+    double max_rel_ci = 0.05;
 };
 
 // Repetitions of the current size that lost a message (modules without
@@ -69,6 +75,11 @@ public:
     virtual void size_done(SizeRecord record) = 0;
     virtual void set_model(Json model) = 0;
     virtual void count_messages(uint64_t messages) = 0;
+    // Interleaved measurement: pass `done` of `planned` regular ones is over
+    // (extra passes count on beyond `planned`), for progress output.
+    virtual void pass_done(uint64_t /*done*/, uint64_t /*planned*/) {}
+    // How the run was measured (passes, sizes measured again): the run's "measurement".
+    virtual void set_measurement(Json /*measurement*/) {}
 };
 
 struct PatternContext {

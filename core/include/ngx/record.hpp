@@ -43,6 +43,7 @@ struct RunRecord {
     Json options = Json::object();
     std::vector<SizeRecord> sizes;
     Json model;                     // fitted parameters, when the pattern fits any
+    Json measurement;               // passes and sizes measured again, when measured in passes
     std::string status = "running"; // then "complete", "interrupted" or "error"
     std::string error;
     double wall_seconds = 0;

@@ -28,6 +28,7 @@ public:
     virtual ~Reporter() = default;
     virtual void run_started(const RunRecord&) {}
     virtual void size_done(const RunRecord&, const SizeRecord&) {}
+    virtual void pass_done(const RunRecord&, uint64_t /*done*/, uint64_t /*planned*/) {}
     virtual void run_finished(const RunRecord&) {}
     virtual Status close(const Document&) { return Status::ok(); }
 };
@@ -50,6 +51,7 @@ class ProgressReporter final : public Reporter {
 public:
     explicit ProgressReporter(size_t sizes_per_run) : sizes_per_run_(sizes_per_run) {}
     void size_done(const RunRecord& run, const SizeRecord& size) override;
+    void pass_done(const RunRecord& run, uint64_t done, uint64_t planned) override;
     void run_finished(const RunRecord& run) override;
 
 private:

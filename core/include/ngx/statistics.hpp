@@ -6,6 +6,14 @@
 // Percentiles interpolate linearly between the two nearest ranks (the
 // "type 7" estimator of R and NumPy); the median is the 50th percentile; the
 // standard deviation uses n - 1.
+//
+// The 95% interval of the median is distribution-free, from order
+// statistics: for n samples, x_(k) <= median <= x_(n+1-k) (1-based ranks)
+// holds with probability 1 - 2 P(B <= k-1), B ~ binomial(n, 1/2), whatever
+// the samples' distribution; k is the largest rank that keeps this >= 95%.
+//
+//     MedianInterval ci = median_ci95(sorted);   // n = 100: x_(40), x_(61)
+//     relative_width(ci, s.median);              // (high - low) / median
 #ifndef NGX_STATISTICS_HPP
 #define NGX_STATISTICS_HPP
 
@@ -33,6 +41,17 @@ double percentile_of_sorted(std::span<const double> sorted, double rank);
 double median(std::vector<double> values);
 
 Summary summarize(std::vector<double> samples, std::span<const double> extra_ranks = {});
+
+struct MedianInterval {
+    double low, high; // NaN when there are fewer than 6 samples (no rank pair reaches 95%)
+};
+
+// The rank k (1-based) of the interval's low end for n samples: the largest
+// k with 2 P(B <= k-1) <= 0.05, B ~ binomial(n, 1/2); 0 when none (n < 6).
+size_t median_ci95_rank(size_t n);
+MedianInterval median_ci95(std::span<const double> sorted);
+// (high - low) / median; NaN when the interval is unknown or the median is not positive.
+double relative_width(const MedianInterval& interval, double median);
 
 } // namespace ngx
 

@@ -1,0 +1,303 @@
+// The interleaved, pass-by-pass sweep (see passes.hpp).
+#include "passes.hpp"
+
+#include <ngx/statistics.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace ngx::patterns {
+namespace {
+
+// Automatic --passes: 4 passes, fewer when -c would leave a pass fewer than
+// 25 repetitions (a pass must hold enough repetitions that its re-warm and
+// the peers' meeting at its start stay a small share of it).
+constexpr uint64_t auto_passes = 4;
+constexpr uint64_t min_auto_samples_per_pass = 25;
+constexpr uint64_t extra_share = 20; // extra size-passes: at most 1/20 of the regular ones
+
+struct SizeState {
+    Series pooled;
+    LossTally losses;
+    uint64_t passes = 0;                                     // passes this size was measured in
+    double width = std::numeric_limits<double>::quiet_NaN(); // widest_rel_ci95(pooled), on the driver
+    bool reported = false;                                   // its record went to the sink
+};
+
+std::vector<size_t> all_sizes(size_t count)
+{
+    std::vector<size_t> indices(count);
+    for (size_t i = 0; i < count; ++i)
+        indices[i] = i;
+    return indices;
+}
+
+// What the driver announces for a pass: "ngx-pass 2 all 18 1..131072 100 of
+// 4" for a regular one (pass, the sizes, -c, passes: the responder derived
+// the same from its options), "ngx-pass 5 extra 3 7" for an extra one (the
+// indices of the sizes to measure again; none: the run is over).
+std::string announce(uint64_t pass, const PassPlan& plan, const RunSettings& settings,
+                     const std::vector<size_t>& indices)
+{
+    std::ostringstream text;
+    text << "ngx-pass " << pass;
+    if (pass < plan.passes) {
+        text << " all " << settings.sizes.size() << " " << settings.sizes.front() << ".." << settings.sizes.back()
+             << " " << settings.count << " of " << plan.passes;
+        return text.str();
+    }
+    text << " extra";
+    for (size_t index : indices)
+        text << " " << index;
+    return text.str();
+}
+
+Result<std::vector<size_t>> parse_extra(const std::string& text, uint64_t pass, size_t sizes)
+{
+    std::istringstream in(text);
+    std::string tag, kind;
+    uint64_t theirs = 0;
+    if (!(in >> tag >> theirs >> kind) || tag != "ngx-pass" || theirs != pass || kind != "extra")
+        return Status::runtime("passes: expected the driver's extra pass " + std::to_string(pass) + ", got '" +
+                               text.substr(0, 80) + "'");
+    std::vector<size_t> indices;
+    for (size_t index = 0; in >> index;) {
+        if (index >= sizes)
+            return Status::runtime("passes: the driver named size index " + std::to_string(index) + " of " +
+                                   std::to_string(sizes));
+        indices.push_back(index);
+    }
+    return indices;
+}
+
+// Both sides meet before a pass. A regular pass: each side's plan must
+// match the other's (same -s, -c and --passes), so their orders agree. An
+// extra pass: the responder adopts the driver's list (`indices`).
+Status agree_on_pass(PatternContext& ctx, uint64_t pass, const PassPlan& plan, std::vector<size_t>& indices)
+{
+    mark_step(ctx.settings.progress, "agreeing on the next pass with the peer", 0);
+    bool regular = pass < plan.passes;
+    bool driver = ctx.bootstrap.is_driver();
+    std::string mine =
+        driver || regular ? announce(pass, plan, ctx.settings, indices) : "ngx-pass " + std::to_string(pass) + " ?";
+    Bytes theirs;
+    NGX_TRY(ctx.bootstrap.exchange(to_bytes(mine), theirs).with_context("pass " + std::to_string(pass + 1)));
+    std::string text = to_string(theirs);
+    if (regular) {
+        if (text != mine)
+            return Status::runtime("passes: the peer plans '" + text.substr(0, 80) + "', this side '" + mine +
+                                   "' (give both sides the same -s, -c and --passes)");
+        return Status::ok();
+    }
+    if (driver)
+        return Status::ok();
+    Result<std::vector<size_t>> extra = parse_extra(text, pass, ctx.settings.sizes.size());
+    if (!extra)
+        return extra.status();
+    indices = std::move(*extra);
+    return Status::ok();
+}
+
+// The driver's choice for the next extra pass: the sizes whose widest
+// interval is wider than --max-rel-ci (or undefined), the widest first, at
+// most `budget` of them, in size order.
+std::vector<size_t> still_wide(const std::vector<SizeState>& states, double max_rel_ci, uint64_t budget)
+{
+    std::vector<std::pair<double, size_t>> wide; // width (NaN as infinite), index
+    for (size_t i = 0; i < states.size(); ++i) {
+        double width = states[i].width;
+        if (!states[i].reported && !(width <= max_rel_ci))
+            wide.emplace_back(std::isnan(width) ? HUGE_VAL : width, i);
+    }
+    std::stable_sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < wide.size() && i < budget; ++i)
+        chosen.push_back(wide[i].second);
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+}
+
+void append(Series& pooled, Series&& more)
+{
+    if (pooled.size() < more.size())
+        pooled.resize(more.size());
+    for (size_t s = 0; s < more.size(); ++s)
+        pooled[s].insert(pooled[s].end(), more[s].begin(), more[s].end());
+}
+
+// No barrier per size: the peers met at the start of the pass, and within
+// it the responder follows the driver's messages size after size (a
+// bootstrap round trip per size costs a scheduler wake-up on a loaded machine).
+Status measure_slice(PatternContext& ctx, const PassedSweep& sweep, const PassSlice& slice, SizeState& state,
+                     Buffer& buffer)
+{
+    ctx.losses = state.losses;
+    mark_step(ctx.settings.progress, "measuring", slice.size);
+    Result<Series> samples = sweep.measure(slice, buffer);
+    state.losses = ctx.losses;
+    if (!samples) // names size and repetition ("size 2 B, repetition 288: ..."), as a sequential sweep did
+        return samples.status();
+    append(state.pooled, std::move(*samples));
+    ++state.passes;
+    if (ctx.bootstrap.is_driver())
+        state.width = widest_rel_ci95(state.pooled);
+    return Status::ok();
+}
+
+Status report(PatternContext& ctx, const PassedSweep& sweep, size_t index, SizeState& state)
+{
+    PassSlice last{index, ctx.settings.sizes[index], state.passes - 1, state.passes == 1, 0, 0};
+    ctx.losses = state.losses;
+    state.reported = true;
+    Result<SizeRecord> record = sweep.record(last, state.pooled);
+    if (!record)
+        return record.status();
+    record->extra.emplace_back("passes", double(state.passes));
+    ctx.sink.size_done(std::move(*record));
+    return Status::ok();
+}
+
+// The driver's records in size order, from `next` on: while measuring, of
+// the sizes that are final (all regular passes done and narrow enough not to
+// be measured again), so the table fills during the last pass; at the end
+// (`all`) of every size measured at least once.
+Status report_in_order(PatternContext& ctx, const PassedSweep& sweep, const PassPlan& plan,
+                       std::vector<SizeState>& states, size_t& next, bool all)
+{
+    for (; next < states.size(); ++next) {
+        SizeState& state = states[next];
+        bool final = state.passes >= plan.passes && state.width <= ctx.settings.max_rel_ci;
+        if (!all && !final)
+            break;
+        if (state.passes > 0 && !state.reported)
+            NGX_TRY(report(ctx, sweep, next, state));
+    }
+    return Status::ok();
+}
+
+Json sizes_json(const RunSettings& settings, const std::vector<size_t>& indices)
+{
+    Json sizes = Json::array();
+    for (size_t index : indices)
+        sizes.push_back(settings.sizes[index]);
+    return sizes;
+}
+
+// The run's "measurement" JSON: the plan, the order the passes ran in, the
+// sizes measured again and those still wider than --max-rel-ci.
+Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std::vector<std::vector<size_t>>& order,
+                      const std::vector<SizeState>& states)
+{
+    std::vector<size_t> remeasured, wide;
+    for (size_t i = 0; i < states.size(); ++i) {
+        if (states[i].passes > plan.passes)
+            remeasured.push_back(i);
+        if (states[i].passes > 0 && !(states[i].width <= ctx.settings.max_rel_ci))
+            wide.push_back(i);
+    }
+    Json schedule = Json::array();
+    for (const std::vector<size_t>& pass : order)
+        schedule.push_back(sizes_json(ctx.settings, pass));
+    return {{"passes", plan.passes},
+            {"extra_passes", order.size() > plan.passes ? order.size() - plan.passes : 0},
+            {"max_extra_passes", plan.extra},
+            {"max_extra_size_passes", plan.extra_slices},
+            {"rewarm", plan.rewarm},
+            {"max_rel_ci_percent", ctx.settings.max_rel_ci * 100},
+            {"remeasured_bytes", sizes_json(ctx.settings, remeasured)},
+            {"wide_bytes", sizes_json(ctx.settings, wide)},
+            {"schedule", schedule}};
+}
+
+} // namespace
+
+PassPlan plan_passes(const RunSettings& settings)
+{
+    PassPlan plan;
+    plan.passes = settings.passes != 0
+                      ? settings.passes
+                      : std::clamp<uint64_t>(settings.count / min_auto_samples_per_pass, 1, auto_passes);
+    plan.passes = std::min(plan.passes, std::max<uint64_t>(settings.count, 1));
+    plan.extra = std::max<uint64_t>(1, plan.passes / 2);
+    plan.extra_slices = std::max<uint64_t>(1, uint64_t(settings.sizes.size()) * plan.passes / extra_share);
+    plan.rewarm = (settings.warmup + 4 * plan.passes - 1) / (4 * plan.passes);
+    return plan;
+}
+
+uint64_t samples_in_pass(uint64_t count, uint64_t passes, uint64_t pass)
+{
+    if (pass >= passes)
+        return std::max<uint64_t>(1, count / passes);
+    return count / passes + (pass < count % passes ? 1 : 0);
+}
+
+double widest_rel_ci95(const Series& series)
+{
+    double widest = 0;
+    for (const std::vector<double>& samples : series) {
+        std::vector<double> sorted = samples;
+        std::sort(sorted.begin(), sorted.end());
+        double width = relative_width(median_ci95(sorted), percentile_of_sorted(sorted, 50.0));
+        if (!(width <= widest)) // NaN wins: an interval that cannot be told is not narrow
+            widest = width;
+    }
+    return widest;
+}
+
+Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
+{
+    const RunSettings& settings = ctx.settings;
+    Result<Buffer> buffer = ctx.transport.alloc(size_t(settings.sizes.back()));
+    if (!buffer)
+        return buffer.status();
+    PassPlan plan = plan_passes(settings);
+    std::vector<SizeState> states(settings.sizes.size());
+    std::vector<std::vector<size_t>> order;
+    uint64_t extra_slices = 0; // measured in extra passes so far
+    size_t next_report = 0;    // sizes before it are reported
+    bool driver = ctx.bootstrap.is_driver();
+    // Early records only without a finishing step (it may still add to them).
+    bool report_early = driver && !sweep.finish;
+    Status status;
+    for (uint64_t pass = 0; status; ++pass) {
+        std::vector<size_t> indices;
+        if (pass < plan.passes)
+            indices = all_sizes(settings.sizes.size());
+        else if (driver && pass < plan.passes + plan.extra)
+            indices = still_wide(states, settings.max_rel_ci, plan.extra_slices - extra_slices);
+        if (pass >= plan.passes)
+            extra_slices += indices.size();
+        status = agree_on_pass(ctx, pass, plan, indices);
+        if (!status || indices.empty())
+            break;
+        order.emplace_back(); // the sizes of this pass, as they were measured
+        for (size_t i = 0; i < indices.size() && status; ++i) {
+            size_t index = indices[i];
+            PassSlice slice{index,
+                            settings.sizes[index],
+                            pass,
+                            states[index].passes == 0,
+                            samples_in_pass(settings.count, plan.passes, pass),
+                            0};
+            slice.warmup = slice.first ? settings.warmup : plan.rewarm;
+            status = measure_slice(ctx, sweep, slice, states[index], *buffer);
+            if (status)
+                order.back().push_back(index);
+            if (status && report_early && pass + 1 == plan.passes)
+                status = report_in_order(ctx, sweep, plan, states, next_report, false);
+        }
+        if (status)
+            ctx.sink.pass_done(pass + 1, plan.passes);
+    }
+    if (status && sweep.finish)
+        status = sweep.finish();
+    if (!driver)
+        return status;
+    ctx.sink.set_measurement(measurement_json(ctx, plan, order, states));
+    Status emitted = report_in_order(ctx, sweep, plan, states, next_report, true);
+    return status ? emitted : status;
+}
+
+} // namespace ngx::patterns
