@@ -2,9 +2,11 @@
 # default-job.sh: `ngx` with no arguments runs the main job, LogGP (paper 001)
 # over every local module, and exits 0 with one table and one parameter set
 # per module (shm and tcp) and their comparison; every printed parameter is a
-# finite number, G > 0 in every range and the prediction error is reported.
-# The same job with -o saves, per module, finite parameters, L_eel > 0 (the
-# latency the job reports when L < 0), G > 0 and the fit's prediction error.
+# finite number, no cost below 0 in any range and the prediction error is
+# reported. The same job with -o saves, per module, finite parameters,
+# L_eel > 0, costs >= 0 where G = 0 only when the joint fit says it held G
+# there (shm: the sender's copy is O_s, no wire is left for G), and the
+# fit's prediction error.
 source "$(dirname "$0")/lib.sh"
 ngx_run 180
 [[ $RC == 0 ]] || fail "ngx with no arguments exited $RC"
@@ -19,7 +21,7 @@ done
 [[ $(grep -c '^  1 B .. .*L_us .*o_us .*g_us .*G_us_per_byte' out) -ge 2 ]] ||
     fail "parameter ranges lack L, o, g or G"
 grep -q "^# comparison: loggp" out || fail "no comparison of the two modules"
-python3 - out <<'PY' || fail "the printed parameters are not finite numbers with G > 0"
+python3 - out <<'PY' || fail "the printed parameters are not finite numbers with G >= 0"
 import math, re, sys
 ranges = [l for l in open(sys.argv[1]) if re.match(r"^  \S+ [KMG]?i?B \.\. ", l)]
 assert len(ranges) >= 2, ranges
@@ -27,7 +29,7 @@ for line in ranges:
     values = dict(re.findall(r"(L_us|o_us|o_r_us|g_us|G_us_per_byte) (\S+)", line))
     assert set(values) >= {"L_us", "o_us", "g_us", "G_us_per_byte"}, line
     assert all(math.isfinite(float(v)) for v in values.values()), line
-    assert float(values["G_us_per_byte"]) > 0, "G <= 0: " + line
+    assert float(values["G_us_per_byte"]) >= 0, "G < 0: " + line
 PY
 [[ $(grep -Ec '^# prediction error over the measured points: max [0-9.e+]+%, mean [0-9.e+]+%$' out) == 2 ]] ||
     fail "the prediction error of each module's fit is not reported"
@@ -47,10 +49,12 @@ for run in doc["runs"]:
     for r in m["ranges"]:
         for key in ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte"):
             assert isinstance(r[key], (int, float)) and math.isfinite(r[key]), f"{name}: {key} {r[key]}"
-        assert r["G_us_per_byte"] > 0, f"{name}: G {r['G_us_per_byte']} in {r['from_bytes']}..{r['to_bytes']}"
+        G = r["G_us_per_byte"]
+        assert G > 0 or (G == 0 and "G_us_per_byte" in r.get("held_at_zero", [])), \
+            f"{name}: G {G} in {r['from_bytes']}..{r['to_bytes']} (held at 0: {r.get('held_at_zero')})"
     err = m["prediction_error"]
     assert all(math.isfinite(err[k]) and err[k] >= 0 for k in ("max_relative", "mean_relative", "rms_us")), err
     print(f"{name}: L_eel {eel:.3f} us, {len(m['ranges'])} range(s), prediction error mean {err['mean_relative']:.3f}")
 PY
-ok "default job saved: finite parameters, L_eel > 0, G > 0, prediction error"
+ok "default job saved: finite parameters, L_eel > 0, G > 0 or held at 0 by the joint fit, prediction error"
 echo PASS
