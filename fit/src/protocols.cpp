@@ -2,7 +2,6 @@
 #include <ngx/fit/protocols.hpp>
 
 #include <cmath>
-#include <limits>
 
 namespace ngx::fit {
 
@@ -28,15 +27,15 @@ ProtocolTimes protocol_times(Protocol protocol, const ProtocolParams& p, uint64_
     double stream = bytes > 1 ? double(bytes - 1) * p.G : 0.0;
     switch (protocol) {
     case Protocol::t:
-        return {p.o_s,                                   // eq. (1): T_s = o_s
-                p.o_s + p.L + p.o_r + stream};           // eq. (2): T_s-r = o_s + L + o_r
+        return {p.o_s,                         // eq. (1): T_s = o_s
+                p.o_s + p.L + p.o_r + stream}; // eq. (2): T_s-r = o_s + L + o_r
     case Protocol::ta: {
         double both = 2 * p.o_s + 2 * p.L + 2 * p.o_r + stream; // eq. (3), T_s = T_s-r
         return {both, both};
     }
     case Protocol::rta:
-        return {2 * p.o_s + 3 * p.L + 2 * p.o_r + stream,  // eq. (5)
-                2 * p.o_s + 2 * p.L + p.o_r + stream};     // eq. (4)
+        return {2 * p.o_s + 3 * p.L + 2 * p.o_r + stream, // eq. (5)
+                2 * p.o_s + 2 * p.L + p.o_r + stream};    // eq. (4)
     case Protocol::rat:
         return {4 * p.o_s + 3 * p.L + 2 * p.o_r + stream,  // eq. (6)
                 4 * p.o_s + 4 * p.L + 3 * p.o_r + stream}; // eq. (7)
@@ -44,18 +43,26 @@ ProtocolTimes protocol_times(Protocol protocol, const ProtocolParams& p, uint64_
     return {};
 }
 
-Protocol nearest_protocol(const ProtocolParams& p, uint64_t bytes, double end_to_end_us)
+namespace {
+
+// Of two protocols, the one whose time (picked by `time`) is nearer `measured`.
+template <typename Time>
+Protocol nearer(Protocol a, Protocol b, double measured, const Time& time)
 {
-    Protocol best = Protocol::t;
-    double best_distance = std::numeric_limits<double>::infinity();
-    for (Protocol protocol : all_protocols) {
-        double distance = std::fabs(protocol_times(protocol, p, bytes).end_to_end - end_to_end_us);
-        if (distance < best_distance) {
-            best_distance = distance;
-            best = protocol;
-        }
-    }
-    return best;
+    return std::fabs(time(a) - measured) <= std::fabs(time(b) - measured) ? a : b;
+}
+
+} // namespace
+
+Protocol infer_protocol(const ProtocolParams& p, uint64_t bytes, const MeasuredCosts& measured)
+{
+    double stream = bytes > 1 ? double(bytes - 1) * p.G : 0.0;
+    bool data_waited = measured.delayed_receive > p.o_r + p.L + stream / 2;
+    if (data_waited)
+        return nearer(Protocol::rta, Protocol::rat, measured.end_to_end,
+                      [&](Protocol x) { return protocol_times(x, p, bytes).end_to_end; });
+    return nearer(Protocol::t, Protocol::ta, measured.sender,
+                  [&](Protocol x) { return protocol_times(x, p, bytes).sender; });
 }
 
 } // namespace ngx::fit

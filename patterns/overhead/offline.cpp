@@ -21,7 +21,7 @@ namespace {
 // One size of a saved run: what the decomposition needs.
 struct Point {
     uint64_t size = 0;
-    double o_s = 0, o_r = 0, half_rtt = 0; // us
+    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, timer12 and half round trip samples
 };
 
 struct SavedRun {
@@ -32,14 +32,14 @@ struct SavedRun {
 Result<Point> point_of(const std::string& where, const Json& result)
 {
     Point p;
-    for (const char* key : {"size_bytes", "o_s_us", "o_r_us", "half_rtt_us"})
+    for (const char* key : {"size_bytes", "min_us", "o_r_min_us", "half_rtt_min_us"})
         if (!result.contains(key) || !result[key].is_number())
             return Status::usage(where + ": a result has no number \"" + key +
                                  "\" (a run of -x overhead from this ngx is needed)");
     p.size = result["size_bytes"].get<uint64_t>();
-    p.o_s = result["o_s_us"].get<double>();
-    p.o_r = result["o_r_us"].get<double>();
-    p.half_rtt = result["half_rtt_us"].get<double>();
+    p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
+    p.o_r = result["o_r_min_us"].get<double>();
+    p.half_rtt = result["half_rtt_min_us"].get<double>();
     return p;
 }
 
@@ -121,8 +121,7 @@ std::vector<opt::OptionSpec> fit_specs()
 {
     opt::OptionSpec files = opt::optional_value("file", "saved overhead runs (JSON)");
     files.repeatable = true;
-    return {files,
-            opt::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)"),
+    return {files, opt::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)"),
             opt::optional_value("base", "protocols: the run (variant) whose o_s, o_r, L, G are the transport's"),
             opt::optional_value("output,o", "write the decomposition or the model to this JSON file",
                                 opt::OptionKind::output_file),
@@ -153,13 +152,13 @@ Json params_json(const fit::ProtocolParams& p)
 // One row of the decomposition table (printed) and its JSON.
 Json decompose(const std::string& label, const Point& point, const fit::ProtocolParams& p)
 {
-    fit::Protocol protocol = fit::nearest_protocol(p, point.size, point.half_rtt);
+    fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.o_r, point.half_rtt});
     fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
     double error = relative_error(predicted.end_to_end, point.half_rtt);
     std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
               << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
               << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
-              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << "\n";
+              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.o_r << "\n";
     return {{"run", label},
             {"size_bytes", point.size},
             {"protocol", fit::protocol_name(protocol)},
@@ -167,35 +166,38 @@ Json decompose(const std::string& label, const Point& point, const fit::Protocol
             {"measured_end_to_end_us", point.half_rtt},
             {"relative_error", error},
             {"predicted_sender_us", predicted.sender},
-            {"measured_o_s_us", point.o_s}};
+            {"measured_o_s_us", point.o_s},
+            {"measured_o_r_us", point.o_r}};
 }
 
 int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read)
 {
     if (files.size() != 1)
         return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
-                                            std::to_string(files.size()) + " files (two: add --loghssp)"));
+                                         std::to_string(files.size()) + " files (two: add --loghssp)"));
     Result<std::vector<SavedRun>> runs = load_runs(files.front());
     if (!runs)
         return fail("fit", runs.status());
     std::string base_name = read.given("base") ? read.text("base") : "";
     const SavedRun* base = find_base(*runs, base_name);
     if (base == nullptr)
-        return fail("fit", Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
+        return fail("fit",
+                    Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
     fit::ProtocolParams p = params_of(*base);
     print_params(("transport (from " + base->label + ")").c_str(), p);
-    std::cout << "# protocol decomposition (paper 003 eqs. 1-7): the protocol whose T_s-r is nearest the measured "
-                 "half round trip\n"
+    std::cout << "# protocol decomposition (paper 003 eqs. 1-7): data waited for the receiver (delayed o_r > o_r + L + "
+                 "(k-1)G/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
               << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
               << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
-              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << "\n";
+              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+              << "\n";
     Json rows = Json::array();
     for (const SavedRun& run : *runs)
         for (const Point& point : run.points)
             rows.push_back(decompose(run.label, point, p));
     if (!read.given("output"))
         return 0;
-    Json document{{"pattern", "overhead"}, {"kind", "protocols"}, {"source", files.front()},
+    Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
                   {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
     Status written = write_json(read.text("output"), document);
     return written ? 0 : fail("fit", written);
@@ -236,7 +238,7 @@ int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
 {
     if (files.size() != 2)
         return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
-                                            std::to_string(files.size())));
+                                         std::to_string(files.size())));
     Result<std::vector<SavedRun>> intra = load_runs(files[0]);
     if (!intra)
         return fail("fit", intra.status());
@@ -270,9 +272,10 @@ Result<fit::Tiers> tiers_of(const Json& model, const std::string& path)
     try {
         const Json& a = model.at("intra");
         const Json& b = model.at("inter");
-        return fit::Tiers{{a.at("s_s_us").get<double>(), a.at("s_r_us").get<double>(), a.at("S_us_per_byte").get<double>()},
-                          {b.at("o_s_us").get<double>(), b.at("o_r_us").get<double>(), b.at("L_us").get<double>(),
-                           b.at("G_us_per_byte").get<double>()}};
+        return fit::Tiers{
+            {a.at("s_s_us").get<double>(), a.at("s_r_us").get<double>(), a.at("S_us_per_byte").get<double>()},
+            {b.at("o_s_us").get<double>(), b.at("o_r_us").get<double>(), b.at("L_us").get<double>(),
+             b.at("G_us_per_byte").get<double>()}};
     } catch (const Json::exception& e) {
         return Status::usage(path + ": the LoGH{sS}P model is incomplete: " + e.what());
     }
@@ -283,10 +286,10 @@ Result<fit::Tiers> tiers_of(const Json& model, const std::string& path)
 int overhead_fit(const CommandArguments& arguments)
 {
     OptionValues values;
-    if (std::optional<int> done =
-            parse_command("fit", arguments, fit_specs(), "file",
-                  "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]",
-                  values))
+    if (std::optional<int> done = parse_command(
+            "fit", arguments, fit_specs(), "file",
+            "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]",
+            values))
         return *done;
     std::vector<std::string> files;
     for (const auto& [name, value] : values)
@@ -305,9 +308,9 @@ int overhead_predict(const CommandArguments& arguments)
         opt::optional_value("size,s", "message size, e.g. 4Ki"),
         opt::flag("help,h", "show this help")};
     OptionValues values;
-    if (std::optional<int> done = parse_command("predict", arguments, specs, "",
-                                        "Usage: ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE",
-                                        values))
+    if (std::optional<int> done =
+            parse_command("predict", arguments, specs, "",
+                          "Usage: ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE", values))
         return *done;
     opt::OptionReader read(values);
     read.choice("op", {"p2p"});

@@ -7,7 +7,7 @@
 //
 //     ProtocolParams p{.o_s = 2.5, .o_r = 1.5, .L = 5, .G = 0.001};
 //     ProtocolTimes t = protocol_times(Protocol::rta, p, 4096);
-//     Protocol best = nearest_protocol(p, 4096, measured_end_to_end_us);
+//     Protocol best = infer_protocol(p, 4096, {.sender = 36.7, .delayed_receive = 30.1, .end_to_end = 37.1});
 #ifndef NGX_FIT_PROTOCOLS_HPP
 #define NGX_FIT_PROTOCOLS_HPP
 
@@ -36,8 +36,26 @@ struct ProtocolTimes {
 
 ProtocolTimes protocol_times(Protocol protocol, const ProtocolParams& p, uint64_t bytes);
 
-// The protocol whose T_s-r is closest to a measured end-to-end time.
-Protocol nearest_protocol(const ProtocolParams& p, uint64_t bytes, double end_to_end_us);
+// What one send mode measured at one size (microseconds): the blocking send
+// after a barrier (timer11), the receive delayed until the data could have
+// arrived (timer12), and the end-to-end time (half a ping-pong).
+struct MeasuredCosts {
+    double sender = 0;
+    double delayed_receive = 0;
+    double end_to_end = 0;
+};
+
+// The protocol a send used, in two steps.
+// 1. Did the data move before the receiver took part? Under T and TA the
+//    message is pushed at once (Figure 1), so a receive delayed past its
+//    arrival costs about o_r; under RTA and RAT the data move only after the
+//    receiver answered the request, so that receive still waits at least a
+//    latency and the transfer. The data waited for the receiver when
+//        delayed_receive > o_r + L + (k-1) G / 2.
+// 2. Pushed: T or TA, whichever T_s (eq. 1 or 3) is nearer the measured
+//    sender time (TA's sender waits for the acknowledgement). Waited: RTA or
+//    RAT, whichever T_s-r (eq. 4 or 7) is nearer the measured end-to-end.
+Protocol infer_protocol(const ProtocolParams& p, uint64_t bytes, const MeasuredCosts& measured);
 
 } // namespace ngx::fit
 
