@@ -10,9 +10,9 @@ namespace {
 
 constexpr uint64_t calibration_warmup = 10;
 constexpr uint64_t calibration_samples = 60;
-constexpr double delay_factor = 1.0;
+constexpr double delay_factor = 2.0;
 constexpr double delay_margin_us = 5.0;
-constexpr double arrival_rank = 90;
+constexpr double tail_rank = 90;
 
 // Arrivals after the barrier with one root (driver), or the sends that make them (responder).
 Result<std::vector<double>> arrivals(PatternContext& ctx, BarrierRoot root, const CalibrationCalls& calls)
@@ -46,9 +46,10 @@ Result<BarrierCalibration> calibrate_delay(PatternContext& ctx, RootChoice roots
         if (times->empty())
             continue;
         std::sort(times->begin(), times->end());
-        result.arrival_p90_us = std::max(result.arrival_p90_us, percentile_of_sorted(*times, arrival_rank));
+        result.arrival_median_us = std::max(result.arrival_median_us, percentile_of_sorted(*times, 50));
+        result.arrival_p90_us = std::max(result.arrival_p90_us, percentile_of_sorted(*times, tail_rank));
     }
-    result.delay_us = ctx.bootstrap.is_driver() ? delay_factor * result.arrival_p90_us + delay_margin_us : 0.0;
+    result.delay_us = ctx.bootstrap.is_driver() ? delay_factor * result.arrival_median_us + delay_margin_us : 0.0;
     return result;
 }
 

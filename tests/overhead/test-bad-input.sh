@@ -22,7 +22,7 @@ expect_usage "needs two" -- "$NGX" fit "$SCRATCH/run.json" --loghssp
 expect_usage "one saved overhead run" -- "$NGX" fit "$SCRATCH/run.json" "$SCRATCH/run.json"
 expect_usage "--base 'nope'" -- "$NGX" fit "$SCRATCH/run.json" --base nope
 echo '{"pattern": "overhead", "results": [{"size_bytes": 1}]}' >"$SCRATCH/bare.json"
-expect_usage "o_s_us" -- "$NGX" fit "$SCRATCH/bare.json"
+expect_usage "min_us" -- "$NGX" fit "$SCRATCH/bare.json"
 echo 'not json' >"$SCRATCH/junk.json"
 expect_usage "junk.json" -- "$NGX" fit "$SCRATCH/junk.json"
 "$NGX" fit --loghssp "$SCRATCH/run.json" "$SCRATCH/run.json" -o "$SCRATCH/model.json" >/dev/null ||
