@@ -57,7 +57,10 @@ Protocol nearer(Protocol a, Protocol b, double measured, const Time& time)
 Protocol infer_protocol(const ProtocolParams& p, uint64_t bytes, const MeasuredCosts& measured)
 {
     double stream = bytes > 1 ? double(bytes - 1) * p.G : 0.0;
-    bool data_waited = measured.delayed_receive > p.o_r + p.L + stream / 2;
+    // Data already there: o_r plus copying k bytes, no slower than the
+    // network moves them. Data sent after the receiver's answer: also that
+    // answer's o_s and two latencies. The threshold lies half-way.
+    bool data_waited = measured.delayed_receive > p.o_r + stream + (p.o_s + 2 * p.L) / 2;
     if (data_waited)
         return nearer(Protocol::rta, Protocol::rat, measured.end_to_end,
                       [&](Protocol x) { return protocol_times(x, p, bytes).end_to_end; });

@@ -185,12 +185,13 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
                     Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
     fit::ProtocolParams p = params_of(*base);
     print_params(("transport (from " + base->label + ")").c_str(), p);
-    std::cout << "# protocol decomposition (paper 003 eqs. 1-7): data waited for the receiver (delayed o_r > o_r + L + "
-                 "(k-1)G/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
-              << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
-              << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
-              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
-              << "\n";
+    std::cout
+        << "# protocol decomposition (paper 003 eqs. 1-7): data waited for the receiver (delayed o_r > o_r + (k-1)G + "
+           "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
+        << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9) << "protocol"
+        << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error" << std::setw(12)
+        << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+        << "\n";
     Json rows = Json::array();
     for (const SavedRun& run : *runs)
         for (const Point& point : run.points)

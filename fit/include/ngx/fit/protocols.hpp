@@ -48,10 +48,11 @@ struct MeasuredCosts {
 // The protocol a send used, in two steps.
 // 1. Did the data move before the receiver took part? Under T and TA the
 //    message is pushed at once (Figure 1), so a receive delayed past its
-//    arrival costs about o_r; under RTA and RAT the data move only after the
-//    receiver answered the request, so that receive still waits at least a
-//    latency and the transfer. The data waited for the receiver when
-//        delayed_receive > o_r + L + (k-1) G / 2.
+//    arrival costs o_r plus copying k bytes (no slower than the network
+//    moves them, (k-1)G); under RTA and RAT the data move only after the
+//    receiver answered the request, which adds at least the answer's o_s
+//    and two latencies. Half-way, the data waited for the receiver when
+//        delayed_receive > o_r + (k-1) G + (o_s + 2L) / 2.
 // 2. Pushed: T or TA, whichever T_s (eq. 1 or 3) is nearer the measured
 //    sender time (TA's sender waits for the acknowledgement). Waited: RTA or
 //    RAT, whichever T_s-r (eq. 4 or 7) is nearer the measured end-to-end.
