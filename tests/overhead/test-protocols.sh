@@ -47,7 +47,9 @@ switch_check() {  # BTL SIZES
     local btl=$1 sizes=$2 limit
     limit=$(eager_limit "$btl")
     [[ $limit =~ ^[0-9]+$ ]] || { echo "ompi_info gives no btl_${btl}_eager_limit"; return 1; }
-    ngx_mpirun "$btl" "$NGX" -m mpi --mpi-mode standard -x overhead -s "$sizes" -c 150 --warmup 15 \
+    # 400 samples: the decision uses minima, which at vader's sub-microsecond
+    # eager costs need many repetitions to settle
+    ngx_mpirun "$btl" "$NGX" -m mpi --mpi-mode standard -x overhead -s "$sizes" -c 400 --warmup 40 \
         -o "$SCRATCH/$btl.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; return 1; }
     "$NGX" fit "$SCRATCH/$btl.json" -o "$SCRATCH/$btl-protocols.json" || return 1
     python3 - "$SCRATCH/$btl-protocols.json" "$limit" "$btl" <<'PY'
