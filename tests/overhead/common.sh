@@ -19,7 +19,7 @@ twice() {
 ngx_mpirun() {
     local btl=$1
     shift
-    flock /tmp/ngx-net.lock timeout -k 5 "${MPI_TIMEOUT:-240}" mpirun --allow-run-as-root --bind-to none \
+    flock -w 300 /tmp/ngx-net.lock timeout -k 5 "${MPI_TIMEOUT:-240}" mpirun --allow-run-as-root --bind-to none \
         --oversubscribe --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
         -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np 2 "$@"
 }

@@ -42,7 +42,7 @@ inter_run() {
     [[ $crc == 0 ]] || { cat "$SCRATCH/log"; return 1; }
 }
 exec 9>/tmp/ngx-net.lock
-flock 9
+flock -w 240 9 || fail "/tmp/ngx-net.lock stayed busy for 240 s"
 inter_run || fail "the inter-node (tcp across namespaces) run failed"
 flock -u 9
 
