@@ -32,6 +32,11 @@
 // Figure 2) follows untimed on both sides the same way and is timed apart
 // into o_s_wait_us / o_r_wait_us, so nothing is hidden.
 //
+// Known limit: in ready mode the mpi module completes the pre-posted receive
+// and posts the next one inside recv() / wait(), so ready-mode o_r holds one
+// MPI_Irecv post; the pattern cannot move it out without a module hook (a
+// deferred re-post, see the issue 12 report).
+//
 // Output per size: summary = timer11 samples (metric "send overhead o_s");
 // columns o_s_us, o_r_us (medians), o_r_min_us, timer21_us, timer22_us,
 // L_us, per-root medians, delay_us, arrival_median_us, arrival_p90_us,
