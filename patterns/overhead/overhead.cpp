@@ -2,61 +2,75 @@
 // message size for the transport's send mode (for mpi: --mpi-mode), measured
 // as in paper 003, Figure 2 and section 3.1 ("Experimental Methodology").
 //
-// One repetition, P1 = the driver (rank i), P2 = its peer; all timing on P1:
+// One repetition, P1 = the driver (rank i), P2 = its peer, four timers:
 //
-//   P1: Barrier; start timer11; Send to P2; stop timer11     -> o_s sample
-//   P2: Barrier; Receive from P1                             (posted at once)
-//   P1: Barrier; wait delta; start timer12; Receive from P2; stop timer12 -> o_r sample
-//   P2: Barrier; Send to P1
+//   P1: Barrier; start timer11; Send to P2; stop timer11; [complete]
+//   P2: Barrier; start timer21; Receive from P1; stop timer21; [complete]
+//   P1: Barrier; wait delta; start timer12; Receive from P2; stop timer12; [complete]
+//   P2: Barrier; start timer22; Send to P1; stop timer22; [complete]
 //
-// o_s (timer11) is the time the send call holds the CPU. For local sends
-// (standard, ready, buffered) that is the pure overhead; the synchronous send
-// is non-local: it waits for the matching receive, which P2 posts right
-// after the barrier, so its o_s includes the handshake (paper 003 Figure 3:
-// "the network latency is part of the blocking send overhead").
-// o_r (timer12): P1 waits delta after the barrier, long enough for P2's
-// message to have arrived, so the receive costs only its own work and no
-// waiting ("we delayed the receive to make sure that the idle time
-// (synchronization) delay is not included in the receive overhead").
-// delta is --overhead-delay microseconds, or automatically 2 x the measured
-// round trip of this size + 5 us (a short ping-pong before the repetitions),
-// which covers P2 leaving the barrier up to one latency later than P1 plus
-// its send and the transfer (eq. (2) of paper 003: T_{s-r} = o_s + L + o_r).
+// o_s = timer11: the send call alone. For local sends (standard, ready,
+// buffered) that is the overhead; the synchronous send is non-local (it
+// waits for the receiver's handshake, paper 003 Figure 3).
+// o_r = timer12: P1 waits delta after the barrier so that P2's message has
+// arrived and the receive holds no idle time ("we delayed the receive").
+// delta must exceed how much later P2 may leave the barrier plus its send
+// and the transfer. It is calibrated per size from the barrier itself
+// (barrier_calibration.hpp): P2 sends right after the barrier, P1 times
+// from its own barrier exit to the message's arrival; delta = 2 x the
+// median of those times + 5 us (or --overhead-delay).
+// The paper's L estimate: timer21 - timer12 (P2's receive started at the
+// barrier holds the wait for the first message; meaningful under Ssend,
+// where it bounds a small message's latency; recorded for every mode),
+// averaged over the two barrier roots.
+// Barrier root: the paper repeats everything with the barrier's root moved
+// from the sender to the receiver; here the repetitions alternate the root
+// (rooted_barrier.hpp) and the per-root medians are recorded too.
 //
-// --overhead-call=nonblocking (transports with NGX_CAP_NONBLOCKING) times
-// isend() alone for o_s (the post; wait() follows untimed, "test_completion"
-// in Figure 2), and irecv() + wait() for o_r (the message is already there).
+// --overhead-call=nonblocking (NGX_CAP_NONBLOCKING): every timer covers
+// the post alone (isend(), irecv()); the completion ("test_completion" in
+// Figure 2) follows untimed on both sides the same way and is timed apart
+// into o_s_wait_us / o_r_wait_us, so nothing is hidden.
 //
-// Not done: repeating with the barrier's root moved to the receiver (the
-// paper's check against barrier skew); ngx's barriers have no root.
+// Known limit: in ready mode the mpi module completes the pre-posted receive
+// and posts the next one inside recv() / wait(), so ready-mode o_r holds one
+// MPI_Irecv post; the pattern cannot move it out without a module hook (a
+// deferred re-post, see the issue 12 report).
 //
-// Measured in passes (patterns/common/passes.hpp): delta is chosen in a
-// size's first pass and kept for its later ones.
-//
-// Output per size: the o_s samples as the summary (metric "send overhead
-// o_s"), and extra columns o_s_us (median), o_r_us (median), o_r_min_us,
-// delay_us. A per-mode table (paper 003 Table 3): one run per mode, e.g.
-// `for m in standard synchronous ...; do mpirun -np 2 ngx -m mpi --mpi-mode $m -x overhead; done`.
+// Output per size: summary = timer11 samples (metric "send overhead o_s");
+// columns o_s_us, o_r_us (medians), o_r_min_us, timer21_us, timer22_us,
+// L_us, per-root medians, delay_us, arrival_median_us, arrival_p90_us,
+// half_rtt_us and
+// half_rtt_min_us (PRTT(1,0,s)/2, median and minimum of 100: the measured
+// end-to-end time T_s-r the protocol decomposition compares; it takes the
+// minimum, the uncontended cost, since on shared cores the median of a round
+// trip can hold a preemption).
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
+#include "barrier_calibration.hpp"
+#include "offline.hpp"
+#include "rooted_barrier.hpp"
 
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
+
+#include <cstring>
+#include <functional>
 
 namespace ngx::patterns {
 namespace {
 
 constexpr double max_delay_us = 1e6;
-constexpr uint64_t calibration_samples = 50;
-constexpr uint64_t calibration_warmup = 10;
-constexpr double auto_delay_margin_us = 5.0;
+constexpr uint64_t rtt_samples = 100;
+constexpr uint64_t rtt_warmup = 10;
 
-struct Samples {
-    std::vector<uint64_t> send_ticks;
-    std::vector<uint64_t> recv_ticks;
+// Per-size samples of one side.
+struct SideSamples {
+    std::vector<double> first, second;           // P1: timer11, timer12; P2: timer21, timer22
+    std::vector<double> first_wait, second_wait; // completions
+    std::vector<int> root;                       // barrier root of each repetition
 };
 
 class Overhead final : public Pattern {
@@ -65,29 +79,33 @@ public:
     Json options_json() const override
     {
         return {{"call", nonblocking_ ? "nonblocking" : "blocking"},
-                {"delay_us", delay_us_ < 0 ? Json("auto") : Json(delay_us_)}};
+                {"delay_us", delay_us_ < 0 ? Json("auto") : Json(delay_us_)},
+                {"barrier_root", root_name(roots_)}};
     }
     Status run(PatternContext& ctx) override;
 
 private:
-    Result<double> choose_delay(PatternContext& ctx, Buffer& buffer, uint64_t size);
-    Status send_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t* ticks);
-    Status recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t* ticks);
-    Status drive_once(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t delay_ticks, uint64_t* o_s,
-                      uint64_t* o_r);
-    Status answer_once(PatternContext& ctx, Buffer& buffer, uint64_t size);
-    Result<Series> measure(PatternContext& ctx, Buffer& buffer, const PassSlice& slice);
-    SizeRecord record(PatternContext& ctx, const PassSlice& last, Series& pooled) const;
+    Status timed_call(PatternContext& ctx, const std::function<Status()>& blocking,
+                      const std::function<Status(ngx_request&)>& post, Timers* t) const;
+    Status send_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const;
+    Status recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const;
+    Status repetition(PatternContext& ctx, Buffer& buffer, uint64_t size, BarrierRoot root, uint64_t delay_ticks,
+                      Timers* first, Timers* second);
+    Result<SizeRecord> measure(PatternContext& ctx, Buffer& buffer, uint64_t size);
+    SizeRecord make_size_record(PatternContext& ctx, uint64_t size, const SideSamples& mine,
+                                const SideSamples& peer) const;
 
     bool nonblocking_ = false;
-    double delay_us_ = -1;               // < 0: automatic
-    std::vector<double> size_delays_us_; // delta per size, from its first pass
+    double delay_us_ = -1; // < 0: automatic
+    RootChoice roots_ = RootChoice::both;
 };
 
 Status Overhead::configure(const OptionValues& values)
 {
     opt::OptionReader read(values);
     nonblocking_ = read.choice("overhead-call", {"blocking", "nonblocking"}) == "nonblocking";
+    std::string root = read.choice("overhead-root", {"both", "driver", "responder"});
+    roots_ = root == "driver" ? RootChoice::driver : root == "responder" ? RootChoice::responder : RootChoice::both;
     if (!read.ok())
         return Status::usage(read.error());
     if (read.text("overhead-delay") == "auto")
@@ -96,126 +114,181 @@ Status Overhead::configure(const OptionValues& values)
     return read.ok() ? Status::ok() : Status::usage(read.error() + " (or auto)");
 }
 
-// delta: the option, or 2 x the median round trip of this size + a margin;
-// the driver decides (only it waits).
-Result<double> Overhead::choose_delay(PatternContext& ctx, Buffer& buffer, uint64_t size)
+// One timed call of Figure 2: the blocking call, or the non-blocking post
+// timed and its wait() (test_completion) timed apart, the same on both sides.
+Status Overhead::timed_call(PatternContext& ctx, const std::function<Status()>& blocking,
+                            const std::function<Status(ngx_request&)>& post, Timers* t) const
 {
-    if (delay_us_ >= 0)
-        return delay_us_;
-    PrttSpec spec{size, 1, 0.0, calibration_samples, calibration_warmup};
-    Result<std::vector<double>> rtt = run_prtt(ctx, buffer, spec);
-    if (!rtt)
-        return rtt.status().with_context("calibrating the delay");
-    ctx.sink.count_messages(prtt_message_count(spec));
-    if (!ctx.bootstrap.is_driver())
-        return 0.0;
-    return 2.0 * summarize(std::move(*rtt)).median + auto_delay_margin_us;
-}
-
-// timer11: the send call alone (blocking send, or isend() without its wait).
-Status Overhead::send_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t* ticks)
-{
+    uint64_t start = ctx.timer.now();
     if (!nonblocking_) {
-        uint64_t start = ctx.timer.now();
-        Status status = ctx.transport.send(buffer.data(), size);
-        *ticks = ctx.timer.now() - start;
+        Status status = blocking();
+        t->post = ctx.timer.to_us(ctx.timer.now() - start);
         return status;
     }
     ngx_request request = 0;
-    uint64_t start = ctx.timer.now();
-    Status status = ctx.transport.isend(buffer.data(), size, request);
-    *ticks = ctx.timer.now() - start;
-    return status.is_ok() ? ctx.transport.wait(request) : status; // test_completion, untimed
-}
-
-// timer12: the receive after the delay (irecv() + wait() when non-blocking).
-Status Overhead::recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t* ticks)
-{
-    uint64_t start = ctx.timer.now();
-    Status status;
-    if (!nonblocking_) {
-        status = ctx.transport.recv(buffer.data(), size);
-    } else {
-        ngx_request request = 0;
-        status = ctx.transport.irecv(buffer.data(), size, request);
-        if (status.is_ok())
-            status = ctx.transport.wait(request);
-    }
-    *ticks = ctx.timer.now() - start;
+    NGX_TRY(post(request));
+    uint64_t posted = ctx.timer.now();
+    Status status = ctx.transport.wait(request);
+    t->post = ctx.timer.to_us(posted - start);
+    t->complete = ctx.timer.to_us(ctx.timer.now() - posted);
     return status;
 }
 
-// P1's side of one repetition (Figure 2, Processor 1).
-Status Overhead::drive_once(PatternContext& ctx, Buffer& buffer, uint64_t size, uint64_t delay_ticks, uint64_t* o_s,
-                            uint64_t* o_r)
+Status Overhead::send_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const
 {
-    NGX_TRY(ctx.bootstrap.barrier());
-    NGX_TRY(send_timed(ctx, buffer, size, o_s));
-    NGX_TRY(ctx.bootstrap.barrier());
+    return timed_call(
+        ctx, [&] { return ctx.transport.send(buffer.data(), size); },
+        [&](ngx_request& request) { return ctx.transport.isend(buffer.data(), size, request); }, t);
+}
+
+Status Overhead::recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const
+{
+    return timed_call(
+        ctx, [&] { return ctx.transport.recv(buffer.data(), size); },
+        [&](ngx_request& request) { return ctx.transport.irecv(buffer.data(), size, request); }, t);
+}
+
+// One repetition of Figure 2 on this side: P1 sends then receives after the
+// delay, P2 receives then sends at once.
+Status Overhead::repetition(PatternContext& ctx, Buffer& buffer, uint64_t size, BarrierRoot root, uint64_t delay_ticks,
+                            Timers* first, Timers* second)
+{
+    bool driver = ctx.bootstrap.is_driver();
+    NGX_TRY(rooted_barrier(ctx.bootstrap, root));
+    NGX_TRY(driver ? send_timed(ctx, buffer, size, first) : recv_timed(ctx, buffer, size, first));
+    NGX_TRY(rooted_barrier(ctx.bootstrap, root));
+    if (!driver)
+        return send_timed(ctx, buffer, size, second);
     uint64_t until = ctx.timer.now() + delay_ticks; // wait delta
     while (ctx.timer.now() < until) {
     }
-    return recv_timed(ctx, buffer, size, o_r);
+    return recv_timed(ctx, buffer, size, second);
 }
 
-// P2's side (Figure 2, Processor 2): receive at once, send at once.
-Status Overhead::answer_once(PatternContext& ctx, Buffer& buffer, uint64_t size)
+double median_of(std::vector<double> values)
 {
-    uint64_t ignored = 0;
-    NGX_TRY(ctx.bootstrap.barrier());
-    NGX_TRY(recv_timed(ctx, buffer, size, &ignored));
-    NGX_TRY(ctx.bootstrap.barrier());
-    return send_timed(ctx, buffer, size, &ignored);
+    return values.empty() ? 0.0 : median(std::move(values));
 }
 
-Result<Series> Overhead::measure(PatternContext& ctx, Buffer& buffer, const PassSlice& slice)
+// The values of `samples` whose repetition used barrier root `root`.
+std::vector<double> with_root(const std::vector<double>& samples, const std::vector<int>& roots, BarrierRoot root)
 {
-    const uint64_t size = slice.size;
-    if (slice.first) {
-        Result<double> delay_us = choose_delay(ctx, buffer, size);
-        if (!delay_us)
-            return delay_us.status();
-        size_delays_us_.resize(ctx.settings.sizes.size());
-        size_delays_us_[slice.index] = *delay_us;
-    }
-    uint64_t delay_ticks = ctx.timer.us_to_ticks(size_delays_us_[slice.index]);
-    uint64_t total = slice.warmup + slice.samples;
-    Samples samples{std::vector<uint64_t>(slice.samples), std::vector<uint64_t>(slice.samples)};
-    for (uint64_t rep = 0; rep < total; ++rep) {
-        if (ctx.interrupted())
-            return Status::interrupted(where(size, rep) + ": interrupted");
-        mark_repetition(ctx.settings.progress, rep);
-        uint64_t o_s = 0;
-        uint64_t o_r = 0;
-        Status status = ctx.bootstrap.is_driver() ? drive_once(ctx, buffer, size, delay_ticks, &o_s, &o_r)
-                                                  : answer_once(ctx, buffer, size);
-        if (!status)
-            return status.with_context(where(size, rep));
-        if (rep >= slice.warmup) {
-            samples.send_ticks[rep - slice.warmup] = o_s;
-            samples.recv_ticks[rep - slice.warmup] = o_r;
-        }
-    }
-    ctx.sink.count_messages(2 * total);
-    if (!ctx.bootstrap.is_driver())
-        return Series{};
-    std::vector<double> o_s_us, o_r_us;
-    for (size_t i = 0; i < samples.send_ticks.size(); ++i) {
-        o_s_us.push_back(ctx.timer.to_us(samples.send_ticks[i]));
-        o_r_us.push_back(ctx.timer.to_us(samples.recv_ticks[i]));
-    }
-    return Series{std::move(o_s_us), std::move(o_r_us)};
+    std::vector<double> out;
+    for (size_t i = 0; i < samples.size(); ++i)
+        if (roots[i] == int(root))
+            out.push_back(samples[i]);
+    return out;
 }
 
-// pooled: o_s, o_r over all passes of the size.
-SizeRecord Overhead::record(PatternContext& ctx, const PassSlice& last, Series& pooled) const
+SizeRecord Overhead::make_size_record(PatternContext& ctx, uint64_t size, const SideSamples& mine,
+                                      const SideSamples& peer) const
 {
-    Summary receive = summarize(pooled[1]);
-    SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+    Summary receive = summarize(mine.second);
+    SizeRecord record = make_record(ctx, size, mine.first);
     record.extra.emplace_back("o_s_us", record.summary.median);
     record.extra.emplace_back("o_r_us", receive.median);
     record.extra.emplace_back("o_r_min_us", receive.min);
-    record.extra.emplace_back("delay_us", size_delays_us_[last.index]);
+    record.extra.emplace_back("timer21_us", median_of(peer.first));
+    record.extra.emplace_back("timer22_us", median_of(peer.second));
+    // The paper's L estimate, timer21 - timer12 (section 3.1), per root and
+    // averaged over the roots: the responder leaves a driver-rooted barrier
+    // late and a responder-rooted one early, so the mean cancels the skew to
+    // first order (why the paper swaps the root).
+    double latency_sum = 0;
+    for (BarrierRoot root : roots_of(roots_))
+        latency_sum += median_of(with_root(peer.first, mine.root, root)) - receive.median;
+    record.extra.emplace_back("L_us", latency_sum / double(roots_of(roots_).size()));
+    for (BarrierRoot root : roots_of(roots_)) {
+        std::string suffix = root == BarrierRoot::driver ? "_root_driver_us" : "_root_responder_us";
+        record.extra.emplace_back("o_s" + suffix, median_of(with_root(mine.first, mine.root, root)));
+        record.extra.emplace_back("o_r" + suffix, median_of(with_root(mine.second, mine.root, root)));
+        record.extra.emplace_back("timer21" + suffix, median_of(with_root(peer.first, mine.root, root)));
+    }
+    if (nonblocking_) {
+        record.extra.emplace_back("o_s_wait_us", median_of(mine.first_wait));
+        record.extra.emplace_back("o_r_wait_us", median_of(mine.second_wait));
+        record.extra.emplace_back("timer21_wait_us", median_of(peer.first_wait));
+        record.extra.emplace_back("timer22_wait_us", median_of(peer.second_wait));
+    }
+    return record;
+}
+
+Bytes pack(const SideSamples& s)
+{
+    std::vector<double> all;
+    for (const std::vector<double>* part : {&s.first, &s.second, &s.first_wait, &s.second_wait})
+        all.insert(all.end(), part->begin(), part->end());
+    Bytes bytes(all.size() * sizeof(double));
+    if (!all.empty())
+        std::memcpy(bytes.data(), all.data(), bytes.size());
+    return bytes;
+}
+
+Status unpack(const Bytes& bytes, size_t count, SideSamples* s)
+{
+    if (bytes.size() != 4 * count * sizeof(double))
+        return Status::runtime("overhead: the responder's timers came as " + std::to_string(bytes.size()) +
+                               " bytes, expected " + std::to_string(4 * count * sizeof(double)));
+    std::vector<double> all(4 * count);
+    std::memcpy(all.data(), bytes.data(), bytes.size());
+    std::vector<double>* parts[] = {&s->first, &s->second, &s->first_wait, &s->second_wait};
+    for (size_t p = 0; p < 4; ++p)
+        parts[p]->assign(all.begin() + long(p * count), all.begin() + long((p + 1) * count));
+    return Status::ok();
+}
+
+Result<SizeRecord> Overhead::measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
+{
+    PrttSpec rtt{size, 1, 0.0, rtt_samples, rtt_warmup};
+    Result<std::vector<double>> prtt = run_prtt(ctx, buffer, rtt);
+    if (!prtt)
+        return prtt.status().with_context("half round trip");
+    ctx.sink.count_messages(prtt_message_count(rtt));
+    BarrierCalibration calibration;
+    if (delay_us_ < 0) {
+        CalibrationCalls calls{[&](Timers* t) { return send_timed(ctx, buffer, size, t); },
+                               [&](Timers* t) { return recv_timed(ctx, buffer, size, t); }};
+        Result<BarrierCalibration> measured = calibrate_delay(ctx, roots_, calls);
+        if (!measured)
+            return measured.status().with_context(where(size, 0) + "calibrating the delay from the barrier");
+        calibration = *measured;
+    } else {
+        calibration.delay_us = delay_us_;
+    }
+    uint64_t delay_ticks = ctx.timer.us_to_ticks(calibration.delay_us);
+    uint64_t total = ctx.settings.warmup + ctx.settings.count;
+    std::vector<BarrierRoot> roots = roots_of(roots_);
+    SideSamples mine;
+    for (uint64_t rep = 0; rep < total; ++rep) {
+        if (ctx.interrupted())
+            return Status::interrupted(where(size, rep) + "interrupted");
+        mark_repetition(ctx.settings.progress, rep);
+        BarrierRoot root = roots[rep % roots.size()];
+        Timers first, second;
+        if (Status status = repetition(ctx, buffer, size, root, delay_ticks, &first, &second); !status)
+            return status.with_context(where(size, rep));
+        if (rep < ctx.settings.warmup)
+            continue;
+        mine.first.push_back(first.post);
+        mine.second.push_back(second.post);
+        mine.first_wait.push_back(first.complete);
+        mine.second_wait.push_back(second.complete);
+        mine.root.push_back(int(root));
+    }
+    ctx.sink.count_messages(2 * total + calibration.messages);
+    Bytes theirs;
+    NGX_TRY(ctx.bootstrap.exchange(ctx.bootstrap.is_driver() ? Bytes() : pack(mine), theirs));
+    if (!ctx.bootstrap.is_driver())
+        return SizeRecord{};
+    SideSamples peer;
+    NGX_TRY(unpack(theirs, ctx.settings.count, &peer));
+    SizeRecord record = make_size_record(ctx, size, mine, peer);
+    record.extra.emplace_back("delay_us", calibration.delay_us);
+    record.extra.emplace_back("arrival_median_us", calibration.arrival_median_us);
+    record.extra.emplace_back("arrival_p90_us", calibration.arrival_p90_us);
+    Summary rtt_summary = summarize(std::move(*prtt));
+    record.extra.emplace_back("half_rtt_us", rtt_summary.median / 2);
+    record.extra.emplace_back("half_rtt_min_us", rtt_summary.min / 2);
     return record;
 }
 
@@ -224,12 +297,7 @@ Status Overhead::run(PatternContext& ctx)
     if (nonblocking_ && !ctx.transport.has(NGX_CAP_NONBLOCKING))
         return Status::usage("--overhead-call nonblocking: module " + ctx.transport.module().name() +
                              " has no non-blocking operations");
-    PassedSweep sweep;
-    sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure(ctx, buffer, slice); };
-    sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
-        return record(ctx, last, pooled);
-    };
-    return sweep_passes(ctx, sweep);
+    return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure(ctx, buffer, size); });
 }
 
 } // namespace
@@ -242,9 +310,14 @@ PatternInfo overhead_pattern()
     info.metric = "send overhead o_s";
     info.default_sizes = "1-64Ki";
     info.options = {
-        {"overhead-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() + wait()"},
-        {"overhead-delay", "auto", "wait before the timed receive, microseconds; auto: 2 x round trip + 5"}};
+        {"overhead-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() timed, wait() apart"},
+        {"overhead-delay", "auto",
+         "wait before the timed receive, microseconds; auto: 2 x the median arrival of the message after the barrier + "
+         "5"},
+        {"overhead-root", "both", "barrier root: driver, responder, or both (alternating repetitions, paper 003)"}};
     info.create = [] { return std::make_unique<Overhead>(); };
+    info.fit = overhead_fit;
+    info.predict = overhead_predict;
     return info;
 }
 

@@ -1,0 +1,339 @@
+// The overhead pattern's offline hooks (see offline.hpp).
+#include "offline.hpp"
+
+#include "../loggp/offline.hpp"
+
+#include <ngx/command_line.hpp>
+#include <ngx/fit/loghssp.hpp>
+#include <ngx/fit/protocols.hpp>
+#include <ngx/sizes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+namespace ngx::patterns {
+namespace {
+
+// One size of a saved run: what the decomposition needs.
+struct Point {
+    uint64_t size = 0;
+    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, timer12 and half round trip samples
+};
+
+struct SavedRun {
+    std::string label; // the run's variant ("mpi-mode=standard") or its module
+    std::vector<Point> points;
+};
+
+Result<Point> point_of(const std::string& where, const Json& result)
+{
+    Point p;
+    for (const char* key : {"size_bytes", "min_us", "o_r_min_us", "half_rtt_min_us"})
+        if (!result.contains(key) || !result[key].is_number())
+            return Status::usage(where + ": a result has no number \"" + key +
+                                 "\" (a run of -x overhead from this ngx is needed)");
+    p.size = result["size_bytes"].get<uint64_t>();
+    p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
+    p.o_r = result["o_r_min_us"].get<double>();
+    p.half_rtt = result["half_rtt_min_us"].get<double>();
+    return p;
+}
+
+Result<SavedRun> run_of(const std::string& path, const Json& run)
+{
+    SavedRun saved;
+    saved.label = run.value("variant", std::string());
+    if (saved.label.empty())
+        saved.label = run.value("module", std::string("run"));
+    if (run.value("pattern", std::string("overhead")) != "overhead")
+        return Status::usage(path + ": run '" + saved.label + "' is of pattern " + run["pattern"].dump() +
+                             ", not overhead");
+    if (!run.contains("results") || !run["results"].is_array() || run["results"].empty())
+        return Status::usage(path + ": run '" + saved.label + "' has no results");
+    for (const Json& result : run["results"]) {
+        Result<Point> p = point_of(path + " (" + saved.label + ")", result);
+        if (!p)
+            return p.status();
+        saved.points.push_back(*p);
+    }
+    std::sort(saved.points.begin(), saved.points.end(), [](const Point& a, const Point& b) { return a.size < b.size; });
+    return saved;
+}
+
+// Every run of a saved document (a multi-run document's "runs", or the document itself).
+Result<std::vector<SavedRun>> load_runs(const std::string& path)
+{
+    Result<Json> document = read_json_document(path);
+    if (!document)
+        return document.status();
+    std::vector<Json> runs;
+    if (document->contains("runs") && (*document)["runs"].is_array())
+        runs.assign((*document)["runs"].begin(), (*document)["runs"].end());
+    else
+        runs.push_back(*document);
+    std::vector<SavedRun> out;
+    for (const Json& run : runs) {
+        Result<SavedRun> saved = run_of(path, run);
+        if (!saved)
+            return saved.status();
+        out.push_back(std::move(*saved));
+    }
+    return out;
+}
+
+// Gap per byte from the two largest sizes (0 with one size).
+double gap_per_byte(const SavedRun& run)
+{
+    if (run.points.size() < 2)
+        return 0.0;
+    const Point& a = run.points[run.points.size() - 2];
+    const Point& b = run.points.back();
+    return std::max(0.0, (b.half_rtt - a.half_rtt) / double(b.size - a.size));
+}
+
+fit::ProtocolParams params_of(const SavedRun& run)
+{
+    const Point& first = run.points.front();
+    fit::ProtocolParams p{first.o_s, first.o_r, 0.0, gap_per_byte(run)};
+    p.L = std::max(0.0, first.half_rtt - first.o_s - first.o_r); // eq. (2) solved for L
+    return p;
+}
+
+double relative_error(double predicted, double measured)
+{
+    return measured != 0 ? (predicted - measured) / measured : 0.0;
+}
+
+Status write_json(const std::string& path, const Json& document)
+{
+    std::ofstream out(path);
+    if (!out)
+        return Status::usage("-o " + path + ": cannot be written");
+    out << document.dump(2) << "\n";
+    return out ? Status::ok() : Status::runtime(path + ": write failed");
+}
+
+std::vector<opt::OptionSpec> fit_specs()
+{
+    opt::OptionSpec files = opt::optional_value("file", "saved overhead runs (JSON)");
+    files.repeatable = true;
+    return {files, opt::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)"),
+            opt::optional_value("base", "protocols: the run (variant) whose o_s, o_r, L, G are the transport's"),
+            opt::optional_value("output,o", "write the decomposition or the model to this JSON file",
+                                opt::OptionKind::output_file),
+            opt::flag("help,h", "show this help")};
+}
+
+const SavedRun* find_base(const std::vector<SavedRun>& runs, const std::string& base)
+{
+    if (base.empty())
+        return &runs.front();
+    for (const SavedRun& run : runs)
+        if (run.label == base || run.label.ends_with("=" + base))
+            return &run;
+    return nullptr;
+}
+
+void print_params(const char* what, const fit::ProtocolParams& p)
+{
+    std::cout << std::fixed << std::setprecision(3) << "# " << what << ": o_s " << p.o_s << " us, o_r " << p.o_r
+              << " us, L " << p.L << " us, G " << std::setprecision(6) << p.G << " us/byte\n";
+}
+
+Json params_json(const fit::ProtocolParams& p)
+{
+    return {{"o_s_us", p.o_s}, {"o_r_us", p.o_r}, {"L_us", p.L}, {"G_us_per_byte", p.G}};
+}
+
+// One row of the decomposition table (printed) and its JSON.
+Json decompose(const std::string& label, const Point& point, const fit::ProtocolParams& p)
+{
+    fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.o_r, point.half_rtt});
+    fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
+    double error = relative_error(predicted.end_to_end, point.half_rtt);
+    std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
+              << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
+              << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
+              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.o_r << "\n";
+    return {{"run", label},
+            {"size_bytes", point.size},
+            {"protocol", fit::protocol_name(protocol)},
+            {"predicted_end_to_end_us", predicted.end_to_end},
+            {"measured_end_to_end_us", point.half_rtt},
+            {"relative_error", error},
+            {"predicted_sender_us", predicted.sender},
+            {"measured_o_s_us", point.o_s},
+            {"measured_o_r_us", point.o_r}};
+}
+
+int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read)
+{
+    if (files.size() != 1)
+        return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
+                                         std::to_string(files.size()) + " files (two: add --loghssp)"));
+    Result<std::vector<SavedRun>> runs = load_runs(files.front());
+    if (!runs)
+        return fail("fit", runs.status());
+    std::string base_name = read.given("base") ? read.text("base") : "";
+    const SavedRun* base = find_base(*runs, base_name);
+    if (base == nullptr)
+        return fail("fit",
+                    Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
+    fit::ProtocolParams p = params_of(*base);
+    print_params(("transport (from " + base->label + ")").c_str(), p);
+    std::cout
+        << "# protocol decomposition (paper 003 eqs. 1-7): data waited for the receiver (delayed o_r > o_r + (k-1)G + "
+           "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
+        << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9) << "protocol"
+        << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error" << std::setw(12)
+        << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+        << "\n";
+    Json rows = Json::array();
+    for (const SavedRun& run : *runs)
+        for (const Point& point : run.points)
+            rows.push_back(decompose(run.label, point, p));
+    if (!read.given("output"))
+        return 0;
+    Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
+                  {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
+    Status written = write_json(read.text("output"), document);
+    return written ? 0 : fail("fit", written);
+}
+
+Json tiers_json(const fit::Tiers& t)
+{
+    return {{"intra", {{"s_s_us", t.intra.s_s}, {"s_r_us", t.intra.s_r}, {"S_us_per_byte", t.intra.S}}},
+            {"inter",
+             {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
+}
+
+// Eqs. (8) and (9) against both runs at the sizes they share, and the ratio of the tiers.
+Json compare_tiers(const fit::Tiers& t, const SavedRun& intra, const SavedRun& inter)
+{
+    std::cout << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
+    Json rows = Json::array();
+    for (const Point& a : intra.points)
+        for (const Point& b : inter.points) {
+            if (a.size != b.size)
+                continue;
+            double ratio = a.half_rtt > 0 ? b.half_rtt / a.half_rtt : 0.0;
+            double eq8 = fit::intra_time(t.intra, a.size), eq9 = fit::inter_time(t.inter, a.size);
+            std::cout << std::setw(10) << format_bytes(a.size) << std::fixed << std::setprecision(2) << std::setw(11)
+                      << eq8 << std::setw(12) << a.half_rtt << std::setw(11) << eq9 << std::setw(12) << b.half_rtt
+                      << std::setw(20) << ratio << "\n";
+            rows.push_back({{"size_bytes", a.size},
+                            {"intra_predicted_us", eq8},
+                            {"intra_measured_us", a.half_rtt},
+                            {"inter_predicted_us", eq9},
+                            {"inter_measured_us", b.half_rtt},
+                            {"ratio", ratio}});
+        }
+    return rows;
+}
+
+int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
+{
+    if (files.size() != 2)
+        return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
+                                         std::to_string(files.size())));
+    Result<std::vector<SavedRun>> intra = load_runs(files[0]);
+    if (!intra)
+        return fail("fit", intra.status());
+    Result<std::vector<SavedRun>> inter = load_runs(files[1]);
+    if (!inter)
+        return fail("fit", inter.status());
+    fit::ProtocolParams a = params_of(intra->front()), b = params_of(inter->front());
+    fit::Tiers tiers{{a.o_s, a.o_r, a.G}, {b.o_s, b.o_r, b.L, b.G}};
+    double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
+    double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
+    std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (paper 003 eqs. 8-9)\n# intra (" << files[0]
+              << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S " << std::setprecision(6)
+              << tiers.intra.S << " us/byte\n";
+    print_params(("inter (" + files[1] + ")").c_str(), b);
+    std::cout << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
+              << ", gap per byte G/S " << gap_ratio << "\n";
+    Json rows = compare_tiers(tiers, intra->front(), inter->front());
+    if (!read.given("output"))
+        return 0;
+    Json model{{"pattern", "overhead"}, {"kind", "loghssp"}, {"intra_source", files[0]}, {"inter_source", files[1]}};
+    model.update(tiers_json(tiers));
+    model["ratio"] = {{"overheads", overhead_ratio}, {"gap_per_byte", gap_ratio}, {"sizes", rows}};
+    Status written = write_json(read.text("output"), model);
+    return written ? 0 : fail("fit", written);
+}
+
+Result<fit::Tiers> tiers_of(const Json& model, const std::string& path)
+{
+    if (model.value("kind", std::string()) != "loghssp")
+        return Status::usage(path + ": not a LoGH{sS}P model (make one with ngx fit --loghssp INTRA.json INTER.json)");
+    try {
+        const Json& a = model.at("intra");
+        const Json& b = model.at("inter");
+        return fit::Tiers{
+            {a.at("s_s_us").get<double>(), a.at("s_r_us").get<double>(), a.at("S_us_per_byte").get<double>()},
+            {b.at("o_s_us").get<double>(), b.at("o_r_us").get<double>(), b.at("L_us").get<double>(),
+             b.at("G_us_per_byte").get<double>()}};
+    } catch (const Json::exception& e) {
+        return Status::usage(path + ": the LoGH{sS}P model is incomplete: " + e.what());
+    }
+}
+
+} // namespace
+
+int overhead_fit(const CommandArguments& arguments)
+{
+    OptionValues values;
+    if (std::optional<int> done = parse_command(
+            "fit", arguments, fit_specs(), "file",
+            "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]",
+            values))
+        return *done;
+    std::vector<std::string> files;
+    for (const auto& [name, value] : values)
+        if (name == "file")
+            files.push_back(value);
+    opt::OptionReader read(values);
+    return read.given("loghssp") ? fit_loghssp(files, read) : fit_protocols(files, read);
+}
+
+int overhead_predict(const CommandArguments& arguments)
+{
+    std::vector<opt::OptionSpec> specs = {
+        opt::optional_value("params", "a LoGH{sS}P model (ngx fit --loghssp ... -o MODEL.json)"),
+        {"op", "p2p", "p2p: end-to-end time of one message"},
+        opt::optional_value("tier", "intra (eq. 8) or inter (eq. 9)"),
+        opt::optional_value("size,s", "message size, e.g. 4Ki"),
+        opt::flag("help,h", "show this help")};
+    OptionValues values;
+    if (std::optional<int> done =
+            parse_command("predict", arguments, specs, "",
+                          "Usage: ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE", values))
+        return *done;
+    opt::OptionReader read(values);
+    read.choice("op", {"p2p"});
+    if (!read.given("tier") || !read.given("size"))
+        read.fail("--tier intra|inter and -s SIZE are required");
+    std::string tier = read.ok() ? read.choice("tier", {"intra", "inter"}) : "";
+    uint64_t size = read.ok() ? read.byte_count("size", 0, max_message_bytes) : 0;
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    std::string path = read.text("params");
+    Result<Json> model = read_json_document(path);
+    if (!model)
+        return fail("predict", model.status());
+    Result<fit::Tiers> tiers = tiers_of(*model, path);
+    if (!tiers)
+        return fail("predict", tiers.status());
+    bool intra = tier == "intra";
+    double us = intra ? fit::intra_time(tiers->intra, size) : fit::inter_time(tiers->inter, size);
+    std::cout << std::fixed << std::setprecision(3) << "p2p " << tier << " " << format_bytes(size) << ": T_s-r " << us
+              << " us (paper 003 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
+              << fit::inter_time(tiers->inter, size) / std::max(1e-9, fit::intra_time(tiers->intra, size)) << "\n";
+    return 0;
+}
+
+} // namespace ngx::patterns

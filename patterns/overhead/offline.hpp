@@ -1,0 +1,34 @@
+// The overhead pattern's offline hooks, on saved runs (JSON of -x overhead):
+//
+//   ngx fit RUN.json [-o OUT.json]
+//       the protocol decomposition of paper 003 section 3.2: o_s, o_r, L, G
+//       of the transport from the base run (the first, or --base VARIANT),
+//       then per run (send mode) and size the protocol (T, TA, RTA, RAT)
+//       as fit::infer_protocol() decides from the size's timer11, timer12
+//       and half round trip; prints mode x size -> protocol, its predicted
+//       T_s-r (eqs. 2, 3, 4, 7) and T_s (eqs. 1, 3, 5, 6), measured, error.
+//   ngx fit --loghssp INTRA.json INTER.json [-o MODEL.json]
+//       LoGH{sS}P (section 3.3): s_s, s_r, S from a run within a node (shm,
+//       MPI over shared memory), o_s, o_r, L, G from one across the network;
+//       prints both tiers' eqs. (8) and (9) against the measured times and
+//       their ratio.
+//   ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE
+//
+// Parameters from a run (its smallest size s0 and its two largest s1 < s2):
+// o_s, o_r at s0; L = half_rtt(s0) - o_s - o_r (eq. 2 solved for L); G (or
+// S) = (half_rtt(s2) - half_rtt(s1)) / (s2 - s1). Every value is the minimum
+// of its samples (min_us, o_r_min_us, half_rtt_min_us): the uncontended cost,
+// since on shared cores a median can hold a preemption.
+#ifndef NGX_OVERHEAD_OFFLINE_HPP
+#define NGX_OVERHEAD_OFFLINE_HPP
+
+#include <ngx/pattern.hpp>
+
+namespace ngx::patterns {
+
+int overhead_fit(const CommandArguments& arguments);
+int overhead_predict(const CommandArguments& arguments);
+
+} // namespace ngx::patterns
+
+#endif

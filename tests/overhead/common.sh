@@ -1,0 +1,29 @@
+# common.sh: sourced by the tests of suite 'overhead' (paper 003: the
+# overhead pattern, the protocol decomposition, LoGH{sS}P).
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# Runs CHECK (a function) up to twice: timing on 2 shared cores is noisy, a
+# physical fact must hold once more before the test fails.
+twice() {
+    "$@" && return 0
+    echo "--- measuring once more"
+    "$@"
+}
+
+# mpirun as root on loopback with one BTL (the flags of tests/mpi/common.sh),
+# holding /tmp/ngx-net.lock:  ngx_mpirun vader|tcp PROGRAM [ARG...]
+ngx_mpirun() {
+    local btl=$1
+    shift
+    flock -w 300 /tmp/ngx-net.lock timeout -k 5 "${MPI_TIMEOUT:-240}" mpirun --allow-run-as-root --bind-to none \
+        --oversubscribe --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
+        -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np 2 "$@"
+}
+have_mpi() {
+    command -v mpirun >/dev/null && command -v ompi_info >/dev/null &&
+        [[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]]
+}
