@@ -93,23 +93,14 @@ check_png nodecomm.png 1000 750
 "$NGX" plot nodecomm.json -o nodecomm.svg >/dev/null || fail "ngx plot nodecomm.json -o nodecomm.svg"
 check_svg nodecomm.svg "heat:sim=1" "heat-model:sim=1" "heat-error:sim=1" "T:sim:=4" "T-model:sim:=4" "k-star:=1"
 
-# strided: a run of the pattern's model shape (model.strided.points with the
-# measured t01_us and the log3P prediction log3p_us per size and stride).
-python3 - <<'PY' || fail "writing strided.json"
-import json
-sizes, strides = [64, 1024, 16384, 131072], [1, 2, 16, 256]
-points = [{"size": s, "stride": d, "t01_us": 2 + s * 0.001 * (1.3 if d > 1 else 1),
-           "log3p_us": (2 + s * 0.001 * (1.3 if d > 1 else 1)) * (1.05 if d == 16 else 1)}
-          for d in strides for s in sizes]
-run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00:00Z", "module": "mpi",
-       "pattern": "strided", "status": "complete", "options": {}, "results": [],
-       "model": {"kind": "log3p", "strided": {"points": points}}}
-json.dump(run, open("strided.json", "w"))
-PY
+# strided: a real run over sim with a per-element cost (model.strided.points
+# and log3P's T_0,1 in the rows).
+"$NGX" -m sim -x strided -s 1Ki,16Ki,64Ki --strided-strides 1,16,64 --sim-strided 0.01 -c 50 -o strided.json \
+    >/dev/null || fail "the strided run over sim"
 "$NGX" plot strided.json -o strided.png >/dev/null || fail "ngx plot strided.json"
 check_png strided.png 1000 750
 "$NGX" plot strided.json -o strided.svg >/dev/null || fail "ngx plot strided.json -o strided.svg"
-check_svg strided.svg "heat:mpi=1" "heat-error:mpi=1" "t01:mpi:=4" "log3p:mpi:=4" "by-stride:mpi:=4"
+check_svg strided.svg "heat:sim=1" "heat-error:sim=1" "t01:sim:=3" "log3p:sim:=3" "by-stride:sim:=3"
 
 # --plot: the run's figure beside its -o FILE.json.
 "$NGX" -m sim -x pingpong -s 1-64 -c 10 -o run.json --plot >/dev/null || fail "a run with --plot"

@@ -4,9 +4,9 @@
 # minimal slurm.conf on their own ports) and runs ngx under srun:
 #
 #   srun --mpi=pmix -n 2 ngx -m tcp,mpi -x pingpong     one pair, both modules
-#   srun --mpi=pmix -n 4 ngx -m tcp -x pingpong         four ranks (the README's
-#                                                       nodecomm line waits for the
-#                                                       nodecomm pattern, issue 10)
+#   srun --mpi=pmix -n 4 ngx -m tcp -x nodecomm --nodecomm-pairs 2 --nodecomm-one-node
+#                                                       two concurrent pairs (the
+#                                                       README's nodecomm line on one node)
 #
 # Debian 12's Slurm (22.05, mpi_pmix_v4) and Open MPI (4.1, PMIx 4 via ext3x)
 # share PMIx, hence --mpi=pmix. Exits 77 with the reason when the packages or
@@ -114,6 +114,20 @@ PY
     echo "srun -n $ranks: runs of $modules complete"
 }
 srun_ngx two 2 tcp,mpi
-# Four ranks: the README's `srun -n 4 ngx ... -x nodecomm --pairs 2` needs the
-# nodecomm pattern (issue 10), not built yet; pingpong runs in its place.
-srun_ngx four 4 tcp --overcommit
+# Four ranks, two concurrent pairs: the README's `srun -N 2 --ntasks-per-node
+# 2 ngx -m tcp -x nodecomm`, here on the one node (--nodecomm-one-node).
+timeout 120 srun --immediate=30 --mpi=pmix --overcommit -n 4 "$NGX" -m tcp -x nodecomm --nodecomm-pairs 1,2 \
+    --nodecomm-one-node -s 1,1Ki -c 50 -o four.json >four.out 2>&1 ||
+    fail "srun -n 4 ngx -m tcp -x nodecomm failed: $(tail -20 four.out)"
+python3 - four.json <<'PY' || fail "four.json is not the 4-rank nodecomm run asked for"
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["bootstrap"]["kind"] == "mpi" and doc["bootstrap"]["ranks"] == 4, doc["bootstrap"]
+run = doc.get("runs", [doc])[0]
+assert run["status"] == "complete", run["status"]
+table = run["model"]["nodecomm"]
+assert table["pairs"] == [1, 2] and table["sizes"] == [1, 1024], table
+assert all(math.isfinite(t) and t > 0 for row in table["T_us"] for t in row), table["T_us"]
+PY
+echo "srun -n 4: nodecomm with 1 and 2 concurrent pairs complete"
+echo PASS

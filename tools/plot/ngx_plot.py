@@ -510,7 +510,8 @@ def plot_nodecomm(plt, runs):
 
 def strided_grid(run, where):
     """(sizes, strides, measured T_0,1[d][s], log3P T_0,1[d][s] or None) of a strided run:
-    model.strided.points [{size, stride, t01_us, log3p_us}]."""
+    model.strided.points [{size, stride, t01_us}], log3P's from the rows (results[]: size_bytes, stride,
+    log3p_us) or the points."""
     import numpy
     points = ((run.get("model") or {}).get("strided") or {}).get("points")
     if not isinstance(points, list) or not points or not all(isinstance(p, dict) for p in points):
@@ -527,6 +528,10 @@ def strided_grid(run, where):
         for table, key in ((measured, "t01_us"), (predicted, "log3p_us")):
             if isinstance(p.get(key), (int, float)):
                 table[i, j] = p[key]
+    for row in run.get("results") or []:  # the pattern's rows carry log3P's T_0,1 per size and stride
+        size, stride, value = row.get("size_bytes"), row.get("stride"), row.get("log3p_us")
+        if isinstance(value, (int, float)) and size in sizes and stride in strides:
+            predicted[strides.index(int(stride)), sizes.index(int(size))] = value
     return sizes, strides, measured, predicted if numpy.isfinite(predicted).any() else None
 
 
