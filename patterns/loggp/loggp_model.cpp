@@ -303,20 +303,6 @@ Json fit_settings_json(const LogGPFitSettings& settings)
             {"fit", settings.fit}};
 }
 
-double median_rel_ci95(std::vector<double> values)
-{
-    const size_t c = values.size();
-    if (c < 6)
-        return fit::Measured::nan;
-    std::sort(values.begin(), values.end());
-    // Ranks of the 95% interval of the median (normal approximation to the binomial).
-    double half = 0.98 * std::sqrt(double(c));
-    size_t low = size_t(std::max(0.0, std::floor(c / 2.0 - half)));
-    size_t high = std::min(c - 1, size_t(std::ceil(c / 2.0 + half)));
-    double mid = c % 2 ? values[c / 2] : (values[c / 2 - 1] + values[c / 2]) / 2;
-    return mid > 0 ? (values[high] - values[low]) / mid : fit::Measured::nan;
-}
-
 constexpr const char* paper_method = "paper 001: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)";
 constexpr const char* joint_method =
     "paper 001's estimates (o by eq. (6), g and G by eq. (7), L by eq. (1)), then per range all parameters "

@@ -50,10 +50,6 @@ Json fit_settings_json(const LogGPFitSettings& settings);
 Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double n, const LogGPFitSettings& settings,
                              const std::vector<double>& rel_ci = {});
 
-// The relative width of the 95% interval of the median of `values`, by order
-// statistics (ranks c/2 -+ 0.98 sqrt(c)); NaN for fewer than 6 values.
-double median_rel_ci95(std::vector<double> values);
-
 // The per-size columns of a loggp result: the other PRTT medians, d, o_s by
 // eq. (6), o_r when measured, and g + (s-1)G by eq. (7).
 std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSample& sample, double n);
