@@ -6,8 +6,9 @@
 #      every test but the guest (suite softroce), the MPI suite (Open MPI is
 #      not instrumented: ASan reports its allocations as leaks and mpirun
 #      would have to preload the runtime) and the tests that compare
-#      timings with ground truth (suites net-timing and loggp-timing, which
-#      the sanitizers slow past their tolerances);
+#      timings with ground truth or run mpirun (suites net-timing,
+#      loggp-timing, nodecomm-timing, strided-timing, overhead-timing and
+#      passes-timing, which the sanitizers slow past their tolerances);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
 # Exits non-zero if anything fails.
 #
@@ -111,7 +112,8 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite mpi --no-suite net-timing --no-suite loggp-timing
+    --no-suite softroce --no-suite mpi --no-suite net-timing --no-suite loggp-timing \
+    --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing
 
 step "fuzzing"
 if ! command -v clang++ >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then
