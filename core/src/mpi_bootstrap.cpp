@@ -112,8 +112,9 @@ private:
 // Ends the whole job. The files are written by now: the launcher's SIGTERM,
 // which follows, may end this process at once instead of after its kill
 // timeout (1 s in Open MPI), so SIGTERM gets its default action back.
-// How long a failed responder waits for its driver to end the job.
-constexpr uint64_t responder_abort_lag_ns = 1'000'000'000;
+// How long a failed rank other than 0 waits, beyond the deadline, for rank 0
+// to end the job (rank 0 writes the files).
+constexpr uint64_t abort_lag_ns = 1'000'000'000;
 
 void abort_job(int exit_code)
 {
@@ -124,13 +125,15 @@ void abort_job(int exit_code)
 MpiBootstrap::~MpiBootstrap()
 {
     if (exit_code_ != 0 && exit_code_ != 2) {
-        // When a link fails both sides see it at once. Two ranks calling
-        // MPI_Abort together can crash Open MPI's teardown (a segfault in
-        // mpi-link-down), and the driver's files come first: a responder
-        // lets its driver abort the job, and aborts only if that has not
-        // happened within the lag.
-        if (!is_driver())
-            std::this_thread::sleep_for(std::chrono::nanoseconds(responder_abort_lag_ns));
+        // Rank 0 writes the files, so it is the one to end the job. When a
+        // link fails both sides see it at once (and two ranks calling
+        // MPI_Abort together can crash Open MPI's teardown, a segfault in
+        // mpi-link-down); with several pairs, rank 0 learns of another
+        // pair's failure only at its next collective step, which its
+        // deadline bounds. Every other rank therefore waits the deadline and
+        // a lag, and aborts only if rank 0 has not ended the job by then.
+        if (rank() != 0)
+            std::this_thread::sleep_for(std::chrono::nanoseconds(timeout_ns_ + abort_lag_ns));
         abort_job(exit_code_); // the peer may sit in MPI: finalize could hang
         return;
     }

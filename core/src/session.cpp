@@ -74,13 +74,19 @@ Status Session::run_module(const ModuleChoice& choice)
     Status status = measure(choice, *pattern);
     mark_step(&progress_, "ending the run");
     // After Ctrl-C an error is its consequence: the run was interrupted. Under
-    // MPI the signal is the launcher ending the job because a rank failed,
-    // and the error (a peer gone) is what happened: it stays an error, as the
-    // watchdog reports a rank stuck at that signal (watchdog.cpp).
-    bool launcher_signal = boot_.kind() == BootstrapKind::mpi;
-    if (!status.is_ok() && status.kind() != ErrorKind::interrupted && cancel_ != nullptr && *cancel_ != 0 &&
-        !launcher_signal)
+    // MPI a signal is mostly the launcher ending the job because a rank
+    // failed (mpirun cannot tell a rank why): the run ends as an error that
+    // says so, and a module's error (a peer gone) stays what happened, as
+    // the watchdog reports a rank stuck at that signal (watchdog.cpp).
+    const bool signalled = cancel_ != nullptr && *cancel_ != 0;
+    if (boot_.kind() == BootstrapKind::mpi) {
+        if (status.kind() == ErrorKind::interrupted)
+            status = Status::runtime(status.message() + (status.message().empty() ? "" : " ") +
+                                     "(a signal under MPI: Ctrl-C, or the launcher ending the job after another rank "
+                                     "failed)");
+    } else if (!status.is_ok() && status.kind() != ErrorKind::interrupted && signalled) {
         status = Status::interrupted(status.message());
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     end_run(status);
     std::string variant = choice.variant.empty() ? "" : " [" + choice.variant + "]";

@@ -1,6 +1,8 @@
 # fault-lib.sh: sourced (after common.sh) by the mpi fault tests: a peer
 # stopped, killed or cut off mid-run under mpirun.
-#     wait_first_size OUT PID        until OUT holds a "1 B" table row (30 s)
+#     wait_first_size OUT PID        until OUT holds a "1 B" table row (30 s;
+#                                    the runs use --passes 1, so that each size
+#                                    is reported as soon as it is done)
 #     rank_pid R                     the pid of this test's ngx of rank R
 #     check_fault_outcome MODULE RC MS TIMEOUT_S ERR JSON [START_NS]
 #                                    exit 1, within TIMEOUT_S + 1 s + 1 s of

@@ -20,7 +20,9 @@
 #     that is not a multiple of the block exits 2 naming the block. (--verify
 #     checks contiguous payloads; a strided layout leaves gaps, so it is not
 #     used here: the strided pattern will check its own layout.)
-# The timing claims (2-4) are measured once more before they fail.
+# The timing claims (2-4) are measured once more before they fail, claim 5's
+# three times (the host moves the two vCPUs: a cache line between them costs
+# 0.1 or 0.5 us, and the two runs compared can land on either).
 source "$(dirname "$0")/common.sh"
 modes=(standard synchronous ready buffered isend issend irsend ibsend)
 
@@ -89,13 +91,17 @@ PY
 progress || { echo "measuring once more"; progress || fail "--mpi-progress poll does not measure what block does"; }
 
 vector=(--mpi-vector-stride 64 --mpi-vector-block 8)
-ngx_mpirun vader -np 2 -- "$NGX" -m mpi "${vector[@]}" -x pingpong -s 64,4Ki -c 200 --cpus 0,1 \
-    -o "$SCRATCH/vector.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "--mpi-vector-stride 64: the run failed"; }
-ngx_mpirun vader -np 2 -- "$NGX" -m mpi -x pingpong -s 64,4Ki -c 200 --cpus 0,1 \
-    -o "$SCRATCH/contiguous.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "contiguous run failed"; }
-v=$(min_of "$SCRATCH/vector.json" 4096 0) c=$(min_of "$SCRATCH/contiguous.json" 4096 0)
-echo "4 KiB: strided min $v us, contiguous min $c us"
-gt "$v" "$(python3 -c "print(0.9 * $c)")" || fail "a strided 4 KiB ($v us) is faster than a contiguous one ($c us)"
+strided_not_faster() {  # the two runs back to back; the host may move the vCPUs between them
+    ngx_mpirun vader -np 2 -- "$NGX" -m mpi "${vector[@]}" -x pingpong -s 64,4Ki -c 200 --cpus 0,1 \
+        -o "$SCRATCH/vector.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "--mpi-vector-stride 64: the run failed"; }
+    ngx_mpirun vader -np 2 -- "$NGX" -m mpi -x pingpong -s 64,4Ki -c 200 --cpus 0,1 \
+        -o "$SCRATCH/contiguous.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "contiguous run failed"; }
+    v=$(min_of "$SCRATCH/vector.json" 4096 0) c=$(min_of "$SCRATCH/contiguous.json" 4096 0)
+    echo "4 KiB: strided min $v us, contiguous min $c us"
+    gt "$v" "$(python3 -c "print(0.9 * $c)")"
+}
+strided_not_faster || strided_not_faster || strided_not_faster ||
+    fail "a strided 4 KiB ($v us) is faster than a contiguous one ($c us), three times"
 ngx_mpirun vader -np 2 -- "$NGX" -m mpi "${vector[@]}" -x pingpong -s 60 -c 10 >"$SCRATCH/log" 2>&1
 rc=$?
 [[ $rc == 2 ]] || { cat "$SCRATCH/log"; fail "60 B with --mpi-vector-block 8: exit $rc, expected 2"; }
