@@ -74,7 +74,7 @@ po::options_description general_options()
          "when -c leaves a pass under 25 repetitions)")
         ("max-rel-ci", po::value<std::string>()->default_value("5"),
          "measure a size again (a few extra passes) while its 95% interval of the median is wider than this "
-         "percentage of the median (e.g. 5 or 5%)")
+         "percentage of the median (e.g. 5 or 5%; off: never)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("pairs", po::value<std::string>(),
@@ -246,10 +246,13 @@ Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
     return Status::ok();
 }
 
-// --passes N (1..-c; absent: automatic) and --max-rel-ci PCT (> 0).
+// --passes N (1..-c; absent: automatic) and --max-rel-ci PCT (> 0, or off).
 Status read_passes(const po::variables_map& values, RunSettings& settings)
 {
-    Result<double> max_rel_ci = usage_or(opt::percentage("max-rel-ci", values["max-rel-ci"].as<std::string>(), 0, 1e6));
+    // "off": no size is ever wide enough to be measured again (the largest value accepted).
+    const std::string max_rel_ci_text = values["max-rel-ci"].as<std::string>();
+    Result<double> max_rel_ci =
+        usage_or(opt::percentage("max-rel-ci", max_rel_ci_text == "off" ? "1e6" : max_rel_ci_text, 0, 1e6));
     if (!max_rel_ci)
         return max_rel_ci.status();
     if (!(*max_rel_ci > 0))

@@ -1,8 +1,10 @@
 # fault-lib.sh: sourced (after common.sh) by the mpi fault tests: a peer
 # stopped, killed or cut off mid-run under mpirun.
 #     wait_first_size OUT PID        until OUT holds a "1 B" table row (30 s;
-#                                    the runs use --passes 1, so that each size
-#                                    is reported as soon as it is done)
+#                                    the runs use --passes 1 --max-rel-ci off,
+#                                    so that each size is reported as soon as
+#                                    it is done: a size that may be measured
+#                                    again is reported after the last pass)
 #     rank_pid R                     the pid of this test's ngx of rank R
 #     check_fault_outcome MODULE RC MS TIMEOUT_S ERR JSON [START_NS]
 #                                    exit 1, within TIMEOUT_S + 1 s + 1 s of

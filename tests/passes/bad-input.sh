@@ -23,4 +23,12 @@ expect_usage "max-rel-ci" --max-rel-ci wide
 ngx_run 60 -m shm -x pingpong -s 1,64 -c 10 --passes 10 --max-rel-ci 50%
 [[ $RC == 0 ]] || fail "--passes equal to -c and --max-rel-ci 50% must be accepted (exit $RC)"
 ok "--passes 10 with -c 10 and --max-rel-ci 50% accepted"
+ngx_run 60 -m shm -x pingpong -s 1,64 -c 40 --passes 1 --max-rel-ci off -o "$IT_DIR/off.json"
+[[ $RC == 0 ]] || fail "--max-rel-ci off must be accepted (exit $RC)"
+python3 - "$IT_DIR/off.json" <<'PY' || fail "--max-rel-ci off: sizes measured again, or not recorded as off"
+import json, sys
+m = json.load(open(sys.argv[1]))["measurement"]
+assert m["max_rel_ci_percent"] == 1e6 and m["extra_passes"] == 0 and m["remeasured_bytes"] == [], m
+PY
+ok "--max-rel-ci off: never measured again"
 echo PASS
