@@ -43,26 +43,35 @@ for run in doc["runs"]:
         assert r["o_r_us"] < r["delay_us"] and math.isfinite(r["L_us"]), (run["variant"], r["size_bytes"], r)
 PY
 }
-out=$SCRATCH/modes.json
-ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead -s 1,4Ki -c 300 \
-    -o "$out" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "mpirun failed"; }
-check_modes "$out" blocking || fail "blocking overheads"
-grep -q "^# comparison: overhead" "$SCRATCH/log" || fail "no mode-by-mode comparison table"
-nb=$SCRATCH/nonblocking.json
-ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead \
-    --overhead-call nonblocking -s 1,4Ki -c 300 -o "$nb" >"$SCRATCH/log" 2>&1 ||
-    { cat "$SCRATCH/log"; fail "--overhead-call nonblocking"; }
-check_modes "$nb" nonblocking || fail "non-blocking overheads"
-isend=4
-for size in 1 4096; do
-    for key in o_s_us o_r_us; do
-        b=$(field_of "$out" $size $key $isend)
-        n=$(python3 -c "print($(field_of "$nb" $size $key $isend) + $(field_of "$nb" $size ${key%_us}_wait_us $isend))")
-        echo "isend $size B $key: blocking $b us, nonblocking $n us"
-        gt "$(python3 -c "print(2 * $b + 1)")" "$n" && gt "$(python3 -c "print(2 * $n + 1)")" "$b" ||
-            fail "isend $size B: $key blocking $b us and nonblocking $n us differ by more than 2x + 1 us"
+out=$SCRATCH/modes.json nb=$SCRATCH/nonblocking.json isend=4
+# blocking_agrees: both runs, then isend's blocking o_s/o_r against the
+# non-blocking post + wait of the other run, within 2x + 1 us. The two runs
+# are minutes apart on shared cores (CI measured 6.7 against 22.2 us once),
+# so the comparison gets three attempts; the checks of each run do not.
+blocking_agrees() {
+    ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead -s 1,4Ki -c 300 \
+        -o "$out" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "mpirun failed"; }
+    check_modes "$out" blocking || fail "blocking overheads"
+    grep -q "^# comparison: overhead" "$SCRATCH/log" || fail "no mode-by-mode comparison table"
+    ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead \
+        --overhead-call nonblocking -s 1,4Ki -c 300 -o "$nb" >"$SCRATCH/log" 2>&1 ||
+        { cat "$SCRATCH/log"; fail "--overhead-call nonblocking"; }
+    check_modes "$nb" nonblocking || fail "non-blocking overheads"
+    local size key b n
+    for size in 1 4096; do
+        for key in o_s_us o_r_us; do
+            b=$(field_of "$out" $size $key $isend)
+            n=$(python3 -c "print($(field_of "$nb" $size $key $isend) + $(field_of "$nb" $size ${key%_us}_wait_us $isend))")
+            echo "isend $size B $key: blocking $b us, nonblocking $n us"
+            gt "$(python3 -c "print(2 * $b + 1)")" "$n" && gt "$(python3 -c "print(2 * $n + 1)")" "$b" || {
+                echo "isend $size B: $key blocking $b us and nonblocking $n us differ by more than 2x + 1 us"
+                return 1
+            }
+        done
     done
-done
+}
+blocking_agrees || blocking_agrees || blocking_agrees ||
+    fail "isend: blocking and non-blocking overheads differ by more than 2x + 1 us, three times"
 os_std=$(field_of "$out" 1 o_s_us 0)
 os_syn=$(field_of "$out" 1 o_s_us 1)
 gt "$os_syn" "$os_std" || fail "synchronous o_s $os_syn is not above standard $os_std"
