@@ -44,10 +44,11 @@ Json size_to_json(const SizeRecord& size, bool keep_raw)
     return result;
 }
 
+// A right-aligned number with at least one space before it, however large.
 std::string fixed(double value, int width, int precision = 2)
 {
     std::ostringstream text;
-    text << std::setw(width) << std::fixed << std::setprecision(precision) << value;
+    text << ' ' << std::setw(width - 1) << std::fixed << std::setprecision(precision) << value;
     return text.str();
 }
 
@@ -68,6 +69,14 @@ std::string percentile_label(double rank)
     return key.substr(0, key.size() - 3);
 }
 
+// A pattern's column is as wide as its name or a 4-digit number in either
+// notation ("-1.234e-05"), whichever is wider, plus two spaces, so that
+// neighbouring values never run together.
+int extra_width(const std::string& name)
+{
+    return int(std::max<size_t>(name.size(), 10)) + 2;
+}
+
 // The columns after the fixed ones: extra percentiles, then the pattern's.
 std::string extra_header(const SizeRecord& size)
 {
@@ -75,7 +84,7 @@ std::string extra_header(const SizeRecord& size)
     for (const Percentile& p : size.summary.percentiles)
         text << std::setw(11) << percentile_label(p.rank);
     for (const auto& extra : size.extra)
-        text << "  " << extra.first;
+        text << std::setw(extra_width(extra.first)) << extra.first;
     return text.str();
 }
 
@@ -88,7 +97,7 @@ std::string table_row(const SizeRecord& size)
     for (const Percentile& p : s.percentiles)
         out << fixed(p.value, 11);
     for (const auto& [name, value] : size.extra)
-        out << std::setw(int(name.size()) + 2) << std::setprecision(4) << std::defaultfloat << value;
+        out << std::setw(extra_width(name)) << std::setprecision(4) << std::defaultfloat << value;
     return out.str();
 }
 

@@ -1,0 +1,79 @@
+// The table reporter (core/include/ngx/reporter.hpp): every value stays a
+// separate column at any magnitude, so a table can be read and cut by eye or awk.
+#include <ngx/reporter.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> words(const std::string& line)
+{
+    std::istringstream in(line);
+    std::vector<std::string> result;
+    for (std::string word; in >> word;)
+        result.push_back(word);
+    return result;
+}
+
+// The lines of the first run's table: the title, the header, then one per size.
+std::vector<std::string> table_lines(const ngx::Document& document)
+{
+    std::istringstream in(ngx::to_table(document));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line) && !line.empty();)
+        lines.push_back(line);
+    return lines;
+}
+
+ngx::Document one_size(ngx::Summary summary, std::vector<std::pair<std::string, double>> extra)
+{
+    ngx::RunRecord run;
+    run.module = "sim";
+    run.pattern = "loggp";
+    run.metric = "PRTT(1,0,s)";
+    ngx::SizeRecord size;
+    size.size_bytes = 1;
+    size.summary = summary;
+    size.extra = std::move(extra);
+    run.sizes.push_back(size);
+    ngx::Document document;
+    document.runs.push_back(run);
+    return document;
+}
+
+TEST(TableReporter, PatternColumnsStaySeparateAtAnyMagnitude)
+{
+    ngx::Summary summary;
+    summary.count = 100;
+    auto lines = table_lines(one_size(
+        summary, {{"delay_us", 0.2192}, {"o_s_us", 0.007177}, {"g", -1.234e-05}, {"big_us", 123456789.0}}));
+    ASSERT_EQ(lines.size(), 3u);
+    std::vector<std::string> row = words(lines[2]);
+    ASSERT_EQ(row.size(), 2u + 1u + 5u + 4u) << lines[2]; // "1 B", count, five statistics, four extras
+    EXPECT_EQ(row[8], "0.2192");
+    EXPECT_EQ(row[9], "0.007177");
+    EXPECT_EQ(row[10], "-1.234e-05");
+    EXPECT_EQ(words(lines[1]).size(), 1u + 1u + 5u + 4u) << lines[1];
+}
+
+TEST(TableReporter, StatisticsStaySeparateAbove99999999)
+{
+    ngx::Summary summary;
+    summary.count = 3;
+    summary.min = 123456789.5;
+    summary.median = 223456789.5;
+    summary.mean = 1.0;
+    summary.stddev = 323456789.5;
+    summary.p99 = 2.0;
+    std::vector<std::string> row = words(table_lines(one_size(summary, {}))[2]);
+    ASSERT_EQ(row.size(), 8u);
+    EXPECT_EQ(row[3], "123456789.50");
+    EXPECT_EQ(row[4], "223456789.50");
+    EXPECT_EQ(row[6], "323456789.50");
+}
+
+} // namespace
