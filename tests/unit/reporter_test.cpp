@@ -49,8 +49,8 @@ TEST(TableReporter, PatternColumnsStaySeparateAtAnyMagnitude)
 {
     ngx::Summary summary;
     summary.count = 100;
-    auto lines = table_lines(one_size(
-        summary, {{"delay_us", 0.2192}, {"o_s_us", 0.007177}, {"g", -1.234e-05}, {"big_us", 123456789.0}}));
+    auto lines = table_lines(
+        one_size(summary, {{"delay_us", 0.2192}, {"o_s_us", 0.007177}, {"g", -1.234e-05}, {"big_us", 123456789.0}}));
     ASSERT_EQ(lines.size(), 3u);
     std::vector<std::string> row = words(lines[2]);
     ASSERT_EQ(row.size(), 2u + 1u + 5u + 4u) << lines[2]; // "1 B", count, five statistics, four extras

@@ -1,0 +1,35 @@
+#!/bin/bash
+# test-vader-switch.sh: the loggp pattern over Open MPI's vader BTL finds the
+# eager/rendezvous switch where Open MPI says it is (issue 9, item 4):
+# btl_vader_eager_limit from ompi_info counts the BTL's header, so the last
+# eager payload is just below it and a size equal to it already goes by the
+# RDMA protocol. Asserted: one of the fitted model's change points (the first
+# size of a protocol range) lies in (limit/2, limit], the one step of the
+# default geometric sizes that holds the switch. Three attempts: the two ranks
+# share two loaded cores.
+source "$(dirname "$0")/common.sh"
+limit=$(ompi_info --param btl vader --level 9 --parsable 2>/dev/null |
+    sed -n 's/^mca:btl:vader:param:btl_vader_eager_limit:value:\([0-9]*\)$/\1/p')
+[[ $limit =~ ^[0-9]+$ ]] || { echo "SKIP: ompi_info does not report btl_vader_eager_limit"; exit 77; }
+echo "btl_vader_eager_limit = $limit B"
+found() {
+    python3 - "$1" "$limit" <<'PY'
+import json, sys
+model = json.load(open(sys.argv[1]))["model"]
+limit = int(sys.argv[2])
+points = [int(p) for p in model["change_points_bytes"]]
+ranges = [(int(r["from_bytes"]), int(r["to_bytes"])) for r in model["ranges"]]
+print("change points:", points, "ranges:", ranges)
+sys.exit(0 if any(limit / 2 < p <= limit for p in points) else 1)
+PY
+}
+for attempt in 1 2 3; do
+    ngx_mpirun vader -np 2 -- "$NGX" -m mpi -x loggp -s 1-64Ki -o "$SCRATCH/vader.json" >"$SCRATCH/out" 2>&1 ||
+        { cat "$SCRATCH/out"; fail "ngx -m mpi -x loggp over vader exited non-zero"; }
+    if found "$SCRATCH/vader.json"; then
+        echo "PASS: a protocol range starts within one size step at or below $limit B (attempt $attempt)"
+        exit 0
+    fi
+    sed -n '/^# loggp parameters/,$p' "$SCRATCH/out"
+done
+fail "no change point in ($((limit / 2)), $limit] B in three runs"
