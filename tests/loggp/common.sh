@@ -21,10 +21,11 @@ lg_need_cpus() {
 # lg_measure_and_check LABEL RUN_CMD CHECK_CMD: run RUN_CMD then CHECK_CMD
 # (both strings of shell words, evaluated); on a failed check, measure once
 # more (the machine is shared and noisy) and fail if the second check fails
-# too. A failing RUN_CMD (ngx error) fails at once: that is not noise.
+# too (LG_ATTEMPTS=3: twice more). A failing RUN_CMD (ngx error) fails at
+# once: that is not noise.
 lg_measure_and_check() {
     local label=$1 run=$2 chk=$3 attempt
-    for attempt in 1 2; do
+    for ((attempt = 1; attempt <= ${LG_ATTEMPTS:-2}; attempt++)); do
         echo "--- $label, attempt $attempt (load: $(cut -d' ' -f1-3 /proc/loadavg))"
         eval "$run" || fail "$label: the measurement failed"
         if eval "$chk"; then
@@ -32,5 +33,5 @@ lg_measure_and_check() {
             return 0
         fi
     done
-    fail "$label: the checks failed twice in a row"
+    fail "$label: the checks failed ${LG_ATTEMPTS:-2} times in a row"
 }

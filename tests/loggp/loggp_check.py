@@ -214,6 +214,14 @@ def cmd_switch(a):
               f"loggp range starts at {cps[0]}, loggps S_next at {int(S_n)} ({abs(i - j)} size step(s) apart)")
 
 
+def cmd_change_point(a):
+    doc, m = load_model(a.run)
+    cps = [int(c) for c in m.get("change_points_bytes", [])]
+    first, near = neighbours(sizes_of(doc), a.at)
+    print(f"switch above {a.at} B (first measured size above: {first}); change points {cps}")
+    check("change point", any(c in near for c in cps), f"{cps}, accepted {near}")
+
+
 def cmd_loggps(a):
     _, m = load_model(a.run)
 
@@ -308,6 +316,9 @@ def main():
     s.add_argument("loggp")
     s.add_argument("loggps")
     s.add_argument("--S", type=int, required=True)
+    c = sub.add_parser("change-point")
+    c.add_argument("run")
+    c.add_argument("--at", type=int, required=True, help="the last size of the lower protocol")
     g = sub.add_parser("loggps")
     g.add_argument("run")
     for name in ("--L", "--os", "--G"):
@@ -331,7 +342,7 @@ def main():
     m.add_argument("--with-L", action="store_true")
     m.add_argument("--rtol", type=float, default=1e-6)
     a = p.parse_args()
-    {"truth": cmd_truth, "overheads": cmd_overheads, "switch": cmd_switch, "loggps": cmd_loggps, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
+    {"truth": cmd_truth, "overheads": cmd_overheads, "switch": cmd_switch, "change-point": cmd_change_point, "loggps": cmd_loggps, "rate": cmd_rate, "delay": cmd_delay, "same": cmd_same}[a.cmd](a)
     if failures:
         print(f"{len(failures)} check(s) failed:")
         for f in failures:
