@@ -7,13 +7,13 @@
 # pair's listener (rank i, node A) binds: 7100 + i (--tcp-port, set per
 # rank); each pair is guaranteed R_N / K and may borrow up to R_C, so k* =
 # 2.5. The three-parameter max-rate fit over the large sizes must give R_C
-# within 10% of the configured rate (payload rates: MTU 9000 keeps the
-# headers htb also counts under 1%) and R_N within 10% below and 15% above
-# it: it reads 7% to 10% high here, every run, while R_C reads within 4%;
-# probably (not proven) because the pairs ping-pong freely and drift apart,
-# so some replies cross the link while other pairs' requests do and each
-# direction carries fewer than k flows at times. Every pair spans the two
-# nodes (no "one node" note).
+# and R_N within 10% of the configured rates (payload rates: MTU 9000 keeps
+# the headers htb also counts under 1%). The pattern runs the pairs' round
+# trips in step (a barrier before each): left free (--nodecomm-sync series)
+# they drift apart until some pairs send while others answer, each
+# direction carries fewer than k messages, and R_N read 7% to 31% high
+# (16.4 MB/s for 12.5 at load 13: k = 3 and 4 ran at R_C each). Every pair
+# spans the two nodes (no "one node" note).
 # Noisy machine: one more run before failing.
 source "$(dirname "$0")/common.sh"
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
@@ -63,9 +63,8 @@ alpha, rc, rn, ks = (r["alpha_us"]["value"], r["R_C_Bps"]["value"], r["R_N_Bps"]
 want_rc, want_rn = 40e6 / 8, 100e6 / 8
 print(f"fitted alpha {alpha:.0f} us, R_C {rc/1e6:.3f} MB/s (configured {want_rc/1e6}), "
       f"R_N {rn/1e6:.3f} MB/s (configured {want_rn/1e6}), k* {ks:.2f}")
-bad = [f"{name} {got:.4g} not within -10%/+{int(up * 100)}% of {want:.4g}"
-       for name, got, want, up in (("R_C", rc, want_rc, 0.10), ("R_N", rn, want_rn, 0.15))
-       if not want * 0.9 <= got <= want * (1 + up)]
+bad = [f"{name} {got:.4g} not within 10% of {want:.4g}"
+       for name, got, want in (("R_C", rc, want_rc), ("R_N", rn, want_rn)) if not want * 0.9 <= got <= want * 1.1]
 if bad: print("; ".join(bad)); sys.exit(1)
 '
 }
