@@ -172,6 +172,21 @@ int pair_of_greeting(const std::string& greeting, const std::string& token, int 
     return -1;
 }
 
+// A non-blocking socket's connect, finished by end_ns.
+Status connect_by(int fd, const sockaddr_storage& address, socklen_t length, uint64_t end_ns, const std::string& step,
+                  uint64_t timeout_ns)
+{
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&address), length) == 0)
+        return Status::ok();
+    if (errno != EINPROGRESS)
+        return Status::runtime(step + ": " + errno_text());
+    NGX_TRY(wait_for(fd, POLLOUT, end_ns, step, timeout_ns));
+    int error = 0;
+    socklen_t size = sizeof error;
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
+    return error == 0 ? Status::ok() : Status::runtime(step + ": " + std::strerror(error));
+}
+
 } // namespace
 
 FrameChannel::~FrameChannel()
@@ -384,6 +399,7 @@ Status TcpRendezvous::answer(const Status& verdict)
 
 Status TcpRendezvous::join_pairs(int pairs, uint64_t timeout_ns)
 {
+    timeout_ns_ = timeout_ns; // the run's, which the client chose
     uint64_t end_ns = monotonic_ns() + timeout_ns;
     Status joined = server_ ? accept_pairs(pairs, end_ns) : connect_pairs(pairs, end_ns);
     if (listener_ >= 0)
@@ -399,12 +415,14 @@ Status TcpRendezvous::connect_pairs(int pairs, uint64_t end_ns)
     if (getpeername(control_->fd(), reinterpret_cast<sockaddr*>(&server), &length) != 0)
         return Status::runtime("--connect: the server's address: " + errno_text());
     for (int pair = 1; pair < pairs; ++pair) {
-        int fd = socket(server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&server), length) != 0) {
-            std::string why = errno_text();
+        std::string step = "--connect: pair " + std::to_string(pair) + " reaching the server";
+        int fd = socket(server.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        Status connected = fd < 0 ? Status::runtime(step + ": socket: " + errno_text())
+                                  : connect_by(fd, server, length, end_ns, step, timeout_ns_);
+        if (!connected) {
             if (fd >= 0)
                 close(fd);
-            return Status::runtime("--connect: pair " + std::to_string(pair) + " cannot reach the server: " + why);
+            return connected;
         }
         configure_control_socket(fd);
         pair_fds_.push_back(fd);
