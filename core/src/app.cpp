@@ -332,7 +332,8 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
 // failure a peer may be dead, stopped or stuck: it is killed at once, so
 // the deadline is never spent twice. After Ctrl-C it gets SIGTERM (and
 // SIGCONT, should it be stopped) and a moment to finish.
-Status finish_local_peers(const std::vector<pid_t>& children, Status status, uint64_t timeout_ns)
+// `first` is the rank of the process that forked them: they are ranks first + 1, ...
+Status finish_local_peers(const std::vector<pid_t>& children, int first, Status status, uint64_t timeout_ns)
 {
     uint64_t grace_ns = timeout_ns;
     for (pid_t child : children) {
@@ -347,8 +348,8 @@ Status finish_local_peers(const std::vector<pid_t>& children, Status status, uin
     for (size_t i = 0; i < children.size(); ++i) {
         int code = reap_local_peer(children[i], grace_ns);
         if (status.is_ok() && code != 0)
-            status = Status::runtime("the peer process (rank " + std::to_string(i + 1) + ") failed with exit code " +
-                                     std::to_string(code));
+            status = Status::runtime("the peer process (rank " + std::to_string(first + int(i) + 1) +
+                                     ") failed with exit code " + std::to_string(code));
     }
     return status;
 }
@@ -389,7 +390,7 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
                        : boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) != 0
                                                            : false;
     print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
-    Status final_status = finish_local_peers(launch->children, status, config.settings.timeout_ns);
+    Status final_status = finish_local_peers(launch->children, boot.rank(), status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
     if (final_status.is_ok() && boot.rank() == 0 && config.plot) {
