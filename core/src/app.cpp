@@ -50,7 +50,7 @@ std::string side_of(const Bootstrap& boot)
     if (boot.kind() == BootstrapKind::local)
         return "forked peer, rank " + std::to_string(boot.rank());
     if (boot.kind() == BootstrapKind::tcp)
-        return "server, rank 1";
+        return (boot.is_driver() ? "client, rank " : "server, rank ") + std::to_string(boot.rank());
     return "rank " + std::to_string(boot.rank());
 }
 
@@ -95,17 +95,50 @@ int list_patterns(const PatternCatalog& catalog)
     return 0;
 }
 
+Bytes pack_arguments(const std::vector<std::string>& arguments)
+{
+    std::string joined;
+    for (const std::string& argument : arguments)
+        joined += argument + '\0';
+    return to_bytes(joined);
+}
+
+std::vector<std::string> unpack_arguments(const Bytes& blob)
+{
+    std::vector<std::string> arguments;
+    std::string text = to_string(blob);
+    for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos; start = end + 1)
+        arguments.push_back(text.substr(start, end - start));
+    return arguments;
+}
+
+Launch launch_of(LocalGroup group)
+{
+    Launch launch;
+    launch.bootstrap = std::move(group.bootstrap);
+    launch.children = std::move(group.children);
+    return launch;
+}
+
+// --connect: the server accepts this command line, then each side starts its K ranks.
+Result<Launch> join_server(const Config& config)
+{
+    Result<TcpRendezvous> client = tcp_connect(config.connect, config.settings.timeout_ns);
+    if (!client)
+        return client.status();
+    NGX_TRY(client->propose(pack_arguments(config.arguments)));
+    Result<LocalGroup> group = launch_tcp_group(std::move(*client), config.pairs, config.settings.timeout_ns);
+    if (!group)
+        return group.status();
+    return launch_of(std::move(*group));
+}
+
 // Launches or joins the peer: --listen, --connect, MPI or a forked local peer.
 Result<Launch> start_bootstrap(const Config& config, const Environment& env)
 {
     Launch launch;
-    if (!config.connect.empty()) {
-        Result<std::unique_ptr<Bootstrap>> boot = tcp_connect(config.connect, config.settings.timeout_ns);
-        if (!boot)
-            return boot.status();
-        launch.bootstrap = std::move(*boot);
-        return launch;
-    }
+    if (!config.connect.empty())
+        return join_server(config);
     if (config.bootstrap == BootstrapChoice::mpi ||
         (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher)) {
 #if NGX_HAVE_MPI
@@ -127,9 +160,7 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
         Result<LocalGroup> group = launch_local_group(config.pairs, config.settings.timeout_ns);
         if (!group)
             return group.status();
-        launch.bootstrap = std::move(group->bootstrap);
-        launch.children = std::move(group->children);
-        return launch;
+        return launch_of(std::move(*group));
     }
     Result<LocalLaunch> local = launch_local_peer(config.settings.timeout_ns);
     if (!local)
@@ -151,56 +182,45 @@ Status check_outputs(const Config& config)
     return Status::ok();
 }
 
-Bytes pack_arguments(const std::vector<std::string>& arguments)
+// The server's own --pairs, when given, must be the client's.
+Status check_server_pairs(const Config& server, const Config& agreed)
 {
-    std::string joined;
-    for (const std::string& argument : arguments)
-        joined += argument + '\0';
-    return to_bytes(joined);
-}
-
-std::vector<std::string> unpack_arguments(const Bytes& blob)
-{
-    std::vector<std::string> arguments;
-    std::string text = to_string(blob);
-    for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos; start = end + 1)
-        arguments.push_back(text.substr(start, end - start));
-    return arguments;
+    if (!server.pairs_given || server.pairs == agreed.pairs)
+        return Status::ok();
+    return Status::usage("--pairs differs between the two sides: the server (--listen) was started with --pairs " +
+                         std::to_string(server.pairs) + ", the client (--connect) asks for --pairs " +
+                         std::to_string(agreed.pairs));
 }
 
 // A --listen server waits for its client and takes the client's command line
-// as its own, so both sides run the same modules, pattern and sizes.
+// as its own, so both sides run the same modules, pattern, sizes and pairs;
+// it answers the client with its verdict on them before either side forks.
 Result<Launch> serve(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
                      Config& agreed)
 {
-    Result<std::unique_ptr<Bootstrap>> boot =
-        tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
-    if (!boot)
-        return boot.status();
-    Bytes blob;
-    NGX_TRY((*boot)->broadcast(blob).with_context("receiving the client's options"));
-    Result<Config> parsed = parse_command_line(unpack_arguments(blob), registry, patterns);
-    if (!parsed)
-        return parsed.status().with_context("the client's options");
+    Result<TcpRendezvous> rendezvous = tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
+    if (!rendezvous)
+        return rendezvous.status();
+    Result<Bytes> blob = rendezvous->receive_proposal();
+    if (!blob)
+        return blob.status();
+    Result<Config> parsed = parse_command_line(unpack_arguments(*blob), registry, patterns);
+    Status verdict =
+        parsed ? check_server_pairs(server, *parsed) : parsed.status().with_context("the client's options");
+    NGX_TRY(rendezvous->answer(verdict));
     agreed = std::move(*parsed);
     agreed.outputs.clear(); // the client writes the files
-    Launch launch;
-    launch.bootstrap = std::move(*boot);
-    return launch;
+    Result<LocalGroup> group = launch_tcp_group(std::move(*rendezvous), agreed.pairs, agreed.settings.timeout_ns);
+    if (!group)
+        return group.status();
+    return launch_of(std::move(*group));
 }
 
 // The driving side: check the outputs, then fork a peer or connect to a server.
 Result<Launch> drive(const Config& config, const Environment& env)
 {
     NGX_TRY(check_outputs(config));
-    Result<Launch> launch = start_bootstrap(config, env);
-    if (!launch)
-        return launch.status();
-    if (!config.connect.empty()) {
-        Bytes blob = pack_arguments(config.arguments);
-        NGX_TRY(launch->bootstrap->broadcast(blob).with_context("sending the options to the server"));
-    }
-    return launch;
+    return start_bootstrap(config, env);
 }
 
 // Pins this process (rank r -> cpus[r]) and gathers every rank's placement on rank 0.
@@ -312,7 +332,8 @@ Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const 
 // failure a peer may be dead, stopped or stuck: it is killed at once, so
 // the deadline is never spent twice. After Ctrl-C it gets SIGTERM (and
 // SIGCONT, should it be stopped) and a moment to finish.
-Status finish_local_peers(const std::vector<pid_t>& children, Status status, uint64_t timeout_ns)
+// `first` is the rank of the process that forked them: they are ranks first + 1, ...
+Status finish_local_peers(const std::vector<pid_t>& children, int first, Status status, uint64_t timeout_ns)
 {
     uint64_t grace_ns = timeout_ns;
     for (pid_t child : children) {
@@ -327,8 +348,8 @@ Status finish_local_peers(const std::vector<pid_t>& children, Status status, uin
     for (size_t i = 0; i < children.size(); ++i) {
         int code = reap_local_peer(children[i], grace_ns);
         if (status.is_ok() && code != 0)
-            status = Status::runtime("the peer process (rank " + std::to_string(i + 1) + ") failed with exit code " +
-                                     std::to_string(code));
+            status = Status::runtime("the peer process (rank " + std::to_string(first + int(i) + 1) +
+                                     ") failed with exit code " + std::to_string(code));
     }
     return status;
 }
@@ -364,10 +385,12 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     Status status = measure(config, boot, *timer, guard, env);
     if (guard.raised() && status.is_ok())
         status = Status::interrupted();
-    // A forked peer stays quiet about usage errors: the driver found the same ones.
-    bool forked_peer = boot.kind() == BootstrapKind::local && boot.rank() != 0;
+    // A forked peer stays quiet about usage errors: its leader found the same ones.
+    bool forked_peer = boot.kind() == BootstrapKind::local ? boot.rank() != 0
+                       : boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) != 0
+                                                           : false;
     print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
-    Status final_status = finish_local_peers(launch->children, status, config.settings.timeout_ns);
+    Status final_status = finish_local_peers(launch->children, boot.rank(), status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
     if (final_status.is_ok() && boot.rank() == 0 && config.plot) {

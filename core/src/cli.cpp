@@ -78,8 +78,9 @@ po::options_description general_options()
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("pairs", po::value<std::string>(),
-         "pairs of processes: the local launch starts 2K (rank i with rank K+i); under mpirun/srun the ranks "
-         "must be 2K (default: 1 locally, all ranks under a launcher)")
+         "pairs of processes: the local launch starts 2K (rank i with rank K+i); --connect starts K on each "
+         "side (a --listen server given it checks it is the client's); under mpirun/srun the ranks must be 2K "
+         "(default: 1 locally, all ranks under a launcher)")
         ("raw", "keep every sample in the JSON output")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
@@ -369,10 +370,6 @@ Status read_launch(const po::variables_map& values, Config& config)
             return pairs.status();
         config.pairs = int(*pairs);
         config.pairs_given = true;
-        if (config.pairs > 1 && (!config.listen.empty() || !config.connect.empty()))
-            return Status::usage("--pairs " + std::to_string(config.pairs) +
-                                 ": --listen/--connect start one pair; for several use mpirun -np " +
-                                 std::to_string(2 * config.pairs) + " or the local launch");
     }
     Result<double> accept =
         parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <random>
 #include <string_view>
+#include <utility>
 
 namespace ngx {
 namespace {
@@ -81,15 +83,6 @@ std::string address_text(const sockaddr_storage& address)
     return text;
 }
 
-std::string socket_address(int fd, bool peer)
-{
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    int rc = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length)
-                  : getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    return rc == 0 ? address_text(address) : std::string();
-}
-
 struct Endpoint {
     std::string host;
     std::string port;
@@ -135,14 +128,63 @@ void configure_control_socket(int fd)
 }
 
 // The two processes must run the same ngx: the first frame says which.
-Status handshake(Bootstrap& boot)
+Status handshake(FrameChannel& control)
 {
     std::string hello = std::string("ngx ") + NGX_VERSION + " module-abi " + std::to_string(NGX_MODULE_ABI_MAJOR);
     Bytes theirs;
-    NGX_TRY(boot.exchange(to_bytes(hello), theirs).with_context("handshake"));
+    NGX_TRY(control.send(to_bytes(hello)).with_context("handshake"));
+    NGX_TRY(control.receive(theirs).with_context("handshake"));
     if (to_string(theirs) != hello)
         return Status::runtime("handshake: the peer runs '" + to_string(theirs) + "', this side '" + hello + "'");
     return Status::ok();
+}
+
+// The server's answer when it accepts a run: this prefix and the run's token.
+constexpr const char* accepted_prefix = "ok ";
+// Pairs 1..K-1 may all connect at once.
+constexpr int listen_backlog = 128;
+
+uint64_t remaining_ns(uint64_t end_ns)
+{
+    uint64_t now = monotonic_ns();
+    return now >= end_ns ? 1 : end_ns - now;
+}
+
+std::string random_token()
+{
+    std::random_device device;
+    char text[24];
+    std::snprintf(text, sizeof text, "%08x%08x", device(), device());
+    return text;
+}
+
+std::string pair_greeting(int pair, const std::string& token)
+{
+    return "pair " + std::to_string(pair) + " " + token;
+}
+
+// The pair a greeting introduces, or -1 when it is not one of this run's.
+int pair_of_greeting(const std::string& greeting, const std::string& token, int pairs)
+{
+    for (int pair = 1; pair < pairs; ++pair)
+        if (greeting == pair_greeting(pair, token))
+            return pair;
+    return -1;
+}
+
+// A non-blocking socket's connect, finished by end_ns.
+Status connect_by(int fd, const sockaddr_storage& address, socklen_t length, uint64_t end_ns, const std::string& step,
+                  uint64_t timeout_ns)
+{
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&address), length) == 0)
+        return Status::ok();
+    if (errno != EINPROGRESS)
+        return Status::runtime(step + ": " + errno_text());
+    NGX_TRY(wait_for(fd, POLLOUT, end_ns, step, timeout_ns));
+    int error = 0;
+    socklen_t size = sizeof error;
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
+    return error == 0 ? Status::ok() : Status::runtime(step + ": " + std::strerror(error));
 }
 
 } // namespace
@@ -295,8 +337,144 @@ int reap_local_peer(pid_t child, uint64_t timeout_ns)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint_text, uint64_t accept_timeout_ns,
-                                              uint64_t timeout_ns)
+std::string stream_address(int fd, bool peer)
+{
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    int rc = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length)
+                  : getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    return rc == 0 ? address_text(address) : std::string();
+}
+
+TcpRendezvous::TcpRendezvous(int control_fd, int listener, bool server, uint64_t timeout_ns)
+        : control_(std::make_unique<FrameChannel>(control_fd, timeout_ns)), listener_(listener), server_(server),
+          timeout_ns_(timeout_ns)
+{
+}
+
+TcpRendezvous::TcpRendezvous(TcpRendezvous&& other) noexcept
+        : control_(std::move(other.control_)), listener_(std::exchange(other.listener_, -1)), server_(other.server_),
+          timeout_ns_(other.timeout_ns_), token_(std::move(other.token_)), pair_fds_(std::move(other.pair_fds_))
+{
+    other.pair_fds_.clear();
+}
+
+TcpRendezvous::~TcpRendezvous()
+{
+    if (listener_ >= 0)
+        close(listener_);
+    for (int fd : pair_fds_)
+        close(fd);
+}
+
+Status TcpRendezvous::propose(const Bytes& arguments)
+{
+    NGX_TRY(control_->send(arguments).with_context("sending the options to the server"));
+    Bytes answer;
+    NGX_TRY(control_->receive(answer).with_context("waiting for the server's answer"));
+    std::string text = to_string(answer);
+    if (text.starts_with(accepted_prefix)) {
+        token_ = text.substr(std::strlen(accepted_prefix));
+        return Status::ok();
+    }
+    return Status::usage("the server (--listen) refused the run: " + text);
+}
+
+Result<Bytes> TcpRendezvous::receive_proposal()
+{
+    Bytes arguments;
+    NGX_TRY(control_->receive(arguments).with_context("receiving the client's options"));
+    return arguments;
+}
+
+Status TcpRendezvous::answer(const Status& verdict)
+{
+    if (verdict.is_ok())
+        token_ = random_token();
+    Status sent = control_->send(to_bytes(verdict.is_ok() ? accepted_prefix + token_ : verdict.message()));
+    if (!verdict.is_ok())
+        return verdict;
+    return sent.with_context("answering the client");
+}
+
+Status TcpRendezvous::join_pairs(int pairs, uint64_t timeout_ns)
+{
+    timeout_ns_ = timeout_ns; // the run's, which the client chose
+    uint64_t end_ns = monotonic_ns() + timeout_ns;
+    Status joined = server_ ? accept_pairs(pairs, end_ns) : connect_pairs(pairs, end_ns);
+    if (listener_ >= 0)
+        close(std::exchange(listener_, -1));
+    return joined;
+}
+
+// Pairs 1..K-1 connect to the address pair 0 reached, so all meet the same server.
+Status TcpRendezvous::connect_pairs(int pairs, uint64_t end_ns)
+{
+    sockaddr_storage server{};
+    socklen_t length = sizeof server;
+    if (getpeername(control_->fd(), reinterpret_cast<sockaddr*>(&server), &length) != 0)
+        return Status::runtime("--connect: the server's address: " + errno_text());
+    for (int pair = 1; pair < pairs; ++pair) {
+        std::string step = "--connect: pair " + std::to_string(pair) + " reaching the server";
+        int fd = socket(server.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        Status connected = fd < 0 ? Status::runtime(step + ": socket: " + errno_text())
+                                  : connect_by(fd, server, length, end_ns, step, timeout_ns_);
+        if (!connected) {
+            if (fd >= 0)
+                close(fd);
+            return connected;
+        }
+        configure_control_socket(fd);
+        pair_fds_.push_back(fd);
+        FrameChannel channel(fd, remaining_ns(end_ns));
+        Status sent = channel.send(to_bytes(pair_greeting(pair, token_)));
+        channel.release();
+        NGX_TRY(sent.with_context("--connect: introducing pair " + std::to_string(pair)));
+    }
+    return Status::ok();
+}
+
+// Connections without the run's token (a stray client, a port scan) are closed and waited past.
+Status TcpRendezvous::accept_pairs(int pairs, uint64_t end_ns)
+{
+    std::vector<int> by_pair(size_t(pairs), -1);
+    int missing = pairs - 1;
+    while (missing > 0) {
+        Status ready = wait_for(listener_, POLLIN, end_ns,
+                                "--listen: waiting for the client's pair connections (" + std::to_string(missing) +
+                                    " of " + std::to_string(pairs - 1) + " missing)",
+                                timeout_ns_);
+        if (!ready) {
+            for (int fd : by_pair)
+                if (fd >= 0)
+                    close(fd);
+            return ready;
+        }
+        int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        configure_control_socket(fd);
+        FrameChannel channel(fd, remaining_ns(end_ns));
+        Bytes greeting;
+        int pair = channel.receive(greeting) ? pair_of_greeting(to_string(greeting), token_, pairs) : -1;
+        if (pair < 1 || by_pair[size_t(pair)] >= 0)
+            continue; // the channel closes the stranger
+        by_pair[size_t(pair)] = channel.release();
+        --missing;
+    }
+    pair_fds_.assign(by_pair.begin() + 1, by_pair.end());
+    return Status::ok();
+}
+
+std::vector<int> TcpRendezvous::release_pair_sockets()
+{
+    std::vector<int> sockets{control_->release()};
+    sockets.insert(sockets.end(), pair_fds_.begin(), pair_fds_.end());
+    pair_fds_.clear();
+    return sockets;
+}
+
+Result<TcpRendezvous> tcp_listen(const std::string& endpoint_text, uint64_t accept_timeout_ns, uint64_t timeout_ns)
 {
     Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--listen", false);
     if (!endpoint)
@@ -310,7 +488,8 @@ Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint_text, 
         listener = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
         int one = 1;
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (listener >= 0 && (bind(listener, a->ai_addr, a->ai_addrlen) != 0 || listen(listener, 1) != 0)) {
+        if (listener >= 0 &&
+            (bind(listener, a->ai_addr, a->ai_addrlen) != 0 || listen(listener, listen_backlog) != 0)) {
             failure = errno_text();
             close(listener);
             listener = -1;
@@ -323,20 +502,19 @@ Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint_text, 
                  seconds_text(accept_timeout_ns).c_str());
     Status ready = wait_for(listener, POLLIN, monotonic_ns() + accept_timeout_ns, "--listen: waiting for a client",
                             accept_timeout_ns);
-    int fd = ready ? accept(listener, nullptr, nullptr) : -1;
-    close(listener);
-    if (!ready)
-        return ready;
-    if (fd < 0)
-        return Status::runtime("--listen: accept: " + errno_text());
+    int fd = ready ? accept4(listener, nullptr, nullptr, SOCK_CLOEXEC) : -1;
+    if (fd < 0) {
+        std::string why = errno_text();
+        close(listener);
+        return ready ? Status::runtime("--listen: accept: " + why) : ready;
+    }
     configure_control_socket(fd);
-    auto boot = std::make_unique<StreamBootstrap>(BootstrapKind::tcp, fd, 1, timeout_ns, socket_address(fd, false),
-                                                  socket_address(fd, true));
-    NGX_TRY(handshake(*boot));
-    return std::unique_ptr<Bootstrap>(std::move(boot));
+    TcpRendezvous server(fd, listener, true, timeout_ns);
+    NGX_TRY(handshake(server.control()));
+    return server;
 }
 
-Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint_text, uint64_t timeout_ns)
+Result<TcpRendezvous> tcp_connect(const std::string& endpoint_text, uint64_t timeout_ns)
 {
     Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--connect", true);
     if (!endpoint)
@@ -365,10 +543,9 @@ Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint_text,
         return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) + ": " +
                                failure);
     configure_control_socket(fd);
-    auto boot = std::make_unique<StreamBootstrap>(BootstrapKind::tcp, fd, 0, timeout_ns, socket_address(fd, false),
-                                                  socket_address(fd, true));
-    NGX_TRY(handshake(*boot));
-    return std::unique_ptr<Bootstrap>(std::move(boot));
+    TcpRendezvous client(fd, -1, false, timeout_ns);
+    NGX_TRY(handshake(client.control()));
+    return client;
 }
 
 } // namespace ngx

@@ -1,16 +1,20 @@
-// A two-process bootstrap over one connected stream socket, with a deadline
-// on every step. The local launcher (fork + socketpair) and the TCP
-// rendezvous (--listen / --connect) both end in one of these.
+// Stream sockets for the bootstraps, with a deadline on every step: framed
+// messages (FrameChannel), the two-process bootstrap of the local launch
+// (fork + socketpair), and the TCP rendezvous of --listen / --connect, whose
+// sockets local_group.hpp turns into the run's bootstrap.
 //
 //     Result<LocalLaunch> launch = launch_local_peer(timeout_ns);   // forks
-//     Result<std::unique_ptr<Bootstrap>> boot = tcp_connect("host:7000", timeout_ns);
+//     Result<TcpRendezvous> client = tcp_connect("host:7000", timeout_ns);
 #ifndef NGX_STREAM_BOOTSTRAP_HPP
 #define NGX_STREAM_BOOTSTRAP_HPP
 
 #include <ngx/bootstrap.hpp>
 
 #include <memory>
+#include <string>
 #include <sys/types.h>
+#include <utility>
+#include <vector>
 
 namespace ngx {
 
@@ -25,6 +29,8 @@ public:
     Status send(const Bytes& frame);
     Status receive(Bytes& frame);
     int fd() const { return fd_; }
+    // Gives up the socket without closing it.
+    int release() { return std::exchange(fd_, -1); }
 
 private:
     Status write_all(const void* data, size_t length, uint64_t end_ns);
@@ -69,12 +75,57 @@ Result<LocalLaunch> launch_local_peer(uint64_t timeout_ns);
 // Returns its exit code (128 + signal when killed by one).
 int reap_local_peer(pid_t child, uint64_t timeout_ns);
 
-// TCP rendezvous. The server binds [ADDR:]PORT and accepts one client within
-// accept_timeout_ns; the client connects within timeout_ns. The client is
-// rank 0 (it drives and reports), the server rank 1.
-Result<std::unique_ptr<Bootstrap>> tcp_listen(const std::string& endpoint, uint64_t accept_timeout_ns,
-                                              uint64_t timeout_ns);
-Result<std::unique_ptr<Bootstrap>> tcp_connect(const std::string& endpoint, uint64_t timeout_ns);
+// The address of a connected socket's own end, or of its peer's ("" when unknown).
+std::string stream_address(int fd, bool peer);
+
+// The TCP rendezvous of --listen / --connect. Pair 0's connection comes first
+// and is also the control channel: the client sends its command line, the
+// server answers with its verdict and, when it accepts, the run's token. For
+// K pairs the client then opens the connections of pairs 1..K-1 to the same
+// port, each introduced by "pair I TOKEN"; the server accepts them all
+// before either side forks (local_group.hpp). Every step has a deadline.
+class TcpRendezvous {
+public:
+    TcpRendezvous(TcpRendezvous&& other) noexcept;
+    TcpRendezvous& operator=(TcpRendezvous&&) = delete;
+    ~TcpRendezvous();
+
+    bool is_server() const { return server_; }
+    FrameChannel& control() { return *control_; }
+
+    // Client: sends the command line and waits for the server's answer; a
+    // refusal comes back as the server's message (a usage error).
+    Status propose(const Bytes& arguments);
+    // Server: the client's command line, then the verdict on it (ok or the
+    // error, which the client prints too); returns `verdict`.
+    Result<Bytes> receive_proposal();
+    Status answer(const Status& verdict);
+
+    // The connections of pairs 1..pairs-1 (client: connects; server: accepts,
+    // ignoring strangers without the token), then the listener is closed.
+    Status join_pairs(int pairs, uint64_t timeout_ns);
+    // Pair i's socket, i = 0..pairs-1 (0: the control connection); the caller owns them.
+    std::vector<int> release_pair_sockets();
+
+private:
+    friend Result<TcpRendezvous> tcp_listen(const std::string&, uint64_t, uint64_t);
+    friend Result<TcpRendezvous> tcp_connect(const std::string&, uint64_t);
+    TcpRendezvous(int control_fd, int listener, bool server, uint64_t timeout_ns);
+    Status connect_pairs(int pairs, uint64_t end_ns);
+    Status accept_pairs(int pairs, uint64_t end_ns);
+
+    std::unique_ptr<FrameChannel> control_;
+    int listener_ = -1;
+    bool server_ = false;
+    uint64_t timeout_ns_;
+    std::string token_;
+    std::vector<int> pair_fds_; // pairs 1..K-1
+};
+
+// The server binds [ADDR:]PORT and accepts pair 0 within accept_timeout_ns;
+// the client connects within timeout_ns (retrying while the server starts).
+Result<TcpRendezvous> tcp_listen(const std::string& endpoint, uint64_t accept_timeout_ns, uint64_t timeout_ns);
+Result<TcpRendezvous> tcp_connect(const std::string& endpoint, uint64_t timeout_ns);
 
 } // namespace ngx
 

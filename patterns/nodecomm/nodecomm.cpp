@@ -2,8 +2,9 @@
 // ping-pong the same size n at the same time between two nodes. With 2P
 // ranks, pair i is rank i (node A, it times) with rank P + i (node B). For
 // each (k, n), in an interleaved order so that slow drifts spread over all
-// points, every rank meets at a barrier, pairs 0..k-1 each run a ping-pong
-// series and time their own round trips, and rank 0 gathers them: T(k, n) is
+// points, pairs 0..k-1 each run a ping-pong series, every repetition after a
+// barrier of all ranks (the k messages cross together), each pair timing its
+// own round trips, and rank 0 gathers them: T(k, n) is
 // the median half round trip of the slowest pair (the time until all k are
 // done, what the paper models), T_mean(k, n) the mean over the pairs, and
 // k n / T the aggregate bandwidth. The models are fitted at the end
@@ -88,6 +89,12 @@ public:
             regimes_ = std::move(*regimes);
         }
         one_node_ok_ = read.given("nodecomm-one-node");
+        if (read.given("nodecomm-sync")) {
+            std::string sync = read.text("nodecomm-sync");
+            if (sync != "repetition" && sync != "series")
+                return Status::usage(opt::bad_value("nodecomm-sync", sync, "expected repetition or series"));
+            sync_each_ = sync == "repetition";
+        }
         passes_ = read.whole_number("nodecomm-passes", 1, 1000);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
@@ -97,7 +104,11 @@ public:
         Json regimes = Json::array();
         for (const Regime& r : regimes_)
             regimes.push_back({r.from_bytes, r.to_bytes == 0 ? Json(nullptr) : Json(r.to_bytes)});
-        return {{"pairs", pairs_}, {"regimes", regimes}, {"one_node", one_node_ok_}, {"passes", passes_}};
+        return {{"pairs", pairs_},
+                {"regimes", regimes},
+                {"one_node", one_node_ok_},
+                {"passes", passes_},
+                {"sync", sync_each_ ? "repetition" : "series"}};
     }
 
     Status run(PatternContext& ctx) override
@@ -123,6 +134,7 @@ private:
     std::vector<uint64_t> pairs_; // empty until run(): every pair the ranks allow
     std::vector<Regime> regimes_; // empty: detected on the k = 1 curve
     bool one_node_ok_ = false;
+    bool sync_each_ = true; // a barrier before every repetition (--nodecomm-sync)
     uint64_t passes_ = 1;
 
     // "--nodecomm-pairs K" is 1..K; "--nodecomm-pairs 1,2,4" the listed counts.
@@ -157,10 +169,11 @@ private:
         if (pairs_.back() <= available)
             return Status::ok();
         std::string want = std::to_string(2 * pairs_.back());
-        std::string launch = boot.kind() == BootstrapKind::mpi ? "start 2K ranks: mpirun -np " + want
-                             : boot.kind() == BootstrapKind::local
-                                 ? "start them with --pairs " + std::to_string(pairs_.back())
-                                 : "--listen/--connect start one pair; use mpirun -np " + want;
+        std::string launch =
+            boot.kind() == BootstrapKind::mpi ? "start 2K ranks: mpirun -np " + want
+            : boot.kind() == BootstrapKind::local
+                ? "start them with --pairs " + std::to_string(pairs_.back())
+                : "start them with --pairs " + std::to_string(pairs_.back()) + " on the --connect side";
         return Status::usage("--nodecomm-pairs: " + std::to_string(pairs_.back()) + " pairs need " +
                              std::to_string(2 * pairs_.back()) + " ranks, this run has " +
                              std::to_string(boot.nranks()) + " (" + std::to_string(available) + " pairs); " + launch);
@@ -202,9 +215,12 @@ private:
                            "): T(k, n) measures that node's memory, not the network between two nodes";
         if (boot.kind() == BootstrapKind::local || one_node_ok_)
             return what;
-        return "error: " + what +
-               "; place ranks 0..K-1 on one node and K..2K-1 on another (mpirun --map-by ppr:K:node), or pass "
-               "--nodecomm-one-node to measure anyway";
+        std::string placement = boot.kind() == BootstrapKind::tcp
+                                    ? "both sides of --listen / --connect run on this node; start the server on "
+                                      "another node"
+                                    : "place ranks 0..K-1 on one node and K..2K-1 on another (mpirun --map-by "
+                                      "ppr:K:node)";
+        return "error: " + what + "; " + placement + ", or pass --nodecomm-one-node to measure anyway";
     }
 
     size_t pair_index(const Bootstrap& boot) const { return size_t(boot.rank() % (boot.nranks() / 2)); }
@@ -216,25 +232,63 @@ private:
         mark_step(ctx.settings.progress, "waiting for the other pairs before the point", n);
         NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs"));
         ctx.losses = LossTally{};
-        std::vector<double> samples;
         PrttSpec spec{n, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
-        if (pair_index(ctx.bootstrap) < k) {
-            mark_step(ctx.settings.progress, "measuring");
-            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
-            if (!prtt)
-                return prtt.status().with_context(where);
-            samples = std::move(*prtt);
-            for (double& sample : samples)
-                sample /= 2.0; // half round trip, as the one-way T of the models
-        }
+        Result<std::vector<double>> samples =
+            sync_each_ ? measure_in_step(ctx, buffer, spec, k, where) : measure_series(ctx, buffer, spec, k, where);
+        if (!samples)
+            return samples.status();
+        for (double& sample : *samples)
+            sample /= 2.0; // half round trip, as the one-way T of the models
         mark_step(ctx.settings.progress, "gathering the pairs' times", n);
         std::vector<Bytes> all;
-        NGX_TRY(ctx.bootstrap.gather(pack(samples), all).with_context(where + ": gathering the pairs' times"));
+        NGX_TRY(ctx.bootstrap.gather(pack(*samples), all).with_context(where + ": gathering the pairs' times"));
         if (ctx.bootstrap.rank() != 0)
             return Status::ok();
         ctx.sink.count_messages(prtt_message_count(spec) * k);
         ctx.sink.size_done(point_record(ctx, all, k, n, point, data));
         return Status::ok();
+    }
+
+    // The k active pairs' round trips in step: every repetition starts after
+    // a barrier of all ranks, so the k requests cross the link together and
+    // then the k replies. Left to run freely, pairs drift apart until some
+    // send while others answer: each direction then carries fewer than k
+    // messages and T(k, n) no longer measures k of them sharing the link
+    // (over htb with R_N = 2.5 R_C it read R_N up to 30% high).
+    Result<std::vector<double>> measure_in_step(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, uint64_t k,
+                                                const std::string& where)
+    {
+        std::vector<double> kept;
+        PrttSpec one = spec;
+        one.samples = 1;
+        one.warmup = 0;
+        for (uint64_t rep = 0; rep < spec.warmup + spec.samples; ++rep) {
+            mark_step(ctx.settings.progress, "waiting for the other pairs before a repetition", spec.size);
+            NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs, repetition " +
+                                                         std::to_string(rep)));
+            if (pair_index(ctx.bootstrap) >= k)
+                continue;
+            mark_step(ctx.settings.progress, "measuring");
+            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, one);
+            if (!prtt)
+                return prtt.status().with_context(where);
+            if (rep >= spec.warmup)
+                kept.insert(kept.end(), prtt->begin(), prtt->end());
+        }
+        return kept;
+    }
+
+    // --nodecomm-sync series: each pair runs its series freely after one barrier.
+    Result<std::vector<double>> measure_series(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, uint64_t k,
+                                               const std::string& where)
+    {
+        if (pair_index(ctx.bootstrap) >= k)
+            return std::vector<double>();
+        mark_step(ctx.settings.progress, "measuring");
+        Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
+        if (!prtt)
+            return prtt.status().with_context(where);
+        return prtt;
     }
 
     // Rank 0: the slowest pair's record, with the mean pair and the aggregate
@@ -307,6 +361,10 @@ PatternInfo nodecomm_pattern()
         {"nodecomm-passes", "1",
          "passes over every (k, n), each in a new interleaved order; T(k, n) keeps the fastest pass (noise only "
          "adds time)"},
+        opt::optional_value("nodecomm-sync",
+                            "repetition (default): a barrier of all ranks before every round trip, so the k "
+                            "pairs' messages cross together; series: one barrier per point, then each pair runs "
+                            "freely (pairs drift apart and overlap less)"),
         opt::flag("nodecomm-one-node",
                   "measure even when a pair's two ranks share a node (a note instead of an error)"),
     };

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Bad input ends with exit 2 and a message naming the cause: --nodecomm-pairs 0, a bad
-# --nodecomm-pairs list, bad --nodecomm-regimes, more pairs than the launch
-# gives, --pairs 0, --pairs K with --connect (one pair per side), and under
-# mpirun an odd rank count, --pairs disagreeing with the rank count and more
-# pairs than the ranks allow.
+# --nodecomm-pairs list, bad --nodecomm-regimes, a bad --nodecomm-sync, more pairs than the launch
+# gives, --pairs 0, and under mpirun an odd rank count, --pairs disagreeing
+# with the rank count and more pairs than the ranks allow. (--listen /
+# --connect: test-listen-connect.sh.)
 source "$(dirname "$0")/common.sh"
 expect_usage() { # WHAT PATTERN COMMAND...
     local what=$1 pattern=$2
@@ -16,13 +16,13 @@ expect_usage() { # WHAT PATTERN COMMAND...
 }
 expect_usage "--nodecomm-pairs 0" "--nodecomm-pairs '0': .*at least 1 pair" "$NGX" -m tcp -x nodecomm --nodecomm-pairs 0 -s 1
 expect_usage "--nodecomm-pairs 1,x" "--nodecomm-pairs '1,x'" "$NGX" -m tcp -x nodecomm --nodecomm-pairs 1,x -s 1
+expect_usage "--nodecomm-sync always" "--nodecomm-sync 'always': expected repetition or series" \
+    "$NGX" -m tcp -x nodecomm --nodecomm-sync always -s 1
 expect_usage "regimes 64Ki-1Ki" "--nodecomm-regimes '64Ki-1Ki'" "$NGX" -m tcp -x nodecomm --nodecomm-regimes 64Ki-1Ki -s 1
 expect_usage "local --nodecomm-pairs 2" "2 pairs need 4 ranks, this run has 2 .*--pairs 2" "$NGX" -m tcp -x nodecomm --nodecomm-pairs 2 -s 1 -c 5
 expect_usage "--pairs 0" "--pairs '0'" "$NGX" -m tcp -x nodecomm --pairs 0 -s 1
 expect_usage "--pairs 2 --nodecomm-pairs 3" "3 pairs need 6 ranks, this run has 4" \
     "$NGX" -m tcp -x nodecomm --pairs 2 --nodecomm-pairs 3 -s 1 -c 5
-expect_usage "--pairs 2 --connect" "--listen/--connect start one pair" \
-    "$NGX" -m tcp -x nodecomm --pairs 2 --connect 127.0.0.1:9 -s 1
 if command -v mpirun >/dev/null; then
     expect_usage "mpirun -np 3" "even number of ranks" nc_mpirun 3 -- "$NGX" -m tcp -x nodecomm -s 1 -c 5
     expect_usage "mpirun -np 4 --pairs 3" "--pairs 3 needs 6 ranks; the launcher started 4" \

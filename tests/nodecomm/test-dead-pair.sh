@@ -2,12 +2,13 @@
 # A pair that dies (SIGKILL of rank 3, pair 1's responder, with 2 pairs over
 # tcp) ends the job within the deadline (--timeout 5, plus mpirun's
 # teardown) with a non-zero exit, and rank 0 has written the JSON with the
-# points done before (k = 1 points do not involve pair 1).
+# points done before (k = 1 points do not involve pair 1). Short points
+# (a barrier before each round trip), many passes: the kill falls mid-run.
 source "$(dirname "$0")/common.sh"
 need_mpirun
 json=$SCRATCH/dead.json
-nc_mpirun 4 -- "$NGX" -m tcp -x nodecomm --nodecomm-one-node -s 1,4,16,64,256,1Ki -c 20000 --warmup 10 --timeout 5 \
-    -o "$json" >"$SCRATCH/log" 2>&1 &
+nc_mpirun 4 -- "$NGX" -m tcp -x nodecomm --nodecomm-one-node -s 1,4,16,64,256,1Ki -c 2000 --warmup 10 \
+    --nodecomm-passes 20 --timeout 5 -o "$json" >"$SCRATCH/log" 2>&1 &
 job=$!
 victim=
 for _ in $(seq 100); do
