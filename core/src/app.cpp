@@ -142,7 +142,7 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
     if (config.bootstrap == BootstrapChoice::mpi ||
         (config.bootstrap == BootstrapChoice::automatic && env.under_mpi_launcher)) {
 #if NGX_HAVE_MPI
-        Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(config.settings.timeout_ns);
+        Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(config.settings.timeout_ns, *config.pattern);
         if (!boot)
             return boot.status();
         launch.bootstrap = std::move(*boot);

@@ -74,8 +74,8 @@ Result<std::string> choose_local_address()
 
 class MpiBootstrap final : public Bootstrap {
 public:
-    MpiBootstrap(MPI_Comm comm, int rank, int nranks, uint64_t timeout_ns)
-            : comm_(comm), rank_(rank), nranks_(nranks), timeout_ns_(timeout_ns)
+    MpiBootstrap(MPI_Comm comm, int rank, int nranks, RankGrouping grouping, uint64_t timeout_ns)
+            : comm_(comm), rank_(rank), nranks_(nranks), grouping_(grouping), timeout_ns_(timeout_ns)
     {
     }
     ~MpiBootstrap() override;
@@ -83,6 +83,10 @@ public:
     BootstrapKind kind() const override { return BootstrapKind::mpi; }
     int rank() const override { return rank_; }
     int nranks() const override { return nranks_; }
+    // In a group every rank's peer is the root, rank 0 (whose own is rank 1),
+    // and rank 0 alone drives; pairs keep i <-> i + n/2.
+    int peer() const override { return grouping_ == RankGrouping::pairs ? Bootstrap::peer() : (rank_ == 0 ? 1 : 0); }
+    bool is_driver() const override { return grouping_ == RankGrouping::pairs ? Bootstrap::is_driver() : rank_ == 0; }
     std::string local_address() const override { return local_address_; }
     std::string peer_address() const override { return peer_address_; }
 
@@ -104,6 +108,7 @@ private:
     MPI_Comm comm_;
     int rank_;
     int nranks_;
+    RankGrouping grouping_;
     uint64_t timeout_ns_;
     int exit_code_ = 0;
     std::string local_address_, peer_address_;
@@ -164,6 +169,9 @@ Status MpiBootstrap::complete(MPI_Request* requests, int count, const char* step
 
 Status MpiBootstrap::exchange(const Bytes& mine, Bytes& theirs)
 {
+    if (grouping_ == RankGrouping::group) // with 3 ranks the "peers" 0 <- 2 would wait for each other forever
+        return Status::runtime("exchange: the ranks form one group for a collective pattern: there is no pairwise "
+                               "peer to exchange with");
     int peer_rank = peer();
     uint64_t my_size = mine.size();
     uint64_t their_size = 0;
@@ -224,6 +232,8 @@ Status MpiBootstrap::exchange_addresses()
     if (!local)
         return local.status();
     local_address_ = *local;
+    if (grouping_ == RankGrouping::group)
+        return Status::ok(); // no peer: collective modules address the group, not an address
     Bytes theirs;
     NGX_TRY(exchange(to_bytes(local_address_), theirs).with_context("exchanging addresses"));
     peer_address_ = to_string(theirs);
@@ -243,27 +253,39 @@ Status initialise_mpi()
     return Status::ok();
 }
 
+// Why `nranks` ranks cannot run `pattern`, or "" when they can: pairs need
+// an even count, a group at least two.
+std::string refusal(const PatternInfo& pattern, int nranks)
+{
+    if (pattern.ranks == RankGrouping::group)
+        return nranks >= 2 ? ""
+                           : "pattern '" + pattern.name + "' runs all ranks as one group and needs P >= 2 ranks; got " +
+                                 std::to_string(nranks) + " (use mpirun -np 2, 3, 4, ...)";
+    return nranks % 2 == 0 ? ""
+                           : "the MPI bootstrap needs an even number of ranks (rank i measures against rank i + n/2); "
+                             "got " +
+                                 std::to_string(nranks) + " (use mpirun -np 2, 4, ...)";
+}
+
 } // namespace
 
-Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns)
+Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns, const PatternInfo& pattern)
 {
     NGX_TRY(initialise_mpi());
     int rank = 0;
     int nranks = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (nranks % 2 != 0) {
+    if (std::string why = refusal(pattern, nranks); !why.empty()) {
         MPI_Finalize();
         if (rank != 0)
             std::exit(2); // rank 0 alone says why
-        return Status::usage("the MPI bootstrap needs an even number of ranks (rank i measures against rank i + n/2); "
-                             "got " +
-                             std::to_string(nranks) + " (use mpirun -np 2, 4, ...)");
+        return Status::usage(why);
     }
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    auto boot = std::make_unique<MpiBootstrap>(comm, rank, nranks, timeout_ns);
+    auto boot = std::make_unique<MpiBootstrap>(comm, rank, nranks, pattern.ranks, timeout_ns);
     Status addresses = boot->exchange_addresses();
     if (!addresses) {
         boot->set_exit_code(addresses.kind() == ErrorKind::usage ? 2 : 1);

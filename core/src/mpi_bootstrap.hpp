@@ -1,8 +1,11 @@
 // The MPI bootstrap: used when ngx runs under mpirun or srun (or with
 // --bootstrap mpi). It initialises MPI, takes rank and size from
-// MPI_COMM_WORLD, pairs rank i with rank i + n/2, and carries every bootstrap
-// step (exchange, barrier, broadcast, gather) over MPI. MPI is only the
-// bootstrap here: `mpirun -np 2 ngx -m tcp` measures raw TCP between the ranks.
+// MPI_COMM_WORLD, pairs rank i with rank i + n/2 (an even count), and carries
+// every bootstrap step (exchange, barrier, broadcast, gather) over MPI. MPI is
+// only the bootstrap here: `mpirun -np 2 ngx -m tcp` measures raw TCP between
+// the ranks. A pattern whose PatternInfo says RankGrouping::group (bcast)
+// gets all ranks as one group instead: any P >= 2, rank 0 drives, no pairwise
+// exchange (it would be an error), no peer address.
 //
 // Every step is non-blocking MPI polled with MPI_Test under the run's
 // deadline, so a silent peer ends in an error, not a hang.
@@ -12,20 +15,22 @@
 // NGX_MPI_IFACE when set, else the first non-loopback IPv4 interface that is
 // up, else 127.0.0.1; each rank picks its own and the pair exchanges them.
 //
-//     Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(timeout_ns);
+//     Result<std::unique_ptr<Bootstrap>> boot = start_mpi_bootstrap(timeout_ns, *config.pattern);
 //     ...
 //     finish_mpi_bootstrap(**boot, exit_code);  // MPI_Finalize, or MPI_Abort on failure
 #ifndef NGX_MPI_BOOTSTRAP_HPP
 #define NGX_MPI_BOOTSTRAP_HPP
 
 #include <ngx/bootstrap.hpp>
+#include <ngx/pattern.hpp>
 
 #include <memory>
 
 namespace ngx {
 
-// MPI_Init_thread and the pairing; an odd number of ranks is a usage error.
-Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns);
+// MPI_Init_thread and the pairing or grouping `pattern` asks for; a rank
+// count it cannot use (odd for pairs, below 2 for a group) is a usage error.
+Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns, const PatternInfo& pattern);
 
 // Tells an MPI bootstrap how the run ends: with exit code 0 or 2 (usage
 // errors, which every rank sees alike) its destructor calls MPI_Finalize;

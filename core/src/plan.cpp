@@ -35,6 +35,31 @@ Status expand_variants(const ModuleChoice& choice, std::vector<ModuleChoice>& ru
     return Status::ok();
 }
 
+// What a capability bit gives, for messages: "collectives (NGX_CAP_COLLECTIVES)".
+std::string capability_name(uint32_t bit)
+{
+    switch (bit) {
+    case NGX_CAP_RELIABLE:
+        return "reliable delivery (NGX_CAP_RELIABLE)";
+    case NGX_CAP_NONBLOCKING:
+        return "non-blocking operations (NGX_CAP_NONBLOCKING)";
+    case NGX_CAP_RDMA:
+        return "RDMA (NGX_CAP_RDMA)";
+    case NGX_CAP_REGISTERED_MEMORY:
+        return "registered memory (NGX_CAP_REGISTERED_MEMORY)";
+    case NGX_CAP_SAME_NODE_ONLY:
+        return "a same-node restriction (NGX_CAP_SAME_NODE_ONLY)";
+    case NGX_CAP_ZERO_BYTE:
+        return "0-byte messages (NGX_CAP_ZERO_BYTE)";
+    case NGX_CAP_DATATYPES:
+        return "derived datatypes (NGX_CAP_DATATYPES)";
+    case NGX_CAP_COLLECTIVES:
+        return "collectives (NGX_CAP_COLLECTIVES)";
+    default:
+        return "capability bit " + std::to_string(bit);
+    }
+}
+
 } // namespace
 
 Result<std::vector<ModuleChoice>> plan_module_runs(const std::vector<ModuleChoice>& modules)
@@ -56,6 +81,16 @@ Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std:
             return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
                                  std::to_string(descriptor.max_message_size) + " bytes per message");
     }
+    return Status::ok();
+}
+
+Status check_modules_fit_pattern(const std::vector<ModuleChoice>& runs, const PatternInfo& pattern)
+{
+    for (const ModuleChoice& choice : runs)
+        for (uint32_t bit = 1; bit != 0; bit <<= 1)
+            if ((pattern.module_capabilities & bit) != 0 && !choice.module->has(bit))
+                return Status::usage("module '" + choice.module->name() + "' has no " + capability_name(bit) +
+                                     ", which pattern '" + pattern.name + "' needs");
     return Status::ok();
 }
 

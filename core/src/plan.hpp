@@ -10,6 +10,7 @@
 
 #include <ngx/loader.hpp>
 #include <ngx/options.hpp>
+#include <ngx/pattern.hpp>
 #include <ngx/status.hpp>
 
 #include <string>
@@ -31,6 +32,10 @@ Result<std::vector<ModuleChoice>> plan_module_runs(const std::vector<ModuleChoic
 
 // Every planned module can carry every size.
 Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std::vector<uint64_t>& sizes);
+
+// Every planned module has the capabilities the pattern declares it needs
+// (PatternInfo::module_capabilities: a broadcast needs NGX_CAP_COLLECTIVES).
+Status check_modules_fit_pattern(const std::vector<ModuleChoice>& runs, const PatternInfo& pattern);
 
 } // namespace ngx
 

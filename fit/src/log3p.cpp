@@ -106,9 +106,34 @@ double Log3PParams::l_mw_at(double s, double d) const noexcept
     return at(a) + f * (at(b) - at(a));
 }
 
+double Log3PParams::network_at(double s, double d) const noexcept
+{
+    if (d > unit_stride && !packed_sizes.empty())
+        return interpolate(packed_sizes, packed_o_net, s);
+    return o_net_at(s);
+}
+
 double Log3PParams::time(double s, double d) const noexcept
 {
-    return o_mw_at(s) + l_mw_at(s, d) + o_net_at(s); // paper 000, eq. (6)
+    return o_mw_at(s) + l_mw_at(s, d) + network_at(s, d); // paper 000, eq. (6)
+}
+
+void calibrate_packed_network(Log3PParams& params, double unit_stride, std::span<const Log3PStridedSample> remote)
+{
+    std::map<double, std::pair<double, int>> per_size; // size -> (sum, count)
+    for (const Log3PStridedSample& r : remote)
+        if (r.t_remote && r.stride > unit_stride) {
+            auto& [sum, count] = per_size[r.size];
+            sum += *r.t_remote - params.o_mw_at(r.size) - params.l_mw_at(r.size, r.stride);
+            ++count;
+        }
+    params.unit_stride = unit_stride;
+    params.packed_sizes.clear();
+    params.packed_o_net.clear();
+    for (const auto& [size, acc] : per_size) {
+        params.packed_sizes.push_back(size);
+        params.packed_o_net.push_back(acc.first / acc.second);
+    }
 }
 
 double Log3PParams::self_time(double s, double d) const noexcept
@@ -123,7 +148,7 @@ double Log3PParams::linear_bcast(double P, double s, double d) const noexcept
     if (P < 2)
         return 0;
     // Paper 000, section 4.3.3: P (o_mw/2 + l_mw/2) + o_net.
-    return P * (o_mw_at(s) / 2 + l_mw_at(s, d) / 2) + o_net_at(s);
+    return P * (o_mw_at(s) / 2 + l_mw_at(s, d) / 2) + network_at(s, d);
 }
 
 double Log3PParams::tree_bcast(double P, double s, double d) const noexcept

@@ -1,5 +1,6 @@
 // Pattern "bcast": a broadcast of s bytes from rank 0 to every rank of the
-// run (P = all ranks under mpirun), through the module's optional bcast op
+// run (P = all ranks under mpirun, any P >= 2: the PatternInfo asks the MPI
+// bootstrap for one group instead of pairs), through the module's optional bcast op
 // (NGX_CAP_COLLECTIVES; mpi: MPI_Bcast), contiguous and strided (the
 // module's set_layout, NGX_CAP_DATATYPES: MPI_Type_vector). It measures what
 // `ngx predict --params STRIDED.json --compare-to BCAST.json` checks the
@@ -8,7 +9,7 @@
 // own call, and a repetition lasts as long as its slowest rank (the last
 // receiver): the row's samples are those maxima, gathered on rank 0. Ranks
 // beyond the machine's CPUs still give correct results but share cores: the
-// "oversubscribed" column says so (1).
+// "oversubscribed" column says so (1), and rank 0 notes it on stderr.
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
 #include <thread>
 
 namespace ngx::patterns {
@@ -25,7 +27,7 @@ namespace {
 class Bcast final : public Pattern {
 public:
     Status configure(const OptionValues& values) override;
-    Json options_json() const override { return {{"type", type_}, {"strides", strides_}}; }
+    Json options_json() const override { return {{"type", layout_.type}, {"strides", layout_.strides}}; }
     Status run(PatternContext& ctx) override;
 
 private:
@@ -33,40 +35,28 @@ private:
     Result<std::vector<double>> series(PatternContext& ctx, Buffer& buffer, uint64_t size);
     Result<std::vector<double>> slowest(PatternContext& ctx, const std::vector<double>& mine) const;
 
-    std::string type_ = "double";
-    size_t element_ = 8;
-    std::vector<uint64_t> strides_;
+    LayoutChoice layout_; // element type and strides
 };
 
 Status Bcast::configure(const OptionValues& values)
 {
-    opt::OptionReader read(values);
-    type_ = read.text("bcast-type");
-    Result<size_t> element = element_size(type_);
-    if (!element)
-        return element.status();
-    element_ = *element;
-    Result<std::vector<uint64_t>> strides = parse_strides(read.text("bcast-strides"), "bcast-strides");
-    if (!strides)
-        return strides.status();
-    strides_ = std::move(*strides);
+    Result<LayoutChoice> layout = read_layout_choice(values, "bcast");
+    if (!layout)
+        return layout.status();
+    layout_ = std::move(*layout);
     return Status::ok();
 }
 
 Status Bcast::check(const PatternContext& ctx) const
 {
-    const std::string module = ctx.transport.module().name();
-    if (!ctx.transport.has(NGX_CAP_COLLECTIVES))
-        return Status::usage("module '" + module +
-                             "' has no collectives (NGX_CAP_COLLECTIVES): bcast needs a module with a broadcast, "
-                             "e.g. mpirun -np 4 ngx -m mpi -x bcast");
-    if (strides_.back() > 1 && !ctx.transport.has(NGX_CAP_DATATYPES))
-        return Status::usage("module '" + module +
+    // NGX_CAP_COLLECTIVES is declared in the PatternInfo: the command line checked it.
+    if (layout_.strides.back() > 1 && !ctx.transport.has(NGX_CAP_DATATYPES))
+        return Status::usage("module '" + ctx.transport.module().name() +
                              "' cannot send strided data itself (NGX_CAP_DATATYPES): use "
                              "--bcast-strides 1");
     if (ctx.bootstrap.nranks() < 2)
         return Status::usage("bcast needs P >= 2 ranks, got " + std::to_string(ctx.bootstrap.nranks()));
-    return check_grid(ctx.settings.sizes, strides_, element_, max_message_bytes);
+    return check_grid(ctx.settings.sizes, layout_.strides, layout_.element, max_message_bytes);
 }
 
 Result<std::vector<double>> Bcast::series(PatternContext& ctx, Buffer& buffer, uint64_t size)
@@ -112,16 +102,21 @@ Status Bcast::run(PatternContext& ctx)
 {
     NGX_TRY(check(ctx));
     const int P = ctx.bootstrap.nranks();
-    const bool oversubscribed = unsigned(P) > std::thread::hardware_concurrency();
+    const unsigned cpus = std::thread::hardware_concurrency();
+    const bool oversubscribed = unsigned(P) > cpus;
+    if (oversubscribed && ctx.bootstrap.rank() == 0)
+        std::cerr << "ngx: note: bcast with P = " << P << " ranks on " << cpus
+                  << " CPUs: oversubscribed (the broadcasts are correct; their times include ranks waiting for a "
+                     "core)\n";
     const uint64_t largest = ctx.settings.sizes.back();
-    Result<Buffer> buffer = ctx.transport.alloc(Layout{element_, strides_.back()}.span(largest));
+    Result<Buffer> buffer = ctx.transport.alloc(Layout{layout_.element, layout_.strides.back()}.span(largest));
     if (!buffer)
         return buffer.status();
     std::memset(buffer->data(), 0x3c, buffer->size());
-    for (uint64_t stride : strides_)
+    for (uint64_t stride : layout_.strides)
         for (uint64_t size : ctx.settings.sizes) {
             if (ctx.transport.has(NGX_CAP_DATATYPES))
-                NGX_TRY(ctx.transport.set_layout(element_, stride, false));
+                NGX_TRY(ctx.transport.set_layout(layout_.element, stride, false));
             Result<std::vector<double>> mine = series(ctx, *buffer, size);
             if (!mine)
                 return mine.status();
@@ -143,17 +138,18 @@ Status Bcast::run(PatternContext& ctx)
 
 PatternInfo bcast_pattern()
 {
-    PatternInfo info;
-    info.name = "bcast";
-    info.description = "broadcast of s bytes (contiguous and strided) from rank 0 to all P ranks (module collective)";
-    info.metric = "broadcast time of the last receiver";
-    info.default_sizes = "1Ki-64Ki";
-    info.default_count = 200;
-    info.default_warmup = 20;
-    info.options = {{"bcast-type", "double", "element type: double, int or char"},
-                    {"bcast-strides", "1,64", "strides in elements (1: contiguous)"}};
-    info.create = [] { return std::make_unique<Bcast>(); };
-    return info;
+    return {.name = "bcast",
+            .description = "broadcast of s bytes (contiguous and strided) from rank 0 to all P ranks (module "
+                           "collective)",
+            .metric = "broadcast time of the last receiver",
+            .default_sizes = "1Ki-64Ki",
+            .options = layout_options("bcast", "1,64", "strides in elements (1: contiguous)"),
+            .create = [] { return std::make_unique<Bcast>(); },
+            .default_count = 200,
+            .default_warmup = 20,
+            // every rank of the run in one group (any P >= 2 under mpirun), through the module's broadcast
+            .ranks = RankGrouping::group,
+            .module_capabilities = NGX_CAP_COLLECTIVES};
 }
 
 } // namespace ngx::patterns

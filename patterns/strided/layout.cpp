@@ -9,7 +9,7 @@
 
 namespace ngx::patterns {
 
-Result<size_t> element_size(const std::string& type)
+Result<size_t> element_size(const std::string& type, const std::string& option)
 {
     if (type == "double")
         return sizeof(double);
@@ -17,7 +17,7 @@ Result<size_t> element_size(const std::string& type)
         return sizeof(int32_t);
     if (type == "char")
         return size_t(1);
-    return Status::usage("--strided-type '" + type + "': expected double, int or char");
+    return Status::usage(opt::bad_value(option, type, "expected double, int or char"));
 }
 
 Result<std::vector<uint64_t>> parse_strides(const std::string& text, const char* option)
@@ -32,6 +32,30 @@ Result<std::vector<uint64_t>> parse_strides(const std::string& text, const char*
     std::sort(strides.begin(), strides.end());
     strides.erase(std::unique(strides.begin(), strides.end()), strides.end());
     return strides;
+}
+
+std::vector<opt::OptionSpec> layout_options(const std::string& prefix, const std::string& default_strides,
+                                            const std::string& strides_help)
+{
+    return {{prefix + "-type", "double", "element type: double, int or char"},
+            {prefix + "-strides", default_strides, strides_help}};
+}
+
+Result<LayoutChoice> read_layout_choice(const OptionValues& values, const std::string& prefix)
+{
+    opt::OptionReader read(values);
+    LayoutChoice choice;
+    choice.type = read.text(prefix + "-type");
+    Result<size_t> element = element_size(choice.type, prefix + "-type");
+    if (!element)
+        return element.status();
+    choice.element = *element;
+    const std::string strides_option = prefix + "-strides";
+    Result<std::vector<uint64_t>> strides = parse_strides(read.text(strides_option), strides_option.c_str());
+    if (!strides)
+        return strides.status();
+    choice.strides = std::move(*strides);
+    return choice;
 }
 
 Status check_grid(const std::vector<uint64_t>& sizes, const std::vector<uint64_t>& strides, size_t element,

@@ -7,9 +7,14 @@
 //     Layout layout{.element = 8, .stride = 16};
 //     size_t span = layout.span(4096);            // bytes the strided array covers
 //     pack(layout, strided, packed, 4096);        // strided -> contiguous
+//
+// The patterns that send such arrays (strided, bcast) share their two
+// options, --<prefix>-type and --<prefix>-strides (layout_options,
+// read_layout_choice).
 #ifndef NGX_PATTERNS_STRIDED_LAYOUT_HPP
 #define NGX_PATTERNS_STRIDED_LAYOUT_HPP
 
+#include <ngx/options.hpp>
 #include <ngx/status.hpp>
 
 #include <cstddef>
@@ -29,12 +34,27 @@ struct Layout {
     size_t stride_bytes() const { return stride * element; }
 };
 
-// "double" -> 8, "int" -> 4, "char" -> 1; a usage error for other names.
-Result<size_t> element_size(const std::string& type);
+// "double" -> 8, "int" -> 4, "char" -> 1; a usage error naming --`option` for other names.
+Result<size_t> element_size(const std::string& type, const std::string& option = "strided-type");
 
 // The strides of --strides ("1,2,16,1Ki"): whole numbers >= 1, any order;
 // returned sorted and without repeats.
 Result<std::vector<uint64_t>> parse_strides(const std::string& text, const char* option);
+
+// The element type and the strides a pattern sends, from its options.
+struct LayoutChoice {
+    std::string type = "double";
+    size_t element = 8;
+    std::vector<uint64_t> strides; // sorted, without repeats
+};
+
+// The specs of --<prefix>-type (default double, as in paper 000) and
+// --<prefix>-strides (default `default_strides`, described by `strides_help`).
+std::vector<opt::OptionSpec> layout_options(const std::string& prefix, const std::string& default_strides,
+                                            const std::string& strides_help);
+
+// Reads the two options of layout_options(prefix); a bad value is a usage error naming its option.
+Result<LayoutChoice> read_layout_choice(const OptionValues& values, const std::string& prefix);
 
 // A usage error unless every size is a whole number of elements and the
 // largest array of the largest stride spans at most `limit` bytes.

@@ -41,7 +41,10 @@ constexpr const char* module_self = "through the module (isend + recv + wait to 
 class Strided final : public Pattern {
 public:
     Status configure(const OptionValues& values) override;
-    Json options_json() const override { return {{"type", type_}, {"strides", strides_}, {"max_span", max_span_}}; }
+    Json options_json() const override
+    {
+        return {{"type", layout_.type}, {"strides", layout_.strides}, {"max_span", max_span_}};
+    }
     Status run(PatternContext& ctx) override;
 
 private:
@@ -50,9 +53,7 @@ private:
                               double& manual_us);
     SizeRecord row(const PatternContext& ctx, const GridPoint& point, std::vector<double> t01, double manual_us) const;
 
-    std::string type_ = "double";
-    size_t element_ = 8;
-    std::vector<uint64_t> strides_;
+    LayoutChoice layout_; // element type and strides
     uint64_t max_span_ = 0;
     bool datatypes_ = false;
     std::map<uint64_t, GridPoint> unit_; // the unit-stride point per size
@@ -62,18 +63,13 @@ private:
 
 Status Strided::configure(const OptionValues& values)
 {
+    Result<LayoutChoice> layout = read_layout_choice(values, "strided");
+    if (!layout)
+        return layout.status();
+    layout_ = std::move(*layout);
+    if (layout_.strides.front() != 1) // the model needs the contiguous case at every size
+        layout_.strides.insert(layout_.strides.begin(), 1);
     opt::OptionReader read(values);
-    type_ = read.text("strided-type");
-    Result<size_t> element = element_size(type_);
-    if (!element)
-        return element.status();
-    element_ = *element;
-    Result<std::vector<uint64_t>> strides = parse_strides(read.text("strided-strides"), "strides");
-    if (!strides)
-        return strides.status();
-    strides_ = std::move(*strides);
-    if (strides_.front() != 1) // the model needs the contiguous case at every size
-        strides_.insert(strides_.begin(), 1);
     max_span_ = read.byte_count("strided-max-span", 1, max_message_bytes);
     return read.ok() ? Status::ok() : Status::usage(read.error());
 }
@@ -81,7 +77,7 @@ Status Strided::configure(const OptionValues& values)
 Result<StridedBuffers> Strided::allocate(PatternContext& ctx) const
 {
     const uint64_t largest = ctx.settings.sizes.back();
-    const size_t span = Layout{element_, strides_.back()}.span(largest);
+    const size_t span = Layout{layout_.element, layout_.strides.back()}.span(largest);
     StridedBuffers b;
     for (Buffer* buffer : {&b.a, &b.b}) {
         Result<Buffer> got = ctx.transport.alloc(span);
@@ -103,12 +99,12 @@ Result<StridedBuffers> Strided::allocate(PatternContext& ctx) const
 Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint64_t size, uint64_t stride,
                                    double& manual_us)
 {
-    const Layout layout{element_, stride};
+    const Layout layout{layout_.element, stride};
     GridPoint p{size, stride};
     manual_us = std::nan("");
     std::vector<double> t01;
     if (datatypes_) {
-        NGX_TRY(ctx.transport.set_layout(element_, stride, false));
+        NGX_TRY(ctx.transport.set_layout(layout_.element, stride, false));
         PrttSpec spec{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
         Result<std::vector<double>> prtt = run_prtt(ctx, b.a, spec);
         if (!prtt)
@@ -116,7 +112,7 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
         for (double& sample : *prtt)
             t01.push_back(sample / 2);
         NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": before the manual transfer"));
-        NGX_TRY(ctx.transport.set_layout(element_, 1, false));
+        NGX_TRY(ctx.transport.set_layout(layout_.element, 1, false));
         Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
         if (!manual)
             return manual.status();
@@ -177,12 +173,12 @@ SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vect
 
 Status Strided::run(PatternContext& ctx)
 {
-    NGX_TRY(check_grid(ctx.settings.sizes, strides_, element_, max_span_));
+    NGX_TRY(check_grid(ctx.settings.sizes, layout_.strides, layout_.element, max_span_));
     datatypes_ = ctx.transport.has(NGX_CAP_DATATYPES);
     Result<StridedBuffers> buffers = allocate(ctx);
     if (!buffers)
         return buffers.status();
-    for (uint64_t stride : strides_)
+    for (uint64_t stride : layout_.strides)
         for (uint64_t size : ctx.settings.sizes) {
             mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
             NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ", stride " +
@@ -201,7 +197,7 @@ Status Strided::run(PatternContext& ctx)
         }
     if (!ctx.bootstrap.is_driver())
         return Status::ok();
-    Result<Json> model = grid_model(grid_, element_, type_, datatypes_ ? module_self : manual_self);
+    Result<Json> model = grid_model(grid_, layout_.element, layout_.type, datatypes_ ? module_self : manual_self);
     if (!model)
         return model.status();
     ctx.sink.set_model(std::move(*model));
@@ -212,20 +208,19 @@ Status Strided::run(PatternContext& ctx)
 
 PatternInfo strided_pattern()
 {
-    PatternInfo info;
-    info.name = "strided";
-    info.description = "strided messages over sizes x strides: T_0,1, send to self T_0,0, T_mem, pack/unpack, log3P "
-                       "(paper 000)";
-    info.metric = "half round trip of s bytes of strided data";
-    info.default_sizes = "1Ki-64Ki";
-    info.default_count = 200;
-    info.default_warmup = 20;
-    info.options = {{"strided-type", "double", "element type: double, int or char"},
-                    {"strided-strides", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)"},
-                    {"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"}};
-    info.create = [] { return std::make_unique<Strided>(); };
-    info.predict = predict_strided;
-    return info;
+    std::vector<opt::OptionSpec> options =
+        layout_options("strided", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)");
+    options.push_back({"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"});
+    return {.name = "strided",
+            .description = "strided messages over sizes x strides: T_0,1, send to self T_0,0, T_mem, pack/unpack, "
+                           "log3P (paper 000)",
+            .metric = "half round trip of s bytes of strided data",
+            .default_sizes = "1Ki-64Ki",
+            .options = std::move(options),
+            .create = [] { return std::make_unique<Strided>(); },
+            .default_count = 200,
+            .default_warmup = 20,
+            .predict = predict_strided};
 }
 
 } // namespace ngx::patterns

@@ -1,6 +1,6 @@
 # common.sh: sourced by the scripts of suite 'strided'.
 #     run_ngx MODE [NGX_ARGS...]   MODE: tcp (forked pair), mpi-vader, mpi-tcp (mpirun -np 2)
-#     run_np N BTL [NGX_ARGS...]   mpirun -np N with the mpi module
+#     run_np N BTL [NGX_ARGS...]   mpirun -np N with the mpi module (or $MODULE)
 # mpirun runs under flock /tmp/ngx-net.lock; missing mpirun or mpi module: exit 77.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -19,7 +19,7 @@ run_np() {
     shift 2
     flock /tmp/ngx-net.lock timeout -k 5 240 mpirun --allow-run-as-root --bind-to none --oversubscribe \
         --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
-        -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" -m mpi "$@"
+        -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" -m "${MODULE:-mpi}" "$@"
 }
 
 run_ngx() {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The bcast pattern under mpirun (mpi module, vader BTL) with P = 2 and 4
-# ranks (4 oversubscribe the 2 cores: correct, the rows say so), and the
-# comparison of log3P's broadcast predictions with it. P = 3 is refused by
-# the MPI bootstrap (ranks pair up i <-> i + P/2): exit 2 with its message.
+# The bcast pattern under mpirun (mpi module, vader BTL) with P = 2, 3 and 4
+# ranks (3 and 4 oversubscribe the 2 cores: correct, the rows and a note on
+# stderr say so), and the comparison of log3P's broadcast predictions with
+# them. bcast asks the MPI bootstrap for one group (any P >= 2), so P = 3
+# runs, while a pairwise pattern (pingpong) still refuses it; P = 1 and a
+# module without collectives under mpirun: exit 2 with a message.
 source "$(dirname "$0")/common.sh"
 need_mpi
-for np in 2 4; do
+for np in 2 3 4; do
     run_np $np vader -x bcast -s 4Ki,64Ki --bcast-strides 1,64 -c 100 -o "$SCRATCH/bcast$np.json" \
         >"$SCRATCH/bcast$np.txt" 2>&1 || { cat "$SCRATCH/bcast$np.txt"; fail "bcast with P = $np failed"; }
     [[ $(py "$SCRATCH/bcast$np.json" "len(rows())") == 4 ]] || fail "P = $np: expected 4 rows"
@@ -15,6 +17,7 @@ for np in 2 4; do
     over=$(py "$SCRATCH/bcast$np.json" "int(rows()[0]['oversubscribed'])")
     echo "P = $np: oversubscribed $over (this machine: $(nproc) CPUs)"
     [[ $np -le $(nproc) || $over == 1 ]] || fail "P = $np on $(nproc) CPUs not marked oversubscribed"
+    [[ $np -le $(nproc) ]] || grep -q "oversubscribed" "$SCRATCH/bcast$np.txt" || fail "P = $np: no oversubscription note"
     # the strided broadcast of 64 KiB moves the same bytes, from a 64x wider array: slower
     contiguous=$(py "$SCRATCH/bcast$np.json" "at(65536, 1, 'median_us')")
     strided=$(py "$SCRATCH/bcast$np.json" "at(65536, 64, 'median_us')")
@@ -22,16 +25,24 @@ for np in 2 4; do
     python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > float(sys.argv[1]) else 1)" "$contiguous" "$strided" ||
         fail "P = $np: the strided broadcast is not slower"
 done
-out=$(run_np 3 vader -x bcast -s 1Ki 2>&1)
-rc=$?
-[[ $rc == 2 ]] || { echo "$out"; fail "P = 3: exit $rc, expected 2"; }
-echo "$out" | grep -q "even number of ranks" || { echo "$out"; fail "P = 3: no message"; }
+expect_exit2() { # expect_exit2 "WHAT" "TEXT IN THE MESSAGE" NP [NGX_ARGS...]  (-m $MODULE, default mpi)
+    local what=$1 text=$2 np=$3 out rc
+    shift 3
+    out=$(run_np "$np" vader "$@" 2>&1)
+    rc=$?
+    [[ $rc == 2 ]] || { echo "$out"; fail "$what: exit $rc, expected 2"; }
+    echo "$out" | grep -q -- "$text" || { echo "$out"; fail "$what: the message does not say '$text'"; }
+    echo "ok: $what"
+}
+expect_exit2 "bcast with P = 1" "needs P >= 2 ranks; got 1" 1 -x bcast -s 1Ki
+expect_exit2 "pingpong (pairs) with P = 3" "even number of ranks" 3 -x pingpong -s 1Ki
+MODULE=tcp expect_exit2 "bcast over tcp (no collectives) with P = 3" "has no collectives" 3 -x bcast -s 1Ki
 
 run_np 2 vader -x strided -s 4Ki,64Ki --strided-strides 1,64 -c 100 -o "$SCRATCH/strided.json" >/dev/null 2>&1 ||
     fail "strided run for the predictions failed"
-"$NGX" predict --params "$SCRATCH/strided.json" --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast4.json" \
+"$NGX" predict --params "$SCRATCH/strided.json" --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast3.json,$SCRATCH/bcast4.json" \
     >"$SCRATCH/compare.txt" 2>&1 || { cat "$SCRATCH/compare.txt"; fail "predict --compare-to failed"; }
 cat "$SCRATCH/compare.txt"
-[[ $(grep -c '%)' "$SCRATCH/compare.txt") == 8 ]] || fail "expected 8 compared rows with relative errors"
+[[ $(grep -c '%)' "$SCRATCH/compare.txt") == 12 ]] || fail "expected 12 compared rows (2 sizes x 2 strides x P = 2, 3, 4) with relative errors"
 grep -q '\*' "$SCRATCH/compare.txt" || fail "oversubscribed rows not marked"
 echo PASS

@@ -3,17 +3,20 @@
 #  - d = 1 costs what the contiguous ping-pong costs (within noise);
 #  - d = 64 is slower than d = 1 at the largest size (128 KiB);
 #  - log3P (paper 000) predicts held-out (s, d) points: the mean relative
-#    error of the leave-one-out predictions is printed.
+#    error of the leave-one-out predictions is printed, and beside it that
+#    of the packed path (o_net of strided transfers calibrated on the other
+#    strides' remote times, fit/log3p.hpp), which is reported, not checked.
 # The bounds depend on whether the machine was quiet during the run
 # (1-minute load below its CPUs): quiet, d = 1 within 25% (or 3 us) of the
 # ping-pong, held-out error under 15% (paper 000 reports 5%) and log3P
 # better than LogGP on the grid; loaded (other jobs on the 2 cores), 50%,
 # 60% and no model ranking: the model must still not be broken.
-# Over shared memory (mpi-vader) log3P is not that accurate by construction:
-# its send to self packs and unpacks one after the other in one process,
-# while Open MPI overlaps the sender's pack with the receiver's unpack, so
-# l_mw is overstated (measured 25-70% mean held-out error on this machine);
-# there the bounds are 50% quiet and 100% loaded, without the ranking.
+# Over shared memory (mpi-vader) paper 000's form is not accurate by
+# construction: a contiguous message moves in one single copy while a
+# derived datatype goes through copy-in/copy-out fragments, so o_net of
+# contiguous transfers understates the network term of strided ones
+# (measured 18-70% mean held-out error on this machine); there the bounds
+# are 50% quiet and 100% loaded, without the ranking.
 # A failed check is measured again, three attempts in all (timing noise, see below).
 source "$(dirname "$0")/common.sh"
 mode=$1
@@ -51,9 +54,11 @@ check() {
     bound=$([[ $quiet == 1 ]] && echo 0.15 || echo 0.6)
     [[ $mode == mpi-vader ]] && bound=$([[ $quiet == 1 ]] && echo 0.5 || echo 1.0) && quiet=0
     held=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['held_out']['mean_relative']")
+    packed=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['packed_path']['held_out']['mean_relative']")
     grid=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['error_on_grid']['mean_relative']")
     loggp=$(py "$SCRATCH/strided.json" "d['model']['models']['loggp']['error_on_grid']['mean_relative']")
-    echo "  log3P mean error: held-out $held, on the grid $grid; LogGP on the grid $loggp (load $load, bound $bound)"
+    echo "  log3P mean error: held-out $held (packed path $packed), on the grid $grid; LogGP on the grid $loggp" \
+        "(load $load, bound $bound)"
     python3 -c "import sys; h,g,l,b,q=map(float,sys.argv[1:]); sys.exit(0 if h < b and (g < l or not q) else 1)" \
         "$held" "$grid" "$loggp" "$bound" "$quiet" ||
         { echo "  log3P held-out error over $bound (or, quiet, not better than LogGP)"; ok=1; }

@@ -38,10 +38,11 @@ public:
     std::string name() const; // "local", "tcp", "mpi": for output only
     virtual int rank() const = 0;
     virtual int nranks() const = 0;
-    // The rank this one measures against: i <-> i + nranks/2.
-    int peer() const { return rank() < nranks() / 2 ? rank() + nranks() / 2 : rank() - nranks() / 2; }
+    // The rank this one measures against: i <-> i + nranks/2 (an MPI
+    // bootstrap that forms one group for a collective pattern overrides both).
+    virtual int peer() const { return rank() < nranks() / 2 ? rank() + nranks() / 2 : rank() - nranks() / 2; }
     // Rank 0..k-1 drive the measurement; their peers respond.
-    bool is_driver() const { return rank() < nranks() / 2; }
+    virtual bool is_driver() const { return rank() < nranks() / 2; }
 
     virtual std::string local_address() const = 0;
     virtual std::string peer_address() const = 0;

@@ -105,6 +105,12 @@ public:
     virtual Status run(PatternContext& context) = 0;
 };
 
+// How the ranks of a run take part in a pattern. `pairs`: rank i measures
+// against rank i + P/2 (P even; ping-pong, LogGP, ...). `group`: all P >= 2
+// ranks form one group for a collective operation (a broadcast from rank 0);
+// rank 0 drives and reports, and there is no pairwise peer.
+enum class RankGrouping { pairs, group };
+
 // A subcommand's arguments (after `ngx fit` or `ngx predict`), for a pattern's hook.
 using CommandArguments = std::vector<std::string>;
 
@@ -120,13 +126,20 @@ struct PatternInfo {
 
     // Optional. Reporters of its own (raw files), from its option values;
     // the rank that reports adds them next to the core's.
-    std::function<std::vector<std::unique_ptr<Reporter>>(const OptionValues&)> reporters;
+    std::function<std::vector<std::unique_ptr<Reporter>>(const OptionValues&)> reporters{};
     // Optional: `ngx fit FILE ...` for a saved run of this pattern (a JSON
     // whose "pattern" is this one) or a raw file it claims (fit_reads).
-    std::function<int(const CommandArguments&)> fit;
-    std::function<bool(const std::string& first_line)> fit_reads;
+    std::function<int(const CommandArguments&)> fit{};
+    std::function<bool(const std::string& first_line)> fit_reads{};
     // Optional: `ngx predict --params FILE.json ...` for its saved models.
-    std::function<int(const CommandArguments&)> predict;
+    std::function<int(const CommandArguments&)> predict{};
+
+    // Optional (last, so that the members above keep their offsets): how the
+    // ranks take part (the MPI bootstrap pairs them or forms one group), and
+    // the NGX_CAP_* bits every module of the run must have, checked with the
+    // command line before any process starts (a module lacking one: exit 2).
+    RankGrouping ranks = RankGrouping::pairs;
+    uint32_t module_capabilities = 0;
 };
 
 } // namespace ngx

@@ -28,6 +28,16 @@
 // Between measured strides l_mw is interpolated linearly in log2(d); outside
 // them the nearest stride is used. Stride d <= 0 means contiguous (l_mw = 0).
 //
+// The packed path (an extension, optional): paper 000 takes o_net from
+// contiguous transfers and sets the network's strided cost l_1 to zero,
+// since the middleware packs strided data into contiguous packets. Where a
+// module moves contiguous and packed data on different paths (Open MPI over
+// shared memory: one single copy for a contiguous message, copy-in/copy-out
+// fragments for a derived datatype), the network term of strided transfers
+// is o_net of that packed path instead: calibrate_packed_network() takes it,
+// per size, from measured remote strided transfers as
+// T_01(s,d) - o_mw(s) - l_mw(s,d); l_1 = 0 still holds across strides.
+//
 // Collectives (paper 000, section 4.3.3): linear broadcast
 // P (o_mw/2 + l_mw/2) + o_net, tree broadcast (o_mw + l_mw + o_net) log2(P),
 // with log2(P) rounded up to whole rounds for P not a power of two; P = 1
@@ -70,11 +80,18 @@ struct Log3PParams {
         std::vector<double> sizes, l_mw;
     };
     std::vector<StrideTable> strided;
+    // The packed path (empty: paper 000's form): o_net of strided transfers
+    // per size, used for strides d > unit_stride (bytes).
+    std::vector<double> packed_sizes, packed_o_net;
+    double unit_stride = 0;
 
     double o_mw_at(double s) const noexcept;
     double o_net_at(double s) const noexcept;
     double t_mem_at(double s) const noexcept;
     double l_mw_at(double s, double d) const noexcept; // 0 for d <= 0
+    // The network term of a transfer of stride d: o_net, or the packed
+    // path's o_net for d > unit_stride when it was calibrated.
+    double network_at(double s, double d) const noexcept;
 
     // Point to point, eq. (6): o_mw + l_mw + o_net (a half round trip).
     double time(double s, double d = 0) const noexcept;
@@ -97,6 +114,11 @@ struct Log3PFit {
     // 0 when none were given): the accuracy paper 000 reports.
     ModelError validation;
 };
+
+// Sets params.packed_* from the samples with a measured T_01 and stride >
+// unit_stride: per size the mean of T_01(s,d) - o_mw(s) - l_mw(s,d). Without
+// such samples the tables stay empty (paper 000's form).
+void calibrate_packed_network(Log3PParams& params, double unit_stride, std::span<const Log3PStridedSample> remote);
 
 // Contiguous samples: increasing sizes >= 0, finite times, at least one.
 // Strided samples: stride > 0, any order.
