@@ -17,7 +17,8 @@
 #     (seen: 1 us at 48 KiB, 53 us at 64 KiB). Across the veth pair that
 #     step stands out; on loopback, with both ranks' wake-ups on two shared
 #     cores, it did not (T at every size in one run, RTA from 48 KiB in
-#     the next), so loopback is no longer used for it;
+#     the next), so loopback is no longer used for it. Both BTL checks get
+#     up to three attempts (about one run in three has a spoiled size);
 #  4. `-o` writes the decomposition as JSON (rows mode x size).
 source "$(dirname "$0")/common.sh"
 
@@ -70,7 +71,7 @@ assert first is not None and expected <= first <= expected + 1, \
     f'first RTA/RAT size {sizes[first] if first is not None else None}, expected {sizes[expected]} (or the next)'
 PY
 }
-twice switch_check vader 1,512,1Ki,2Ki,3Ki,4Ki,6Ki,8Ki,16Ki,32Ki ngx_mpirun ||
+thrice switch_check vader 1,512,1Ki,2Ki,3Ki,4Ki,6Ki,8Ki,16Ki,32Ki ngx_mpirun ||
     fail "vader: the switch is not at the eager limit"
 
 NETNS_NO_TRAP=1
@@ -88,7 +89,7 @@ across_namespaces() {  # tcp PROGRAM [ARG...]: one rank in each namespace of the
     NETNS_MPI_TIMEOUT=${MPI_TIMEOUT:-240} netns_mpirun v -x NGX_MODULE_PATH -x NGX_PATTERN_PATH \
         --mca mpi_yield_when_idle 1 -- "$@"
 }
-twice switch_check tcp 1,8Ki,16Ki,24Ki,32Ki,48Ki,64Ki,96Ki,128Ki across_namespaces ||
+thrice switch_check tcp 1,8Ki,16Ki,24Ki,32Ki,48Ki,64Ki,96Ki,128Ki across_namespaces ||
     fail "tcp across two namespaces: the switch is not at the eager limit"
 flock -u 9
 echo PASS
