@@ -657,6 +657,7 @@ void mpi_free(void* ctx, void* buf)
     if (buf == c->preposted_buffer) {
         drop_preposted(c);
         c->preposted_buffer = nullptr;
+        c->repost_due = false; // nothing to re-post into; the next alloc() posts afresh
     }
     std::free(buf);
 }
