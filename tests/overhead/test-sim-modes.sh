@@ -9,7 +9,8 @@
 #  - at 8 KiB (> S): ready and buffered stay eager (o_s(s), o_r(s) within
 #    5%); the non-blocking posts of standard and synchronous send only the
 #    zero-byte request (o_s within 5%, o_r(s) within 5%);
-#  - non-local calls are checked against their model's lower bound: a
+#  - non-local calls are checked against their model's lower bound (less
+#    5%: the synchronous one is met exactly when the receive waits): a
 #    blocking synchronous send waits for the receiver's match (>= o_s(s) +
 #    2L); a blocking rendezvous send or receive (standard, synchronous at
 #    8 KiB) holds a round trip (>= o_s + 2L, >= o_r + 2L).
@@ -43,9 +44,10 @@ for r in doc["results"]:
         checks += [("o_s", "~", os_ if rendezvous else want_s), ("o_r", "~", want_r)]
     for key, rule, want in checks:
         got = r[key + "_us"]
-        good = abs(got - want) <= 0.05 * want if rule == "~" else got >= want
+        # a lower bound the model can meet exactly (synchronous: o_s + 2L) gets the same 5%
+        good = abs(got - want) <= 0.05 * want if rule == "~" else got >= 0.95 * want
         ok &= good
-        shown = "within 5% of" if rule == "~" else ">="
+        shown = "within 5% of" if rule == "~" else ">= 95% of"
         print(f'{mode} ({call}) {s} B: {key} {got:.3f} us, {shown} {want:.3f} us{"" if good else "  <-- FAILS"}')
 sys.exit(0 if ok else 1)
 PY
