@@ -101,6 +101,11 @@ ngx_status no_bcast(void*, void*, size_t, ngx_error* err)
     return unsupported(err, "collectives (bcast)");
 }
 
+ngx_status no_prepare_recv(void*, ngx_error*)
+{
+    return NGX_OK; // a module without the op leaves nothing for later
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -131,6 +136,8 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.set_layout = no_set_layout;
     if (ops.bcast == nullptr)
         ops.bcast = no_bcast;
+    if (ops.prepare_recv == nullptr)
+        ops.prepare_recv = no_prepare_recv;
     return ops;
 }
 

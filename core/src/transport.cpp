@@ -120,6 +120,12 @@ Status Transport::bcast(void* data, size_t size)
     return code == NGX_OK ? Status() : failure("bcast", code);
 }
 
+Status Transport::prepare_recv()
+{
+    ngx_status code = ops_->prepare_recv(ctx_, &error_);
+    return code == NGX_OK ? Status() : failure("prepare_recv", code);
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

@@ -27,9 +27,12 @@
 // Ready mode needs the receive posted before the matching send starts. The
 // module keeps one receive pre-posted into the first buffer from alloc():
 // alloc() posts it and sends the peer a zero-byte "ready" token; a rank's
-// first send waits for the peer's token; every completed receive re-posts
-// the next one before recv() returns, so in alternating patterns (ping-pong,
-// overhead) the reply that follows proves the next receive is posted.
+// first send waits for the peer's token; a completed receive leaves the next
+// one due, posted by prepare_recv (ABI 1.3: the overhead pattern calls it
+// after its timed receive, so the post is not in o_r) or, at the latest,
+// at the start of this rank's next send or receive, so in alternating
+// patterns (ping-pong, overhead) the reply that follows proves the next
+// receive is posted.
 // Back-to-back sends (ping-ping with n > 1) may reach a receive not yet
 // re-posted: MPI calls that erroneous; Open MPI's ob1 treats it like a
 // standard send. A recv() into another buffer waits for the pre-posted
@@ -114,6 +117,7 @@ struct Context {
     void* preposted_buffer = nullptr;
     size_t preposted_capacity = 0;
     bool peer_ready = false;
+    bool repost_due = false;      // a completed pre-posted receive awaits its successor
     void* ready_target = nullptr; // irecv in ready mode: where the pre-posted message goes
     size_t ready_len = 0;
     // Derived datatypes, cached for the last length used.
@@ -277,6 +281,21 @@ ngx_status post_receive(Context* c, ngx_error* err)
     return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Irecv (pre-posted)");
 }
 
+// The successor of a completed pre-posted receive (prepare_recv, ABI 1.3),
+// posted before this rank's next send or receive at the latest.
+ngx_status repost_if_due(Context* c, ngx_error* err)
+{
+    if (!c->repost_due)
+        return NGX_OK;
+    c->repost_due = false;
+    return post_receive(c, err);
+}
+
+ngx_status mpi_prepare_recv(void* ctx, ngx_error* err)
+{
+    return repost_if_due(static_cast<Context*>(ctx), err);
+}
+
 // Before the first ready send: the peer's token says its receive is posted.
 ngx_status await_peer_ready(Context* c, ngx_error* err)
 {
@@ -293,7 +312,15 @@ ngx_status await_peer_ready(Context* c, ngx_error* err)
     return NGX_OK;
 }
 
-// Ready-mode recv: completes the pre-posted receive and posts the next one.
+// Before a ready send: this rank's next receive posted, the peer's known posted.
+ngx_status ready_to_send(Context* c, ngx_error* err)
+{
+    if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
+        return s;
+    return await_peer_ready(c, err);
+}
+
+// Ready-mode recv: completes the pre-posted receive; the next one is due.
 ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
 {
     MPI_Status status;
@@ -305,7 +332,8 @@ ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
         return fail(err, NGX_ERR_PROTOCOL, "recv: expected %zu bytes, the peer sent %d", len, received);
     if (buf != c->preposted_buffer)
         std::memcpy(buf, c->preposted_buffer, len);
-    return post_receive(c, err);
+    c->repost_due = true;
+    return NGX_OK;
 }
 
 // An irecv in ready mode is the pre-posted receive itself (a second
@@ -328,12 +356,13 @@ ngx_status test_preposted(Context* c, ngx_request* req, int* done, ngx_error* er
         return mpi_fail(err, code, "test");
     if (!*done)
         return NGX_OK;
-    // Completed: recv_preposted() finds the request done, copies and re-posts.
+    // Completed: copy; the next pre-posted receive is due.
     c->preposted = MPI_REQUEST_NULL;
     *req = 0;
     if (c->ready_target != c->preposted_buffer)
         std::memcpy(c->ready_target, c->preposted_buffer, c->ready_len);
-    return post_receive(c, err);
+    c->repost_due = true;
+    return NGX_OK;
 }
 
 // ---- message path ---------------------------------------------------------------------
@@ -373,7 +402,7 @@ ngx_status mpi_isend(void* ctx, const void* buf, size_t len, ngx_request* req, n
 {
     auto* c = static_cast<Context*>(ctx);
     if (is_ready(c->options.mode))
-        if (ngx_status s = await_peer_ready(c, err); s != NGX_OK)
+        if (ngx_status s = ready_to_send(c, err); s != NGX_OK)
             return s;
     MPI_Datatype type = MPI_BYTE;
     int count = 0;
@@ -390,6 +419,9 @@ ngx_status mpi_isend(void* ctx, const void* buf, size_t len, ngx_request* req, n
 ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->repost_due)
+        if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
+            return s;
     if (c->options.poll || is_nonblocking(c->options.mode) || (is_ready(c->options.mode) && !c->peer_ready)) {
         ngx_request req = 0;
         if (ngx_status s = mpi_isend(ctx, buf, len, &req, err); s != NGX_OK)
@@ -409,6 +441,8 @@ ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
+        return s;
     if (c->preposted != MPI_REQUEST_NULL)
         return irecv_preposted(c, buf, len, req);
     MPI_Datatype type = MPI_BYTE;
@@ -426,6 +460,9 @@ ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_err
 ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->repost_due)
+        if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
+            return s;
     if (c->preposted != MPI_REQUEST_NULL)
         return recv_preposted(c, buf, len, err);
     if (c->options.poll || is_nonblocking(c->options.mode)) {
@@ -620,6 +657,7 @@ void mpi_free(void* ctx, void* buf)
     if (buf == c->preposted_buffer) {
         drop_preposted(c);
         c->preposted_buffer = nullptr;
+        c->repost_due = false; // nothing to re-post into; the next alloc() posts afresh
     }
     std::free(buf);
 }
@@ -659,6 +697,7 @@ const ngx_module_ops mpi_ops = {
     nullptr, // resync: reliable, nothing is ever lost
     mpi_set_layout,
     mpi_bcast,
+    mpi_prepare_recv,
 };
 
 const ngx_module mpi_module = {

@@ -44,6 +44,28 @@
 // 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
 // direction than eager. Requests and acknowledgements do not occupy the gap.
 //
+// Send modes (--sim-mode, the mpi module's table, paper 003 Table 1): the
+// rules above are `standard`. `ready` is eager at every size (the receive
+// is known posted: the paper's T); `buffered` copies into an attached
+// buffer first (busy o_s(s) + s C, C = --sim-copy us/byte) and then goes
+// eager at every size; `synchronous` sends as standard and completes only
+// when the receiver has matched: its recv, at m = max(arrival, r), has an
+// acknowledgement (the NIC's, no CPU time) arrive at m + L, and the send
+// returns at max(inj, m + L) (above S the rendezvous already waits for the
+// receiver). isend, issend, irsend, ibsend do the same, with send and recv
+// made of isend/irecv + wait as the mpi module does.
+//
+// Non-blocking calls (isend/irecv/test/wait, every mode): a post keeps the
+// CPU busy for the call's whole overhead and wait only waits. isend at t
+// returns at t + o_s(s) (+ s C), the data leaving as above; a rendezvous
+// isend sends its request and wait does the rest (take the ack, o_r, push
+// the data). wait returns at inj (at the ack for synchronous). irecv at r
+// returns at r + o_r(s); wait returns at the arrival, r standing for the
+// receive's call in every rule above (so a rendezvous or synchronous
+// acknowledgement is stamped from the post: progress is asynchronous). One
+// isend and one irecv may be pending at a time; test completes a request
+// when what it waits for is on the ring.
+//
 // Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
 // cost of paper 000: with a stride d > 1 the send packs and the receive
 // unpacks the n = s/e elements, each busy --sim-strided us per element more
@@ -77,6 +99,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -93,6 +116,8 @@ constexpr double late_margin_ns = 25;   // past a deadline by more: the call was
 constexpr double max_call_cost_ns = 60; // a larger way into or out of a call was a disturbed measurement
 constexpr int max_cost_attempts = 4;
 
+enum class SendMode { standard, synchronous, ready, buffered };
+
 // The model: times in ns as parsed, in SimClock ticks once connected (scaled()).
 struct Model {
     double latency = 0;
@@ -104,8 +129,23 @@ struct Model {
     double gap_per_byte = 0;
     uint64_t rendezvous_above = 0;  // S in bytes; 0: no rendezvous
     double strided_per_element = 0; // c of a strided message, at each end
+    double copy_per_byte = 0;       // C of the buffered modes
+    SendMode mode = SendMode::standard;
+    bool nonblocking_calls = false; // isend, issend, irsend, ibsend: send/recv = post + wait
 
-    bool rendezvous(size_t bytes) const { return rendezvous_above > 0 && bytes > rendezvous_above; }
+    // Ready and buffered sends never ask: eager at every size.
+    bool rendezvous(size_t bytes) const
+    {
+        return rendezvous_above > 0 && bytes > rendezvous_above &&
+               (mode == SendMode::standard || mode == SendMode::synchronous);
+    }
+    // A synchronous eager send waits for the receiver's match.
+    bool match_ack(size_t bytes) const { return mode == SendMode::synchronous && !rendezvous(bytes); }
+    // The buffered modes' copy into the attached buffer.
+    uint64_t copy(size_t bytes) const
+    {
+        return mode == SendMode::buffered ? uint64_t(std::llround(double(bytes) * copy_per_byte)) : 0;
+    }
     // (s-1)G, with 0 for an empty message.
     uint64_t wire(size_t bytes) const
     {
@@ -127,10 +167,27 @@ struct Model {
     {
         Model m = *this;
         for (double* t : {&m.latency, &m.send_overhead, &m.recv_overhead, &m.send_overhead_per_byte,
-                          &m.recv_overhead_per_byte, &m.gap, &m.gap_per_byte, &m.strided_per_element})
+                          &m.recv_overhead_per_byte, &m.gap, &m.gap_per_byte, &m.strided_per_element, &m.copy_per_byte})
             *t *= factor;
         return m;
     }
+};
+
+// An isend between its post and its wait.
+struct PendingSend {
+    bool active = false;
+    bool rendezvous = false; // the request went; the ack and the data follow in wait
+    const void* buf = nullptr;
+    size_t len = 0;
+    uint64_t done = 0; // eager: model time of the injection
+};
+
+// An irecv between its post and its wait.
+struct PendingRecv {
+    bool active = false;
+    void* buf = nullptr;
+    size_t len = 0;
+    uint64_t posted = 0; // model time of the call
 };
 
 // Calls of one kind, and those that ended later than the model said.
@@ -161,12 +218,17 @@ struct Context {
     bool to_self = false;
     std::vector<uint8_t> staging; // packed strided data
     std::vector<uint8_t> self_message;
+    PendingSend pending_send;          // isend
+    PendingRecv pending_recv;          // irecv
+    std::vector<uint8_t> isend_packed; // a strided isend's data until its wait
+    bool match_ack_taken = false;      // a synchronous send's acknowledgement read ahead (expect_message)
+    uint64_t match_ack_arrival = 0;
     bool self_pending = false;
     uint64_t self_ready = 0; // clock ticks
 };
 
 // What goes in front of every message on the ring.
-enum class Kind : uint32_t { data = 1, request = 2, ack = 3 };
+enum class Kind : uint32_t { data = 1, request = 2, ack = 3, match_ack = 4 };
 struct Stamp {
     uint64_t arrival; // clock ticks
     uint64_t size;    // bytes of the data message (also in request and ack)
@@ -187,6 +249,10 @@ const ngx_option_spec option_specs[] = {
     {"sim-Or", "0", "receive overhead per byte O_r in microseconds per byte: receiving costs o_r + (s-1) O_r"},
     {"sim-S", "0", "rendezvous threshold S in bytes: larger messages first exchange request and ack; 0 = never"},
     {"sim-strided", "0", "middleware cost of strided data in microseconds per element, at sender and receiver"},
+    {"sim-mode", "standard",
+     "send mode (the mpi module's): standard, synchronous, ready, buffered, or isend, issend, irsend, ibsend "
+     "(send/recv = post + wait)"},
+    {"sim-copy", "0", "buffered modes: the copy into the attached buffer, microseconds per byte (added to o_s)"},
     {"sim-ring-bytes", "0",
      "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
      "largest message"},
@@ -196,6 +262,19 @@ const ngx_option_spec option_specs[] = {
     {"sim-sleep", "0",
      "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
      "cores); 0 = always spin"},
+};
+
+// --sim-mode: the mpi module's eight modes.
+struct ModeName {
+    const char* name;
+    SendMode mode;
+    bool nonblocking;
+};
+const ModeName mode_names[] = {
+    {"standard", SendMode::standard, false}, {"synchronous", SendMode::synchronous, false},
+    {"ready", SendMode::ready, false},       {"buffered", SendMode::buffered, false},
+    {"isend", SendMode::standard, true},     {"issend", SendMode::synchronous, true},
+    {"irsend", SendMode::ready, true},       {"ibsend", SendMode::buffered, true},
 };
 
 // A time option in microseconds into *out_ns; absent: *out_ns stays.
@@ -223,6 +302,13 @@ ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
     read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte);
     m.rendezvous_above = read.byte_count("sim-S", 0, 0, uint64_t(1) << 40);
     read_time(read, "sim-strided", 0, max_gap_per_byte_us, &m.strided_per_element);
+    read_time(read, "sim-copy", 0, max_gap_per_byte_us, &m.copy_per_byte);
+    std::string mode =
+        read.choice("sim-mode", "standard",
+                    {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"});
+    for (const ModeName& named : mode_names)
+        if (mode == named.name)
+            m.mode = named.mode, m.nonblocking_calls = named.nonblocking;
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *model = m;
@@ -303,6 +389,8 @@ const char* kind_name(uint32_t kind)
         return "a rendezvous request";
     case Kind::ack:
         return "a rendezvous acknowledgement";
+    case Kind::match_ack:
+        return "a synchronous send's acknowledgement";
     }
     return "garbage";
 }
@@ -313,10 +401,20 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
 {
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
     Stamp stamp{};
-    while (!c->channel.in.peek(&stamp, sizeof stamp)) {
-        if (ngx_status s = wait.idle(err); s != NGX_OK)
+    for (;;) {
+        while (!c->channel.in.peek(&stamp, sizeof stamp)) {
+            if (ngx_status s = wait.idle(err); s != NGX_OK)
+                return s;
+            ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+        }
+        if (stamp.kind != uint32_t(Kind::match_ack) || kind == Kind::match_ack)
+            break;
+        // A synchronous isend's acknowledgement ahead of what this call
+        // waits for: kept for that isend's wait.
+        if (ngx_status s = c->channel.in.read(&stamp, sizeof stamp, nullptr, 0, wait, err); s != NGX_OK)
             return s;
-        ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+        c->match_ack_taken = true;
+        c->match_ack_arrival = stamp.arrival;
     }
     if (stamp.kind != uint32_t(kind) || stamp.size != size)
         return fail(err, NGX_ERR_PROTOCOL,
@@ -333,24 +431,6 @@ ngx_status read_message(Context* c, Kind kind, size_t size, void* payload, size_
         return s;
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
     return c->channel.in.read(stamp, sizeof *stamp, payload, payload_len, wait, err);
-}
-
-// ---- send and recv ----------------------------------------------------------------
-
-// Sender's half of the rendezvous, from the call at `t`; *ready is the
-// model time at which the acknowledgement has been taken (T4 + T5 after t).
-ngx_status request_and_await_ack(Context* c, uint64_t t, size_t size, uint64_t* ready, ngx_error* err)
-{
-    const Model& m = c->timing;
-    if (ngx_status s = write_message(c, Kind::request, t + m.o_s() + m.L(), size, nullptr, 0, err); s != NGX_OK)
-        return s;
-    if (ngx_status s = spin_until(c, t + m.o_s(), "send", err); s != NGX_OK)
-        return s;
-    Stamp ack{};
-    if (ngx_status s = read_message(c, Kind::ack, size, nullptr, 0, "send", &ack, err); s != NGX_OK)
-        return s;
-    *ready = ack.arrival + m.o_r();
-    return spin_until(c, *ready, "send", err);
 }
 
 // ---- strided data and send to self (ABI 1.2) -------------------------------------
@@ -419,28 +499,100 @@ ngx_status sim_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
     return NGX_OK;
 }
 
+// ---- send and recv ----------------------------------------------------------------
+
+// The end of an eager send's CPU part, called at t: o_s(s), packing, the buffered copy.
+uint64_t eager_cpu(const Context* c, uint64_t t, size_t len)
+{
+    return t + c->timing.o_s(len) + strided_cost(c, len) + c->timing.copy(len);
+}
+
+// Sends the data whose CPU part ends at `cpu_done` as soon as the NIC is
+// free; *injection is when it leaves.
+ngx_status push_data(Context* c, const void* buf, size_t len, uint64_t cpu_done, uint64_t* injection, ngx_error* err)
+{
+    const Model& m = c->timing;
+    *injection = std::max(cpu_done, c->nic_free);
+    c->nic_free = *injection + m.g() + m.wire(len);
+    uint64_t arrival = *injection + m.L() + m.wire(len) + c->link.share(len, *injection);
+    return write_message(c, Kind::data, arrival, len, buf, len, err);
+}
+
+// The first part of a send called at t: the rendezvous request (busy o_s,
+// it arrives at t + o_s + L), or the eager data. Leaves the rest to
+// finish_send; *post_end is when the CPU part ends (an isend returns there).
+ngx_status start_send(Context* c, const void* buf, size_t len, uint64_t t, uint64_t* post_end, ngx_error* err)
+{
+    const Model& m = c->timing;
+    PendingSend& p = c->pending_send;
+    p = PendingSend{true, m.rendezvous(len), buf, len, 0};
+    if (!p.rendezvous) {
+        *post_end = eager_cpu(c, t, len);
+        return push_data(c, buf, len, *post_end, &p.done, err);
+    }
+    *post_end = t + m.o_s();
+    return write_message(c, Kind::request, *post_end + m.L(), len, nullptr, 0, err);
+}
+
+// A synchronous send's acknowledgement of the receiver's match: its arrival.
+ngx_status take_match_ack(Context* c, size_t len, uint64_t* arrival, ngx_error* err)
+{
+    if (std::exchange(c->match_ack_taken, false)) {
+        *arrival = c->match_ack_arrival;
+        return NGX_OK;
+    }
+    Stamp ack{};
+    ngx_status s = read_message(c, Kind::match_ack, len, nullptr, 0, "send", &ack, err);
+    *arrival = ack.arrival;
+    return s;
+}
+
+// The rest of the pending send: a rendezvous takes the ack (T4 + T5 after
+// the call: it arrives, o_r) and pushes the data; a synchronous one takes
+// the receiver's match. *done: when the send completes, in model time.
+ngx_status finish_send(Context* c, uint64_t* done, ngx_error* err)
+{
+    PendingSend& p = c->pending_send;
+    p.active = false;
+    if (p.rendezvous) {
+        Stamp ack{};
+        if (ngx_status s = read_message(c, Kind::ack, p.len, nullptr, 0, "send", &ack, err); s != NGX_OK)
+            return s;
+        uint64_t ready = ack.arrival + c->timing.o_r();
+        if (ngx_status s = spin_until(c, ready, "send", err); s != NGX_OK)
+            return s;
+        if (ngx_status s = push_data(c, p.buf, p.len, eager_cpu(c, ready, p.len), &p.done, err); s != NGX_OK)
+            return s;
+    }
+    *done = p.done;
+    if (!c->timing.match_ack(p.len))
+        return NGX_OK;
+    uint64_t matched = 0;
+    ngx_status s = take_match_ack(c, p.len, &matched, err);
+    *done = std::max(*done, matched);
+    return s;
+}
+
 ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     if (c->to_self)
         return self_send(c, buf, len, err);
-    const Model& m = c->timing;
     uint64_t start = call_time(c);
     if (c->probe_wait != 0) [[unlikely]] // CallCost at connect: the way in and out, nothing sent
         return return_at(c, c->probes, start + c->probe_wait, "send", err);
-    buf = gathered(c, buf, len);
-    if (m.rendezvous(len))
-        if (ngx_status s = request_and_await_ack(c, start, len, &start, err); s != NGX_OK)
-            return s;
-    uint64_t injection = std::max(start + m.o_s(len) + strided_cost(c, len), c->nic_free);
-    c->nic_free = injection + m.g() + m.wire(len);
-    uint64_t arrival = injection + m.L() + m.wire(len) + c->link.share(len, injection);
-    if (ngx_status s = write_message(c, Kind::data, arrival, len, buf, len, err); s != NGX_OK)
+    if (c->pending_send.active)
+        return fail(err, NGX_ERR_UNSUPPORTED, "send: an isend is pending (sim: wait for it first)");
+    uint64_t post_end = 0, done = 0;
+    if (ngx_status s = start_send(c, gathered(c, buf, len), len, start, &post_end, err); s != NGX_OK)
         return s;
-    return return_at(c, c->sends, injection, "send", err);
+    if (ngx_status s = finish_send(c, &done, err); s != NGX_OK)
+        return s;
+    return return_at(c, c->sends, done, "send", err);
 }
 
-// Receiver's half of the rendezvous: take the request, answer it.
+// Receiver's half of the rendezvous for a receive called at t: take the
+// request, answer it.
 ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* err)
 {
     const Model& m = c->timing;
@@ -455,14 +607,13 @@ ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* 
     return spin_until(c, noticed + m.o_s(), "recv", err);
 }
 
-ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+// The message of a receive called (or posted) at t, into buf: the
+// rendezvous answered, the data taken, a synchronous sender's match
+// acknowledged (at max(arrival, t) + L). *arrival: the data's.
+ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* arrival, ngx_error* err)
 {
-    auto* c = static_cast<Context*>(ctx);
-    if (c->to_self)
-        return self_recv(c, buf, len, err);
-    uint64_t start = call_time(c);
     if (c->timing.rendezvous(len))
-        if (ngx_status s = take_request_and_ack(c, start, len, err); s != NGX_OK)
+        if (ngx_status s = take_request_and_ack(c, t, len, err); s != NGX_OK)
             return s;
     Stamp stamp{};
     void* target = buf;
@@ -474,8 +625,105 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
         return s;
     if (target != buf)
         scatter(c, c->staging.data(), buf, len);
-    return return_at(c, c->recvs, std::max(stamp.arrival, start) + c->timing.o_r(len) + strided_cost(c, len), "recv",
-                     err);
+    *arrival = stamp.arrival;
+    if (!c->timing.match_ack(len))
+        return NGX_OK;
+    return write_message(c, Kind::match_ack, std::max(stamp.arrival, t) + c->timing.L(), len, nullptr, 0, err);
+}
+
+// irecv at t: the receive's whole CPU cost now; its end.
+uint64_t post_recv(Context* c, void* buf, size_t len, uint64_t t)
+{
+    c->pending_recv = PendingRecv{true, buf, len, t};
+    return t + c->timing.o_r(len) + strided_cost(c, len);
+}
+
+ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->to_self)
+        return self_recv(c, buf, len, err);
+    if (c->pending_recv.active)
+        return fail(err, NGX_ERR_UNSUPPORTED, "recv: an irecv is pending (sim: wait for it first)");
+    uint64_t start = call_time(c), arrival = 0;
+    if (c->timing.nonblocking_calls) { // irecv + wait: the overhead at the post, then the arrival
+        uint64_t posted = post_recv(c, buf, len, start);
+        c->pending_recv.active = false;
+        if (ngx_status s = take_data(c, buf, len, start, &arrival, err); s != NGX_OK)
+            return s;
+        return return_at(c, c->recvs, std::max(posted, arrival), "recv", err);
+    }
+    if (ngx_status s = take_data(c, buf, len, start, &arrival, err); s != NGX_OK)
+        return s;
+    return return_at(c, c->recvs, std::max(arrival, start) + c->timing.o_r(len) + strided_cost(c, len), "recv", err);
+}
+
+// ---- non-blocking calls -------------------------------------------------------------
+
+// The requests: at most one isend and one irecv pending (or a send to self, done at once).
+constexpr ngx_request send_request = 1, recv_request = 2, self_request = 3;
+
+ngx_status sim_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    *req = self_request;
+    if (c->to_self)
+        return self_send(c, buf, len, err);
+    uint64_t start = call_time(c);
+    if (c->pending_send.active)
+        return fail(err, NGX_ERR_UNSUPPORTED, "isend: sim keeps one isend pending; wait for the previous one");
+    const void* data = gathered(c, buf, len);
+    if (data != buf) { // packed: kept apart from the staging a recv may reuse before the wait
+        c->isend_packed = c->staging;
+        data = c->isend_packed.data();
+    }
+    uint64_t post_end = 0;
+    if (ngx_status s = start_send(c, data, len, start, &post_end, err); s != NGX_OK)
+        return s;
+    *req = send_request;
+    return return_at(c, c->sends, post_end, "isend", err);
+}
+
+ngx_status sim_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    uint64_t start = call_time(c);
+    if (c->to_self)
+        return fail(err, NGX_ERR_UNSUPPORTED, "irecv from self: sim receives from self with recv");
+    if (c->pending_recv.active)
+        return fail(err, NGX_ERR_UNSUPPORTED, "irecv: sim keeps one irecv pending; wait for the previous one");
+    *req = recv_request;
+    return return_at(c, c->recvs, post_recv(c, buf, len, start), "irecv", err);
+}
+
+ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    ngx_request which = std::exchange(*req, 0);
+    uint64_t done = 0;
+    ngx_status s = NGX_OK;
+    if (which == send_request && c->pending_send.active) {
+        s = finish_send(c, &done, err);
+    } else if (which == recv_request && c->pending_recv.active) {
+        PendingRecv& p = c->pending_recv;
+        p.active = false;
+        s = take_data(c, p.buf, p.len, p.posted, &done, err);
+    } else if (which != self_request) {
+        return fail(err, NGX_ERR_PROTOCOL, "wait: no such pending request");
+    }
+    return s == NGX_OK ? spin_until(c, done, "wait", err) : s;
+}
+
+// Done when nothing more is needed from the peer (an eager send past its
+// injection), or when what is needed is on the ring: then it completes as wait.
+ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    const PendingSend& p = c->pending_send;
+    bool local = *req == send_request && !p.rendezvous && !c->timing.match_ack(p.len);
+    Stamp next{};
+    *done = *req == self_request || (local ? c->clock.now() >= p.done : c->channel.in.peek(&next, sizeof next));
+    return *done ? sim_wait(ctx, req, err) : NGX_OK;
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -484,11 +732,12 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 ngx_status check_same_model(const Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
     const Model& m = c->model;
-    char mine[256];
+    char mine[512];
     int n =
-        std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g %.17g %s", m.latency,
-                      m.send_overhead, m.recv_overhead, m.gap, m.gap_per_byte, (unsigned long long)m.rendezvous_above,
-                      m.send_overhead_per_byte, m.recv_overhead_per_byte, m.strided_per_element, c->clock.name());
+        std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g %.17g %llu %.17g %.17g %.17g %d %d %.17g %s",
+                      m.latency, m.send_overhead, m.recv_overhead, m.gap, m.gap_per_byte,
+                      (unsigned long long)m.rendezvous_above, m.send_overhead_per_byte, m.recv_overhead_per_byte,
+                      m.strided_per_element, int(m.mode), int(m.nonblocking_calls), m.copy_per_byte, c->clock.name());
     std::string described = std::string(mine, size_t(n)) + c->link.describe(), theirs;
     if (ngx_status s = ngx::mod::exchange_blob(boot, described, &theirs, sizeof mine, err); s != NGX_OK)
         return s;
@@ -609,10 +858,10 @@ const ngx_module_ops sim_ops = {
     ngx::mod::heap_free,
     sim_send,
     sim_recv,
-    nullptr, // isend
-    nullptr, // irecv
-    nullptr, // test
-    nullptr, // wait
+    sim_isend,
+    sim_irecv,
+    sim_test,
+    sim_wait,
     sim_finalize,
     nullptr, // resync: reliable, nothing is ever lost
     sim_set_layout,
@@ -625,7 +874,7 @@ const ngx_module sim_module = {
     "sim",
     "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES,
+    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -29,6 +29,7 @@ namespace ngx::patterns {
 struct Timers {
     double post = 0;
     double complete = 0; // the untimed wait() after isend/irecv, timed apart
+    double prepare = 0;  // after a receive: the module's prepare_recv (ABI 1.3), timed apart
 };
 
 struct CalibrationCalls {

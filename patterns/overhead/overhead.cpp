@@ -32,13 +32,23 @@
 // Figure 2) follows untimed on both sides the same way and is timed apart
 // into o_s_wait_us / o_r_wait_us, so nothing is hidden.
 //
-// Known limit: in ready mode the mpi module completes the pre-posted receive
-// and posts the next one inside recv() / wait(), so ready-mode o_r holds one
-// MPI_Irecv post; the pattern cannot move it out without a module hook (a
-// deferred re-post, see the issue 12 report).
+// After every timed receive (and its wait) the pattern calls the module's
+// prepare_recv (ABI 1.3) untimed: the work a receive leaves for the next
+// one happens there, not inside the timer (mpi ready mode: the MPI_Irecv
+// that re-posts the pre-posted receive). Its time is recorded apart
+// (o_r_prepare_us), so nothing is hidden.
+//
+// The repetitions run on the shared passes loop (../common/passes.hpp): a
+// size's -c is split into passes over all sizes, round-robin, so a burst of
+// machine noise spreads over many sizes; a size's first pass also measures
+// its half round trip and calibrates its delay; the barrier root keeps
+// alternating across passes; the responder's timers of every pass reach the
+// driver once, after the last pass. A size whose o_s or o_r median has a
+// 95% interval wider than --max-rel-ci is measured again (bounded).
 //
 // Output per size: summary = timer11 samples (metric "send overhead o_s");
-// columns o_s_us, o_r_us (medians), o_r_min_us, timer21_us, timer22_us,
+// columns o_s_us, o_r_us (medians), o_r_min_us, o_r_prepare_us (the untimed
+// prepare_recv after timer12), timer21_us, timer22_us,
 // L_us, per-root medians, delay_us, arrival_median_us, arrival_p90_us,
 // half_rtt_us and
 // half_rtt_min_us (PRTT(1,0,s)/2, median and minimum of 100: the measured
@@ -47,6 +57,7 @@
 // trip can hold a preemption).
 #include <ngx/pattern_plugin.hpp>
 
+#include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "barrier_calibration.hpp"
@@ -66,10 +77,11 @@ constexpr double max_delay_us = 1e6;
 constexpr uint64_t rtt_samples = 100;
 constexpr uint64_t rtt_warmup = 10;
 
-// Per-size samples of one side.
+// Samples of one side for one size, over all its passes.
 struct SideSamples {
     std::vector<double> first, second;           // P1: timer11, timer12; P2: timer21, timer22
     std::vector<double> first_wait, second_wait; // completions
+    std::vector<double> second_prepare;          // P1: prepare_recv after timer12 (not exchanged)
     std::vector<int> root;                       // barrier root of each repetition
 };
 
@@ -91,9 +103,21 @@ private:
     Status recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const;
     Status repetition(PatternContext& ctx, Buffer& buffer, uint64_t size, BarrierRoot root, uint64_t delay_ticks,
                       Timers* first, Timers* second);
-    Result<SizeRecord> measure(PatternContext& ctx, Buffer& buffer, uint64_t size);
+    // What a size keeps from pass to pass.
+    struct PerSize {
+        std::vector<double> prtt;       // driver: PRTT(1,0,s), first pass
+        BarrierCalibration calibration; // first pass (the delay: driver)
+        SideSamples mine, peer;         // peer: the responder's (driver, after the last pass)
+        uint64_t repetitions = 0;       // so far, warm-ups included: the barrier root alternates over passes
+    };
+    Status first_pass(PatternContext& ctx, Buffer& buffer, uint64_t size, PerSize& state);
+    Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer);
+    Status exchange_responder_timers(PatternContext& ctx);
+    SizeRecord record(PatternContext& ctx, uint64_t size, const PerSize& state) const;
     SizeRecord make_size_record(PatternContext& ctx, uint64_t size, const SideSamples& mine,
                                 const SideSamples& peer) const;
+
+    std::vector<PerSize> sizes_;
 
     bool nonblocking_ = false;
     double delay_us_ = -1; // < 0: automatic
@@ -141,11 +165,17 @@ Status Overhead::send_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, 
         [&](ngx_request& request) { return ctx.transport.isend(buffer.data(), size, request); }, t);
 }
 
+// The timed receive, then (untimed, timed apart) the module's preparation
+// of the next receive.
 Status Overhead::recv_timed(PatternContext& ctx, Buffer& buffer, uint64_t size, Timers* t) const
 {
-    return timed_call(
+    NGX_TRY(timed_call(
         ctx, [&] { return ctx.transport.recv(buffer.data(), size); },
-        [&](ngx_request& request) { return ctx.transport.irecv(buffer.data(), size, request); }, t);
+        [&](ngx_request& request) { return ctx.transport.irecv(buffer.data(), size, request); }, t));
+    uint64_t start = ctx.timer.now();
+    Status status = ctx.transport.prepare_recv();
+    t->prepare = ctx.timer.to_us(ctx.timer.now() - start);
+    return status;
 }
 
 // One repetition of Figure 2 on this side: P1 sends then receives after the
@@ -204,6 +234,7 @@ SizeRecord Overhead::make_size_record(PatternContext& ctx, uint64_t size, const 
         record.extra.emplace_back("o_r" + suffix, median_of(with_root(mine.second, mine.root, root)));
         record.extra.emplace_back("timer21" + suffix, median_of(with_root(peer.first, mine.root, root)));
     }
+    record.extra.emplace_back("o_r_prepare_us", median_of(mine.second_prepare));
     if (nonblocking_) {
         record.extra.emplace_back("o_s_wait_us", median_of(mine.first_wait));
         record.extra.emplace_back("o_r_wait_us", median_of(mine.second_wait));
@@ -213,80 +244,119 @@ SizeRecord Overhead::make_size_record(PatternContext& ctx, uint64_t size, const 
     return record;
 }
 
-Bytes pack(const SideSamples& s)
+// The responder's timers of every size, one after the other: per size its
+// repetition count, then timer21, timer22 and their completions.
+Bytes pack(const std::vector<const SideSamples*>& sides)
 {
     std::vector<double> all;
-    for (const std::vector<double>* part : {&s.first, &s.second, &s.first_wait, &s.second_wait})
-        all.insert(all.end(), part->begin(), part->end());
+    for (const SideSamples* s : sides) {
+        all.push_back(double(s->first.size()));
+        for (const std::vector<double>* part : {&s->first, &s->second, &s->first_wait, &s->second_wait})
+            all.insert(all.end(), part->begin(), part->end());
+    }
     Bytes bytes(all.size() * sizeof(double));
     if (!all.empty())
         std::memcpy(bytes.data(), all.data(), bytes.size());
     return bytes;
 }
 
-Status unpack(const Bytes& bytes, size_t count, SideSamples* s)
+Status unpack(const Bytes& bytes, const std::vector<SideSamples*>& sides)
 {
-    if (bytes.size() != 4 * count * sizeof(double))
-        return Status::runtime("overhead: the responder's timers came as " + std::to_string(bytes.size()) +
-                               " bytes, expected " + std::to_string(4 * count * sizeof(double)));
-    std::vector<double> all(4 * count);
-    std::memcpy(all.data(), bytes.data(), bytes.size());
-    std::vector<double>* parts[] = {&s->first, &s->second, &s->first_wait, &s->second_wait};
-    for (size_t p = 0; p < 4; ++p)
-        parts[p]->assign(all.begin() + long(p * count), all.begin() + long((p + 1) * count));
+    std::vector<double> all(bytes.size() / sizeof(double));
+    if (!all.empty())
+        std::memcpy(all.data(), bytes.data(), all.size() * sizeof(double));
+    size_t at = 0;
+    for (SideSamples* s : sides) {
+        size_t count = at < all.size() ? size_t(all[at++]) : 0;
+        if (at + 4 * count > all.size())
+            return Status::runtime("overhead: the responder's timers came as " + std::to_string(bytes.size()) +
+                                   " bytes, too few for the repetitions they announce");
+        for (std::vector<double>* part : {&s->first, &s->second, &s->first_wait, &s->second_wait}) {
+            part->assign(all.begin() + long(at), all.begin() + long(at + count));
+            at += count;
+        }
+    }
     return Status::ok();
 }
 
-Result<SizeRecord> Overhead::measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
+// A size's first pass: the half round trip (driver) and the delay, calibrated from the barrier.
+Status Overhead::first_pass(PatternContext& ctx, Buffer& buffer, uint64_t size, PerSize& state)
 {
     PrttSpec rtt{size, 1, 0.0, rtt_samples, rtt_warmup};
     Result<std::vector<double>> prtt = run_prtt(ctx, buffer, rtt);
     if (!prtt)
         return prtt.status().with_context("half round trip");
+    state.prtt = std::move(*prtt);
     ctx.sink.count_messages(prtt_message_count(rtt));
-    BarrierCalibration calibration;
-    if (delay_us_ < 0) {
-        CalibrationCalls calls{[&](Timers* t) { return send_timed(ctx, buffer, size, t); },
-                               [&](Timers* t) { return recv_timed(ctx, buffer, size, t); }};
-        Result<BarrierCalibration> measured = calibrate_delay(ctx, roots_, calls);
-        if (!measured)
-            return measured.status().with_context(where(size, 0) + "calibrating the delay from the barrier");
-        calibration = *measured;
-    } else {
-        calibration.delay_us = delay_us_;
+    if (delay_us_ >= 0) {
+        state.calibration.delay_us = delay_us_;
+        return Status::ok();
     }
-    uint64_t delay_ticks = ctx.timer.us_to_ticks(calibration.delay_us);
-    uint64_t total = ctx.settings.warmup + ctx.settings.count;
+    CalibrationCalls calls{[&](Timers* t) { return send_timed(ctx, buffer, size, t); },
+                           [&](Timers* t) { return recv_timed(ctx, buffer, size, t); }};
+    Result<BarrierCalibration> measured = calibrate_delay(ctx, roots_, calls);
+    if (!measured)
+        return measured.status().with_context(where(size, 0) + "calibrating the delay from the barrier");
+    state.calibration = *measured;
+    ctx.sink.count_messages(measured->messages);
+    return Status::ok();
+}
+
+// One pass of one size: Figure 2's repetitions; the driver's series are
+// timer11 (o_s) and timer12 (o_r), the responder keeps its timers for the end.
+Result<Series> Overhead::measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
+{
+    PerSize& state = sizes_[slice.index];
+    if (slice.first)
+        NGX_TRY(first_pass(ctx, buffer, slice.size, state));
+    uint64_t delay_ticks = ctx.timer.us_to_ticks(state.calibration.delay_us);
+    uint64_t total = slice.warmup + slice.samples;
     std::vector<BarrierRoot> roots = roots_of(roots_);
-    SideSamples mine;
+    SideSamples& mine = state.mine;
+    Series series(2);
     for (uint64_t rep = 0; rep < total; ++rep) {
         if (ctx.interrupted())
-            return Status::interrupted(where(size, rep) + "interrupted");
+            return Status::interrupted(where(slice.size, rep) + "interrupted");
         mark_repetition(ctx.settings.progress, rep);
-        BarrierRoot root = roots[rep % roots.size()];
+        BarrierRoot root = roots[state.repetitions++ % roots.size()];
         Timers first, second;
-        if (Status status = repetition(ctx, buffer, size, root, delay_ticks, &first, &second); !status)
-            return status.with_context(where(size, rep));
-        if (rep < ctx.settings.warmup)
+        if (Status status = repetition(ctx, buffer, slice.size, root, delay_ticks, &first, &second); !status)
+            return status.with_context(where(slice.size, rep));
+        if (rep < slice.warmup)
             continue;
         mine.first.push_back(first.post);
         mine.second.push_back(second.post);
         mine.first_wait.push_back(first.complete);
         mine.second_wait.push_back(second.complete);
+        mine.second_prepare.push_back(second.prepare);
         mine.root.push_back(int(root));
+        series[0].push_back(first.post);
+        series[1].push_back(second.post);
     }
-    ctx.sink.count_messages(2 * total + calibration.messages);
+    ctx.sink.count_messages(2 * total);
+    return ctx.bootstrap.is_driver() ? series : Series{};
+}
+
+// After the last pass: the responder's timers of every size reach the driver.
+Status Overhead::exchange_responder_timers(PatternContext& ctx)
+{
+    mark_step(ctx.settings.progress, "receiving the responder's timers", 0);
+    std::vector<const SideSamples*> mine;
+    std::vector<SideSamples*> peers;
+    for (PerSize& state : sizes_)
+        mine.push_back(&state.mine), peers.push_back(&state.peer);
     Bytes theirs;
     NGX_TRY(ctx.bootstrap.exchange(ctx.bootstrap.is_driver() ? Bytes() : pack(mine), theirs));
-    if (!ctx.bootstrap.is_driver())
-        return SizeRecord{};
-    SideSamples peer;
-    NGX_TRY(unpack(theirs, ctx.settings.count, &peer));
-    SizeRecord record = make_size_record(ctx, size, mine, peer);
-    record.extra.emplace_back("delay_us", calibration.delay_us);
-    record.extra.emplace_back("arrival_median_us", calibration.arrival_median_us);
-    record.extra.emplace_back("arrival_p90_us", calibration.arrival_p90_us);
-    Summary rtt_summary = summarize(std::move(*prtt));
+    return ctx.bootstrap.is_driver() ? unpack(theirs, peers) : Status::ok();
+}
+
+SizeRecord Overhead::record(PatternContext& ctx, uint64_t size, const PerSize& state) const
+{
+    SizeRecord record = make_size_record(ctx, size, state.mine, state.peer);
+    record.extra.emplace_back("delay_us", state.calibration.delay_us);
+    record.extra.emplace_back("arrival_median_us", state.calibration.arrival_median_us);
+    record.extra.emplace_back("arrival_p90_us", state.calibration.arrival_p90_us);
+    Summary rtt_summary = summarize(state.prtt);
     record.extra.emplace_back("half_rtt_us", rtt_summary.median / 2);
     record.extra.emplace_back("half_rtt_min_us", rtt_summary.min / 2);
     return record;
@@ -297,7 +367,14 @@ Status Overhead::run(PatternContext& ctx)
     if (nonblocking_ && !ctx.transport.has(NGX_CAP_NONBLOCKING))
         return Status::usage("--overhead-call nonblocking: module " + ctx.transport.module().name() +
                              " has no non-blocking operations");
-    return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) { return measure(ctx, buffer, size); });
+    sizes_.assign(ctx.settings.sizes.size(), PerSize{});
+    PassedSweep sweep;
+    sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
+    sweep.finish = [&] { return exchange_responder_timers(ctx); };
+    sweep.record = [&](const PassSlice& last, Series&) -> Result<SizeRecord> {
+        return record(ctx, last.size, sizes_[last.index]);
+    };
+    return sweep_passes(ctx, sweep);
 }
 
 } // namespace

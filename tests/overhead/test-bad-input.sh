@@ -16,7 +16,8 @@ expect_usage() {  # WORDS-EXPECTED-IN-STDERR -- COMMAND...
 expect_usage "overhead-root" -- "$NGX" -m sim -x overhead -s 1 -c 10 --overhead-root sideways
 expect_usage "overhead-delay" -- "$NGX" -m sim -x overhead -s 1 -c 10 --overhead-delay -3
 expect_usage "overhead-call" -- "$NGX" -m sim -x overhead -s 1 -c 10 --overhead-call maybe
-expect_usage "no non-blocking" -- "$NGX" -m sim -x overhead -s 1 -c 10 --overhead-call nonblocking
+expect_usage "no non-blocking" -- "$NGX" -m shm -x overhead -s 1 -c 10 --overhead-call nonblocking
+expect_usage "sim-mode" -- "$NGX" -m sim --sim-mode eager -x overhead -s 1 -c 10
 "$NGX" -m sim -x overhead -s 1,1Ki -c 20 --warmup 2 -o "$SCRATCH/run.json" >/dev/null 2>&1 || fail "a short run failed"
 expect_usage "needs two" -- "$NGX" fit "$SCRATCH/run.json" --loghssp
 expect_usage "one saved overhead run" -- "$NGX" fit "$SCRATCH/run.json" "$SCRATCH/run.json"

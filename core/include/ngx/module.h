@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 2
+#define NGX_MODULE_ABI_MINOR 3
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -163,6 +163,13 @@ typedef struct ngx_module_ops {
      * it with the same len; rank 0's len bytes (in the current layout) reach
      * every other rank's buf. */
     ngx_status (*bcast)(void* ctx, void* buf, size_t len, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.3 (tiers2), optional: does now, outside the caller's timed
+     * region, the work a completed receive leaves for the next one (mpi
+     * ready mode: posting the receive the peer's ready send must find). A
+     * module with it defers that work from recv()/wait()/test() to this call
+     * or, at the latest, to the start of its next send or receive, so that a
+     * pattern timing one receive (overhead) times the receive alone. */
+    ngx_status (*prepare_recv)(void* ctx, ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

@@ -109,6 +109,9 @@ public:
     Status set_layout(size_t element, size_t stride, bool to_self);
     // ABI 1.2, modules with NGX_CAP_COLLECTIVES: rank 0's data reaches every rank.
     Status bcast(void* data, size_t size);
+    // ABI 1.3: the work a completed receive left for the next one, done
+    // now, outside a timed region (no-op for modules without the op).
+    Status prepare_recv();
 
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);
