@@ -16,6 +16,8 @@
 //
 //     mpirun -np 2 build/bench/mpi_ladder -v tsc -n 20000 -w 1000
 //   rank 0 prints   variant median_us min_us mean_us samples
+#include "ladder.hpp"
+
 #include <mpi.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -29,8 +31,6 @@
 #include <string>
 #include <vector>
 
-namespace {
-
 [[noreturn]] void usage()
 {
     std::fprintf(stderr, "usage: mpi_ladder -v batch|wtime|tsc|ops|checks [-w N] [-n N] [-B N] [-s BYTES]\n");
@@ -38,36 +38,9 @@ namespace {
     std::exit(2);
 }
 
-long parse_long(const char* s)
-{
-    char* end = nullptr;
-    errno = 0;
-    long v = std::strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        usage();
-    return v;
-}
+namespace {
 
-uint64_t tsc()
-{
-    unsigned int aux;
-    return __rdtscp(&aux);
-}
-
-uint64_t monotonic_ns()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
-double tsc_ticks_per_ns()
-{
-    uint64_t ns0 = monotonic_ns(), t0 = tsc();
-    while (monotonic_ns() - ns0 < 20000000) {
-    }
-    return double(tsc() - t0) / double(monotonic_ns() - ns0);
-}
+using namespace ladder;
 
 // ---- links ----------------------------------------------------------------------
 
@@ -145,9 +118,8 @@ struct OpsLink {
 
 // ---- the timed loops ----------------------------------------------------------------
 
-struct Run {
+struct Run : ladder::Counts {
     std::string variant;
-    long warmup = 1000, iters = 20000, batch = 100;
     int bytes = 1;
 };
 
@@ -222,18 +194,6 @@ void echo_side(Link link, const Run& run, char* buf, const LoopChecks* checks)
     }
 }
 
-void report(const std::string& variant, std::vector<double>& ns)
-{
-    std::sort(ns.begin(), ns.end());
-    double sum = 0;
-    for (double v : ns)
-        sum += v;
-    size_t n = ns.size();
-    double median = n % 2 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
-    std::printf("# variant median_us min_us mean_us samples\n");
-    std::printf("%s %.4f %.4f %.4f %zu\n", variant.c_str(), median / 1000, ns[0] / 1000, sum / double(n) / 1000, n);
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -245,17 +205,20 @@ int main(int argc, char** argv)
     Run run;
     for (int c; (c = getopt(argc, argv, "v:w:n:B:s:h")) != -1;) {
         switch (c) {
-        case 'v': run.variant = optarg; break;
-        case 'w': run.warmup = parse_long(optarg); break;
-        case 'n': run.iters = parse_long(optarg); break;
-        case 'B': run.batch = parse_long(optarg); break;
-        case 's': run.bytes = int(parse_long(optarg)); break;
-        default: usage();
+        case 'v':
+            run.variant = optarg;
+            break;
+        case 's':
+            run.bytes = int(parse_long(optarg));
+            break;
+        default:
+            if (!ladder::parse_count(c, optarg, run))
+                usage();
         }
     }
     const std::string known[] = {"batch", "wtime", "tsc", "ops", "checks"};
     if (size != 2 || optind != argc || std::find(std::begin(known), std::end(known), run.variant) == std::end(known) ||
-        run.warmup < 0 || run.iters < run.batch || run.batch < 1 || run.bytes < 0)
+        !run.valid() || run.bytes < 0)
         usage();
     std::vector<char> buffer(size_t(run.bytes) + 1);
     double ticks_per_ns = rank == 0 ? tsc_ticks_per_ns() : 0;
@@ -274,8 +237,8 @@ int main(int argc, char** argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         std::vector<double> ns = through_ops
-            ? time_side(OpsLink{ops, &ctx}, run, buffer.data(), ticks_per_ns, checks)
-            : time_side(Plain{MPI_COMM_WORLD, peer}, run, buffer.data(), ticks_per_ns, checks);
+                                     ? time_side(OpsLink{ops, &ctx}, run, buffer.data(), ticks_per_ns, checks)
+                                     : time_side(Plain{MPI_COMM_WORLD, peer}, run, buffer.data(), ticks_per_ns, checks);
         report(run.variant, ns);
     } else if (through_ops) {
         echo_side(OpsLink{ops, &ctx}, run, buffer.data(), checks);

@@ -27,6 +27,8 @@
 //
 //     shm_ladder -v ring -a 1 -b 0 -w 1000 -n 20000
 //   prints   variant median_us min_us mean_us samples
+#include "ladder.hpp"
+
 #include "../../modules/shm/ring.hpp"
 
 #include <sched.h>
@@ -44,34 +46,27 @@
 #include <string>
 #include <vector>
 
-namespace {
-
-using ngx::shm::cache_line;
-
 [[noreturn]] void usage()
 {
-    std::fprintf(stderr, "usage: shm_ladder -v batch|clock|tsc|ring|ops|oldwait|spinwait [-a CPU] [-b CPU] [-w N] [-n N]"
-                         " [-B N] [-S]\n"
-                         "  -a/-b  CPU of the timing / echo process (negative: unpinned)\n"
-                         "  -w/-n  warm-up / timed round trips; -B round trips per batch (batch)\n"
-                         "  -S     one process talking to itself (for instruction counts)\n");
+    std::fprintf(stderr,
+                 "usage: shm_ladder -v batch|clock|tsc|ring|ops|oldwait|spinwait [-a CPU] [-b CPU] [-w N] [-n N]"
+                 " [-B N] [-S]\n"
+                 "  -a/-b  CPU of the timing / echo process (negative: unpinned)\n"
+                 "  -w/-n  warm-up / timed round trips; -B round trips per batch (batch)\n"
+                 "  -S     one process talking to itself (for instruction counts)\n");
     std::exit(2);
 }
+
+namespace {
+
+using namespace ladder;
+
+using ngx::shm::cache_line;
 
 [[noreturn]] void die(const char* what)
 {
     std::fprintf(stderr, "shm_ladder: %s: %s\n", what, std::strerror(errno));
     std::exit(1);
-}
-
-long parse_long(const char* s)
-{
-    char* end = nullptr;
-    errno = 0;
-    long v = std::strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        usage();
-    return v;
 }
 
 void pin(int cpu)
@@ -83,27 +78,6 @@ void pin(int cpu)
     CPU_SET(size_t(cpu), &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0)
         die("sched_setaffinity");
-}
-
-uint64_t monotonic_ns()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
-uint64_t tsc()
-{
-    unsigned int aux;
-    return __rdtscp(&aux);
-}
-
-double tsc_ticks_per_ns()
-{
-    uint64_t ns0 = monotonic_ns(), t0 = tsc();
-    while (monotonic_ns() - ns0 < 20000000) {
-    }
-    return double(tsc() - t0) / double(monotonic_ns() - ns0);
 }
 
 // ---- links: how one message goes out and the answer comes back --------------
@@ -253,8 +227,7 @@ struct OpsLink {
 
 enum class Timing { batch, clock, tsc };
 
-struct Run {
-    long warmup = 1000, iters = 20000, batch = 100;
+struct Run : ladder::Counts {
     Timing timing = Timing::tsc;
 };
 
@@ -339,8 +312,7 @@ Setup map_shared()
     if (base == MAP_FAILED)
         die("mmap");
     auto* bytes_at = static_cast<unsigned char*>(base);
-    return Setup{static_cast<Shared*>(base), bytes_at + ngx::shm::page_bytes,
-                 bytes_at + ngx::shm::page_bytes + region};
+    return Setup{static_cast<Shared*>(base), bytes_at + ngx::shm::page_bytes, bytes_at + ngx::shm::page_bytes + region};
 }
 
 // Runs `body(link)` with the link of `variant`, `side` 0 the timing process
@@ -376,18 +348,6 @@ void with_link(const std::string& variant, const Setup& s, int side, bool self, 
         usage();
 }
 
-void report(const std::string& variant, std::vector<double>& ns)
-{
-    std::sort(ns.begin(), ns.end());
-    double sum = 0;
-    for (double v : ns)
-        sum += v;
-    size_t n = ns.size();
-    double median = n % 2 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
-    std::printf("# variant median_us min_us mean_us samples\n");
-    std::printf("%s %.4f %.4f %.4f %zu\n", variant.c_str(), median / 1000, ns[0] / 1000, sum / double(n) / 1000, n);
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -398,19 +358,25 @@ int main(int argc, char** argv)
     Run run;
     for (int c; (c = getopt(argc, argv, "v:a:b:w:n:B:Sh")) != -1;) {
         switch (c) {
-        case 'v': variant = optarg; break;
-        case 'a': cpu_a = int(parse_long(optarg)); break;
-        case 'b': cpu_b = int(parse_long(optarg)); break;
-        case 'w': run.warmup = parse_long(optarg); break;
-        case 'n': run.iters = parse_long(optarg); break;
-        case 'B': run.batch = parse_long(optarg); break;
-        case 'S': self = true; break;
-        default: usage();
+        case 'v':
+            variant = optarg;
+            break;
+        case 'a':
+            cpu_a = int(parse_long(optarg));
+            break;
+        case 'b':
+            cpu_b = int(parse_long(optarg));
+            break;
+        case 'S':
+            self = true;
+            break;
+        default:
+            if (!ladder::parse_count(c, optarg, run))
+                usage();
         }
     }
     const std::string known[] = {"batch", "clock", "tsc", "ring", "ops", "oldwait", "spinwait"};
-    if (optind != argc || std::find(std::begin(known), std::end(known), variant) == std::end(known) ||
-        run.warmup < 0 || run.iters < 1 || run.batch < 1 || run.iters < run.batch)
+    if (optind != argc || std::find(std::begin(known), std::end(known), variant) == std::end(known) || !run.valid())
         usage();
     run.timing = variant == "batch" ? Timing::batch : variant == "clock" ? Timing::clock : Timing::tsc;
     Setup shared = map_shared();
