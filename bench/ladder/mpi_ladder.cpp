@@ -130,8 +130,10 @@ struct LoopChecks {
     bool interrupted() const { return *cancel != 0; }
 };
 
+// Not inlined, so that callgrind can tell the loop's own instructions (run.sh).
 template <typename Link>
-std::vector<double> time_side(Link link, const Run& run, char* buf, double ticks_per_ns, const LoopChecks* checks)
+[[gnu::noinline]] std::vector<double> time_side(Link link, const Run& run, char* buf, double ticks_per_ns,
+                                                const LoopChecks* checks)
 {
     long total = run.warmup + run.iters;
     std::vector<double> ns;
@@ -181,7 +183,7 @@ std::vector<double> time_side(Link link, const Run& run, char* buf, double ticks
 }
 
 template <typename Link>
-void echo_side(Link link, const Run& run, char* buf, const LoopChecks* checks)
+[[gnu::noinline]] void echo_side(Link link, const Run& run, char* buf, const LoopChecks* checks)
 {
     for (long i = 0; i < run.warmup + run.iters; ++i) {
         if (checks != nullptr) {

@@ -53,6 +53,7 @@
                  " [-B N] [-S]\n"
                  "  -a/-b  CPU of the timing / echo process (negative: unpinned)\n"
                  "  -w/-n  warm-up / timed round trips; -B round trips per batch (batch)\n"
+                 "  -R     bytes of each ring (ring steps; default 65536, the shm module's default)\n"
                  "  -S     one process talking to itself (for instruction counts)\n");
     std::exit(2);
 }
@@ -302,9 +303,7 @@ struct Setup {
     void* ring_b = nullptr;
 };
 
-constexpr size_t ring_bytes = 65536;
-
-Setup map_shared()
+Setup map_shared(size_t ring_bytes)
 {
     size_t region = ngx::shm::ring_region_bytes(ring_bytes);
     size_t bytes = ngx::shm::page_bytes + 2 * region;
@@ -318,7 +317,8 @@ Setup map_shared()
 // Runs `body(link)` with the link of `variant`, `side` 0 the timing process
 // (or the self loop), 1 the echo process.
 template <typename Body>
-void with_link(const std::string& variant, const Setup& s, int side, bool self, pid_t peer, Body body)
+void with_link(const std::string& variant, const Setup& s, size_t ring_bytes, int side, bool self, pid_t peer,
+               Body body)
 {
     const volatile int cancel = 0;
     if (variant == "batch" || variant == "clock" || variant == "tsc") {
@@ -355,8 +355,9 @@ int main(int argc, char** argv)
     std::string variant;
     int cpu_a = 0, cpu_b = 1;
     bool self = false;
+    size_t ring_bytes = 65536; // the shm module's default (--shm-ring-bytes)
     Run run;
-    for (int c; (c = getopt(argc, argv, "v:a:b:w:n:B:Sh")) != -1;) {
+    for (int c; (c = getopt(argc, argv, "v:a:b:w:n:B:R:Sh")) != -1;) {
         switch (c) {
         case 'v':
             variant = optarg;
@@ -367,6 +368,9 @@ int main(int argc, char** argv)
         case 'b':
             cpu_b = int(parse_long(optarg));
             break;
+        case 'R':
+            ring_bytes = size_t(parse_long(optarg));
+            break;
         case 'S':
             self = true;
             break;
@@ -376,13 +380,15 @@ int main(int argc, char** argv)
         }
     }
     const std::string known[] = {"batch", "clock", "tsc", "ring", "ops", "oldwait", "spinwait"};
-    if (optind != argc || std::find(std::begin(known), std::end(known), variant) == std::end(known) || !run.valid())
+    if (optind != argc || std::find(std::begin(known), std::end(known), variant) == std::end(known) || !run.valid() ||
+        !ngx::shm::valid_ring_bytes(ring_bytes))
         usage();
     run.timing = variant == "batch" ? Timing::batch : variant == "clock" ? Timing::clock : Timing::tsc;
-    Setup shared = map_shared();
+    Setup shared = map_shared(ring_bytes);
     if (self) {
         pin(cpu_a);
-        with_link(variant, shared, 0, true, 0, [&](auto link) { self_loop(link, run.warmup + run.iters, run.timing); });
+        with_link(variant, shared, ring_bytes, 0, true, 0,
+                  [&](auto link) { self_loop(link, run.warmup + run.iters, run.timing); });
         return 0;
     }
     pid_t parent = getpid();
@@ -392,13 +398,14 @@ int main(int argc, char** argv)
         die("fork");
     if (pid == 0) {
         pin(cpu_b);
-        with_link(variant, shared, 1, false, parent, [&](auto link) { echo_side(link, run.warmup + run.iters); });
+        with_link(variant, shared, ring_bytes, 1, false, parent,
+                  [&](auto link) { echo_side(link, run.warmup + run.iters); });
         _exit(0);
     }
     pin(cpu_a);
     double ticks_per_ns = tsc_ticks_per_ns();
     std::vector<double> ns;
-    with_link(variant, shared, 0, false, pid, [&](auto link) { ns = time_side(link, run, ticks_per_ns); });
+    with_link(variant, shared, ring_bytes, 0, false, pid, [&](auto link) { ns = time_side(link, run, ticks_per_ns); });
     int status = 0;
     if (waitpid(pid, &status, 0) < 0)
         die("waitpid");

@@ -237,9 +237,10 @@ bool plain_pingpong(const PrttSpec& spec)
 // send and recv (issue 16), and per batch only the cancel flag, the
 // progress mark and one stored sample outside them. A failed call or a loss
 // abandons the whole batch; `rep` counts round trips, so a resync meets the
-// responder at the batch's first one.
+// responder at the batch's first one. Never inlined, so that a profile
+// (bench/ladder/run.sh) can tell the loop's own instructions.
 template <bool Verify>
-Result<std::vector<double>> pingpong_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+[[gnu::noinline]] Result<std::vector<double>> pingpong_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
     Transport& transport = ctx.transport;
     const Timer& timer = ctx.timer;
@@ -360,7 +361,8 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
 
 // The responder from repetition `rep` to the end, or to a failure.
 template <bool Verify>
-Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const PrttSpec& spec, uint64_t& rep)
+[[gnu::noinline]] Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const PrttSpec& spec,
+                                        uint64_t& rep)
 {
     Transport& transport = ctx.transport;
     uint8_t* data = buffer.data();
