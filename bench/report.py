@@ -309,6 +309,7 @@ LADDER_STEPS = {
         ("tsc", "+ rdtscp around every round trip instead (ngx's timer)"),
         ("ops", "+ ops table, duplicated communicator"),
         ("checks", "+ cancel flag, progress mark, mode branches per repetition"),
+        ("threads", "+ MPI_THREAD_FUNNELED and a second thread waking every 50 ms (as ngx)"),
         ("ngx", "ngx -m mpi -x pingpong (per sample)"),
         ("ngx-batch", "ngx ... --pingpong-timing batch"),
     ],

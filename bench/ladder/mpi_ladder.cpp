@@ -13,6 +13,9 @@
 //   checks   + what ngx's timed loop does per repetition besides the calls:
 //            the cancel flag, the progress mark for the watchdog, the sample
 //            stored as ticks, and the module's mode and layout branches
+//   threads  + what ngx's process has around the loop: MPI initialised with
+//            MPI_THREAD_FUNNELED (as core/src/mpi_bootstrap.cpp does) and a
+//            second thread waking every 50 ms (ngx's watchdog)
 //
 //     mpirun -np 2 build/bench/mpi_ladder -v tsc -n 20000 -w 1000
 //   rank 0 prints   variant median_us min_us mean_us samples
@@ -24,17 +27,22 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 [[noreturn]] void usage()
 {
-    std::fprintf(stderr, "usage: mpi_ladder -v batch|wtime|tsc|ops|checks [-w N] [-n N] [-B N] [-s BYTES]\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    std::fprintf(stderr, "usage: mpi_ladder -v batch|wtime|tsc|ops|checks|threads [-w N] [-n N] [-B N] [-s BYTES]\n");
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (initialised)
+        MPI_Abort(MPI_COMM_WORLD, 2);
     std::exit(2);
 }
 
@@ -200,10 +208,6 @@ template <typename Link>
 
 int main(int argc, char** argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     Run run;
     for (int c; (c = getopt(argc, argv, "v:w:n:B:s:h")) != -1;) {
         switch (c) {
@@ -218,10 +222,27 @@ int main(int argc, char** argv)
                 usage();
         }
     }
-    const std::string known[] = {"batch", "wtime", "tsc", "ops", "checks"};
-    if (size != 2 || optind != argc || std::find(std::begin(known), std::end(known), run.variant) == std::end(known) ||
+    const std::string known[] = {"batch", "wtime", "tsc", "ops", "checks", "threads"};
+    if (optind != argc || std::find(std::begin(known), std::end(known), run.variant) == std::end(known) ||
         !run.valid() || run.bytes < 0)
         usage();
+    bool threads = run.variant == "threads";
+    if (threads) {
+        int provided = 0;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2)
+        usage();
+    std::atomic<bool> stop{false};
+    std::thread watchdog([&] {
+        while (threads && !stop.load())
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    });
     std::vector<char> buffer(size_t(run.bytes) + 1);
     double ticks_per_ns = rank == 0 ? tsc_ticks_per_ns() : 0;
     int peer = 1 - rank;
@@ -229,13 +250,14 @@ int main(int argc, char** argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx.comm);
     static const Ops direct{direct_send, direct_recv};
     static const Ops branchy{branchy_send, branchy_recv};
-    const Ops* ops = run.variant == "checks" ? &branchy : &direct;
+    bool with_checks = run.variant == "checks" || threads;
+    const Ops* ops = with_checks ? &branchy : &direct;
     asm volatile("" : "+r"(ops)); // an opaque table, as a dlopen()ed module's is
     const volatile int cancel = 0;
     std::atomic<uint64_t> progress{0};
     LoopChecks loop{&cancel, &progress};
-    const LoopChecks* checks = run.variant == "checks" ? &loop : nullptr;
-    bool through_ops = run.variant == "ops" || run.variant == "checks";
+    const LoopChecks* checks = with_checks ? &loop : nullptr;
+    bool through_ops = run.variant == "ops" || with_checks;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         std::vector<double> ns = through_ops
@@ -247,6 +269,8 @@ int main(int argc, char** argv)
     } else {
         echo_side(Plain{MPI_COMM_WORLD, peer}, run, buffer.data(), checks);
     }
+    stop = true;
+    watchdog.join();
     MPI_Comm_free(&ctx.comm);
     MPI_Finalize();
     return 0;

@@ -130,7 +130,7 @@ rotated() { # FUNCTION ROUND STEPS...
 }
 
 shm_steps=(batch clock tsc ring ring4k ops oldwait spinwait ngx ngx-batch)
-mpi_steps=(batch wtime tsc ops checks ngx ngx-batch)
+mpi_steps=(batch wtime tsc ops checks threads ngx ngx-batch)
 have_mpi=0
 [[ -x $build/bench/mpi_ladder ]] && command -v mpirun > /dev/null && have_mpi=1
 echo "ladder: rounds $rounds, $iters round trips (+ $warmup warm-up), batch $batch, cpus $cpu_a,$cpu_b; load $load_start"
@@ -183,7 +183,7 @@ if [[ $instructions == 1 ]] && command -v valgrind > /dev/null; then
             -c 4000 --warmup 0 --passes 1 --max-rel-ci off --format json -o "$work/cg-mpi.json" > "$work/cg-mpi.log" 2>&1
         own=$(self_cost 'pingpong_loop|responder_loop|::mpi_send\(|::mpi_recv\(' "$work"/cg-mpi-ngx.[0-9]*)
         record mpi-instructions ngx 0 "$((own / 4000 / 2))"
-        for step in tsc ops checks; do
+        for step in tsc ops checks threads; do
             mpi valgrind --tool=callgrind --callgrind-out-file="$work/cg-mpi-$step.%p" "$build/bench/mpi_ladder" \
                 -v "$step" -w 0 -n 4000 > /dev/null 2>&1
             own=$(self_cost 'time_side|echo_side|direct_send|direct_recv|branchy_send|branchy_recv|OpsLink' "$work"/cg-mpi-"$step".[0-9]*)
