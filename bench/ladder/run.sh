@@ -1,9 +1,9 @@
 #!/bin/bash
 # run.sh: the variant ladders of issue 16 side by side, interleaved, with the
-# same CPU placement: for shm, shm_ladder's steps (batch, clock, tsc, ring,
+# same CPU placement: for shm, shm_ladder's steps (batch, clock, tsc, pause, ring,
 # ring4k (the ring with 4 KiB instead of 64 KiB), ops, oldwait, spinwait) and `ngx -m shm -x pingpong` timed per sample and
 # in batches; for MPI (vader), mpi_ladder's steps (batch, wtime, tsc, ops,
-# checks) and `ngx -m mpi -x pingpong` both ways. Each round runs every step
+# checks, threads) and `ngx -m mpi -x pingpong` both ways. Each round runs every step
 # once, the order rotated by one place per round. Then, once, instruction
 # counts with valgrind's callgrind (load-independent): per round trip of each
 # shm step talking to itself (shm_ladder -S: nothing waits), and ngx's own
@@ -129,7 +129,7 @@ rotated() { # FUNCTION ROUND STEPS...
     done
 }
 
-shm_steps=(batch clock tsc ring ring4k ops oldwait spinwait ngx ngx-batch)
+shm_steps=(batch clock tsc pause ring ring4k ops oldwait spinwait ngx ngx-batch)
 mpi_steps=(batch wtime tsc ops checks threads ngx ngx-batch)
 have_mpi=0
 [[ -x $build/bench/mpi_ladder ]] && command -v mpirun > /dev/null && have_mpi=1

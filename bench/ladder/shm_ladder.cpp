@@ -10,6 +10,8 @@
 //   clock     + clock_gettime(CLOCK_MONOTONIC) around every round trip (what
 //             bench/minimal/shm_pingpong.c, the "floor", does)
 //   tsc       + rdtscp around every round trip instead (ngx's timer)
+//   pause     + a pause instruction in the spin loop (shm_pingpong -p): not
+//             on ngx's way, but the best hand-written loop where it is faster
 //   ring      + ngx's message ring (modules/shm/ring.hpp) instead of the bare
 //             line, waiting with nothing but the poll
 //   ops       + the module's calling convention: send/recv through a table
@@ -17,8 +19,9 @@
 //   oldwait   + the wait the module had before issue 16: a pause per failed
 //             poll, the clock read at the first one, the cancel flag at each
 //             (kept here so the step it cost stays measurable)
-//   spinwait  + the module's SpinWait (deadline, cancel flag, peer watch):
-//             exactly what shm_send/shm_recv run
+//   spinwait  + the module's SpinWait (a pause per failed poll, deadline,
+//             cancel flag and peer watch only after 4096 of them): exactly
+//             what shm_send/shm_recv run
 //
 // bench/ladder/run.sh runs the steps and `ngx -m shm -x pingpong` side by side.
 // With -S one process talks to itself (the message is always there, nothing
@@ -49,7 +52,7 @@
 [[noreturn]] void usage()
 {
     std::fprintf(stderr,
-                 "usage: shm_ladder -v batch|clock|tsc|ring|ops|oldwait|spinwait [-a CPU] [-b CPU] [-w N] [-n N]"
+                 "usage: shm_ladder -v batch|clock|tsc|pause|ring|ops|oldwait|spinwait [-a CPU] [-b CPU] [-w N] [-n N]"
                  " [-B N] [-S]\n"
                  "  -a/-b  CPU of the timing / echo process (negative: unpinned)\n"
                  "  -w/-n  warm-up / timed round trips; -B round trips per batch (batch)\n"
@@ -92,6 +95,7 @@ struct alignas(cache_line) Line {
 struct LineLink {
     Line* out;
     Line* in;
+    bool pause = false;
     void send(uint64_t seq, unsigned char byte)
     {
         out->payload = byte;
@@ -99,8 +103,9 @@ struct LineLink {
     }
     unsigned char recv(uint64_t seq)
     {
-        while (std::atomic_ref<uint64_t>(in->seq).load(std::memory_order_acquire) != seq) {
-        }
+        while (std::atomic_ref<uint64_t>(in->seq).load(std::memory_order_acquire) != seq)
+            if (pause)
+                ngx::shm::cpu_relax();
         return in->payload;
     }
 };
@@ -321,10 +326,11 @@ void with_link(const std::string& variant, const Setup& s, size_t ring_bytes, in
                Body body)
 {
     const volatile int cancel = 0;
-    if (variant == "batch" || variant == "clock" || variant == "tsc") {
+    if (variant == "batch" || variant == "clock" || variant == "tsc" || variant == "pause") {
         Line* a = &s.lines->ping;
         Line* b = self ? a : &s.lines->pong;
-        body(side == 0 ? LineLink{a, b} : LineLink{b, a});
+        bool pause = variant == "pause";
+        body(side == 0 ? LineLink{a, b, pause} : LineLink{b, a, pause});
         return;
     }
     void* mine = side == 0 ? s.ring_a : s.ring_b;
@@ -379,7 +385,7 @@ int main(int argc, char** argv)
                 usage();
         }
     }
-    const std::string known[] = {"batch", "clock", "tsc", "ring", "ops", "oldwait", "spinwait"};
+    const std::string known[] = {"batch", "clock", "tsc", "pause", "ring", "ops", "oldwait", "spinwait"};
     if (optind != argc || std::find(std::begin(known), std::end(known), variant) == std::end(known) || !run.valid() ||
         !ngx::shm::valid_ring_bytes(ring_bytes))
         usage();

@@ -171,18 +171,20 @@ private:
 enum class Waiting { for_message, for_space };
 
 // What a spin loop does after each poll that found nothing. The first
-// `fast_spins` polls cost nothing but the poll itself: no pause instruction,
-// no clock read, no look at the cancel flag, since a message of a ping-pong
-// arrives within a few hundred of them and anything read there would delay
-// noticing it (issue 16: the pause and the clock read at the first failed
-// poll made the shm ping-pong 1.2-1.4x the minimal spin loop). This bound is
-// counted, not timed: a few microseconds. After it, the slow path: a
-// deadline started at its first call (so it ends those microseconds late),
-// the clock read every `clock_check_mask + 1` spins, the cancel flag, a look
-// at the peer process every few thousand spins, a pause per spin, and
-// sched_yield() once the wait has lasted a few thousand more spins, so that
-// a peer sharing this CPU (an oversubscribed node) gets to run instead of
-// waiting for our time slice to end.
+// `fast_spins` polls cost nothing but the poll and a pause instruction: no
+// clock read, no look at the cancel flag or the peer, since a ping-pong's
+// message arrives within a few hundred of them and anything read there
+// delays noticing it (issue 16). The pause stays: on this AMD EPYC guest a
+// spin with it sees the peer's line 5-10 ns sooner than a bare one (shm
+// 1-byte half round trip 0.265-0.270 against 0.280 us, bench/ladder), as
+// the minimal program's own -p shows. This bound is counted, not timed: a
+// few microseconds. After it, the slow path: a deadline started at its
+// first call (so it ends those microseconds late), the clock read every
+// `clock_check_mask + 1` spins, the cancel flag, a look at the peer process
+// every few thousand spins, and sched_yield() once the wait has lasted a
+// few thousand more spins, so that a peer sharing this CPU (an
+// oversubscribed node) gets to run instead of waiting for our time slice to
+// end.
 class SpinWait {
 public:
     SpinWait(uint64_t timeout_ns, const volatile int* cancel, const PeerWatch* peer, Waiting what)
@@ -193,8 +195,10 @@ public:
     // Called after each poll that found nothing; NGX_OK means "poll again".
     ngx_status idle(ngx_error* err)
     {
-        if (++spins_ <= fast_spins) [[likely]]
+        if (++spins_ <= fast_spins) [[likely]] {
+            cpu_relax();
             return NGX_OK;
+        }
         return slow_idle(err);
     }
 
