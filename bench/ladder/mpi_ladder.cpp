@@ -13,9 +13,10 @@
 //   checks   + what ngx's timed loop does per repetition besides the calls:
 //            the cancel flag, the progress mark for the watchdog, the sample
 //            stored as ticks, and the module's mode and layout branches
-//   threads  + what ngx's process has around the loop: MPI initialised with
-//            MPI_THREAD_FUNNELED (as core/src/mpi_bootstrap.cpp does) and a
-//            second thread waking every 50 ms (ngx's watchdog)
+//   funneled + MPI initialised with MPI_THREAD_FUNNELED instead of MPI_Init
+//            (as core/src/mpi_bootstrap.cpp does)
+//   threads  + a second thread waking every 50 ms (ngx's watchdog): what
+//            ngx's process has around the loop
 //
 //     mpirun -np 2 build/bench/mpi_ladder -v tsc -n 20000 -w 1000
 //   rank 0 prints   variant median_us min_us mean_us samples
@@ -38,7 +39,8 @@
 
 [[noreturn]] void usage()
 {
-    std::fprintf(stderr, "usage: mpi_ladder -v batch|wtime|tsc|ops|checks|threads [-w N] [-n N] [-B N] [-s BYTES]\n");
+    std::fprintf(stderr,
+                 "usage: mpi_ladder -v batch|wtime|tsc|ops|checks|funneled|threads [-w N] [-n N] [-B N] [-s BYTES]\n");
     int initialised = 0;
     MPI_Initialized(&initialised);
     if (initialised)
@@ -222,12 +224,13 @@ int main(int argc, char** argv)
                 usage();
         }
     }
-    const std::string known[] = {"batch", "wtime", "tsc", "ops", "checks", "threads"};
+    const std::string known[] = {"batch", "wtime", "tsc", "ops", "checks", "funneled", "threads"};
     if (optind != argc || std::find(std::begin(known), std::end(known), run.variant) == std::end(known) ||
         !run.valid() || run.bytes < 0)
         usage();
     bool threads = run.variant == "threads";
-    if (threads) {
+    bool funneled = threads || run.variant == "funneled";
+    if (funneled) {
         int provided = 0;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     } else {
@@ -250,7 +253,7 @@ int main(int argc, char** argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx.comm);
     static const Ops direct{direct_send, direct_recv};
     static const Ops branchy{branchy_send, branchy_recv};
-    bool with_checks = run.variant == "checks" || threads;
+    bool with_checks = run.variant == "checks" || funneled;
     const Ops* ops = with_checks ? &branchy : &direct;
     asm volatile("" : "+r"(ops)); // an opaque table, as a dlopen()ed module's is
     const volatile int cancel = 0;

@@ -3,7 +3,7 @@
 # same CPU placement: for shm, shm_ladder's steps (batch, clock, tsc, pause, ring,
 # ring4k (the ring with 4 KiB instead of 64 KiB), ops, oldwait, spinwait) and `ngx -m shm -x pingpong` timed per sample and
 # in batches; for MPI (vader), mpi_ladder's steps (batch, wtime, tsc, ops,
-# checks, threads) and `ngx -m mpi -x pingpong` both ways. Each round runs every step
+# checks, funneled, threads) and `ngx -m mpi -x pingpong` both ways. Each round runs every step
 # once, the order rotated by one place per round. Then, once, instruction
 # counts with valgrind's callgrind (load-independent): per round trip of each
 # shm step talking to itself (shm_ladder -S: nothing waits), and ngx's own
@@ -130,7 +130,7 @@ rotated() { # FUNCTION ROUND STEPS...
 }
 
 shm_steps=(batch clock tsc pause ring ring4k ops oldwait spinwait ngx ngx-batch)
-mpi_steps=(batch wtime tsc ops checks threads ngx ngx-batch)
+mpi_steps=(batch wtime tsc ops checks funneled threads ngx ngx-batch)
 have_mpi=0
 [[ -x $build/bench/mpi_ladder ]] && command -v mpirun > /dev/null && have_mpi=1
 echo "ladder: rounds $rounds, $iters round trips (+ $warmup warm-up), batch $batch, cpus $cpu_a,$cpu_b; load $load_start"
