@@ -228,7 +228,7 @@ def report_tcp_shm(samples_path):
     tcp = latency_against_peers(samples, "tcp_lat_us", tcp_tools, [t for t, _, _ in tcp_tools if t != "ngx"],
                                 "half round trip on loopback TCP, small message; per round one number per tool; "
                                 "median and min over rounds")
-    shm = against_floor(samples, "shm_lat_us", "minimal", 1.15, "ngx / floor <= 1.15",
+    shm = against_floor(samples, "shm_lat_us", "minimal", 1.05, "ngx / floor <= 1.05",
                         text="median half round trip, 1-byte message, shared memory between two pinned processes")
     bw = against_floor(samples, "tcp_bw_MBps", "minimal", 0.95, "ngx / minimal >= 0.95", higher_is_better=True,
                        unit="MB/s", text="1 MiB TCP ping-pong: 1048576 B / median half round trip (10^6 B/s); "
@@ -245,7 +245,7 @@ def report_tcp_shm(samples_path):
                 peers=True)
     print()
     print_table("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)",
-                shm, floor_footer(shm, "ngx / floor", "goal <= 1.15"), nd=4)
+                shm, floor_footer(shm, "ngx / floor", "goal <= 1.05"), nd=4)
     print()
     print_table("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal",
                 bw, floor_footer(bw, "ngx / minimal", "goal >= 0.95"), best_name="max", nd=1)
