@@ -6,6 +6,7 @@ the JSON file.
     report.py tcp-shm SAMPLES.tsv        bench/run-tcp-shm.sh
     report.py udp SAMPLES.tsv            bench/udp/run.sh
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT...   bench/ibv (SoftRoCE guest)
+    report.py ladder SAMPLES.tsv         bench/ladder/run.sh (issue 16's variant ladders)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
 
 SAMPLES.tsv has one line per tool run: metric, tool, round, value ("NA" when
@@ -227,7 +228,7 @@ def report_tcp_shm(samples_path):
     tcp = latency_against_peers(samples, "tcp_lat_us", tcp_tools, [t for t, _, _ in tcp_tools if t != "ngx"],
                                 "half round trip on loopback TCP, small message; per round one number per tool; "
                                 "median and min over rounds")
-    shm = against_floor(samples, "shm_lat_us", "minimal", 1.15, "ngx / floor <= 1.15",
+    shm = against_floor(samples, "shm_lat_us", "minimal", 1.05, "ngx / floor <= 1.05",
                         text="median half round trip, 1-byte message, shared memory between two pinned processes")
     bw = against_floor(samples, "tcp_bw_MBps", "minimal", 0.95, "ngx / minimal >= 0.95", higher_is_better=True,
                        unit="MB/s", text="1 MiB TCP ping-pong: 1048576 B / median half round trip (10^6 B/s); "
@@ -244,7 +245,7 @@ def report_tcp_shm(samples_path):
                 peers=True)
     print()
     print_table("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)",
-                shm, floor_footer(shm, "ngx / floor", "goal <= 1.15"), nd=4)
+                shm, floor_footer(shm, "ngx / floor", "goal <= 1.05"), nd=4)
     print()
     print_table("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal",
                 bw, floor_footer(bw, "ngx / minimal", "goal >= 0.95"), best_name="max", nd=1)
@@ -289,6 +290,65 @@ def report_ibv(args):
     print("bench-ibv: RESULT ngx %.2f us, ib_send_lat %.2f us, ratio ngx/ib_send_lat %.3f" % (n, p, n / p))
 
 
+LADDER_STEPS = {
+    "shm": [
+        ("batch", "minimal: spin on a line, rdtscp once per batch of round trips (batch means)"),
+        ("clock", "+ clock_gettime around every round trip (bench/minimal/shm_pingpong.c)"),
+        ("tsc", "+ rdtscp around every round trip instead (ngx's timer)"),
+        ("pause", "  tsc with a pause in the spin loop (shm_pingpong -p)"),
+        ("ring", "+ ngx's ring (modules/shm/ring.hpp), bare polling"),
+        ("ring4k", "  the same with a 4 KiB ring (64 cells) instead of 64 KiB"),
+        ("ops", "+ send/recv through an ops table (ctx, buf, len, err)"),
+        ("oldwait", "+ the module's wait before issue 16 (pause, clock at first failed poll)"),
+        ("spinwait", "+ the module's SpinWait now (pause, clock-free spin bound first)"),
+        ("ngx", "ngx -m shm -x pingpong (per sample)"),
+        ("ngx-batch", "ngx ... --pingpong-timing batch"),
+    ],
+    "mpi": [
+        ("batch", "minimal: MPI_Send/MPI_Recv, rdtscp once per batch (batch means)"),
+        ("wtime", "+ MPI_Wtime around every round trip (bench/mpi/pingpong.c)"),
+        ("tsc", "+ rdtscp around every round trip instead (ngx's timer)"),
+        ("ops", "+ ops table, duplicated communicator"),
+        ("checks", "+ cancel flag, progress mark, mode branches per repetition"),
+        ("funneled", "+ MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init (as ngx)"),
+        ("threads", "+ a second thread waking every 50 ms (ngx's watchdog)"),
+        ("ngx", "ngx -m mpi -x pingpong (per sample)"),
+        ("ngx-batch", "ngx ... --pingpong-timing batch"),
+    ],
+}
+
+
+def report_ladder(samples_path):
+    """bench/ladder/run.sh: each step's median of rounds, its ratios, its instructions."""
+    samples = read_samples(samples_path)
+    out = header("ngx-bench-ladder/1")
+    out.update({"load_average_start": ENV.get("BENCH_LOAD_START"), "rounds": int(ENV.get("BENCH_ROUNDS", 0)),
+                "round_trips": int(ENV.get("BENCH_ITERS", 0)), "batch": int(ENV.get("BENCH_BATCH", 0)),
+                "cpus": ENV.get("BENCH_CPUS"), "paths": {}})
+    for path, steps in LADDER_STEPS.items():
+        if not any(k[0] in (path, path + "-instructions") for k in samples):
+            continue
+        rows = {}
+        floor = summary(samples, path, "batch")["median"]
+        per_sample = summary(samples, path, "tsc")["median"]
+        print(f"\n{path}: 1-byte half round trip, median of rounds (us); ratios to the minimal program "
+              f"timed in batches and per sample (tsc)")
+        print(f"{'step':<10} {'median':>8} {'min':>8} {'/batch':>7} {'/tsc':>7} {'instr':>6}  what; rounds")
+        for step, what in steps:
+            d = summary(samples, path, step)
+            instr = summary(samples, path + "-instructions", step)["median"]
+            d.update({"what": what, "ratio_to_batch": ratio(d["median"], floor),
+                      "ratio_to_tsc": ratio(d["median"], per_sample), "instructions_per_round_trip": instr})
+            rows[step] = d
+            rounds = " ".join(fmt(v) for v in d["rounds"]) or d["status"]
+            print(f"{step:<10} {fmt(d['median']):>8} {fmt(d['best']):>8} {fmt(d['ratio_to_batch'], 2):>7} "
+                  f"{fmt(d['ratio_to_tsc'], 2):>7} {fmt(instr, 0):>6}  {what}; {rounds}")
+        out["paths"][path] = rows
+    print("\ninstr: instructions per round trip under callgrind (shm steps: one process talking to itself, "
+          "nothing waits; ngx and mpi: the loop's and ngx's own functions, not the MPI library's)")
+    finish(out)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "tcp-shm":
         report_tcp_shm(argv[1])
@@ -296,6 +356,8 @@ def main(argv):
         report_udp(argv[1])
     elif len(argv) >= 3 and argv[0] == "ibv" and "--" in argv:
         report_ibv(argv[1:])
+    elif len(argv) >= 2 and argv[0] == "ladder":
+        report_ladder(argv[1])
     elif len(argv) == 3 and argv[0] == "ngx-median":
         try:
             v = ngx_median(argv[1], argv[2])

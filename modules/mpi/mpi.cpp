@@ -130,7 +130,19 @@ struct Context {
     size_t element_stride = 1;
     int self = -1;
     int target = -1;
+    // Blocking standard mode on contiguous bytes, no polling: send and recv
+    // call MPI_Send/MPI_Recv with nothing in between (issue 16). Set by
+    // update_plain_path() whenever the mode or the layout changes.
+    bool plain_path = false;
 };
+
+// Whether the blocking calls may go straight to MPI_Send/MPI_Recv: what
+// mpi_send/mpi_recv would choose anyway, decided once instead of per call.
+void update_plain_path(Context* c)
+{
+    c->plain_path = c->options.mode == Mode::standard && !c->options.poll && c->options.vector_stride == 0 &&
+                    c->element_type == MPI_BYTE && c->element_stride == 1;
+}
 
 static_assert(sizeof(MPI_Request) <= sizeof(ngx_request), "an MPI_Request must fit an ngx_request");
 
@@ -419,6 +431,10 @@ ngx_status mpi_isend(void* ctx, const void* buf, size_t len, ngx_request* req, n
 ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->plain_path) [[likely]] {
+        int code = MPI_Send(buf, int(len), MPI_BYTE, c->target, tag_message, c->comm);
+        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "send");
+    }
     if (c->repost_due)
         if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
             return s;
@@ -460,6 +476,10 @@ ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_err
 ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->plain_path) [[likely]] {
+        int code = MPI_Recv(buf, int(len), MPI_BYTE, c->target, tag_message, c->comm, MPI_STATUS_IGNORE);
+        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "recv");
+    }
     if (c->repost_due)
         if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
             return s;
@@ -542,6 +562,7 @@ ngx_status mpi_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     c->timeout_ns = args->timeout_ns;
     c->cancel = args->cancel;
     c->max_message_size = args->max_message_size;
+    update_plain_path(c);
     if (is_buffered(options.mode))
         if (ngx_status s = attach_bsend_buffer(c, err); s != NGX_OK) {
             mpi_finalize(c);
@@ -596,6 +617,7 @@ ngx_status mpi_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
     c->element_size = layout->element;
     c->element_stride = layout->stride;
     c->target = layout->to_self ? c->self : c->peer;
+    update_plain_path(c);
     return NGX_OK;
 }
 

@@ -226,6 +226,70 @@ double wait_cost_beyond_span(const Timer& timer, uint64_t delay)
     return per_round[rounds / 2];
 }
 
+// Whether the series is a plain ping-pong, PRTT(1, 0, s) with no extras.
+bool plain_pingpong(const PrttSpec& spec)
+{
+    return spec.messages == 1 && spec.delay_us == 0 && spec.compute_us == 0 && spec.delay_spent_us == nullptr;
+}
+
+// PRTT(1, 0, s), the ping-pong, in batches of spec.batch round trips (1:
+// every round trip timed): nothing between the timer reads but the module's
+// send and recv (issue 16), and per batch only the cancel flag, the
+// progress mark and one stored sample outside them. A failed call or a loss
+// abandons the whole batch; `rep` counts round trips, so a resync meets the
+// responder at the batch's first one. Never inlined, so that a profile
+// (bench/ladder/run.sh) can tell the loop's own instructions.
+template <bool Verify>
+[[gnu::noinline]] Result<std::vector<double>> pingpong_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+{
+    Transport& transport = ctx.transport;
+    const Timer& timer = ctx.timer;
+    uint8_t* data = buffer.data();
+    const uint64_t batch = spec.batch, size = spec.size;
+    const uint64_t total = spec.warmup + spec.samples;
+    std::vector<uint64_t> ticks(spec.samples);
+    uint64_t good_before = ctx.losses.attempted - ctx.losses.lost;
+    mark_step(ctx.settings.progress, "ping-pong series (driver: send, then recv the answer)");
+    for (uint64_t sample = 0; sample < total;) {
+        if (ctx.interrupted())
+            return Status::interrupted(where(size, sample * batch) + ": interrupted");
+        mark_repetition(ctx.settings.progress, sample * batch);
+        const char* operation = "send";
+        ngx_status code = NGX_OK;
+        uint64_t rep = sample * batch;
+        uint64_t start = timer.now();
+        for (uint64_t end = rep + batch; rep < end; ++rep) {
+            if constexpr (Verify)
+                fill_payload(data, size, rep, Side::driver);
+            operation = "send";
+            if ((code = transport.send_code(data, size)) != NGX_OK)
+                break;
+            operation = "recv";
+            if ((code = transport.recv_code(data, size)) != NGX_OK)
+                break;
+            if constexpr (Verify)
+                if (Status checked = check_payload(ctx, data, size, rep, Side::responder); !checked)
+                    return checked;
+        }
+        uint64_t stop = timer.now();
+        if (code != NGX_OK) [[unlikely]] {
+            Status status = transport.failure(operation, code);
+            if (!transport.lost_message())
+                return status.with_context(where(size, rep));
+            NGX_TRY(driver_after_loss(ctx, spec, sample * batch, good_before, status));
+            continue; // the same batch again
+        }
+        if (sample >= spec.warmup)
+            ticks[sample - spec.warmup] = stop - start;
+        ++sample;
+    }
+    ctx.losses.attempted += total; // batches: a loss abandons one
+    std::vector<double> prtt_us(spec.samples);
+    for (size_t i = 0; i < ticks.size(); ++i)
+        prtt_us[i] = timer.to_us(ticks[i]) / double(batch);
+    return prtt_us;
+}
+
 template <bool Verify>
 Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
@@ -297,12 +361,13 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
 
 // The responder from repetition `rep` to the end, or to a failure.
 template <bool Verify>
-Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const PrttSpec& spec, uint64_t& rep)
+[[gnu::noinline]] Status responder_loop(PatternContext& ctx, Buffer& buffer, Buffer* reply, const PrttSpec& spec,
+                                        uint64_t& rep)
 {
     Transport& transport = ctx.transport;
     uint8_t* data = buffer.data();
     uint8_t* answer = Verify ? reply->data() : data;
-    uint64_t total = spec.warmup + spec.samples;
+    uint64_t total = prtt_repetitions(spec);
     mark_step(ctx.settings.progress, "PRTT series (responder: recv, then send the answer)");
     while (rep < total) {
         if (ctx.interrupted())
@@ -362,6 +427,10 @@ std::string where(uint64_t size, uint64_t repetition)
 
 Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
+    if (spec.batch == 0 || (spec.batch > 1 && !plain_pingpong(spec)))
+        return Status::usage("a batch of round trips per timed sample needs PRTT(1, 0, s) with nothing else");
+    if (plain_pingpong(spec))
+        return ctx.settings.verify ? pingpong_loop<true>(ctx, buffer, spec) : pingpong_loop<false>(ctx, buffer, spec);
     if (ctx.settings.verify)
         return driver_loop<true>(ctx, buffer, spec);
     return driver_loop<false>(ctx, buffer, spec);
@@ -375,7 +444,7 @@ Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 
 Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
-    uint64_t total = spec.warmup + spec.samples;
+    uint64_t total = prtt_repetitions(spec);
     if (ctx.bootstrap.is_driver()) {
         Result<std::vector<double>> samples = measure_prtt(ctx, buffer, spec);
         if (samples && lossy(ctx)) { // the series is complete: tell the responder

@@ -25,6 +25,10 @@ struct PrttSpec {
     uint64_t samples = 1000; // kept repetitions
     uint64_t warmup = 100;   // discarded repetitions before them
     double compute_us = 0;   // busy work after the last send, before the receive (paper 004, Fig. 3: w)
+    // Repetitions per timed sample (only PRTT(1, 0, s) with w = 0): the
+    // timer is read once per batch and a sample is the batch's mean; warmup
+    // and samples count batches (pingpong --pingpong-timing batch).
+    uint64_t batch = 1;
     // If set (driver, d > 0, n > 1): the mean time one wait(d) really took,
     // microseconds, over the kept repetitions: d plus the loop's overshoot
     // and its timer reads, for an o of eq. (6) that holds no loop cost.
@@ -40,7 +44,13 @@ Status answer_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec);
 // Messages both sides send for one PRTT series (warm-up included).
 inline uint64_t prtt_message_count(const PrttSpec& spec)
 {
-    return (spec.warmup + spec.samples) * (spec.messages + 1);
+    return (spec.warmup + spec.samples) * spec.batch * (spec.messages + 1);
+}
+
+// Repetitions (round trips) of a series, warm-up included: batches times their size.
+inline uint64_t prtt_repetitions(const PrttSpec& spec)
+{
+    return (spec.warmup + spec.samples) * spec.batch;
 }
 
 // Runs the driver or the responder side, whichever this process is; on the

@@ -312,23 +312,30 @@ TEST(Messages, ManyInFlightArriveInOrderWithTheirBoundaries)
     EXPECT_EQ(child.wait_exit(5.0), 0);
 }
 
+// The child's side of a 1-byte ping-pong: echoes `rounds` messages, then
+// exits, or with `then_sleep` stays silent until killed.
+Child::Body echo_one_byte(int rounds, bool then_sleep)
+{
+    return [rounds, then_sleep](PairBootstrap& boot) {
+        Endpoint peer(module(), run_options(), setup_timeout_ns);
+        if (peer.init_status() != NGX_OK || peer.connect(boot) != NGX_OK)
+            return 1;
+        unsigned char* buf = peer.buffer(1);
+        for (int i = 0; i < rounds; ++i)
+            if (peer.recv(buf, 1) != NGX_OK || peer.send(buf, 1) != NGX_OK)
+                return 2;
+        while (then_sleep)
+            pause();
+        return 0;
+    };
+}
+
 TEST(PingPong, OneByteHalfRoundTripIsMeasured)
 {
     constexpr int warmup = 500;
     constexpr int rounds = 3000;
     bool pinned = harness::usable_cpus() >= 2;
-    Child child(
-        [](PairBootstrap& boot) {
-            Endpoint peer(module(), run_options(), setup_timeout_ns);
-            if (peer.init_status() != NGX_OK || peer.connect(boot) != NGX_OK)
-                return 1;
-            unsigned char* buf = peer.buffer(1);
-            for (int i = 0; i < warmup + rounds; ++i)
-                if (peer.recv(buf, 1) != NGX_OK || peer.send(buf, 1) != NGX_OK)
-                    return 2;
-            return 0;
-        },
-        setup_timeout_ns, pinned ? 1 : -1);
+    Child child(echo_one_byte(warmup + rounds, false), setup_timeout_ns, pinned ? 1 : -1);
     harness::CpuPin pin(pinned ? 0 : -1);
     Endpoint self(module(), run_options(), setup_timeout_ns);
     ASSERT_EQ(self.init_status(), NGX_OK) << self.message();
@@ -412,6 +419,39 @@ TEST(Deadline, SendingToAKilledPeerFailsWithinTheDeadline)
         GTEST_SKIP() << "an unreliable transport may drop messages to a dead peer silently";
     EXPECT_TRUE(status == NGX_ERR_PEER_LOST || status == NGX_ERR_TIMEOUT)
         << "status " << status << ": " << self.message();
+    EXPECT_LE(elapsed, short_timeout_s + 1.0);
+}
+
+// Issue 16: the waits of a running ping-pong are specialised (shm spins
+// clock-free first); a peer stopped in the middle of the series (SIGSTOP:
+// alive, silent, not exited) must still end the next recv by the deadline.
+TEST(Deadline, PeerStoppedInAPingPongGivesTimeoutWithinTheDeadline)
+{
+    constexpr int rounds = 2000;
+    Child child(echo_one_byte(rounds, true), setup_timeout_ns);
+    Endpoint self(module(), run_options(), short_timeout_ns);
+    ASSERT_EQ(self.init_status(), NGX_OK) << self.message();
+    ASSERT_EQ(self.connect(child.bootstrap()), NGX_OK) << self.message();
+    unsigned char* buf = self.buffer(1);
+    for (int i = 0; i < rounds - 1; ++i) {
+        buf[0] = (unsigned char)i;
+        ASSERT_EQ(self.send(buf, 1), NGX_OK) << self.message();
+        ASSERT_EQ(self.recv(buf, 1), NGX_OK) << self.message();
+        ASSERT_EQ(buf[0], (unsigned char)i) << "round " << i;
+    }
+    ASSERT_EQ(kill(child.pid(), SIGSTOP), 0);
+    ngx_status sent = self.send(buf, 1); // the peer's last round, never answered
+    uint64_t start = harness::now_ns();
+    ngx_status status = sent == NGX_OK ? self.recv(buf, 1) : sent;
+    double elapsed = harness::seconds_since(start);
+    kill(child.pid(), SIGCONT);
+    if (sent == NGX_OK && status == NGX_ERR_LOST && !module().has(NGX_CAP_RELIABLE))
+        GTEST_SKIP() << "an unreliable module may call the silence a loss";
+    EXPECT_EQ(status, NGX_ERR_TIMEOUT) << self.message();
+    EXPECT_STRNE(self.message(), "");
+    if (module().has(NGX_CAP_RELIABLE)) {
+        EXPECT_GE(elapsed, 0.9 * short_timeout_s) << "gave up before the deadline";
+    }
     EXPECT_LE(elapsed, short_timeout_s + 1.0);
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# pingpong_timing.sh: `--pingpong-timing batch` (issue 16) on the shm module.
+# Checks that the JSON records the timing, the batch and that the statistics
+# are over batch means; that the round trips really are batch x samples
+# (messages counted by ngx); that the loops still carry intact payloads
+# (--verify); and that a bad value of either option is a usage error (exit 2)
+# naming the option. No timing is asserted.
+set -u
+ngx=${NGX:?NGX is set by meson}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$ngx" -m shm -x pingpong -s 1,100 -c 50 --warmup 5 --passes 1 --max-rel-ci off --verify \
+    --pingpong-timing batch --pingpong-batch 16 --format json -o "$work/batch.json" >/dev/null 2>"$work/err" ||
+    fail "batch run failed: $(cat "$work/err")"
+python3 - "$work/batch.json" <<'PY' || fail "batch JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["options"]["pattern_options"]
+assert p["timing"] == "batch", p
+assert p["batch"] == 16, p
+assert "batch means" in p["statistics"], p
+sizes = [r["size_bytes"] for r in d["results"]]
+assert sizes == [1, 100], sizes
+assert all(r["median_us"] > 0 for r in d["results"]), d["results"]
+# 2 sizes x (5 + 50) batches x 16 round trips x 2 messages
+assert d["messages"] == 2 * 55 * 16 * 2, d["messages"]
+PY
+
+"$ngx" -m shm -x pingpong -s 1 -c 50 --warmup 5 --passes 1 --max-rel-ci off --format json -o "$work/sample.json" >/dev/null 2>&1 ||
+    fail "per-sample run failed"
+python3 - "$work/sample.json" <<'PY' || fail "per-sample JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["options"]["pattern_options"] == {"timing": "per-sample"}, d["options"]["pattern_options"]
+assert d["messages"] == 55 * 2, d["messages"]
+PY
+
+for bad in "--pingpong-timing=bogus" "--pingpong-batch=0" "--pingpong-batch=lots"; do
+    "$ngx" -m shm -x pingpong -s 1 -c 10 "$bad" >"$work/out" 2>&1
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$bad: exit $rc, expected 2"
+    grep -q -- "${bad%%=*}" "$work/out" || fail "$bad: the message does not name the option: $(cat "$work/out")"
+done
+
+[ "$failures" -eq 0 ] && echo "pingpong timing: all checks passed"
+exit $((failures > 0))
