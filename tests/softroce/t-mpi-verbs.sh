@@ -10,6 +10,8 @@
 #     t-mpi-verbs.sh compare   mpirun ngx -m ibv,mpi -x pingpong: the comparison
 #                              table (also via `ngx compare`), its arithmetic,
 #                              and raw verbs not slower than MPI at 1 B
+#     t-mpi-verbs.sh loggp     mpirun ngx -m ibv,mpi -x loggp: LogGP per module,
+#                              each parameter's MPI - verbs difference
 #
 # Why these UCX settings (Open MPI 4.1.4, UCX 1.13.1 on rxe):
 # - UCX_TLS=rc_verbs,ud_verbs: rc alone fails "no auxiliary transport" (RC
@@ -20,7 +22,7 @@
 #   not set), so wire-up ends "UD endpoint ... unhandled timeout error".
 # Environment: NGX, RXE_DEV (device), SOFTROCE_RUN_DIR; NGX_SOFTROCE_COUNT.
 # Exits 77 when mpirun, ngx or its mpi/ibv modules are missing.
-what=${1:?usage: t-mpi-verbs.sh bytes|compare}
+what=${1:?usage: t-mpi-verbs.sh bytes|compare|loggp}
 here=$(cd "$(dirname "$0")" && pwd)
 dev=${RXE_DEV:-rxe0}
 out=${SOFTROCE_RUN_DIR:-.}
@@ -85,8 +87,14 @@ compare)
     echo "FAIL: raw verbs slower than MPI over verbs at 1 B in 3 attempts"
     exit 1
     ;;
+loggp)
+    file=$out/mpi-verbs-loggp.json
+    mpirun_verbs -m ibv,mpi -x loggp -c 30 --timeout 60 -o "$file" || { echo "FAIL: mpirun exited $?"; exit 1; }
+    "$NGX" compare "$file" || { echo "FAIL: ngx compare exited $?"; exit 1; }
+    exec python3 "$here/check_mpi_verbs.py" loggp "$file"
+    ;;
 *)
-    echo "usage: t-mpi-verbs.sh bytes|compare" >&2
+    echo "usage: t-mpi-verbs.sh bytes|compare|loggp" >&2
     exit 2
     ;;
 esac
