@@ -28,7 +28,7 @@ mount -t devtmpfs devtmpfs /host/dev
 mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -t tmpfs -o size=256m tmpfs /host/run
-mount -t tmpfs tmpfs /host/dev/shm 2>/dev/null
+mkdir -p /host/dev/shm && mount -t tmpfs tmpfs /host/dev/shm
 mount -t 9p -o "$opts,rw" run "/host$run" || die "cannot mount the run directory $run over 9p"
 . "/host$run/env.sh"
 

@@ -11,6 +11,8 @@ say() { echo "@@ngx-softroce $*"; }
 die() { say "setup-error $*"; say "done passed=0 failed=1 skipped=0"; exit 1; }
 
 addr=10.0.2.15
+# mpirun needs a host name that resolves (the guest's is "(none)").
+hostname localhost
 ip link set lo up || die "ip link set lo up failed"
 case $SOFTROCE_NETDEV in
     lo) addr=127.0.0.1 ;;

@@ -17,7 +17,7 @@
 # kernel package is missing.
 # Environment (optional): NGX NGX_MODULE_PATH NGX_BUILD_ROOT NGX_SOURCE_ROOT
 # (set by meson's test_env), SOFTROCE_NETDEV=dummy0|eth0|lo, SOFTROCE_TIMEOUT
-# (seconds for the whole guest, default 600), SOFTROCE_ACCEL=tcg|kvm,
+# (seconds for the whole guest, default 900), SOFTROCE_ACCEL=tcg|kvm,
 # SOFTROCE_FORCE_QEMU=1 (use the guest even when the host has a device),
 # SOFTROCE_NO_INSTALL=1 (never call apt-get), SOFTROCE_KEEP=1 (keep run dir).
 set -euo pipefail
@@ -28,7 +28,7 @@ export NGX_BUILD_ROOT=${NGX_BUILD_ROOT:-$NGX_SOURCE_ROOT/build}
 export NGX=${NGX:-$NGX_BUILD_ROOT/ngx}
 export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$NGX_BUILD_ROOT/modules}
 netdev=${SOFTROCE_NETDEV:-dummy0}
-guest_timeout=${SOFTROCE_TIMEOUT:-600}
+guest_timeout=${SOFTROCE_TIMEOUT:-900}
 t_start=$(date +%s.%N)
 
 lists=("$@")
@@ -165,7 +165,7 @@ kernel_image() {
 # shash and fails "failed to add <netdev>" without it), then what modprobe
 # resolves for virtio-9p, the netdevs and rdma_rxe.
 module_files() {
-    local mods=(crc32_generic virtio_pci 9pnet_virtio 9p dummy rdma_rxe)
+    local mods=(crc32_generic virtio_pci 9pnet_virtio 9p dummy veth rdma_rxe rdma_ucm)
     [ "$netdev" = eth0 ] && mods+=(virtio_net)
     for m in "${mods[@]}"; do
         modprobe -S "$kver" --show-depends "$m" || { log "modprobe cannot resolve $m for $kver"; return 1; }

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Checks of t-mpi-verbs.sh (MPI over verbs next to raw verbs).
+
+    check_mpi_verbs.py bytes MPI.json --mtu M --sent N --received N --device D
+        the device's packet counters moved during the MPI run by at least the
+        packets its measured messages need: per size, samples x 2 messages
+        (a ping-pong sample is one round trip) x ceil(size / MTU), at least 1;
+        so the device carried at least the bytes the run measured
+    check_mpi_verbs.py table BOTH.json --compared COMPARE.json
+        BOTH.json holds the ibv and mpi runs of `ngx -m ibv,mpi`; its
+        comparison and `ngx compare --json`'s agree, and per size diff and
+        ratio are the MPI median minus and over the verbs median
+    check_mpi_verbs.py one-byte BOTH.json
+        raw verbs is not slower than MPI over verbs at 1 B (prints both):
+        fails when the verbs median's 95% interval lies wholly above MPI's
+    check_mpi_verbs.py loggp BOTH.json
+        `ngx -m ibv,mpi -x loggp`: the comparison has LogGP parameters fitted
+        for both, each with diff = mpi value - ibv value (printed per range)
+Exit 0 when the check holds, 1 otherwise (with the reason).
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_bytes(args):
+    doc = load(args.file)
+    results = doc.get("results") or (doc.get("runs") or [{}])[0].get("results", [])
+    if not results:
+        return ["no results in %s" % args.file]
+    messages = packets = 0
+    measured = 0
+    for r in results:
+        size, n = r["size_bytes"], r["count"]
+        messages += 2 * n
+        measured += 2 * n * size
+        packets += 2 * n * max(1, math.ceil(size / args.mtu))
+    print("MPI run measured %d messages, %d bytes; at MTU %d they need at least %d packets"
+          % (messages, measured, args.mtu, packets))
+    print("%s counters during the run: sent_pkts +%d, rcvd_pkts +%d (at most %d payload bytes)"
+          % (args.device, args.sent, args.received, args.sent * args.mtu))
+    problems = []
+    for name, moved in (("sent", args.sent), ("received", args.received)):
+        if moved < packets:
+            problems.append("%s %s %d packets, fewer than the %d the measured messages need: MPI did not "
+                            "send over %s" % (args.device, name, moved, packets, args.device))
+    return problems
+
+
+def size_rows(comparison):
+    rows = {}
+    for row in comparison["sizes"]:
+        by_label = {v["label"]: v for v in row["values"]}
+        rows[row["size_bytes"]] = by_label
+    return rows
+
+
+def ibv_mpi(values):
+    """The (ibv, mpi) entries of one comparison row, whatever the label prefix."""
+    ibv = [v for k, v in values.items() if k == "ibv" or k.endswith(":ibv")]
+    mpi = [v for k, v in values.items() if k == "mpi" or k.endswith(":mpi")]
+    return (ibv[0] if ibv else None), (mpi[0] if mpi else None)
+
+
+def medians(run):
+    return {r["size_bytes"]: r["median_us"] for r in run["results"]}
+
+
+def check_table(args):
+    doc = load(args.file)
+    runs = doc.get("runs", [])
+    problems = []
+    if [r.get("module") for r in runs] != ["ibv", "mpi"]:
+        return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
+    ibv_med, mpi_med = medians(runs[0]), medians(runs[1])
+    for source, comparison in (("the run's comparison", doc.get("comparison")),
+                               ("ngx compare --json", load(args.compared))):
+        if not comparison or not str(comparison.get("baseline")).endswith("ibv"):
+            problems.append("%s: baseline is %r, expected ibv" % (source, comparison and comparison.get("baseline")))
+            continue
+        rows = size_rows(comparison)
+        if sorted(rows) != sorted(ibv_med):
+            problems.append("%s: sizes %s, the runs have %s" % (source, sorted(rows), sorted(ibv_med)))
+        for size, values in sorted(rows.items()):
+            ibv, mpi = ibv_mpi(values)
+            if ibv is None or mpi is None:
+                problems.append("%s: %d B lacks ibv or mpi" % (source, size))
+                continue
+            want_diff = mpi_med[size] - ibv_med[size]
+            want_ratio = mpi_med[size] / ibv_med[size]
+            if not (close(ibv["median_us"], ibv_med[size]) and close(mpi["median_us"], mpi_med[size])):
+                problems.append("%s: %d B medians %r/%r, the runs say %r/%r"
+                                % (source, size, ibv["median_us"], mpi["median_us"], ibv_med[size], mpi_med[size]))
+            if not close(mpi["diff_us"], want_diff) or not close(mpi["ratio"], want_ratio):
+                problems.append("%s: %d B diff %r ratio %r, expected %r and %r"
+                                % (source, size, mpi["diff_us"], mpi["ratio"], want_diff, want_ratio))
+    for size in sorted(ibv_med):
+        print("%8d B  ibv %10.2f us  mpi %10.2f us  mpi-ibv %+10.2f us  mpi/ibv %6.2f"
+              % (size, ibv_med[size], mpi_med[size], mpi_med[size] - ibv_med[size], mpi_med[size] / ibv_med[size]))
+    if not problems:
+        print("PASS: comparison table of ibv and mpi checked (%d sizes, both sources)" % len(ibv_med))
+    return problems
+
+
+def one_byte(run):
+    """The 1 B row of a run: (median, 95% interval low, high) in us, or None."""
+    for r in run["results"]:
+        if r["size_bytes"] == 1:
+            return r["median_us"], r.get("median_ci95_lo_us", r["median_us"]), r.get("median_ci95_hi_us", r["median_us"])
+    return None
+
+
+def check_one_byte(args):
+    """Raw verbs is slower when its median's 95% interval lies wholly above
+    MPI's: at 1 B on rxe both are rxe's kernel path plus a few hundred
+    nanoseconds of software, so medians within each other's intervals are a
+    tie, not an ordering."""
+    runs = load(args.file).get("runs", [])
+    if [r.get("module") for r in runs] != ["ibv", "mpi"]:
+        return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
+    ibv, mpi = one_byte(runs[0]), one_byte(runs[1])
+    if ibv is None or mpi is None:
+        return ["no 1 B result (ibv %r, mpi %r)" % (ibv, mpi)]
+    print("1 B half round trip: raw verbs %.2f us [95%%: %.2f, %.2f], MPI over verbs %.2f us [%.2f, %.2f]"
+          " (MPI adds %+.2f us)" % (ibv + mpi + (mpi[0] - ibv[0],)))
+    if ibv[1] > mpi[2]:
+        return ["raw verbs slower than MPI over verbs at 1 B: %.2f us (interval from %.2f) against %.2f us"
+                " (interval up to %.2f)" % (ibv[0], ibv[1], mpi[0], mpi[2])]
+    print("PASS: raw verbs is not slower than MPI over verbs at 1 B")
+    return []
+
+
+def check_loggp(args):
+    doc = load(args.file)
+    runs = doc.get("runs", [])
+    if [r.get("module") for r in runs] != ["ibv", "mpi"]:
+        return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
+    problems, checked = [], 0
+    for rng in (doc.get("comparison") or {}).get("model") or []:
+        for name, values in rng["parameters"].items():
+            ibv, mpi = ibv_mpi({v["label"]: v for v in values})
+            if ibv is None or mpi is None:
+                problems.append("range %s, %s: lacks ibv or mpi" % (rng["range"], name))
+                continue
+            if not all(isinstance(v.get("value"), (int, float)) for v in (ibv, mpi)):
+                continue
+            checked += 1
+            print("range %-6s %-18s ibv %12.4g  mpi %12.4g  mpi-ibv %+12.4g"
+                  % (rng["range"], name, ibv["value"], mpi["value"], mpi["diff"]))
+            if not close(mpi["diff"], mpi["value"] - ibv["value"]):
+                problems.append("%s: diff %r is not %r - %r" % (name, mpi["diff"], mpi["value"], ibv["value"]))
+    if checked == 0:
+        problems.append("no LogGP parameter fitted for both ibv and mpi")
+    elif not problems:
+        print("PASS: %d LogGP parameters of ibv and mpi compared" % checked)
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["bytes", "table", "one-byte", "loggp"])
+    parser.add_argument("file")
+    parser.add_argument("--mtu", type=int)
+    parser.add_argument("--sent", type=int)
+    parser.add_argument("--received", type=int)
+    parser.add_argument("--device", default="rxe0")
+    parser.add_argument("--compared")
+    args = parser.parse_args()
+    if args.what == "bytes" and None in (args.mtu, args.sent, args.received):
+        parser.error("bytes needs --mtu, --sent and --received")
+    if args.what == "table" and not args.compared:
+        parser.error("table needs --compared")
+    check = {"bytes": check_bytes, "table": check_table, "one-byte": check_one_byte, "loggp": check_loggp}
+    problems = check[args.what](args)
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

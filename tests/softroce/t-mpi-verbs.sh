@@ -1,0 +1,100 @@
+#!/bin/sh
+# MPI over verbs next to raw verbs, on one RDMA device (rxe0 in the guest):
+# Open MPI's UCX PML restricted to UCX's verbs transports on that device, the
+# TCP BTL and shared memory excluded on the command line (a fallback is an
+# error, never a faster number).
+#
+#     t-mpi-verbs.sh bytes     mpirun ngx -m mpi -x pingpong between the device's
+#                              packet counters: the device must have carried at
+#                              least the messages the run measured
+#     t-mpi-verbs.sh compare   mpirun ngx -m ibv,mpi -x pingpong: the comparison
+#                              table (also via `ngx compare`), its arithmetic,
+#                              and raw verbs not slower than MPI at 1 B
+#     t-mpi-verbs.sh loggp     mpirun ngx -m ibv,mpi -x loggp: LogGP per module,
+#                              each parameter's MPI - verbs difference
+#
+# Why these UCX settings (Open MPI 4.1.4, UCX 1.13.1 on rxe):
+# - UCX_TLS=rc_verbs,ud_verbs: rc alone fails "no auxiliary transport" (RC
+#   needs UD to wire up); the data goes over rc_verbs (UCX prints
+#   "ep_cfg[0]: tag(rc_verbs/rxe0:1)" at UCX_LOG_LEVEL=info).
+# - UCX_UD_VERBS_ETH_DGID_CHECK=n: UCX 1.13 drops every UD packet rxe
+#   delivers (it tells IPv4 from IPv6 GRHs by a work completion field rxe does
+#   not set), so wire-up ends "UD endpoint ... unhandled timeout error".
+# Environment: NGX, RXE_DEV (device), SOFTROCE_RUN_DIR; NGX_SOFTROCE_COUNT.
+# Exits 77 when mpirun, ngx or its mpi/ibv modules are missing.
+what=${1:?usage: t-mpi-verbs.sh bytes|compare|loggp}
+here=$(cd "$(dirname "$0")" && pwd)
+dev=${RXE_DEV:-rxe0}
+out=${SOFTROCE_RUN_DIR:-.}
+count=${NGX_SOFTROCE_COUNT:-100}
+sizes=1,4Ki,64Ki
+[ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }
+command -v mpirun >/dev/null || { echo "no mpirun (package openmpi-bin)"; exit 77; }
+for m in mpi ibv; do
+    "$NGX" --list-modules 2>/dev/null | grep -q "^ *$m " || { echo "ngx has no module $m"; exit 77; }
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# mpirun -np 2 with Open MPI over UCX's verbs transports on $dev, then ngx ARGS.
+mpirun_verbs() {
+    echo "+ mpirun -np 2 ... ngx $*"
+    mpirun -np 2 --mca oob_tcp_if_include lo \
+        --mca pml ucx --mca btl self \
+        -x UCX_TLS=rc_verbs,ud_verbs -x UCX_NET_DEVICES="$dev:1" -x UCX_UD_VERBS_ETH_DGID_CHECK=n \
+        "$NGX" "$@"
+}
+
+# Sum of the device's sent or received packet counter (NAME) over its ports.
+packets() {
+    cat /sys/class/infiniband/"$dev"/ports/*/hw_counters/"$1" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# The active path MTU of port 1 in bytes (ibv_devinfo: "active_mtu: 1024 (3)").
+active_mtu() {
+    ibv_devinfo -d "$dev" -i 1 2>/dev/null | awk '$1 == "active_mtu:" { print $2; exit }'
+}
+
+case $what in
+bytes)
+    [ -r "/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" ] ||
+        { echo "$dev has no hw_counters/sent_pkts: cannot tell where the bytes went"; exit 77; }
+    mtu=$(active_mtu)
+    [ -n "$mtu" ] || { echo "FAIL: ibv_devinfo gives no active_mtu for $dev"; exit 1; }
+    sent0=$(packets sent_pkts) rcvd0=$(packets rcvd_pkts)
+    mpirun_verbs -m mpi -x pingpong -s "$sizes" -c "$count" --warmup 10 --timeout 30 -o "$out/mpi-verbs-bytes.json" ||
+        { echo "FAIL: mpirun exited $?"; exit 1; }
+    sent1=$(packets sent_pkts) rcvd1=$(packets rcvd_pkts)
+    exec python3 "$here/check_mpi_verbs.py" bytes "$out/mpi-verbs-bytes.json" --mtu "$mtu" \
+        --sent $((sent1 - sent0)) --received $((rcvd1 - rcvd0)) --device "$dev"
+    ;;
+compare)
+    # Raw verbs must be at least as fast as MPI over verbs at 1 B; TCG is noisy,
+    # so a failing 1 B comparison is measured again (twice at most, 1 B only).
+    file=$out/mpi-verbs-compare.json
+    mpirun_verbs -m ibv,mpi -x pingpong -s "$sizes" -c "$count" --warmup 10 --timeout 30 -o "$file" ||
+        { echo "FAIL: mpirun exited $?"; exit 1; }
+    "$NGX" compare "$file" || { echo "FAIL: ngx compare exited $?"; exit 1; }
+    "$NGX" compare --json "$file" > "$out/mpi-verbs-compare-table.json" || { echo "FAIL: ngx compare --json"; exit 1; }
+    python3 "$here/check_mpi_verbs.py" table "$file" --compared "$out/mpi-verbs-compare-table.json" || exit 1
+    for attempt in 1 2 3; do
+        python3 "$here/check_mpi_verbs.py" one-byte "$file" && exit 0
+        [ $attempt = 3 ] && break
+        echo "measuring 1 B again (attempt $((attempt + 1)) of 3)"
+        file=$out/mpi-verbs-1B-$attempt.json
+        mpirun_verbs -m ibv,mpi -x pingpong -s 1 -c "$count" --warmup 10 --timeout 30 -o "$file" ||
+            { echo "FAIL: mpirun exited $?"; exit 1; }
+    done
+    echo "FAIL: raw verbs slower than MPI over verbs at 1 B in 3 attempts"
+    exit 1
+    ;;
+loggp)
+    file=$out/mpi-verbs-loggp.json
+    mpirun_verbs -m ibv,mpi -x loggp -c 30 --timeout 60 -o "$file" || { echo "FAIL: mpirun exited $?"; exit 1; }
+    "$NGX" compare "$file" || { echo "FAIL: ngx compare exited $?"; exit 1; }
+    exec python3 "$here/check_mpi_verbs.py" loggp "$file"
+    ;;
+*)
+    echo "usage: t-mpi-verbs.sh bytes|compare|loggp" >&2
+    exit 2
+    ;;
+esac
