@@ -11,7 +11,7 @@
 #       ngx's L_eel = PRTT(1,0,1)/2 and the G of its first range (as
 #       bench/loggp/run.sh; a later range may fit G = 0).
 # Netgauge is built from source by ../shared/tools/netgauge/netgauge.sh
-# (sourced; $NGX_TOOLS, default /work/shared/tools). Rounds run Netgauge,
+# (sourced; $NGX_SHARED_TOOLS, default ../shared/tools beside the clone). Rounds run Netgauge,
 # ngx default, ngx on Netgauge's sizes, the order rotated each round.
 #
 #     bench/loggp/netgauge.sh [BUILD_DIR] [-r ROUNDS] [-o FILE.json] [-l DIR]
@@ -105,7 +105,7 @@ fi
 ngx=$build/ngx
 [[ -x $ngx ]] || { echo "netgauge.sh: $ngx not built" >&2; exit 1; }
 export NGX_MODULE_PATH=$build/modules NGX_PATTERN_PATH=$build/patterns
-tools=${NGX_TOOLS:-/work/shared/tools}
+tools=${NGX_SHARED_TOOLS:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/tools} # shared/ sits beside the clone
 # shellcheck source=/dev/null
 . "$tools/netgauge/netgauge.sh" || exit 1
 netgauge_build || exit 1
@@ -122,8 +122,8 @@ run_tool() { # TOOL ROUND
     local tool=$1 r=$2 t0 t1 rc
     t0=$(now)
     case $tool in
-    netgauge) # its mpirun holds the helpers' lock; the span is timed inside it, without the wait
-        flock /tmp/ngx-net.lock bash -c '. "$1/netgauge/netgauge.sh"; t0=$(date +%s.%N)
+    netgauge) # the span is timed inside the subshell, without sourcing the tool's script
+        bash -c '. "$1/netgauge/netgauge.sh"; t0=$(date +%s.%N)
             netgauge_loggp tcp 1-131072 "$2"; rc=$?; echo "$t0 $(date +%s.%N)" > "$2.span"; exit $rc' \
             _ "$tools" "$work/netgauge-$r.out"
         rc=$?
