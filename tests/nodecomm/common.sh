@@ -35,3 +35,17 @@ m = run.get("model")
 exec(sys.argv[2])
 PY
 }
+
+# nc_two_nodes NEED: two network namespaces ("nodes") joined by the veth pair
+# "v" with MTU 9000 (headers under 1% of a frame), holding the helpers'
+# network lock, cleaned up at exit; NEED as netns_require takes it (mpi, tbf).
+nc_two_nodes() {
+    source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
+    netns_require "$1"
+    NETNS_NO_TRAP=1 netns_init
+    trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
+    exec 9>/tmp/ngx-net.lock
+    flock 9
+    netns_veth_pair v || fail "veth pair"
+    netns_mtu v 9000 || fail "MTU 9000"
+}

@@ -19,14 +19,7 @@
 # the two nodes (no "one node" note).
 # Noisy machine: one more run before failing.
 source "$(dirname "$0")/common.sh"
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-netns_require mpi
-NETNS_NO_TRAP=1 netns_init
-trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
-exec 9>/tmp/ngx-net.lock
-flock 9
-netns_veth_pair v || fail "veth pair"
-netns_mtu v 9000 || fail "MTU 9000"
+nc_two_nodes mpi
 pairs=4 rn=100mbit rc=40mbit share=25mbit
 shape() { # NS DEV MATCH(sport|dport)
     local ns=$1 dev=$2 match=$3 i

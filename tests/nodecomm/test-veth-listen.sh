@@ -10,14 +10,7 @@
 # of the configured rate (payload rate: MTU 9000 keeps the headers under
 # 1%). Noisy machine: one more run before failing.
 source "$(dirname "$0")/common.sh"
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-netns_require tbf
-NETNS_NO_TRAP=1 netns_init
-trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
-exec 9>/tmp/ngx-net.lock
-flock 9
-netns_veth_pair v || fail "veth pair"
-netns_mtu v 9000 || fail "MTU 9000"
+nc_two_nodes tbf
 ns_a=$(netns_get v ns_a) ns_b=$(netns_get v ns_b) ip_b=$(netns_get v ip_b)
 for side in a b; do
     ns=$(netns_get v ns_$side) dev=$(netns_get v dev_$side)
