@@ -253,6 +253,13 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     range.to_bytes = samples[r.last].size;
     range.g = gap->intercept;
     range.G = gap->slope;
+    if (gap->slope.value < 0) {
+        // A time per byte below 0 has no reading: over a few small sizes the
+        // slope is noise around 0. Eq. (7) with G held at 0 leaves g = y(s).
+        range.G = Measured::exact(0);
+        range.g = average(ys, guarded_relative_weights(ys), rel, opt.level);
+        detail.held_at_zero.push_back("G_us_per_byte");
+    }
 
     // o_s from paper 001 eq. (6), as a mean and (section 4) as the line
     // o_s(s) = o_s + (s-1) O_s; weights 1/PRTT(n,d,s)^2 (its noise scale).

@@ -31,12 +31,15 @@ fit::Measured slope_of(const fit::OverheadLine& line)
 // held at 0.
 Json fit_json(const fit::LogGPRangeDetail& detail)
 {
-    if (!detail.joint)
-        return {{"fit", "paper"}};
-    const fit::JointFit& j = *detail.joint;
     Json held = Json::array();
-    for (const std::string& name : j.held_at_zero)
+    for (const std::string& name : detail.held_at_zero)
         held.push_back(name);
+    if (!detail.joint)
+        return {{"fit", "paper"}, {"held_at_zero", held}};
+    const fit::JointFit& j = *detail.joint;
+    for (const std::string& name : j.held_at_zero)
+        if (std::find(held.begin(), held.end(), name) == held.end())
+            held.push_back(name);
     return {{"fit", j.improved ? "joint" : "paper"},
             {"paper_mean_relative", json_number(j.paper_mean_rel)},
             {"joint_mean_relative", json_number(j.joint_mean_rel)},

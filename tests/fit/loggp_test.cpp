@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -524,4 +525,32 @@ TEST(LogGP, MeasuredNoiseKeepsOneProtocolOneRange)
         ASSERT_TRUE(fit);
         EXPECT_EQ(fit->params.ranges.size(), 1u) << seed;
     }
+}
+
+// Over a few small sizes eq. (7)'s line can slope below 0 by noise (CI saw
+// G = -0.0014 us/B on shm over 1..8 B); a time per byte below 0 has no
+// reading, so G is held at 0 and named, and g is the mean gap.
+TEST(LogGP, GapLineSlopingBelowZeroHoldsGAtZero)
+{
+    const double L = 0.05, o = 0.01, n = n_msgs;
+    std::vector<PrttSample> v;
+    for (double s : {1.0, 2.0, 4.0, 8.0}) {
+        PrttSample p;
+        p.size = s;
+        p.prtt_1_0 = 2 * (L + 2 * o);
+        const double y = 0.035 - 0.0014 * (s - 1); // eq. (7)'s y(s), falling
+        p.prtt_n_0 = p.prtt_1_0 + (n - 1) * y;
+        p.delay = p.prtt_1_0;
+        p.prtt_n_d = p.prtt_1_0 + (n - 1) * (o + p.delay); // eq. (6): o(s) = o
+        v.push_back(p);
+    }
+    const auto fit = fit_loggp(v, n);
+    ASSERT_TRUE(fit);
+    ASSERT_EQ(fit->params.ranges.size(), 1u);
+    const LogGPRange& r = fit->params.ranges.front();
+    EXPECT_EQ(r.G.value, 0.0);
+    const auto& held = fit->details.front().held_at_zero;
+    EXPECT_NE(std::find(held.begin(), held.end(), "G_us_per_byte"), held.end());
+    EXPECT_GT(r.g.value, 0.035 - 0.0014 * 7);
+    EXPECT_LT(r.g.value, 0.035);
 }

@@ -188,6 +188,9 @@ struct LogGPRangeDetail {
     std::vector<LogGPCurve> split_by;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
+    // "G_us_per_byte" where eq. (7)'s line sloped below 0 and G was held at 0
+    // (g then the mean of y(s)); the joint fit's own holds are in `joint`.
+    std::vector<std::string> held_at_zero;
     std::optional<JointFit> joint; // set when LogGPOptions::joint refined the range
 };
 
