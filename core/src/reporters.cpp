@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace ngx {
@@ -382,15 +383,27 @@ const char* ngx_version()
     return NGX_VERSION;
 }
 
+// An existing file is opened for appending; otherwise a probe file of this
+// process's own is created beside it and removed. The target itself is
+// never created and removed: under mpirun every rank checks the same -o at
+// once, and on a shared file system (9p in the SoftRoCE guest) one rank's
+// removal made another's fopen fail with ENOENT.
 Status check_writable(const std::string& path)
 {
-    bool existed = access(path.c_str(), F_OK) == 0;
-    std::FILE* file = std::fopen(path.c_str(), "a");
-    if (file == nullptr)
-        return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno));
-    std::fclose(file);
-    if (!existed)
-        std::remove(path.c_str());
+    const auto refused = [&] { return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno)); };
+    if (access(path.c_str(), F_OK) == 0) {
+        const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0)
+            return refused();
+        close(fd);
+        return Status::ok();
+    }
+    const std::string probe = path + ".ngx-check." + std::to_string(getpid());
+    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return refused();
+    close(fd);
+    unlink(probe.c_str());
     return Status::ok();
 }
 
