@@ -154,10 +154,12 @@ Result<std::vector<Measured>> read_bcast(const std::string& path)
     return rows;
 }
 
+// "predicted (+error%)", with a leading space so that the columns never run
+// together, whatever the width of the numbers.
 std::string cell(double predicted, double measured)
 {
     std::ostringstream out;
-    out << std::setprecision(4) << predicted;
+    out << ' ' << std::setprecision(4) << predicted;
     if (std::isfinite(predicted) && measured > 0)
         out << " (" << std::showpos << std::setprecision(2) << 100 * (predicted - measured) / measured << "%)";
     return out.str();

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The bcast pattern under mpirun (mpi module, vader BTL) with P = 2, 3 and 4
 # ranks (3 and 4 oversubscribe the 2 cores: correct, the rows and a note on
-# stderr say so), and the comparison of log3P's broadcast predictions with
-# them. bcast asks the MPI bootstrap for one group (any P >= 2), so P = 3
+# stderr say so), and the comparison of log3P's, LogGP's and LogGPS's
+# broadcast predictions with them; log3P's point-to-point prediction. bcast asks the MPI bootstrap for one group (any P >= 2), so P = 3
 # runs, while a pairwise pattern (pingpong) still refuses it; P = 1 and a
 # module without collectives under mpirun: exit 2 with a message.
 source "$(dirname "$0")/common.sh"
@@ -40,9 +40,28 @@ MODULE=tcp expect_exit2 "bcast over tcp (no collectives) with P = 3" "has no col
 
 run_np 2 vader -x strided -s 4Ki,64Ki --strided-strides 1,64 -c 100 -o "$SCRATCH/strided.json" >/dev/null 2>&1 ||
     fail "strided run for the predictions failed"
-"$NGX" predict --params "$SCRATCH/strided.json" --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast3.json,$SCRATCH/bcast4.json" \
+# LogGP and LogGPS of the same link, for their predictions beside log3P's.
+for p in loggp loggps; do
+    run_np 2 vader -x $p -s 1-64Ki -c 30 -o "$SCRATCH/$p.json" >/dev/null 2>&1 || fail "$p run for the predictions failed"
+done
+
+# Point to point: at stride 1 log3P's T_0,1 = o_mw + l_mw + o_net is the
+# measured T_0,1 itself (o_net is solved from it, paper 000 section 4.1).
+"$NGX" predict --params "$SCRATCH/strided.json" -s 64Ki --stride 1 -P 4 >"$SCRATCH/p2p.txt" 2>&1 ||
+    { cat "$SCRATCH/p2p.txt"; fail "predict -s 64Ki --stride 1 -P 4 failed"; }
+cat "$SCRATCH/p2p.txt"
+predicted=$(awk '$1 == "log3p" { print $2 }' "$SCRATCH/p2p.txt")
+measured=$(py "$SCRATCH/strided.json" "[p['t01_us'] for p in d['model']['strided']['points'] if p['size'] == 65536 and p['stride'] == 1][0]")
+python3 -c "import sys; p, m = map(float, sys.argv[1:]); sys.exit(0 if abs(p - m) <= 1e-3 * m else 1)" "$predicted" "$measured" ||
+    fail "log3P point-to-point at 64 KiB, stride 1: $predicted us predicted, $measured us measured"
+
+"$NGX" predict --params "$SCRATCH/strided.json" --loggp "$SCRATCH/loggp.json" --loggps "$SCRATCH/loggps.json" \
+    --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast3.json,$SCRATCH/bcast4.json" \
     >"$SCRATCH/compare.txt" 2>&1 || { cat "$SCRATCH/compare.txt"; fail "predict --compare-to failed"; }
 cat "$SCRATCH/compare.txt"
-[[ $(grep -c '%)' "$SCRATCH/compare.txt") == 12 ]] || fail "expected 12 compared rows (2 sizes x 2 strides x P = 2, 3, 4) with relative errors"
+# 12 rows (2 sizes x 2 strides x P = 2, 3, 4), each with the relative error of
+# log3P's, LogGP's and LogGPS's tree and linear predictions.
+[[ $(grep -c '%).*%).*%).*%).*%).*%)' "$SCRATCH/compare.txt") == 12 ]] ||
+    fail "expected 12 compared rows, each with six predictions (log3P, LogGP, LogGPS; tree and linear) and their errors"
 grep -q '\*' "$SCRATCH/compare.txt" || fail "oversubscribed rows not marked"
 echo PASS
