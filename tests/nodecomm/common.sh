@@ -106,6 +106,19 @@ nc_htb_pairs() {
     done
 }
 
+# nc_htb_loopback NS PAIRS RN RC PORT: the same link on the loopback of NS,
+# for ranks forked on one host: every packet leaves through lo, so lo gets
+# both directions, each its own tree (A to B: source port, B to A:
+# destination port) under the root, as two nodes' devices would; MTU 9000.
+nc_htb_loopback() {
+    local ns=$1
+    shift
+    ip -n "$ns" link set dev lo mtu 9000 || fail "MTU 9000 on lo in $ns"
+    _nc_htb_root "$ns" lo
+    _nc_htb_tree "$ns" lo 1 sport "$@"
+    _nc_htb_tree "$ns" lo 2 dport "$@"
+}
+
 # nc_htb_carried MIN_BYTES: every pair's class sent at least MIN_BYTES, so
 # each pair's flow was classified by its port in each direction and none
 # ran past the shaper through the default class.
@@ -136,8 +149,8 @@ if bad: print("; ".join(bad)); sys.exit(1)
 '
 }
 
-# nc_htb_attempts RC RN (Mbit/s): the verdict of a test over nc_htb_pairs.
-# It calls the test's `measure JSON` (one nodecomm run
+# nc_htb_attempts RC RN (Mbit/s): the verdict of a test over nc_htb_pairs
+# or nc_htb_loopback. It calls the test's `measure JSON` (one nodecomm run
 # written to JSON; it fails the test itself when the run does) and checks
 # that every pair's class carried its flow and that the fit meets the
 # rates: PASS and exit 0. Noisy machine: one more run before failing.
