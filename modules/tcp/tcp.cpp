@@ -9,8 +9,10 @@
 //
 // Setup goes through the bootstrap, never over the measured link: the lower
 // rank listens (on `tcp-address` or the bootstrap's local address, port
-// `tcp-port`, 0 = ephemeral) and hands "host:port" to its peer, which
-// connects. The fast path is one send() or one recv(MSG_WAITALL) per message;
+// `tcp-port`, 0 = ephemeral; `tcp-port` plus its rank with
+// `--tcp-port-per-rank yes`, so that a run of many pairs gives each pair's
+// connection its own port, one a shaper can classify) and hands "host:port"
+// to its peer, which connects. The fast path is one send() or one recv(MSG_WAITALL) per message;
 // SO_RCVTIMEO/SO_SNDTIMEO carry the deadline so no extra syscall is needed.
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
@@ -41,6 +43,7 @@ constexpr int retry_pause_ms = 20;
 struct Options {
     std::string address; // empty: use the bootstrap's local address
     uint16_t port = 0;
+    bool port_per_rank = false; // listen on port + the listening rank
     int sndbuf = 0; // 0: kernel default
     int rcvbuf = 0;
     bool poll = false; // --tcp-progress poll: spin on recv(MSG_DONTWAIT)
@@ -58,6 +61,8 @@ struct Context {
 const ngx_option_spec option_specs[] = {
     {"tcp-address", nullptr, "address to listen on (default: the bootstrap's local address)"},
     {"tcp-port", "0", "port to listen on; 0 picks a free one"},
+    {"tcp-port-per-rank", "no",
+     "yes: the listening rank listens on tcp-port + its rank (each pair its own port, e.g. for per-pair tc classes)"},
     {"tcp-sndbuf", "0", "SO_SNDBUF in bytes; 0 keeps the kernel default"},
     {"tcp-rcvbuf", "0", "SO_RCVBUF in bytes; 0 keeps the kernel default"},
     {"tcp-progress", "block", "receive by a blocking recv() (block) or by spinning on recv(MSG_DONTWAIT) (poll)"},
@@ -69,6 +74,9 @@ ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err
     Options options;
     options.address = read.text("tcp-address", "");
     options.port = uint16_t(read.whole_number("tcp-port", 0, 0, 65535));
+    options.port_per_rank = read.yes_no("tcp-port-per-rank", false);
+    if (options.port_per_rank && options.port == 0 && read.ok())
+        read.reject("tcp-port-per-rank", "needs a --tcp-port other than 0 (0 picks a free port anyway)");
     options.sndbuf = int(read.byte_count("tcp-sndbuf", 0, 0, 1u << 30));
     options.rcvbuf = int(read.byte_count("tcp-rcvbuf", 0, 0, 1u << 30));
     options.poll = read.choice("tcp-progress", "block", {"block", "poll"}) == "poll";
@@ -243,9 +251,22 @@ std::string listen_host(const Context& c, const ngx_bootstrap* boot)
     return "";
 }
 
-ngx_status open_listener(const Context& c, const std::string& host, Socket* out, ngx_error* err)
+// The port the listening rank binds: tcp-port, plus the rank with --tcp-port-per-rank.
+ngx_status listen_port(const Context& c, const ngx_bootstrap* boot, std::string* out, ngx_error* err)
 {
-    std::string port = std::to_string(c.options.port);
+    unsigned port = c.options.port;
+    if (c.options.port_per_rank)
+        port += unsigned(boot->rank);
+    if (port > 65535)
+        return fail(err, NGX_ERR_INVALID_OPTION, "--tcp-port %u plus rank %d is above 65535 (--tcp-port-per-rank)",
+                    unsigned(c.options.port), boot->rank);
+    *out = std::to_string(port);
+    return NGX_OK;
+}
+
+ngx_status open_listener(const Context& c, const std::string& host, const std::string& port, Socket* out,
+                         ngx_error* err)
+{
     AddrInfo addresses;
     if (ngx_status s = addresses.resolve(host.empty() ? nullptr : host.c_str(), port.c_str(), true, "listen", err);
         s != NGX_OK)
@@ -359,8 +380,11 @@ ngx_status connect_to(Context* c, const std::string& host, const std::string& po
 
 ngx_status connect_as_listener(Context* c, const ngx_bootstrap* boot, ngx_error* err)
 {
+    std::string port;
+    if (ngx_status s = listen_port(*c, boot, &port, err); s != NGX_OK)
+        return s;
     Socket listener;
-    if (ngx_status s = open_listener(*c, listen_host(*c, boot), &listener, err); s != NGX_OK)
+    if (ngx_status s = open_listener(*c, listen_host(*c, boot), port, &listener, err); s != NGX_OK)
         return s;
     std::string mine;
     std::string ignored;

@@ -100,6 +100,8 @@ row 2 "'--pingping-count' is unknown to pattern 'pingping' \(its options: .*--pi
 # module-level validation (the module's init judges its own options)
 row 2 "tcp-port.*70000"                          -m tcp "${S[@]}" --tcp-port 70000
 row 2 "tcp-port.*abc"                            -m tcp "${S[@]}" --tcp-port abc
+row 2 "tcp-port-per-rank.*maybe"                 -m tcp "${S[@]}" --tcp-port 7100 --tcp-port-per-rank maybe
+row 2 "tcp-port-per-rank.*needs a --tcp-port"    -m tcp "${S[@]}" --tcp-port-per-rank yes
 row 2 "tcp-sndbuf.*-1"                           -m tcp "${S[@]}" --tcp-sndbuf -1
 row 2 "tcp-rcvbuf.*x"                            -m tcp "${S[@]}" --tcp-rcvbuf x
 row 2 "tcp-progress.*spin"                       -m tcp "${S[@]}" --tcp-progress spin

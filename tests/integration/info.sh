@@ -26,7 +26,7 @@ ok "--help"
 ngx_run 20 -m tcp -x pingpong --help
 [[ $RC == 0 ]] || fail "-m tcp -x pingpong --help exited $RC"
 grep -q '^Module tcp' out || fail "no 'Module tcp' option group"
-for o in --tcp-port --tcp-sndbuf --tcp-rcvbuf --tcp-progress; do grep -q -- "$o" out || fail "help lacks $o"; done
+for o in --tcp-port --tcp-port-per-rank --tcp-sndbuf --tcp-rcvbuf --tcp-progress; do grep -q -- "$o" out || fail "help lacks $o"; done
 grep -q -- '--shm-' out && fail "help for -m tcp shows shm options"
 grep -q '^Pattern pingpong' out || fail "no 'Pattern pingpong' group"
 ok "-m tcp -x pingpong --help"
