@@ -435,6 +435,21 @@ LogGPSFit finish(std::span<const RttPoint> pts, Candidate& best, const std::vect
     return f;
 }
 
+// Whether no cost of Table 3 but G_l is clearly below 0 (95% interval
+// wholly negative). A threshold pair that can only be fitted with, say,
+// L = -10 ms trades one term against another across too few sizes and
+// explains nothing. G_l may be: paper 004 itself fits G_l = -0.74 ns/B on
+// Myrinet (a correction to G_s above s).
+bool physical(const Candidate& c)
+{
+    for (const Param p : {pL, pO, pOs, pOr, pGs}) {
+        const Measured& m = c.measured[p];
+        if (m.value < 0 && !(m.has_interval() && m.upper >= 0))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions& opt)
@@ -453,8 +468,10 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
         scale += (w.empty() ? 1.0 : w[i]) * pts[i].rtt * pts[i].rtt;
     const double floor = scale * 1e-24; // residuals at rounding level are all "zero"
 
-    Candidate best;
-    bool found = false;
+    // The lowest BIC among the physical candidates; the lowest of all only
+    // where none is physical (then the negative costs show in the output).
+    Candidate best, best_unphysical;
+    bool found = false, found_unphysical = false;
     for (double s : threshold_candidates(opt.s, sizes)) {
         for (double S : threshold_candidates(opt.S, sizes)) {
             if (S < s || !enough_above(sizes, s, opt.s.has_value(), opt.min_sizes_above) ||
@@ -465,17 +482,24 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
             c.S = S;
             c.tie_O = next_size_above(sizes, S) == inf;
             c.has_Gl = next_size_above(sizes, s) < inf;
-            if (!solve_candidate(pts, w, c, opt.level, false))
+            if (!solve_candidate(pts, w, c, opt.level, true))
                 continue;
             c.bic = bic_of(c, floor, opt.threshold_penalty);
-            if (!found || c.bic < best.bic) {
+            if (!physical(c)) {
+                if (!found_unphysical || c.bic < best_unphysical.bic) {
+                    best_unphysical = std::move(c);
+                    found_unphysical = true;
+                }
+            } else if (!found || c.bic < best.bic) {
                 best = std::move(c);
                 found = true;
             }
         }
     }
-    if (!found)
+    if (!found && !found_unphysical)
         return Status::degenerate;
+    if (!found)
+        best = std::move(best_unphysical);
     if (!solve_candidate(pts, w, best, opt.level, true))
         return Status::degenerate; // with intervals
     LogGPSFit f = finish(pts, best, sizes);
