@@ -2,8 +2,9 @@
 # The launch without MPI on loopback: `ngx --listen` and `ngx --connect
 # --pairs 3` start 3 processes each, the pairs meet through the one
 # rendezvous port, and the client writes T(k, n) for k = 1..3 with a tcp
-# bootstrap of 6 ranks. Both sides on one node: without
-# --nodecomm-one-node both refuse (exit 2) naming it. Bad input: --pairs 0
+# bootstrap of 6 ranks; with --pairs 1,3 on both sides, k = 1 and 3. Both
+# sides on one node: without --nodecomm-one-node both refuse (exit 2)
+# naming it. Bad input: --pairs 0
 # on either side, and --pairs that differ between the sides, exit 2 on both
 # with a message naming the two counts. A server rank killed mid-run ends
 # both sides within the deadline (--timeout 5) with an error, and the
@@ -52,6 +53,16 @@ assert m["nodecomm"]["pairs"] == [1, 2, 3], m["nodecomm"]["pairs"]
 assert all(t > 0 for row in T for t in row), T
 print(f"json: tcp bootstrap of 6 ranks, T(3, 64 KiB) = {T[2][2]:.1f} us")
 ' || fail "the JSON of the listen/connect run"
+
+# --pairs LIST on both sides (the server checks K = 3 only): 3 processes
+# each, k = 1 and 3 measured.
+both --pairs 1,3 -- --pairs 1,3 --nodecomm-one-node --timeout 10 -s 1,1Ki -c 10 --warmup 2 -o "$json"
+[[ $rc == 0 && $src == 0 ]] || { cat "$SCRATCH/client" "$SCRATCH/server"; fail "--pairs 1,3: client exit $rc, server exit $src"; }
+nc_py "$json" '
+assert ctx["bootstrap"] == {"kind": "tcp", "ranks": 6}, ctx["bootstrap"]
+assert m["nodecomm"]["pairs"] == [1, 3], m["nodecomm"]["pairs"]
+print("--pairs 1,3 over --listen/--connect: 6 ranks, k = [1, 3]")
+' || fail "the JSON of the --pairs 1,3 listen/connect run"
 
 # One node without --nodecomm-one-node: both sides refuse, naming it.
 both -- --pairs 2 --timeout 10 -s 1 -c 5
