@@ -5,8 +5,9 @@
 # distinct CPUs when there are at least 4, otherwise ngx says that it
 # oversubscribes; the JSON follows the published schema. `--pairs 1,3 -m sim`
 # forks 6 processes and measures exactly k = 1 and 3 (pairs [1, 3] in the
-# JSON). `--pairs 2 -x pingpong` measures both pairs too (each driver shows
-# its table), and no process is left behind.
+# JSON). udp and shm under nodecomm (--pairs 2, two sizes, few samples):
+# status complete and every T(k, n) > 0. `--pairs 2 -x pingpong` measures
+# both pairs too (each driver shows its table), and no process is left behind.
 source "$(dirname "$0")/common.sh"
 json=$SCRATCH/local.json
 "$NGX" --pairs 2 -m tcp -x nodecomm -s 1,1Ki,64Ki -c 50 --warmup 5 --timeout 20 -o "$json" \
@@ -45,6 +46,14 @@ assert nc['pairs'] == [1, 3], nc['pairs']
 assert all(t is not None and t > 0 for row in nc['T_us'] for t in row), nc['T_us']
 print('--pairs 1,3: 6 ranks, k =', nc['pairs'])
 " || fail "the JSON of --pairs 1,3"
+for module in udp shm; do
+    json=$SCRATCH/$module.json
+    "$NGX" --pairs 2 -m $module -x nodecomm -s 1,1Ki -c 10 --warmup 2 --timeout 20 -o "$json" \
+        >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+    rc=$?
+    [[ $rc == 0 ]] || { cat "$SCRATCH/out" "$SCRATCH/err"; fail "ngx --pairs 2 -m $module -x nodecomm: exit $rc"; }
+    nc_complete "$json" $module
+done
 "$NGX" --pairs 2 -m tcp -x pingpong -s 1 -c 100 --timeout 20 >"$SCRATCH/pp" 2>&1 </dev/null || {
     cat "$SCRATCH/pp"
     fail "ngx --pairs 2 -x pingpong"
