@@ -146,11 +146,12 @@ Result<Launch> start_bootstrap(const Config& config, const Environment& env)
         if (!boot)
             return boot.status();
         launch.bootstrap = std::move(*boot);
-        if (config.pairs_given && launch.bootstrap->nranks() != 2 * config.pairs)
-            return Status::usage("--pairs " + std::to_string(config.pairs) + " needs " +
-                                 std::to_string(2 * config.pairs) + " ranks; the launcher started " +
-                                 std::to_string(launch.bootstrap->nranks()) + " (mpirun -np " +
-                                 std::to_string(2 * config.pairs) + ")");
+        if (config.pairs_given && launch.bootstrap->nranks() != 2 * config.pairs) {
+            std::string asked = config.pair_list.empty() ? std::to_string(config.pairs) : config.pair_list;
+            return Status::usage("--pairs " + asked + " needs " + std::to_string(2 * config.pairs) +
+                                 " ranks; the launcher started " + std::to_string(launch.bootstrap->nranks()) +
+                                 " (mpirun -np " + std::to_string(2 * config.pairs) + ")");
+        }
         return launch;
 #else
         return Status::usage("this ngx was built without MPI: the MPI bootstrap is not available");

@@ -10,6 +10,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -78,9 +79,10 @@ po::options_description general_options()
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("pairs", po::value<std::string>(),
-         "pairs of processes: the local launch starts 2K (rank i with rank K+i); --connect starts K on each "
-         "side (a --listen server given it checks it is the client's); under mpirun/srun the ranks must be 2K "
-         "(default: 1 locally, all ranks under a launcher)")
+         "pairs of processes, K or a list (1,2,4,8: K is the largest, nodecomm measures k = each listed count): "
+         "the local launch starts 2K (rank i with rank K+i); --connect starts K on each side (a --listen server "
+         "given it checks it is the client's); under mpirun/srun the ranks must be 2K (default: 1 locally, all "
+         "ranks under a launcher)")
         ("raw", "keep every sample in the JSON output")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
@@ -343,6 +345,52 @@ Status read_plot(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
+// --pairs K, or --pairs LIST (1,2,4,8): K = the largest count, LIST kept for the pattern.
+Status read_pairs(const std::string& text, Config& config)
+{
+    std::vector<std::string> items = split_list(text);
+    if (items.size() == 1) {
+        Result<uint64_t> pairs = parse_count("pairs", text, 1, max_local_pairs);
+        if (!pairs)
+            return pairs.status();
+        config.pairs = int(*pairs);
+    } else {
+        uint64_t largest = 0;
+        for (const std::string& item : items) {
+            opt::Parsed<uint64_t> k = opt::whole_number("pairs", item, 1, max_local_pairs);
+            if (!k)
+                return bad_value("pairs", text,
+                                 "expected a pair count K (1.." + std::to_string(max_local_pairs) +
+                                     ") or a list of them such as 1,2,4,8; '" + item + "' is not one");
+            largest = std::max(largest, *k);
+        }
+        config.pairs = int(largest);
+        config.pair_list = text;
+    }
+    config.pairs_given = true;
+    return Status::ok();
+}
+
+// --pairs LIST becomes the pattern's pair-count option (PatternInfo::pair_counts_option),
+// which must not be given too: both would choose the k.
+Status hand_pair_list(Config& config)
+{
+    if (config.pair_list.empty())
+        return Status::ok();
+    const std::string& option = config.pattern->pair_counts_option;
+    if (option.empty())
+        return bad_value("pairs", config.pair_list,
+                         "pattern '" + config.pattern->name + "' takes one pair count (--pairs " +
+                             std::to_string(config.pairs) +
+                             "), not a list (a list is for patterns that sweep the pair count)");
+    const std::string other = "--" + option;
+    if (opt::find(config.pattern_options, option) != nullptr)
+        return Status::usage("--pairs '" + config.pair_list + "' and " + other +
+                             " both choose the pair counts: give one (or --pairs K with " + other + " LIST)");
+    config.pattern_options.emplace_back(option, config.pair_list);
+    return Status::ok();
+}
+
 Status read_launch(const po::variables_map& values, Config& config)
 {
     std::string bootstrap = values["bootstrap"].as<std::string>();
@@ -364,13 +412,8 @@ Status read_launch(const po::variables_map& values, Config& config)
         return Status::usage("--listen and --connect exclude each other: one side listens, the other connects");
     if (config.bootstrap == BootstrapChoice::tcp && config.listen.empty() && config.connect.empty())
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
-    if (values.count("pairs")) {
-        Result<uint64_t> pairs = parse_count("pairs", values["pairs"].as<std::string>(), 1, max_local_pairs);
-        if (!pairs)
-            return pairs.status();
-        config.pairs = int(*pairs);
-        config.pairs_given = true;
-    }
+    if (values.count("pairs"))
+        NGX_TRY(read_pairs(values["pairs"].as<std::string>(), config));
     Result<double> accept =
         parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
     if (!accept)
@@ -576,6 +619,8 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(check_sizes_fit_modules(config.modules, config.settings.sizes));
     NGX_TRY(check_modules_fit_pattern(config.modules, *config.pattern));
     config.pattern_options = values_of(values, config.pattern->options);
+    if (!server) // a --listen server runs the client's pattern: its own --pairs only checks K
+        NGX_TRY(hand_pair_list(config));
     return config;
 }
 

@@ -178,6 +178,42 @@ Measured inverse_rate(const Measured& x, bool present)
     return r;
 }
 
+// R_Ci = rho / a (rho = R_Ci / R_Cb, a = 1 / R_Cb) with its interval by the
+// delta method. rho is profiled, not a coefficient of the final linear solve,
+// so the covariance of (s, a, c, rho) is that of the model linearised at the
+// optimum: the weighted regression of the residuals on the Jacobian J of
+// T = s + n max(c k, a k / v_k) (the Gauss-Newton step), cov = sigma^2
+// (J' W J)^-1; then var(R_Ci) = g' cov g with g = (0, -rho / a^2, 0, 1 / a),
+// and the t interval has n - 4 degrees of freedom (n - 3 without c).
+Measured increment_rate(std::span<const NodeCommPoint> pts, std::span<const double> w, const RhoFit& f, double level)
+{
+    const Measured bare = Measured::exact(f.rho / f.a);
+    bool any_net = false;
+    for (const NodeCommPoint& pt : pts)
+        any_net |= 1 + (pt.k - 1) * f.rho >= f.threshold;
+    const std::size_t p = any_net ? 4 : 3; // s, a, [c,] rho
+    std::vector<double> J, r;
+    for (const NodeCommPoint& pt : pts) {
+        const double v = 1 + (pt.k - 1) * f.rho;
+        const bool net = v >= f.threshold;
+        J.push_back(1.0);
+        J.push_back(net ? 0.0 : pt.n * pt.k / v);
+        if (any_net)
+            J.push_back(net ? pt.n * pt.k : 0.0);
+        J.push_back(net ? 0.0 : -f.a * pt.n * pt.k * (pt.k - 1) / (v * v));
+        r.push_back(pt.t - model(f.s, f.a, f.c, f.rho, pt.k, pt.n));
+    }
+    Result<LinearFit> step = detail::fit_linear_impl(J, p, r, w, level, true);
+    if (!step || step->n <= p)
+        return bare;
+    const auto cov = [&](std::size_t i, std::size_t j) { return step->covariance[i * p + j]; };
+    const double ga = -f.rho / (f.a * f.a), gr = 1 / f.a; // dR_Ci/da, dR_Ci/drho
+    const double var = ga * ga * cov(1, 1) + 2 * ga * gr * cov(1, p - 1) + gr * gr * cov(p - 1, p - 1);
+    if (!(var >= 0))
+        return bare;
+    return Measured::from_std_error(bare.value, std::sqrt(var), double(step->n - p), level);
+}
+
 Status validate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, const MaxRateOptions& opt)
 {
     for (const NodeCommPoint& p : pts)
@@ -269,7 +305,13 @@ Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVarian
     f.R_N = inverse_rate(best.mc, best.c > 0);
     f.params.s = best.s;
     f.params.R_Cb = f.R_Cb.value;
-    f.params.R_Ci = std::isinf(f.R_Cb.value) ? inf : best.rho * f.R_Cb.value;
+    if (std::isinf(f.R_Cb.value))
+        f.R_Ci = Measured::exact(inf);
+    else if (variant == MaxRateVariant::three_parameter)
+        f.R_Ci = f.R_Cb; // R_Ci = R_Cb = R_C
+    else
+        f.R_Ci = increment_rate(pts, w, best, opt.level);
+    f.params.R_Ci = f.R_Ci.value;
     f.params.R_N = f.R_N.value;
     ModelErrorAccumulator err;
     for (const NodeCommPoint& p : pts)

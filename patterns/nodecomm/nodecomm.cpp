@@ -355,7 +355,7 @@ PatternInfo nodecomm_pattern()
     info.options = {
         opt::optional_value("nodecomm-pairs",
                             "pair counts: K for 1..K, or a list (1,2,4,8); default: every pair of the ranks "
-                            "(2K ranks: rank i pairs with rank K+i)"),
+                            "(2K ranks: rank i pairs with rank K+i), or the list of --pairs LIST (not both)"),
         opt::optional_value("nodecomm-regimes", "fit regimes FROM-TO,...,FROM- (half-open, e.g. 1-1Ki,1Ki-64Ki,64Ki-); "
                                                 "default: the protocol ranges of the k = 1 curve"),
         {"nodecomm-passes", "1",
@@ -374,6 +374,7 @@ PatternInfo nodecomm_pattern()
         reporters.push_back(std::make_unique<NodeCommTables>());
         return reporters;
     };
+    info.pair_counts_option = "nodecomm-pairs"; // --pairs 1,2,4,8: 8 pairs started, k = 1, 2, 4, 8 measured
     info.predict = predict_nodecomm;
     info.fit = fit_nodecomm;
     return info;

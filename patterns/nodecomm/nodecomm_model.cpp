@@ -77,8 +77,8 @@ Json maxrate_json(const Points& points, fit::MaxRateVariant variant)
     bool four = variant == fit::MaxRateVariant::four_parameter;
     Json json = {{"alpha_us", measured_json(f->s)}};
     json[four ? "R_Cb_Bps" : "R_C_Bps"] = measured_json(f->R_Cb, us_per_s);
-    if (four)
-        json["R_Ci_Bps"] = json_number(params.R_Ci * us_per_s);
+    if (four) // R_Ci's interval by the delta method (maxrate.hpp)
+        json["R_Ci_Bps"] = measured_json(f->R_Ci, us_per_s);
     json["R_N_Bps"] = measured_json(f->R_N, us_per_s); // null: no network limit seen (the paper's "RN = inf")
     json["k_star"] = json_number(params.k_star());
     json["rel_error_sum"] = relative_error_sum(points, [&](double k, double n) { return params.time(k, n); });

@@ -168,3 +168,15 @@ nc_htb_attempts() {
     done
     fail "the max-rate fit missed the htb rates twice in a row"
 }
+
+# nc_complete FILE WHAT: a short run (k = 1, 2 over the sizes 1 B and 1 KiB)
+# of rank 0's FILE finished (status complete) with every T(k, n) > 0.
+nc_complete() {
+    nc_py "$1" "
+assert run['status'] == 'complete', run['status']
+nc = m['nodecomm']
+assert nc['pairs'] == [1, 2] and nc['sizes'] == [1, 1024], nc
+assert all(t is not None and t > 0 for row in nc['T_us'] for t in row), nc['T_us']
+print('$2: complete, T(k, n) > 0:', nc['T_us'])
+" || fail "the JSON of nodecomm over $2"
+}

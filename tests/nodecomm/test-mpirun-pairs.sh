@@ -4,7 +4,8 @@
 # --nodecomm-one-node, rank 0's JSON holds T(k, n) for every k and size
 # (the slowest pair at least the mean pair, positive), the tables are
 # printed, and without --nodecomm-one-node the same run stops with exit 2
-# naming the pairs that share a node.
+# naming the pairs that share a node. -m mpi with 2 pairs (two sizes, few
+# samples): status complete and every T(k, n) > 0.
 source "$(dirname "$0")/common.sh"
 need_mpirun
 for pairs in 2 4; do
@@ -29,6 +30,12 @@ assert ctx['bootstrap'] == {'kind': 'mpi', 'ranks': $np}, d['context']['bootstra
 print('json: T(k, n) for k = 1..$pairs and 3 sizes, slowest >= mean')
 " || fail "$pairs pairs: rank 0's JSON"
 done
+json=$SCRATCH/mpi.json
+nc_mpirun 4 -- "$NGX" -m mpi -x nodecomm --nodecomm-one-node -s 1,1Ki -c 10 --warmup 2 --timeout 30 -o "$json" \
+    >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+[[ $rc == 0 ]] || { cat "$SCRATCH/out" "$SCRATCH/err"; fail "-m mpi: mpirun -np 4 exit $rc"; }
+nc_complete "$json" mpi
 nc_mpirun 4 -- "$NGX" -m tcp -x nodecomm -s 1 -c 10 --timeout 20 >"$SCRATCH/out" 2>"$SCRATCH/err"
 rc=$?
 cat "$SCRATCH/err"

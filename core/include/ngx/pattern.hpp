@@ -140,6 +140,10 @@ struct PatternInfo {
     // command line before any process starts (a module lacking one: exit 2).
     RankGrouping ranks = RankGrouping::pairs;
     uint32_t module_capabilities = 0;
+    // Optional (last): the pattern option that chooses pair counts k from a
+    // list (nodecomm: "nodecomm-pairs"). `--pairs 1,2,4` then starts 2 x 4
+    // ranks and gives this option "1,2,4"; without one a list is a usage error.
+    std::string pair_counts_option{};
 };
 
 } // namespace ngx

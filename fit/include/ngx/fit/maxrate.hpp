@@ -30,6 +30,9 @@
 // the best grid point. Residuals are relative (weights 1/T^2) by default.
 // Intervals of s, R_N and R_Cb come from the final linear solve (conditional
 // on rho and the split; rate intervals are the inverted intervals of a, c).
+// R_Ci = rho R_Cb depends on the profiled rho, so its interval comes by the
+// delta method from the covariance of (s, a, c, rho) of the model linearised
+// at the optimum (maxrate.cpp, increment_rate).
 //
 // Predictions for a single stream use k = 1: ping-pong rtt = 2 T(1, n);
 // broadcasts (one process per node) serialise whole messages like the
@@ -82,6 +85,7 @@ struct MaxRateFit {
     MaxRateParams params;
     MaxRateVariant variant = MaxRateVariant::three_parameter;
     Measured s, R_N, R_Cb;           // R_Cb is R_C for the three-parameter model
+    Measured R_Ci;                   // = R_Cb for the three-parameter model
     double rho = 1;                  // R_Ci / R_Cb
     double rss = 0;                  // (weighted) residual sum of squares of the chosen fit
     std::size_t network_limited = 0; // points on the R_N branch
