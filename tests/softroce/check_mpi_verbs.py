@@ -6,16 +6,19 @@
         packets its measured messages need: per size, samples x 2 messages
         (a ping-pong sample is one round trip) x ceil(size / MTU), at least 1;
         so the device carried at least the bytes the run measured
-    check_mpi_verbs.py table BOTH.json --compared COMPARE.json
+    check_mpi_verbs.py split BOTH.json --into DIR
+        writes the two runs of BOTH.json as DIR/ibv.json and DIR/mpi.json
+    check_mpi_verbs.py table BOTH.json --compared COMPARE.json [--compared ...]
         BOTH.json holds the ibv and mpi runs of `ngx -m ibv,mpi`; its
-        comparison and `ngx compare --json`'s agree, and per size diff and
+        comparison and each `ngx compare --json` agree, and per size diff and
         ratio are the MPI median minus and over the verbs median
     check_mpi_verbs.py one-byte BOTH.json
         raw verbs is not slower than MPI over verbs at 1 B (prints both):
         fails when the verbs median's 95% interval lies wholly above MPI's
     check_mpi_verbs.py loggp BOTH.json
-        `ngx -m ibv,mpi -x loggp`: the comparison has LogGP parameters fitted
-        for both, each with diff = mpi value - ibv value (printed per range)
+        `ngx -m ibv,mpi -x loggp`: every range of the comparison has L, o_s,
+        o_r, g, G and O fitted for both, each with diff = mpi value - ibv
+        value (printed per range)
 Exit 0 when the check holds, 1 otherwise (with the reason).
 """
 import argparse
@@ -83,8 +86,9 @@ def check_table(args):
     if [r.get("module") for r in runs] != ["ibv", "mpi"]:
         return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
     ibv_med, mpi_med = medians(runs[0]), medians(runs[1])
-    for source, comparison in (("the run's comparison", doc.get("comparison")),
-                               ("ngx compare --json", load(args.compared))):
+    sources = [("the run's comparison", doc.get("comparison"))]
+    sources += [("ngx compare --json (%s)" % path, load(path)) for path in args.compared]
+    for source, comparison in sources:
         if not comparison or not str(comparison.get("baseline")).endswith("ibv"):
             problems.append("%s: baseline is %r, expected ibv" % (source, comparison and comparison.get("baseline")))
             continue
@@ -108,7 +112,7 @@ def check_table(args):
         print("%8d B  ibv %10.2f us  mpi %10.2f us  mpi-ibv %+10.2f us  mpi/ibv %6.2f"
               % (size, ibv_med[size], mpi_med[size], mpi_med[size] - ibv_med[size], mpi_med[size] / ibv_med[size]))
     if not problems:
-        print("PASS: comparison table of ibv and mpi checked (%d sizes, both sources)" % len(ibv_med))
+        print("PASS: comparison table of ibv and mpi checked (%d sizes, %d sources)" % (len(ibv_med), len(sources)))
     return problems
 
 
@@ -140,19 +144,43 @@ def check_one_byte(args):
     return []
 
 
+# L, o_s, o_r, g, G and O of every range (issue 17: the parameters a user compares).
+LOGGP_PARAMETERS = ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte", "O_us_per_byte")
+
+
+def split_runs(args):
+    """BOTH.json's runs as DIR/ibv.json and DIR/mpi.json, one document each."""
+    runs = load(args.file).get("runs", [])
+    if [r.get("module") for r in runs] != ["ibv", "mpi"]:
+        return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
+    for run in runs:
+        with open("%s/%s.json" % (args.into, run["module"]), "w") as f:
+            json.dump(run, f)
+    return []
+
+
 def check_loggp(args):
     doc = load(args.file)
     runs = doc.get("runs", [])
     if [r.get("module") for r in runs] != ["ibv", "mpi"]:
         return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
     problems, checked = [], 0
-    for rng in (doc.get("comparison") or {}).get("model") or []:
+    ranges = [r for r in (doc.get("comparison") or {}).get("model") or [] if r["range"] != "model"]
+    if not ranges:
+        problems.append("the comparison has no LogGP range")
+    for rng in ranges:
+        missing = [p for p in LOGGP_PARAMETERS if p not in rng["parameters"]]
+        if missing:
+            problems.append("range %s: no %s" % (rng["range"], ", ".join(missing)))
         for name, values in rng["parameters"].items():
             ibv, mpi = ibv_mpi({v["label"]: v for v in values})
             if ibv is None or mpi is None:
                 problems.append("range %s, %s: lacks ibv or mpi" % (rng["range"], name))
                 continue
             if not all(isinstance(v.get("value"), (int, float)) for v in (ibv, mpi)):
+                if name in LOGGP_PARAMETERS:
+                    problems.append("range %s, %s: not fitted (ibv %r, mpi %r)"
+                                    % (rng["range"], name, ibv.get("value"), mpi.get("value")))
                 continue
             checked += 1
             print("range %-6s %-18s ibv %12.4g  mpi %12.4g  mpi-ibv %+12.4g"
@@ -168,19 +196,23 @@ def check_loggp(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["bytes", "table", "one-byte", "loggp"])
+    parser.add_argument("what", choices=["bytes", "split", "table", "one-byte", "loggp"])
     parser.add_argument("file")
     parser.add_argument("--mtu", type=int)
     parser.add_argument("--sent", type=int)
     parser.add_argument("--received", type=int)
     parser.add_argument("--device", default="rxe0")
-    parser.add_argument("--compared")
+    parser.add_argument("--compared", action="append", default=[])
+    parser.add_argument("--into")
     args = parser.parse_args()
     if args.what == "bytes" and None in (args.mtu, args.sent, args.received):
         parser.error("bytes needs --mtu, --sent and --received")
     if args.what == "table" and not args.compared:
         parser.error("table needs --compared")
-    check = {"bytes": check_bytes, "table": check_table, "one-byte": check_one_byte, "loggp": check_loggp}
+    if args.what == "split" and not args.into:
+        parser.error("split needs --into")
+    check = {"bytes": check_bytes, "split": split_runs, "table": check_table, "one-byte": check_one_byte,
+             "loggp": check_loggp}
     problems = check[args.what](args)
     for p in problems:
         print("FAIL: " + p)

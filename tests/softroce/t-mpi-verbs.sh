@@ -4,12 +4,14 @@
 # TCP BTL and shared memory excluded on the command line (a fallback is an
 # error, never a faster number).
 #
-#     t-mpi-verbs.sh bytes     mpirun ngx -m mpi -x pingpong between the device's
-#                              packet counters: the device must have carried at
-#                              least the messages the run measured
+#     t-mpi-verbs.sh bytes     mpirun ngx -m mpi -x pingpong, one run per size
+#                              between the device's packet counters: the device
+#                              must have carried at least the messages each run
+#                              measured, and UCX must name an rc_verbs lane on it
 #     t-mpi-verbs.sh compare   mpirun ngx -m ibv,mpi -x pingpong: the comparison
-#                              table (also via `ngx compare`), its arithmetic,
-#                              and raw verbs not slower than MPI at 1 B
+#                              table (also via `ngx compare`, of the one file and
+#                              of ibv.json mpi.json), its arithmetic, and raw
+#                              verbs not slower than MPI at 1 B
 #     t-mpi-verbs.sh loggp     mpirun ngx -m ibv,mpi -x loggp: LogGP per module,
 #                              each parameter's MPI - verbs difference
 #
@@ -35,13 +37,14 @@ for m in mpi ibv; do
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# mpirun -np 2 with Open MPI over UCX's verbs transports on $dev, then ngx ARGS.
+# mpirun -np 2 with Open MPI over UCX's verbs transports on $dev, then ngx
+# ARGS; UCX_LOG_LEVEL, when set, goes to the ranks too.
 mpirun_verbs() {
     echo "+ mpirun -np 2 ... ngx $*"
     mpirun -np 2 --mca oob_tcp_if_include lo \
         --mca pml ucx --mca btl self \
         -x UCX_TLS=rc_verbs,ud_verbs -x UCX_NET_DEVICES="$dev:1" -x UCX_UD_VERBS_ETH_DGID_CHECK=n \
-        "$NGX" "$@"
+        ${UCX_LOG_LEVEL:+-x UCX_LOG_LEVEL="$UCX_LOG_LEVEL"} "$NGX" "$@"
 }
 
 # Sum of the device's sent or received packet counter (NAME) over its ports.
@@ -60,12 +63,23 @@ bytes)
         { echo "$dev has no hw_counters/sent_pkts: cannot tell where the bytes went"; exit 77; }
     mtu=$(active_mtu)
     [ -n "$mtu" ] || { echo "FAIL: ibv_devinfo gives no active_mtu for $dev"; exit 1; }
-    sent0=$(packets sent_pkts) rcvd0=$(packets rcvd_pkts)
-    mpirun_verbs -m mpi -x pingpong -s "$sizes" -c "$count" --warmup 10 --timeout 30 -o "$out/mpi-verbs-bytes.json" ||
-        { echo "FAIL: mpirun exited $?"; exit 1; }
-    sent1=$(packets sent_pkts) rcvd1=$(packets rcvd_pkts)
-    exec python3 "$here/check_mpi_verbs.py" bytes "$out/mpi-verbs-bytes.json" --mtu "$mtu" \
-        --sent $((sent1 - sent0)) --received $((rcvd1 - rcvd0)) --device "$dev"
+    # One run per size, each between its own counter readings, so that the
+    # packets a large size moves cannot stand in for a small size's; UCX
+    # says at info level which transport carries the tag messages.
+    for size in $(echo "$sizes" | tr , ' '); do
+        sent0=$(packets sent_pkts) rcvd0=$(packets rcvd_pkts)
+        UCX_LOG_LEVEL=info mpirun_verbs -m mpi -x pingpong -s "$size" -c "$count" --warmup 10 --timeout 30 \
+            -o "$out/mpi-verbs-bytes-$size.json" >"$out/mpi-verbs-bytes-$size.log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: mpirun exited $rc at size $size"; exit 1; }
+        sent1=$(packets sent_pkts) rcvd1=$(packets rcvd_pkts)
+        grep -q "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log" ||
+            { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: UCX names no rc_verbs/$dev lane (size $size)"; exit 1; }
+        grep -m1 "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log"
+        python3 "$here/check_mpi_verbs.py" bytes "$out/mpi-verbs-bytes-$size.json" --mtu "$mtu" \
+            --sent $((sent1 - sent0)) --received $((rcvd1 - rcvd0)) --device "$dev" || exit 1
+    done
+    exit 0
     ;;
 compare)
     # Raw verbs must be at least as fast as MPI over verbs at 1 B; TCG is noisy,
@@ -75,7 +89,12 @@ compare)
         { echo "FAIL: mpirun exited $?"; exit 1; }
     "$NGX" compare "$file" || { echo "FAIL: ngx compare exited $?"; exit 1; }
     "$NGX" compare --json "$file" > "$out/mpi-verbs-compare-table.json" || { echo "FAIL: ngx compare --json"; exit 1; }
-    python3 "$here/check_mpi_verbs.py" table "$file" --compared "$out/mpi-verbs-compare-table.json" || exit 1
+    # The same table from two saved runs, as a user compares them: ibv.json mpi.json.
+    python3 "$here/check_mpi_verbs.py" split "$file" --into "$out" || exit 1
+    "$NGX" compare --json "$out/ibv.json" "$out/mpi.json" > "$out/mpi-verbs-compare-two.json" ||
+        { echo "FAIL: ngx compare --json ibv.json mpi.json"; exit 1; }
+    python3 "$here/check_mpi_verbs.py" table "$file" --compared "$out/mpi-verbs-compare-table.json" \
+        --compared "$out/mpi-verbs-compare-two.json" || exit 1
     for attempt in 1 2 3; do
         python3 "$here/check_mpi_verbs.py" one-byte "$file" && exit 0
         [ $attempt = 3 ] && break
