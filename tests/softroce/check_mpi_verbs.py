@@ -120,7 +120,9 @@ def one_byte(run):
     """The 1 B row of a run: (median, 95% interval low, high) in us, or None."""
     for r in run["results"]:
         if r["size_bytes"] == 1:
-            return r["median_us"], r.get("median_ci95_lo_us", r["median_us"]), r.get("median_ci95_hi_us", r["median_us"])
+            # no interval (too few samples for one): the median stands for both ends
+            lo, hi = r.get("median_ci95_lo_us"), r.get("median_ci95_hi_us")
+            return r["median_us"], r["median_us"] if lo is None else lo, r["median_us"] if hi is None else hi
     return None
 
 

@@ -48,8 +48,10 @@ mpirun_verbs() {
 }
 
 # Sum of the device's sent or received packet counter (NAME) over its ports.
+# NAME is a path below the port: hw_counters/sent_pkts (rxe) or
+# counters/port_xmit_packets (the port counters of an HCA such as mlx5).
 packets() {
-    cat /sys/class/infiniband/"$dev"/ports/*/hw_counters/"$1" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+    cat /sys/class/infiniband/"$dev"/ports/*/"$1" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # The active path MTU of port 1 in bytes (ibv_devinfo: "active_mtu: 1024 (3)").
@@ -59,20 +61,27 @@ active_mtu() {
 
 case $what in
 bytes)
-    [ -r "/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" ] ||
-        { echo "$dev has no hw_counters/sent_pkts: cannot tell where the bytes went"; exit 77; }
+    port=/sys/class/infiniband/$dev/ports/1
+    if [ -r "$port/hw_counters/sent_pkts" ]; then
+        sent=hw_counters/sent_pkts rcvd=hw_counters/rcvd_pkts
+    elif [ -r "$port/counters/port_xmit_packets" ]; then
+        sent=counters/port_xmit_packets rcvd=counters/port_rcv_packets
+    else
+        echo "$dev has neither hw_counters/sent_pkts nor counters/port_xmit_packets: cannot tell where the bytes went"
+        exit 77
+    fi
     mtu=$(active_mtu)
     [ -n "$mtu" ] || { echo "FAIL: ibv_devinfo gives no active_mtu for $dev"; exit 1; }
     # One run per size, each between its own counter readings, so that the
     # packets a large size moves cannot stand in for a small size's; UCX
     # says at info level which transport carries the tag messages.
     for size in $(echo "$sizes" | tr , ' '); do
-        sent0=$(packets sent_pkts) rcvd0=$(packets rcvd_pkts)
+        sent0=$(packets $sent) rcvd0=$(packets $rcvd)
         UCX_LOG_LEVEL=info mpirun_verbs -m mpi -x pingpong -s "$size" -c "$count" --warmup 10 --timeout 30 \
             -o "$out/mpi-verbs-bytes-$size.json" >"$out/mpi-verbs-bytes-$size.log" 2>&1
         rc=$?
         [ $rc = 0 ] || { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: mpirun exited $rc at size $size"; exit 1; }
-        sent1=$(packets sent_pkts) rcvd1=$(packets rcvd_pkts)
+        sent1=$(packets $sent) rcvd1=$(packets $rcvd)
         grep -q "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log" ||
             { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: UCX names no rc_verbs/$dev lane (size $size)"; exit 1; }
         grep -m1 "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log"
