@@ -17,8 +17,9 @@
 // delta must exceed how much later P2 may leave the barrier plus its send
 // and the transfer. It is calibrated per size from the barrier itself
 // (barrier_calibration.hpp): P2 sends right after the barrier, P1 times
-// from its own barrier exit to the message's arrival; delta = 2 x the
-// median of those times + 5 us (or --overhead-delay).
+// from its own barrier exit to the message's arrival; delta = the larger of
+// 2 x the median of those times + 5 us and their p95 (or --overhead-delay),
+// checked on fresh arrivals (arrival_late_share: those later than delta).
 // The paper's L estimate: timer21 - timer12 (P2's receive started at the
 // barrier holds the wait for the first message; meaningful under Ssend,
 // where it bounds a small message's latency; recorded for every mode),
@@ -50,6 +51,7 @@
 // columns o_s_us, o_r_us (medians), o_r_min_us, o_r_prepare_us (the untimed
 // prepare_recv after timer12), timer21_us, timer22_us,
 // L_us, per-root medians, delay_us, arrival_median_us, arrival_p90_us,
+// arrival_p95_us, delay_from_p95 (1: the p95 set delta), arrival_late_share,
 // half_rtt_us and
 // half_rtt_min_us (PRTT(1,0,s)/2, median and minimum of 100: the measured
 // end-to-end time T_s-r the protocol decomposition compares; it takes the
@@ -356,6 +358,9 @@ SizeRecord Overhead::record(PatternContext& ctx, uint64_t size, const PerSize& s
     record.extra.emplace_back("delay_us", state.calibration.delay_us);
     record.extra.emplace_back("arrival_median_us", state.calibration.arrival_median_us);
     record.extra.emplace_back("arrival_p90_us", state.calibration.arrival_p90_us);
+    record.extra.emplace_back("arrival_p95_us", state.calibration.arrival_p95_us);
+    record.extra.emplace_back("delay_from_p95", state.calibration.delay_from_p95 ? 1.0 : 0.0);
+    record.extra.emplace_back("arrival_late_share", state.calibration.late_share);
     Summary rtt_summary = summarize(state.prtt);
     record.extra.emplace_back("half_rtt_us", rtt_summary.median / 2);
     record.extra.emplace_back("half_rtt_min_us", rtt_summary.min / 2);
@@ -389,8 +394,8 @@ PatternInfo overhead_pattern()
     info.options = {
         {"overhead-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() timed, wait() apart"},
         {"overhead-delay", "auto",
-         "wait before the timed receive, microseconds; auto: 2 x the median arrival of the message after the barrier + "
-         "5"},
+         "wait before the timed receive, microseconds; auto: the larger of 2 x the median arrival of the message after "
+         "the barrier + 5 and its p95"},
         {"overhead-root", "both", "barrier root: driver, responder, or both (alternating repetitions, paper 003)"}};
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
