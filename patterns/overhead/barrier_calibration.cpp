@@ -15,6 +15,7 @@ constexpr double delay_factor = 2.0;
 constexpr double delay_margin_us = 5.0;
 constexpr double tail_rank = 90;
 constexpr double delay_rank = 95;
+constexpr double max_tail_delay_us = 1000;
 
 // Arrivals after the barrier with one root (driver), or the sends that make them (responder).
 Result<std::vector<double>> arrivals(PatternContext& ctx, BarrierRoot root, const CalibrationCalls& calls,
@@ -54,8 +55,9 @@ Result<BarrierCalibration> calibrate_delay(PatternContext& ctx, RootChoice roots
         result.arrival_p95_us = std::max(result.arrival_p95_us, percentile_of_sorted(*times, delay_rank));
     }
     double by_median = delay_factor * result.arrival_median_us + delay_margin_us;
-    result.delay_from_p95 = result.arrival_p95_us > by_median;
-    result.delay_us = ctx.bootstrap.is_driver() ? std::max(by_median, result.arrival_p95_us) : 0.0;
+    double by_tail = std::min(result.arrival_p95_us, max_tail_delay_us);
+    result.delay_from_p95 = by_tail > by_median;
+    result.delay_us = ctx.bootstrap.is_driver() ? std::max(by_median, by_tail) : 0.0;
     // The check, on arrivals the delay was not taken from.
     uint64_t late = 0, checked = 0;
     for (BarrierRoot root : roots_of(roots)) {

@@ -7,16 +7,18 @@
 // of its values leaves the timed receive no idle time. Measured with each
 // barrier root the run uses (the larger median and p95 of the roots):
 //
-//     delta = max(2 x median + 5 us, p95)
+//     delta = max(2 x median + 5 us, min(p95, 1 ms))
 //
 // 2 x median + 5 us covers the skew as a rule; on a loaded machine some
 // wake-ups take ten times the median (over sim at load 7: median 23 us,
 // p90 237 us), the p95 passes it and is taken (recorded: delay_from_p95).
 // Not the p90: a delay at the p90 leaves about 10% of the receives late by
-// construction (13% seen in the check below). Not a higher quantile: the
-// MPI bootstrap's collectives stall for milliseconds now and then (15 ms
-// seen under mpirun on the tcp BTL), and o_r is a median, robust to the
-// few repetitions whose skew exceeds delta.
+// construction (13% seen in the check below). Not a higher quantile, and
+// not a p95 above 1 ms: wake-ups were seen up to 0.93 ms, but the MPI
+// bootstrap's collectives stall for milliseconds (on the tcp BTL at load
+// 8: median 8 ms, p95 44 ms), and a 44 ms wait per repetition took the
+// run past its time limit; o_r is a median, robust to the few repetitions
+// whose skew exceeds delta.
 // The delay is checked on fresh arrivals (60 per root, after it is set):
 // the share later than delta is recorded (late_share); the tests want it
 // below 10%.

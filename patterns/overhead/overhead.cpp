@@ -21,7 +21,7 @@
 // and the transfer. It is calibrated per size from the barrier itself
 // (barrier_calibration.hpp): P2 sends right after the barrier, P1 times
 // from its own barrier exit to the message's arrival; delta = the larger of
-// 2 x the median of those times + 5 us and their p95 (or --overhead-delay),
+// 2 x the median of those times + 5 us and their p95 up to 1 ms (or --overhead-delay),
 // checked on fresh arrivals (arrival_late_share: those later than delta).
 // The paper's L estimate: timer21 - timer12 (P2's receive started at the
 // barrier holds the wait for the first message; meaningful under Ssend,
@@ -406,7 +406,7 @@ PatternInfo overhead_pattern()
         {"overhead-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() timed, wait() apart"},
         {"overhead-delay", "auto",
          "wait before the timed receive, microseconds; auto: the larger of 2 x the median arrival of the message after "
-         "the barrier + 5 and its p95"},
+         "the barrier + 5 and its p95 (up to 1000)"},
         {"overhead-root", "both", "barrier root: driver, responder, or both (alternating repetitions, paper 003)"}};
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
