@@ -21,7 +21,8 @@ namespace {
 // One size of a saved run: what the decomposition needs.
 struct Point {
     uint64_t size = 0;
-    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, timer12 and half round trip samples
+    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, o_r and half round trip samples
+    double delayed = 0; // us: the minimum of timer12, the receive delayed past the arrival (= o_r when blocking)
 };
 
 struct SavedRun {
@@ -40,6 +41,9 @@ Result<Point> point_of(const std::string& where, const Json& result)
     p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
     p.o_r = result["o_r_min_us"].get<double>();
     p.half_rtt = result["half_rtt_min_us"].get<double>();
+    // runs before timer12 was recorded apart: o_r was timer12 in every mode
+    const char* delayed = result.contains("timer12_min_us") ? "timer12_min_us" : "o_r_min_us";
+    p.delayed = result[delayed].is_number() ? result[delayed].get<double>() : p.o_r;
     return p;
 }
 
@@ -162,13 +166,13 @@ Json params_json(const fit::ProtocolParams& p)
 // One row of the decomposition table (printed) and its JSON.
 Json decompose(const std::string& label, const Point& point, const fit::ProtocolParams& p)
 {
-    fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.o_r, point.half_rtt});
+    fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.delayed, point.half_rtt});
     fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
     double error = relative_error(predicted.end_to_end, point.half_rtt);
     std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
               << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
               << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
-              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.o_r << "\n";
+              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed << "\n";
     return {{"run", label},
             {"size_bytes", point.size},
             {"protocol", fit::protocol_name(protocol)},
@@ -177,7 +181,7 @@ Json decompose(const std::string& label, const Point& point, const fit::Protocol
             {"relative_error", error},
             {"predicted_sender_us", predicted.sender},
             {"measured_o_s_us", point.o_s},
-            {"measured_o_r_us", point.o_r}};
+            {"measured_o_r_us", point.delayed}};
 }
 
 int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read)

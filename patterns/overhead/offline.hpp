@@ -14,9 +14,11 @@
 //       their ratio.
 //   ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE
 //
-// Parameters from a run (its smallest size s0 and its two largest s1 < s2):
-// o_s, o_r at s0; L = half_rtt(s0) - o_s - o_r (eq. 2 solved for L); G (or
-// S) = (half_rtt(s2) - half_rtt(s1)) / (s2 - s1). Every value is the minimum
+// Parameters from a run (its smallest size s0): o_s, o_r at s0;
+// L = half_rtt(s0) - o_s - o_r (eq. 2 solved for L); G (or S) = the median
+// of the slopes (half_rtt(b) - half_rtt(a)) / (b - a) between consecutive
+// sizes a < b (robust to one protocol step or one stalled size; see
+// gap_per_byte() in offline.cpp). Every value is the minimum
 // of its samples (min_us, o_r_min_us, half_rtt_min_us): the uncontended cost,
 // since on shared cores a median can hold a preemption.
 #ifndef NGX_OVERHEAD_OFFLINE_HPP

@@ -11,8 +11,18 @@
 #     stack against shared memory), and so are the overheads
 #     (o_s + o_r > s_s + s_r). Not asserted for large messages: a veth pair
 #     on one host copies through the same memory as shm (G/S is printed);
-#  3. eq. (9) reproduces the inter-node run at its smallest size (where L
-#     is taken) within 5%;
+#  3. eqs. (8) and (9) at a size held out of the fit: both runs measure
+#     32 KiB too, the model is fitted without it (the runs' other sizes: L
+#     at 1 B, G and S the median slope) and predicts it (ngx predict); the
+#     prediction must be within a tolerance of the measured half round trip
+#     (minimum of 100) of that size: the run's own noise there (its median
+#     less its minimum, relative: 5-7% seen, 36% in a run at load 12) plus
+#     what one straight line from 1 B cannot follow: shm's cost per byte
+#     falls with the size (caches: the median slope, 1-16 KiB, over-predicts
+#     32 KiB by 18-25% in quiet runs), hence 25% for eq. (8); the tcp curve
+#     is straighter above 16 KiB (eq. 9 off by 6-9%), hence 15% for eq. (9).
+#     Neither L nor G, S is taken at 32 KiB, so the check can fail: a G
+#     from a stalled size, 60x too large, once seen (offline.cpp), would;
 #  4. `ngx predict --params MODEL --op p2p --tier intra|inter -s SIZE` gives
 #     eq. (8) / eq. (9) of the model, inter > intra.
 source "$(dirname "$0")/common.sh"
@@ -22,7 +32,8 @@ trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 netns_require
-sizes=1,1Ki,16Ki,64Ki
+sizes=1,1Ki,16Ki,32Ki,64Ki
+held_out=32768 # bytes: measured, left out of the fit, predicted
 
 "$NGX" -m shm -x overhead -s $sizes -c 300 --warmup 30 --cpus 0,1 -o "$SCRATCH/intra.json" >"$SCRATCH/log" 2>&1 ||
     { cat "$SCRATCH/log"; fail "the intra-node (shm) run failed"; }
@@ -46,8 +57,19 @@ flock -w 240 9 || fail "/tmp/ngx-net.lock stayed busy for 240 s"
 inter_run || fail "the inter-node (tcp across namespaces) run failed"
 flock -u 9
 
-"$NGX" fit --loghssp "$SCRATCH/intra.json" "$SCRATCH/inter.json" -o "$SCRATCH/model.json" | tee "$SCRATCH/fit.txt" ||
-    fail "ngx fit --loghssp failed"
+# the runs without the held-out size, for the fit
+without_held_out() {  # RUN.json OUT.json
+    python3 - "$1" "$2" "$held_out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["results"] = [r for r in doc["results"] if r["size_bytes"] != int(sys.argv[3])]
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+}
+without_held_out "$SCRATCH/intra.json" "$SCRATCH/intra-fit.json" && without_held_out "$SCRATCH/inter.json" \
+    "$SCRATCH/inter-fit.json" || fail "leaving $held_out B out of the runs"
+"$NGX" fit --loghssp "$SCRATCH/intra-fit.json" "$SCRATCH/inter-fit.json" -o "$SCRATCH/model.json" |
+    tee "$SCRATCH/fit.txt" || fail "ngx fit --loghssp failed"
 grep -q "^# ratio inter/intra" "$SCRATCH/fit.txt" || fail "no ratio of the tiers printed"
 python3 - "$SCRATCH/model.json" "$SCRATCH/inter.json" <<'PY' || fail "the LoGH{sS}P model does not show the tiers"
 import json, math, sys
@@ -64,12 +86,32 @@ for row in m["ratio"]["sizes"]:
           f'inter {row["inter_measured_us"]:.2f} us (eq. 9: {row["inter_predicted_us"]:.2f}), ratio {row["ratio"]:.1f}')
     if row["size_bytes"] <= 1024:
         assert row["ratio"] > 5, row
-first = m["ratio"]["sizes"][0]
-assert abs(first["inter_predicted_us"] - first["inter_measured_us"]) <= 0.05 * first["inter_measured_us"], first
 PY
 
-predict() { "$NGX" predict --params "$SCRATCH/model.json" --op p2p --tier "$1" -s 1Ki | sed -n 's/.*T_s-r \([0-9.]*\) us.*/\1/p'; }
-intra=$(predict intra) inter=$(predict inter)
+predict() {  # TIER SIZE
+    "$NGX" predict --params "$SCRATCH/model.json" --op p2p --tier "$1" -s "$2" | sed -n 's/.*T_s-r \([0-9.]*\) us.*/\1/p'
+}
+python3 - "$SCRATCH/intra.json" "$SCRATCH/inter.json" "$held_out" "$(predict intra $held_out)" \
+    "$(predict inter $held_out)" <<'PY' || fail "eqs. (8)/(9) do not predict the held-out size"
+import json, sys
+MISFIT_INTRA, MISFIT_INTER = 0.25, 0.15  # what the line cannot follow (see above)
+size = int(sys.argv[3])
+ok = True
+for path, predicted, eq, misfit in ((sys.argv[1], float(sys.argv[4]), 8, MISFIT_INTRA),
+                                    (sys.argv[2], float(sys.argv[5]), 9, MISFIT_INTER)):
+    r = next(r for r in json.load(open(path))["results"] if r["size_bytes"] == size)
+    measured = r["half_rtt_min_us"]
+    noise = (r["half_rtt_us"] - measured) / measured
+    tol = misfit + noise
+    err = (predicted - measured) / measured
+    good = abs(err) <= tol
+    ok &= good
+    print(f'held out {size} B: eq. ({eq}) {predicted:.2f} us, measured {measured:.2f} us (median '
+          f'{r["half_rtt_us"]:.2f}), error {100 * err:+.1f}% (tolerance {100 * misfit:.0f}% + noise {100 * noise:.0f}%){"" if good else "  <-- FAILS"}')
+sys.exit(0 if ok else 1)
+PY
+
+intra=$(predict intra 1Ki) inter=$(predict inter 1Ki)
 echo "predict 1 KiB: intra $intra us, inter $inter us"
 python3 - "$SCRATCH/model.json" "$intra" "$inter" <<'PY' || fail "ngx predict is not eqs. (8)/(9) of the model"
 import json, sys
