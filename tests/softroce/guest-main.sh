@@ -4,15 +4,32 @@
 # then runs the test lists with run-list.sh. Markers go to the console.
 #
 #     guest-main.sh RUN_DIR        (RUN_DIR/env.sh says what to run)
+#
+# One of two guests (softroce-two-guests.sh) sets in env.sh: SOFTROCE_ADDR
+# (the netdev's address, default 10.0.2.15), SOFTROCE_HOSTNAME (default
+# localhost), SOFTROCE_HOSTS ("ADDR NAME,..." lines for a private /etc/hosts)
+# and, in the guest that only serves mpirun's launches, SOFTROCE_SERVE (the
+# peer's address: run guest-rsh.py's command server instead of the lists)
+# and SOFTROCE_PEER_RUN_DIR (the other guest's run directory).
 run=$1
 . "$run/env.sh"
 here=$NGX_SOURCE_ROOT/tests/softroce
 say() { echo "@@ngx-softroce $*"; }
 die() { say "setup-error $*"; say "done passed=0 failed=1 skipped=0"; exit 1; }
 
-addr=10.0.2.15
+addr=${SOFTROCE_ADDR:-10.0.2.15}
 # mpirun needs a host name that resolves (the guest's is "(none)").
-hostname localhost
+hostname "${SOFTROCE_HOSTNAME:-localhost}"
+if [ -n "${SOFTROCE_HOSTS:-}" ]; then
+    # The host root is read-only: a private /etc/hosts from /run (a tmpfs).
+    { echo "127.0.0.1 localhost"; echo "$SOFTROCE_HOSTS" | tr , '\n'; } > /run/hosts
+    mount --bind /run/hosts /etc/hosts || die "cannot bind a private /etc/hosts"
+fi
+# The other guest's run directory, writable here too (a tmpfs): mpirun starts
+# the ranks in its working directory and every rank checks that -o can write.
+if [ -n "${SOFTROCE_PEER_RUN_DIR:-}" ]; then
+    mount -t tmpfs -o size=64m tmpfs "$SOFTROCE_PEER_RUN_DIR" || die "cannot mount a tmpfs on $SOFTROCE_PEER_RUN_DIR"
+fi
 ip link set lo up || die "ip link set lo up failed"
 case $SOFTROCE_NETDEV in
     lo) addr=127.0.0.1 ;;
@@ -42,6 +59,11 @@ say "ready $(cut -d' ' -f1 /proc/uptime) rxe0 on $SOFTROCE_NETDEV $addr gid $RXE
 rdma link show
 
 cd "$run" || die "cannot enter $run"
+if [ -n "${SOFTROCE_SERVE:-}" ]; then
+    python3 "$here/guest-rsh.py" --serve "$addr" --peer "$SOFTROCE_SERVE" --seconds "${SOFTROCE_SERVE_SECONDS:-900}"
+    say "served rc=$? uptime $(cut -d' ' -f1 /proc/uptime)"
+    exit 0
+fi
 for l in $SOFTROCE_LISTS; do
     "$here/run-list.sh" "$l"
 done
