@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Checks of t-mpi-verbs.sh (MPI over verbs next to raw verbs).
 
-    check_mpi_verbs.py bytes MPI.json --mtu M --sent N --received N --device D
+    check_mpi_verbs.py bytes MPI.json --mtu M --sent N --received N --device D [--ranks-here 1|2]
         the device's packet counters moved during the MPI run by at least the
         packets its measured messages need: per size, samples x 2 messages
         (a ping-pong sample is one round trip) x ceil(size / MTU), at least 1;
-        so the device carried at least the bytes the run measured
+        with --ranks-here 1 (the other rank on another node's device) the
+        device sends one of the two messages and receives the other, so half;
+        so the device carried at least the bytes the run measured (summed
+        over every run in the file: ibv and mpi of `ngx -m ibv,mpi`)
     check_mpi_verbs.py split BOTH.json --into DIR
         writes the two runs of BOTH.json as DIR/ibv.json and DIR/mpi.json
     check_mpi_verbs.py table BOTH.json --compared COMPARE.json [--compared ...]
@@ -38,7 +41,8 @@ def close(a, b):
 
 def check_bytes(args):
     doc = load(args.file)
-    results = doc.get("results") or (doc.get("runs") or [{}])[0].get("results", [])
+    # One run, or every run of `ngx -m ibv,mpi` (all of them crossed the device)
+    results = doc.get("results") or [r for run in doc.get("runs") or [] for r in run.get("results", [])]
     if not results:
         return ["no results in %s" % args.file]
     messages = packets = 0
@@ -47,9 +51,11 @@ def check_bytes(args):
         size, n = r["size_bytes"], r["count"]
         messages += 2 * n
         measured += 2 * n * size
-        packets += 2 * n * max(1, math.ceil(size / args.mtu))
-    print("MPI run measured %d messages, %d bytes; at MTU %d they need at least %d packets"
-          % (messages, measured, args.mtu, packets))
+        packets += args.ranks_here * n * max(1, math.ceil(size / args.mtu))
+    print("the run measured %d messages, %d bytes; at MTU %d they need at least %d packets sent"
+          " and as many received on %s (%s)" % (messages, measured, args.mtu, packets, args.device,
+                                               "both ranks on it" if args.ranks_here == 2
+                                               else "one rank on it, the other on another node"))
     print("%s counters during the run: sent_pkts +%d, rcvd_pkts +%d (at most %d payload bytes)"
           % (args.device, args.sent, args.received, args.sent * args.mtu))
     problems = []
@@ -204,6 +210,7 @@ def main():
     parser.add_argument("--sent", type=int)
     parser.add_argument("--received", type=int)
     parser.add_argument("--device", default="rxe0")
+    parser.add_argument("--ranks-here", type=int, choices=[1, 2], default=2)
     parser.add_argument("--compared", action="append", default=[])
     parser.add_argument("--into")
     args = parser.parse_args()

@@ -4,10 +4,14 @@
 # TCP BTL and shared memory excluded on the command line (a fallback is an
 # error, never a faster number).
 #
-#     t-mpi-verbs.sh bytes     mpirun ngx -m mpi -x pingpong, one run per size
-#                              between the device's packet counters: the device
-#                              must have carried at least the messages each run
-#                              measured, and UCX must name an rc_verbs lane on it
+#     t-mpi-verbs.sh bytes [MODULES]
+#                              mpirun ngx -m MODULES (default mpi) -x pingpong,
+#                              one run per size between the device's packet
+#                              counters: the device must have carried at least
+#                              the messages each run measured (with ibv: ngx's
+#                              own verbs, its MPI bootstrap pairing the two
+#                              ranks), and with mpi UCX must name an rc_verbs
+#                              lane on it
 #     t-mpi-verbs.sh compare   mpirun ngx -m ibv,mpi -x pingpong: the comparison
 #                              table (also via `ngx compare`, of the one file and
 #                              of ibv.json mpi.json), its arithmetic, and raw
@@ -22,9 +26,12 @@
 # - UCX_UD_VERBS_ETH_DGID_CHECK=n: UCX 1.13 drops every UD packet rxe
 #   delivers (it tells IPv4 from IPv6 GRHs by a work completion field rxe does
 #   not set), so wire-up ends "UD endpoint ... unhandled timeout error".
-# Environment: NGX, RXE_DEV (device), SOFTROCE_RUN_DIR; NGX_SOFTROCE_COUNT.
+# Environment: NGX, RXE_DEV (device), SOFTROCE_RUN_DIR; NGX_SOFTROCE_COUNT;
+# SOFTROCE_MPIRUN_ARGS (where the ranks go; default: both here, mpirun's own
+# traffic on lo; softroce-two-guests.sh puts one rank in each guest and sets
+# SOFTROCE_RANKS_HERE=1: this device then carries each message once).
 # Exits 77 when mpirun, ngx or its mpi/ibv modules are missing.
-what=${1:?usage: t-mpi-verbs.sh bytes|compare|loggp}
+what=${1:?usage: t-mpi-verbs.sh bytes [MODULES]|compare|loggp}
 here=$(cd "$(dirname "$0")" && pwd)
 dev=${RXE_DEV:-rxe0}
 out=${SOFTROCE_RUN_DIR:-.}
@@ -41,7 +48,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # ARGS; UCX_LOG_LEVEL, when set, goes to the ranks too.
 mpirun_verbs() {
     echo "+ mpirun -np 2 ... ngx $*"
-    mpirun -np 2 --mca oob_tcp_if_include lo \
+    # shellcheck disable=SC2086
+    mpirun -np 2 ${SOFTROCE_MPIRUN_ARGS:---mca oob_tcp_if_include lo} \
         --mca pml ucx --mca btl self \
         -x UCX_TLS=rc_verbs,ud_verbs -x UCX_NET_DEVICES="$dev:1" -x UCX_UD_VERBS_ETH_DGID_CHECK=n \
         ${UCX_LOG_LEVEL:+-x UCX_LOG_LEVEL="$UCX_LOG_LEVEL"} "$NGX" "$@"
@@ -75,18 +83,25 @@ bytes)
     # One run per size, each between its own counter readings, so that the
     # packets a large size moves cannot stand in for a small size's; UCX
     # says at info level which transport carries the tag messages.
+    modules=${2:-mpi}
+    tag=mpi-verbs-bytes${2:+-$(echo "$2" | tr , -)}
     for size in $(echo "$sizes" | tr , ' '); do
+        log=$out/$tag-$size.log
         sent0=$(packets $sent) rcvd0=$(packets $rcvd)
-        UCX_LOG_LEVEL=info mpirun_verbs -m mpi -x pingpong -s "$size" -c "$count" --warmup 10 --timeout 30 \
-            -o "$out/mpi-verbs-bytes-$size.json" >"$out/mpi-verbs-bytes-$size.log" 2>&1
+        UCX_LOG_LEVEL=info mpirun_verbs -m "$modules" -x pingpong -s "$size" -c "$count" --warmup 10 --timeout 30 \
+            -o "$out/$tag-$size.json" >"$log" 2>&1
         rc=$?
-        [ $rc = 0 ] || { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: mpirun exited $rc at size $size"; exit 1; }
+        [ $rc = 0 ] || { cat "$log"; echo "FAIL: mpirun exited $rc at size $size"; exit 1; }
         sent1=$(packets $sent) rcvd1=$(packets $rcvd)
-        grep -q "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log" ||
-            { cat "$out/mpi-verbs-bytes-$size.log"; echo "FAIL: UCX names no rc_verbs/$dev lane (size $size)"; exit 1; }
-        grep -m1 "rc_verbs/$dev" "$out/mpi-verbs-bytes-$size.log"
-        python3 "$here/check_mpi_verbs.py" bytes "$out/mpi-verbs-bytes-$size.json" --mtu "$mtu" \
-            --sent $((sent1 - sent0)) --received $((rcvd1 - rcvd0)) --device "$dev" || exit 1
+        grep -v -e '^\[' -e UCX "$log"
+        case ,$modules, in *,mpi,*)
+            grep -q "rc_verbs/$dev" "$log" ||
+                { cat "$log"; echo "FAIL: UCX names no rc_verbs/$dev lane (size $size)"; exit 1; }
+            grep -m1 "rc_verbs/$dev" "$log" ;;
+        esac
+        python3 "$here/check_mpi_verbs.py" bytes "$out/$tag-$size.json" --mtu "$mtu" \
+            --sent $((sent1 - sent0)) --received $((rcvd1 - rcvd0)) --device "$dev" \
+            --ranks-here "${SOFTROCE_RANKS_HERE:-2}" || exit 1
     done
     exit 0
     ;;
@@ -122,7 +137,7 @@ loggp)
     exec python3 "$here/check_mpi_verbs.py" loggp "$file"
     ;;
 *)
-    echo "usage: t-mpi-verbs.sh bytes|compare|loggp" >&2
+    echo "usage: t-mpi-verbs.sh bytes [MODULES]|compare|loggp" >&2
     exit 2
     ;;
 esac
