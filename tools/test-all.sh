@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Sets up everything and runs every test suite:
 #   1. the release build's full suite: unit, fit, modules, integration,
-#      faults, bad-input, net, mpi, loggp and the SoftRoCE guest;
+#      faults, bad-input, net, mpi, loggp, the SoftRoCE guest and the two
+#      SoftRoCE guests (softroce2);
 #   2. the same code under AddressSanitizer and UndefinedBehaviorSanitizer:
-#      every test but the guest (suite softroce), the MPI suite (Open MPI is
-#      not instrumented: ASan reports its allocations as leaks and mpirun
-#      would have to preload the runtime) and the tests that compare
-#      timings with ground truth or run mpirun (suites net-timing,
+#      every test but the guests (suites softroce and softroce2), the MPI
+#      suite (Open MPI is not instrumented: ASan reports its allocations as
+#      leaks and mpirun would have to preload the runtime) and the tests
+#      that compare timings with ground truth or run mpirun (suites net-timing,
 #      loggp-timing, nodecomm-timing, strided-timing, overhead-timing and
 #      passes-timing, which the sanitizers slow past their tolerances);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
@@ -113,7 +114,7 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite mpi --no-suite net-timing --no-suite loggp-timing \
+    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite net-timing --no-suite loggp-timing \
     --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing
 
 step "fuzzing"

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Two SoftRoCE guests as two cluster nodes: ibv and MPI between two kernels.
+#
+#     tests/softroce/softroce-two-guests.sh      (list: two-guests.list)
+#
+# Boots two QEMU guests like softroce.sh's (Debian's kernel under TCG, the host
+# root read-only over virtio-9p, one writable run directory each), joined by a
+# virtual network between them only: QEMU's socket netdev, guest A listening
+# on 127.0.0.1:PORT and guest B connecting to it, so no packet leaves the
+# host's loopback (virtio-net without its option ROM: iPXE would add seconds
+# of boot under TCG). Each guest puts rxe0 on its eth0: A is ngx-a 10.0.2.15, B
+# is ngx-b 10.0.2.16 (addresses and names that exist only in the guests). B
+# runs guest-rsh.py's command server; A runs the list, whose mpirun starts
+# its daemon on B through guest-rsh.py (plm_rsh_agent) and puts one rank in
+# each guest. The verdict comes from A's console, as in softroce.sh.
+#
+# Exit: 0 every listed test passed in guest A; 1 otherwise or on a deadline;
+# 77 as softroce.sh (nothing may be installed and QEMU or the kernel is
+# missing). A host with its own RDMA device still boots the guests: the test
+# is about two kernels. About 2 minutes on a 2-core machine.
+# Environment: as softroce.sh (SOFTROCE_TIMEOUT bounds guest A, default 600 s;
+# B gets 60 s more and is killed once A is done), SOFTROCE_KEEP=1 keeps both
+# run directories (serial.log, the JSON files).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export SOFTROCE_NETDEV=eth0 SOFTROCE_TIMEOUT=${SOFTROCE_TIMEOUT:-600}
+# shellcheck source=softroce-lib.sh
+. "$here/softroce-lib.sh"
+lists=("$here/two-guests.list")
+
+install_missing
+guest_prerequisites
+command -v ss >/dev/null || skip "ss is missing (package iproute2)"
+
+run_a=$(new_run_dir)
+run_b=$(new_run_dir)
+# Both QEMU processes go, whatever ends this script.
+cleanup() {
+    local r
+    for r in "$run_a" "$run_b"; do
+        [ -s "$r/qemu.pid" ] && kill "$(cat "$r/qemu.pid")" 2>/dev/null
+    done
+    wait 2>/dev/null
+    [ -n "${SOFTROCE_KEEP:-}" ] || rm -rf "$run_a" "$run_b"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+hosts="10.0.2.15 ngx-a,10.0.2.16 ngx-b"
+write_guest_env "$run_a" "${lists[*]}" SOFTROCE_ADDR=10.0.2.15 SOFTROCE_HOSTNAME=ngx-a SOFTROCE_HOSTS="$hosts" SOFTROCE_RANKS_HERE=1 \
+    SOFTROCE_MPIRUN_ARGS="--host ngx-a:1,ngx-b:1 --mca plm_rsh_agent $here/guest-rsh.py --mca oob_tcp_if_include 10.0.2.0/24 --bind-to none"
+write_guest_env "$run_b" "" SOFTROCE_ADDR=10.0.2.16 SOFTROCE_HOSTNAME=ngx-b SOFTROCE_HOSTS="$hosts" \
+    SOFTROCE_SERVE=10.0.2.15 SOFTROCE_SERVE_SECONDS="$guest_timeout" SOFTROCE_PEER_RUN_DIR="$run_a"
+
+kernel=$(kernel_image)
+initramfs=$(build_initramfs)
+
+# A free loopback port for A's socket netdev.
+port=
+for _ in $(seq 20); do
+    p=$((20000 + RANDOM % 20000))
+    [ -z "$(ss -Htln "sport = :$p")" ] && { port=$p; break; }
+done
+[ -n "$port" ] || { echo "softroce: FAIL: no free loopback port found"; exit 1; }
+
+# One vCPU each: with idle=poll an idle vCPU spins, and the two guests share
+# the host's two cores.
+log "booting two guests ($kver under $accel), socket netdev on 127.0.0.1:$port, run dirs $run_a $run_b"
+t_boot=$(date +%s.%N)
+run_guest "$run_a" "$guest_timeout" 1 -netdev "socket,id=n0,listen=127.0.0.1:$port" \
+    -device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:0a,romfile= > "$run_a/serial.log" &
+pid_a=$!
+for _ in $(seq 100); do
+    [ -n "$(ss -Htln "sport = :$port")" ] && break
+    kill -0 $pid_a 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$(ss -Htln "sport = :$port")" ] || { echo "softroce: FAIL: guest A's QEMU does not listen on 127.0.0.1:$port"; cat "$run_a/serial.log"; exit 1; }
+run_guest "$run_b" $((guest_timeout + 60)) 1 -netdev "socket,id=n0,connect=127.0.0.1:$port" \
+    -device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:0b,romfile= > "$run_b/serial.log" &
+pid_b=$!
+tail -n +1 -f --pid=$pid_a "$run_a/serial.log" | tr -d '\r' &
+
+set +e
+wait $pid_a
+rc_a=$?
+set -e
+# B powers off once A's list stopped its server; otherwise the trap kills it.
+for _ in $(seq 30); do kill -0 $pid_b 2>/dev/null || break; sleep 1; done
+echo "softroce: guest B (ngx-b): $(tr -d '\r' < "$run_b/serial.log" | grep -ao '@@ngx-softroce .*' | tr '\n' ' ')"
+kill -0 $pid_b 2>/dev/null && { echo "softroce: guest B still running, killed; its last lines:"; tr -d '\r' < "$run_b/serial.log" | tail -5; }
+guest_verdict "$run_a" "$rc_a"
