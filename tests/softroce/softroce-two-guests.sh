@@ -38,11 +38,13 @@ command -v ss >/dev/null || skip "ss is missing (package iproute2)"
 
 run_a=$(new_run_dir)
 run_b=$(new_run_dir)
-# Both QEMU processes go, whatever ends this script.
+# Both QEMU processes go, whatever ends this script (by the pid each wrote,
+# if that process is still a QEMU).
 cleanup() {
-    local r
+    local r q
     for r in "$run_a" "$run_b"; do
-        [ -s "$r/qemu.pid" ] && kill "$(cat "$r/qemu.pid")" 2>/dev/null
+        q=$(cat "$r/qemu.pid" 2>/dev/null) || continue
+        case $(cat "/proc/$q/comm" 2>/dev/null) in qemu-system*) kill "$q" ;; esac
     done
     wait 2>/dev/null
     [ -n "${SOFTROCE_KEEP:-}" ] || rm -rf "$run_a" "$run_b"
