@@ -54,6 +54,7 @@ trap 'exit 1' INT TERM
 
 hosts="10.0.2.15 ngx-a,10.0.2.16 ngx-b"
 write_guest_env "$run_a" "${lists[*]}" SOFTROCE_ADDR=10.0.2.15 SOFTROCE_HOSTNAME=ngx-a SOFTROCE_HOSTS="$hosts" SOFTROCE_RANKS_HERE=1 \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     SOFTROCE_MPIRUN_ARGS="--host ngx-a:1,ngx-b:1 --mca plm_rsh_agent $here/guest-rsh.py --mca oob_tcp_if_include 10.0.2.0/24 --bind-to none"
 write_guest_env "$run_b" "" SOFTROCE_ADDR=10.0.2.16 SOFTROCE_HOSTNAME=ngx-b SOFTROCE_HOSTS="$hosts" \
     SOFTROCE_SERVE=10.0.2.15 SOFTROCE_SERVE_SECONDS="$guest_timeout" SOFTROCE_PEER_RUN_DIR="$run_a"
