@@ -1,7 +1,7 @@
 #!/bin/bash
 # Two SoftRoCE guests as two cluster nodes: ibv and MPI between two kernels.
 #
-#     tests/softroce/softroce-two-guests.sh      (list: two-guests.list)
+#     tests/softroce/softroce-two-guests.sh [LIST...]   (default: two-guests.list)
 #
 # Boots two QEMU guests like softroce.sh's (Debian's kernel under TCG, the host
 # root read-only over virtio-9p, one writable run directory each), joined by a
@@ -30,7 +30,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export SOFTROCE_NETDEV=eth0 SOFTROCE_TIMEOUT=${SOFTROCE_TIMEOUT:-600}
 # shellcheck source=softroce-lib.sh
 . "$here/softroce-lib.sh"
-lists=("$here/two-guests.list")
+lists=("$@")
+[ ${#lists[@]} -gt 0 ] || lists=("$here/two-guests.list")
+for l in "${lists[@]}"; do
+    [ -r "$l" ] || { echo "softroce: cannot read test list $l" >&2; exit 1; }
+done
 
 install_missing
 guest_prerequisites
