@@ -73,6 +73,18 @@ roce_gid() {
     done
 }
 
+# Sets lists to the test lists given (LIST...), else to DEFAULT; exits 1 when
+# one cannot be read.
+use_lists() {
+    local default=$1 l
+    shift
+    lists=("$@")
+    [ ${#lists[@]} -gt 0 ] || lists=("$default")
+    for l in "${lists[@]}"; do
+        [ -r "$l" ] || { echo "softroce: cannot read test list $l" >&2; exit 1; }
+    done
+}
+
 # The number of tests in the lists.
 listed_tests() { cat "${lists[@]}" | awk '$1 != "" && $1 !~ /^#/ { n++ } END { print n + 0 }'; }
 

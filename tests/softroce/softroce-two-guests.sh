@@ -30,11 +30,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export SOFTROCE_NETDEV=eth0 SOFTROCE_TIMEOUT=${SOFTROCE_TIMEOUT:-600}
 # shellcheck source=softroce-lib.sh
 . "$here/softroce-lib.sh"
-lists=("$@")
-[ ${#lists[@]} -gt 0 ] || lists=("$here/two-guests.list")
-for l in "${lists[@]}"; do
-    [ -r "$l" ] || { echo "softroce: cannot read test list $l" >&2; exit 1; }
-done
+use_lists "$here/two-guests.list" "$@"
 
 install_missing
 guest_prerequisites

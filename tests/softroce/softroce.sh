@@ -26,11 +26,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=softroce-lib.sh
 . "$here/softroce-lib.sh"
 
-lists=("$@")
-[ ${#lists[@]} -gt 0 ] || lists=("$here/tests.list")
-for l in "${lists[@]}"; do
-    [ -r "$l" ] || { echo "softroce: cannot read test list $l" >&2; exit 1; }
-done
+use_lists "$here/tests.list" "$@"
 
 run_on_host() {
     local dev
