@@ -44,7 +44,7 @@ struct Options {
     std::string address; // empty: use the bootstrap's local address
     uint16_t port = 0;
     bool port_per_rank = false; // listen on port + the listening rank
-    int sndbuf = 0; // 0: kernel default
+    int sndbuf = 0;             // 0: kernel default
     int rcvbuf = 0;
     bool poll = false; // --tcp-progress poll: spin on recv(MSG_DONTWAIT)
 };

@@ -172,7 +172,8 @@ Json decompose(const std::string& label, const Point& point, const fit::Protocol
     std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
               << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
               << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
-              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed << "\n";
+              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed
+              << "\n";
     return {{"run", label},
             {"size_bytes", point.size},
             {"protocol", fit::protocol_name(protocol)},

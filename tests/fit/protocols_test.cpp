@@ -80,9 +80,9 @@ TEST(Protocols, TimesAreEquationsOneToSeven)
 TEST(Protocols, OneByteHasNoStreamTerm)
 {
     const ProtocolParams p{.o_s = 2, .o_r = 3, .L = 5, .G = 1};
-    EXPECT_DOUBLE_EQ(protocol_times(Protocol::t, p, 1).end_to_end, 10.0);  // eq. (2), (k-1)G = 0
-    EXPECT_DOUBLE_EQ(protocol_times(Protocol::t, p, 0).end_to_end, 10.0);  // an empty message neither
-    EXPECT_DOUBLE_EQ(protocol_times(Protocol::rat, p, 1).sender, 29.0);    // eq. (6): 8 + 15 + 6
+    EXPECT_DOUBLE_EQ(protocol_times(Protocol::t, p, 1).end_to_end, 10.0);   // eq. (2), (k-1)G = 0
+    EXPECT_DOUBLE_EQ(protocol_times(Protocol::t, p, 0).end_to_end, 10.0);   // an empty message neither
+    EXPECT_DOUBLE_EQ(protocol_times(Protocol::rat, p, 1).sender, 29.0);     // eq. (6): 8 + 15 + 6
     EXPECT_DOUBLE_EQ(protocol_times(Protocol::rta, p, 3).end_to_end, 19.0); // eq. (4): 4 + 10 + 3 + 2G
 }
 
