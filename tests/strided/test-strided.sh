@@ -15,8 +15,11 @@
 # construction: a contiguous message moves in one single copy while a
 # derived datatype goes through copy-in/copy-out fragments, so o_net of
 # contiguous transfers understates the network term of strided ones
-# (measured 18-70% mean held-out error on this machine); there the bounds
-# are 50% quiet and 100% loaded, without the ranking.
+# (measured 18-70% mean held-out error on this machine, 64-66% in three
+# runs of one quiet CI). There the packed path is checked instead, the
+# network term calibrated on strided transfers themselves (7-11% in those
+# runs): 25% quiet and 100% loaded, without the ranking; paper 000's form
+# is printed beside it.
 # A failed check is measured again, three attempts in all (timing noise, see below).
 source "$(dirname "$0")/common.sh"
 mode=$1
@@ -52,16 +55,18 @@ check() {
         { echo "  d=64 not slower than d=1 at 128 KiB"; ok=1; }
     local held grid loggp bound
     bound=$([[ $quiet == 1 ]] && echo 0.15 || echo 0.6)
-    [[ $mode == mpi-vader ]] && bound=$([[ $quiet == 1 ]] && echo 0.5 || echo 1.0) && quiet=0
+    [[ $mode == mpi-vader ]] && bound=$([[ $quiet == 1 ]] && echo 0.25 || echo 1.0) && quiet=0
     held=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['held_out']['mean_relative']")
     packed=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['packed_path']['held_out']['mean_relative']")
+    local checked=$held
+    [[ $mode == mpi-vader ]] && checked=$packed
     grid=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['error_on_grid']['mean_relative']")
     loggp=$(py "$SCRATCH/strided.json" "d['model']['models']['loggp']['error_on_grid']['mean_relative']")
     echo "  log3P mean error: held-out $held (packed path $packed), on the grid $grid; LogGP on the grid $loggp" \
         "(load $load, bound $bound)"
     python3 -c "import sys; h,g,l,b,q=map(float,sys.argv[1:]); sys.exit(0 if h < b and (g < l or not q) else 1)" \
-        "$held" "$grid" "$loggp" "$bound" "$quiet" ||
-        { echo "  log3P held-out error over $bound (or, quiet, not better than LogGP)"; ok=1; }
+        "$checked" "$grid" "$loggp" "$bound" "$quiet" ||
+        { echo "  log3P held-out error $checked over $bound (or, quiet, not better than LogGP)"; ok=1; }
     return $ok
 }
 
