@@ -499,9 +499,7 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
     if (!found && !found_unphysical)
         return Status::degenerate;
     if (!found)
-        best = std::move(best_unphysical);
-    if (!solve_candidate(pts, w, best, opt.level, true))
-        return Status::degenerate; // with intervals
+        best = std::move(best_unphysical); // solved with intervals in the search
     LogGPSFit f = finish(pts, best, sizes);
     f.bic = best.bic;
     return f;
