@@ -44,6 +44,9 @@ Status check_run(const Json& run, const std::string& where)
     for (const char* key : {"module", "pattern", "results"})
         if (!run.contains(key))
             return Status::usage(where + ": missing field \"" + key + "\" (not an ngx result file?)");
+    for (const char* key : {"module", "pattern"})
+        if (!run[key].is_string())
+            return Status::usage(where + ": \"" + key + "\" is not a string");
     if (!run["results"].is_array())
         return Status::usage(where + ": \"results\" is not an array");
     for (const Json& size : run["results"])
