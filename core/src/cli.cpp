@@ -83,6 +83,9 @@ po::options_description general_options()
          "the local launch starts 2K (rank i with rank K+i); --connect starts K on each side (a --listen server "
          "given it checks it is the client's); under mpirun/srun the ranks must be 2K (default: 1 locally, all "
          "ranks under a launcher)")
+        ("strides", po::value<std::string>(),
+         "strides in elements for the patterns that send strided data, e.g. 1,16,64 (-x strided: "
+         "--strided-strides, -x bcast: --bcast-strides)")
         ("raw", "keep every sample in the JSON output")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
@@ -201,10 +204,19 @@ Status explain_unknown_option(const std::string& option, const Config& config, c
                 return true;
         return bare.starts_with(pattern.name + "-");
     };
+    std::vector<std::string> owners;
     for (const PatternInfo* pattern : patterns.patterns())
         if (declares(*pattern))
-            return Status::usage("option '" + option + "' belongs to pattern '" + pattern->name +
-                                 "', which is not selected (-x " + pattern->name + ")");
+            owners.push_back(pattern->name);
+    if (owners.size() == 1)
+        return Status::usage("option '" + option + "' belongs to pattern '" + owners[0] +
+                             "', which is not selected (-x " + owners[0] + ")");
+    if (!owners.empty()) {
+        std::string names;
+        for (const std::string& name : owners)
+            names += (names.empty() ? "'" : ", '") + name + "'";
+        return Status::usage("option '" + option + "' belongs to patterns " + names + ", none of them selected (-x)");
+    }
     return Status::usage("unknown option '" + option + "' (see ngx --help)");
 }
 
@@ -371,23 +383,36 @@ Status read_pairs(const std::string& text, Config& config)
     return Status::ok();
 }
 
-// --pairs LIST becomes the pattern's pair-count option (PatternInfo::pair_counts_option),
-// which must not be given too: both would choose the k.
-Status hand_pair_list(Config& config)
+// A core option whose value is one of the selected pattern's options
+// (--pairs LIST: PatternInfo::pair_counts_option; --strides:
+// strides_option). `what` names what both choose; giving both spellings is
+// a usage error, and so is a pattern without such an option (`refusal`).
+Status hand_to_pattern(const po::variables_map& values, Config& config, const std::string& core,
+                       const std::string& text, const std::string& option, const std::string& what,
+                       const std::string& refusal)
 {
-    if (config.pair_list.empty())
-        return Status::ok();
-    const std::string& option = config.pattern->pair_counts_option;
     if (option.empty())
-        return bad_value("pairs", config.pair_list,
-                         "pattern '" + config.pattern->name + "' takes one pair count (--pairs " +
-                             std::to_string(config.pairs) +
-                             "), not a list (a list is for patterns that sweep the pair count)");
-    const std::string other = "--" + option;
-    if (opt::find(config.pattern_options, option) != nullptr)
-        return Status::usage("--pairs '" + config.pair_list + "' and " + other +
-                             " both choose the pair counts: give one (or --pairs K with " + other + " LIST)");
-    config.pattern_options.emplace_back(option, config.pair_list);
+        return bad_value(core, text, refusal);
+    if (values.count(option) && !values[option].defaulted())
+        return Status::usage("--" + core + " '" + text + "' and --" + option + " both choose " + what + ": give one");
+    std::erase_if(config.pattern_options, [&](const auto& value) { return value.first == option; }); // its default
+    config.pattern_options.emplace_back(option, text);
+    return Status::ok();
+}
+
+// --pairs LIST goes to the pattern's pair-count option; --strides LIST to its strides option.
+Status hand_pattern_lists(const po::variables_map& values, Config& config)
+{
+    const PatternInfo& pattern = *config.pattern;
+    if (!config.pair_list.empty())
+        NGX_TRY(hand_to_pattern(
+            values, config, "pairs", config.pair_list, pattern.pair_counts_option, "the pair counts",
+            "pattern '" + pattern.name + "' takes one pair count (--pairs " + std::to_string(config.pairs) +
+                "), not a list (a list is for patterns that sweep the pair count)"));
+    if (!config.strides.empty())
+        NGX_TRY(hand_to_pattern(values, config, "strides", config.strides, pattern.strides_option, "the strides",
+                                "pattern '" + pattern.name + "' sends contiguous messages (strides are for -x " +
+                                    "strided and -x bcast)"));
     return Status::ok();
 }
 
@@ -414,6 +439,8 @@ Status read_launch(const po::variables_map& values, Config& config)
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
     if (values.count("pairs"))
         NGX_TRY(read_pairs(values["pairs"].as<std::string>(), config));
+    if (values.count("strides"))
+        config.strides = values["strides"].as<std::string>();
     Result<double> accept =
         parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
     if (!accept)
@@ -620,7 +647,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(check_modules_fit_pattern(config.modules, *config.pattern));
     config.pattern_options = values_of(values, config.pattern->options);
     if (!server) // a --listen server runs the client's pattern: its own --pairs only checks K
-        NGX_TRY(hand_pair_list(config));
+        NGX_TRY(hand_pattern_lists(values, config));
     return config;
 }
 

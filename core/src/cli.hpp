@@ -36,6 +36,7 @@ struct Config {
     int pairs = 1;            // --pairs K: the local launch starts 2K processes (rank i pairs with K + i)
     bool pairs_given = false; // under a launcher its rank count must then be 2K
     std::string pair_list;    // --pairs LIST (with a comma): K = max(LIST), LIST goes to the pattern
+    std::string strides;      // --strides LIST, for the pattern's strides option
     std::vector<OutputSpec> outputs;
     std::string raw_prtt_path;                 // --raw-prtt: loggp's per-size medians as CSV
     std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table

@@ -93,7 +93,7 @@ ngx_status no_resync(void*, const ngx_bootstrap*, ngx_error*)
 
 ngx_status no_set_layout(void*, const ngx_layout*, ngx_error* err)
 {
-    return unsupported(err, "derived datatypes (set_layout)");
+    return unsupported(err, "derived datatypes and send to self (set_layout)");
 }
 
 ngx_status no_bcast(void*, void*, size_t, ngx_error* err)

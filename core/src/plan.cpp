@@ -55,6 +55,8 @@ std::string capability_name(uint32_t bit)
         return "derived datatypes (NGX_CAP_DATATYPES)";
     case NGX_CAP_COLLECTIVES:
         return "collectives (NGX_CAP_COLLECTIVES)";
+    case NGX_CAP_SEND_TO_SELF:
+        return "send to self (NGX_CAP_SEND_TO_SELF)";
     default:
         return "capability bit " + std::to_string(bit);
     }

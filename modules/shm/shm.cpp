@@ -4,12 +4,20 @@
 // transfer from the writer's core to the reader's, with no syscall and no
 // lock on the way. The deadline, the cancel flag and a pidfd on the peer are
 // only looked at while a poll finds nothing.
+//
+// Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided
+// pattern's T_0,0): a third ring, in this process's own memory, made at the
+// first such call. One thread writes and reads it, so a message travels in
+// pieces of at most half the ring: send() writes the first, the recv() that
+// follows reads each piece and writes the next.
 #include "channel.hpp"
 
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
 
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <new>
 
 namespace {
@@ -18,12 +26,29 @@ using ngx::mod::fail;
 
 constexpr size_t buffer_alignment = 64;
 
+struct FreeRegion {
+    void operator()(void* p) const { std::free(p); }
+};
+
+// The ring of send to self and what send() left for recv() to write.
+struct SelfRing {
+    std::unique_ptr<void, FreeRegion> region;
+    size_t piece = 0; // largest piece: half the ring, which an empty ring always takes
+    ngx::shm::RingWriter out;
+    ngx::shm::RingReader in;
+    bool sent = false; // a message to self is on its way
+    const unsigned char* pending = nullptr;
+    size_t pending_len = 0;
+};
+
 struct Context {
     size_t ring_bytes = 0;
     uint64_t timeout_ns = 0;
     const volatile int* cancel = nullptr;
     bool connected = false;
     ngx::shm::Channel channel;
+    bool to_self = false; // set_layout's to_self: send/recv go through `self`
+    SelfRing self;
 };
 
 const ngx_option_spec option_specs[] = {
@@ -57,9 +82,91 @@ ngx_status shm_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return s;
 }
 
+// ---- send to self -------------------------------------------------------------
+
+ngx_status open_self_ring(Context* c, ngx_error* err)
+{
+    size_t bytes = ngx::shm::ring_region_bytes(c->ring_bytes);
+    void* region = std::aligned_alloc(ngx::shm::page_bytes, bytes);
+    if (region == nullptr)
+        return fail(err, NGX_ERR_NO_MEMORY, "send to self: no memory for a ring of %zu bytes", c->ring_bytes);
+    std::memset(region, 0, bytes); // the writer expects every header zero
+    c->self.region.reset(region);
+    c->self.piece = c->ring_bytes / 2;
+    c->self.out = ngx::shm::RingWriter(region, c->ring_bytes);
+    c->self.in = ngx::shm::RingReader(region, c->ring_bytes);
+    return NGX_OK;
+}
+
+// Writes the next piece of what is pending into the (empty) self ring.
+ngx_status write_piece(Context* c, ngx_error* err)
+{
+    SelfRing& r = c->self;
+    size_t n = std::min(r.pending_len, r.piece);
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, nullptr, ngx::shm::Waiting::for_space);
+    ngx_status s = r.out.write(nullptr, 0, r.pending, n, wait, err);
+    r.pending += n;
+    r.pending_len -= n;
+    return s;
+}
+
+ngx_status self_send(Context* c, const void* buf, size_t len, ngx_error* err)
+{
+    if (c->self.sent)
+        return fail(err, NGX_ERR_PROTOCOL, "send to self: the previous message (%zu bytes left) was not received",
+                    c->self.pending_len);
+    c->self.sent = true;
+    c->self.pending = static_cast<const unsigned char*>(buf);
+    c->self.pending_len = len;
+    return write_piece(c, err);
+}
+
+ngx_status self_recv(Context* c, void* buf, size_t len, ngx_error* err)
+{
+    SelfRing& r = c->self;
+    if (!r.sent)
+        return fail(err, NGX_ERR_PROTOCOL, "recv from self: nothing was sent to self");
+    auto* p = static_cast<unsigned char*>(buf);
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, nullptr, ngx::shm::Waiting::for_message);
+    for (;;) {
+        size_t n = std::min(len, r.piece);
+        if (ngx_status s = r.in.read(nullptr, 0, p, n, wait, err); s != NGX_OK)
+            return s;
+        p += n;
+        len -= n;
+        if (len == 0 || r.pending_len == 0)
+            break;
+        if (ngx_status s = write_piece(c, err); s != NGX_OK)
+            return s;
+    }
+    bool matched = len == 0 && r.pending_len == 0;
+    r.sent = false;
+    r.pending_len = 0;
+    return matched
+               ? NGX_OK
+               : fail(err, NGX_ERR_PROTOCOL, "recv from self: the message sent to self is shorter than the receive");
+}
+
+// Only the address changes: shm moves bytes, the pattern packs strided data.
+ngx_status shm_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (layout->stride != 1)
+        return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: shm moves contiguous bytes, not stride %zu", layout->stride);
+    if (layout->to_self && !c->self.region)
+        if (ngx_status s = open_self_ring(c, err); s != NGX_OK)
+            return s;
+    c->to_self = layout->to_self != 0;
+    return NGX_OK;
+}
+
+// ---- message path --------------------------------------------------------------
+
 ngx_status shm_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->to_self) [[unlikely]]
+        return self_send(c, buf, len, err);
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_space);
     return c->channel.out.write(nullptr, 0, buf, len, wait, err);
 }
@@ -67,6 +174,8 @@ ngx_status shm_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->to_self) [[unlikely]]
+        return self_recv(c, buf, len, err);
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
     return c->channel.in.read(nullptr, 0, buf, len, wait, err);
 }
@@ -90,6 +199,9 @@ const ngx_module_ops shm_ops = {
     nullptr, // wait
     shm_finalize,
     nullptr, // resync: reliable, nothing is ever lost
+    shm_set_layout,
+    nullptr, // bcast
+    nullptr, // prepare_recv
 };
 
 const ngx_module shm_module = {
@@ -99,7 +211,7 @@ const ngx_module shm_module = {
     "shm",
     "shared memory: spin-polled single-producer single-consumer rings between two processes on one node",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE,
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -14,6 +14,13 @@
 // connection its own port, one a shaper can classify) and hands "host:port"
 // to its peer, which connects. The fast path is one send() or one recv(MSG_WAITALL) per message;
 // SO_RCVTIMEO/SO_SNDTIMEO carry the deadline so no extra syscall is needed.
+//
+// Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided
+// pattern's T_0,0): a second TCP connection, from this process to itself
+// over the loopback, opened at the first such call. Its sockets are
+// non-blocking: send() pushes what the socket takes and leaves the rest to
+// the recv() that follows, which pushes it while it drains the other end,
+// since one thread cannot block in both.
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
 
@@ -49,11 +56,22 @@ struct Options {
     bool poll = false; // --tcp-progress poll: spin on recv(MSG_DONTWAIT)
 };
 
+// The loopback connection of send to self: `out` was connected to a
+// listener of this process, whose accept() gave `in`.
+struct SelfLink {
+    int out = -1;
+    int in = -1;
+    const char* pending = nullptr; // what send() left for recv() to push
+    size_t pending_len = 0;
+};
+
 struct Context {
     Options options;
     uint64_t timeout_ns = 0;
     const volatile int* cancel = nullptr;
     int fd = -1;
+    bool to_self = false; // set_layout's to_self: send/recv go through `self`
+    SelfLink self;
 };
 
 // ---- options ------------------------------------------------------------
@@ -435,10 +453,124 @@ ngx_status after_short_transfer(const Context* c, const char* step, ngx_error* e
     return NGX_OK;
 }
 
+// ---- send to self --------------------------------------------------------------
+
+// Opens the loopback connection of this process to itself, both ends
+// non-blocking and without Nagle.
+ngx_status open_self_link(Context* c, ngx_error* err)
+{
+    sockaddr_storage mine{};
+    socklen_t len = sizeof mine;
+    bool v6 = getsockname(c->fd, reinterpret_cast<sockaddr*>(&mine), &len) == 0 && mine.ss_family == AF_INET6;
+    Socket listener;
+    if (ngx_status s = open_listener(*c, v6 ? "::1" : "127.0.0.1", "0", &listener, err); s != NGX_OK)
+        return s;
+    std::string where, host, port;
+    if (ngx_status s = describe_listener(listener.get(), &where, err); s != NGX_OK)
+        return s;
+    AddrInfo address;
+    if (!split_host_port(where, &host, &port))
+        return fail(err, NGX_ERR_SYSTEM, "send to self: the loopback listener is at \"%s\"", where.c_str());
+    if (ngx_status s = address.resolve(host.c_str(), port.c_str(), false, "connect to self", err); s != NGX_OK)
+        return s;
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    Socket out;
+    int connect_errno = 0;
+    if (ngx_status s = try_connect(c, address.begin(), deadline, &out, &connect_errno, err); s != NGX_OK)
+        return s;
+    if (!out.valid())
+        return fail(err, NGX_ERR_SYSTEM, "send to self: connect to %s: %s", where.c_str(), errno_text(connect_errno));
+    if (ngx_status s = ngx::mod::wait_fd(listener.get(), POLLIN, deadline, c->cancel, "accept from self", err);
+        s != NGX_OK)
+        return s;
+    Socket in(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    if (!in.valid())
+        return fail(err, NGX_ERR_SYSTEM, "send to self: accept: %s", errno_text(errno));
+    for (int fd : {out.get(), in.get()})
+        if (ngx_status s = set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", err); s != NGX_OK)
+            return s;
+    c->self.out = out.release();
+    c->self.in = in.release();
+    return NGX_OK;
+}
+
+// A send(MSG_DONTWAIT) of what is pending; false on a real error (status in *s).
+bool push_pending(Context* c, ngx_status* s, ngx_error* err)
+{
+    SelfLink& l = c->self;
+    if (l.pending_len == 0)
+        return true;
+    ssize_t n = ::send(l.out, l.pending, l.pending_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+        l.pending += n;
+        l.pending_len -= size_t(n);
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        *s = io_failure(c, "send to self", err);
+        return false;
+    }
+    return true;
+}
+
+ngx_status self_send(Context* c, const char* p, size_t len, ngx_error* err)
+{
+    if (c->self.pending_len != 0)
+        return fail(err, NGX_ERR_PROTOCOL, "send to self: the previous message (%zu bytes left) was not received",
+                    c->self.pending_len);
+    c->self.pending = p;
+    c->self.pending_len = len;
+    ngx_status s = NGX_OK;
+    push_pending(c, &s, err);
+    return s;
+}
+
+ngx_status self_recv(Context* c, char* p, size_t len, ngx_error* err)
+{
+    ngx::mod::Deadline deadline(c->timeout_ns);
+    while (len > 0) {
+        ngx_status s = NGX_OK;
+        size_t before = c->self.pending_len;
+        if (!push_pending(c, &s, err))
+            return s;
+        ssize_t n = ::recv(c->self.in, p, len, MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            len -= size_t(n);
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return io_failure(c, "recv from self", err);
+        if (c->self.pending_len != before)
+            continue;
+        if (deadline.poll_expired())
+            return fail(err, NGX_ERR_TIMEOUT, "recv from self: %zu bytes missing after %.1f s (more than was sent?)",
+                        len, deadline.seconds());
+        if (ngx::mod::cancelled(c->cancel))
+            return fail(err, NGX_ERR_INTERRUPTED, "recv from self: interrupted");
+    }
+    return NGX_OK;
+}
+
+// Only the address changes: tcp moves bytes, the pattern packs strided data.
+ngx_status tcp_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (layout->stride != 1)
+        return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: tcp moves contiguous bytes, not stride %zu", layout->stride);
+    if (layout->to_self && c->self.out < 0)
+        if (ngx_status s = open_self_link(c, err); s != NGX_OK)
+            return s;
+    c->to_self = layout->to_self != 0;
+    return NGX_OK;
+}
+
+// ---- message path (continued) ---------------------------------------------------
+
 ngx_status tcp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     const char* p = static_cast<const char*>(buf);
+    if (c->to_self) [[unlikely]]
+        return self_send(c, p, len, err);
     for (;;) {
         ssize_t n = ::send(c->fd, p, len, MSG_NOSIGNAL);
         if (n == ssize_t(len))
@@ -484,6 +616,8 @@ ngx_status tcp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     char* p = static_cast<char*>(buf);
+    if (c->to_self) [[unlikely]]
+        return self_recv(c, p, len, err);
     if (c->options.poll)
         return tcp_recv_polling(c, p, len, err);
     for (;;) {
@@ -532,8 +666,9 @@ void tcp_finalize(void* ctx)
     auto* c = static_cast<Context*>(ctx);
     if (c == nullptr)
         return;
-    if (c->fd >= 0)
-        ::close(c->fd);
+    for (int fd : {c->fd, c->self.out, c->self.in})
+        if (fd >= 0)
+            ::close(fd);
     delete c;
 }
 
@@ -551,6 +686,9 @@ const ngx_module_ops tcp_ops = {
     nullptr, // wait
     tcp_finalize,
     nullptr, // resync: reliable, nothing is ever lost
+    tcp_set_layout,
+    nullptr, // bcast
+    nullptr, // prepare_recv
 };
 
 const ngx_module tcp_module = {
@@ -560,7 +698,7 @@ const ngx_module tcp_module = {
     "tcp",
     "TCP sockets: blocking send/recv over one connection with TCP_NODELAY",
     "1.0",
-    NGX_CAP_RELIABLE,
+    NGX_CAP_RELIABLE | NGX_CAP_SEND_TO_SELF,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

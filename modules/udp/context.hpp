@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct Context {
     uint64_t slice_ns = 0;       // SO_RCVTIMEO / SO_SNDTIMEO
     uint64_t stale = 0;          // datagrams dropped as stale, for messages
     uint64_t duplicates = 0;
+    // Send to self (set_layout's to_self): a second socket of this process,
+    // connected to itself (connect_to_self), used while `to_self` is set.
+    bool to_self = false;
+    std::unique_ptr<Context> self;
 };
 
 // ---- deadlines -------------------------------------------------------------
@@ -115,6 +120,11 @@ private:
 // Binds, swaps addresses and the datagram size with the peer through the
 // bootstrap, connects and sizes the socket (socket.cpp).
 ngx_status connect_steps(Context* c, const ngx_bootstrap* boot, ngx_error* err);
+
+// Binds `self` (options, deadlines and limits copied from `main` by the
+// caller) to the address of main's socket, connects it to itself and sizes
+// it like main: the same datagram payload and buffers (socket.cpp).
+ngx_status connect_to_self(Context* self, const Context& main, ngx_error* err);
 
 // The data path (datapath.cpp): one message per call, see the loss semantics there.
 ngx_status udp_send(void* ctx, const void* buf, size_t len, ngx_error* err);

@@ -220,4 +220,23 @@ ngx_status connect_steps(Context* c, const ngx_bootstrap* boot, ngx_error* err)
     return s;
 }
 
+ngx_status connect_to_self(Context* self, const Context& main, ngx_error* err)
+{
+    std::string blob;
+    char tag[16], host[NI_MAXHOST], service[NI_MAXSERV];
+    ngx_status s = describe_socket(main.fd, &blob, err);
+    if (s != NGX_OK)
+        return s;
+    if (std::sscanf(blob.c_str(), "%15s %1024s %31s", tag, host, service) != 3)
+        return fail(err, NGX_ERR_SYSTEM, "udp: send to self: cannot read the local address from \"%s\"", blob.c_str());
+    s = bind_socket(host, 0, &self->fd, err);
+    if (s == NGX_OK)
+        s = describe_socket(self->fd, &blob, err);
+    if (s == NGX_OK)
+        s = connect_to_peer(self->fd, blob, err);
+    if (s == NGX_OK)
+        s = prepare_transfer(self, main.layout.chunk() + header_size, err);
+    return s;
+}
+
 } // namespace ngx::udp

@@ -4,13 +4,15 @@
 // Files: context.hpp (the shared state), socket.cpp (setup), datapath.cpp
 // (send and receive, with the loss semantics a pattern can rely on),
 // fragment.hpp (wire format and reassembly), and this file: options,
-// init/connect/resync/finalize and the module's descriptor.
+// init/connect/resync/finalize, send to self (set_layout: a second socket
+// of this process, connected to itself) and the module's descriptor.
 #include "context.hpp"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 namespace ngx::udp {
@@ -118,13 +120,41 @@ ngx_status udp_resync(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return NGX_OK;
 }
 
+// Send to self: only the address changes (udp moves bytes; the pattern
+// packs strided data). The self socket is made at the first such call.
+ngx_status udp_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (layout->stride != 1)
+        return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: udp moves contiguous bytes, not stride %zu", layout->stride);
+    if (layout->to_self && !c->self) {
+        std::unique_ptr<Context> self(new (std::nothrow) Context);
+        if (!self)
+            return fail(err, NGX_ERR_NO_MEMORY, "set_layout: out of memory for the socket to self");
+        self->options = c->options;
+        self->timeout_ns = c->timeout_ns;
+        self->cancel = c->cancel;
+        self->max_message = c->max_message;
+        ngx_status s = connect_to_self(self.get(), *c, err);
+        if (s != NGX_OK) {
+            if (self->fd >= 0)
+                close(self->fd);
+            return s;
+        }
+        c->self = std::move(self);
+    }
+    c->to_self = layout->to_self != 0;
+    return NGX_OK;
+}
+
 void udp_finalize(void* ctx)
 {
     auto* c = static_cast<Context*>(ctx);
     if (c == nullptr)
         return;
-    if (c->fd >= 0)
-        close(c->fd);
+    for (const Context* each : {c, c->self.get()})
+        if (each != nullptr && each->fd >= 0)
+            close(each->fd);
     delete c;
 }
 
@@ -142,6 +172,9 @@ const ngx_module_ops udp_ops = {
     nullptr, // wait
     udp_finalize,
     udp_resync,
+    udp_set_layout,
+    nullptr, // bcast
+    nullptr, // prepare_recv
 };
 
 const ngx_module udp_module = {
@@ -151,7 +184,7 @@ const ngx_module udp_module = {
     "udp",
     "UDP datagrams on a connected socket; loss detected by sequence numbers and a per-message deadline",
     "1.0",
-    NGX_CAP_ZERO_BYTE,
+    NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF,
     ngx::udp::max_message,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

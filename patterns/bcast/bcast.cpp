@@ -149,7 +149,8 @@ PatternInfo bcast_pattern()
             .default_warmup = 20,
             // every rank of the run in one group (any P >= 2 under mpirun), through the module's broadcast
             .ranks = RankGrouping::group,
-            .module_capabilities = NGX_CAP_COLLECTIVES};
+            .module_capabilities = NGX_CAP_COLLECTIVES,
+            .strides_option = "bcast-strides"};
 }
 
 } // namespace ngx::patterns

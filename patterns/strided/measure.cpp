@@ -49,16 +49,27 @@ Status answer_once(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
 // isend, recv, wait where the module has non-blocking calls (MPI: a large
 // blocking send to self would wait for its own receive); otherwise the
 // module keeps the message until the recv (sim).
-Status send_to_self(Transport& t, StridedBuffers& b, size_t size)
+Status send_to_self(Transport& t, const uint8_t* from, uint8_t* to, size_t size)
 {
     if (!t.has(NGX_CAP_NONBLOCKING)) {
-        NGX_TRY(t.send(b.a.data(), size));
-        return t.recv(b.b.data(), size);
+        NGX_TRY(t.send(from, size));
+        return t.recv(to, size);
     }
     ngx_request request = 0;
-    NGX_TRY(t.isend(b.a.data(), size, request));
-    NGX_TRY(t.recv(b.b.data(), size));
+    NGX_TRY(t.isend(from, size, request));
+    NGX_TRY(t.recv(to, size));
     return t.wait(request);
+}
+
+// One send to self; packed (a byte module, stride > 1): with the user's pack and unpack.
+Status self_once(Transport& t, StridedBuffers& b, const Layout& layout, size_t size, bool packed)
+{
+    if (!packed || layout.stride == 1)
+        return send_to_self(t, b.a.data(), b.b.data(), size);
+    pack(layout, b.a.data(), b.packed.data(), size);
+    NGX_TRY(send_to_self(t, b.packed.data(), b.packed2.data(), size));
+    unpack(layout, b.packed2.data(), b.b.data(), size);
+    return Status::ok();
 }
 
 } // namespace
@@ -89,11 +100,12 @@ Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b
 }
 
 Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
-                                                size_t size)
+                                                size_t size, bool packed)
 {
     Transport& t = ctx.transport;
     const RunSettings& s = ctx.settings;
-    NGX_TRY(t.set_layout(layout.element, layout.stride, true));
+    const Layout moved = packed ? Layout{1, 1} : layout; // what the module is told it moves
+    NGX_TRY(t.set_layout(moved.element, moved.stride, true));
     mark_step(s.progress, "send to self");
     std::vector<double> samples;
     samples.reserve(s.count);
@@ -105,14 +117,14 @@ Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuff
         }
         mark_repetition(s.progress, rep);
         uint64_t t0 = ctx.timer.now();
-        status = send_to_self(t, b, size);
+        status = self_once(t, b, layout, size, packed);
         uint64_t t1 = ctx.timer.now();
         if (rep >= s.warmup)
             samples.push_back(ctx.timer.to_us(t1 - t0));
         if (!status)
             status = status.with_context("send to self, " + where(size, rep));
     }
-    Status restored = t.set_layout(layout.element, layout.stride, false);
+    Status restored = t.set_layout(moved.element, moved.stride, false);
     NGX_TRY(status);
     NGX_TRY(restored);
     return samples;

@@ -28,11 +28,14 @@ struct StridedBuffers {
 // Unit stride sends the arrays themselves. Driver: samples; responder: none.
 Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b, const Layout& layout, size_t size);
 
-// Send to self through the module (NGX_CAP_DATATYPES): isend, recv, wait
-// (send, recv without NGX_CAP_NONBLOCKING) with the layout addressed to this
-// rank; microseconds per message.
+// Send to self through the module: isend, recv, wait (send, recv without
+// NGX_CAP_NONBLOCKING) addressed to this process; microseconds per message.
+// `packed` false (NGX_CAP_DATATYPES): the module moves the strided arrays
+// itself. `packed` true (NGX_CAP_SEND_TO_SELF only): as a user of a byte
+// module would, pack, send the contiguous copy to self, unpack (unit
+// stride: the arrays themselves), all inside the timed region.
 Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
-                                                size_t size);
+                                                size_t size, bool packed);
 
 // Paper 000, section 3.2: each sample the average of n repetitions, the
 // value the minimum of m samples (the steady best case, insensitive to the

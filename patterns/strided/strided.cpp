@@ -9,9 +9,11 @@
 // (MPI_Type_vector, set through the optional set_layout op), as MPI users
 // do; they also get the manual alternative ("manual_us": pack, contiguous
 // transfer, unpack). Raw modules are driven the manual way: T_0,1 holds the
-// pack and unpack, and since they cannot address their own process, T_0,0 is
-// measured as pack + copy + unpack in this process (no module call; the
-// JSON's strided.send_to_self says which). The rows come per stride, unit
+// pack and unpack, and so does T_0,0 where the module can address its own
+// process (NGX_CAP_SEND_TO_SELF: tcp, udp and shm): pack, send to self
+// through the module, unpack. A module with neither capability gets T_0,0
+// as pack + copy + unpack in this process, without the module (the JSON's
+// send_to_self says which of the three). The rows come per stride, unit
 // stride first; the row's summary is over every T_0,1 sample, while the
 // columns t01_us, t00_us, ... are paper 000's estimate (section 3.2: the
 // minimum over blocks of the mean, measure.hpp), which the model uses. Each
@@ -37,6 +39,9 @@ namespace {
 
 constexpr const char* manual_self = "pack + copy + unpack in this process (the module cannot send to itself)";
 constexpr const char* module_self = "through the module (isend + recv + wait to this rank)";
+constexpr const char* packed_self = "pack, send + recv to this process through the module, unpack";
+
+enum class SelfPath { module, packed, in_process };
 
 class Strided final : public Pattern {
 public:
@@ -56,6 +61,7 @@ private:
     LayoutChoice layout_; // element type and strides
     uint64_t max_span_ = 0;
     bool datatypes_ = false;
+    SelfPath self_ = SelfPath::in_process;
     std::map<uint64_t, GridPoint> unit_; // the unit-stride point per size
     std::vector<double> last_samples_;   // T_0,1 samples of the point just measured (driver)
     std::vector<GridPoint> grid_;
@@ -131,8 +137,8 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
     p.t_mem = local_time(ctx, "T_mem (copy of the layout)", [&] { copy_layout(layout, b.a.data(), b.b.data(), size); });
     p.pack = local_time(ctx, "pack", [&] { pack(layout, b.a.data(), b.packed.data(), size); });
     p.unpack = local_time(ctx, "unpack", [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
-    if (datatypes_) {
-        Result<std::vector<double>> self = self_through_module(ctx, b, layout, size);
+    if (self_ != SelfPath::in_process) {
+        Result<std::vector<double>> self = self_through_module(ctx, b, layout, size, self_ == SelfPath::packed);
         if (!self)
             return self.status();
         p.t_self = min_of_means(*self);
@@ -175,6 +181,9 @@ Status Strided::run(PatternContext& ctx)
 {
     NGX_TRY(check_grid(ctx.settings.sizes, layout_.strides, layout_.element, max_span_));
     datatypes_ = ctx.transport.has(NGX_CAP_DATATYPES);
+    self_ = datatypes_                                ? SelfPath::module
+            : ctx.transport.has(NGX_CAP_SEND_TO_SELF) ? SelfPath::packed
+                                                      : SelfPath::in_process;
     Result<StridedBuffers> buffers = allocate(ctx);
     if (!buffers)
         return buffers.status();
@@ -197,7 +206,10 @@ Status Strided::run(PatternContext& ctx)
         }
     if (!ctx.bootstrap.is_driver())
         return Status::ok();
-    Result<Json> model = grid_model(grid_, layout_.element, layout_.type, datatypes_ ? module_self : manual_self);
+    const char* self_path = self_ == SelfPath::module   ? module_self
+                            : self_ == SelfPath::packed ? packed_self
+                                                        : manual_self;
+    Result<Json> model = grid_model(grid_, layout_.element, layout_.type, self_path);
     if (!model)
         return model.status();
     ctx.sink.set_model(std::move(*model));
@@ -220,7 +232,8 @@ PatternInfo strided_pattern()
             .create = [] { return std::make_unique<Strided>(); },
             .default_count = 200,
             .default_warmup = 20,
-            .predict = predict_strided};
+            .predict = predict_strided,
+            .strides_option = "strided-strides"};
 }
 
 } // namespace ngx::patterns

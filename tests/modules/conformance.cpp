@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 
 namespace {
@@ -141,7 +142,8 @@ TEST(Descriptor, CapabilitiesAreKnownAndBackedByOperations)
 {
     const ngx_module& d = descriptor();
     constexpr uint32_t known = NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY |
-                               NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES;
+                               NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
+                               NGX_CAP_SEND_TO_SELF;
     EXPECT_EQ(d.capabilities & ~known, 0u) << "unknown capability bits";
     // ABI 1.2: the optional operations the two new capabilities promise.
     auto covers = [&](size_t end) { return d.ops->size >= end; };
@@ -149,6 +151,11 @@ TEST(Descriptor, CapabilitiesAreKnownAndBackedByOperations)
         EXPECT_TRUE(covers(offsetof(ngx_module_ops, set_layout) + sizeof d.ops->set_layout) &&
                     d.ops->set_layout != nullptr)
             << "NGX_CAP_DATATYPES needs set_layout()";
+    }
+    if (module().has(NGX_CAP_SEND_TO_SELF)) {
+        EXPECT_TRUE(covers(offsetof(ngx_module_ops, set_layout) + sizeof d.ops->set_layout) &&
+                    d.ops->set_layout != nullptr)
+            << "NGX_CAP_SEND_TO_SELF needs set_layout()";
     }
     if (module().has(NGX_CAP_COLLECTIVES)) {
         EXPECT_TRUE(covers(offsetof(ngx_module_ops, bcast) + sizeof d.ops->bcast) && d.ops->bcast != nullptr)
@@ -271,6 +278,61 @@ TEST(PingPong, EverySizeArrivesIntactBothWays)
         }
     }
     EXPECT_EQ(child.wait_exit(5.0), 0) << "the child found a problem (see its stderr)";
+}
+
+// ---- send to self (NGX_CAP_SEND_TO_SELF) -----------------------------------------
+
+// An endpoint connected to a sleeping peer, then addressed to its own process.
+class SendToSelf : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!module().has(NGX_CAP_SEND_TO_SELF))
+            GTEST_SKIP() << "the module does not claim NGX_CAP_SEND_TO_SELF";
+        child_ = std::make_unique<Child>(connect_then_sleep(), setup_timeout_ns);
+        self_ = std::make_unique<Endpoint>(module(), run_options(), short_timeout_ns);
+        ASSERT_EQ(self_->init_status(), NGX_OK) << self_->message();
+        ASSERT_EQ(self_->connect(child_->bootstrap()), NGX_OK) << self_->message();
+        ASSERT_EQ(child_->bootstrap().barrier(), NGX_OK);
+        ASSERT_EQ(self_->set_layout(1, 1, true), NGX_OK) << self_->message();
+    }
+    std::unique_ptr<Child> child_;
+    std::unique_ptr<Endpoint> self_;
+};
+
+// Every size, also those larger than a socket buffer or a ring, which one
+// thread can only move piecewise between its send() and its recv().
+TEST_F(SendToSelf, EverySizeArrivesIntact)
+{
+    unsigned char* out = self_->buffer(largest_message);
+    unsigned char* in = self_->buffer(largest_message);
+    ASSERT_TRUE(out != nullptr && in != nullptr);
+    for (size_t size : message_sizes())
+        for (int round = 0; round < 2; ++round) {
+            harness::fill_pattern(out, size, seed_for(size, round, 0));
+            std::memset(in, 0xa5, size);
+            ASSERT_EQ(self_->send(out, size), NGX_OK) << size << " bytes: " << self_->message();
+            ASSERT_EQ(self_->recv(in, size), NGX_OK) << size << " bytes: " << self_->message();
+            ASSERT_EQ(harness::first_mismatch(in, size, seed_for(size, round, 0)), -1) << size << " bytes";
+        }
+}
+
+TEST_F(SendToSelf, ReceivingMoreThanWasSentFailsWithinTheDeadline)
+{
+    unsigned char* buf = self_->buffer(64);
+    ASSERT_EQ(self_->send(buf, 16), NGX_OK) << self_->message();
+    uint64_t start = harness::now_ns();
+    EXPECT_NE(self_->recv(buf, 64), NGX_OK);
+    EXPECT_STRNE(self_->message(), "");
+    EXPECT_LE(harness::seconds_since(start), short_timeout_s + 1.0);
+}
+
+TEST_F(SendToSelf, StridedLayoutNeedsDerivedDatatypes)
+{
+    if (module().has(NGX_CAP_DATATYPES))
+        GTEST_SKIP() << "the module moves strided data itself";
+    EXPECT_EQ(self_->set_layout(8, 4, true), NGX_ERR_UNSUPPORTED);
+    EXPECT_STRNE(self_->message(), "");
 }
 
 constexpr int burst_messages = 300;

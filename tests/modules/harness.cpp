@@ -2,6 +2,8 @@
 // the socketpair bootstrap, forked peers and small helpers.
 #include "harness.hpp"
 
+#include <cstddef>
+
 #include <dlfcn.h>
 #include <poll.h>
 #include <sched.h>
@@ -241,6 +243,15 @@ ngx_status Endpoint::send(const void* buf, size_t len)
 ngx_status Endpoint::recv(void* buf, size_t len)
 {
     return module_.ops().recv(ctx_, buf, len, &error_);
+}
+
+ngx_status Endpoint::set_layout(size_t element, size_t stride, bool to_self)
+{
+    const ngx_module_ops& ops = module_.ops();
+    if (ops.size < offsetof(ngx_module_ops, set_layout) + sizeof ops.set_layout || ops.set_layout == nullptr)
+        return NGX_ERR_UNSUPPORTED;
+    ngx_layout layout{sizeof(ngx_layout), element, stride, to_self ? 1 : 0};
+    return ops.set_layout(ctx_, &layout, &error_);
 }
 
 unsigned char* Endpoint::buffer(size_t len)

@@ -92,6 +92,8 @@ public:
     ngx_status connect(const PairBootstrap& boot);
     ngx_status send(const void* buf, size_t len);
     ngx_status recv(void* buf, size_t len);
+    // The optional set_layout() (ABI 1.2); NGX_ERR_UNSUPPORTED when the module has none.
+    ngx_status set_layout(size_t element, size_t stride, bool to_self);
     // A buffer from the module's alloc() (or malloc when it has none), freed on destruction.
     unsigned char* buffer(size_t len);
     const char* message() const { return error_.message; }

@@ -95,7 +95,7 @@ check_svg nodecomm.svg "heat:sim=1" "heat-model:sim=1" "heat-error:sim=1" "T:sim
 
 # strided: a real run over sim with a per-element cost (model.strided.points
 # and log3P's T_0,1 in the rows).
-"$NGX" -m sim -x strided -s 1Ki,16Ki,64Ki --strided-strides 1,16,64 --sim-strided 0.01 -c 50 -o strided.json \
+"$NGX" -m sim -x strided -s 1Ki,16Ki,64Ki --strides 1,16,64 --sim-strided 0.01 -c 50 -o strided.json \
     >/dev/null || fail "the strided run over sim"
 "$NGX" plot strided.json -o strided.png >/dev/null || fail "ngx plot strided.json"
 check_png strided.png 1000 750

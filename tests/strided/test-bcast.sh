@@ -8,7 +8,7 @@
 source "$(dirname "$0")/common.sh"
 need_mpi
 for np in 2 3 4; do
-    run_np $np vader -x bcast -s 4Ki,64Ki --bcast-strides 1,64 -c 100 -o "$SCRATCH/bcast$np.json" \
+    run_np $np vader -x bcast -s 4Ki,64Ki --strides 1,64 -c 100 -o "$SCRATCH/bcast$np.json" \
         >"$SCRATCH/bcast$np.txt" 2>&1 || { cat "$SCRATCH/bcast$np.txt"; fail "bcast with P = $np failed"; }
     [[ $(py "$SCRATCH/bcast$np.json" "len(rows())") == 4 ]] || fail "P = $np: expected 4 rows"
     [[ $(py "$SCRATCH/bcast$np.json" "set(r['processes'] for r in rows())") == "{$np.0}" ]] ||
@@ -38,7 +38,7 @@ expect_exit2 "bcast with P = 1" "needs P >= 2 ranks; got 1" 1 -x bcast -s 1Ki
 expect_exit2 "pingpong (pairs) with P = 3" "even number of ranks" 3 -x pingpong -s 1Ki
 MODULE=tcp expect_exit2 "bcast over tcp (no collectives) with P = 3" "has no collectives" 3 -x bcast -s 1Ki
 
-run_np 2 vader -x strided -s 4Ki,64Ki --strided-strides 1,64 -c 100 -o "$SCRATCH/strided.json" >/dev/null 2>&1 ||
+run_np 2 vader -x strided -s 4Ki,64Ki --strides 1,64 -c 100 -o "$SCRATCH/strided.json" >/dev/null 2>&1 ||
     fail "strided run for the predictions failed"
 # LogGP and LogGPS of the same link, for their predictions beside log3P's.
 for p in loggp loggps; do

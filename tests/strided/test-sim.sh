@@ -7,7 +7,7 @@
 source "$(dirname "$0")/common.sh"
 c=0.02
 measure_and_check() {
-    timeout -k 5 200 "$NGX" -m sim --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strided-strides 1,4,16 -c 100 \
+    timeout -k 5 200 "$NGX" -m sim --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strides 1,4,16 -c 100 \
         -o "$SCRATCH/sim.json" >"$SCRATCH/sim.txt" 2>&1 || { cat "$SCRATCH/sim.txt"; fail "sim strided run failed"; }
     python3 - "$SCRATCH/sim.json" "$c" <<'PY'
 import json, sys

@@ -2,13 +2,16 @@
 # The strided pattern over one transport (tcp, mpi-vader, mpi-tcp):
 #  - d = 1 costs what the contiguous ping-pong costs (within noise);
 #  - d = 64 is slower than d = 1 at the largest size (128 KiB);
+#  - T_0,0 goes through the module (mpi: to its own rank; tcp: the module's
+#    loopback connection to its own process) and costs more than the copy
+#    T_mem alone at every size;
 #  - log3P (paper 000) predicts held-out (s, d) points: the mean relative
 #    error of the leave-one-out predictions is printed, and beside it that
 #    of the packed path (o_net of strided transfers calibrated on the other
 #    strides' remote times, fit/log3p.hpp), which is reported, not checked.
 # The bounds depend on whether the machine was quiet during the run
 # (1-minute load below its CPUs): quiet, d = 1 within 25% (or 3 us) of the
-# ping-pong, held-out error under 15% (paper 000 reports 5%) and log3P
+# ping-pong, held-out error under 10% (issue 11; paper 000 reports 5%) and log3P
 # better than LogGP on the grid; loaded (other jobs on the 2 cores), 50%,
 # 60% and no model ranking: the model must still not be broken.
 # Over shared memory (mpi-vader) paper 000's form is not accurate by
@@ -27,7 +30,7 @@ mode=$1
 sizes=4Ki,8Ki,16Ki,32Ki,64Ki,128Ki
 
 measure() {
-    run_ngx "$mode" -x strided -s $sizes --strided-strides 1,16,64 -c 100 -o "$SCRATCH/strided.json" \
+    run_ngx "$mode" -x strided -s $sizes --strides 1,16,64 -c 100 -o "$SCRATCH/strided.json" \
         >"$SCRATCH/strided.txt" 2>&1 || { cat "$SCRATCH/strided.txt"; fail "strided run failed"; }
     run_ngx "$mode" -x pingpong -s 4Ki,64Ki,128Ki -c 400 -o "$SCRATCH/pp.json" >"$SCRATCH/pp.txt" 2>&1 ||
         { cat "$SCRATCH/pp.txt"; fail "pingpong run failed"; }
@@ -53,8 +56,14 @@ check() {
     echo "  128 KiB: T_0,1 d=1 $d1 us, d=64 $d64 us"
     python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 1.1*float(sys.argv[1]) else 1)" "$d1" "$d64" ||
         { echo "  d=64 not slower than d=1 at 128 KiB"; ok=1; }
+    local self
+    self=$(py "$SCRATCH/strided.json" "d['model']['strided']['send_to_self']")
+    echo "  send to self: $self"
+    [[ $self == *"through the module"* ]] || { echo "  T_0,0 did not go through the module"; ok=1; }
+    py "$SCRATCH/strided.json" "[(r['size_bytes'], r['t00_us'], r['tmem_us']) for r in rows(1) if not r['t00_us'] > r['tmem_us']]" |
+        grep -qx '\[\]' || { echo "  T_0,0(s,1) not above T_mem(s) at some size"; ok=1; }
     local held grid loggp bound
-    bound=$([[ $quiet == 1 ]] && echo 0.15 || echo 0.6)
+    bound=$([[ $quiet == 1 ]] && echo 0.10 || echo 0.6)
     [[ $mode == mpi-vader ]] && bound=$([[ $quiet == 1 ]] && echo 0.25 || echo 1.0) && quiet=0
     held=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['held_out']['mean_relative']")
     packed=$(py "$SCRATCH/strided.json" "d['model']['models']['log3p']['packed_path']['held_out']['mean_relative']")

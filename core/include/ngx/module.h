@@ -67,6 +67,7 @@ typedef struct ngx_error {
 #define NGX_CAP_ZERO_BYTE (1u << 5)         /* 0-byte messages are real messages */
 #define NGX_CAP_DATATYPES (1u << 6)         /* 1.2: set_layout() moves strided data itself (derived datatypes) */
 #define NGX_CAP_COLLECTIVES (1u << 7)       /* 1.2: bcast() among every rank of the run */
+#define NGX_CAP_SEND_TO_SELF (1u << 8)      /* 1.3: set_layout() with to_self sends to this process */
 
 /* One module option, shown by `ngx -m NAME --help`. `name` carries the module
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
@@ -116,7 +117,12 @@ typedef struct ngx_bootstrap {
  * `stride` elements (stride 1: contiguous), so its buffer spans
  * ((len / element - 1) * stride + 1) * element bytes. `to_self` != 0
  * addresses this process instead of the peer (send to self: isend, recv,
- * then wait). element 1 with stride 1 and to_self 0 is the default. */
+ * then wait). element 1 with stride 1 and to_self 0 is the default.
+ * A module with NGX_CAP_SEND_TO_SELF but without NGX_CAP_DATATYPES takes
+ * stride 1 only: it moves bytes, and a message to itself goes through its
+ * own path (tcp: a loopback connection of this process; shm: a ring in this
+ * process). One thread cannot block in both ends, so there send() may leave
+ * the part of the message that does not fit to the recv() that follows. */
 typedef struct ngx_layout {
     size_t size;    /* sizeof(ngx_layout) as the core built it */
     size_t element; /* bytes per element: 1 (char), 4 (int) or 8 (double) */

@@ -144,6 +144,9 @@ struct PatternInfo {
     // list (nodecomm: "nodecomm-pairs"). `--pairs 1,2,4` then starts 2 x 4
     // ranks and gives this option "1,2,4"; without one a list is a usage error.
     std::string pair_counts_option{};
+    // Optional (last): the pattern option holding its strides (strided:
+    // "strided-strides"), which the core's `--strides LIST` sets.
+    std::string strides_option{};
 };
 
 } // namespace ngx
