@@ -103,7 +103,8 @@ Conn::~Conn()
         ibv_destroy_cq(cq_);
     for (Region& r : regions_) {
         ibv_dereg_mr(r.mr);
-        munmap(r.addr, round_page(r.len));
+        if (r.owned)
+            munmap(r.addr, round_page(r.len));
     }
     if (pool_mr_ != nullptr)
         ibv_dereg_mr(pool_mr_);
@@ -302,15 +303,24 @@ ngx_status Conn::exchange(const ngx_bootstrap* boot, WireInfo& peer, ngx_error* 
     return NGX_OK;
 }
 
-ngx_status Conn::connect(const ngx_bootstrap* boot, ngx_error* err)
+// INIT with every receive posted: what either connection needs before it
+// knows the QP at the other end.
+ngx_status Conn::post_receives(const char* step, ngx_error* err)
 {
     if (connected_)
-        return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
+        return fail(err, NGX_ERR_PROTOCOL, "%s: already connected", step);
     if (ngx_status st = to_init(err); st != NGX_OK)
         return st;
     for (uint32_t i = 0; i < rx_entries_; ++i)
         if (ngx_status st = post_recv(i, err); st != NGX_OK)
             return st;
+    return NGX_OK;
+}
+
+ngx_status Conn::connect(const ngx_bootstrap* boot, ngx_error* err)
+{
+    if (ngx_status st = post_receives("connect", err); st != NGX_OK)
+        return st;
     if (ngx_status st = exchange(boot, peer_, err); st != NGX_OK)
         return st;
     if (ngx_status st = to_rtr(peer_, err); st != NGX_OK)
@@ -325,6 +335,18 @@ ngx_status Conn::connect(const ngx_bootstrap* boot, ngx_error* err)
                      dev_.gid_index >= 0 ? format_gid(peer_.gid).c_str()
                                          : ("lid " + std::to_string(peer_.lid)).c_str());
     return NGX_OK;
+}
+
+ngx_status Conn::connect_to_itself(ngx_error* err)
+{
+    if (ngx_status st = post_receives("connect to self", err); st != NGX_OK)
+        return st;
+    peer_ = local_info();
+    ngx_status st = to_rtr(peer_, err);
+    if (st == NGX_OK)
+        st = to_rts(err);
+    connected_ = st == NGX_OK;
+    return st;
 }
 
 std::string Conn::summary() const
@@ -355,12 +377,23 @@ ngx_status Conn::alloc(size_t len, void** buf, ngx_error* err)
     return NGX_OK;
 }
 
+ngx_status Conn::adopt(void* buf, size_t len, ngx_error* err)
+{
+    size_t n = std::max<size_t>(len, 1);
+    ibv_mr* mr = ibv_reg_mr(pd_, buf, n, access_flags);
+    if (mr == nullptr)
+        return fail(err, NGX_ERR_SYSTEM, "send to self: ibv_reg_mr(%zu bytes): %s (ulimit -l?)", n, errno_text(errno));
+    regions_.push_back({static_cast<uint8_t*>(buf), n, mr, false});
+    return NGX_OK;
+}
+
 void Conn::release(void* buf)
 {
     for (size_t i = 0; i < regions_.size(); ++i)
         if (regions_[i].addr == buf) {
             ibv_dereg_mr(regions_[i].mr);
-            munmap(regions_[i].addr, round_page(regions_[i].len));
+            if (regions_[i].owned)
+                munmap(regions_[i].addr, round_page(regions_[i].len));
             regions_.erase(regions_.begin() + long(i));
             last_region_ = 0;
             return;

@@ -81,8 +81,15 @@ public:
 
     ngx_status setup(ngx_error* err); // PD, CQ, QP, pool: everything before connect
     ngx_status connect(const ngx_bootstrap* boot, ngx_error* err);
+    // Send to self: the QP connected to itself (its own QPN, GID or LID), so
+    // that a message goes out through the device and comes back in.
+    ngx_status connect_to_itself(ngx_error* err);
     ngx_status alloc(size_t len, void** buf, ngx_error* err);
     void release(void* buf);
+    // Registers memory another Conn allocated (send to self uses the
+    // buffers the pattern got from the connection to the peer); release()
+    // deregisters it without unmapping.
+    ngx_status adopt(void* buf, size_t len, ngx_error* err);
 
     ngx_status send(const void* buf, size_t len, ngx_error* err);
     ngx_status recv(void* buf, size_t len, ngx_error* err);
@@ -98,6 +105,7 @@ private:
         uint8_t* addr;
         size_t len;
         ibv_mr* mr;
+        bool owned = true; // mapped by alloc() (not adopt()): unmapped on release
     };
     struct Arrival {
         uint32_t entry; // receive ring entry
@@ -122,6 +130,7 @@ private:
     ngx_status create_qp(ngx_error* err);
     ngx_status create_pool(ngx_error* err);
     ngx_status to_init(ngx_error* err);
+    ngx_status post_receives(const char* step, ngx_error* err);
     ngx_status to_rtr(const WireInfo& peer, ngx_error* err);
     ngx_status to_rts(ngx_error* err);
     ngx_status exchange(const ngx_bootstrap* boot, WireInfo& peer, ngx_error* err);

@@ -10,7 +10,7 @@
 // do; they also get the manual alternative ("manual_us": pack, contiguous
 // transfer, unpack). Raw modules are driven the manual way: T_0,1 holds the
 // pack and unpack, and so does T_0,0 where the module can address its own
-// process (NGX_CAP_SEND_TO_SELF: tcp, udp and shm): pack, send to self
+// process (NGX_CAP_SEND_TO_SELF: tcp, udp, shm and ibv): pack, send to self
 // through the module, unpack. A module with neither capability gets T_0,0
 // as pack + copy + unpack in this process, without the module (the JSON's
 // send_to_self says which of the three). The rows come per stride, unit
