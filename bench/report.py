@@ -5,6 +5,7 @@ the JSON file.
 
     report.py tcp-shm SAMPLES.tsv        bench/run-tcp-shm.sh
     report.py udp SAMPLES.tsv            bench/udp/run.sh
+    report.py mpi SAMPLES.tsv            bench/mpi/run.sh
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT...   bench/ibv (SoftRoCE guest)
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (issue 16's variant ladders)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
@@ -278,6 +279,29 @@ def report_udp(samples_path):
     finish(out)
 
 
+def report_mpi(samples_path):
+    samples = read_samples(samples_path)
+    tools = [("ngx", 1, "median half round trip (mpirun ngx -m mpi -x pingpong -s 1, results[].median_us)"),
+             ("minimal", 1, "median half round trip (bench/mpi/pingpong.c: MPI_Init, MPI_Wtime per round trip)"),
+             ("NPopenmpi", 1, "NetPIPE's 1-byte time (a mean over its repetitions)")]
+    out = header("ngx-bench-mpi/1")
+    out.update({
+        "online_cpus": os.cpu_count(),
+        "load_average_start": ENV["BENCH_LOAD_START"], "load_average_end": ENV["BENCH_LOAD_END"],
+        "placement": {"note": "mpirun -np 2 --bind-to core, the same for every tool"},
+        "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "count": int(ENV["BENCH_COUNT"])},
+        "versions": {"ngx": ENV["BENCH_V_NGX"], "openmpi": ENV["BENCH_V_OPENMPI"],
+                     "netpipe": ENV["BENCH_V_NETPIPE"]},
+    })
+    for btl in ENV["BENCH_BTLS"].split():
+        group = latency_against_peers(samples, f"mpi_{btl}_us", tools, ["minimal", "NPopenmpi"])
+        out[f"mpi_{btl}_latency"] = strip_text(group)
+        print()
+        print_table(f"MPI over the {btl} BTL, 1-byte half round trip (us); {ENV['BENCH_ROUNDS']} rounds; "
+                    "ratio = tool / best peer", group, peer_footer(group), width=10, peers=True)
+    finish(out)
+
+
 def report_ibv(args):
     split = args.index("--")
     ngx = [ngx_median(p, 1) for p in args[:split]]
@@ -310,7 +334,7 @@ LADDER_STEPS = {
         ("tsc", "+ rdtscp around every round trip instead (ngx's timer)"),
         ("ops", "+ ops table, duplicated communicator"),
         ("checks", "+ cancel flag, progress mark, mode branches per repetition"),
-        ("funneled", "+ MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init (as ngx)"),
+        ("funneled", "+ MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init (ngx before issue 16; now SINGLE)"),
         ("threads", "+ a second thread waking every 50 ms (ngx's watchdog)"),
         ("ngx", "ngx -m mpi -x pingpong (per sample)"),
         ("ngx-batch", "ngx ... --pingpong-timing batch"),
@@ -352,6 +376,8 @@ def report_ladder(samples_path):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "tcp-shm":
         report_tcp_shm(argv[1])
+    elif len(argv) >= 2 and argv[0] == "mpi":
+        report_mpi(argv[1])
     elif len(argv) >= 2 and argv[0] == "udp":
         report_udp(argv[1])
     elif len(argv) >= 3 and argv[0] == "ibv" and "--" in argv:
