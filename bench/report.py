@@ -282,8 +282,11 @@ def report_udp(samples_path):
 def report_mpi(samples_path):
     samples = read_samples(samples_path)
     tools = [("ngx", 1, "median half round trip (mpirun ngx -m mpi -x pingpong -s 1, results[].median_us)"),
+             ("ngx-batch", 1, "the same with --pingpong-timing batch (median of batch means of 100)"),
              ("minimal", 1, "median half round trip (bench/mpi/pingpong.c: MPI_Init, MPI_Wtime per round trip)"),
              ("NPopenmpi", 1, "NetPIPE's 1-byte time (a mean over its repetitions)")]
+    like_for_like = [("ngx", "minimal", "a timer read per round trip"),
+                     ("ngx-batch", "NPopenmpi", "one timer read per batch")]
     out = header("ngx-bench-mpi/1")
     out.update({
         "online_cpus": os.cpu_count(),
@@ -295,10 +298,18 @@ def report_mpi(samples_path):
     })
     for btl in ENV["BENCH_BTLS"].split():
         group = latency_against_peers(samples, f"mpi_{btl}_us", tools, ["minimal", "NPopenmpi"])
+        pairs = {}
+        for ours, theirs, how in like_for_like:
+            r = ratio(group["tools"].get(ours, {}).get("median"), group["tools"].get(theirs, {}).get("median"))
+            pairs[f"{ours}/{theirs}"] = {"ratio": r, "timing": how, "goal_met": goal_text(r, 1.05)[1]}
+        group["like_for_like"] = pairs
         out[f"mpi_{btl}_latency"] = strip_text(group)
         print()
         print_table(f"MPI over the {btl} BTL, 1-byte half round trip (us); {ENV['BENCH_ROUNDS']} rounds; "
                     "ratio = tool / best peer", group, peer_footer(group), width=10, peers=True)
+        for name, p in pairs.items():
+            print(f"  like for like ({p['timing']}): {name} = {fmt(p['ratio'], 3)}   "
+                  f"(goal <= 1.05: {goal_text(p['ratio'], 1.05)[0]})")
     finish(out)
 
 

@@ -9,7 +9,10 @@
 # all of them alike; each round gives one number per tool (the median half
 # round trip; NPopenmpi: its 1-byte time, a mean), and the table shows the
 # median and min over the rounds and each tool's ratio to the best peer
-# (minimal or NPopenmpi). Goal (issue 16): ngx within 5% of the best peer.
+# (minimal or NPopenmpi). Goal (issue 16): ngx within 5% of the best peer,
+# also checked like for like: ngx (a timer read per round trip) against the
+# minimal program (the same), and ngx --pingpong-timing batch (one read per
+# batch of 100) against NPopenmpi (one per batch of its own).
 #     bench/mpi/run.sh [-r ROUNDS] [-c COUNT] [-o FILE.json] [BUILD_DIR]
 set -u -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -84,8 +87,11 @@ run_tool() { # run_tool TOOL BTL ROUND
             (cd "$WORK" && mpi "$btl" NPopenmpi -l 1 -u 1 -o "$WORK/$tag.np" > "$WORK/$tag.log" 2>&1)
             rc=$?
             v=$(awk 'NR == 1 { printf "%.4f\n", $NF * 1e6 }' "$WORK/$tag.np" 2>/dev/null) ;; # seconds -> us
-        ngx)
-            mpi "$btl" "$NGX" -m mpi -x pingpong -s 1 -c "$COUNT" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1
+        ngx | ngx-batch)
+            local timing=per-sample
+            [[ $tool == ngx-batch ]] && timing=batch
+            mpi "$btl" "$NGX" -m mpi -x pingpong -s 1 -c "$COUNT" --pingpong-timing "$timing" -o "$WORK/$tag.json" \
+                > "$WORK/$tag.log" 2>&1
             rc=$?
             v=$(ngx_median "$WORK/$tag.json" 1) ;;
     esac
@@ -94,7 +100,7 @@ run_tool() { # run_tool TOOL BTL ROUND
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "ngx bench: MPI 1-byte ping-pong over $BTLS, $ROUNDS rounds, count $COUNT; load average $LOAD_START" >&2
-TOOLS=(ngx minimal NPopenmpi)
+TOOLS=(ngx minimal ngx-batch NPopenmpi)
 for ((r = 1; r <= ROUNDS; r++)); do
     echo "round $r/$ROUNDS" >&2
     for btl in $BTLS; do
