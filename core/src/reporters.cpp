@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ngx {
@@ -363,16 +364,28 @@ std::string to_table(const Document& document)
     return out.str();
 }
 
+namespace {
+
+Status write_in_place(const std::string& path, const std::string& text)
+{
+    std::ofstream file(path, std::ios::trunc);
+    file << text;
+    file.flush();
+    if (!file)
+        return Status::runtime("cannot write " + path + ": " + std::strerror(errno));
+    return Status::ok();
+}
+
+} // namespace
+
 Status write_atomically(const std::string& path, const std::string& text)
 {
+    struct stat target {};
+    if (lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
+        return write_in_place(path, text); // /dev/null, /dev/stdout, a FIFO, a symbolic link
     std::string temporary = path + ".tmp";
-    {
-        std::ofstream file(temporary, std::ios::trunc);
-        file << text;
-        file.flush();
-        if (!file)
-            return Status::runtime("cannot write " + temporary + ": " + std::strerror(errno));
-    }
+    if (Status written = write_in_place(temporary, text); !written)
+        return written;
     if (std::rename(temporary.c_str(), path.c_str()) != 0)
         return Status::runtime("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
     return Status::ok();

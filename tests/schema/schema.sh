@@ -34,6 +34,12 @@ for entry in "${runs[@]}"; do
     "${validate[@]}" "$file" || fail "ngx ${arguments[*]} -o $file does not conform to the schema"
 done
 "$NGX" -m sim -x loggp "${quick[@]}" --raw-prtt prtt.csv -o /dev/null --format json >/dev/null || fail "--raw-prtt"
+[[ -c /dev/null ]] || fail "-o /dev/null put a regular file in place of the device"
+# -o through a symbolic link writes the file it points to and keeps the link.
+ln -s linked-target.json link.json
+"$NGX" -m sim -x pingpong "${quick[@]}" -o link.json >/dev/null 2>err || fail "-o link.json: $(cat err)"
+[[ -L link.json ]] || fail "-o link.json replaced the symbolic link with a file"
+"${validate[@]}" linked-target.json || fail "-o link.json did not write the file it points to"
 "$NGX" fit prtt.csv -o fit.json >/dev/null 2>err || fail "ngx fit prtt.csv -o fit.json: $(cat err)"
 "${validate[@]}" fit.json || fail "ngx fit -o fit.json (an offline fit) does not conform"
 "$NGX" -m sim -x pingpong "${quick[@]}" --format json >stdout.json || fail "--format json"

@@ -73,7 +73,10 @@ Status check_writable(const std::string& path);
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw);
 
 // Writes `text` to `path` through a temporary file and a rename, so a
-// reader never sees half a file.
+// reader never sees half a file. A path that exists and is not a regular
+// file (/dev/null, /dev/stdout, a FIFO, a symbolic link) is written in
+// place: a rename would put a regular file where the device or link was
+// (as root, `-o /dev/null` replaced the system's /dev/null).
 Status write_atomically(const std::string& path, const std::string& text);
 
 // A run's model as a table: its parameters with intervals, per protocol
