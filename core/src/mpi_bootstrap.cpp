@@ -285,8 +285,11 @@ Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns, cons
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (std::string why = refusal(pattern, nranks); !why.empty()) {
         MPI_Finalize();
+        // Rank 0 alone says why, and its exit status 2 is the job's. The
+        // others leave with 0: a rank leaving non-zero makes the launcher
+        // end the job at once, and rank 0's message could be lost with it.
         if (rank != 0)
-            std::exit(2); // rank 0 alone says why
+            std::exit(0);
         return Status::usage(why);
     }
     MPI_Comm comm;
