@@ -6,7 +6,7 @@ the JSON file.
     report.py tcp-shm SAMPLES.tsv        bench/run-tcp-shm.sh
     report.py udp SAMPLES.tsv            bench/udp/run.sh
     report.py mpi SAMPLES.tsv            bench/mpi/run.sh
-    report.py ibv NGX_JSON... -- PERFTEST_OUTPUT...   bench/ibv (SoftRoCE guest)
+    report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (issue 16's variant ladders)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
 
@@ -51,15 +51,15 @@ def ngx_median(path, size):
     return None
 
 
-def perftest_typical(path):
-    """t_typical[usec] of a perftest latency report."""
+def perftest_column(path, column="t_typical[usec]"):
+    """One column (t_typical, t_avg, ...) of a perftest latency report."""
     with open(path) as f:
         lines = f.read().splitlines()
     for i, line in enumerate(lines):
         if "t_typical" in line:
             header = line.split()
             values = lines[i + 1].split()
-            return float(values[header.index("t_typical[usec]")])
+            return float(values[header.index(column)])
     raise ValueError("%s: no t_typical line" % path)
 
 
@@ -314,15 +314,34 @@ def report_mpi(samples_path):
 
 
 def report_ibv(args):
-    split = args.index("--")
-    ngx = [ngx_median(p, 1) for p in args[:split]]
-    perftest = [perftest_typical(p) for p in args[split + 1:]]
-    n, p = statistics.median(ngx), statistics.median(perftest)
+    """ngx's per-round-trip median against ib_send_lat's t_typical (its
+    median of per-iteration times), and, like for like, ngx's batch means
+    (--pingpong-timing batch: one timer read per 100 round trips) against
+    ib_send_lat's t_avg (elapsed time over iterations)."""
+    parts = [[]]
+    for a in args:
+        if a == "--":
+            parts.append([])
+        else:
+            parts[-1].append(a)
+    ngx = [ngx_median(p, 1) for p in parts[0]]
+    typical = [perftest_column(p) for p in parts[1]]
+    n, p = statistics.median(ngx), statistics.median(typical)
     print("bench-ibv: ngx -m ibv -x pingpong -s 1 (send mode) median per round: %s us"
           % ", ".join("%.2f" % v for v in ngx))
     print("bench-ibv: ib_send_lat -s 1 t_typical per round:                  %s us"
-          % ", ".join("%.2f" % v for v in perftest))
+          % ", ".join("%.2f" % v for v in typical))
     print("bench-ibv: RESULT ngx %.2f us, ib_send_lat %.2f us, ratio ngx/ib_send_lat %.3f" % (n, p, n / p))
+    if len(parts) > 2 and parts[2]:
+        batch = [ngx_median(q, 1) for q in parts[2]]
+        average = [perftest_column(q, "t_avg[usec]") for q in parts[1]]
+        b, a = statistics.median(batch), statistics.median(average)
+        print("bench-ibv: ngx --pingpong-timing batch per round:               %s us"
+              % ", ".join("%.2f" % v for v in batch))
+        print("bench-ibv: ib_send_lat -s 1 t_avg per round:                      %s us"
+              % ", ".join("%.2f" % v for v in average))
+        print("bench-ibv: RESULT like for like (means): ngx batch %.2f us, ib_send_lat t_avg %.2f us, ratio %.3f"
+              % (b, a, b / a))
 
 
 LADDER_STEPS = {
