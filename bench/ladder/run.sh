@@ -172,7 +172,7 @@ if [[ $instructions == 1 ]] && command -v valgrind > /dev/null; then
         valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$work/cg-shm.%p" \
             "$ngx" -m shm -x pingpong -s 1 -c 4000 --warmup 0 --passes 1 --max-rel-ci off --format json \
             -o "$work/cg-shm.json" > "$work/cg-shm.log" 2>&1
-        loop=$(self_cost 'pingpong_loop' "$work"/cg-shm.[0-9]*)
+        loop=$(self_cost 'batched_loop' "$work"/cg-shm.[0-9]*)
         record shm-instructions ngx 0 "$((loop / 4000))"
     fi
     if [[ " $paths " == *" mpi "* && $have_mpi == 1 ]]; then
@@ -181,7 +181,7 @@ if [[ $instructions == 1 ]] && command -v valgrind > /dev/null; then
         rm -f "$work"/cg-mpi.*
         mpi valgrind --tool=callgrind --callgrind-out-file="$work/cg-mpi-ngx.%p" "$ngx" -m mpi -x pingpong -s 1 \
             -c 4000 --warmup 0 --passes 1 --max-rel-ci off --format json -o "$work/cg-mpi.json" > "$work/cg-mpi.log" 2>&1
-        own=$(self_cost 'pingpong_loop|responder_loop|::mpi_send\(|::mpi_recv\(' "$work"/cg-mpi-ngx.[0-9]*)
+        own=$(self_cost 'batched_loop|responder_loop|::mpi_send\(|::mpi_recv\(' "$work"/cg-mpi-ngx.[0-9]*)
         record mpi-instructions ngx 0 "$((own / 4000 / 2))"
         for step in tsc ops checks threads; do
             mpi valgrind --tool=callgrind --callgrind-out-file="$work/cg-mpi-$step.%p" "$build/bench/mpi_ladder" \

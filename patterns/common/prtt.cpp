@@ -226,26 +226,28 @@ double wait_cost_beyond_span(const Timer& timer, uint64_t delay)
     return per_round[rounds / 2];
 }
 
-// Whether the series is a plain ping-pong, PRTT(1, 0, s) with no extras.
-bool plain_pingpong(const PrttSpec& spec)
+// Whether the series is a burst without extras: PRTT(n, 0, s) (n = 1: the
+// ping-pong), the series a batch of repetitions can time at once.
+bool plain_burst(const PrttSpec& spec)
 {
-    return spec.messages == 1 && spec.delay_us == 0 && spec.compute_us == 0 && spec.delay_spent_us == nullptr;
+    return spec.delay_us == 0 && spec.compute_us == 0 && spec.delay_spent_us == nullptr;
 }
 
-// PRTT(1, 0, s), the ping-pong, in batches of spec.batch round trips (1:
-// every round trip timed): nothing between the timer reads but the module's
-// send and recv (issue 16), and per batch only the cancel flag, the
-// progress mark and one stored sample outside them. A failed call or a loss
-// abandons the whole batch; `rep` counts round trips, so a resync meets the
-// responder at the batch's first one. Never inlined, so that a profile
-// (bench/ladder/run.sh) can tell the loop's own instructions.
-template <bool Verify>
-[[gnu::noinline]] Result<std::vector<double>> pingpong_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
+// PRTT(n, 0, s) in batches of spec.batch repetitions (1: every repetition
+// timed): nothing between the timer reads but the module's sends and recv
+// (issue 16), and per batch only the cancel flag, the progress mark and one
+// stored sample outside them. `Burst` false is the ping-pong (n = 1, one
+// send). A failed call or a loss abandons the whole batch; `rep` counts
+// repetitions, so a resync meets the responder at the batch's first one.
+// Never inlined, so that a profile (bench/ladder/run.sh) can tell the
+// loop's own instructions.
+template <bool Verify, bool Burst>
+[[gnu::noinline]] Result<std::vector<double>> batched_loop(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
     Transport& transport = ctx.transport;
     const Timer& timer = ctx.timer;
     uint8_t* data = buffer.data();
-    const uint64_t batch = spec.batch, size = spec.size;
+    const uint64_t batch = spec.batch, size = spec.size, messages = spec.messages;
     const uint64_t total = spec.warmup + spec.samples;
     std::vector<uint64_t> ticks(spec.samples);
     uint64_t good_before = ctx.losses.attempted - ctx.losses.lost;
@@ -264,6 +266,12 @@ template <bool Verify>
             operation = "send";
             if ((code = transport.send_code(data, size)) != NGX_OK)
                 break;
+            if constexpr (Burst) {
+                for (uint64_t i = 1; i < messages && code == NGX_OK; ++i)
+                    code = transport.send_code(data, size);
+                if (code != NGX_OK)
+                    break;
+            }
             operation = "recv";
             if ((code = transport.recv_code(data, size)) != NGX_OK)
                 break;
@@ -427,10 +435,14 @@ std::string where(uint64_t size, uint64_t repetition)
 
 Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec)
 {
-    if (spec.batch == 0 || (spec.batch > 1 && !plain_pingpong(spec)))
-        return Status::usage("a batch of round trips per timed sample needs PRTT(1, 0, s) with nothing else");
-    if (plain_pingpong(spec))
-        return ctx.settings.verify ? pingpong_loop<true>(ctx, buffer, spec) : pingpong_loop<false>(ctx, buffer, spec);
+    if (spec.batch == 0 || (spec.batch > 1 && !plain_burst(spec)))
+        return Status::usage("a batch of repetitions per timed sample needs PRTT(n, 0, s) with nothing else");
+    if (plain_burst(spec) && spec.messages == 1)
+        return ctx.settings.verify ? batched_loop<true, false>(ctx, buffer, spec)
+                                   : batched_loop<false, false>(ctx, buffer, spec);
+    if (plain_burst(spec))
+        return ctx.settings.verify ? batched_loop<true, true>(ctx, buffer, spec)
+                                   : batched_loop<false, true>(ctx, buffer, spec);
     if (ctx.settings.verify)
         return driver_loop<true>(ctx, buffer, spec);
     return driver_loop<false>(ctx, buffer, spec);

@@ -25,9 +25,10 @@ struct PrttSpec {
     uint64_t samples = 1000; // kept repetitions
     uint64_t warmup = 100;   // discarded repetitions before them
     double compute_us = 0;   // busy work after the last send, before the receive (paper 004, Fig. 3: w)
-    // Repetitions per timed sample (only PRTT(1, 0, s) with w = 0): the
+    // Repetitions per timed sample (only PRTT(n, 0, s) with w = 0): the
     // timer is read once per batch and a sample is the batch's mean; warmup
-    // and samples count batches (pingpong --pingpong-timing batch).
+    // and samples count batches (pingpong --pingpong-timing batch, loggp's
+    // series below 100 timer steps).
     uint64_t batch = 1;
     // If set (driver, d > 0, n > 1): the mean time one wait(d) really took,
     // microseconds, over the kept repetitions: d plus the loop's overshoot

@@ -81,6 +81,8 @@ public:
     {
         opt::OptionReader read(values);
         messages_ = read.whole_number("loggp-n", 2, 10000);
+        timing_ = read.choice("loggp-timing", {"auto", "per-sample", "batch"});
+        fixed_batch_ = read.whole_number("loggp-batch", 1, 4096);
         fit_settings_ = read_fit_settings(read);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
@@ -89,6 +91,11 @@ public:
     {
         Json options = fit_settings_json(fit_settings_);
         options["n"] = messages_;
+        options["timing"] = timing_;
+        if (timing_ == "batch")
+            options["batch"] = fixed_batch_;
+        if (timing_ != "per-sample")
+            options["statistics"] = "PRTT(1,0,s) and PRTT(n,0,s) over batch means where the batch column is > 1";
         return options;
     }
 
@@ -121,6 +128,7 @@ private:
     // What a size keeps from pass to pass besides its samples.
     struct PerSize {
         double d = 0;                    // d of PRTT(n,d,s), from the first pass (both sides)
+        uint64_t batch = 1;              // repetitions per timed sample of PRTT(1,0,s) and PRTT(n,0,s) (both sides)
         std::vector<double> d_spent;     // per pass: what wait(d) really took (driver)
         double o_r = fit::Measured::nan; // the responder's median over all passes (driver, at the end)
         std::vector<double> receive_us;  // responder: the o_r samples of all passes
@@ -131,8 +139,11 @@ private:
     Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
     {
         PerSize& state = sizes_[slice.index];
+        if (slice.first)
+            NGX_TRY(choose_batch(ctx, buffer, slice.size, state));
         PrttSpec single{slice.size, 1, 0.0, slice.samples, slice.warmup};
         PrttSpec burst{slice.size, messages_, 0.0, slice.samples, slice.warmup};
+        single.batch = burst.batch = state.batch;
         Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
         if (!prtt_1_0)
             return prtt_1_0.status();
@@ -152,12 +163,42 @@ private:
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
-        NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
+        single.batch = 1; // o_r times each receive
+        NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
         if (!ctx.bootstrap.is_driver())
             return Series{};
         state.d_spent.push_back(d_spent);
         return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
+    }
+
+    // The batch of a size (issue 9 item 1, issue 16 item 2): with --loggp-timing
+    // auto, enough repetitions per timed sample that a PRTT(1,0,s) sample
+    // spans at least `auto_batch_steps` timer steps, so the timer's step (10
+    // ns on a KVM guest's TSC, a tenth of a shared-memory round trip) no
+    // longer quantizes the medians the fit works on. The driver decides it
+    // from a short per-sample pilot series and both sides use it.
+    Status choose_batch(PatternContext& ctx, Buffer& buffer, uint64_t size, PerSize& state)
+    {
+        if (timing_ != "auto") {
+            state.batch = timing_ == "batch" ? fixed_batch_ : 1;
+            return Status::ok();
+        }
+        PrttSpec pilot{size, 1, 0.0, auto_batch_pilot, auto_batch_pilot / 4};
+        Result<std::vector<double>> times = run_prtt(ctx, buffer, pilot);
+        if (!times)
+            return times.status().with_context("batch pilot");
+        double wanted = 1;
+        if (ctx.bootstrap.is_driver()) {
+            const double step_us = std::max(ctx.timer.info().resolution_ns, 1.0) / 1000.0;
+            const double typical = std::max(median(*times), step_us);
+            wanted = std::clamp(std::ceil(auto_batch_steps * step_us / typical), 1.0, double(auto_batch_max));
+        }
+        Result<std::vector<double>> agreed = swap_values(ctx.bootstrap, {wanted});
+        if (!agreed)
+            return agreed.status().with_context("batch");
+        state.batch = uint64_t(ctx.bootstrap.is_driver() ? wanted : agreed->front());
+        return Status::ok();
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
@@ -231,11 +272,17 @@ private:
         rel_ci_.push_back(rel_ci);
         std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
         columns.emplace_back("rel_ci95", rel_ci);
+        columns.emplace_back("batch", double(state.batch));
         record.extra.insert(record.extra.begin(), columns.begin(), columns.end()); // loss columns stay after them
         return record;
     }
 
+    static constexpr double auto_batch_steps = 100;
+    static constexpr uint64_t auto_batch_pilot = 16, auto_batch_max = 256;
+
     uint64_t messages_ = 16;
+    std::string timing_ = "auto";
+    uint64_t fixed_batch_ = 16;
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;
     std::vector<double> rel_ci_; // per size: relative width of the widest 95% interval of a median
@@ -244,7 +291,13 @@ private:
 
 std::vector<opt::OptionSpec> loggp_options()
 {
-    std::vector<opt::OptionSpec> options = {{"loggp-n", "16", "messages n of PRTT(n,0,s) and PRTT(n,d,s)"}};
+    std::vector<opt::OptionSpec> options = {
+        {"loggp-n", "16", "messages n of PRTT(n,0,s) and PRTT(n,d,s)"},
+        {"loggp-timing", "auto",
+         "PRTT(1,0,s) and PRTT(n,0,s): per-sample (timer read around every repetition, as paper 001), batch "
+         "(once per --loggp-batch repetitions; statistics over batch means) or auto (a batch where a round trip "
+         "is shorter than 100 timer steps)"},
+        {"loggp-batch", "16", "repetitions per timed sample with --loggp-timing batch"}};
     for (opt::OptionSpec& spec : fit_option_specs())
         options.push_back(std::move(spec));
     options.push_back(opt::optional_value("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)",
