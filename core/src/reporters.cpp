@@ -480,6 +480,8 @@ std::string ranges_table(const Json& ranges)
     for (const Json& range : ranges) {
         out << "  " << threshold_cell(range.value("from_bytes", Json())) << " .. "
             << threshold_cell(range.value("to_bytes", Json())) << ":" << parameter_cells(range, "  ") << "\n";
+        if (range.contains("note") && range["note"].is_string())
+            out << "    note: " << range["note"].get<std::string>() << "\n";
         if (range.contains("warning") && range["warning"].is_string())
             out << "    warning: " << range["warning"].get<std::string>() << "\n";
     }

@@ -219,14 +219,14 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
 }
 
 // L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G per size of the range
-// (paper 001 eq. (1) with the overhead lines; 2 o_s(s) without o_r).
-std::vector<double> paper_L(std::span<const PrttSample> samples, std::span<const double> xs, Range r,
-                            const LogGPRange& range)
+// (paper 001 eq. (1) with the overhead lines; 2 o_s(s) without o_r; the
+// pipelined form when the range is overlapped).
+std::vector<double> paper_L(std::span<const PrttSample> samples, Range r, const LogGPRange& range)
 {
     std::vector<double> Ls;
     for (std::size_t i = 0; i < r.count(); ++i) {
         const PrttSample& s = samples[r.first + i];
-        Ls.push_back(s.prtt_1_0 / 2 - range.overheads_at(s.size) - xs[i] * range.G.value);
+        Ls.push_back(s.prtt_1_0 / 2 - range.transfer_at(s.size));
     }
     return Ls;
 }
@@ -276,12 +276,12 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
 
     // L of paper 001 eq. (1) with the overhead lines, the mean of L(s)
     // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
-    range.L = average(paper_L(samples, xs, r, range), guarded_relative_weights(prtt1), rel, opt.level);
+    range.L = average(paper_L(samples, r, range), guarded_relative_weights(prtt1), rel, opt.level);
     if (opt.joint && r.count() >= 3)
         if (Result<JointFit> joint =
                 refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range))
             detail.joint = std::move(*joint);
-    const std::vector<double> Ls = paper_L(samples, xs, r, range); // with the final parameters
+    const std::vector<double> Ls = paper_L(samples, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());
 
@@ -305,8 +305,9 @@ constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a resi
 constexpr std::size_t max_ranges = 8;
 
 // ngx: where the fitted model of a range misses the quality goal (mean
-// relative error above 5%) by more than the measured noise explains (twice
-// the relative noise), a protocol or cache regime changes inside it that no
+// relative error above 5%) by more than the measured noise explains (the
+// relative noise: a mean relative error over many points is below it when
+// only noise is missed), a protocol or cache regime changes inside it that no
 // single curve showed beyond its noise. Split it at the size that
 // minimises the error of the two halves, when that at least halves the
 // range's error; repeat on the halves. Each side keeps >= 3 sizes.
@@ -314,7 +315,7 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
                        Detected in)
 {
     constexpr double goal_mean = 0.05;
-    const double noise_floor = std::isfinite(opt.relative_noise) ? 2 * opt.relative_noise : 0.0;
+    const double noise_floor = std::isfinite(opt.relative_noise) ? opt.relative_noise : 0.0;
     Detected out;
     std::vector<std::pair<Range, std::vector<LogGPCurve>>> todo;
     for (std::size_t i = in.ranges.size(); i-- > 0;)
@@ -407,13 +408,25 @@ double LogGPRange::overheads_at(double s) const noexcept
     return std::isfinite(o_r_s) ? o_at(s) + o_r_s : 2 * o_at(s);
 }
 
+double LogGPRange::transfer_at(double s) const noexcept
+{
+    const double x = s - 1;
+    if (!overlapped)
+        return overheads_at(s) + x * G.value; // eq. (1): 2o + (s-1)G
+    const double O_s = o_at(2) - o_at(1);
+    const bool with_o_r = std::isfinite(o_r_at(1));
+    const double O_r = with_o_r ? o_r_at(2) - o_r_at(1) : O_s;
+    // LogGOPSim's one message: 2o + L + (s-1) max(O, G), with o_s + o_r for 2o.
+    return o_at(1) + (with_o_r ? o_r_at(1) : o_at(1)) + x * std::max({O_s, O_r, G.value});
+}
+
 double LogGPParams::rtt(double s) const noexcept
 {
     const LogGPRange* r = range_for(s);
     if (!r || !(s >= 1))
         return nan_v;
     // Paper 001, eq. (1): PRTT(1,0,s) = 2 (L + 2o + (s-1)G), with o_s + o_r for 2o when o_r was measured.
-    return 2 * (r->L.value + r->overheads_at(s) + (s - 1) * r->G.value);
+    return 2 * (r->L.value + r->transfer_at(s));
 }
 
 double LogGPParams::half_rtt(double s) const noexcept
@@ -442,7 +455,7 @@ double LogGPParams::linear_bcast(double P, double s) const noexcept
     const double g_all = r->g.value + (s - 1) * r->G.value; // Paper 001, eq. (2)
     // Send starts spaced by max{o, G_all} (eq. (5), d = 0); the last message
     // is one o + (s-1)G + L + o transfer (eq. (1) halved).
-    return (P - 2) * std::max(g_all, o) + r->overheads_at(s) + r->L.value + (s - 1) * r->G.value;
+    return (P - 2) * std::max(g_all, o) + r->transfer_at(s) + r->L.value;
 }
 
 double LogGPParams::tree_bcast(double P, double s) const noexcept

@@ -9,6 +9,13 @@ namespace ngx::fit {
 
 namespace {
 
+// How much smaller the mean relative error of the overlapped form must be
+// than the additive one's for the range to be read as pipelined, and the
+// additive error below which it is kept anyway (it already reproduces the
+// measurements; a smaller error of the other form is noise fitted).
+constexpr double overlapped_margin = 0.8;
+constexpr double overlapped_floor = 0.01;
+
 enum Param : std::size_t { L_, os_, Os_, or_, Or_, g_, G_, param_count };
 constexpr std::array<const char*, param_count> param_names{
     "L_us", "o_us", "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us", "G_us_per_byte"};
@@ -30,19 +37,25 @@ Theta theta_of(const LogGPRange& r, bool with_o_r)
     return t;
 }
 
-// Eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + x G), 2 o_s(s) without o_r.
-Row rtt_row(double x, bool with_o_r)
+// Eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + x G), 2 o_s(s) without
+// o_r. Overlapped (LogGPRange::overlapped): 2 (L + o_s + o_r + x max(O_s,
+// O_r, G)), the per-byte term the largest at theta (`slowest`).
+Row rtt_row(double x, bool with_o_r, bool overlapped, Param slowest)
 {
     Row c{};
     c[L_] = 2;
-    c[G_] = 2 * x;
     const double own = with_o_r ? 2 : 4;
     c[os_] = own;
-    c[Os_] = own * x;
-    if (with_o_r) {
+    if (with_o_r)
         c[or_] = 2;
-        c[Or_] = 2 * x;
+    if (overlapped) {
+        c[slowest] += 2 * x;
+        return c;
     }
+    c[G_] = 2 * x;
+    c[Os_] = own * x;
+    if (with_o_r)
+        c[Or_] = 2 * x;
     return c;
 }
 
@@ -55,7 +68,7 @@ bool sender_paces(const Theta& t, double x, double d)
 struct System {
     std::vector<Row> rows;
     std::vector<double> rhs, weight;
-    std::vector<bool> branches; // sender_paces per PRTT(n,*,s) row, to see when they settle
+    std::vector<int> branches; // the branch of every max per row, to see when they settle
 };
 
 void add(System& sys, const Row& row, double rhs, double measured, Weighting weights)
@@ -67,12 +80,21 @@ void add(System& sys, const Row& row, double rhs, double measured, Weighting wei
 }
 
 // The rows of every measurement of the range, with the branches of eq. (5) at theta.
-System build(std::span<const PrttSample> samples, double n, const Theta& t, bool with_o_r, Weighting weights)
+// The form of eq. (1) a candidate fits: additive (paper 001), or overlapped
+// with the slowest per-byte stage `slowest` (O_s, O_r or G).
+struct Form {
+    bool overlapped = false;
+    Param slowest = G_;
+};
+
+System build(std::span<const PrttSample> samples, double n, const Theta& t, bool with_o_r, Form form, Weighting weights)
 {
     System sys;
+    const bool overlapped = form.overlapped;
+    const Param slowest = form.slowest;
     for (const PrttSample& s : samples) {
         const double x = s.size - 1;
-        const Row rtt = rtt_row(x, with_o_r);
+        const Row rtt = rtt_row(x, with_o_r, overlapped, slowest);
         add(sys, rtt, s.prtt_1_0, s.prtt_1_0, weights);
         for (const auto& [d, measured] : {std::pair{0.0, s.prtt_n_0}, std::pair{s.delay, s.prtt_n_d}}) {
             Row row = rtt; // eq. (5): PRTT(1,0,s) + (n-1) max{o_s(s) + d, g + x G}
@@ -199,6 +221,44 @@ bool gap_paces_stream(std::span<const PrttSample> samples, double n)
     return 2 * gap_paced > samples.size();
 }
 
+struct Candidate {
+    LogGPRange range;
+    double error = Measured::nan;
+    std::vector<std::string> held;
+    std::size_t rounds = 0;
+};
+
+// The rounds of one joint fit from `theta`: branches of eq. (5) taken, theta
+// solved, until they settle. The best of the rounds (smallest mean relative
+// error) or NaN error when no round solved.
+Candidate iterate(std::span<const PrttSample> samples, double n, Weighting weights, double level,
+                  const LogGPRange& range, Theta theta, const std::array<bool, param_count>& free, bool with_o_r,
+                  Form form)
+{
+    Candidate best;
+    std::vector<int> last_branches;
+    for (std::size_t round = 0; round < joint_max_rounds; ++round) {
+        const System sys = build(samples, n, theta, with_o_r, form, weights);
+        if (sys.branches == last_branches)
+            break; // the branches of eq. (5) settled: the last solution is the fit
+        last_branches = sys.branches;
+        Result<Solved> solved = solve(sys, theta, free, level);
+        if (!solved)
+            break;
+        ++best.rounds;
+        theta = solved->theta;
+        LogGPRange candidate = with_solution(range, *solved, with_o_r);
+        candidate.overlapped = form.overlapped;
+        const double error = range_error(samples, n, candidate).mean_rel;
+        if (std::isfinite(error) && !(error >= best.error)) {
+            best.range = candidate;
+            best.error = error;
+            best.held = solved->held;
+        }
+    }
+    return best;
+}
+
 } // namespace
 
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
@@ -208,41 +268,47 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
         return Status::too_few_points;
     // The overheads of eq. (1) as the predictions use them (LogGPRange::overheads_at).
     const bool with_o_r = std::isfinite(range.o_r_at(samples.front().size));
-    Theta theta = theta_of(range, with_o_r);
+    const Theta theta = theta_of(range, with_o_r);
     for (double v : theta)
         if (!std::isfinite(v))
             return Status::invalid_input;
 
     JointFit out;
     out.paper_mean_rel = range_error(samples, n, range).mean_rel;
-    LogGPRange best = range;
-    double best_error = out.paper_mean_rel;
     std::array<bool, param_count> free;
     free.fill(true);
     free[or_] = free[Or_] = with_o_r;
     free[g_] = free[G_] = !gap_paces_stream(samples, n);
-    std::vector<bool> last_branches;
-    for (std::size_t round = 0; round < joint_max_rounds; ++round) {
-        const System sys = build(samples, n, theta, with_o_r, weights);
-        if (sys.branches == last_branches)
-            break; // the branches of eq. (5) settled: the last solution is the fit
-        last_branches = sys.branches;
-        Result<Solved> solved = solve(sys, theta, free, level);
-        if (!solved)
-            break;
-        ++out.rounds;
-        theta = solved->theta;
-        const LogGPRange candidate = with_solution(range, *solved, with_o_r);
-        const double error = range_error(samples, n, candidate).mean_rel;
-        if (std::isfinite(error) && !(error >= best_error)) {
-            best = candidate;
-            best_error = error;
-            out.held_at_zero = solved->held;
-            out.joint_mean_rel = error;
-            out.improved = true;
-        }
+    Candidate additive = iterate(samples, n, weights, level, range, theta, free, with_o_r, Form{});
+    // The pipelined form of eq. (1), once with each stage as the slowest
+    // (the max is a branch the data rarely tell from the start; the error
+    // judges each solution with the real max).
+    Candidate overlapped;
+    for (Param slowest : {Os_, Or_, G_}) {
+        if (slowest == Or_ && !with_o_r)
+            continue;
+        Candidate c = iterate(samples, n, weights, level, range, theta, free, with_o_r, Form{true, slowest});
+        out.rounds += c.rounds;
+        if (std::isfinite(c.error) && !(c.error >= overlapped.error))
+            overlapped = std::move(c);
     }
-    range = best;
+    out.rounds += additive.rounds;
+    auto take = [&](Candidate& c) {
+        range = c.range;
+        out.held_at_zero = std::move(c.held);
+        out.joint_mean_rel = c.error;
+        out.improved = true;
+    };
+    double best_error = out.paper_mean_rel;
+    if (std::isfinite(additive.error) && additive.error < best_error) {
+        best_error = additive.error;
+        take(additive);
+    }
+    // Paper 001's additive eq. (1) stays unless the pipelined one is clearly
+    // better: noise alone must not turn a transport into a pipeline.
+    if (best_error > overlapped_floor && std::isfinite(overlapped.error) &&
+        overlapped.error < overlapped_margin * best_error)
+        take(overlapped);
     return out;
 }
 

@@ -60,6 +60,7 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
                  {"g_us", json_number(range.g.value)},
                  {"G_us_per_byte", json_number(range.G.value)},
                  {"o_mean_us", json_number(range.o.value)},
+                 {"overlapped", range.overlapped},
                  {"intervals",
                   {{"L_us", measured_json(range.L)},
                    {"o_us", measured_json(o_s)},
@@ -69,6 +70,9 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
                    {"g_us", measured_json(range.g)},
                    {"G_us_per_byte", measured_json(range.G)}}}};
     json.update(fit_json(detail));
+    if (range.overlapped)
+        json["note"] = "overlapped: the per-byte costs run at once (a pipelined transfer), so eq. (1) pays "
+                       "(s-1) max(O_s, O_r, G) once instead of their sum, as LogGOPSim's round trip does";
     if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
@@ -249,6 +253,7 @@ bool has_number(const Json& range, const char* name)
 // o(s) as saved: intercept and slope when both are there, else a constant.
 void read_overheads(const Json& range, fit::LogGPRange& r)
 {
+    r.overlapped = range.contains("overlapped") && range["overlapped"].is_boolean() && range["overlapped"].get<bool>();
     if (has_number(range, "O_us_per_byte"))
         r.send_line = fit::OverheadLine::exact(r.o.value, range["O_us_per_byte"].get<double>());
     if (has_number(range, "o_r_us")) {

@@ -67,6 +67,19 @@ Transport copy_paced()
     return t;
 }
 
+// A pipelined transport (shm's ring with a large message): the sender's
+// copy, the wire and the receiver's copy run at once, so one message costs
+// the slowest per-byte stage once, as LogGOPSim's 2 (2o + L + x max(O, G)).
+Transport pipelined(double O_s, double O_r, double G)
+{
+    Transport t;
+    t.o_s = [O_s](double x) { return 0.02 + O_s * x; };
+    t.o_r = [O_r](double x) { return 0.03 + O_r * x; };
+    t.rtt = [=](double x) { return 2 * (0.1 + 0.02 + 0.03 + std::max({O_s, O_r, G}) * x); };
+    t.stream = [t, G](double x) { return std::max(t.o_s(x), 0.03 + G * x); };
+    return t;
+}
+
 LogGPOptions joint_options()
 {
     LogGPOptions o;
@@ -113,9 +126,10 @@ TEST(LogGPJoint, CopyCountedOnceWhereThePapersEstimatesCountItTwice)
 TEST(LogGPJoint, ACostBelowZeroIsHeldAtZeroAndNamed)
 {
     // The round trip grows more slowly than both overheads together (a warm
-    // cache in the ping-pong): unconstrained, G would solve below zero.
+    // cache in the ping-pong): unconstrained, G would solve below zero. (By
+    // little: a steeper drop is a pipelined transfer, read as overlapped.)
     Transport t = copy_paced();
-    t.rtt = [t](double x) { return 2 * (0.1 + t.o_s(x) + t.o_r(x)) - 0.0003 * x; };
+    t.rtt = [t](double x) { return 2 * (0.1 + t.o_s(x) + t.o_r(x)) - 0.00002 * x; };
     const auto fit = fit_loggp(listing1(t, 0, 0), n_msgs, joint_options());
     ASSERT_TRUE(fit);
     const LogGPRangeDetail& d = fit->details.at(0);
@@ -124,6 +138,7 @@ TEST(LogGPJoint, ACostBelowZeroIsHeldAtZeroAndNamed)
     EXPECT_NE(std::find(d.joint->held_at_zero.begin(), d.joint->held_at_zero.end(), "G_us_per_byte"),
               d.joint->held_at_zero.end());
     const LogGPRange& r = fit->params.ranges.at(0);
+    EXPECT_FALSE(r.overlapped);
     EXPECT_EQ(r.G.value, 0);
     EXPECT_FALSE(r.G.has_interval()); // held, not measured
     EXPECT_GE(r.send_line.per_byte.value, 0);
@@ -216,4 +231,51 @@ TEST(LogGPJoint, ARangeTheModelMissesIsSplitWhereItsErrorHalves)
     const auto noisy = fit_loggp(samples, n_msgs, opt);
     ASSERT_TRUE(noisy);
     EXPECT_EQ(noisy->params.ranges.size(), 1u);
+}
+
+TEST(LogGPJoint, PipelinedTransferPaysTheSlowestStageOnce)
+{
+    // Per byte (us): the sender's copy slowest (shm's measured magnitudes;
+    // the measured overheads then exceed PRTT(1,0,s)/2), then the wire.
+    struct Case {
+        double O_s, O_r, G;
+    };
+    for (const Case c : {Case{1.8e-5, 1.3e-5, 1e-5}, Case{0.6e-5, 0.5e-5, 1e-5}}) {
+        const auto fit = fit_loggp(listing1(pipelined(c.O_s, c.O_r, c.G), 0, 0), n_msgs, joint_options());
+        ASSERT_TRUE(fit);
+        const LogGPRange& r = fit->params.ranges.at(0);
+        EXPECT_TRUE(r.overlapped) << c.O_s;
+        EXPECT_LT(fit->error.max_rel, 1e-6) << c.O_s;
+        EXPECT_NEAR(r.L.value, 0.1, 1e-6) << c.O_s;
+        EXPECT_NEAR(r.o_r_at(1), 0.03, 1e-6) << c.O_s;
+        EXPECT_NEAR(r.send_line.per_byte.value, c.O_s, 1e-10);
+        EXPECT_NEAR(r.recv_line.per_byte.value, c.O_r, 1e-10);
+        if (c.G > c.O_s) { // the wire paces: G is the slope of eq. (1) as well as the gap's
+            EXPECT_NEAR(r.G.value, c.G, 1e-10);
+        }
+    }
+}
+
+TEST(LogGPJoint, AdditiveTransportIsNotReadAsOverlapped)
+{
+    const auto fit = fit_loggp(listing1(additive(), 0.01, 3), n_msgs, joint_options());
+    ASSERT_TRUE(fit);
+    EXPECT_FALSE(fit->params.ranges.at(0).overlapped);
+}
+
+TEST(LogGPPredict, OverlappedRangePaysMaxOfPerByteCostsOnce)
+{
+    LogGPParams p;
+    LogGPRange r;
+    r.L = Measured::exact(0.1);
+    r.send_line = OverheadLine::exact(0.02, 2e-5);
+    r.recv_line = OverheadLine::exact(0.03, 1e-5);
+    r.G = Measured::exact(1.5e-5);
+    r.g = Measured::exact(0.05);
+    r.overlapped = true;
+    p.ranges.push_back(r);
+    // 2 (L + o_s + o_r + (s-1) max(O_s, O_r, G)) at s = 1001: 2 (0.15 + 1000 * 2e-5) = 0.34
+    EXPECT_NEAR(p.rtt(1001), 0.34, 1e-12);
+    p.ranges.front().overlapped = false; // eq. (1) with the lines: 2 (0.15 + 1000 * 4.5e-5) = 0.39
+    EXPECT_NEAR(p.rtt(1001), 0.39, 1e-12);
 }

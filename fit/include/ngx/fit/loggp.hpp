@@ -115,6 +115,11 @@ struct LogGPRange {
     OverheadLine recv_line;             // o_r(s) = o_r + (s-1) O_r (>= 2 sizes with o_r)
     double o_intercept = Measured::nan; // = send_line (kept for older callers)
     double o_slope = Measured::nan;
+    // Pipelined: the per-byte costs of a message overlap (sender's copy, wire,
+    // receiver's copy run at once), so eq. (1) pays the slowest of O_s, O_r
+    // and G once, as LogGOPSim's round trip 2 (2o + L + (s-1) max(O, G))
+    // does, instead of their sum. Chosen by the joint fit (loggp_joint.hpp).
+    bool overlapped = false;
 
     // o_s at size s: send_line when fitted, else the o_intercept/o_slope
     // line when set, else o.value.
@@ -124,6 +129,9 @@ struct LogGPRange {
     // The overheads one message pays in eq. (1): o_s(s) + o_r(s) when the
     // receive overhead was measured, else 2 o_s(s) as the paper writes it.
     double overheads_at(double s) const noexcept;
+    // One message of eq. (1) less L: o_s(s) + o_r(s) + (s-1) G, or when
+    // overlapped o_s + o_r + (s-1) max(O_s, O_r, G).
+    double transfer_at(double s) const noexcept;
 };
 
 struct LogGPParams {
