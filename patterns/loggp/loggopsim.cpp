@@ -3,9 +3,11 @@
 
 #include <ngx/sizes.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace ngx {
 namespace {
@@ -21,56 +23,103 @@ std::string range_name(const fit::LogGPRange& r)
     return format_bytes(uint64_t(r.from_bytes)) + " .. " + format_bytes(uint64_t(r.to_bytes));
 }
 
-// One parameter in integer picoseconds, or why it cannot be exported.
-Result<long long> picoseconds(const Exported& p, const fit::LogGPRange& r)
+// The unit of an export: LogGOPSim's parameters are C ints without a unit,
+// so the finest in which every value fits keeps the most digits of the
+// per-byte costs (18 ps/B in whole ps is 3% off; in fs 0.003%).
+struct Unit {
+    const char* name; // "femtoseconds"
+    const char* symbol;
+    double per_us;
+};
+constexpr Unit femtoseconds{"femtoseconds", "fs", 1e9}, picoseconds_unit{"picoseconds", "ps", 1e6};
+
+// One parameter in integer units, or why it cannot be exported.
+Result<long long> in_unit(const Exported& p, const fit::LogGPRange& r, const Unit& unit)
 {
     std::string where = "--export loggopsim: range " + range_name(r) + ": " + p.name;
     if (!std::isfinite(p.us))
         return Status::usage(where + " is not known; the model cannot be exported");
-    double ps = std::round(p.us * 1e6);
-    if (ps < 0) {
+    double v = std::round(p.us * unit.per_us);
+    if (v < 0) {
         std::ostringstream value;
         value << p.us;
         return Status::usage(where + " = " + value.str() +
                              " us is negative; LogGOPSim cannot simulate it (refit with more sizes or "
                              "--loggp-detector none)");
     }
-    if (ps > double(INT_MAX))
-        return Status::usage(where + " exceeds 2^31-1 ps, LogGOPSim's largest parameter");
-    return (long long)ps;
+    if (v > double(INT_MAX))
+        return Status::usage(where + " exceeds 2^31-1 " + unit.symbol + ", LogGOPSim's largest parameter");
+    return (long long)v;
+}
+
+struct RangeExport {
+    const fit::LogGPRange* range;
+    std::string notes; // comment lines before the range's line
+    std::vector<Exported> values;
+};
+
+// One range's values in LogGOPSim's terms (see loggopsim.hpp), in us.
+RangeExport export_range(const fit::LogGPRange& r)
+{
+    RangeExport e{&r, "", {}};
+    std::ostringstream notes;
+    double o = (r.o_at(1) + (std::isfinite(r.o_r_at(1)) ? r.o_r_at(1) : r.o_at(1))) / 2;
+    double o_slope_s = r.o_at(2) - r.o_at(1);
+    double o_slope_r = std::isfinite(r.o_r_at(1)) ? r.o_r_at(2) - r.o_r_at(1) : o_slope_s;
+    // An overlapped range's eq. (1) is LogGOPSim's round trip with O = max(O_s, O_r), exactly.
+    double O = r.overlapped ? std::max(o_slope_s, o_slope_r) : (o_slope_s + o_slope_r) / 2;
+    // A slightly negative fitted slope is noise around a flat overhead:
+    // when it moves o by less than 5% over the range, export 0 and say so.
+    double drift = std::fabs(O) * (r.to_bytes - 1);
+    if (O < 0 && std::isfinite(drift) && drift <= 0.05 * std::fabs(o)) {
+        notes << "# " << range_name(r) << ": fitted O = " << O << " us/byte changes o by " << 100 * drift / o
+              << "% over the range, within noise: exported as 0\n";
+        O = 0;
+    }
+    double G = r.G.value;
+    const double folded = std::max(o_slope_s, 0.0) + std::max(o_slope_r, 0.0);
+    if (!r.overlapped && folded > 0) { // additive eq. (1): its per-byte sum as LogGOPSim's G
+        G += folded;
+        notes << "# " << range_name(r) << ": additive, eq. (1) pays O_s + O_r + G per byte and LogGOPSim "
+              << "max(O, G): G exported as that sum, " << G << " us/byte (fitted G " << r.G.value << ")\n";
+    }
+    e.notes = notes.str();
+    e.values = {{"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", G}, {"-O", "O", O}};
+    return e;
+}
+
+// Femtoseconds when every value fits in them, else picoseconds.
+Unit finest_unit(const std::vector<RangeExport>& ranges)
+{
+    for (const RangeExport& e : ranges)
+        for (const Exported& v : e.values)
+            if (std::isfinite(v.us) && std::round(v.us * femtoseconds.per_us) > double(INT_MAX))
+                return picoseconds_unit;
+    return femtoseconds;
 }
 
 } // namespace
 
 Result<std::string> loggopsim_parameters(const fit::LogGPParams& params)
 {
+    std::vector<RangeExport> ranges;
+    for (const fit::LogGPRange& r : params.ranges)
+        ranges.push_back(export_range(r));
+    const Unit unit = finest_unit(ranges);
     std::ostringstream out;
-    out << "# LogGOPSim parameters in integer picoseconds (read LogGOPSim's times in ps), one line per protocol "
-           "range;\n# o, O = mean of the send and receive overhead lines' intercepts and slopes; S = the range's "
-           "largest size\n";
-    for (const fit::LogGPRange& r : params.ranges) {
-        double o = (r.o_at(1) + (std::isfinite(r.o_r_at(1)) ? r.o_r_at(1) : r.o_at(1))) / 2;
-        double o_slope_s = r.o_at(2) - r.o_at(1);
-        double o_slope_r = std::isfinite(r.o_r_at(1)) ? r.o_r_at(2) - r.o_r_at(1) : o_slope_s;
-        double O = (o_slope_s + o_slope_r) / 2;
-        // A slightly negative fitted slope is noise around a flat overhead:
-        // when it moves o by less than 5% over the range, export 0 and say so.
-        double drift = std::fabs(O) * (r.to_bytes - 1);
-        if (O < 0 && std::isfinite(drift) && drift <= 0.05 * std::fabs(o)) {
-            out << "# " << range_name(r) << ": fitted O = " << O << " us/byte changes o by " << 100 * drift / o
-                << "% over the range, within noise: exported as 0\n";
-            O = 0;
-        }
-        Exported values[] = {
-            {"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", r.G.value}, {"-O", "O", O}};
+    out << "# LogGOPSim parameters in integer " << unit.name << " (read LogGOPSim's times in " << unit.symbol
+        << "), one line per protocol range;\n# o, O = mean of the send and receive overhead lines' intercepts and "
+           "slopes (O their larger slope where the range is overlapped); S = the range's largest size\n";
+    for (const RangeExport& e : ranges) {
         std::ostringstream line;
-        for (const Exported& value : values) {
-            Result<long long> ps = picoseconds(value, r);
-            if (!ps)
-                return ps.status();
-            line << value.flag << " " << *ps << " ";
+        for (const Exported& value : e.values) {
+            Result<long long> v = in_unit(value, *e.range, unit);
+            if (!v)
+                return v.status();
+            line << value.flag << " " << *v << " ";
         }
-        out << "# " << range_name(r) << "\n" << line.str() << "-S " << uint64_t(r.to_bytes) << "\n";
+        out << e.notes << "# " << range_name(*e.range) << "\n"
+            << line.str() << "-S " << uint64_t(e.range->to_bytes) << "\n";
     }
     return out.str();
 }

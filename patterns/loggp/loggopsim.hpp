@@ -3,8 +3,13 @@
 // unit; ngx exports every time in picoseconds (so G and O of fast links keep
 // three more digits than in ns; read LogGOPSim's times in ps). -o and -O are
 // the intercept and slope of the overhead line: LogGOPSim has one o for both
-// sides, so o = (o_s + o_r) / 2 and O = (O_s + O_r) / 2 (its round trip is
-// 2 (2o + L + (s-1) max(O, G)), ngx's 2 (L + o_s(s) + o_r(s) + (s-1) G)).
+// sides, so o = (o_s + o_r) / 2. Its round trip is 2 (2o + L + (s-1) max(O,
+// G)). An overlapped range (LogGPRange::overlapped) is that model with O =
+// max(O_s, O_r), exported as is. An additive range (ngx's 2 (L + o_s(s) +
+// o_r(s) + (s-1) G), paper 001's eq. (1)) pays O_s + O_r + G per byte: O =
+// (O_s + O_r) / 2 and G is exported as O_s + O_r + G, so that LogGOPSim's
+// round trip is eq. (1)'s (its gap per byte is then that sum too; a comment
+// line says so).
 // -S is the range's largest size: LogGOPSim sends size > S by rendezvous.
 // A negative parameter, or one beyond 2^31-1 ps, is an error, not exported.
 #ifndef NGX_TOOLS_LOGGOPSIM_HPP

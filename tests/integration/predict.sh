@@ -61,13 +61,45 @@ print("loggopsim export parsed back:", lines)
 PY
 ok "--export loggopsim gives back L, o, g, G (0.3 ns/B kept as 300 ps/B) per range and S"
 
-# -o/-O: the intercept and slope of o_s(s) and o_r(s), averaged (LogGOPSim has one o and one O).
+# -o/-O: the intercept and slope of o_s(s) and o_r(s), averaged (LogGOPSim has one o and one O);
+# an additive range's G is exported as O_s + O_r + G (LogGOPSim pays max(O, G) per byte, eq. (1) the sum).
 sed 's/"o_us": 1,/"o_us": 1, "O_us_per_byte": 0.0002, "o_r_us": 0.5, "O_r_us_per_byte": 0.0001,/' model.json >lines.json
 ngx_run 30 predict --params lines.json --export loggopsim
 [[ $RC == 0 ]] || fail "--export loggopsim with overhead lines: exit $RC"
-grep -q -- '^-L 5000000 -o 750000 -g 2000000 -G 300 -O 150 -S 1024$' out ||
-    fail "--export loggopsim: expected -o 750000 (mean intercept) -O 150 (mean slope), got: $(cat out)"
-ok "--export loggopsim: -o the intercept, -O the slope of the overhead lines"
+grep -q -- '^-L 5000000 -o 750000 -g 2000000 -G 600 -O 150 -S 1024$' out ||
+    fail "--export loggopsim: expected -o 750000 (mean intercept) -G 600 (300 + 200 + 100) -O 150 (mean slope), got: $(cat out)"
+grep -q 'additive, eq. (1) pays O_s + O_r + G per byte' out || fail "--export loggopsim: the folded G is not said: $(cat out)"
+ok "--export loggopsim: -o the intercept, -O the slope of the overhead lines, G their sum with G"
+# An overlapped range is LogGOPSim's model as it is: O = max(O_s, O_r), G unchanged.
+python3 - lines.json overlapped.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for r in m["model"]["ranges"]:
+    r["overlapped"] = True
+json.dump(m, open(sys.argv[2], "w"))
+PY
+ngx_run 30 predict --params overlapped.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim of an overlapped range: exit $RC"
+grep -q -- '^-L 5000000 -o 750000 -g 2000000 -G 300 -O 200 -S 1024$' out ||
+    fail "--export loggopsim, overlapped: expected -G 300 -O 200 (the larger slope), got: $(cat out)"
+ok "--export loggopsim: an overlapped range keeps G, O the larger overhead slope"
+# and predicts with the pipelined eq. (1): L + o_s + o_r + (s-1) max(O_s, O_r, G) = 5 + 1 + 0.5 + 99 * 0.0003
+ngx_run 30 predict --params overlapped.json --op pingpong -s 100
+grep -q '^prediction: 6.5297 us$' out || fail "predict of an overlapped range: $(cat out)"
+ok "predict pays an overlapped range's per-byte costs once"
+# Small values only: femtoseconds, so a per-byte cost of 18 ps keeps its digits.
+python3 - model.json small.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for r in m["model"]["ranges"]:
+    r.update(L_us=0.1857, o_us=0.02, g_us=0.057, G_us_per_byte=1.78198e-05)
+json.dump(m, open(sys.argv[2], "w"))
+PY
+ngx_run 30 predict --params small.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim of a shared-memory-sized model: exit $RC"
+grep -q 'in integer femtoseconds' out && grep -q -- '-L 185700000 .*-G 17820 ' out ||
+    fail "--export loggopsim: expected femtoseconds (-L 185700000, -G 17820), got: $(cat out)"
+ok "--export loggopsim: femtoseconds when every value fits, 18 ps/B kept as 17820 fs/B"
 # pingpong with the lines: L + o_s(s) + o_r(s) + (s-1)G = 5 + (1 + 99*0.0002) + (0.5 + 99*0.0001) + 0.0297
 predict_lines() {
     ngx_run 30 predict --params lines.json --op pingpong -s 100
