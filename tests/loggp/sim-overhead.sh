@@ -6,17 +6,20 @@
 # plus one step of the run's timer (10 ns on a KVM guest, whose TSC moves in
 # 10 ns steps: 2% of 0.3 us is 6 ns, finer than one timed call resolves).
 # L 5, g 4 (12 for O >= 4, so that g > o_s), G 0.001, 1..256 B, medians of
-# 200, pinned to CPUs 0,1; one re-measure before failing.
+# 200, pinned to CPUs 0,1; one re-measure before failing (four below 1 us,
+# see below).
 #
 # The sim can keep an overhead only down to what its own calls cost on this
 # machine (a clock read, the copy into the shared ring, a cache line from
 # the peer's core: 0.05-0.3 us on a 2-vCPU KVM guest, depending on where the
 # host places the vCPUs). When more than a tenth of its sends or receives
 # end late, it says so on stderr (sim_finalize) and there is no ground truth
-# to compare with: for O below 1 us the test then exits 77 with that message
-# and the values. It exits 77 too when a run with o_s = o_r = 0 measures a
+# to compare with. The same when a run with o_s = o_r = 0 measures a
 # median above O + 2% (the floor: CI once saw o_r 0.14 us for O = 0.05 with
-# no late calls reported, a cost that lands before the sim's clock starts).
+# no late calls reported, a cost that lands before the sim's clock starts;
+# on a quiet machine the floor is 0.04-0.05 us). For O below 1 us such a
+# miss is measured again after a pause, and only when all five attempts
+# were at the floor does the test exit 77, with the values.
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
@@ -52,18 +55,38 @@ print("  info the sim's floor here (o_s = o_r = 0): median o_s(s) %.4g us, o_r(s
 sys.exit(0 if max(floor.values()) > 1.02 * o else 1)
 PY
 }
-check() {
-    "${LG_CHECK[@]}" overheads "$IT_DIR/run.json" --os "$o" --or "$o" --tol 0.02 --timer-step && return 0
-    # Below 1 us a late call is the sim's own work (above 1 us only a loaded
-    # machine makes calls late, and that is measured once more, then fails);
-    # so is a floor above O that the sim did not see as late (a cache line
-    # from the peer's core arrives before the sim's clock starts).
-    if python3 -c "import sys; sys.exit(0 if $o < 1 else 1)" && { [[ $late -gt 0 ]] || floor_above; }; then
-        echo "SKIP: the sim could not keep o = $o us on this machine (its calls ended late, or its floor is above" \
-             "$o us, above); the values above are this machine's floor, not a bias of the measurement"
-        exit 77
-    fi
-    return 1
+# values_ok: the measured overheads within 2% (and one timer step) of O.
+values_ok() {
+    "${LG_CHECK[@]}" overheads "$IT_DIR/run.json" --os "$o" --or "$o" --tol 0.02 --timer-step
 }
-lg_measure_and_check "sim o_s = o_r = $o us" run check
-echo PASS
+# at_floor: below 1 us, a miss that is the sim's own work (a late call, or a
+# floor above O that the sim did not see as late: a cache line from the
+# peer's core arrives before the sim's clock starts), not the measurement's.
+at_floor() {
+    python3 -c "import sys; sys.exit(0 if $o < 1 else 1)" && { [[ $late -gt 0 ]] || floor_above; }
+}
+# The floor moves with what the host runs beside this VM: a miss at the
+# floor is measured again after a pause (up to 5 attempts below 1 us, 2
+# above), and the test skips only when every attempt was at the floor.
+attempts=$(python3 -c "print(5 if $o < 1 else 2)")
+floor_hits=0
+for ((attempt = 1; attempt <= attempts; attempt++)); do
+    echo "--- sim o_s = o_r = $o us, attempt $attempt (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+    late=0
+    run || fail "sim o_s = o_r = $o us: the measurement failed"
+    if values_ok; then
+        ok "sim o_s = o_r = $o us (attempt $attempt)"
+        echo PASS
+        exit 0
+    fi
+    if at_floor; then
+        floor_hits=$((floor_hits + 1))
+        sleep 3
+    fi
+done
+if [[ $floor_hits == "$attempts" ]]; then
+    echo "SKIP: in $attempts attempts the sim could not keep o = $o us on this machine (its calls ended late, or" \
+         "its floor is above $o us, above); the values above are this machine's floor, not a bias of the measurement"
+    exit 77
+fi
+fail "sim o_s = o_r = $o us: the checks failed $attempts times, $floor_hits of them at the sim's floor"
