@@ -73,10 +73,24 @@ double switch_inside(std::span<const PrttSample> samples, std::size_t first, std
     return samples[first + r->front().last].size;
 }
 
-MissReason reason_for(const QualityMiss& m, std::size_t points, const QualityOptions& opt)
+// Eq. (6)'s o(s) at least this many times y(s) of eq. (7): beyond the noise
+// of either, the sender is slower with sends d apart than back to back.
+constexpr double delay_dependence_ratio = 1.25;
+
+bool overhead_grows_with_delay(const PrttSample& s, double n)
+{
+    const double o = (s.prtt_n_d - s.prtt_1_0) / (n - 1) - s.delay; // eq. (6)
+    const double y = (s.prtt_n_0 - s.prtt_1_0) / (n - 1);           // eq. (7)
+    return y > 0 && o > delay_dependence_ratio * y;
+}
+
+MissReason reason_for(const QualityMiss& m, const PrttSample& s, double n, std::size_t points,
+                      const QualityOptions& opt)
 {
     if (points < opt.min_points)
         return MissReason::too_few_points;
+    if (m.curve == PrttCurve::prtt_n_d && overhead_grows_with_delay(s, n))
+        return MissReason::overhead_grows_with_delay;
     if (!opt.rel_ci.empty() && (opt.rel_ci[m.index] > opt.max_rel_ci || opt.rel_ci[m.index] >= m.rel_error))
         return MissReason::noise_too_wide;
     if (std::isfinite(m.switch_after_bytes))
@@ -105,7 +119,7 @@ std::vector<QualityMiss> misses_of(std::span<const PrttSample> samples, double n
             if (!(m.rel_error > opt.goal.mean_rel))
                 continue;
             m.switch_after_bytes = switch_at[c];
-            m.reason = reason_for(m, members.size(), opt);
+            m.reason = reason_for(m, samples[i], n, members.size(), opt);
             out.push_back(m);
         }
     return out;
@@ -145,6 +159,8 @@ std::string_view reason_name(MissReason r) noexcept
         return "noise_too_wide";
     case MissReason::switch_inside_range:
         return "switch_inside_range";
+    case MissReason::overhead_grows_with_delay:
+        return "overhead_grows_with_delay";
     case MissReason::unexplained:
         break;
     }

@@ -134,6 +134,29 @@ TEST(LogGPQuality, ASwitchInsideOneRangeIsNamedWithItsSize)
     EXPECT_TRUE(named);
 }
 
+TEST(LogGPQuality, ASendThatCostsMoreWhenSpacedIsNamed)
+{
+    // tcp with a blocking receiver: a send d apart must wake the receiver
+    // (o(s) of eq. (6) = 5 * 1.5 us), back to back it need not (y(s) = g =
+    // 3 us): no one o fits PRTT(n,0,s) and PRTT(n,d,s).
+    auto samples = generate(0, 0, 4096);
+    const auto fit = fit_loggp(samples, n_msgs);
+    ASSERT_TRUE(fit);
+    const Truth t;
+    for (PrttSample& s : samples)
+        s.prtt_n_d += (n_msgs - 1) * 4 * t.o;
+    const auto q = assess_loggp(samples, n_msgs, fit->params);
+    ASSERT_TRUE(q);
+    const QualityMiss* m = find_miss(q->ranges[0], 0, PrttCurve::prtt_n_d);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->reason, MissReason::overhead_grows_with_delay);
+    EXPECT_EQ(reason_name(m->reason), "overhead_grows_with_delay");
+    // The unchanged data of the other tests keep their reasons: o(s) < y(s) there.
+    const auto exact = generate(0, 0, 4096);
+    for (const PrttSample& s : exact)
+        EXPECT_LT((s.prtt_n_d - s.prtt_1_0) / (n_msgs - 1) - s.delay, (s.prtt_n_0 - s.prtt_1_0) / (n_msgs - 1));
+}
+
 TEST(LogGPQuality, TooFewPointsIsNamed)
 {
     auto samples = generate(0, 0, 8); // 1, 2, 4, 8 B

@@ -50,10 +50,16 @@ struct QualityGoal {
 // The measured curves of paper 001, Listing 1.
 enum class PrttCurve { prtt_1_0, prtt_n_0, prtt_n_d };
 
-enum class MissReason { too_few_points, noise_too_wide, switch_inside_range, unexplained };
+// overhead_grows_with_delay: a PRTT(n,d,s) miss where the sender's o(s) of
+// eq. (6) (sends d apart) is clearly above y(s) of eq. (7) (sends back to
+// back), which LogGP forbids (eq. (5): y >= o): the send costs more when
+// spaced, e.g. it must wake a receiver blocked between messages (tcp with
+// a blocking recv), so no one o fits both PRTT(n,0,s) and PRTT(n,d,s).
+enum class MissReason { too_few_points, noise_too_wide, switch_inside_range, overhead_grows_with_delay, unexplained };
 
 // "prtt_1_0", "prtt_n_0", "prtt_n_d"; "too_few_points", "noise_too_wide",
-// "switch_inside_range", "unexplained" (stable names for JSON).
+// "switch_inside_range", "overhead_grows_with_delay", "unexplained" (stable
+// names for JSON).
 std::string_view curve_name(PrttCurve c) noexcept;
 std::string_view reason_name(MissReason r) noexcept;
 
