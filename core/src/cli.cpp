@@ -397,6 +397,7 @@ Status hand_to_pattern(const po::variables_map& values, Config& config, const st
         return Status::usage("--" + core + " '" + text + "' and --" + option + " both choose " + what + ": give one");
     std::erase_if(config.pattern_options, [&](const auto& value) { return value.first == option; }); // its default
     config.pattern_options.emplace_back(option, text);
+    config.handed_options.emplace_back(option, core);
     return Status::ok();
 }
 

@@ -37,6 +37,9 @@ struct Config {
     bool pairs_given = false; // under a launcher its rank count must then be 2K
     std::string pair_list;    // --pairs LIST (with a comma): K = max(LIST), LIST goes to the pattern
     std::string strides;      // --strides LIST, for the pattern's strides option
+    // Pattern options whose value a core option gave, and that core option
+    // ({"strided-strides", "strides"}): errors then name what the user typed.
+    std::vector<std::pair<std::string, std::string>> handed_options;
     std::vector<OutputSpec> outputs;
     std::string raw_prtt_path;                 // --raw-prtt: loggp's per-size medians as CSV
     std::optional<OutputFormat> stdout_format; // --format without -o: print that instead of the table

@@ -49,6 +49,22 @@ const char* run_status_name(const Status& status)
     }
 }
 
+// A pattern's complaint about a value the user gave as a core option
+// (--strides, handed to --strided-strides) names the option the user typed.
+Status in_users_terms(const Status& status, const Config& config)
+{
+    if (status)
+        return status;
+    std::string message = status.message();
+    for (const auto& [option, core] : config.handed_options) {
+        const std::string theirs = "--" + option, users = "--" + core;
+        for (std::size_t at = 0; option != core && (at = message.find(theirs, at)) != std::string::npos;
+             at += users.size())
+            message.replace(at, theirs.size(), users);
+    }
+    return status.kind() == ErrorKind::usage ? Status::usage(message) : Status::runtime(message);
+}
+
 } // namespace
 
 Session::Session(const Config& config, Bootstrap& boot, const Timer& timer, const volatile int* cancel,
@@ -69,7 +85,7 @@ Status Session::run_all()
 Status Session::run_module(const ModuleChoice& choice)
 {
     std::unique_ptr<Pattern> pattern = config_.pattern->create();
-    NGX_TRY(pattern->configure(config_.pattern_options));
+    NGX_TRY(in_users_terms(pattern->configure(config_.pattern_options), config_));
     run_start_ = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
     mark_step(&progress_, "ending the run");

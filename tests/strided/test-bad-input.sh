@@ -13,7 +13,8 @@ expect_usage() { # expect_usage "WHAT" "TEXT IN THE MESSAGE" COMMAND...
     echo "ok: $what"
 }
 
-expect_usage "stride 0" "strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strides 1,0
+expect_usage "stride 0" "--strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strides 1,0
+expect_usage "stride 0, pattern's spelling" "--strided-strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strided-strides 1,0
 expect_usage "stride over the buffer limit" "over the buffer limit" \
     "$NGX" -m tcp -x strided -s 1Mi --strides 1,1Mi
 expect_usage "--strides for a contiguous pattern" "sends contiguous messages" "$NGX" -m tcp -x pingpong --strides 1,4
