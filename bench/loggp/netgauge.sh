@@ -8,8 +8,9 @@
 #   (b) wall time of ngx on Netgauge's own 128 sizes;
 #   (c) the spread over the rounds of L and G: Netgauge's PRTT(1,0,1)/2 and
 #       its G (the last row of its table: the fit over its last range) against
-#       ngx's L_eel = PRTT(1,0,1)/2 and the G of its first range (as
-#       bench/loggp/run.sh; a later range may fit G = 0).
+#       ngx's L_eel = PRTT(1,0,1)/2 and eq. (7)'s G over its range of the
+#       largest size (the slope of y(s) there, as Netgauge fits it; the
+#       joint fit's G can be 0 where the sender's O_s paces the stream).
 # Netgauge is built from source by ../shared/tools/netgauge/netgauge.sh
 # (sourced; $NGX_SHARED_TOOLS, default ../shared/tools beside the clone). Rounds run Netgauge,
 # ngx default, ngx on Netgauge's sizes, the order rotated each round.
@@ -45,10 +46,18 @@ def netgauge_params(path):
     rows = [l.split() for l in open(path) if l[:1].isdigit()]
     return {"L_us": float(rows[0][2]) / 2, "G_us_per_byte": float(rows[-1][9]), "sizes": len(rows)}
 
+def gap_slope(per_size, first, last):
+    """G of eq. (7) as Netgauge fits it: the least-squares slope of y(s) over [first, last]."""
+    pts = [(p["size_bytes"] - 1, p["gap_us"]) for p in per_size if first <= p["size_bytes"] <= last]
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+
 def ngx_params(path):
     d = json.load(open(path))
     m = d["model"]
-    return {"L_us": m["L_eel_us"]["value"], "G_us_per_byte": m["ranges"][0]["G_us_per_byte"],
+    last = m["ranges"][-1]
+    return {"L_us": m["L_eel_us"]["value"], "G_us_per_byte": gap_slope(m["per_size"], last["from_bytes"], last["to_bytes"]),
             "sizes": len(d["results"]), "messages": d["messages"]}
 
 params = {}
@@ -63,6 +72,8 @@ for tool, files, read in (("netgauge", "netgauge-*.out", netgauge_params),
 
 def spread(v):
     med = statistics.median(v)
+    if max(v) == min(v):
+        return 0.0
     return (max(v) - min(v)) / abs(med) if med else math.inf
 
 report = {"schema": "ngx-bench-netgauge/1", "load_start": load_start, "load_end": load_end, "tools": {}}
@@ -91,7 +102,8 @@ for tool in ("netgauge", "ngx-default", "ngx-ng-sizes"):
           f"{fmt(100 * entry['L_us']['spread'] if p and entry['L_us']['spread'] is not None else None, '7.1f')} "
           f"{fmt(entry.get('G_us_per_byte', {}).get('median'), '11.3g')} "
           f"{fmt(100 * entry['G_us_per_byte']['spread'] if p and entry['G_us_per_byte']['spread'] is not None else None, '7.1f')}")
-print("# L: Netgauge PRTT(1,0,1)/2, ngx L_eel; G: Netgauge's last row, ngx's first range; spr% = (max - min) / median"
+print("# L: Netgauge PRTT(1,0,1)/2, ngx L_eel; G: eq. (7)'s slope of y(s), Netgauge's last row and ngx's over its range"
+      " of the largest size (the joint fit may move ngx's G into O_s); spr% = (max - min) / median"
       " over the rounds. Goal (issue 16): ngx-default >= 4x faster than netgauge and spreads no larger.")
 if out:
     with open(out, "w") as f:

@@ -84,6 +84,13 @@ work, counts, lb, la, out, sizes, modules = sys.argv[1:8]
 params = [("L_eel_us", "L_eel", True), ("o_us", "o_s", True), ("g_us", "g", True), ("G_us_per_byte", "G", True),
           ("L_us", "L", False), ("o_r_us", "o_r", False)]
 spread_goal = {"shm": 0.05, "tcp": 0.10}  # issue 9 item 6; other modules 5%
+
+
+def spread_of(v, med):
+    """(max - min) / |median|; 0 when every run gave the same value (G held at 0 in all)."""
+    if max(v) == min(v):
+        return 0.0
+    return (max(v) - min(v)) / abs(med) if med else math.inf
 wall_goal = 43 / 4
 report = {"sizes": sizes, "load_before": lb, "load_after": la,
           "goal": {"wall_seconds_below": wall_goal, "spread_below": spread_goal, "spread_below_otherwise": 0.05,
@@ -123,7 +130,7 @@ for m in modules.split():
         for k, n, in_goal in params:
             v = [r[k] for r in runs]
             med = statistics.median(v)
-            spread = (max(v) - min(v)) / abs(med) if med else math.inf
+            spread = spread_of(v, med)
             cv = statistics.stdev(v) / abs(statistics.mean(v)) if len(v) > 1 and statistics.mean(v) else math.nan
             entry["parameters"][n] = {"median": med, "min": min(v), "max": max(v), "spread": spread, "cv": cv,
                                       "in_goal": in_goal, "meets_goal": spread < goal if in_goal else None}
@@ -152,7 +159,7 @@ for m in modules.split():
                     continue
                 v = [r[k] for r in same]
                 med = statistics.median(v)
-                spread = (max(v) - min(v)) / abs(med) if med else math.inf
+                spread = spread_of(v, med)
                 ok = ok and spread < goal
                 parts.append(f"{n} {100 * spread:.1f}%")
             entry["same_placement"] = {"runs": len(same), "probe_median_us": mid, "meets_spread_goal": ok}
