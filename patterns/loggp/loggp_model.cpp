@@ -167,25 +167,36 @@ void warn_misses(Json& ranges, const fit::LogGPQuality& quality)
 // size: tcp's within-size noise was 2.8% where neighbouring sizes scattered
 // by 22%, and the within-size value alone split tcp at 8 B and 1 KiB). The
 // noise is therefore at least the scatter between neighbouring sizes, robustly:
-// the median |second difference| of ln PRTT(1,0,s) / 0.826 (the median of
-// |x_i - (x_{i-1} + x_{i+1})/2| for white noise of standard deviation 1), and
-// at least 1% (sim: 20-40 ns steps on 20 us against 3 ns intervals, and with
+// per size the relative distance of PRTT(1,0,s) from the straight line in s
+// through its two neighbours (eq. (1) is a line in s within a protocol
+// range, so only noise and switches leave it; the second difference of ln
+// PRTT(1,0,s) also read the curvature of a line seen at geometric sizes as
+// noise: 6.5% on shm, where the within-size noise was 1%, and the 56-byte
+// switch then went unseen), each divided by its standard deviation under
+// white noise, sqrt(1 + w_a^2 + w_c^2) for interpolation weights w_a, w_c;
+// their median / 0.6745 (the median |N(0,1)|); and at least 1% (sim: 20-40
+// ns steps on 20 us against 3 ns intervals, and with
 // 0.1% a sim run split at 5, 10 and 4241 B; the switches to find, shm's
 // inline limit and sim's rendezvous, are steps of 30% and more).
 constexpr double min_relative_noise = 0.01;
 
 double neighbour_scatter(const std::vector<fit::PrttSample>& samples)
 {
-    std::vector<double> second;
+    std::vector<double> off_line;
     for (size_t i = 1; i + 1 < samples.size(); ++i) {
-        double a = samples[i - 1].prtt_1_0, b = samples[i].prtt_1_0, c = samples[i + 1].prtt_1_0;
-        if (a > 0 && b > 0 && c > 0)
-            second.push_back(std::fabs(std::log(b) - (std::log(a) + std::log(c)) / 2));
+        const fit::PrttSample &left = samples[i - 1], &mid = samples[i], &right = samples[i + 1];
+        const double span = right.size - left.size;
+        if (!(mid.prtt_1_0 > 0) || !(span > 0))
+            continue;
+        const double w_left = (right.size - mid.size) / span, w_right = (mid.size - left.size) / span;
+        const double line = w_left * left.prtt_1_0 + w_right * right.prtt_1_0;
+        off_line.push_back(std::fabs(mid.prtt_1_0 - line) / mid.prtt_1_0 /
+                           std::sqrt(1 + w_left * w_left + w_right * w_right));
     }
-    if (second.empty())
+    if (off_line.empty())
         return 0;
-    std::nth_element(second.begin(), second.begin() + second.size() / 2, second.end());
-    return second[second.size() / 2] / 0.826;
+    std::nth_element(off_line.begin(), off_line.begin() + off_line.size() / 2, off_line.end());
+    return off_line[off_line.size() / 2] / 0.6745;
 }
 
 double relative_noise(const std::vector<fit::PrttSample>& samples, const std::vector<double>& rel_ci)
