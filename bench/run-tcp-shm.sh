@@ -8,7 +8,8 @@
 # ping-pong of ngx against the minimal program.
 #
 # Every tool gets the same CPU placement (servers/echo sides on CPU A, the
-# timing clients on CPU B; ngx gets --cpus A,B). Tools are interleaved in R
+# timing clients on CPU B; ngx gets --cpus B,A, since its rank 0 is the
+# driver that times). Tools are interleaved in R
 # rounds so that a burst of noise hits all of them alike; each round yields
 # one number per tool, and the table shows the median and the min of the
 # rounds and the ratio of ngx to the best peer. Results also go to JSON (-o).
@@ -142,8 +143,9 @@ run_ngx() {   # run_ngx METRIC MODULE SIZE COUNT WARMUP ROUND
     local tag="ngx_${module}_${size}_r$r" bytes=$size
     [[ $size == 1Mi ]] && bytes=1048576
     rm -f "$WORK/$tag.json"
+    # --cpus B,A: rank 0, ngx's driver (the side that times), on B with the peers' timing clients.
     timeout "$TMO" "$NGX" -m "$module" -x pingpong -s "$size" -c "$count" --warmup "$warm" \
-        --cpus "$CPU_A,$CPU_B" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1 < /dev/null
+        --cpus "$CPU_B,$CPU_A" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1 < /dev/null
     local rc=$?
     local v=""
     [[ -s $WORK/$tag.json ]] && v=$(ngx_median "$WORK/$tag.json" "$bytes")

@@ -79,7 +79,8 @@ shm_step() { # STEP ROUND
     local step=$1 r=$2 log=$work/shm-$1-$2 value rc
     case $step in
     ngx | ngx-batch)
-        timeout "$TMO" "$ngx" -m shm $(ngx_args "${step#ngx-}") --cpus "$cpu_a,$cpu_b" -o "$log.json" > "$log.log" 2>&1
+        # --cpus B,A: ngx's rank 0 times, as the minimal programs' -a side on B
+        timeout "$TMO" "$ngx" -m shm $(ngx_args "${step#ngx-}") --cpus "$cpu_b,$cpu_a" -o "$log.json" > "$log.log" 2>&1
         rc=$?
         value=$([[ $rc == 0 ]] && ngx_median "$log.json")
         ;;
