@@ -83,6 +83,27 @@ std::map<std::string, double> parameters_of(const Json& object)
     return parameters;
 }
 
+// Every yes/no property of each run's object the baseline has (loggp's
+// `overlapped`: which form of eq. (1) a range took), side by side.
+Json compare_flags(const std::vector<const Json*>& objects, const std::vector<ComparedRun>& runs)
+{
+    Json flags = Json::object();
+    if (objects.front() == nullptr || !objects.front()->is_object())
+        return flags;
+    for (const auto& [name, base_value] : objects.front()->items()) {
+        if (!base_value.is_boolean())
+            continue;
+        Json values = Json::array();
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const Json* theirs = objects[i];
+            bool known = theirs != nullptr && theirs->contains(name) && (*theirs)[name].is_boolean();
+            values.push_back({{"label", runs[i].label}, {"value", known ? (*theirs)[name] : Json(nullptr)}});
+        }
+        flags[name] = values;
+    }
+    return flags;
+}
+
 double limit(const Json& range, const char* key)
 {
     return range.contains(key) && range[key].is_number() ? range[key].get<double>() : NAN;
@@ -164,7 +185,8 @@ Json compare_models(const std::vector<ComparedRun>& runs)
         rows.push_back({{"range", r},
                         {"from_bytes", base.value("from_bytes", Json(nullptr))},
                         {"to_bytes", base.value("to_bytes", Json(nullptr))},
-                        {"parameters", compare_parameters(matched, runs)}});
+                        {"parameters", compare_parameters(matched, runs)},
+                        {"flags", compare_flags(matched, runs)}});
     }
     return rows;
 }
@@ -217,6 +239,8 @@ std::string range_title(const Json& range)
 
 std::string parameter_text(const Json& value)
 {
+    if (value.is_boolean())
+        return value.get<bool>() ? "yes" : "no";
     if (!value.is_number())
         return "-";
     std::ostringstream out;
@@ -231,14 +255,18 @@ void print_model_rows(std::ostringstream& out, const Json& comparison)
     out << "# fitted parameters: value (difference to " << comparison["baseline"].get<std::string>() << ")\n";
     for (const Json& range : comparison["model"]) {
         out << range_title(range) << "\n";
-        for (const auto& [parameter, values] : range["parameters"].items()) {
-            out << "  " << std::setw(16) << std::left << parameter << std::right;
-            for (const Json& value : values) {
-                out << "  " << value["label"].get<std::string>() << " " << parameter_text(value["value"]);
-                if (value.contains("diff"))
-                    out << " (" << parameter_text(value["diff"]) << ")";
+        for (const char* group : {"parameters", "flags"}) {
+            if (!range.contains(group))
+                continue;
+            for (const auto& [parameter, values] : range[group].items()) {
+                out << "  " << std::setw(16) << std::left << parameter << std::right;
+                for (const Json& value : values) {
+                    out << "  " << value["label"].get<std::string>() << " " << parameter_text(value["value"]);
+                    if (value.contains("diff"))
+                        out << " (" << parameter_text(value["diff"]) << ")";
+                }
+                out << "\n";
             }
-            out << "\n";
         }
     }
 }

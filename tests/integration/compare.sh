@@ -2,7 +2,8 @@
 # `ngx compare` (no MPI needed, so it always runs):
 #  1. two hand-made saved loggp files with known medians and LogGP ranges:
 #     the table and --json show every median, the difference and ratio to
-#     the baseline (the first file), and the parameter differences per range;
+#     the baseline (the first file), the parameter differences per range and
+#     each run's yes/no properties of a range (loggp's `overlapped`);
 #  2. a real two-module run in one file (-m tcp,shm -o runs.json) counts as
 #     two runs: the ratios are those of the medians saved in that file;
 #  3. three files: each later file is compared with the first.
@@ -14,7 +15,8 @@ path, module, scale = sys.argv[1], sys.argv[2], float(sys.argv[3])
 json.dump({"schema_version": 1, "module": module, "pattern": "loggp", "metric": "m",
            "results": [{"size_bytes": s, "median_us": scale * (1 + s / 1000)} for s in (1, 1024)],
            "model": {"ranges": [{"from_bytes": 1, "to_bytes": 1024, "L_us": scale, "o_us": 0.5 * scale,
-                                 "g_us": 0.2, "G_us_per_byte": 0.001}]}}, open(path, "w"))
+                                 "g_us": 0.2, "G_us_per_byte": 0.001, "overlapped": module == "udp"}]}},
+          open(path, "w"))
 PY
 }
 mk a.json tcp 2
@@ -29,6 +31,7 @@ grep -Eq '^ +1 B +2\.002 +3\.003 +1\.001 +1\.500$' out || fail "table row of 1 B
 grep -Eq '^ +1 KiB +4\.048 +6\.072 +2\.024 +1\.500$' out || fail "table row of 1 KiB (4.048, 6.072, diff 2.024, ratio 1.5)"
 grep -Eq '^ +L_us +a 2 +b 3 \(1\)$' out || fail "L_us difference (2 -> 3)"
 grep -Eq '^ +o_us +a 1 +b 1\.5 \(0\.5\)$' out || fail "o_us difference (1 -> 1.5)"
+grep -Eq '^ +overlapped +a no +b yes$' out || fail "the form of eq. (1) per run (a additive, b overlapped)"
 ngx_run 30 compare --json a.json b.json
 [[ $RC == 0 ]] || fail "ngx compare --json: exit $RC"
 python3 - out <<'PY' || fail "compare --json: wrong numbers"
@@ -46,7 +49,9 @@ assert c["model"][0]["from_bytes"] == 1 and c["model"][0]["to_bytes"] == 1024
 for name, va, vb in (("L_us", 2, 3), ("o_us", 1, 1.5), ("g_us", 0.2, 0.2), ("G_us_per_byte", 0.001, 0.001)):
     assert abs(p[name][0]["value"] - va) < 1e-12 and abs(p[name][1]["value"] - vb) < 1e-12, (name, p[name])
     assert abs(p[name][1]["diff"] - (vb - va)) < 1e-12, (name, p[name])
-print("compare --json: medians, diffs, ratios and parameter diffs as built")
+f = c["model"][0]["flags"]["overlapped"]
+assert [v["value"] for v in f] == [False, True], f
+print("compare --json: medians, diffs, ratios, parameter diffs and flags as built")
 PY
 ok "two hand-made files"
 
