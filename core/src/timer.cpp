@@ -65,7 +65,8 @@ bool cpu_has_invariant_tsc()
 {
 #if defined(__x86_64__)
     unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid_max(0x80000000, nullptr) < 0x80000007u)
+    // unsigned int with GCC, int with clang's cpuid.h
+    if (static_cast<unsigned int>(__get_cpuid_max(0x80000000, nullptr)) < 0x80000007u)
         return false;
     __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx);
     return (edx & (1u << 8)) != 0;
