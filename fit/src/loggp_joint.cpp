@@ -9,13 +9,6 @@ namespace ngx::fit {
 
 namespace {
 
-// How much smaller the mean relative error of the overlapped form must be
-// than the additive one's for the range to be read as pipelined, and the
-// additive error below which it is kept anyway (it already reproduces the
-// measurements; a smaller error of the other form is noise fitted).
-constexpr double overlapped_margin = 0.8;
-constexpr double overlapped_floor = 0.01;
-
 enum Param : std::size_t { L_, os_, Os_, or_, Or_, g_, G_, param_count };
 constexpr std::array<const char*, param_count> param_names{
     "L_us", "o_us", "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us", "G_us_per_byte"};
@@ -37,10 +30,17 @@ Theta theta_of(const LogGPRange& r, bool with_o_r)
     return t;
 }
 
+// The form of eq. (1) a candidate fits: additive (paper 001), or overlapped
+// with `slowest` (O_s, O_r or G) taken as the largest per-byte stage.
+struct Form {
+    bool overlapped = false;
+    Param slowest = G_;
+};
+
 // Eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + x G), 2 o_s(s) without
 // o_r. Overlapped (LogGPRange::overlapped): 2 (L + o_s + o_r + x max(O_s,
-// O_r, G)), the per-byte term the largest at theta (`slowest`).
-Row rtt_row(double x, bool with_o_r, bool overlapped, Param slowest)
+// O_r, G)), with form.slowest as the max.
+Row rtt_row(double x, bool with_o_r, Form form)
 {
     Row c{};
     c[L_] = 2;
@@ -48,8 +48,8 @@ Row rtt_row(double x, bool with_o_r, bool overlapped, Param slowest)
     c[os_] = own;
     if (with_o_r)
         c[or_] = 2;
-    if (overlapped) {
-        c[slowest] += 2 * x;
+    if (form.overlapped) {
+        c[form.slowest] += 2 * x;
         return c;
     }
     c[G_] = 2 * x;
@@ -68,7 +68,7 @@ bool sender_paces(const Theta& t, double x, double d)
 struct System {
     std::vector<Row> rows;
     std::vector<double> rhs, weight;
-    std::vector<int> branches; // the branch of every max per row, to see when they settle
+    std::vector<bool> branches; // sender_paces per PRTT(n,*,s) row, to see when they settle
 };
 
 void add(System& sys, const Row& row, double rhs, double measured, Weighting weights)
@@ -80,21 +80,12 @@ void add(System& sys, const Row& row, double rhs, double measured, Weighting wei
 }
 
 // The rows of every measurement of the range, with the branches of eq. (5) at theta.
-// The form of eq. (1) a candidate fits: additive (paper 001), or overlapped
-// with the slowest per-byte stage `slowest` (O_s, O_r or G).
-struct Form {
-    bool overlapped = false;
-    Param slowest = G_;
-};
-
 System build(std::span<const PrttSample> samples, double n, const Theta& t, bool with_o_r, Form form, Weighting weights)
 {
     System sys;
-    const bool overlapped = form.overlapped;
-    const Param slowest = form.slowest;
     for (const PrttSample& s : samples) {
         const double x = s.size - 1;
-        const Row rtt = rtt_row(x, with_o_r, overlapped, slowest);
+        const Row rtt = rtt_row(x, with_o_r, form);
         add(sys, rtt, s.prtt_1_0, s.prtt_1_0, weights);
         for (const auto& [d, measured] : {std::pair{0.0, s.prtt_n_0}, std::pair{s.delay, s.prtt_n_d}}) {
             Row row = rtt; // eq. (5): PRTT(1,0,s) + (n-1) max{o_s(s) + d, g + x G}
@@ -236,7 +227,7 @@ Candidate iterate(std::span<const PrttSample> samples, double n, Weighting weigh
                   Form form)
 {
     Candidate best;
-    std::vector<int> last_branches;
+    std::vector<bool> last_branches;
     for (std::size_t round = 0; round < joint_max_rounds; ++round) {
         const System sys = build(samples, n, theta, with_o_r, form, weights);
         if (sys.branches == last_branches)

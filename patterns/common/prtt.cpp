@@ -437,12 +437,13 @@ Result<std::vector<double>> measure_prtt(PatternContext& ctx, Buffer& buffer, co
 {
     if (spec.batch == 0 || (spec.batch > 1 && !plain_burst(spec)))
         return Status::usage("a batch of repetitions per timed sample needs PRTT(n, 0, s) with nothing else");
-    if (plain_burst(spec) && spec.messages == 1)
-        return ctx.settings.verify ? batched_loop<true, false>(ctx, buffer, spec)
-                                   : batched_loop<false, false>(ctx, buffer, spec);
-    if (plain_burst(spec))
-        return ctx.settings.verify ? batched_loop<true, true>(ctx, buffer, spec)
-                                   : batched_loop<false, true>(ctx, buffer, spec);
+    if (plain_burst(spec)) {
+        const bool verify = ctx.settings.verify;
+        if (spec.messages == 1)
+            return verify ? batched_loop<true, false>(ctx, buffer, spec)
+                          : batched_loop<false, false>(ctx, buffer, spec);
+        return verify ? batched_loop<true, true>(ctx, buffer, spec) : batched_loop<false, true>(ctx, buffer, spec);
+    }
     if (ctx.settings.verify)
         return driver_loop<true>(ctx, buffer, spec);
     return driver_loop<false>(ctx, buffer, spec);

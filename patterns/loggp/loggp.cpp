@@ -188,6 +188,7 @@ private:
         Result<std::vector<double>> times = run_prtt(ctx, buffer, pilot);
         if (!times)
             return times.status().with_context("batch pilot");
+        ctx.sink.count_messages(2 * prtt_message_count(pilot));
         double wanted = 1;
         if (ctx.bootstrap.is_driver()) {
             const double step_us = std::max(ctx.timer.info().resolution_ns, 1.0) / 1000.0;

@@ -34,6 +34,16 @@
 // at 0 and the rest solved again; the held ones are listed (never silent).
 // The result replaces the paper's parameters only when it reproduces the
 // measurements better (mean relative error over all curves).
+//
+// Pipelined transfers. Where a message's per-byte stages run at once (shm's
+// ring copies a large message's pieces in and out together) the measured
+// o_s(s) + o_r(s) exceed PRTT(1,0,s)/2 and no additive eq. (1) fits. The
+// fit therefore also solves LogGOPSim's form,
+//   PRTT(1,0,s) = 2 (L + o_s + o_r + x max(O_s, O_r, G)),
+// once with each of O_s, O_r, G as the max (the solutions are judged with
+// the real max), and takes the best of them (LogGPRange::overlapped) only
+// where the additive form misses by more than `overlapped_floor` mean and
+// this one is below `overlapped_margin` times that error.
 #ifndef NGX_FIT_LOGGP_JOINT_HPP
 #define NGX_FIT_LOGGP_JOINT_HPP
 
@@ -42,6 +52,12 @@
 namespace ngx::fit {
 
 inline constexpr std::size_t joint_max_rounds = 12;
+// How much smaller the mean relative error of the overlapped form must be
+// than the additive one's for a range to be read as pipelined, and the
+// additive error below which it is kept anyway (it already reproduces the
+// measurements; a smaller error of the other form is noise fitted).
+inline constexpr double overlapped_margin = 0.8;
+inline constexpr double overlapped_floor = 0.01;
 
 // JointFit (what happened) is declared in loggp.hpp, which reports it per range.
 // `samples`: the sizes of one range (>= 3). On success `range` holds the
