@@ -413,11 +413,8 @@ double LogGPRange::transfer_at(double s) const noexcept
     const double x = s - 1;
     if (!overlapped)
         return overheads_at(s) + x * G.value; // eq. (1): 2o + (s-1)G
-    const double O_s = o_at(2) - o_at(1);
-    const bool with_o_r = std::isfinite(o_r_at(1));
-    const double O_r = with_o_r ? o_r_at(2) - o_r_at(1) : O_s;
     // LogGOPSim's one message: 2o + L + (s-1) max(O, G), with o_s + o_r for 2o.
-    return o_at(1) + (with_o_r ? o_r_at(1) : o_at(1)) + x * std::max({O_s, O_r, G.value});
+    return o_at(1) + recv_at_one() + x * std::max({send_slope(), recv_slope(), G.value});
 }
 
 double LogGPParams::rtt(double s) const noexcept

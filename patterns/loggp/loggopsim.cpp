@@ -31,7 +31,7 @@ struct Unit {
     const char* symbol;
     double per_us;
 };
-constexpr Unit femtoseconds{"femtoseconds", "fs", 1e9}, picoseconds_unit{"picoseconds", "ps", 1e6};
+constexpr Unit femtosecond_unit{"femtoseconds", "fs", 1e9}, picosecond_unit{"picoseconds", "ps", 1e6};
 
 // One parameter in integer units, or why it cannot be exported.
 Result<long long> in_unit(const Exported& p, const fit::LogGPRange& r, const Unit& unit)
@@ -63,9 +63,8 @@ RangeExport export_range(const fit::LogGPRange& r)
 {
     RangeExport e{&r, "", {}};
     std::ostringstream notes;
-    double o = (r.o_at(1) + (std::isfinite(r.o_r_at(1)) ? r.o_r_at(1) : r.o_at(1))) / 2;
-    double o_slope_s = r.o_at(2) - r.o_at(1);
-    double o_slope_r = std::isfinite(r.o_r_at(1)) ? r.o_r_at(2) - r.o_r_at(1) : o_slope_s;
+    double o = (r.o_at(1) + r.recv_at_one()) / 2;
+    double o_slope_s = r.send_slope(), o_slope_r = r.recv_slope();
     // An overlapped range's eq. (1) is LogGOPSim's round trip with O = max(O_s, O_r), exactly.
     double O = r.overlapped ? std::max(o_slope_s, o_slope_r) : (o_slope_s + o_slope_r) / 2;
     // A slightly negative fitted slope is noise around a flat overhead:
@@ -77,11 +76,17 @@ RangeExport export_range(const fit::LogGPRange& r)
         O = 0;
     }
     double G = r.G.value;
-    const double folded = std::max(o_slope_s, 0.0) + std::max(o_slope_r, 0.0);
-    if (!r.overlapped && folded > 0) { // additive eq. (1): its per-byte sum as LogGOPSim's G
-        G += folded;
+    if (!r.overlapped && (o_slope_s != 0 || o_slope_r != 0)) { // additive eq. (1): its per-byte sum as G
+        G += o_slope_s + o_slope_r;
         notes << "# " << range_name(r) << ": additive, eq. (1) pays O_s + O_r + G per byte and LogGOPSim "
               << "max(O, G): G exported as that sum, " << G << " us/byte (fitted G " << r.G.value << ")\n";
+    }
+    if (G < 0) { // LogGOPSim has no negative cost: the range's model shrinks with the size (noise)
+        const double one_way = r.L.value + r.o_at(1) + r.recv_at_one();
+        notes << "# " << range_name(r) << ": the per-byte cost " << G << " us/byte is below 0, the model's round "
+              << "trip shrinks by " << 100 * -G * (r.to_bytes - 1) / one_way
+              << "% over the range (noise around a flat one): G exported as 0\n";
+        G = 0;
     }
     e.notes = notes.str();
     e.values = {{"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", G}, {"-O", "O", O}};
@@ -93,9 +98,9 @@ Unit finest_unit(const std::vector<RangeExport>& ranges)
 {
     for (const RangeExport& e : ranges)
         for (const Exported& v : e.values)
-            if (std::isfinite(v.us) && std::round(v.us * femtoseconds.per_us) > double(INT_MAX))
-                return picoseconds_unit;
-    return femtoseconds;
+            if (std::isfinite(v.us) && std::round(v.us * femtosecond_unit.per_us) > double(INT_MAX))
+                return picosecond_unit;
+    return femtosecond_unit;
 }
 
 } // namespace

@@ -87,6 +87,19 @@ ok "--export loggopsim: an overlapped range keeps G, O the larger overhead slope
 ngx_run 30 predict --params overlapped.json --op pingpong -s 100
 grep -q '^prediction: 6.5297 us$' out || fail "predict of an overlapped range: $(cat out)"
 ok "predict pays an overlapped range's per-byte costs once"
+# A negative per-byte sum (noise around a flat range) cannot go to LogGOPSim: 0, and the export says so.
+python3 - lines.json shrinking.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for r in m["model"]["ranges"]:
+    r.update(G_us_per_byte=0.00001, O_us_per_byte=0.00002, O_r_us_per_byte=-0.00008)
+json.dump(m, open(sys.argv[2], "w"))
+PY
+ngx_run 30 predict --params shrinking.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim of a shrinking range: exit $RC: $(cat err)"
+grep -q -- '-G 0 -O 0 -S 1024$' out && grep -q 'below 0, the model.s round trip shrinks by' out ||
+    fail "--export loggopsim: a negative per-byte sum should go out as -G 0 with a note, got: $(cat out)"
+ok "--export loggopsim: a negative per-byte sum is exported as 0 and said"
 # Small values only: femtoseconds, so a per-byte cost of 18 ps keeps its digits.
 python3 - model.json small.json <<'PY'
 import json, sys

@@ -132,6 +132,11 @@ struct LogGPRange {
     // One message of eq. (1) less L: o_s(s) + o_r(s) + (s-1) G, or when
     // overlapped o_s + o_r + (s-1) max(O_s, O_r, G).
     double transfer_at(double s) const noexcept;
+    // The overhead lines' slopes and the receive intercept, the send line's
+    // where o_r was not measured (eq. (1)'s 2o).
+    double send_slope() const noexcept { return o_at(2) - o_at(1); }
+    double recv_slope() const noexcept { return std::isfinite(o_r_at(1)) ? o_r_at(2) - o_r_at(1) : send_slope(); }
+    double recv_at_one() const noexcept { return std::isfinite(o_r_at(1)) ? o_r_at(1) : o_at(1); }
 };
 
 struct LogGPParams {
