@@ -285,11 +285,9 @@ Json run_context(const Config& config, const Timer& timer, const Bootstrap& boot
     Json context = machine_context();
     context["ngx_version"] = NGX_VERSION;
     context["module_abi"] = NGX_MODULE_ABI_MAJOR;
-    context["timer"] = {{"source", info.source},
-                        {"ticks_per_us", info.ticks_per_us},
-                        {"resolution_ns", info.resolution_ns},
-                        {"overhead_ns", info.overhead_ns},
-                        {"invariant_tsc", info.invariant_tsc}};
+    context["timer"] = {
+        {"source", info.source},           {"ticks_per_us", info.ticks_per_us},   {"resolution_ns", info.resolution_ns},
+        {"overhead_ns", info.overhead_ns}, {"invariant_tsc", info.invariant_tsc}, {"reason", info.reason}};
     context["bootstrap"] = {{"kind", boot.name()}, {"ranks", boot.nranks()}};
     context["placement"] = std::move(placements);
     context["command_line"] = config.arguments;
@@ -305,18 +303,22 @@ void print_document(const Config& config, const Document& document)
         std::cout << to_csv(document);
 }
 
-Status measure(const Config& config, Bootstrap& boot, const Timer& timer, const InterruptGuard& guard,
-               const Environment& env)
+Status measure(const Config& config, Bootstrap& boot, const InterruptGuard& guard, const Environment& env)
 {
     Result<Json> placements = place(config, boot);
     if (!placements)
         return placements.status();
+    // After pinning: whether a TSC without the invariant flag may time this
+    // thread depends on it staying on one CPU (timer.hpp).
+    Result<Timer> timer = Timer::calibrate(config.timer);
+    if (!timer)
+        return timer.status();
     bool reporting = boot.rank() == 0;
     std::vector<std::unique_ptr<Reporter>> reporters = make_reporters(config, env, reporting);
     if (!reporting && boot.is_driver()) // with 2k ranks the driver of each pair shows its own table
         reporters.push_back(std::make_unique<TableReporter>(std::cout));
-    Session session(config, boot, timer, guard.flag(), std::move(reporters),
-                    run_context(config, timer, boot, *placements));
+    Session session(config, boot, *timer, guard.flag(), std::move(reporters),
+                    run_context(config, *timer, boot, *placements));
     Status status;
     { // a blocking call that never returns cannot hang the job: see watchdog.hpp
         Watchdog watchdog(session.progress(), config.settings.timeout_ns, guard.flag(), watchdog_side(boot),
@@ -371,11 +373,6 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
 {
     InterruptGuard guard;
     bool server = !parsed.listen.empty();
-    Result<Timer> timer = Timer::calibrate(parsed.timer);
-    if (!timer) {
-        print_error(timer.status(), "", false);
-        return exit_code(timer.status());
-    }
     Config config = parsed;
     Result<Launch> launch = server ? serve(parsed, registry, patterns, config) : drive(config, env);
     if (!launch) {
@@ -383,7 +380,7 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
         return exit_code(launch.status());
     }
     Bootstrap& boot = *launch->bootstrap;
-    Status status = measure(config, boot, *timer, guard, env);
+    Status status = measure(config, boot, guard, env);
     if (guard.raised() && status.is_ok())
         status = Status::interrupted();
     // A forked peer stays quiet about usage errors: its leader found the same ones.

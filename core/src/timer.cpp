@@ -3,6 +3,8 @@
 #include <ngx/timer.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <sched.h>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -26,9 +28,15 @@ uint64_t read_tsc()
     return __rdtscp(&aux);
 }
 
-// Ticks per microsecond over a 10 ms busy window; the median of five windows
-// shrugs off one preempted window.
-double measure_tsc_ticks_per_us()
+// The TSC's rate over five 10 ms busy windows against CLOCK_MONOTONIC: their
+// median (ticks per microsecond; one preempted window does not move it) and
+// how far the windows disagree, (max - min) / median.
+struct TscRate {
+    double ticks_per_us = 0;
+    double spread = 0;
+};
+
+TscRate measure_tsc_rate()
 {
     std::vector<double> rates;
     for (int round = 0; round < 5; ++round) {
@@ -39,7 +47,25 @@ double measure_tsc_ticks_per_us()
         rates.push_back(double(tsc1 - tsc0) / (double(ns1 - ns0) / 1000.0));
     }
     std::sort(rates.begin(), rates.end());
-    return rates[rates.size() / 2];
+    double median = rates[rates.size() / 2];
+    return {median, (rates.back() - rates.front()) / median};
+}
+
+std::string format_percent(double fraction)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", fraction * 100);
+    return text;
+}
+
+// Whether this thread may run on one CPU only: a TSC without the invariant
+// flag may differ between CPUs (a guest's kernel says "TSCs unsynchronized"),
+// never along one CPU.
+bool pinned_to_one_cpu()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
 }
 #endif
 
@@ -75,26 +101,81 @@ bool cpu_has_invariant_tsc()
 #endif
 }
 
+// Without the invariant flag the TSC is still the better clock where
+// clock_gettime is no vDSO read but a system call into a slow clocksource (a
+// QEMU/TCG guest's hpet: 1.4 us a read, 0.7 us steps, against 9 us round
+// trips), as long as its rate holds and the thread stays on one CPU; perftest
+// reads it there too.
+constexpr double slow_clock_ns = 200;        // the vDSO's read costs 15-60 ns
+constexpr double steady_rate_spread = 0.005; // five windows within 0.5%
+
 Result<Timer> Timer::calibrate(TimerChoice choice)
 {
     TimerInfo info;
+    info.source = "clock_gettime";
+    info.ticks_per_us = 1000.0;
     info.invariant_tsc = cpu_has_invariant_tsc();
-    if (choice == TimerChoice::tsc && !info.invariant_tsc)
-        return Status::usage("--timer tsc: this CPU has no invariant TSC; use --timer clock");
-    bool use_tsc = info.invariant_tsc && choice != TimerChoice::clock;
+    Timer clock(false, info);
+    measure_read_cost(clock, clock.info_);
+    if (choice == TimerChoice::clock) {
+        clock.info_.reason = "--timer clock";
+        return clock;
+    }
 #if defined(__x86_64__)
-    if (use_tsc) {
+    if (info.invariant_tsc) {
         info.source = "tsc";
-        info.ticks_per_us = measure_tsc_ticks_per_us();
+        info.ticks_per_us = measure_tsc_rate().ticks_per_us;
+        info.reason = "invariant TSC (CPUID 0x80000007 EDX bit 8)";
+        return Timer(true, info).with_read_cost();
     }
+    if (choice == TimerChoice::tsc || clock.info_.overhead_ns > slow_clock_ns)
+        return unflagged_tsc(choice, clock);
+    clock.info_.reason =
+        "no invariant TSC; clock_gettime costs " + std::to_string(int(clock.info_.overhead_ns)) + " ns a read";
+    return clock;
+#else
+    if (choice == TimerChoice::tsc)
+        return Status::usage("--timer tsc: this machine has no TSC; use --timer clock");
+    clock.info_.reason = "no TSC on this architecture";
+    return clock;
 #endif
-    if (!use_tsc) {
-        info.source = "clock_gettime";
-        info.ticks_per_us = 1000.0;
+}
+
+Timer Timer::with_read_cost() &&
+{
+    measure_read_cost(*this, info_);
+    return std::move(*this);
+}
+
+// A TSC without the invariant flag: taken when asked for with a steady rate,
+// or automatically when its rate is steady and this thread is pinned.
+Result<Timer> Timer::unflagged_tsc(TimerChoice choice, Timer clock)
+{
+#if defined(__x86_64__)
+    TscRate rate = measure_tsc_rate();
+    bool steady = rate.spread <= steady_rate_spread, pinned = pinned_to_one_cpu();
+    bool asked = choice == TimerChoice::tsc;
+    if (asked && !steady)
+        return Status::usage("--timer tsc: this CPU has no invariant TSC and its rate moved by " +
+                             format_percent(rate.spread) + " between 10 ms windows; use --timer clock");
+    if (!asked && !(steady && pinned)) {
+        clock.info_.reason =
+            std::string("no invariant TSC, and the TSC ") + (steady ? "may differ between the CPUs this thread runs on"
+                                                                    : "rate moved by " + format_percent(rate.spread));
+        return clock;
     }
-    Timer timer(use_tsc, info);
-    measure_read_cost(timer, timer.info_);
-    return timer;
+    TimerInfo info = clock.info_;
+    info.source = "tsc";
+    info.ticks_per_us = rate.ticks_per_us;
+    info.reason = "no invariant TSC flag, but its rate held within " + format_percent(rate.spread) +
+                  " over five 10 ms windows and clock_gettime costs " + std::to_string(int(info.overhead_ns)) +
+                  " ns a read; " +
+                  (pinned ? "this thread runs on one CPU" : "--timer tsc, thread not pinned to one CPU");
+    return Timer(true, info).with_read_cost();
+#else
+    (void)choice;
+    return clock;
+#endif
 }
 
 } // namespace ngx

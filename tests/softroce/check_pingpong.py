@@ -6,9 +6,10 @@ so the order is judged on the minimum of each size (a size may dip to half
 of the one before it) and the largest size's minimum must exceed the
 smallest's. The sizes, the sample count, the module and (for ibv) the mode
 are those asked on ngx's command line, given again here, never read back from
-the file under test. Prints one line per size.
+the file under test; --expect-timer names the timer source the run must have
+chosen. Prints one line per size.
 
-    check_pingpong.py out.json LABEL --sizes 1,64,4Ki --count N --module M [--ibv-mode MODE]
+    check_pingpong.py out.json LABEL --sizes 1,64,4Ki --count N --module M [--ibv-mode MODE] [--expect-timer tsc]
 """
 import argparse
 import json
@@ -55,6 +56,7 @@ def main():
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--module", required=True)
     parser.add_argument("--ibv-mode")
+    parser.add_argument("--expect-timer", help="the timer source the run must have used")
     args = parser.parse_args()
     label = args.label
     with open(args.path) as f:
@@ -64,6 +66,9 @@ def main():
         problems.append("status is %r" % doc.get("status"))
     rows = sorted(doc.get("results", []), key=lambda r: r["size_bytes"])
     problems += asked_problems(doc, rows, args)
+    timer = doc.get("timer", {})
+    if args.expect_timer and timer.get("source") != args.expect_timer:
+        problems.append("timer %r, expected %s (%s)" % (timer.get("source"), args.expect_timer, timer.get("reason")))
     previous = None
     for r in rows:
         median = r["median_us"]

@@ -1,8 +1,10 @@
 // The clock that times every sample.
 //
 // On x86-64 with an invariant TSC (CPUID 0x80000007 EDX bit 8) it reads cycles
-// with rdtscp, calibrated against CLOCK_MONOTONIC; otherwise it falls back to
-// clock_gettime(CLOCK_MONOTONIC). rdtscp waits until every earlier
+// with rdtscp, calibrated against CLOCK_MONOTONIC; otherwise
+// clock_gettime(CLOCK_MONOTONIC), unless that is a slow system call (a
+// QEMU/TCG guest's hpet) and the TSC's rate holds on a thread pinned to one
+// CPU: then the TSC still. Calibrate after pinning; `reason` says why. rdtscp waits until every earlier
 // instruction has executed, so an interval ends after the operation it
 // times; no fence follows it: an lfence there doubled the measured MPI
 // shared-memory ping-pong (0.46 against 0.23 us), and letting the next
@@ -34,11 +36,13 @@ struct TimerInfo {
     double resolution_ns = 0; // smallest step seen between two reads
     double overhead_ns = 0;   // cost of one read
     bool invariant_tsc = false;
+    std::string reason; // why this source, in words
 };
 
 class Timer {
 public:
-    // Calibrates the chosen source; asking for "tsc" where it is not invariant is a usage error.
+    // Calibrates the chosen source; asking for "tsc" where its rate is not
+    // steady (or there is none) is a usage error.
     static Result<Timer> calibrate(TimerChoice choice);
 
     uint64_t now() const
@@ -78,6 +82,8 @@ public:
 
 private:
     Timer(bool use_tsc, TimerInfo info) : use_tsc_(use_tsc), info_(std::move(info)) {}
+    Timer with_read_cost() &&;
+    static Result<Timer> unflagged_tsc(TimerChoice choice, Timer clock);
     bool use_tsc_;
     TimerInfo info_;
 };
