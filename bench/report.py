@@ -323,10 +323,19 @@ def report_mpi(samples_path):
             pairs[f"{ours}/{theirs}"] = {"ratio": r, "ratio_paired": paired, "timing": how,
                                          "goal_met": goal_text(paired, 1.05)[1]}
         group["like_for_like"] = pairs
+        # The goal (issue 16's floor is the minimal program): each of ngx's
+        # timings against the peer that times the same way. The best peer of
+        # either timing stays beside it as information.
+        met = [p["goal_met"] for p in pairs.values()]
+        group["goal"] = "ngx/minimal and ngx-batch/NPopenmpi <= 1.05, paired per round"
+        group["goal_met"] = None if None in met else all(met)
         out[f"mpi_{btl}_latency"] = strip_text(group)
         print()
         print_table(f"MPI over the {btl} BTL, 1-byte half round trip (us); {ENV['BENCH_ROUNDS']} rounds; "
-                    "ratio = tool / best peer", group, peer_footer(group), width=10, peers=True)
+                    "ratio = tool / best peer", group,
+                    f"  best peer: {group['best_peer'] or '-'}; ngx / best peer = {fmt(group['ngx_ratio'], 3)} "
+                    f"(medians), {fmt(group['ngx_ratio_paired'], 3)} (paired; timed differently when the best "
+                    "peer is NPopenmpi: information, not the goal)", width=10, peers=True)
         for name, p in pairs.items():
             print(f"  like for like ({p['timing']}): {name} = {fmt(p['ratio'], 3)} (medians), "
                   f"{fmt(p['ratio_paired'], 3)} (paired)   (goal <= 1.05, paired: "

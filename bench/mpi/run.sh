@@ -9,11 +9,13 @@
 # all of them alike; each round gives one number per tool (the median half
 # round trip; NPopenmpi: its 1-byte time, a mean), and the table shows the
 # median and min over the rounds and each tool's ratio to the best peer
-# (minimal or NPopenmpi), of the medians and paired per round (the goal's:
-# bench/README.md). Goal (issue 16): ngx within 5% of the best peer,
-# also checked like for like: ngx (a timer read per round trip) against the
-# minimal program (the same), and ngx --pingpong-timing batch (one read per
-# batch of 100) against NPopenmpi (one per batch of its own).
+# (minimal or NPopenmpi), of the medians and paired per round
+# (bench/README.md). Goal (issue 16: within 5% of the minimal program),
+# paired per round, each timing against the peer that times the same way:
+# ngx (a timer read per round trip) against the minimal program (the same),
+# and ngx --pingpong-timing batch (one read per batch of 100) against
+# NPopenmpi (one per batch of its own). The ratio to the best peer whatever
+# its timing is printed beside them.
 #     bench/mpi/run.sh [-r ROUNDS] [-c COUNT] [-o FILE.json] [BUILD_DIR]
 set -u -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
