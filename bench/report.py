@@ -239,6 +239,7 @@ def report_tcp_shm(samples_path):
         "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "count": int(ENV["BENCH_COUNT"]),
                        "warmup": int(ENV["BENCH_WARMUP"]), "bw_count": int(ENV["BENCH_BW_COUNT"]),
                        "bw_warmup": int(ENV["BENCH_BW_WARMUP"]),
+                       "bw_buffer_page_offset": int(ENV["BENCH_BW_OFFSET"]),
                        "peer_time_s": int(ENV["BENCH_PEER_TIME"]),
                        "nptcp_repeats": int(ENV["BENCH_NPTCP_N"])},
         "versions": {"ngx": ENV["BENCH_V_NGX"], "qperf": ENV["BENCH_V_QPERF"],
@@ -266,7 +267,8 @@ def report_tcp_shm(samples_path):
     print_table("Shared memory, 1-byte half round trip (us); ratio = ngx / minimal spin ping-pong (the floor)",
                 shm, floor_footer(shm, "ngx / floor", "goal <= 1.05"), nd=4)
     print()
-    print_table("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip); ratio = ngx / minimal",
+    print_table("TCP 1 MiB ping-pong bandwidth (MB/s = 1 MiB / median half round trip; both buffers "
+                f"{ENV['BENCH_BW_OFFSET']} bytes into a page); ratio = ngx / minimal",
                 bw, floor_footer(bw, "ngx / minimal", "goal >= 0.95"), best_name="max", nd=1)
     print()
     finish(out)

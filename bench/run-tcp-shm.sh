@@ -31,6 +31,9 @@ usage: bench/run-tcp-shm.sh [options] [BUILD_DIR]
   -w, --warmup N     warm-up round trips per latency run (default 1000)
   --bw-count N       timed round trips of the 1 MiB bandwidth run (default 1000)
   --bw-warmup N      warm-up round trips of the 1 MiB run (default 100)
+  --bw-offset B      page offset of both 1 MiB runs' buffers (default 16,
+                     where glibc's malloc puts a 1 MiB block; ngx
+                     --buffer-offset, minimal -O)
   --cpus A,B         CPU placement given to every tool (default 0,1)
   -t, --time S       run time in seconds of qperf and sockperf (default 1)
   -o, --output FILE  write the results as JSON to FILE
@@ -49,6 +52,7 @@ COUNT=20000
 WARMUP=1000
 BW_COUNT=1000
 BW_WARMUP=100
+BW_OFFSET=16
 CPUS=0,1
 PEER_TIME=1
 OUT=""
@@ -65,6 +69,7 @@ while [[ $# -gt 0 ]]; do
         -w|--warmup)   need_arg "$@"; WARMUP=$2; shift 2 ;;
         --bw-count)    need_arg "$@"; BW_COUNT=$2; shift 2 ;;
         --bw-warmup)   need_arg "$@"; BW_WARMUP=$2; shift 2 ;;
+        --bw-offset)   need_arg "$@"; BW_OFFSET=$2; shift 2 ;;
         --cpus)        need_arg "$@"; CPUS=$2; shift 2 ;;
         -t|--time)     need_arg "$@"; PEER_TIME=$2; shift 2 ;;
         -o|--output)   need_arg "$@"; OUT=$2; shift 2 ;;
@@ -88,11 +93,12 @@ if [[ -z $PORT_BASE ]]; then
             port_busy $((PORT_BASE + 2)) || port_busy $((PORT_BASE + 3)) || break
     done
 fi
-for v in "$ROUNDS" "$COUNT" "$WARMUP" "$BW_COUNT" "$BW_WARMUP" "$PEER_TIME" "$PORT_BASE" "$TMO"; do
+for v in "$ROUNDS" "$COUNT" "$WARMUP" "$BW_COUNT" "$BW_WARMUP" "$BW_OFFSET" "$PEER_TIME" "$PORT_BASE" "$TMO"; do
     is_uint "$v" || { echo "run-tcp-shm.sh: not a non-negative integer: $v" >&2; exit 2; }
 done
 [[ $ROUNDS -ge 1 && $COUNT -ge 1 && $BW_COUNT -ge 1 && $PEER_TIME -ge 1 ]] ||
     { echo "run-tcp-shm.sh: rounds, counts and time must be >= 1" >&2; exit 2; }
+[[ $BW_OFFSET -le 4095 ]] || { echo "run-tcp-shm.sh: --bw-offset wants 0-4095" >&2; exit 2; }
 [[ $CPUS =~ ^([0-9]+),([0-9]+)$ ]] || { echo "run-tcp-shm.sh: --cpus wants A,B" >&2; exit 2; }
 CPU_A=${BASH_REMATCH[1]}
 CPU_B=${BASH_REMATCH[2]}
@@ -141,11 +147,12 @@ run_ngx() {   # run_ngx METRIC MODULE SIZE COUNT WARMUP ROUND
     tool=ngx
     if [[ ! -x $NGX ]]; then record "$metric" "$tool" "$r" NA "ngx not built"; return; fi
     local tag="ngx_${module}_${size}_r$r" bytes=$size
-    [[ $size == 1Mi ]] && bytes=1048576
+    local placement=()
+    [[ $size == 1Mi ]] && bytes=1048576 placement=(--buffer-offset "$BW_OFFSET")
     rm -f "$WORK/$tag.json"
     # --cpus B,A: rank 0, ngx's driver (the side that times), on B with the peers' timing clients.
     timeout "$TMO" "$NGX" -m "$module" -x pingpong -s "$size" -c "$count" --warmup "$warm" \
-        --cpus "$CPU_B,$CPU_A" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1 < /dev/null
+        --cpus "$CPU_B,$CPU_A" "${placement[@]}" -o "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1 < /dev/null
     local rc=$?
     local v=""
     [[ -s $WORK/$tag.json ]] && v=$(ngx_median "$WORK/$tag.json" "$bytes")
@@ -182,8 +189,10 @@ run_nptcp() {
 run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
     local metric=$1 size=$2 count=$3 warm=$4 r=$5 tag="minimal_tcp_${2}_r$5"
     if [[ ! -x $TCP_MIN ]]; then record "$metric" minimal "$r" NA "not built"; return; fi
+    local placement=()
+    [[ $metric == tcp_bw_MBps ]] && placement=(-O "$BW_OFFSET")
     # Timing side on CPU B, echo side on CPU A, like the peers' clients/servers.
-    timeout "$TMO" "$TCP_MIN" -a "$CPU_B" -b "$CPU_A" -w "$warm" -n "$count" -s "$size" \
+    timeout "$TMO" "$TCP_MIN" -a "$CPU_B" -b "$CPU_A" -w "$warm" -n "$count" -s "$size" "${placement[@]}" \
         > "$WORK/$tag.log" 2>&1 < /dev/null
     local rc=$? v
     if [[ $metric == tcp_bw_MBps ]]; then
@@ -262,7 +271,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---------------------------------------------------------------- report
 export BENCH_CPUS="$CPU_A,$CPU_B" BENCH_ROUNDS=$ROUNDS BENCH_COUNT=$COUNT BENCH_WARMUP=$WARMUP \
-    BENCH_BW_COUNT=$BW_COUNT BENCH_BW_WARMUP=$BW_WARMUP BENCH_PEER_TIME=$PEER_TIME \
+    BENCH_BW_COUNT=$BW_COUNT BENCH_BW_WARMUP=$BW_WARMUP BENCH_BW_OFFSET=$BW_OFFSET BENCH_PEER_TIME=$PEER_TIME \
     BENCH_NPTCP_N=$NPTCP_N BENCH_NPTCP_TRIALS=$NPTCP_TRIALS \
     BENCH_LOAD_START="$LOAD_START" BENCH_LOAD_END="$LOAD_END" BENCH_OUT="$OUT" \
     BENCH_LOGS="$([[ $KEEP_WORK -eq 1 ]] && echo "$WORK")" \

@@ -44,6 +44,7 @@ struct options {
     long iters;
     size_t sizes[MAX_SIZES];
     int nsizes;
+    long page_offset; /* -O: the buffer this many bytes past a page boundary; -1: where malloc puts it */
 };
 
 static void usage(void)
@@ -55,6 +56,8 @@ static void usage(void)
                     "           a negative CPU leaves that process unpinned\n"
                     "  -w N     warm-up round trips per size (default 1000)\n"
                     "  -n N     timed round trips per size (default 20000)\n"
+                    "  -O B     the buffer B bytes past a page boundary, 0-4095 (default: where\n"
+                    "           malloc puts it); ngx's --buffer-offset does the same\n"
                     "  -s LIST  sizes in bytes; suffixes Ki, Mi accepted "
                     "(default 1,1Mi)\n");
     exit(2);
@@ -92,8 +95,9 @@ static void parse_args(int argc, char** argv, struct options* o)
     o->warmup = 1000;
     o->iters = 20000;
     o->nsizes = 0;
+    o->page_offset = -1;
     int c;
-    while ((c = getopt(argc, argv, "a:b:w:n:s:h")) != -1) {
+    while ((c = getopt(argc, argv, "a:b:w:n:s:O:h")) != -1) {
         switch (c) {
         case 'a':
             o->cpu_a = (int)parse_long(optarg);
@@ -106,6 +110,11 @@ static void parse_args(int argc, char** argv, struct options* o)
             break;
         case 'n':
             o->iters = parse_long(optarg);
+            break;
+        case 'O':
+            o->page_offset = parse_long(optarg);
+            if (o->page_offset < 0 || o->page_offset > 4095)
+                usage();
             break;
         case 's': {
             char* list = strdup(optarg);
@@ -244,11 +253,16 @@ int main(int argc, char** argv)
     if (getsockname(lfd, (struct sockaddr*)&addr, &alen) != 0)
         die("getsockname");
 
-    /* Touch the whole buffer before timing; inherited by the child. */
-    char* buf = malloc(max);
-    if (!buf)
+    /* Touch the whole buffer before timing; inherited by the child. Where
+     * it starts within a page moves a 1 MiB copy (bench/README.md). */
+    char* base = malloc(max + (o.page_offset >= 0 ? 4096 : 0));
+    if (!base)
         die("malloc");
+    char* buf = base;
+    if (o.page_offset >= 0)
+        buf += ((size_t)o.page_offset + 4096 - (uintptr_t)base % 4096) % 4096;
     memset(buf, 0x5a, max);
+    printf("# buffer page offset %lu\n", (unsigned long)((uintptr_t)buf % 4096));
 
     fflush(stdout);
     pid_t pid = fork();
@@ -287,6 +301,6 @@ int main(int argc, char** argv)
     if (waitpid(pid, &status, 0) < 0)
         die("waitpid");
     free(samples);
-    free(buf);
+    free(base);
     return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <ngx/sizes.hpp>
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -87,6 +88,9 @@ po::options_description general_options()
          "strides in elements for the patterns that send strided data, e.g. 1,16,64 (-x strided: "
          "--strided-strides, -x bcast: --bcast-strides)")
         ("raw", "keep every sample in the JSON output")
+        ("buffer-offset", po::value<std::string>(),
+         "start every message buffer this many bytes past a page boundary, 0 to the page size - 1 (default: "
+         "where the module's alloc puts it); the page offset moves copy-bound transfers (README, Buffers)")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
@@ -343,6 +347,20 @@ Status read_outputs(const po::variables_map& values, Config& config)
     config.outputs = std::move(choice.files);
     config.stdout_format = choice.stdout_format;
     config.settings.percentiles = std::move(choice.percentiles);
+    return Status::ok();
+}
+
+// --buffer-offset B: the buffers' page offset (TransportSettings::buffer_offset).
+Status read_buffer_offset(const po::variables_map& values, Config& config)
+{
+    if (!values.count("buffer-offset"))
+        return Status::ok();
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t last = page > 0 ? uint64_t(page) - 1 : 4095;
+    Result<uint64_t> offset = parse_count("buffer-offset", values["buffer-offset"].as<std::string>(), 0, last);
+    if (!offset)
+        return offset.status();
+    config.buffer_offset = size_t(*offset);
     return Status::ok();
 }
 
@@ -637,6 +655,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
     NGX_TRY(read_plot(values, config));
+    NGX_TRY(read_buffer_offset(values, config));
     NGX_TRY(read_launch(values, config));
     for (ModuleChoice& choice : config.modules)
         choice.options = values_of(values, module_specs(choice.module->descriptor()));

@@ -48,8 +48,9 @@ struct Config {
     std::string listen;  // [ADDR:]PORT
     std::string connect; // HOST:PORT
     uint64_t accept_timeout_ns = 300'000'000'000;
-    std::vector<std::string> arguments; // as given, to hand to a --listen server
-    bool plot = false;                  // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
+    std::vector<std::string> arguments;  // as given, to hand to a --listen server
+    bool plot = false;                   // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
+    std::optional<size_t> buffer_offset; // --buffer-offset: buffers this many bytes past a page boundary
 };
 
 // The local modules `ngx` measures when no -m is given.

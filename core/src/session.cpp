@@ -30,6 +30,7 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"max_loss_percent", settings.max_loss * 100},
                     {"passes", settings.passes == 0 ? Json("auto") : Json(settings.passes)},
                     {"max_rel_ci_percent", settings.max_rel_ci * 100},
+                    {"buffer_offset", config.buffer_offset ? Json(*config.buffer_offset) : Json("module")},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())
@@ -118,6 +119,7 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     settings.timeout_ns = config_.settings.timeout_ns;
     settings.cancel = cancel_;
     settings.max_message_size = size_t(config_.settings.sizes.back());
+    settings.buffer_offset = config_.buffer_offset;
     Result<std::unique_ptr<Transport>> transport = Transport::open(choice.module, choice.options, settings);
     if (!transport)
         return transport.status(); // a bad module option: no run has begun

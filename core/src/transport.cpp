@@ -1,8 +1,16 @@
 // Module instances: init, connect, buffers, non-blocking calls (see transport.hpp).
 #include <ngx/transport.hpp>
 
+#include <unistd.h>
+
 namespace ngx {
 namespace {
+
+size_t page_size()
+{
+    long size = sysconf(_SC_PAGESIZE);
+    return size > 0 ? size_t(size) : 4096;
+}
 
 // Builds the C option list from the values the CLI collected.
 std::vector<ngx_option_value> c_options(const OptionValues& options)
@@ -43,7 +51,9 @@ Result<std::unique_ptr<Transport>> Transport::open(LoadedModulePtr module, const
     ngx_status code = module->ops().init(&args, &ctx, &error);
     if (code != NGX_OK)
         return Status::from_module(code, module->name() + ": init: " + message_of(error, "failed"));
-    return std::unique_ptr<Transport>(new Transport(std::move(module), ctx));
+    std::unique_ptr<Transport> transport(new Transport(std::move(module), ctx));
+    transport->buffer_offset_ = settings.buffer_offset;
+    return transport;
 }
 
 Transport::~Transport()
@@ -66,15 +76,26 @@ Status Transport::connect(Bootstrap& boot)
 
 Result<Buffer> Transport::alloc(size_t size)
 {
-    void* data = nullptr;
-    ngx_status code = ops_->alloc(ctx_, size == 0 ? 64 : size, &data, &error_);
+    const size_t page = page_size();
+    void* base = nullptr;
+    ngx_status code = ops_->alloc(ctx_, (size == 0 ? 64 : size) + (buffer_offset_ ? page : 0), &base, &error_);
     if (code != NGX_OK)
         return failure("alloc", code);
+    if (!buffer_offset_)
+        return Buffer(this, base, size);
+    void* data = static_cast<uint8_t*>(base) + shift_to_page_offset(uintptr_t(base), *buffer_offset_, page);
+    shifted_.emplace_back(data, base);
     return Buffer(this, data, size);
 }
 
 void Transport::release(void* data)
 {
+    for (auto it = shifted_.begin(); it != shifted_.end(); ++it)
+        if (it->first == data) {
+            data = it->second;
+            shifted_.erase(it);
+            break;
+        }
     ops_->free(ctx_, data);
 }
 

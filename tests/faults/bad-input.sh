@@ -119,6 +119,8 @@ row 2 "--format 'xml'.*table, csv or json"       -m tcp "${S[@]}" --format xml
 row 2 "--percentiles '101'.*must be in"          -m tcp "${S[@]}" --percentiles 101
 row 2 "--percentiles.*(empty|'')"                -m tcp "${S[@]}" --percentiles 50,,90
 row 2 "--timer 'foo'.*auto, tsc or clock"        -m tcp "${S[@]}" --timer foo
+row 2 "--buffer-offset '4096'.*0\.\.[0-9]+"       -m tcp "${S[@]}" --buffer-offset 4096
+row 2 "--buffer-offset 'x'.*whole number"        -m tcp "${S[@]}" --buffer-offset x
 row 2 "--bootstrap 'foo'.*auto, local, tcp or mpi" -m tcp "${S[@]}" --bootstrap foo
 row 2 "--bootstrap tcp needs --listen"           -m tcp "${S[@]}" --bootstrap tcp
 row 2 "--listen '99999'.*port"                   --listen 99999

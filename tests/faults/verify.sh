@@ -1,7 +1,8 @@
 #!/bin/bash
 # verify.sh pass|detect: --verify (issue 6 item 2).
 #   pass:   ping-pong with --verify over tcp, shm, udp and sim (and a PRTT
-#           with n = 4 over tcp) completes, exit 0, every size reported.
+#           with n = 4 over tcp; and with --buffer-offset 3) completes,
+#           exit 0, every size reported.
 #   detect: the fixture module "corrupt" (tests/faults/fixtures/corrupt.cpp,
 #           found through NGX_MODULE_PATH) flips the middle byte of every 7th
 #           message it sends. Without --verify the run completes (nothing is
@@ -32,7 +33,16 @@ print("verified sizes per module:", {r["module"]: len(r["results"]) for r in run
 PY
     ngx_run 120 -m tcp -x pingping --pingping-n 4 -s 1-4Ki --verify -c 100 --warmup 2 -o p.json
     [[ $RC == 0 ]] || fail "--verify with pingping n=4 over tcp: exit $RC"
-    ok "--verify passes over tcp, shm, udp, sim, and a PRTT with n = 4"
+    # Buffers 3 bytes into a page (--buffer-offset): every payload still intact.
+    ngx_run 240 -m tcp,shm,udp,sim -x pingpong -s 1-64Ki --verify --buffer-offset 3 -c 50 --warmup 2 -o b.json
+    [[ $RC == 0 ]] || fail "--verify --buffer-offset 3 over tcp,shm,udp,sim: exit $RC"
+    python3 - b.json <<'PY' || fail "b.json"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert [r["status"] for r in runs] == ["complete"] * 4, [(r["module"], r["status"]) for r in runs]
+assert all(r["options"]["buffer_offset"] == 3 for r in runs), [r["options"].get("buffer_offset") for r in runs]
+PY
+    ok "--verify passes over tcp, shm, udp, sim (also with --buffer-offset 3), and a PRTT with n = 4"
     echo PASS
     exit 0
 fi

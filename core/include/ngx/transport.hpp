@@ -15,7 +15,9 @@
 #include <ngx/options.hpp>
 #include <ngx/status.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +28,16 @@ struct TransportSettings {
     uint64_t timeout_ns = 10'000'000'000;
     const volatile int* cancel = nullptr;
     size_t max_message_size = 0;
+    // --buffer-offset: every buffer from alloc() starts this many bytes past
+    // a page boundary; unset, where the module's alloc puts it.
+    std::optional<size_t> buffer_offset;
 };
+
+// Bytes to add to `address` so that it lies `offset` bytes past a multiple of `page`.
+inline size_t shift_to_page_offset(uintptr_t address, size_t offset, size_t page)
+{
+    return (offset + page - address % page) % page;
+}
 
 class Transport;
 
@@ -67,6 +78,8 @@ public:
     Transport& operator=(const Transport&) = delete;
 
     Status connect(Bootstrap& boot);
+    // A buffer of `size` bytes from the module (at the page offset
+    // TransportSettings::buffer_offset asks for, when it does).
     Result<Buffer> alloc(size_t size);
     void release(void* data);
 
@@ -125,6 +138,10 @@ private:
     void* ctx_;
     ngx_error error_{};
     ngx_status last_failure_ = NGX_OK;
+    // Last, so that the members the inline calls use keep their offsets.
+    std::optional<size_t> buffer_offset_;
+    std::vector<std::pair<void*, void*>>
+        shifted_; // (what alloc() returned, what the module gave) under --buffer-offset
 };
 
 } // namespace ngx
