@@ -9,7 +9,6 @@
 #include <ngx/sizes.hpp>
 
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -355,9 +354,8 @@ Status read_buffer_offset(const po::variables_map& values, Config& config)
 {
     if (!values.count("buffer-offset"))
         return Status::ok();
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t last = page > 0 ? uint64_t(page) - 1 : 4095;
-    Result<uint64_t> offset = parse_count("buffer-offset", values["buffer-offset"].as<std::string>(), 0, last);
+    Result<uint64_t> offset =
+        parse_count("buffer-offset", values["buffer-offset"].as<std::string>(), 0, uint64_t(page_size()) - 1);
     if (!offset)
         return offset.status();
     config.buffer_offset = size_t(*offset);

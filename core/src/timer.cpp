@@ -115,11 +115,9 @@ Result<Timer> Timer::calibrate(TimerChoice choice)
     info.source = "clock_gettime";
     info.ticks_per_us = 1000.0;
     info.invariant_tsc = cpu_has_invariant_tsc();
-    Timer clock(false, info);
-    measure_read_cost(clock, clock.info_);
     if (choice == TimerChoice::clock) {
-        clock.info_.reason = "--timer clock";
-        return clock;
+        info.reason = "--timer clock";
+        return Timer(false, info).with_read_cost();
     }
 #if defined(__x86_64__)
     if (info.invariant_tsc) {
@@ -128,6 +126,7 @@ Result<Timer> Timer::calibrate(TimerChoice choice)
         info.reason = "invariant TSC (CPUID 0x80000007 EDX bit 8)";
         return Timer(true, info).with_read_cost();
     }
+    Timer clock = Timer(false, info).with_read_cost();
     if (choice == TimerChoice::tsc || clock.info_.overhead_ns > slow_clock_ns)
         return unflagged_tsc(choice, clock);
     clock.info_.reason =
@@ -136,8 +135,8 @@ Result<Timer> Timer::calibrate(TimerChoice choice)
 #else
     if (choice == TimerChoice::tsc)
         return Status::usage("--timer tsc: this machine has no TSC; use --timer clock");
-    clock.info_.reason = "no TSC on this architecture";
-    return clock;
+    info.reason = "no TSC on this architecture";
+    return Timer(false, info).with_read_cost();
 #endif
 }
 

@@ -6,12 +6,6 @@
 namespace ngx {
 namespace {
 
-size_t page_size()
-{
-    long size = sysconf(_SC_PAGESIZE);
-    return size > 0 ? size_t(size) : 4096;
-}
-
 // Builds the C option list from the values the CLI collected.
 std::vector<ngx_option_value> c_options(const OptionValues& options)
 {
@@ -28,6 +22,12 @@ std::string message_of(const ngx_error& error, const char* fallback)
 }
 
 } // namespace
+
+size_t page_size()
+{
+    long size = sysconf(_SC_PAGESIZE);
+    return size > 0 ? size_t(size) : 4096;
+}
 
 Buffer::~Buffer()
 {

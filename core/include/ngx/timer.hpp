@@ -4,12 +4,13 @@
 // with rdtscp, calibrated against CLOCK_MONOTONIC; otherwise
 // clock_gettime(CLOCK_MONOTONIC), unless that is a slow system call (a
 // QEMU/TCG guest's hpet) and the TSC's rate holds on a thread pinned to one
-// CPU: then the TSC still. Calibrate after pinning; `reason` says why. rdtscp waits until every earlier
-// instruction has executed, so an interval ends after the operation it
-// times; no fence follows it: an lfence there doubled the measured MPI
-// shared-memory ping-pong (0.46 against 0.23 us), and letting the next
-// operation start a few cycles early shortens an interval by no more. Its measured resolution and overhead go into
-// every result file.
+// CPU: then the TSC still. Calibrate after pinning; `reason` says why.
+// rdtscp waits until every earlier instruction has executed, so an interval
+// ends after the operation it times; no fence follows it: an lfence there
+// doubled the measured MPI shared-memory ping-pong (0.46 against 0.23 us),
+// and letting the next operation start a few cycles early shortens an
+// interval by no more. Its measured resolution and overhead go into every
+// result file.
 //
 //     Timer timer = Timer::calibrate(TimerChoice::automatic);
 //     uint64_t t0 = timer.now();  ...;  double us = timer.to_us(timer.now() - t0);

@@ -33,6 +33,9 @@ struct TransportSettings {
     std::optional<size_t> buffer_offset;
 };
 
+// The memory page size (sysconf), the unit of --buffer-offset.
+size_t page_size();
+
 // Bytes to add to `address` so that it lies `offset` bytes past a multiple of `page`.
 inline size_t shift_to_page_offset(uintptr_t address, size_t offset, size_t page)
 {
