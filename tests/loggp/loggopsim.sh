@@ -19,8 +19,18 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
-tools=${NGX_SHARED_TOOLS:-$LG_DIR/../../../shared/tools} # shared/ sits beside the clone, as in CI
-[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
+# shared/ sits beside the clone (as in CI), or beside the checkout a local
+# clone was made from (a clone in a temporary directory); NGX_SHARED_TOOLS wins.
+shared_tools() {
+    local origin
+    [[ -n ${NGX_SHARED_TOOLS:-} ]] && { echo "$NGX_SHARED_TOOLS"; return; }
+    [[ -d $LG_DIR/../../../shared/tools ]] && { echo "$LG_DIR/../../../shared/tools"; return; }
+    origin=$(git -C "$LG_DIR" config --get remote.origin.url 2>/dev/null)
+    [[ -d $origin/../shared/tools ]] && { echo "$origin/../shared/tools"; return; }
+    echo "$LG_DIR/../../../shared/tools"
+}
+tools=$(shared_tools)
+[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools (nor beside the checkout this was cloned from)"; exit 77; }
 source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
 module=sim sizes=1-8Ki against=measured tolerance=0.05
