@@ -100,6 +100,26 @@ ngx_run 30 predict --params shrinking.json --export loggopsim
 grep -q -- '-G 0 -O 0 -S 1024$' out && grep -q 'below 0, the model.s round trip shrinks by' out ||
     fail "--export loggopsim: a negative per-byte sum should go out as -G 0 with a note, got: $(cat out)"
 ok "--export loggopsim: a negative per-byte sum is exported as 0 and said"
+# A negative overhead slope that is a large share of a tiny o (shm: a few ns) but
+# small against the one-way time goes out as -O 0 with a note; a large one is refused.
+python3 - lines.json flat.json steep.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for r in m["model"]["ranges"]:
+    r.update(o_us=0.01, O_us_per_byte=-0.00001, o_r_us=0.01, O_r_us_per_byte=-0.00001)
+json.dump(m, open(sys.argv[2], "w"))
+for r in m["model"]["ranges"]:
+    r.update(O_us_per_byte=-0.01, O_r_us_per_byte=-0.01)
+json.dump(m, open(sys.argv[3], "w"))
+PY
+ngx_run 30 predict --params flat.json --export loggopsim
+[[ $RC == 0 ]] || fail "--export loggopsim of a slightly negative O: exit $RC: $(cat err)"
+grep -q -- '-O 0 -S 1024$' out && grep -q "lowers each overhead by .* of the model's one-way time at S" out ||
+    fail "--export loggopsim: a slightly negative O should go out as -O 0 with a note, got: $(cat out)"
+ngx_run 30 predict --params steep.json --export loggopsim
+[[ $RC == 2 ]] && grep -q "O = -0.01 us is negative" err ||
+    fail "--export loggopsim of a steeply negative O: exit $RC, expected 2 with the reason: $(cat out err)"
+ok "--export loggopsim: a negative O within 5% of the one-way time goes out as 0 and is said; a steep one is refused"
 # Small values only: femtoseconds, so a per-byte cost of 18 ps keeps its digits.
 python3 - model.json small.json <<'PY'
 import json, sys
