@@ -1,5 +1,6 @@
 #include <ngx/fit/linear_model.hpp>
 #include <ngx/fit/loggp_joint.hpp>
+#include <ngx/fit/loggp_quality.hpp>
 
 #include <algorithm>
 #include <array>
@@ -214,7 +215,8 @@ bool gap_paces_stream(std::span<const PrttSample> samples, double n)
 
 struct Candidate {
     LogGPRange range;
-    double error = Measured::nan;
+    double error = Measured::nan; // misfit()
+    double mean_rel = Measured::nan, max_rel = Measured::nan;
     std::vector<std::string> held;
     std::size_t rounds = 0;
 };
@@ -240,10 +242,13 @@ Candidate iterate(std::span<const PrttSample> samples, double n, Weighting weigh
         theta = solved->theta;
         LogGPRange candidate = with_solution(range, *solved, with_o_r);
         candidate.overlapped = form.overlapped;
-        const double error = range_error(samples, n, candidate).mean_rel;
+        const ModelError e = range_error(samples, n, candidate);
+        const double error = misfit(e);
         if (std::isfinite(error) && !(error >= best.error)) {
             best.range = candidate;
             best.error = error;
+            best.mean_rel = e.mean_rel;
+            best.max_rel = e.max_rel;
             best.held = solved->held;
         }
     }
@@ -265,7 +270,9 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
             return Status::invalid_input;
 
     JointFit out;
-    out.paper_mean_rel = range_error(samples, n, range).mean_rel;
+    const ModelError paper = range_error(samples, n, range);
+    out.paper_mean_rel = paper.mean_rel;
+    out.paper_max_rel = paper.max_rel;
     std::array<bool, param_count> free;
     free.fill(true);
     free[or_] = free[Or_] = with_o_r;
@@ -287,17 +294,19 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
     auto take = [&](Candidate& c) {
         range = c.range;
         out.held_at_zero = std::move(c.held);
-        out.joint_mean_rel = c.error;
+        out.joint_mean_rel = c.mean_rel;
+        out.joint_max_rel = c.max_rel;
         out.improved = true;
     };
-    double best_error = out.paper_mean_rel;
+    double best_error = misfit(paper), best_mean = paper.mean_rel;
     if (std::isfinite(additive.error) && additive.error < best_error) {
         best_error = additive.error;
+        best_mean = additive.mean_rel;
         take(additive);
     }
     // Paper 001's additive eq. (1) stays unless the pipelined one is clearly
     // better: noise alone must not turn a transport into a pipeline.
-    if (best_error > overlapped_floor && std::isfinite(overlapped.error) &&
+    if (best_mean > overlapped_floor && std::isfinite(overlapped.error) &&
         overlapped.error < overlapped_margin * best_error)
         take(overlapped);
     return out;

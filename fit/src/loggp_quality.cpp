@@ -52,6 +52,15 @@ bool meets(const ModelError& e, const QualityGoal& goal)
     return e.mean_rel <= goal.mean_rel && e.max_rel <= goal.max_rel;
 }
 
+} // namespace
+
+double misfit(const ModelError& e, const QualityGoal& goal)
+{
+    return std::max(e.mean_rel / goal.mean_rel, e.max_rel / goal.max_rel);
+}
+
+namespace {
+
 double relative_error(double measured, double predicted)
 {
     return measured != 0 ? std::fabs(predicted - measured) / std::fabs(measured) : 0.0;

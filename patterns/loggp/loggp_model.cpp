@@ -43,6 +43,8 @@ Json fit_json(const fit::LogGPRangeDetail& detail)
     return {{"fit", j.improved ? "joint" : "paper"},
             {"paper_mean_relative", json_number(j.paper_mean_rel)},
             {"joint_mean_relative", json_number(j.joint_mean_rel)},
+            {"paper_max_relative", json_number(j.paper_max_rel)},
+            {"joint_max_relative", json_number(j.joint_max_rel)},
             {"held_at_zero", held}};
 }
 

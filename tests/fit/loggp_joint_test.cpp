@@ -1,5 +1,6 @@
 #include <ngx/fit/loggp.hpp>
 #include <ngx/fit/loggp_joint.hpp>
+#include <ngx/fit/loggp_quality.hpp>
 
 #include <gtest/gtest.h>
 
@@ -23,13 +24,22 @@ struct Transport {
     std::function<double(double)> rtt, stream, o_s, o_r;
 };
 
-std::vector<PrttSample> listing1(const Transport& t, double noise, unsigned seed)
+std::vector<double> powers_of_two()
+{
+    std::vector<double> sizes;
+    for (double s = 1; s <= 65536; s *= 2)
+        sizes.push_back(s);
+    return sizes;
+}
+
+std::vector<PrttSample> listing1(const Transport& t, double noise, unsigned seed,
+                                 const std::vector<double>& sizes = powers_of_two())
 {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> nd(0.0, noise);
     auto jitter = [&] { return noise > 0 ? 1 + nd(rng) : 1.0; };
     std::vector<PrttSample> v;
-    for (double s = 1; s <= 65536; s *= 2) {
+    for (double s : sizes) {
         const double x = s - 1;
         PrttSample p;
         p.size = s;
@@ -175,10 +185,11 @@ TEST(LogGPJoint, NoisyDataWithinFivePercentAndNeverWorseThanThePaper)
         EXPECT_NEAR(r.G.value, 0.002, 0.0001) << seed;
         EXPECT_NEAR(r.send_line.at_one.value, 1.2, 0.06) << seed;
         const JointFit& j = *fit->details.at(0).joint;
+        const double paper = misfit({.max_rel = j.paper_max_rel, .mean_rel = j.paper_mean_rel});
         if (j.improved) {
-            EXPECT_LT(j.joint_mean_rel, j.paper_mean_rel);
+            EXPECT_LT(misfit({.max_rel = j.joint_max_rel, .mean_rel = j.joint_mean_rel}), paper) << seed;
         }
-        EXPECT_LE(fit->error.mean_rel, j.paper_mean_rel + 1e-12) << seed;
+        EXPECT_LE(misfit(fit->error), paper + 1e-12) << seed;
     }
 }
 
@@ -253,6 +264,33 @@ TEST(LogGPJoint, PipelinedTransferPaysTheSlowestStageOnce)
         if (c.G > c.O_s) { // the wire paces: G is the slope of eq. (1) as well as the gap's
             EXPECT_NEAR(r.G.value, c.G, 1e-10);
         }
+    }
+}
+
+TEST(LogGPJoint, APipelineSeenOnlyAtTheLargestSizesIsFitThere)
+{
+    // tcp over loopback, polled (measured magnitudes): send() copies into the
+    // receiver's socket, so the sender's copy, the "wire" and the receiver's
+    // copy overlap, and the per-byte terms matter only at the largest of 31
+    // sizes two an octave. The additive eq. (1) fits the small sizes as well
+    // but counts the copy three times at 48 KiB. A choice by the mean alone kept fits that missed
+    // 48 KiB by 40-46%.
+    Transport t;
+    t.o_s = [](double x) { return 3.6 + 4.6e-5 * x; };
+    t.o_r = [](double x) { return 0.64 + 1.4e-5 * x; };
+    t.rtt = [](double x) { return 2 * (3.55 + 4.6e-5 * x); }; // below o_s + o_r: L < 0
+    t.stream = [](double x) { return 4.1 + 3.7e-5 * x; };
+    std::vector<double> sizes;
+    for (double s = 1; s <= 32768; s *= 2) { // 1, 2, 3, 4, 6, ..., 32 KiB, 48 KiB
+        sizes.push_back(s);
+        if (s >= 2)
+            sizes.push_back(1.5 * s);
+    }
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+        const auto fit = fit_loggp(listing1(t, 0.01, seed, sizes), n_msgs, joint_options());
+        ASSERT_TRUE(fit);
+        EXPECT_EQ(fit->params.ranges.size(), 1u) << seed;
+        EXPECT_LT(fit->error.max_rel, 0.08) << seed;
     }
 }
 

@@ -187,6 +187,8 @@ struct JointFit {
     bool improved = false;                 // the range holds the joint parameters
     double paper_mean_rel = Measured::nan; // mean relative error of the paper's parameters
     double joint_mean_rel = Measured::nan; // ... and of the joint ones (NaN: not better)
+    double paper_max_rel = Measured::nan;  // largest relative error of the paper's parameters
+    double joint_max_rel = Measured::nan;  // ... and of the joint ones (NaN: not better)
     std::vector<std::string> held_at_zero; // e.g. "G_us_per_byte": solved below 0, held at 0
     std::size_t rounds = 0;                // branch updates used
 };

@@ -47,6 +47,12 @@ struct QualityGoal {
     double max_rel = 0.15;  // largest relative error of any point
 };
 
+// How far a fit is from the goal: the worse of its mean and its max relative
+// error, each over the goal's (1: at the goal). The joint fit judges its
+// candidate forms by it, so that a form fitting the many small sizes as well
+// as another but missing the largest ones by 50% does not win on its mean.
+double misfit(const ModelError& e, const QualityGoal& goal = {});
+
 // The measured curves of paper 001, Listing 1.
 enum class PrttCurve { prtt_1_0, prtt_n_0, prtt_n_d };
 
