@@ -3,8 +3,8 @@
 # over TCP loopback, interleaved in rounds, both on CPUs 0 and 1:
 #   (a) wall time of each tool's default run: Netgauge `-x loggp -m tcp -s
 #       1-131072` (128 sizes 1, 1025, 2049, ..., n = 10, 100 repetitions) and
-#       `ngx -m tcp -x loggp --cpus 0,1` (its defaults: 18 sizes 1 B..128 KiB,
-#       passes and re-measurement on);
+#       `ngx -m tcp -x loggp --cpus 0,1` (its defaults: 34 sizes 1 B..128 KiB,
+#       two an octave, passes and re-measurement on);
 #   (b) wall time of ngx on Netgauge's own 128 sizes;
 #   (c) the spread over the rounds of L and G: Netgauge's PRTT(1,0,1)/2 and
 #       its G (the last row of its table: the fit over its last range) against

@@ -322,7 +322,11 @@ PatternInfo loggp_pattern()
     info.name = "loggp";
     info.description = "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)";
     info.metric = "PRTT(1,0,s)";
-    info.default_sizes = "1-128Ki";
+    // Two sizes an octave (2^k and 3 * 2^(k-1)), 34 in all: a protocol range
+    // between two switches a factor 4 apart still has the points to fit
+    // eq. (1)-(7) with the slopes of o(s), and the detector sees where it ends.
+    info.default_sizes = "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1Ki,1536,2Ki,3Ki,4Ki,6Ki,8Ki,"
+                         "12Ki,16Ki,24Ki,32Ki,48Ki,64Ki,96Ki,128Ki";
     info.options = loggp_options();
     info.create = [] { return std::make_unique<LogGP>(); };
     info.default_count = 100;
