@@ -57,7 +57,7 @@ po::options_description general_options()
         ("version", "print the version")
         ("list-modules", "list the modules found, and the files rejected with the reason")
         ("list-patterns", "list the patterns")
-        ("module,m", po::value<std::string>(), "module(s) to measure, comma-separated (default: shm,tcp)")
+        ("module,m", po::value<std::string>(), "module(s) to measure, comma-separated (default: shm,tcp with --tcp-progress poll)")
         ("pattern,x", po::value<std::string>(), "pattern to run (default: loggp)")
         ("sizes,s", po::value<std::string>(), "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)")
         ("grade", po::value<std::string>(), "geometric factor between sizes of a range (default 2)")
@@ -362,6 +362,15 @@ Status read_buffer_offset(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
+// The main job's own defaults (default_module_options) for the options the user left at the module's.
+void apply_main_job_defaults(const po::variables_map& values, OptionValues& options)
+{
+    for (const auto& [name, value] : default_module_options)
+        for (auto& [option, text] : options)
+            if (option == name && (!values.count(name) || values[name].defaulted()))
+                text = value;
+}
+
 Status read_plot(const po::variables_map& values, Config& config)
 {
     config.plot = values.count("plot") > 0;
@@ -655,8 +664,11 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(read_plot(values, config));
     NGX_TRY(read_buffer_offset(values, config));
     NGX_TRY(read_launch(values, config));
-    for (ModuleChoice& choice : config.modules)
+    for (ModuleChoice& choice : config.modules) {
         choice.options = values_of(values, module_specs(choice.module->descriptor()));
+        if (!first->count("module"))
+            apply_main_job_defaults(values, choice.options);
+    }
     Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);
     if (!runs)
         return runs.status();

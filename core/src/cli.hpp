@@ -53,8 +53,13 @@ struct Config {
     std::optional<size_t> buffer_offset; // --buffer-offset: buffers this many bytes past a page boundary
 };
 
-// The local modules `ngx` measures when no -m is given.
+// The local modules `ngx` measures when no -m is given (the main job), and
+// the option defaults it gives them where the user gave none. tcp's receiver
+// polls, as an MPI library's progress engine does: asleep in recv(), it makes
+// the loopback sender pay its wake-up inside send(), so a send spaced by d
+// costs more than one back to back (o > g), which no LogGP o can describe.
 inline const std::vector<std::string> default_modules = {"shm", "tcp"};
+inline const std::vector<std::pair<std::string, std::string>> default_module_options = {{"tcp-progress", "poll"}};
 inline constexpr const char* default_pattern = "loggp";
 
 // The bash completion script (`ngx --completion bash`): the options of the

@@ -6,7 +6,8 @@
 # reported. The same job with -o saves, per module, finite parameters,
 # L_eel > 0, costs >= 0 where G = 0 only when the joint fit says it held G
 # there (shm: the sender's copy is O_s, no wire is left for G), and the
-# fit's prediction error.
+# fit's prediction error. The main job polls tcp's receiver unless told
+# otherwise; -m tcp keeps the module's own default (block).
 source "$(dirname "$0")/lib.sh"
 ngx_run 180
 [[ $RC == 0 ]] || fail "ngx with no arguments exited $RC"
@@ -57,4 +58,18 @@ for run in doc["runs"]:
     print(f"{name}: L_eel {eel:.3f} us, {len(m['ranges'])} range(s), prediction error mean {err['mean_relative']:.3f}")
 PY
 ok "default job saved: finite parameters, L_eel > 0, G > 0 or held at 0 by the joint fit, prediction error"
+
+# progress_of FILE: tcp's --tcp-progress as the run recorded it
+progress_of() {
+    python3 -c 'import json,sys
+runs = json.load(open(sys.argv[1]))["runs"]
+print([r["options"]["module_options"]["tcp-progress"] for r in runs if r["module"] == "tcp"][0])' "$1"
+}
+[[ $(progress_of job.json) == poll ]] || fail "the main job's tcp run recorded tcp-progress $(progress_of job.json), not poll"
+quick=(-x pingpong -s 1 -c 20 --warmup 2)
+ngx_run 60 "${quick[@]}" --tcp-progress block -o given.json
+[[ $RC == 0 && $(progress_of given.json) == block ]] || fail "without -m, --tcp-progress block was not kept (rc $RC)"
+ngx_run 60 -m shm,tcp "${quick[@]}" -o named.json
+[[ $RC == 0 && $(progress_of named.json) == block ]] || fail "-m shm,tcp did not keep tcp's own default, block (rc $RC)"
+ok "tcp progress: poll in the main job, block when given or when -m names the modules"
 echo PASS
