@@ -5,6 +5,8 @@
 #include "loggp_model.hpp"
 #include "prtt_file.hpp"
 
+#include "../common/saved_run.hpp"
+
 #include <ngx/command_line.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/sizes.hpp>
@@ -34,6 +36,7 @@ std::vector<opt::OptionSpec> fit_specs()
     for (opt::OptionSpec& spec : output_option_specs())
         specs.push_back(std::move(spec));
     specs.push_back(opt::optional_value("export", "print the parameters for another tool instead: loggopsim"));
+    specs.push_back(saved_module_spec());
     specs.push_back(opt::flag("help,h", "show this help"));
     return specs;
 }
@@ -43,6 +46,7 @@ std::vector<opt::OptionSpec> fit_specs()
 std::vector<opt::OptionSpec> predict_specs(const std::string& params_help)
 {
     return {opt::optional_value("params", params_help),
+            saved_module_spec(),
             opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear or bcast-tree"),
             opt::optional_value("size,s", "message size, e.g. 4Ki"),
             {"processes,P", "2", "processes of a broadcast"},
@@ -164,20 +168,20 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
     return std::nullopt;
 }
 
-// The saved model: a document's own, or the first run's that has one.
-Result<Json> saved_model(const std::string& path)
+Result<Json> saved_model(const std::string& path, const std::string& module)
 {
     Result<Json> read = read_json_document(path);
     if (!read)
         return read.status();
     const Json& document = *read;
-    if (document.contains("model"))
+    if (document.contains("model") && !document.contains("runs"))
         return document["model"];
-    if (document.contains("runs"))
-        for (const Json& run : document["runs"])
-            if (run.contains("model"))
-                return run["model"];
-    return Status::usage(path + ": has no fitted model (run -x loggp, or ngx fit -o FILE.json)");
+    Result<const Json*> run = choose_saved_run(
+        document, path, "fitted model", "has no fitted model (run -x loggp, or ngx fit -o FILE.json)",
+        [](const Json& r) { return json_member(r, "model") != nullptr; }, module);
+    if (!run)
+        return run.status();
+    return (**run)["model"];
 }
 
 Result<PredictRequest> read_predict_request(opt::OptionReader& read)
@@ -232,7 +236,7 @@ int fit_offline(const CommandArguments& arguments)
     if (Status chosen = read_output_choice(values, outputs); !chosen)
         return fail("fit", chosen);
     std::string path = read.text("file");
-    Result<PrttTable> table = read_prtt_file(path);
+    Result<PrttTable> table = read_prtt_file(path, read.given("module") ? read.text("module") : "");
     if (!table)
         return fail("fit", table.status());
     Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
@@ -260,7 +264,7 @@ int predict_offline(const CommandArguments& arguments)
         return fail("predict", Status::usage("--params FILE.json is required"));
     if (Status exported = check_export(read); !exported)
         return fail("predict", exported);
-    Result<Json> model = saved_model(read.text("params"));
+    Result<Json> model = saved_model(read.text("params"), read.given("module") ? read.text("module") : "");
     if (!model)
         return fail("predict", model.status());
     if (read.given("export"))

@@ -33,9 +33,10 @@ Result<Json> read_json_document(const std::string& path);
 std::optional<int> parse_command(const char* command, const CommandArguments& arguments,
                                  const std::vector<opt::OptionSpec>& specs, const char* bare, const std::string& usage,
                                  OptionValues& values);
-// The saved model: a document's own "model", or the first run's that has one.
-Result<Json> saved_model(const std::string& path);
-// --params (described by params_help), --op, -s, -P, -n, -d, --help.
+// The saved model: a document's own "model", or that of its one run with a
+// model (of `module`, when the document holds several).
+Result<Json> saved_model(const std::string& path, const std::string& module = "");
+// --params (described by params_help), --module, --op, -s, -P, -n, -d, --help.
 std::vector<opt::OptionSpec> predict_specs(const std::string& params_help);
 struct PredictRequest {
     std::string op; // pingpong, prtt, bcast-linear, bcast-tree

@@ -1,6 +1,8 @@
 // Parsing and validating saved PRTT medians (see prtt_file.hpp).
 #include "prtt_file.hpp"
 
+#include "../common/saved_run.hpp"
+
 #include <ngx/reporter.hpp>
 
 #include <algorithm>
@@ -128,11 +130,9 @@ double extra(const Json& result, const char* key)
     return result.contains(key) && result[key].is_number() ? result[key].get<double>() : std::nan("");
 }
 
-// `object[key]` when object is an object holding key, else nullptr (any JSON
-// may come in: never index what is not there, never read a non-object).
 const Json* member(const Json& object, const char* key)
 {
-    return object.is_object() && object.contains(key) ? &object[key] : nullptr;
+    return patterns::json_member(object, key);
 }
 
 bool is_loggp_run(const Json& run)
@@ -152,17 +152,13 @@ double saved_n(const Json& run)
 }
 
 // A saved loggp run: results carry the medians and o_r, options the n.
-Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name)
+Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name, const std::string& module)
 {
-    const Json* run = &document;
-    if (const Json* runs = member(document, "runs"); runs != nullptr && runs->is_array())
-        for (const Json& candidate : *runs)
-            if (is_loggp_run(candidate)) {
-                run = &candidate;
-                break;
-            }
-    if (!is_loggp_run(*run))
-        return Status::usage(name + ": not a saved loggp run (no pattern \"loggp\" with results)");
+    Result<const Json*> chosen = patterns::choose_saved_run(
+        document, name, "loggp run", "not a saved loggp run (no pattern \"loggp\" with results)", is_loggp_run, module);
+    if (!chosen)
+        return chosen.status();
+    const Json* run = *chosen;
     PrttTable table;
     table.n = saved_n(*run);
     for (const Json& r : (*run)["results"]) {
@@ -208,7 +204,7 @@ Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& nam
     return table;
 }
 
-Result<PrttTable> read_prtt_file(const std::string& path)
+Result<PrttTable> read_prtt_file(const std::string& path, const std::string& module)
 {
     std::ifstream file(path, std::ios::binary);
     if (!file)
@@ -225,7 +221,7 @@ Result<PrttTable> read_prtt_file(const std::string& path)
         Json document = Json::parse(text, nullptr, false);
         if (document.is_discarded())
             return Status::usage(path + ": starts like JSON but is not valid JSON");
-        return parse_prtt_json(document, path);
+        return parse_prtt_json(document, path, module);
     }
     return parse_prtt_csv(text, path);
 }

@@ -31,7 +31,8 @@ inline constexpr const char* prtt_csv_header =
     "size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us,rel_ci95";
 
 Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& name);
-Result<PrttTable> read_prtt_file(const std::string& path);
+// A JSON of several runs takes the loggp run of `module` ("" when it holds one).
+Result<PrttTable> read_prtt_file(const std::string& path, const std::string& module = "");
 
 // A loggp run's per-size medians as that CSV.
 std::string to_prtt_csv(const RunRecord& run);

@@ -2,6 +2,7 @@
 #include "loggps_model.hpp"
 
 #include "../common/model_json.hpp"
+#include "../common/saved_run.hpp"
 
 #include <cmath>
 
@@ -38,7 +39,7 @@ Json model_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSFit& 
 
 const Json* member(const Json& object, const char* key)
 {
-    return object.is_object() && object.contains(key) ? &object[key] : nullptr;
+    return json_member(object, key);
 }
 
 double number(const Json& object, const char* key)
@@ -82,17 +83,14 @@ Result<Json> fit_loggps_model(const std::vector<fit::RttPoint>& points, double w
     return model_json(points, *fitted, w_factor);
 }
 
-Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& name)
+Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& name, const std::string& module)
 {
-    const Json* run = &document;
-    if (const Json* runs = member(document, "runs"); runs != nullptr && runs->is_array())
-        for (const Json& candidate : *runs)
-            if (is_loggps_run(candidate)) {
-                run = &candidate;
-                break;
-            }
-    if (!is_loggps_run(*run))
-        return Status::usage(name + ": not a saved loggps run (no pattern \"loggps\" with results)");
+    Result<const Json*> chosen =
+        choose_saved_run(document, name, "loggps run", "not a saved loggps run (no pattern \"loggps\" with results)",
+                         is_loggps_run, module);
+    if (!chosen)
+        return chosen.status();
+    const Json* run = *chosen;
     LogGPSRun saved;
     const Json* options = member(*run, "options");
     const Json* pattern_options = options != nullptr ? member(*options, "pattern_options") : nullptr;

@@ -27,7 +27,8 @@ struct LogGPSRun {
     std::vector<fit::RttPoint> points;
     double w_factor = 0;
 };
-Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& name);
+// In a document of several runs, the loggps run of `module` ("" when it holds one).
+Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& name, const std::string& module = "");
 
 // The parameters of a saved model of kind "loggps" (a null threshold = none).
 Result<fit::LogGPSParams> loggps_params_from_model(const Json& model);

@@ -7,6 +7,7 @@
 // (G_l not measured, for k > s) is an error, not a number.
 #include "loggps_offline.hpp"
 
+#include "../common/saved_run.hpp"
 #include "../loggp/offline.hpp"
 #include "loggps_model.hpp"
 
@@ -25,6 +26,7 @@ std::vector<opt::OptionSpec> fit_specs()
     std::vector<opt::OptionSpec> specs = {opt::optional_value("file", "a saved loggps run (JSON)")};
     for (opt::OptionSpec& spec : output_option_specs())
         specs.push_back(std::move(spec));
+    specs.push_back(saved_module_spec());
     specs.push_back(opt::flag("help,h", "show this help"));
     return specs;
 }
@@ -91,7 +93,8 @@ int loggps_fit_offline(const CommandArguments& arguments)
     Result<Json> document = read_json_document(path);
     if (!document)
         return fail("fit", document.status());
-    Result<LogGPSRun> saved = loggps_run_from_json(*document, path);
+    const std::string module = read.given("module") ? read.text("module") : "";
+    Result<LogGPSRun> saved = loggps_run_from_json(*document, path, module);
     if (!saved)
         return fail("fit", saved.status());
     Result<Json> model = fit_loggps_model(saved->points, saved->w_factor);
@@ -110,7 +113,7 @@ int loggps_predict_offline(const CommandArguments& arguments)
                           "", "Usage: ngx predict --params RUN.json --op OP -s SIZE [options]   (loggps)", values))
         return *done;
     opt::OptionReader read(values);
-    Result<Json> model = saved_model(read.text("params"));
+    Result<Json> model = saved_model(read.text("params"), read.given("module") ? read.text("module") : "");
     if (!model)
         return fail("predict", model.status());
     Result<fit::LogGPSParams> params = loggps_params_from_model(*model);

@@ -7,7 +7,9 @@
 # L_eel > 0, costs >= 0 where G = 0 only when the joint fit says it held G
 # there (shm: the sender's copy is O_s, no wire is left for G), and the
 # fit's prediction error. The main job polls tcp's receiver unless told
-# otherwise; -m tcp keeps the module's own default (block).
+# otherwise; -m tcp keeps the module's own default (block). `ngx fit` and
+# `ngx predict` on the job's file need --module (exit 2 naming the modules
+# without it), and `ngx fit job.json --module tcp` is the tcp run's model.
 source "$(dirname "$0")/lib.sh"
 ngx_run 180
 [[ $RC == 0 ]] || fail "ngx with no arguments exited $RC"
@@ -58,6 +60,28 @@ for run in doc["runs"]:
     print(f"{name}: L_eel {eel:.3f} us, {len(m['ranges'])} range(s), prediction error mean {err['mean_relative']:.3f}")
 PY
 ok "default job saved: finite parameters, L_eel > 0, G > 0 or held at 0 by the joint fit, prediction error"
+
+# ngx fit / predict on a file of two runs: never a silent choice of the first
+ngx_run 30 fit job.json
+[[ $RC == 2 ]] && grep -q "holds 2 loggp runs (modules shm, tcp); name one with --module" err ||
+    fail "ngx fit job.json: exit $RC, $(cat err)"
+ngx_run 30 predict --params job.json --op pingpong -s 1Ki
+[[ $RC == 2 ]] && grep -q "holds 2 fitted models (modules shm, tcp)" err || fail "ngx predict job.json: exit $RC, $(cat err)"
+ngx_run 30 fit job.json --module udp
+[[ $RC == 2 ]] && grep -q "no loggp run of module 'udp' (it holds: shm, tcp)" err || fail "--module udp: exit $RC, $(cat err)"
+ngx_run 30 predict --params job.json -m shm --op pingpong -s 1Ki
+[[ $RC == 0 ]] && grep -q "^prediction: " out || fail "ngx predict job.json -m shm: exit $RC, $(cat out)"
+ngx_run 30 fit job.json --module tcp -o tcp-fit.json
+[[ $RC == 0 ]] || fail "ngx fit job.json --module tcp: exit $RC"
+python3 - job.json tcp-fit.json <<'PY' || fail "ngx fit job.json --module tcp is not the tcp run's model"
+import json, sys
+run = [r for r in json.load(open(sys.argv[1]))["runs"] if r["module"] == "tcp"][0]["model"]
+fit = json.load(open(sys.argv[2]))["model"]
+keys = ("ranges", "change_points_bytes", "prediction_error", "L_eel_us")
+diff = [k for k in keys if run.get(k) != fit.get(k)]
+assert not diff, f"fields that differ: {diff}"
+PY
+ok "fit and predict on the job's file: --module chooses, none or an unknown one is exit 2 naming shm, tcp"
 
 # progress_of FILE: tcp's --tcp-progress as the run recorded it
 progress_of() {
