@@ -3,6 +3,7 @@
 
 #include "grid_model.hpp"
 
+#include "common/saved_run.hpp"
 #include "loggp/loggp_model.hpp"
 #include "loggp/offline.hpp"
 #include "loggps/loggps_model.hpp"
@@ -29,6 +30,7 @@ std::vector<opt::OptionSpec> specs()
             opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
             opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),
             opt::optional_value("compare-to", "saved bcast runs (comma-separated): predicted vs measured"),
+            saved_module_spec(),
             opt::flag("help,h", "show this help")};
 }
 
@@ -63,6 +65,7 @@ Prediction loggps_prediction(const Models& m, double s, double P)
 
 Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
 {
+    const std::string module = read.given("module") ? read.text("module") : "";
     Result<Json> strided = saved_model(read.text("params"));
     if (!strided)
         return strided.status();
@@ -72,7 +75,7 @@ Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
     m.log3p = std::move(*log3p);
     m.element = size_t((*strided)["models"]["log3p"].value("element_bytes", 8.0));
     if (read.given("loggp") && (which == "all" || which == "loggp")) {
-        Result<Json> model = saved_model(read.text("loggp"));
+        Result<Json> model = saved_model(read.text("loggp"), module);
         if (!model)
             return model.status();
         Result<fit::LogGPParams> p = loggp_params_from_model(*model);
@@ -81,7 +84,7 @@ Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
         m.loggp = std::move(*p);
     }
     if (read.given("loggps") && (which == "all" || which == "loggps")) {
-        Result<Json> model = saved_model(read.text("loggps"));
+        Result<Json> model = saved_model(read.text("loggps"), module);
         if (!model)
             return model.status();
         Result<fit::LogGPSParams> p = loggps_params_from_model(*model);
