@@ -674,6 +674,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         return runs.status();
     config.modules = std::move(*runs);
     NGX_TRY(check_sizes_fit_modules(config.modules, config.settings.sizes));
+    NGX_TRY(check_sizes_fit_pattern(config.settings.sizes, *config.pattern));
     NGX_TRY(check_modules_fit_pattern(config.modules, *config.pattern));
     config.pattern_options = values_of(values, config.pattern->options);
     if (!server) // a --listen server runs the client's pattern: its own --pairs only checks K

@@ -1,6 +1,8 @@
 // The run plan (see plan.hpp).
 #include "plan.hpp"
 
+#include <ngx/sizes.hpp>
+
 namespace ngx {
 namespace {
 
@@ -83,6 +85,15 @@ Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std:
             return Status::usage("-s/--sizes: module " + choice.module->name() + " carries at most " +
                                  std::to_string(descriptor.max_message_size) + " bytes per message");
     }
+    return Status::ok();
+}
+
+Status check_sizes_fit_pattern(const std::vector<uint64_t>& sizes, const PatternInfo& pattern)
+{
+    if (!sizes.empty() && sizes.front() < pattern.min_message_bytes)
+        return Status::usage("-s/--sizes: pattern " + pattern.name + " measures messages of at least " +
+                             format_bytes(pattern.min_message_bytes) + " (" + pattern.min_message_reason +
+                             "); -s includes " + format_bytes(sizes.front()));
     return Status::ok();
 }
 

@@ -33,6 +33,9 @@ Result<std::vector<ModuleChoice>> plan_module_runs(const std::vector<ModuleChoic
 // Every planned module can carry every size.
 Status check_sizes_fit_modules(const std::vector<ModuleChoice>& runs, const std::vector<uint64_t>& sizes);
 
+// The sizes (sorted) start at the pattern's smallest (PatternInfo::min_message_bytes).
+Status check_sizes_fit_pattern(const std::vector<uint64_t>& sizes, const PatternInfo& pattern);
+
 // Every planned module has the capabilities the pattern declares it needs
 // (PatternInfo::module_capabilities: a broadcast needs NGX_CAP_COLLECTIVES).
 Status check_modules_fit_pattern(const std::vector<ModuleChoice>& runs, const PatternInfo& pattern);

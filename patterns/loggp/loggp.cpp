@@ -101,10 +101,6 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        for (uint64_t size : ctx.settings.sizes)
-            if (size == 0) // checked before measuring: eq. (1) and (7) are in s - 1
-                return Status::usage("loggp: message sizes must be >= 1 byte (PRTT(1,0,s) and eq. (7) are in s - 1); "
-                                     "-s includes 0");
         sizes_.assign(ctx.settings.sizes.size(), PerSize{});
         PassedSweep sweep;
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
@@ -335,6 +331,8 @@ PatternInfo loggp_pattern()
     info.fit = fit_offline;
     info.fit_reads = reads_prtt_csv;
     info.predict = predict_offline;
+    info.min_message_bytes = 1;
+    info.min_message_reason = "PRTT(1,0,s) of eq. (1) and eq. (7) are in s - 1";
     return info;
 }
 

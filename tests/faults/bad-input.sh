@@ -55,6 +55,7 @@ row 2 "sizes.*'1\.5'"                            -m tcp -s 1.5
 row 2 "sizes.*'5Q'.*unit"                        -m shm -s 5Q
 row 2 "sizes.*tcp.*0-byte"                       -m tcp -s 0
 row 2 "sizes.*tcp.*0-byte"                       -m tcp -s 0-64
+row 2 "sizes: pattern loggp measures messages of at least 1 B.*s - 1.*includes 0 B" -m shm -x loggp -s 0-1Ki
 row 2 "sizes.*(too large|at most|exceeds|limit)" -m tcp -s 1-64Gi
 row 2 "(--sizes|-s).*(missing|required)"         -m tcp -s
 # --- counts, warm-up, timeouts ---------------------------------------------

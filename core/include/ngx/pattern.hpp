@@ -147,6 +147,11 @@ struct PatternInfo {
     // Optional (last): the pattern option holding its strides (strided:
     // "strided-strides"), which the core's `--strides LIST` sets.
     std::string strides_option{};
+    // Optional (last): the smallest message it can measure, checked with the
+    // command line before anything runs (loggp: 1, its equations are in s - 1),
+    // and why, for the error.
+    uint64_t min_message_bytes = 0;
+    std::string min_message_reason{};
 };
 
 } // namespace ngx
