@@ -4,8 +4,11 @@
 # module and sample count in a list. See README.md.
 #
 #     bench/loggp/run.sh [BUILD_DIR] [-r ROUNDS] [-c "50 100 200"|default] [--cpus 0,1|none]
-#                        [-s 1-128Ki] [-m "tcp"|"shm tcp"] [-o FILE.json] [-l DIR]
-#     bench/loggp/run.sh --spread [BUILD_DIR]     # issue 9 item 6: -m "shm tcp" -c default -r 5
+#                        [-s 1-128Ki] [-m "tcp"|"shm tcp tcp:poll"] [-o FILE.json] [-l DIR]
+#     bench/loggp/run.sh --spread [BUILD_DIR]     # issue 9 item 6: -m "shm tcp tcp:poll" -c default -r 5
+#
+# A module entry NAME:MODE runs NAME with --tcp-progress MODE (tcp:poll is
+# tcp as the main job measures it: the receiver polls).
 #
 # Rounds interleave the modules and counts (round 1: m1 c1, m1 c2, m2 c1, ...,
 # round 2: ...), so a noisy minute hurts every one alike. Per module and
@@ -27,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     -o) out=$2; shift 2 ;;
     -l) keep=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
-    --spread) module="shm tcp" counts=default rounds=5; shift ;;
+    --spread) module="shm tcp tcp:poll" counts=default rounds=5; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1; shift ;;
@@ -55,11 +58,12 @@ for ((r = 1; r <= rounds; r++)); do
     for m in $module; do
         for c in $counts; do
             tag=$m-c$c-r$r f=$work/run-$m-c$c-r$r.json args=()
+            [[ $m == *:* ]] && args+=(--tcp-progress "${m#*:}")
             [[ $c != default ]] && args+=(-c "$c")
             [[ $cpus != none ]] && args+=(--cpus "$cpus")
             l1=$(cut -d' ' -f1 /proc/loadavg)
             p1=$(probe)
-            if ! timeout -k 5 "$tmo" "$ngx" -m "$m" -x loggp -s "$sizes" "${args[@]}" -o "$f" \
+            if ! timeout -k 5 "$tmo" "$ngx" -m "${m%%:*}" -x loggp -s "$sizes" "${args[@]}" -o "$f" \
                 >"$work/run-$tag.txt" 2>&1 </dev/null; then
                 echo "round $r $m count $c: ngx failed: $(tail -2 "$work/run-$tag.txt")" >&2
                 rm -f "$f"
@@ -96,12 +100,12 @@ report = {"sizes": sizes, "load_before": lb, "load_after": la,
           "goal": {"wall_seconds_below": wall_goal, "spread_below": spread_goal, "spread_below_otherwise": 0.05,
                    "spread_of": [n for _, n, g in params if g]}, "runs": []}
 print(f"\n# load before {lb}, after {la}")
-head = f"{'module':>6} {'count':>7} {'runs':>4} {'wall_s':>7} {'messages':>10}"
+head = f"{'module':>8} {'count':>7} {'runs':>4} {'wall_s':>7} {'messages':>10}"
 for _, n, _ in params:
     head += f" {n + ' med':>11} {'spr%':>6} {'cv%':>5}"
 print(head + "  spread goal  wall goal")
 for m in modules.split():
-    goal = spread_goal.get(m, 0.05)
+    goal = spread_goal.get(m.split(":")[0], 0.05)
     for c in counts.split():
         runs = []
         for f in sorted(glob.glob(f"{work}/run-{m}-c{c}-r*.json")):
@@ -120,12 +124,12 @@ for m in modules.split():
                 row[k] = model["L_eel_us"]["value"] if k == "L_eel_us" else r0.get(k, math.nan)
             runs.append(row)
         if not runs:
-            print(f"{m:>6} {c:>7}    0  (no successful run)")
+            print(f"{m:>8} {c:>7}    0  (no successful run)")
             continue
         entry = {"module": m, "count": c, "runs": runs, "spread_goal": goal,
                  "wall_seconds": statistics.median(r["wall_seconds"] for r in runs),
                  "messages": statistics.median(r["messages"] for r in runs), "parameters": {}}
-        line = f"{m:>6} {c:>7} {len(runs):>4} {entry['wall_seconds']:7.2f} {entry['messages']:10.0f}"
+        line = f"{m:>8} {c:>7} {len(runs):>4} {entry['wall_seconds']:7.2f} {entry['messages']:10.0f}"
         spread_ok, missed = len(runs) >= 2, []
         for k, n, in_goal in params:
             v = [r[k] for r in runs]
@@ -143,7 +147,7 @@ for m in modules.split():
         verdict = f"< {100 * goal:.0f}%: " + ("pass" if spread_ok else "miss (" + ", ".join(missed) + ")")
         print(line + f"  {verdict}  {'pass' if entry['meets_wall_goal'] else 'miss'}")
         probes = [r["probe_shm_half_rtt_us"] for r in runs]
-        print(f"{'':>6} {'':>7} placement probe before/after each run (shm PRTT(1,0,1)/2, us): "
+        print(f"{'':>8} {'':>7} placement probe before/after each run (shm PRTT(1,0,1)/2, us): "
               + " ".join(f"{r['probe_shm_half_rtt_us']:.3g}/{r['probe_after_us']:.3g}" for r in runs))
         # The same spread over the runs that found the CPUs placed as most did,
         # before and after (probes within 15% of the median probe): what ngx
@@ -163,12 +167,12 @@ for m in modules.split():
                 ok = ok and spread < goal
                 parts.append(f"{n} {100 * spread:.1f}%")
             entry["same_placement"] = {"runs": len(same), "probe_median_us": mid, "meets_spread_goal": ok}
-            print(f"{'':>6} {'':>7} the {len(same)} run(s) with the median's placement: " + ", ".join(parts)
+            print(f"{'':>8} {'':>7} the {len(same)} run(s) with the median's placement: " + ", ".join(parts)
                   + (f"  < {100 * goal:.0f}%: " + ("pass" if ok else "miss") if len(same) >= 2 else ""))
         report["runs"].append(entry)
-print("# spr% = (max - min) / median over the runs; cv% = stddev / mean; parameters of the first range"
-      " (o_s by eq. (6), g and G by eq. (7), L of eq. (1), o_r timed on the responder) and"
-      " L_eel = PRTT(1,0,1)/2; the spread goal covers L_eel, o_s, g and G")
+print("# spr% = (max - min) / median over the runs; cv% = stddev / mean; parameters of the first range as"
+      " the model states them (the joint fit's o_s intercept, g and G, L of eq. (1), the o_r line's intercept)"
+      " and L_eel = PRTT(1,0,1)/2; the spread goal covers L_eel, o_s, g and G")
 if out:
     with open(out, "w") as f:
         json.dump(report, f, indent=1)
