@@ -33,7 +33,8 @@
 // parameter the data do not constrain keeps the paper's value. Costs are not negative: a parameter that solves below zero is held
 // at 0 and the rest solved again; the held ones are listed (never silent).
 // The result replaces the paper's parameters only when it reproduces the
-// measurements better (mean relative error over all curves).
+// measurements better, judged by misfit() of loggp_quality.hpp: the worse of
+// the mean and the max relative error over all curves, each over the goal's.
 //
 // Pipelined transfers. Where a message's per-byte stages run at once (shm's
 // ring copies a large message's pieces in and out together) the measured
@@ -43,7 +44,7 @@
 // once with each of O_s, O_r, G as the max (the solutions are judged with
 // the real max), and takes the best of them (LogGPRange::overlapped) only
 // where the additive form misses by more than `overlapped_floor` mean and
-// this one is below `overlapped_margin` times that error.
+// this one's misfit is below `overlapped_margin` times the additive one's.
 #ifndef NGX_FIT_LOGGP_JOINT_HPP
 #define NGX_FIT_LOGGP_JOINT_HPP
 
@@ -52,9 +53,9 @@
 namespace ngx::fit {
 
 inline constexpr std::size_t joint_max_rounds = 12;
-// How much smaller the mean relative error of the overlapped form must be
-// than the additive one's for a range to be read as pipelined, and the
-// additive error below which it is kept anyway (it already reproduces the
+// How much smaller the misfit of the overlapped form must be than the
+// additive one's for a range to be read as pipelined, and the additive mean
+// relative error below which it is kept anyway (it already reproduces the
 // measurements; a smaller error of the other form is noise fitted).
 inline constexpr double overlapped_margin = 0.8;
 inline constexpr double overlapped_floor = 0.01;
