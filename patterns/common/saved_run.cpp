@@ -56,6 +56,11 @@ Result<const Json*> choose_saved_run(const Json& document, const std::string& na
     return runs.front();
 }
 
+std::string saved_module(opt::OptionReader& read)
+{
+    return read.given("module") ? read.text("module") : "";
+}
+
 opt::OptionSpec saved_module_spec()
 {
     return opt::optional_value("module,m", "in a file of several runs (the main job's), the run of this module");

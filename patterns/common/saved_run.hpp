@@ -29,8 +29,10 @@ Result<const Json*> choose_saved_run(const Json& document, const std::string& na
                                      const std::string& absent, const std::function<bool(const Json&)>& usable,
                                      const std::string& module);
 
-// --module NAME: the option that picks a run of a multi-run document.
+// --module NAME: the option that picks a run of a multi-run document, and
+// its value as choose_saved_run takes it ("" when not given).
 opt::OptionSpec saved_module_spec();
+std::string saved_module(opt::OptionReader& read);
 
 } // namespace ngx::patterns
 

@@ -236,7 +236,7 @@ int fit_offline(const CommandArguments& arguments)
     if (Status chosen = read_output_choice(values, outputs); !chosen)
         return fail("fit", chosen);
     std::string path = read.text("file");
-    Result<PrttTable> table = read_prtt_file(path, read.given("module") ? read.text("module") : "");
+    Result<PrttTable> table = read_prtt_file(path, saved_module(read));
     if (!table)
         return fail("fit", table.status());
     Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
@@ -264,7 +264,7 @@ int predict_offline(const CommandArguments& arguments)
         return fail("predict", Status::usage("--params FILE.json is required"));
     if (Status exported = check_export(read); !exported)
         return fail("predict", exported);
-    Result<Json> model = saved_model(read.text("params"), read.given("module") ? read.text("module") : "");
+    Result<Json> model = saved_model(read.text("params"), saved_module(read));
     if (!model)
         return fail("predict", model.status());
     if (read.given("export"))

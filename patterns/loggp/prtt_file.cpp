@@ -130,24 +130,19 @@ double extra(const Json& result, const char* key)
     return result.contains(key) && result[key].is_number() ? result[key].get<double>() : std::nan("");
 }
 
-const Json* member(const Json& object, const char* key)
-{
-    return patterns::json_member(object, key);
-}
-
 bool is_loggp_run(const Json& run)
 {
-    const Json* pattern = member(run, "pattern");
-    const Json* results = member(run, "results");
+    const Json* pattern = patterns::json_member(run, "pattern");
+    const Json* results = patterns::json_member(run, "results");
     return pattern != nullptr && *pattern == "loggp" && results != nullptr && results->is_array();
 }
 
 // n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
 double saved_n(const Json& run)
 {
-    const Json* options = member(run, "options");
-    const Json* pattern_options = options != nullptr ? member(*options, "pattern_options") : nullptr;
-    const Json* n = pattern_options != nullptr ? member(*pattern_options, "n") : nullptr;
+    const Json* options = patterns::json_member(run, "options");
+    const Json* pattern_options = options != nullptr ? patterns::json_member(*options, "pattern_options") : nullptr;
+    const Json* n = pattern_options != nullptr ? patterns::json_member(*pattern_options, "n") : nullptr;
     return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
 }
 

@@ -37,29 +37,24 @@ Json model_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSFit& 
               {"rms_us", json_number(f.error.rms)}}}};
 }
 
-const Json* member(const Json& object, const char* key)
-{
-    return json_member(object, key);
-}
-
 double number(const Json& object, const char* key)
 {
-    const Json* value = member(object, key);
+    const Json* value = json_member(object, key);
     return value != nullptr && value->is_number() ? value->get<double>() : std::nan("");
 }
 
 bool is_loggps_run(const Json& run)
 {
-    const Json* pattern = member(run, "pattern");
-    const Json* results = member(run, "results");
+    const Json* pattern = json_member(run, "pattern");
+    const Json* results = json_member(run, "results");
     return pattern != nullptr && *pattern == "loggps" && results != nullptr && results->is_array();
 }
 
 // A parameter saved as {"value": v, "ci95": [...]}.
 Result<double> parameter(const Json& model, const char* key)
 {
-    const Json* entry = member(model, key);
-    const Json* value = entry != nullptr ? member(*entry, "value") : nullptr;
+    const Json* entry = json_member(model, key);
+    const Json* value = entry != nullptr ? json_member(*entry, "value") : nullptr;
     if (value == nullptr || !value->is_number())
         return Status::usage(std::string("loggps model without a numeric ") + key + ".value");
     return value->get<double>();
@@ -68,7 +63,7 @@ Result<double> parameter(const Json& model, const char* key)
 // A threshold: a number of bytes, or null for none (infinite).
 double threshold(const Json& model, const char* key)
 {
-    const Json* value = member(model, key);
+    const Json* value = json_member(model, key);
     return value != nullptr && value->is_number() ? value->get<double>() : fit::LogGPSParams::inf;
 }
 
@@ -92,8 +87,8 @@ Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& 
         return chosen.status();
     const Json* run = *chosen;
     LogGPSRun saved;
-    const Json* options = member(*run, "options");
-    const Json* pattern_options = options != nullptr ? member(*options, "pattern_options") : nullptr;
+    const Json* options = json_member(*run, "options");
+    const Json* pattern_options = options != nullptr ? json_member(*options, "pattern_options") : nullptr;
     saved.w_factor = pattern_options != nullptr ? number(*pattern_options, "w_factor") : std::nan("");
     for (const Json& r : (*run)["results"]) {
         double size = number(r, "size_bytes"), rtt_0 = number(r, "median_us"), w = number(r, "w_us"),
@@ -108,7 +103,7 @@ Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& 
 
 Result<fit::LogGPSParams> loggps_params_from_model(const Json& model)
 {
-    const Json* kind = member(model, "kind");
+    const Json* kind = json_member(model, "kind");
     if (kind == nullptr || *kind != "loggps")
         return Status::usage("the model is of kind " + (kind != nullptr ? kind->dump() : std::string("(none)")) +
                              ", not loggps");

@@ -93,7 +93,7 @@ int loggps_fit_offline(const CommandArguments& arguments)
     Result<Json> document = read_json_document(path);
     if (!document)
         return fail("fit", document.status());
-    const std::string module = read.given("module") ? read.text("module") : "";
+    const std::string module = saved_module(read);
     Result<LogGPSRun> saved = loggps_run_from_json(*document, path, module);
     if (!saved)
         return fail("fit", saved.status());
@@ -113,7 +113,7 @@ int loggps_predict_offline(const CommandArguments& arguments)
                           "", "Usage: ngx predict --params RUN.json --op OP -s SIZE [options]   (loggps)", values))
         return *done;
     opt::OptionReader read(values);
-    Result<Json> model = saved_model(read.text("params"), read.given("module") ? read.text("module") : "");
+    Result<Json> model = saved_model(read.text("params"), saved_module(read));
     if (!model)
         return fail("predict", model.status());
     Result<fit::LogGPSParams> params = loggps_params_from_model(*model);

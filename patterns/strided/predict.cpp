@@ -65,7 +65,7 @@ Prediction loggps_prediction(const Models& m, double s, double P)
 
 Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
 {
-    const std::string module = read.given("module") ? read.text("module") : "";
+    const std::string module = saved_module(read);
     Result<Json> strided = saved_model(read.text("params"));
     if (!strided)
         return strided.status();
