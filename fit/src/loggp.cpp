@@ -1,6 +1,5 @@
 #include <ngx/fit/loggp.hpp>
 #include <ngx/fit/loggp_joint.hpp>
-#include <ngx/fit/loggp_quality.hpp>
 
 #include "rounds.hpp"
 
@@ -51,9 +50,6 @@ std::vector<double> guarded_relative_weights(std::span<const double> v)
 struct Detected {
     std::vector<Range> ranges;
     std::vector<std::vector<LogGPCurve>> split_by; // per range, empty for the first
-    // per change (between ranges i and i + 1): the splits the curves proposed
-    // (CurveRanges::candidates); empty where the detector gives none.
-    std::vector<std::vector<std::size_t>> candidates;
 };
 
 struct PerSize {
@@ -119,7 +115,6 @@ Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& 
         return found.status();
     Detected d;
     d.ranges = std::move(found->ranges);
-    d.candidates = std::move(found->candidates);
     d.split_by.resize(d.ranges.size());
     for (std::size_t i = 0; i < found->found_by.size(); ++i)
         for (std::size_t k : found->found_by[i])
@@ -297,87 +292,29 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     return Status::ok;
 }
 
-struct RangeFitError {
-    ModelError error{Measured::nan, Measured::nan, Measured::nan, 0}; // NaN: the range could not be fitted
-    bool negative_L = false; // eq. (1)'s L below 0: a model LogGOPSim cannot simulate
-};
-
-// The model's error over one range fitted alone.
-RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n,
-                                 const LogGPOptions& opt)
+// The mean relative error of one range fitted alone.
+double fitted_error(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt)
 {
     LogGPFit scratch;
     if (fit_range(samples, ps, r, n, opt, scratch) != Status::ok)
-        return {};
-    const LogGPRange& range = scratch.params.ranges.front();
-    return {range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0};
+        return Measured::nan;
+    return range_error(samples.subspan(r.first, r.count()), n, scratch.params.ranges.front()).mean_rel;
 }
 
 constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
-
-// misfit() (loggp_quality.hpp) over two neighbouring ranges, each fitted
-// alone; NaN when either cannot be fitted or has L < 0 (a split that leaves
-// a model no simulator can run is no better model).
-double pair_misfit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
-                   const LogGPOptions& opt)
-{
-    const RangeFitError fa = fitted_model_error(samples, ps, left, n, opt);
-    const RangeFitError fb = fitted_model_error(samples, ps, right, n, opt);
-    const ModelError &a = fa.error, &b = fb.error;
-    if (a.count + b.count == 0 || fa.negative_L || fb.negative_L)
-        return Measured::nan;
-    ModelError both;
-    both.max_rel = std::max(a.max_rel, b.max_rel);
-    both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
-    return misfit(both);
-}
-
-// ngx: switches closer than three sizes (each range keeps three) reach the
-// robust detector as one change with several candidate splits, and it puts
-// the change where lines per curve fit best. With shm's vCPUs far apart the
-// 56-byte inline switch (in y(s)) and the receive copy's at 128 B (in
-// o_r(s)) are two sizes apart; the curves chose the second and left the
-// first, a 70% step of PRTT(n,0,s), inside the range below. Of a change's
-// candidates keep the one whose two neighbouring ranges the model fits best,
-// so the switch left inside a range is the one the model absorbs.
-Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSize& ps, double n,
-                                const LogGPOptions& opt, Detected d)
-{
-    for (std::size_t i = 0; i + 1 < d.ranges.size() && i < d.candidates.size(); ++i) {
-        Range& left = d.ranges[i];
-        Range& right = d.ranges[i + 1];
-        if (d.candidates[i].size() < 2)
-            continue;
-        double best = pair_misfit(samples, ps, left, right, n, opt);
-        std::size_t best_at = left.last;
-        for (std::size_t split : d.candidates[i]) {
-            if (split == left.last || split + 1 < left.first + min_split_sizes || split + min_split_sizes > right.last)
-                continue;
-            const double m = pair_misfit(samples, ps, {left.first, split}, {split + 1, right.last}, n, opt);
-            if (std::isfinite(m) && !(m >= best * (1 - 1e-9))) {
-                best = m;
-                best_at = split;
-            }
-        }
-        left.last = best_at;
-        right.first = best_at + 1;
-    }
-    return d;
-}
-
 constexpr std::size_t max_ranges = 8;
 
-// ngx: where the fitted model of a range misses the quality goal (misfit()
-// above 1: a mean relative error above 5% or a max above 15%) and its mean
-// is above what the measured noise explains (the relative noise: a mean
-// relative error over many points is below it when only noise is missed), a
-// protocol or cache regime changes inside it that no single curve showed
-// beyond its noise. Split it at the size that minimises the misfit of the
-// two halves, when that at least halves the range's; repeat on the halves.
-// Each side keeps >= 3 sizes.
+// ngx: where the fitted model of a range misses the quality goal (mean
+// relative error above 5%) by more than the measured noise explains (the
+// relative noise: a mean relative error over many points is below it when
+// only noise is missed), a protocol or cache regime changes inside it that no
+// single curve showed beyond its noise. Split it at the size that
+// minimises the error of the two halves, when that at least halves the
+// range's error; repeat on the halves. Each side keeps >= 3 sizes.
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
                        Detected in)
 {
+    constexpr double goal_mean = 0.05;
     const double noise_floor = std::isfinite(opt.relative_noise) ? opt.relative_noise : 0.0;
     Detected out;
     std::vector<std::pair<Range, std::vector<LogGPCurve>>> todo;
@@ -386,14 +323,16 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
     while (!todo.empty()) {
         auto [r, by] = std::move(todo.back());
         todo.pop_back();
-        const ModelError fitted = fitted_model_error(samples, ps, r, n, opt).error;
-        const double whole = misfit(fitted);
+        const double whole = fitted_error(samples, ps, r, n, opt);
         std::size_t best_at = 0;
         double best = Measured::nan;
         const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
-        if (room && r.count() >= 2 * min_split_sizes && whole > 1 && fitted.mean_rel > noise_floor)
+        if (room && r.count() >= 2 * min_split_sizes && whole > goal_mean && whole > noise_floor)
             for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
-                const double e = pair_misfit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt);
+                const Range left{r.first, k - 1}, right{k, r.last};
+                const double e = (fitted_error(samples, ps, left, n, opt) * double(left.count()) +
+                                  fitted_error(samples, ps, right, n, opt) * double(right.count())) /
+                                 double(r.count());
                 if (std::isfinite(e) && !(e >= best)) {
                     best = e;
                     best_at = k;
@@ -558,7 +497,7 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     Result<Detected> found = detect(samples, ps, n, opt);
     if (!found)
         return found.status();
-    Detected ranges = merge_single_points(choose_splits_by_model(samples, ps, n, opt, std::move(*found)));
+    Detected ranges = merge_single_points(std::move(*found));
     if (opt.split_misfits && opt.method == ChangePointMethod::robust)
         ranges = split_misfits(samples, ps, n, opt, std::move(ranges));
     for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {
