@@ -7,7 +7,8 @@ of the one before it) and the largest size's minimum must exceed the
 smallest's. The sizes, the sample count, the module and (for ibv) the mode
 are those asked on ngx's command line, given again here, never read back from
 the file under test; --expect-timer names the timer source the run must have
-chosen. Prints one line per size.
+chosen (tsc: clock_gettime is accepted only when ngx says the TSC's rate
+moved during calibration, its documented fallback). Prints one line per size.
 
     check_pingpong.py out.json LABEL --sizes 1,64,4Ki --count N --module M [--ibv-mode MODE] [--expect-timer tsc]
 """
@@ -67,8 +68,14 @@ def main():
     rows = sorted(doc.get("results", []), key=lambda r: r["size_bytes"])
     problems += asked_problems(doc, rows, args)
     timer = doc.get("timer", {})
+    reason = timer.get("reason") or ""
     if args.expect_timer and timer.get("source") != args.expect_timer:
-        problems.append("timer %r, expected %s (%s)" % (timer.get("source"), args.expect_timer, timer.get("reason")))
+        if args.expect_timer == "tsc" and "rate moved by" in reason:
+            # ngx's documented fallback: under TCG the guest's TSC rate itself
+            # may drift past 0.5% during calibration (seen once: 0.51%).
+            print("%s: note: timer %r, not tsc: %s" % (label, timer.get("source"), reason))
+        else:
+            problems.append("timer %r, expected %s (%s)" % (timer.get("source"), args.expect_timer, reason))
     previous = None
     for r in rows:
         median = r["median_us"]
