@@ -1,5 +1,6 @@
 #include <ngx/fit/loggp.hpp>
 #include <ngx/fit/loggp_joint.hpp>
+#include <ngx/fit/loggp_quality.hpp>
 
 #include "rounds.hpp"
 
@@ -292,29 +293,59 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     return Status::ok;
 }
 
-// The mean relative error of one range fitted alone.
-double fitted_error(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt)
+struct RangeFitError {
+    ModelError error{Measured::nan, Measured::nan, Measured::nan, 0}; // NaN: the range could not be fitted
+    bool negative_L = false; // eq. (1)'s L below 0: a model LogGOPSim cannot simulate
+};
+
+// The model's error over one range fitted alone.
+RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n,
+                                 const LogGPOptions& opt)
 {
     LogGPFit scratch;
     if (fit_range(samples, ps, r, n, opt, scratch) != Status::ok)
-        return Measured::nan;
-    return range_error(samples.subspan(r.first, r.count()), n, scratch.params.ranges.front()).mean_rel;
+        return {};
+    const LogGPRange& range = scratch.params.ranges.front();
+    return {range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0};
 }
 
 constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
 constexpr std::size_t max_ranges = 8;
 
-// ngx: where the fitted model of a range misses the quality goal (mean
-// relative error above 5%) by more than the measured noise explains (the
-// relative noise: a mean relative error over many points is below it when
-// only noise is missed), a protocol or cache regime changes inside it that no
-// single curve showed beyond its noise. Split it at the size that
-// minimises the error of the two halves, when that at least halves the
-// range's error; repeat on the halves. Each side keeps >= 3 sizes.
+// misfit() (loggp_quality.hpp) of two neighbouring ranges, each fitted alone;
+// NaN when either cannot be fitted, or has L < 0 unless allowed.
+double split_misfit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
+                    const LogGPOptions& opt, bool allow_negative_L)
+{
+    const RangeFitError fa = fitted_model_error(samples, ps, left, n, opt);
+    const RangeFitError fb = fitted_model_error(samples, ps, right, n, opt);
+    const ModelError &a = fa.error, &b = fb.error;
+    if (a.count + b.count == 0 || (!allow_negative_L && (fa.negative_L || fb.negative_L)))
+        return Measured::nan;
+    ModelError both;
+    both.max_rel = std::max(a.max_rel, b.max_rel);
+    both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
+    return misfit(both);
+}
+
+// ngx: where the fitted model of a range misses the quality goal (misfit()
+// above 1: a mean relative error above 5% or a max above 15%) and its mean
+// is above what the measured noise explains (the relative noise: a mean
+// relative error over many points is below it when only noise is missed), a
+// protocol or cache regime changes inside it that no single curve showed
+// beyond its noise. Split it at the size that minimises the misfit of the
+// two halves, when that meets the goal or at least halves the range's misfit;
+// repeat on the halves. Each side keeps >= 3 sizes. The detector's ranges are
+// only ever split, so every switch it found stays.
+//
+// A range that misses on its max alone (its mean meets the goal) is split
+// only into halves of L >= 0, unless its own L is < 0: in shm runs such
+// splits gave ranges of negative L, a model no simulator can run, for one
+// point's sake. A mean above the goal is a regime change worth a range of
+// its own (Open MPI over vader: its small sizes' range has L < 0).
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
                        Detected in)
 {
-    constexpr double goal_mean = 0.05;
     const double noise_floor = std::isfinite(opt.relative_noise) ? opt.relative_noise : 0.0;
     Detected out;
     std::vector<std::pair<Range, std::vector<LogGPCurve>>> todo;
@@ -323,22 +354,21 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
     while (!todo.empty()) {
         auto [r, by] = std::move(todo.back());
         todo.pop_back();
-        const double whole = fitted_error(samples, ps, r, n, opt);
+        const RangeFitError fitted = fitted_model_error(samples, ps, r, n, opt);
+        const double whole = misfit(fitted.error);
         std::size_t best_at = 0;
         double best = Measured::nan;
         const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
-        if (room && r.count() >= 2 * min_split_sizes && whole > goal_mean && whole > noise_floor)
+        const bool allow_negative_L = fitted.negative_L || fitted.error.mean_rel > QualityGoal{}.mean_rel;
+        if (room && r.count() >= 2 * min_split_sizes && whole > 1 && fitted.error.mean_rel > noise_floor)
             for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
-                const Range left{r.first, k - 1}, right{k, r.last};
-                const double e = (fitted_error(samples, ps, left, n, opt) * double(left.count()) +
-                                  fitted_error(samples, ps, right, n, opt) * double(right.count())) /
-                                 double(r.count());
+                const double e = split_misfit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt, allow_negative_L);
                 if (std::isfinite(e) && !(e >= best)) {
                     best = e;
                     best_at = k;
                 }
             }
-        if (std::isfinite(best) && best <= whole / 2) {
+        if (std::isfinite(best) && (best <= whole / 2 || best <= 1)) {
             todo.emplace_back(Range{best_at, r.last}, std::vector<LogGPCurve>{LogGPCurve::model});
             todo.emplace_back(Range{r.first, best_at - 1}, std::move(by));
             continue;

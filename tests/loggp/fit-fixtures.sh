@@ -1,0 +1,44 @@
+#!/bin/bash
+# fit-fixtures.sh: `ngx fit` of saved loggp runs (fixtures/) whose fit once
+# missed, each with what the fit must give now.
+#
+# shm-main-job-near.json, shm-main-job-series.json: the shm runs of two main
+# jobs of 2026-11-26 (34 sizes, vCPUs near). One range (64 B..2 KiB, and
+# 64 B..3 KiB) met the mean goal but missed the max: 16.4% at 384 B, and
+# 20.6%, while a split of the range, each half >= 3 sizes, meets both.
+# Asserted: the overall max below 15%, and every range with L >= 0 (the
+# split must not buy the max with a model LogGOPSim cannot run).
+#
+# loggp-vader.json: Open MPI over vader, 1 B..64 KiB; its small sizes' range
+# has L < 0 and misses the mean, so it is split there regardless. Asserted:
+# the eager/rendezvous switch (btl_vader_eager_limit 4 KiB) stays a range
+# boundary: the splits only ever add change points.
+source "$(dirname "$0")/common.sh"
+command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+refit() { # FIXTURE -> $IT_DIR/FIXTURE
+    ngx_run 30 fit "$LG_DIR/fixtures/$1" -o "$IT_DIR/$1"
+    [[ $RC == 0 ]] || fail "ngx fit $1: exit $RC: $(cat "$IT_DIR/err")"
+}
+for fixture in shm-main-job-near.json shm-main-job-series.json; do
+    refit "$fixture"
+    python3 - "$IT_DIR/$fixture" <<'PY' || fail "$fixture: the re-fit misses the max goal or has a range of L < 0"
+import json, sys
+model = json.load(open(sys.argv[1]))["model"]
+error = model["quality"]["overall"]["all"]
+ranges = [(int(r["from_bytes"]), int(r["to_bytes"]), r["L_us"]) for r in model["ranges"]]
+print(f"  ranges {ranges}; mean {100 * error['mean_relative']:.2f}%, max {100 * error['max_relative']:.2f}%")
+assert error["max_relative"] < 0.15, "max error not below 15%"
+assert all(L >= 0 for _, _, L in ranges), "a range with L < 0"
+PY
+    ok "$fixture: max below 15%, every L >= 0"
+done
+refit loggp-vader.json
+python3 - "$IT_DIR/loggp-vader.json" <<'PY' || fail "loggp-vader.json: no range starts at 4 KiB"
+import json, sys
+model = json.load(open(sys.argv[1]))["model"]
+points = [int(p) for p in model["change_points_bytes"]]
+print(f"  change points {points}")
+assert 4096 in points
+PY
+ok "loggp-vader.json: a range starts at the 4 KiB eager limit"
+echo PASS
