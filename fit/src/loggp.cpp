@@ -312,20 +312,24 @@ RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerS
 constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
 constexpr std::size_t max_ranges = 8;
 
-// misfit() (loggp_quality.hpp) of two neighbouring ranges, each fitted alone;
-// NaN when either cannot be fitted, or has L < 0 unless allowed.
-double split_misfit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
-                    const LogGPOptions& opt, bool allow_negative_L)
+struct SplitFit {
+    double misfit = Measured::nan; // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
+    bool negative_L = false;       // a half has L < 0
+};
+
+// Two neighbouring ranges, each fitted alone.
+SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
+                   const LogGPOptions& opt)
 {
     const RangeFitError fa = fitted_model_error(samples, ps, left, n, opt);
     const RangeFitError fb = fitted_model_error(samples, ps, right, n, opt);
     const ModelError &a = fa.error, &b = fb.error;
-    if (a.count + b.count == 0 || (!allow_negative_L && (fa.negative_L || fb.negative_L)))
-        return Measured::nan;
+    if (a.count + b.count == 0)
+        return {};
     ModelError both;
     both.max_rel = std::max(a.max_rel, b.max_rel);
     both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
-    return misfit(both);
+    return {misfit(both), fa.negative_L || fb.negative_L};
 }
 
 // ngx: where the fitted model of a range misses the quality goal (misfit()
@@ -338,11 +342,12 @@ double split_misfit(std::span<const PrttSample> samples, const PerSize& ps, Rang
 // repeat on the halves. Each side keeps >= 3 sizes. The detector's ranges are
 // only ever split, so every switch it found stays.
 //
-// A range that misses on its max alone (its mean meets the goal) is split
-// only into halves of L >= 0, unless its own L is < 0: in shm runs such
-// splits gave ranges of negative L, a model no simulator can run, for one
-// point's sake. A mean above the goal is a regime change worth a range of
-// its own (Open MPI over vader: its small sizes' range has L < 0).
+// Halves of L >= 0 are preferred: a split with a half of L < 0 (a model no
+// simulator can run) is taken only when no other split will do, and only
+// where the range's mean misses the goal or its own L is < 0 (a regime
+// change worth a range of its own: Open MPI over vader, whose small sizes'
+// range has L < 0), never for one point's sake (in shm runs such splits of
+// ranges missing on their max alone gave ranges of negative L).
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
                        Detected in)
 {
@@ -356,21 +361,26 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
         todo.pop_back();
         const RangeFitError fitted = fitted_model_error(samples, ps, r, n, opt);
         const double whole = misfit(fitted.error);
-        std::size_t best_at = 0;
-        double best = Measured::nan;
-        const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
         const bool allow_negative_L = fitted.negative_L || fitted.error.mean_rel > QualityGoal{}.mean_rel;
+        const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
+        // The best split of L >= 0 halves, and the best of any.
+        std::size_t runnable_at = 0, any_at = 0;
+        double runnable = Measured::nan, any = Measured::nan;
         if (room && r.count() >= 2 * min_split_sizes && whole > 1 && fitted.error.mean_rel > noise_floor)
             for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
-                const double e = split_misfit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt, allow_negative_L);
-                if (std::isfinite(e) && !(e >= best)) {
-                    best = e;
-                    best_at = k;
-                }
+                const SplitFit f = split_fit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt);
+                if (!std::isfinite(f.misfit))
+                    continue;
+                if (!f.negative_L && !(f.misfit >= runnable))
+                    runnable = f.misfit, runnable_at = k;
+                if (!(f.misfit >= any))
+                    any = f.misfit, any_at = k;
             }
-        if (std::isfinite(best) && (best <= whole / 2 || best <= 1)) {
-            todo.emplace_back(Range{best_at, r.last}, std::vector<LogGPCurve>{LogGPCurve::model});
-            todo.emplace_back(Range{r.first, best_at - 1}, std::move(by));
+        const auto acceptable = [&](double m) { return std::isfinite(m) && (m <= whole / 2 || m <= 1); };
+        const std::size_t at = acceptable(runnable) ? runnable_at : allow_negative_L && acceptable(any) ? any_at : 0;
+        if (at != 0) {
+            todo.emplace_back(Range{at, r.last}, std::vector<LogGPCurve>{LogGPCurve::model});
+            todo.emplace_back(Range{r.first, at - 1}, std::move(by));
             continue;
         }
         out.ranges.push_back(r);

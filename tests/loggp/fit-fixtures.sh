@@ -9,6 +9,13 @@
 # Asserted: the overall max below 15%, and every range with L >= 0 (the
 # split must not buy the max with a model LogGOPSim cannot run).
 #
+# shm-far-placement.json: `ngx -m shm -x loggp` with the two vCPUs far
+# apart (L_eel 0.2 us). The paper's estimates of its range 512 B..1 KiB
+# had L = -0.05 us (the receive copy pulls the data across the cores, so
+# o_r and L overlap) and fitted closer than the joint fit, which holds
+# L >= 0 and meets the goal as well; the model could not be exported to
+# LogGOPSim. Asserted as above: max below 15%, every L >= 0.
+#
 # loggp-vader.json: Open MPI over vader, 1 B..64 KiB; its small sizes' range
 # has L < 0 and misses the mean, so it is split there regardless. Asserted:
 # the eager/rendezvous switch (btl_vader_eager_limit 4 KiB) stays a range
@@ -19,7 +26,7 @@ refit() { # FIXTURE -> $IT_DIR/FIXTURE
     ngx_run 30 fit "$LG_DIR/fixtures/$1" -o "$IT_DIR/$1"
     [[ $RC == 0 ]] || fail "ngx fit $1: exit $RC: $(cat "$IT_DIR/err")"
 }
-for fixture in shm-main-job-near.json shm-main-job-series.json; do
+for fixture in shm-main-job-near.json shm-main-job-series.json shm-far-placement.json; do
     refit "$fixture"
     python3 - "$IT_DIR/$fixture" <<'PY' || fail "$fixture: the re-fit misses the max goal or has a range of L < 0"
 import json, sys

@@ -32,9 +32,15 @@
 // token bucket lets one message through faster) and they are kept. A
 // parameter the data do not constrain keeps the paper's value. Costs are not negative: a parameter that solves below zero is held
 // at 0 and the rest solved again; the held ones are listed (never silent).
+// Where that least-squares solution misses the goal, a few rounds of
+// Lawson's reweighting move it toward the minimax solution (the rows missed
+// most weigh most), so a step between a range's few sizes is missed evenly
+// rather than all at one size; the best round is kept.
 // The result replaces the paper's parameters only when it reproduces the
 // measurements better, judged by misfit() of loggp_quality.hpp: the worse of
 // the mean and the max relative error over all curves, each over the goal's.
+// Where the paper's L is below 0 (no simulator can run it) a joint solution
+// that meets the goal is taken even if the paper's fits closer.
 //
 // Pipelined transfers. Where a message's per-byte stages run at once (shm's
 // ring copies a large message's pieces in and out together) the measured
