@@ -40,7 +40,11 @@
 // measurements better, judged by misfit() of loggp_quality.hpp: the worse of
 // the mean and the max relative error over all curves, each over the goal's.
 // Where the paper's L is below 0 (no simulator can run it) a joint solution
-// that meets the goal is taken even if the paper's fits closer.
+// that meets the goal is taken even if the paper's fits closer. Where no
+// solution with L >= 0 meets the goal, the overheads measured in a stream
+// exceed what the round trip leaves for them (o and L overlap), and the
+// solution with L free of sign is taken if it meets the goal (or beats a
+// paper L < 0): the report then warns of L < 0, never silently.
 //
 // Pipelined transfers. Where a message's per-byte stages run at once (shm's
 // ring copies a large message's pieces in and out together) the measured
