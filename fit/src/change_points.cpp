@@ -388,8 +388,13 @@ Result<CurveRanges> detect_protocol_ranges_any(std::span<const double> size, std
             }
         }
         std::sort(found_by.begin(), found_by.end());
+        std::vector<std::size_t> splits;
+        for (std::size_t i = g; i < end; ++i)
+            if (splits.empty() || splits.back() != candidates[i].split)
+                splits.push_back(candidates[i].split);
         out.ranges.push_back({first, best});
         out.found_by.push_back(std::move(found_by));
+        out.candidates.push_back(std::move(splits));
         first = best + 1;
         g = end;
     }

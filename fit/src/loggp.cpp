@@ -51,6 +51,9 @@ std::vector<double> guarded_relative_weights(std::span<const double> v)
 struct Detected {
     std::vector<Range> ranges;
     std::vector<std::vector<LogGPCurve>> split_by; // per range, empty for the first
+    // per change (between ranges i and i + 1): the splits the curves proposed
+    // (CurveRanges::candidates); empty where the detector gives none.
+    std::vector<std::vector<std::size_t>> candidates;
 };
 
 struct PerSize {
@@ -116,6 +119,7 @@ Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& 
         return found.status();
     Detected d;
     d.ranges = std::move(found->ranges);
+    d.candidates = std::move(found->candidates);
     d.split_by.resize(d.ranges.size());
     for (std::size_t i = 0; i < found->found_by.size(); ++i)
         for (std::size_t k : found->found_by[i])
@@ -311,6 +315,52 @@ RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerS
 
 constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
 constexpr std::size_t max_ranges = 8;
+
+// ngx: switches closer than three sizes (each range keeps three) reach the
+// robust detector as one change with several candidate splits, and it puts
+// the change where lines per curve fit best. With shm's vCPUs far apart the
+// 56-byte inline switch (in y(s), 48 | 64 B) and the receive copy's (in
+// o_r(s), 96 | 128 B) are two sizes apart; the curves may choose the second
+// and leave the first, a 70% step of PRTT(n,0,s), inside the range below.
+// Where the detector's split leaves either neighbouring range missing the
+// goal, another candidate is taken when it cuts the worse misfit() of the
+// two by a fifth or more (and gives no new range of L < 0); a range that
+// still misses is then split by split_misfits. A change whose ranges meet
+// the goal is never moved (Open MPI over vader: its 4 KiB eager switch
+// stays where the curves put it; its other candidates fit no better).
+constexpr double choose_margin = 0.8;
+Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSize& ps, double n,
+                                const LogGPOptions& opt, Detected d)
+{
+    for (std::size_t i = 0; i + 1 < d.ranges.size() && i < d.candidates.size(); ++i) {
+        Range& left = d.ranges[i];
+        Range& right = d.ranges[i + 1];
+        if (d.candidates[i].size() < 2)
+            continue;
+        const RangeFitError fl = fitted_model_error(samples, ps, left, n, opt);
+        const RangeFitError fr = fitted_model_error(samples, ps, right, n, opt);
+        double best = std::max(misfit(fl.error), misfit(fr.error));
+        if (!(best > 1))
+            continue;
+        std::size_t best_at = left.last;
+        for (std::size_t split : d.candidates[i]) {
+            if (split == left.last || split + 1 < left.first + min_split_sizes || split + min_split_sizes > right.last)
+                continue;
+            const RangeFitError a = fitted_model_error(samples, ps, {left.first, split}, n, opt);
+            const RangeFitError b = fitted_model_error(samples, ps, {split + 1, right.last}, n, opt);
+            if ((a.negative_L && !fl.negative_L) || (b.negative_L && !fr.negative_L))
+                continue;
+            const double m = std::max(misfit(a.error), misfit(b.error));
+            if (m < choose_margin * best) {
+                best = m;
+                best_at = split;
+            }
+        }
+        left.last = best_at;
+        right.first = best_at + 1;
+    }
+    return d;
+}
 
 struct SplitFit {
     double misfit = Measured::nan; // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
@@ -537,7 +587,10 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
     Result<Detected> found = detect(samples, ps, n, opt);
     if (!found)
         return found.status();
-    Detected ranges = merge_single_points(std::move(*found));
+    Detected ranges = std::move(*found);
+    if (opt.split_misfits && opt.method == ChangePointMethod::robust)
+        ranges = choose_splits_by_model(samples, ps, n, opt, std::move(ranges));
+    ranges = merge_single_points(std::move(ranges));
     if (opt.split_misfits && opt.method == ChangePointMethod::robust)
         ranges = split_misfits(samples, ps, n, opt, std::move(ranges));
     for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {

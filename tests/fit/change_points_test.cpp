@@ -280,19 +280,27 @@ TEST(ChangePointsAny, AChangeInOneCurveOnlyIsFoundAndAttributed)
     EXPECT_EQ(detect_protocol_ranges(x, flat)->size(), 1u);
 }
 
-TEST(ChangePointsAny, OneChangeSeenByTwoCurvesOneApartIsOneChange)
+TEST(ChangePointsAny, ChangesOfTwoCurvesCloserThanThreeSizesAreOneChangeNamingBoth)
 {
-    const auto x = xs(24);
-    const auto a = curve(x, 11, 0, 0);
-    const auto b = curve(x, 12, 0, 0);
-    const std::vector<DetectorCurve> curves{{a, {}}, {b, {}}};
-    const auto r = detect_protocol_ranges_any(x, curves);
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->ranges.size(), 2u);
-    EXPECT_TRUE(r->ranges[0].last == 11 || r->ranges[0].last == 12);
-    EXPECT_EQ(r->found_by[0], (std::vector<std::size_t>{0, 1}));
-    for (const Range& range : r->ranges)
-        EXPECT_GE(range.count(), 3u);
+    // Curve a steps after index 11, curve b one or two indices later: one
+    // switch seen by both, or two switches with a range of fewer than three
+    // points between. Either way one split, and both candidates handed to a
+    // caller that can judge them by its model.
+    for (std::size_t apart : {1u, 2u}) {
+        const auto x = xs(26);
+        const auto a = curve(x, 11, 0, 0);
+        const auto b = curve(x, 11 + apart, 0, 0);
+        const std::vector<DetectorCurve> curves{{a, {}}, {b, {}}};
+        const auto r = detect_protocol_ranges_any(x, curves);
+        ASSERT_TRUE(r);
+        ASSERT_EQ(r->ranges.size(), 2u) << apart;
+        EXPECT_TRUE(r->ranges[0].last == 11 || r->ranges[0].last == 11 + apart) << apart;
+        EXPECT_EQ(r->found_by[0], (std::vector<std::size_t>{0, 1})) << apart;
+        ASSERT_EQ(r->candidates.size(), 1u) << apart;
+        EXPECT_EQ(r->candidates[0], (std::vector<std::size_t>{11, 11 + apart})) << apart;
+        for (const Range& range : r->ranges)
+            EXPECT_GE(range.count(), 3u) << apart;
+    }
 }
 
 TEST(ChangePointsAny, ScaleSetsTheWeightsOfACurveNearZero)

@@ -167,6 +167,11 @@ struct CurveRanges {
     // found_by[i]: indices into the curves whose detector saw the change
     // between ranges[i] and ranges[i + 1].
     std::vector<std::vector<std::size_t>> found_by;
+    // candidates[i]: every split the curves proposed for that change, the
+    // chosen one among them (ascending): two switches closer than
+    // min_segment points form one change, and a caller that can judge a
+    // split by its model may prefer another of them.
+    std::vector<std::vector<std::size_t>> candidates;
 };
 
 // Fails with invalid_input for no curves or any curve detect_protocol_ranges rejects.
