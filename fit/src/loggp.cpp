@@ -283,8 +283,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
     range.L = average(paper_L(samples, r, range), guarded_relative_weights(prtt1), rel, opt.level);
     if (opt.joint && r.count() >= 3)
-        if (Result<JointFit> joint =
-                refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range))
+        if (Result<JointFit> joint = refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights,
+                                                          opt.level, range, opt.signed_L_when_missing))
             detail.joint = std::move(*joint);
     const std::vector<double> Ls = paper_L(samples, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
@@ -397,7 +397,9 @@ SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range
 // where the range's mean misses the goal or its own L is < 0 (a regime
 // change worth a range of its own: Open MPI over vader, whose small sizes'
 // range has L < 0), never for one point's sake (in shm runs such splits of
-// ranges missing on their max alone gave ranges of negative L).
+// ranges missing on their max alone gave ranges of negative L). A range
+// that meets the goal only with L < 0 (LogGPOptions::signed_L_when_missing)
+// is split where two halves of L >= 0 meet it.
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
                        Detected in)
 {
@@ -413,10 +415,14 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
         const double whole = misfit(fitted.error);
         const bool allow_negative_L = fitted.negative_L || fitted.error.mean_rel > QualityGoal{}.mean_rel;
         const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
+        // A range that meets the goal only with L < 0 is split too where
+        // two halves of L >= 0 meet it.
+        const bool misses = whole > 1 && fitted.error.mean_rel > noise_floor;
+        const bool unrunnable = !(whole > 1) && fitted.negative_L;
         // The best split of L >= 0 halves, and the best of any.
         std::size_t runnable_at = 0, any_at = 0;
         double runnable = Measured::nan, any = Measured::nan;
-        if (room && r.count() >= 2 * min_split_sizes && whole > 1 && fitted.error.mean_rel > noise_floor)
+        if (room && r.count() >= 2 * min_split_sizes && (misses || unrunnable))
             for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
                 const SplitFit f = split_fit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt);
                 if (!std::isfinite(f.misfit))
@@ -426,8 +432,12 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
                 if (!(f.misfit >= any))
                     any = f.misfit, any_at = k;
             }
-        const auto acceptable = [&](double m) { return std::isfinite(m) && (m <= whole / 2 || m <= 1); };
-        const std::size_t at = acceptable(runnable) ? runnable_at : allow_negative_L && acceptable(any) ? any_at : 0;
+        const auto acceptable = [&](double m) {
+            return std::isfinite(m) && (unrunnable ? m <= 1 : m <= whole / 2 || m <= 1);
+        };
+        const std::size_t at = acceptable(runnable)                                 ? runnable_at
+                               : !unrunnable && allow_negative_L && acceptable(any) ? any_at
+                                                                                    : 0;
         if (at != 0) {
             todo.emplace_back(Range{at, r.last}, std::vector<LogGPCurve>{LogGPCurve::model});
             todo.emplace_back(Range{r.first, at - 1}, std::move(by));

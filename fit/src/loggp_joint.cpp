@@ -359,7 +359,7 @@ Forms best_forms(std::span<const PrttSample> samples, double n, Weighting weight
 } // namespace
 
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
-                                      LogGPRange& range)
+                                      LogGPRange& range, bool signed_L_when_missing)
 {
     if (samples.size() < 3 || !(n >= 2))
         return Status::too_few_points;
@@ -401,7 +401,7 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
     // with L free of sign is taken if it meets the goal, or if the model has
     // L < 0 already (the paper's) and it fits closer; the report warns of
     // L < 0 and the LogGOPSim export refuses it, never silently.
-    if (best_error > 1) {
+    if (signed_L_when_missing && best_error > 1) {
         Forms free_L = best_forms(samples, n, weights, level, range, theta, free, with_o_r, true, out.rounds);
         Candidate* c = free_L.better_than(best_error, Measured::nan);
         if (c && (c->error <= 1 || range.L.value < 0))

@@ -245,6 +245,10 @@ struct LogGPOptions {
     // (loggp_joint.hpp) where that reproduces the measurements better;
     // false: paper 001's estimates, each from its own equation.
     bool joint = false;
+    // With joint: where no solution with L >= 0 meets the quality goal, take
+    // one with L free of sign (loggp_joint.hpp). With split_misfits a range
+    // that meets the goal only so is split where two halves of L >= 0 do.
+    bool signed_L_when_missing = true;
     double level = 0.95; // confidence level of every interval
     // Relative standard error of the measured PRTT medians (typical over the
     // sizes, e.g. the 95% interval's relative half-width / 1.96), for the

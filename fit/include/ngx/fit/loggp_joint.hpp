@@ -74,8 +74,9 @@ inline constexpr double overlapped_floor = 0.01;
 // `samples`: the sizes of one range (>= 3). On success `range` holds the
 // better of the paper's and the joint parameters, with the joint fit's
 // intervals when it is the joint one.
+// `signed_L_when_missing`: LogGPOptions::signed_L_when_missing.
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
-                                      LogGPRange& range);
+                                      LogGPRange& range, bool signed_L_when_missing = true);
 
 } // namespace ngx::fit
 
