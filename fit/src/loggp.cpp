@@ -389,8 +389,8 @@ SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range
 // protocol or cache regime changes inside it that no single curve showed
 // beyond its noise. Split it at the size that minimises the misfit of the
 // two halves, when that meets the goal or at least halves the range's misfit;
-// repeat on the halves. Each side keeps >= 3 sizes. The detector's ranges are
-// only ever split, so every switch it found stays.
+// repeat on the halves. Each side keeps >= 3 sizes. Ranges are only ever
+// split here, so every change point found before stays.
 //
 // Halves of L >= 0 are preferred: a split with a half of L < 0 (a model no
 // simulator can run) is taken only when no other split will do, and only
