@@ -106,6 +106,11 @@ ngx_status no_prepare_recv(void*, ngx_error*)
     return NGX_OK; // a module without the op leaves nothing for later
 }
 
+ngx_status no_virtual_clock(void*, ngx_virtual_clock*, ngx_error* err)
+{
+    return unsupported(err, "virtual time");
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -138,6 +143,8 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.bcast = no_bcast;
     if (ops.prepare_recv == nullptr)
         ops.prepare_recv = no_prepare_recv;
+    if (ops.virtual_clock == nullptr)
+        ops.virtual_clock = no_virtual_clock;
     return ops;
 }
 

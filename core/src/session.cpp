@@ -2,6 +2,7 @@
 #include "session.hpp"
 
 #include "comparison.hpp"
+#include "virtual_bootstrap.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -128,10 +129,29 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     NGX_TRY((*transport)->connect(boot_));
     RunSettings run_settings = config_.settings;
     run_settings.progress = &progress_;
-    PatternContext context{**transport, boot_, timer_, run_settings, *this, cancel_, {}};
-    NGX_TRY(pattern.run(context));
+    // A module in virtual time (sim --sim-clock virtual) times the run with
+    // its clock, and the bootstrap carries that time (virtual_bootstrap.hpp).
+    if (std::optional<ngx_virtual_clock> clock = (*transport)->virtual_clock()) {
+        Timer simulated = Timer::virtual_time(*clock);
+        VirtualBootstrap timed(boot_, *clock);
+        note_timer(simulated);
+        PatternContext context{**transport, timed, simulated, run_settings, *this, cancel_, {}};
+        NGX_TRY(pattern.run(context));
+    } else {
+        PatternContext context{**transport, boot_, timer_, run_settings, *this, cancel_, {}};
+        NGX_TRY(pattern.run(context));
+    }
     mark_step(&progress_, "waiting for the peer after the run");
     return boot_.barrier().with_context("waiting for the peer after the run");
+}
+
+// The run's options say when it was timed by a simulated clock, not the
+// document's timer.
+void Session::note_timer(const Timer& timer)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (current_ != nullptr)
+        current_->options["timer"] = timer.info().source;
 }
 
 void Session::begin_run(const ModuleChoice& choice, const Pattern& pattern)

@@ -47,6 +47,7 @@ private:
     Status measure(const ModuleChoice& choice, Pattern& pattern);
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
     void end_run(const Status& status);
+    void note_timer(const Timer& timer);
     Status close_locked();
     bool reporting() const { return boot_.is_driver(); } // rank 0 writes the files; other drivers show a table
 

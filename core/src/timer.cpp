@@ -177,4 +177,17 @@ Result<Timer> Timer::unflagged_tsc(TimerChoice choice, Timer clock)
 #endif
 }
 
+Timer Timer::virtual_time(const ngx_virtual_clock& clock)
+{
+    TimerInfo info;
+    info.source = "virtual";
+    info.ticks_per_us = clock.ticks_per_us;
+    info.resolution_ns = 1e3 / clock.ticks_per_us;
+    info.overhead_ns = 0;
+    info.reason = "the module simulates the network in virtual time: samples read its clock";
+    Timer timer(false, std::move(info));
+    timer.virtual_ = clock;
+    return timer;
+}
+
 } // namespace ngx

@@ -147,6 +147,16 @@ Status Transport::prepare_recv()
     return code == NGX_OK ? Status() : failure("prepare_recv", code);
 }
 
+std::optional<ngx_virtual_clock> Transport::virtual_clock()
+{
+    ngx_virtual_clock clock{};
+    ngx_error ignored{};
+    if (ops_->virtual_clock(ctx_, &clock, &ignored) != NGX_OK || clock.now == nullptr || clock.advance_to == nullptr ||
+        !(clock.ticks_per_us > 0))
+        return std::nullopt;
+    return clock;
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

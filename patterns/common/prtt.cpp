@@ -197,11 +197,7 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
 [[gnu::noinline]] uint64_t wait_ticks(const Timer& timer, uint64_t delay)
 {
     uint64_t begin = timer.now();
-    uint64_t until = begin + delay;
-    uint64_t now = begin;
-    while ((now = timer.now()) < until) {
-    }
-    return now - begin;
+    return timer.wait_until(begin + delay) - begin;
 }
 
 // What one wait(d) costs beyond the span its own reads see, in ticks: the
@@ -326,11 +322,8 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
                 waited += wait_ticks(timer, delay_ticks);
             code = transport.send_code(data, spec.size);
         }
-        if (compute_ticks != 0) { // compute(w), paper 004 Figure 3
-            uint64_t until = timer.now() + compute_ticks;
-            while (timer.now() < until) {
-            }
-        }
+        if (compute_ticks != 0) // compute(w), paper 004 Figure 3
+            timer.wait_until(timer.now() + compute_ticks);
         if (code == NGX_OK) {
             operation = "recv";
             code = transport.recv_code(data, spec.size);

@@ -194,9 +194,7 @@ Status Overhead::repetition(PatternContext& ctx, Buffer& buffer, uint64_t size, 
     NGX_TRY(rooted_barrier(ctx.bootstrap, root));
     if (!driver)
         return send_timed(ctx, buffer, size, second);
-    uint64_t until = ctx.timer.now() + delay_ticks; // wait delta
-    while (ctx.timer.now() < until) {
-    }
+    ctx.timer.wait_until(ctx.timer.now() + delay_ticks); // wait delta
     return recv_timed(ctx, buffer, size, second);
 }
 

@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 3
+#define NGX_MODULE_ABI_MINOR 4
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -133,6 +133,20 @@ typedef struct ngx_layout {
 /* A pending non-blocking operation; the module decides what it holds. */
 typedef uintptr_t ngx_request;
 
+/* 1.4: simulated time. A module that simulates a network in virtual time
+ * (sim --sim-clock virtual) keeps, per process, a clock that its calls
+ * advance by the model's costs instead of waiting them out; the core then
+ * times every sample with that clock, so a pattern measures exactly what a
+ * perfect machine would show. `now` reads the clock; `advance_to` is a wait
+ * until `ticks` (nothing if the clock is already past it); both are cheap
+ * and never fail. Ticks are `ticks_per_us` to a microsecond. */
+typedef struct ngx_virtual_clock {
+    void* ctx;
+    uint64_t (*now)(void* ctx);
+    void (*advance_to)(void* ctx, uint64_t ticks);
+    double ticks_per_us;
+} ngx_virtual_clock;
+
 /* Members added after 1.1 start out NULL in C++ as well, so that a table
  * written for an older minor version still compiles cleanly (no
  * -Wmissing-field-initializers) and reads as "unsupported". */
@@ -176,6 +190,11 @@ typedef struct ngx_module_ops {
      * or, at the latest, to the start of its next send or receive, so that a
      * pattern timing one receive (overhead) times the receive alone. */
     ngx_status (*prepare_recv)(void* ctx, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.4, optional: after connect, a module that runs in virtual time
+     * fills `clock` (see ngx_virtual_clock) and returns NGX_OK; one in real
+     * time returns NGX_ERR_UNSUPPORTED (the loader's fallback for a module
+     * without the op). */
+    ngx_status (*virtual_clock)(void* ctx, ngx_virtual_clock* clock, ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

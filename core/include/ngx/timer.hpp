@@ -17,6 +17,7 @@
 #ifndef NGX_TIMER_HPP
 #define NGX_TIMER_HPP
 
+#include <ngx/module.h>
 #include <ngx/status.hpp>
 
 #include <cstdint>
@@ -32,7 +33,7 @@ namespace ngx {
 enum class TimerChoice { automatic, tsc, clock };
 
 struct TimerInfo {
-    std::string source;       // "tsc" or "clock_gettime"
+    std::string source;       // "tsc", "clock_gettime" or "virtual"
     double ticks_per_us = 0;  // calibrated frequency (1000 for clock_gettime: ticks are ns)
     double resolution_ns = 0; // smallest step seen between two reads
     double overhead_ns = 0;   // cost of one read
@@ -45,9 +46,14 @@ public:
     // Calibrates the chosen source; asking for "tsc" where its rate is not
     // steady (or there is none) is a usage error.
     static Result<Timer> calibrate(TimerChoice choice);
+    // Times with a module's simulated clock (ABI 1.4); `clock` stays valid
+    // while the module is connected.
+    static Timer virtual_time(const ngx_virtual_clock& clock);
 
     uint64_t now() const
     {
+        if (virtual_.now != nullptr) [[unlikely]]
+            return virtual_.now(virtual_.ctx);
 #if defined(__x86_64__)
         if (use_tsc_) {
             unsigned int aux;
@@ -68,12 +74,29 @@ public:
         return uint64_t(us * info_.ticks_per_us);
     }
 
+    // Busy-waits until the clock reads `until` or later; returns the last
+    // read. Virtual time moves there at once.
+    uint64_t wait_until(uint64_t until) const
+    {
+        if (virtual_.now != nullptr) [[unlikely]] {
+            virtual_.advance_to(virtual_.ctx, until);
+            return now();
+        }
+        uint64_t last;
+        while ((last = now()) < until) {
+        }
+        return last;
+    }
+
     // Spins until `us` microseconds have passed (the "wait(d)" of paper 001, Listing 1).
     void busy_wait_us(double us) const
     {
-        uint64_t end = now() + us_to_ticks(us);
-        while (now() < end) {
-        }
+        wait_until(now() + us_to_ticks(us));
+    }
+
+    bool is_virtual() const
+    {
+        return virtual_.now != nullptr;
     }
 
     const TimerInfo& info() const
@@ -87,6 +110,7 @@ private:
     static Result<Timer> unflagged_tsc(TimerChoice choice, Timer clock);
     bool use_tsc_;
     TimerInfo info_;
+    ngx_virtual_clock virtual_{}; // now == nullptr: real time
 };
 
 bool cpu_has_invariant_tsc();

@@ -128,6 +128,9 @@ public:
     // ABI 1.3: the work a completed receive left for the next one, done
     // now, outside a timed region (no-op for modules without the op).
     Status prepare_recv();
+    // ABI 1.4: the module's simulated clock when it runs in virtual time
+    // (sim --sim-clock virtual), after connect; none in real time.
+    std::optional<ngx_virtual_clock> virtual_clock();
 
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);

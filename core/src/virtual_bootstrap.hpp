@@ -1,0 +1,50 @@
+// A bootstrap that carries simulated time (sim --sim-clock virtual).
+//
+// In virtual time every process has its own clock, which only its module's
+// calls advance. Messages of the simulated network carry their arrival time,
+// so the clocks stay causal through the module; what the processes say to
+// each other through the bootstrap (a pattern's barriers, rooted barriers,
+// exchanges) must carry time as well, or a barrier would leave the peers'
+// clocks apart. This decorator appends the sender's clock to every blob and
+// advances the receiver's clock to it, as a message that costs nothing: a
+// barrier releases every rank at the latest rank's time, as a perfect
+// barrier would.
+//
+//     VirtualBootstrap timed(boot, clock);   // clock: Transport::virtual_clock()
+//     PatternContext context{transport, timed, Timer::virtual_time(clock), ...};
+#ifndef NGX_VIRTUAL_BOOTSTRAP_HPP
+#define NGX_VIRTUAL_BOOTSTRAP_HPP
+
+#include <ngx/bootstrap.hpp>
+
+namespace ngx {
+
+class VirtualBootstrap : public Bootstrap {
+public:
+    VirtualBootstrap(Bootstrap& inner, const ngx_virtual_clock& clock) : inner_(inner), clock_(clock) {}
+
+    BootstrapKind kind() const override { return inner_.kind(); }
+    int rank() const override { return inner_.rank(); }
+    int nranks() const override { return inner_.nranks(); }
+    int peer() const override { return inner_.peer(); }
+    bool is_driver() const override { return inner_.is_driver(); }
+    std::string local_address() const override { return inner_.local_address(); }
+    std::string peer_address() const override { return inner_.peer_address(); }
+
+    Status exchange(const Bytes& mine, Bytes& theirs) override;
+    Status barrier() override;
+    Status broadcast(Bytes& value) override;
+    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+
+private:
+    Bytes stamped(const Bytes& blob) const;
+    // Strips the stamp off `blob` and advances this clock to it.
+    Status take_stamp(Bytes& blob, const char* step) const;
+
+    Bootstrap& inner_;
+    ngx_virtual_clock clock_;
+};
+
+} // namespace ngx
+
+#endif
