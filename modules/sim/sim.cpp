@@ -87,6 +87,7 @@
 // (arrivals are already G_all apart). Messages larger than the ring stream
 // through it but can then delay a sender whose receiver has not posted its recv.
 #include "../shm/channel.hpp"
+#include "noise.hpp"
 #include "shared_link.hpp"
 #include "sim_clock.hpp"
 
@@ -224,7 +225,10 @@ struct Context {
     bool match_ack_taken = false;      // a synchronous send's acknowledgement read ahead (expect_message)
     uint64_t match_ack_arrival = 0;
     bool self_pending = false;
-    uint64_t self_ready = 0; // clock ticks
+    uint64_t self_ready = 0;   // clock ticks
+    bool virtual_time = false; // --sim-clock virtual
+    ngx::sim::Noise noise;     // --sim-noise, --sim-seed (virtual time)
+    uint64_t virtual_now = 0;  // the simulated clock, in picoseconds (virtual time)
 };
 
 // What goes in front of every message on the ring.
@@ -259,6 +263,15 @@ const ngx_option_spec option_specs[] = {
     {"sim-RN", "0", "bytes/s of the node's link, shared by all pairs of a node (max-rate model, paper 002); 0 = none"},
     {"sim-RC", "0", "bytes/s of each pair's own path to the link (max-rate model R_C); 0 = none"},
     {"sim-link", "", "name of the shared link record (default: the job's name, else the driver's pid)"},
+    {"sim-clock", "real",
+     "real: calls busy-wait the model's costs on this machine's clock; virtual: each process keeps a simulated "
+     "clock that calls advance by exactly the model's costs, and ngx times samples with it (exact, deterministic "
+     "ground truth)"},
+    {"sim-noise", "",
+     "virtual time only: seeded noise on the model, comma-separated: jitter:F (o_s, o_r, L times 1 + N(0, F)), "
+     "outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times FACTOR with probability P), "
+     "launch:F (the whole model times 1 + N(0, F) for this launch)"},
+    {"sim-seed", "1", "seed of --sim-noise (the same seed repeats a run exactly)"},
     {"sim-sleep", "0",
      "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
      "cores); 0 = always spin"},
@@ -330,7 +343,7 @@ size_t auto_ring_bytes(size_t max_message_size)
 // leaving the rest to the busy-wait; no clock read when it is off.
 void sleep_before(const Context* c, uint64_t until)
 {
-    if (c->sleep_margin_ns == 0)
+    if (c->sleep_margin_ns == 0 || c->clock.is_virtual())
         return;
     uint64_t now = c->clock.now();
     ngx::sim::sleep_most_of(until > now ? uint64_t(double(until - now) / c->clock.ticks_per_ns()) : 0,
@@ -341,6 +354,10 @@ void sleep_before(const Context* c, uint64_t until)
 // `until`; only the cancel flag stops it early.
 ngx_status spin_until(const Context* c, uint64_t until, const char* step, ngx_error* err)
 {
+    if (c->clock.is_virtual()) {
+        c->clock.advance_to(until);
+        return NGX_OK;
+    }
     sleep_before(c, until);
     if (ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); }) == 0)
         return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
@@ -359,6 +376,11 @@ uint64_t call_time(const Context* c)
 // already passed that time: the model was not kept there (sim_finalize).
 ngx_status return_at(Context* c, Late& late, uint64_t model_return, const char* step, ngx_error* err)
 {
+    if (c->clock.is_virtual()) { // exactly the model's time
+        ++late.calls;
+        c->clock.advance_to(model_return);
+        return NGX_OK;
+    }
     uint64_t until = model_return - std::min(c->cost.exit, model_return);
     sleep_before(c, until);
     uint64_t last = ngx::sim::spin_to(c->clock, until, [c] { return ngx::mod::cancelled(c->cancel); });
@@ -368,6 +390,12 @@ ngx_status return_at(Context* c, Late& late, uint64_t model_return, const char* 
     late.late += last - until > c->late_margin;
     late.overshoot += last - until;
     return NGX_OK;
+}
+
+// A send's or receive's CPU cost with --sim-noise (none in real time).
+uint64_t noisy_call(Context* c, uint64_t ticks)
+{
+    return c->noise.any() ? c->noise.call(ticks, c->clock.ticks_per_ns() * 1e3) : ticks;
 }
 
 // ---- ring messages ----------------------------------------------------------
@@ -502,9 +530,9 @@ ngx_status sim_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
 // ---- send and recv ----------------------------------------------------------------
 
 // The end of an eager send's CPU part, called at t: o_s(s), packing, the buffered copy.
-uint64_t eager_cpu(const Context* c, uint64_t t, size_t len)
+uint64_t eager_cpu(Context* c, uint64_t t, size_t len)
 {
-    return t + c->timing.o_s(len) + strided_cost(c, len) + c->timing.copy(len);
+    return t + noisy_call(c, c->timing.o_s(len)) + strided_cost(c, len) + c->timing.copy(len);
 }
 
 // Sends the data whose CPU part ends at `cpu_done` as soon as the NIC is
@@ -514,7 +542,7 @@ ngx_status push_data(Context* c, const void* buf, size_t len, uint64_t cpu_done,
     const Model& m = c->timing;
     *injection = std::max(cpu_done, c->nic_free);
     c->nic_free = *injection + m.g() + m.wire(len);
-    uint64_t arrival = *injection + m.L() + m.wire(len) + c->link.share(len, *injection);
+    uint64_t arrival = *injection + c->noise.latency(m.L()) + m.wire(len) + c->link.share(len, *injection);
     return write_message(c, Kind::data, arrival, len, buf, len, err);
 }
 
@@ -635,7 +663,7 @@ ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* ar
 uint64_t post_recv(Context* c, void* buf, size_t len, uint64_t t)
 {
     c->pending_recv = PendingRecv{true, buf, len, t};
-    return t + c->timing.o_r(len) + strided_cost(c, len);
+    return t + noisy_call(c, c->timing.o_r(len)) + strided_cost(c, len);
 }
 
 ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
@@ -655,7 +683,8 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     }
     if (ngx_status s = take_data(c, buf, len, start, &arrival, err); s != NGX_OK)
         return s;
-    return return_at(c, c->recvs, std::max(arrival, start) + c->timing.o_r(len) + strided_cost(c, len), "recv", err);
+    return return_at(c, c->recvs, std::max(arrival, start) + noisy_call(c, c->timing.o_r(len)) + strided_cost(c, len),
+                     "recv", err);
 }
 
 // ---- non-blocking calls -------------------------------------------------------------
@@ -722,7 +751,10 @@ ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
     const PendingSend& p = c->pending_send;
     bool local = *req == send_request && !p.rendezvous && !c->timing.match_ack(p.len);
     Stamp next{};
-    *done = *req == self_request || (local ? c->clock.now() >= p.done : c->channel.in.peek(&next, sizeof next));
+    // In virtual time nothing moves the clock while the caller polls: a local
+    // send is done at its injection, as polling until then would find it.
+    *done = *req == self_request ||
+            (local ? c->clock.is_virtual() || c->clock.now() >= p.done : c->channel.in.peek(&next, sizeof next));
     return *done ? sim_wait(ctx, req, err) : NGX_OK;
 }
 
@@ -758,9 +790,20 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     ngx::mod::ModuleOptions read(args);
     ring_bytes = ngx::shm::read_ring_bytes(read, "sim-ring-bytes", 0, true);
     uint64_t sleep_margin_ns = uint64_t(read.number("sim-sleep", 0, 0, max_time_us) * 1e3);
+    bool virtual_time = read.choice("sim-clock", "real", {"real", "virtual"}) == "virtual";
+    std::string noise_spec = read.text("sim-noise", "");
+    uint64_t seed = read.whole_number("sim-seed", 1, 0, UINT64_MAX);
     ngx::sim::LinkSettings link = ngx::sim::read_link_settings(read);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
+    ngx::sim::Noise noise;
+    std::string why;
+    if (!ngx::sim::parse_noise(noise_spec, &noise, &why))
+        return fail(err, NGX_ERR_INVALID_OPTION, "--sim-noise %s", why.c_str());
+    if (noise.any() && !virtual_time)
+        return fail(err, NGX_ERR_INVALID_OPTION,
+                    "--sim-noise needs --sim-clock virtual (in real time this machine is the noise)");
+    noise.seed_value = seed;
     if (ring_bytes == 0)
         ring_bytes = auto_ring_bytes(args->max_message_size);
     auto* c = new (std::nothrow) Context;
@@ -770,6 +813,8 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     c->ring_bytes = ring_bytes;
     c->link.configure(link);
     c->sleep_margin_ns = sleep_margin_ns;
+    c->virtual_time = virtual_time;
+    c->noise = noise;
     c->timeout_ns = args->timeout_ns;
     c->cancel = args->cancel;
     *ctx = c;
@@ -809,9 +854,12 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     if (c->connected)
         return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
     // Measured here, where the process runs where it will measure (--cpus).
-    c->clock = ngx::sim::SimClock::make();
-    c->cost = measure_call_cost(c);
-    c->timing = c->model.scaled(c->clock.ticks_per_ns());
+    // Virtual time has no way in or out of a call to correct.
+    c->virtual_now = 0;
+    c->clock = c->virtual_time ? ngx::sim::SimClock::simulated(&c->virtual_now) : ngx::sim::SimClock::make();
+    c->cost = c->virtual_time ? ngx::sim::CallCost{} : measure_call_cost(c);
+    c->noise.seed(c->noise.seed_value, boot->rank);
+    c->timing = c->model.scaled(c->clock.ticks_per_ns() * c->noise.launch_scale());
     c->late_margin = c->cost.exit + c->clock.ticks(late_margin_ns);
     if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
         return s;
@@ -822,6 +870,26 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
         return s;
     const Model& m = c->timing; // clock ticks
     return c->link.open(boot, double(m.o_s() + m.L() + m.o_r()), c->clock.ticks_per_ns(), err);
+}
+
+uint64_t virtual_now(void* ctx)
+{
+    return static_cast<const Context*>(ctx)->virtual_now;
+}
+
+void virtual_advance_to(void* ctx, uint64_t ticks)
+{
+    static_cast<const Context*>(ctx)->clock.advance_to(ticks);
+}
+
+// ABI 1.4: the simulated clock, for ngx's timer and bootstrap.
+ngx_status sim_virtual_clock(void* ctx, ngx_virtual_clock* clock, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (!c->connected || !c->clock.is_virtual())
+        return fail(err, NGX_ERR_UNSUPPORTED, "virtual clock: the sim runs in real time (--sim-clock real)");
+    *clock = ngx_virtual_clock{c, virtual_now, virtual_advance_to, c->clock.ticks_per_ns() * 1e3};
+    return NGX_OK;
 }
 
 // Tells when more than a tenth of the sends or receives could not keep the
@@ -865,6 +933,9 @@ const ngx_module_ops sim_ops = {
     sim_finalize,
     nullptr, // resync: reliable, nothing is ever lost
     sim_set_layout,
+    nullptr, // bcast
+    nullptr, // prepare_recv
+    sim_virtual_clock,
 };
 
 const ngx_module sim_module = {

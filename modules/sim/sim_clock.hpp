@@ -51,8 +51,19 @@ public:
         return clock;
     }
 
+    // Virtual time: `*counter` is the clock, in picoseconds from 0.
+    static SimClock simulated(uint64_t* counter)
+    {
+        SimClock clock;
+        clock.virtual_now_ = counter;
+        clock.ticks_per_ns_ = 1000.0;
+        return clock;
+    }
+
     uint64_t now() const
     {
+        if (virtual_now_ != nullptr)
+            return *virtual_now_;
 #if defined(__x86_64__)
         if (tsc_)
             return __rdtsc();
@@ -71,7 +82,16 @@ public:
     }
     const char* name() const
     {
-        return tsc_ ? "tsc" : "clock_gettime";
+        return virtual_now_ != nullptr ? "virtual" : tsc_ ? "tsc" : "clock_gettime";
+    }
+    bool is_virtual() const
+    {
+        return virtual_now_ != nullptr;
+    }
+    // Virtual time: moves the clock to `until` unless it is past it already.
+    void advance_to(uint64_t until) const
+    {
+        *virtual_now_ = std::max(*virtual_now_, until);
     }
 
 private:
@@ -112,6 +132,7 @@ private:
 
     bool tsc_ = false;
     double ticks_per_ns_ = 1.0;
+    uint64_t* virtual_now_ = nullptr; // virtual time: the counter
 };
 
 // Busy-waits until `clock` reaches `until`; returns the last reading. Every
