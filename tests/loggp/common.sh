@@ -35,3 +35,18 @@ lg_measure_and_check() {
     done
     fail "$label: the checks failed ${LG_ATTEMPTS:-2} times in a row"
 }
+
+# lg_sim_clock "$@": a script given "virtual" among its arguments runs the
+# sim in virtual time (--sim-clock virtual): the truth is exact, so checks
+# hold to TOL=0.001 (0.1%) with no bias, and one attempt (the run repeats
+# exactly). Otherwise SIM_CLOCK is empty and TOL/BIAS stay the script's.
+lg_sim_clock() {
+    SIM_CLOCK=()
+    local arg
+    for arg in "$@"; do
+        if [[ $arg == virtual ]]; then
+            SIM_CLOCK=(--sim-clock virtual)
+            TOL=0.001 BIAS=0 LG_ATTEMPTS=1
+        fi
+    done
+}

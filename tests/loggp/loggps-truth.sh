@@ -13,31 +13,33 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
+TOL=0.03 BIAS=0.15
+lg_sim_clock "$@"
 case ${1:-E} in
 E) L=5 o=2 g=6 G=0.002 O=0.0003 ;;
 F) L=3 o=3 g=4 G=0.001 O=0.0005 ;;
 *) fail "unknown parameter set '$1' (E or F)" ;;
 esac
 run() {
-    ngx_run 150 -m sim -x loggps --sim-L $L --sim-os $o --sim-or $o --sim-g $g --sim-G $G --sim-O $O --sim-Or $O \
+    ngx_run 150 -m sim "${SIM_CLOCK[@]}" -x loggps --sim-L $L --sim-os $o --sim-or $o --sim-g $g --sim-G $G --sim-O $O --sim-Or $O \
         --sim-S 0 -s 1-8Ki --cpus 0,1 -o "$IT_DIR/run.json"
     [[ $RC == 0 ]] || { tail -5 "$IT_DIR/err"; return 1; }
     sed -n '/^# loggps parameters/,$p' "$IT_DIR/out"
 }
 check() {
-    python3 - "$IT_DIR/run.json" $L $o $G $O <<'PY'
+    python3 - "$IT_DIR/run.json" $L $o $G $O "$TOL" "$BIAS" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["model"]
-L, o, G, O = map(float, sys.argv[2:6])
+L, o, G, O, tol, bias_us = map(float, sys.argv[2:8])
 bad = []
 def within(key, want, bias=0.0):
     got = m[key]["value"]
-    good = got is not None and abs(got - want) <= 0.03 * abs(want) + bias
-    print(f"  {'ok  ' if good else 'FAIL'} {key:<18} {got:.6g}  expected {want:.6g}  (3%{f' + {bias} us' if bias else ''})")
+    good = got is not None and abs(got - want) <= tol * abs(want) + bias
+    print(f"  {'ok  ' if good else 'FAIL'} {key:<18} {got:.6g}  expected {want:.6g}  ({100 * tol:g}%{f' + {bias} us' if bias else ''})")
     if not good:
         bad.append(key)
-within("L_us", L - (2 * O + G), 0.15)
-within("o_prime_us", o, 0.15)
+within("L_us", L - (2 * O + G), bias_us)
+within("o_prime_us", o, bias_us)
 within("O_s_us_per_byte", O)
 within("O_r_us_per_byte", O)
 within("G_s_us_per_byte", G)

@@ -14,12 +14,14 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
+TOL=0.03 BIAS=0.01
+lg_sim_clock "$@"
 case ${1:-C} in
 C) p=(--L 5 --os 2 --or 1.5 --g 6 --G 0.002) lines=(--O 0.0005 --Or 0.00025) ;;
 D) p=(--L 3 --os 4 --or 1 --g 8 --G 0.001) lines=(--O 0.0002 --Or 0.0004) ;;
 *) fail "unknown parameter set '$1' (C or D)" ;;
 esac
-sim=(--sim-L "${p[1]}" --sim-os "${p[3]}" --sim-or "${p[5]}" --sim-g "${p[7]}" --sim-G "${p[9]}"
+sim=("${SIM_CLOCK[@]}" --sim-L "${p[1]}" --sim-os "${p[3]}" --sim-or "${p[5]}" --sim-g "${p[7]}" --sim-G "${p[9]}"
      --sim-O "${lines[1]}" --sim-Or "${lines[3]}" --sim-S 0)
 run() {
     ngx_run 150 -m sim -x loggp "${sim[@]}" -s 1-8Ki -c 200 --cpus 0,1 -o "$IT_DIR/run.json"
@@ -27,5 +29,5 @@ run() {
     sed -n '/^# loggp parameters/,$p' "$IT_DIR/out"
 }
 lg_measure_and_check "sim set ${1:-C} with overhead lines" run \
-    '"${LG_CHECK[@]}" truth "$IT_DIR/run.json" "${p[@]}" --tol 0.03 --bias 0.01 --lines "${lines[@]}"'
+    '"${LG_CHECK[@]}" truth "$IT_DIR/run.json" "${p[@]}" --tol "$TOL" --bias "$BIAS" --lines "${lines[@]}"'
 echo PASS

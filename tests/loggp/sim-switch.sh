@@ -14,8 +14,10 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
+TOL=0.10
+lg_sim_clock "$@"
 S=2048
-sim=(-m sim --sim-L 4 --sim-os 2.5 --sim-or 1.5 --sim-g 4 --sim-G 0.001 --sim-S "$S" -s 1-6Ki --grade 1.25 --cpus 0,1)
+sim=(-m sim "${SIM_CLOCK[@]}" --sim-L 4 --sim-os 2.5 --sim-or 1.5 --sim-g 4 --sim-G 0.001 --sim-S "$S" -s 1-6Ki --grade 1.25 --cpus 0,1)
 run() {
     local x
     for x in loggp loggps; do
@@ -26,5 +28,5 @@ run() {
 }
 lg_measure_and_check "loggps S vs loggp change point, loggps parameters vs the sim" run \
     '"${LG_CHECK[@]}" switch "$IT_DIR/loggp.json" "$IT_DIR/loggps.json" --S "$S" &&
-     "${LG_CHECK[@]}" loggps "$IT_DIR/loggps.json" --L 4 --os 2.5 --or 1.5 --G 0.001 --report-per-byte'
+     "${LG_CHECK[@]}" loggps "$IT_DIR/loggps.json" --L 4 --os 2.5 --or 1.5 --G 0.001 --report-per-byte --tol "$TOL"'
 echo PASS

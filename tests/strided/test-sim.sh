@@ -6,13 +6,16 @@
 # failing (a shared machine can stretch a simulated deadline).
 source "$(dirname "$0")/common.sh"
 c=0.02
+# "virtual": the sim in virtual time: exact truth, 0.1%, one attempt.
+clock=() tol=0.03
+[[ ${1:-} == virtual ]] && clock=(--sim-clock virtual) tol=0.001
 measure_and_check() {
-    timeout -k 5 200 "$NGX" -m sim --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strides 1,4,16 -c 100 \
+    timeout -k 5 200 "$NGX" -m sim "${clock[@]}" --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strides 1,4,16 -c 100 \
         -o "$SCRATCH/sim.json" >"$SCRATCH/sim.txt" 2>&1 || { cat "$SCRATCH/sim.txt"; fail "sim strided run failed"; }
-    python3 - "$SCRATCH/sim.json" "$c" <<'PY'
+    python3 - "$SCRATCH/sim.json" "$c" "$tol" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-c = float(sys.argv[2])
+c, tol = float(sys.argv[2]), float(sys.argv[3])
 m = d["model"]["models"]["log3p"]
 worst = 0
 for t in m["strided"]:
@@ -24,8 +27,9 @@ for t in m["strided"]:
         print(f"  stride {t['stride_elements']:g}, {s:g} B: c = {got:.5f} us/element")
 grid = m["error_on_grid"]["max_relative"]
 print(f"  worst relative error of c {worst:.4f}; log3P's largest error on the grid {grid:.4f}")
-sys.exit(0 if worst < 0.03 and grid < 0.03 else 1)
+sys.exit(0 if worst < tol and grid < tol else 1)
 PY
 }
-measure_and_check || { echo "measuring once more"; measure_and_check || fail "configured strided cost not recovered within 3%"; }
+measure_and_check || { [[ ${#clock[@]} == 0 ]] && echo "measuring once more" && measure_and_check; } ||
+    fail "configured strided cost not recovered within $tol"
 echo PASS
