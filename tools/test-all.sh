@@ -41,11 +41,11 @@ step() { echo "== $* ($(($(date +%s) - start)) s)"; }
 # not on the tolerated list counts as failed and makes the run fail; the
 # tolerated ones are printed above the closing line. Exits 1 on such a skip.
 summary() {
-    python3 - "$require_all" tools/ci-tolerated-skips.txt \
+    python3 - "$require_all" "$start" tools/ci-tolerated-skips.txt \
         build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
-import json, os, sys
+import json, os, sys, time
 
-require_all, tolerated_path, logs = sys.argv[1] == "1", sys.argv[2], sys.argv[3:]
+require_all, start, tolerated_path, logs = sys.argv[1] == "1", float(sys.argv[2]), sys.argv[3], sys.argv[4:]
 
 
 def tolerated_skips(path):
@@ -66,6 +66,19 @@ def skip_reason(test):
     return (said or lines or ["(no output)"])[-1]
 
 
+def print_suite_times(build, tests):
+    """Seconds per suite (a test counts in its first suite) and in all, longest first."""
+    per_suite = {}
+    for test in tests:
+        suite = (test.get("suite") or ["?"])[0].split(":")[-1]
+        count, seconds = per_suite.get(suite, (0, 0.0))
+        per_suite[suite] = (count + 1, seconds + float(test.get("duration") or 0))
+    print(f"time per suite, {build}:")
+    for suite, (count, seconds) in sorted(per_suite.items(), key=lambda item: -item[1][1]):
+        print(f"  {suite:<20} {count:4d} tests {seconds:8.1f} s")
+    print(f"  {'all':<20} {len(tests):4d} tests {sum(s for _, s in per_suite.values()):8.1f} s")
+
+
 tolerated = tolerated_skips(tolerated_path)
 passed = failed = skipped = 0
 refused, allowed = [], []
@@ -73,8 +86,9 @@ for path in logs:
     if not os.path.exists(path):
         continue
     build = os.path.dirname(os.path.dirname(path))
-    for line in open(path):
-        test = json.loads(line)
+    tests = [json.loads(line) for line in open(path) if line.strip()]
+    print_suite_times(build, tests)
+    for test in tests:
         result = test.get("result", "")
         if result in ("OK", "EXPECTEDFAIL"):
             passed += 1
@@ -88,6 +102,7 @@ for path in logs:
             bare = test["name"].split(" / ")[-1]  # meson names it "project:suites / name"
             if bare in tolerated:
                 allowed.append(f"{build}: {test['name']}: {tolerated[bare]}")
+print(f"whole run: {time.time() - start:.0f} s")
 for line in refused:
     print(f"FAIL (skipped in CI, not tolerated): {line}")
 for line in allowed:
