@@ -6,9 +6,10 @@
 // statistic does with noise whose distribution is known exactly. Components
 // (comma-separated, each at most once):
 //
-//   jitter:F      every o_s(s), o_r(s) and L is multiplied by 1 + e, e normal
-//                 with standard deviation F, cut at 3F (symmetric: medians
-//                 stay the truth);
+//   jitter:F      every o_s(s), o_r(s) and flight L + (s-1)G is multiplied by
+//                 1 + e, e normal with standard deviation F, cut at 3F
+//                 (symmetric: medians stay the truth; relative: the noise of
+//                 a cost grows with it, as ngx's relative weights assume);
 //   outliers:P:U  a send or receive takes U microseconds more with probability
 //                 P (an interrupt or a preemption: one-sided);
 //   bimodal:P:F   a message's L is multiplied by F with probability P (two
@@ -23,7 +24,7 @@
 // the rank, so that the two processes draw independent streams.
 //
 //     Noise noise;  NGX_TRY-free: parse_noise("jitter:0.02,outliers:0.01:5", &noise, &why)
-//     noise.seed(seed, rank);  cost = noise.call(cost_ticks, ticks_per_us);
+//     noise.seed(seed, rank);  cost = noise.call(cost_ticks, ticks_per_us);  flight = noise.flight(L, wire);
 #ifndef NGX_SIM_NOISE_HPP
 #define NGX_SIM_NOISE_HPP
 
@@ -59,7 +60,7 @@ private:
 };
 
 struct Noise {
-    double jitter = 0;             // relative standard deviation of o_s, o_r, L
+    double jitter = 0; // relative standard deviation of o_s, o_r, L
     double outlier_probability = 0;
     double outlier_us = 0;
     double bimodal_probability = 0;
@@ -96,14 +97,16 @@ struct Noise {
         return uint64_t(std::llround(std::max(cost, 0.0)));
     }
 
-    // A message's latency in ticks, with jitter and the second cluster.
-    uint64_t latency(uint64_t ticks)
+    // A message's flight in ticks, L + (s-1)G: jitter on the whole, the
+    // second cluster on L.
+    uint64_t flight(uint64_t latency, uint64_t wire)
     {
-        double cost = double(ticks);
+        double l = double(latency);
+        if (bimodal_probability > 0 && draws.uniform() < bimodal_probability)
+            l *= bimodal_factor;
+        double cost = l + double(wire);
         if (jitter > 0)
             cost *= 1.0 + jitter * draws.normal_cut3();
-        if (bimodal_probability > 0 && draws.uniform() < bimodal_probability)
-            cost *= bimodal_factor;
         return uint64_t(std::llround(std::max(cost, 0.0)));
     }
 };

@@ -542,7 +542,8 @@ ngx_status push_data(Context* c, const void* buf, size_t len, uint64_t cpu_done,
     const Model& m = c->timing;
     *injection = std::max(cpu_done, c->nic_free);
     c->nic_free = *injection + m.g() + m.wire(len);
-    uint64_t arrival = *injection + c->noise.latency(m.L()) + m.wire(len) + c->link.share(len, *injection);
+    uint64_t arrival = *injection + (c->noise.any() ? c->noise.flight(m.L(), m.wire(len)) : m.L() + m.wire(len)) +
+                       c->link.share(len, *injection);
     return write_message(c, Kind::data, arrival, len, buf, len, err);
 }
 
