@@ -195,6 +195,7 @@ void Session::size_done(SizeRecord record)
 
 void Session::set_model(Json model)
 {
+    std::lock_guard<std::mutex> lock(mutex_); // the watchdog's abandon() reads the document
     if (current_ != nullptr)
         current_->model = std::move(model);
 }
@@ -210,12 +211,14 @@ void Session::pass_done(uint64_t done, uint64_t planned)
 
 void Session::set_measurement(Json measurement)
 {
+    std::lock_guard<std::mutex> lock(mutex_); // the watchdog's abandon() reads the document
     if (current_ != nullptr)
         current_->measurement = std::move(measurement);
 }
 
 void Session::count_messages(uint64_t messages)
 {
+    std::lock_guard<std::mutex> lock(mutex_); // the watchdog's abandon() reads the document
     if (current_ != nullptr)
         current_->messages += messages;
 }
