@@ -27,7 +27,7 @@ nc_mpirun() {
 # Python on a saved run: nc_py FILE 'code using d (document), run (its first run), ctx (context), m (model)'.
 nc_py() {
     python3 - "$1" "$2" <<'PY'
-import json, math, sys
+import json, math, os, sys
 d = json.load(open(sys.argv[1]))
 run = d["runs"][0] if "runs" in d else d
 ctx = d.get("context", d)
