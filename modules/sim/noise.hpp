@@ -4,7 +4,8 @@
 // machine with known imperfections, drawn from a seeded generator so that a
 // run repeats to the last picosecond. It tests what a fit, a detector or a
 // statistic does with noise whose distribution is known exactly. Components
-// (comma-separated, each at most once):
+// (joined with '+', each at most once; a comma would make ngx run one
+// launch per value, as for any module option):
 //
 //   jitter:F      every o_s(s), o_r(s) and flight L + (s-1)G is multiplied by
 //                 1 + e, e normal with standard deviation F, cut at 3F
@@ -23,7 +24,7 @@
 // pseudorandom number generators", OOPSLA 2014), seeded with --sim-seed and
 // the rank, so that the two processes draw independent streams.
 //
-//     Noise noise;  NGX_TRY-free: parse_noise("jitter:0.02,outliers:0.01:5", &noise, &why)
+//     Noise noise;  parse_noise("jitter:0.02+outliers:0.01:5", &noise, &why);
 //     noise.seed(seed, rank);  cost = noise.call(cost_ticks, ticks_per_us);  flight = noise.flight(L, wire);
 #ifndef NGX_SIM_NOISE_HPP
 #define NGX_SIM_NOISE_HPP
@@ -147,8 +148,8 @@ inline bool parse_noise(const std::string& spec, Noise* noise, std::string* why)
     Noise parsed;
     size_t start = 0;
     while (start <= spec.size() && !spec.empty()) {
-        size_t comma = spec.find(',', start);
-        std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        size_t plus = spec.find('+', start);
+        std::string item = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
         std::string f[3];
         int n = noise_detail::split(item, f);
         bool good = false;
@@ -166,9 +167,9 @@ inline bool parse_noise(const std::string& spec, Noise* noise, std::string* why)
                    "(0..0.3)";
             return false;
         }
-        if (comma == std::string::npos)
+        if (plus == std::string::npos)
             break;
-        start = comma + 1;
+        start = plus + 1;
     }
     *noise = parsed;
     return true;

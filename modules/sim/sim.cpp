@@ -268,7 +268,8 @@ const ngx_option_spec option_specs[] = {
      "clock that calls advance by exactly the model's costs, and ngx times samples with it (exact, deterministic "
      "ground truth)"},
     {"sim-noise", "",
-     "virtual time only: seeded noise on the model, comma-separated: jitter:F (o_s, o_r, L times 1 + N(0, F)), "
+     "virtual time only: seeded noise on the model, components joined with +: jitter:F (o_s, o_r, L + (s-1)G "
+     "times 1 + N(0, F)), "
      "outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times FACTOR with probability P), "
      "launch:F (the whole model times 1 + N(0, F) for this launch)"},
     {"sim-seed", "1", "seed of --sim-noise (the same seed repeats a run exactly)"},
