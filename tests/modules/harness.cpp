@@ -245,6 +245,16 @@ ngx_status Endpoint::recv(void* buf, size_t len)
     return module_.ops().recv(ctx_, buf, len, &error_);
 }
 
+std::optional<ngx_virtual_clock> Endpoint::virtual_clock()
+{
+    const ngx_module_ops& ops = module_.ops();
+    ngx_virtual_clock clock{};
+    if (ops.size < offsetof(ngx_module_ops, virtual_clock) + sizeof ops.virtual_clock || ops.virtual_clock == nullptr ||
+        ops.virtual_clock(ctx_, &clock, &error_) != NGX_OK)
+        return std::nullopt;
+    return clock;
+}
+
 ngx_status Endpoint::set_layout(size_t element, size_t stride, bool to_self)
 {
     const ngx_module_ops& ops = module_.ops();

@@ -94,6 +94,9 @@ public:
     ngx_status recv(void* buf, size_t len);
     // The optional set_layout() (ABI 1.2); NGX_ERR_UNSUPPORTED when the module has none.
     ngx_status set_layout(size_t element, size_t stride, bool to_self);
+    // The optional virtual_clock() (ABI 1.4), after connect: the module's
+    // simulated clock, or nullopt when it runs in real time or has none.
+    std::optional<ngx_virtual_clock> virtual_clock();
     // A buffer from the module's alloc() (or malloc when it has none), freed on destruction.
     unsigned char* buffer(size_t len);
     const char* message() const { return error_.message; }
