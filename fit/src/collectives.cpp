@@ -159,16 +159,20 @@ std::vector<Algorithm> algorithms_of(CollectiveOp op)
     return {};
 }
 
+std::string algorithm_list(CollectiveOp op)
+{
+    std::string names;
+    for (Algorithm a : algorithms_of(op))
+        names += (names.empty() ? "" : ", ") + std::string(algorithm_name(a));
+    return names;
+}
+
 std::string check_collective(const Collective& c)
 {
     const std::vector<Algorithm> known = algorithms_of(c.op);
-    if (std::find(known.begin(), known.end(), c.algorithm) == known.end()) {
-        std::string names;
-        for (Algorithm a : known)
-            names += (names.empty() ? "" : ", ") + std::string(algorithm_name(a));
+    if (std::find(known.begin(), known.end(), c.algorithm) == known.end())
         return "algorithm '" + std::string(algorithm_name(c.algorithm)) + "' is not one of " +
-               std::string(op_name(c.op)) + "'s (" + names + ")";
-    }
+               std::string(op_name(c.op)) + "'s (" + algorithm_list(c.op) + ")";
     if (c.ranks < 2 || c.ranks > (1LL << 30))
         return "P = " + std::to_string(c.ranks) + ": a collective needs 2 <= P <= 2^30";
     if (!(c.bytes > 0) || !std::isfinite(c.bytes))

@@ -97,6 +97,8 @@ std::optional<CollectiveOp> op_from_name(std::string_view name) noexcept;
 std::optional<Algorithm> algorithm_from_name(std::string_view name) noexcept;
 // The algorithms ngx models for an operation, in a fixed order.
 std::vector<Algorithm> algorithms_of(CollectiveOp op);
+// Their names, "binomial, recursive_doubling, ring, rabenseifner".
+std::string algorithm_list(CollectiveOp op);
 
 // One collective. `bytes` is the buffer of bcast, reduce and allreduce, and
 // each rank's block (the MPI count times the type size) of allgather,
