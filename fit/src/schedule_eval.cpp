@@ -4,7 +4,8 @@
 // operation whose CPU or NIC is busy waits until it is free; a message is
 // taken by the receiver's CPU when it arrives (posted receive or not) and
 // the receive completes when both have happened. At equal times a rank's
-// own ready operations go before arriving messages. Rendezvous handshakes
+// own ready operations go before arriving messages (LogGOPSim leaves that
+// to its event heap's order; see collectives.hpp). Rendezvous handshakes
 // are delays, not CPU time (as the closed forms take them).
 #include <ngx/fit/collective_schedule.hpp>
 

@@ -32,6 +32,15 @@
 // non-power-of-two steps fold ranks in and out (the folded ranks start
 // later; the closed form charges that delay to everyone). Predictions cost
 // O(log^2 P) arithmetic at most, so P = 2^20 is as cheap as P = 4.
+//
+// LogGOPSim. With the parameters of `ngx predict --export loggopsim` and
+// the schedule of `ngx export --goal`, LogGOPSim reproduces the exact
+// closed forms to the picosecond (tests/integration/collectives-loggopsim.sh).
+// Where a message reaches a rank whose CPU is busy and the rank's own next
+// operation becomes ready at the same instant, ngx lets the own operation
+// go first; LogGOPSim takes them in its event heap's order, which follows no
+// rule, so the non-power-of-two folds, the binomial reduce/gather at other P
+// and the pipeline can differ from it by a message's receive cost per tie.
 #ifndef NGX_FIT_COLLECTIVES_HPP
 #define NGX_FIT_COLLECTIVES_HPP
 
