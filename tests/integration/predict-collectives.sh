@@ -33,6 +33,12 @@ expect_time 29.2276 --op allreduce --algorithm recursive_doubling -P 16 -s 1Ki
 expect_time 43.8414 --op allreduce --algorithm ring -P 4 -s 4Ki
 # Binomial bcast over 16: four hops of 6 + 1 + (s-1)G, the root's sends 2 + (s-1)G apart don't bind.
 expect_time 29.2276 --op bcast --algorithm binomial -P 16 -s 1Ki
+# The reduction's cost: each of the 3 reduce-scatter steps adds gamma x 1 KiB.
+expect_time 46.9134 --op allreduce --algorithm ring -P 4 -s 4Ki --gamma 0.001
+sed 's/"kind": "loggp",/"kind": "loggp", "gamma_us_per_byte": 0.001,/' model.json >gamma.json
+ngx_run 30 predict --params gamma.json --op allreduce --algorithm ring -P 4 -s 4Ki
+grep -q '^  ring  *46.9134 ' out || fail "gamma_us_per_byte of the model file not used: $(cat out)"
+ok "the model file's gamma_us_per_byte is the default of --gamma"
 # Dissemination barrier over 17: five steps of 1-byte messages (7 us).
 expect_time 35 --op barrier --algorithm dissemination -P 17
 
