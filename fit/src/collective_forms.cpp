@@ -358,14 +358,14 @@ double allgather(const Collective& c, const MessageCostFn& p2p)
     case Algorithm::recursive_doubling: {
         // Thakur et al. 2005, sec. 4.2: log2 P2 steps doubling what is sent.
         // The P - P2 extra ranks fold their block in first and take the whole
-        // result last; in between the closed form sends the P2 ranks' mean
-        // holding (P/P2 blocks, doubling). Exact for P = P2.
+        // result last; in between the closed form sends, at distance d, what
+        // the first d ranks hold, the most of any d (the folded ranks hold
+        // two blocks): (d + min(d, P - P2)) blocks. Exact for P = P2.
         const Fold f = fold_of(P);
         if (f.extra > 0)
             r.transfer(m);
-        double held = m * double(P) / double(f.P2);
-        for (int i = 0; i < f.steps; ++i, held *= 2)
-            r.exchange(held);
+        for (long long d = 1; d < f.P2; d *= 2)
+            r.exchange(m * double(d + std::min(d, f.extra)));
         if (f.extra > 0)
             r.transfer(m * double(P));
         return r.ready;
