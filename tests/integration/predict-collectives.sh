@@ -82,6 +82,9 @@ head -1 out | grep -qx 'num_ranks 4' || fail "export --goal: no num_ranks line: 
 [[ $(grep -c ': send 1024b to ' out) == 24 && $(grep -c ': recv 1024b from ' out) == 24 ]] ||
     fail "ring allreduce over 4: 6 steps x 4 ranks of 1 KiB sends and receives: $(cat out)"
 ok "export --goal: a ring allreduce's 24 sends and receives"
+ngx_run 30 export --goal --op barrier --algorithm dissemination -P 5
+[[ $RC == 0 && $(grep -c ': send 1b to ' out) == 15 ]] || fail "a barrier over 5: 3 steps x 5 sends of 1 byte: $(cat out err)"
+ok "export --goal: a barrier needs no size"
 
 # Bad input: exit 2, the reason named.
 expect_usage() {

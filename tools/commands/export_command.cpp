@@ -16,16 +16,17 @@ constexpr long long max_goal_ranks = 4096; // a schedule has up to P^2 operation
 
 std::vector<opt::OptionSpec> export_specs()
 {
-    return {opt::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)"),
-            opt::optional_value("op", "bcast, reduce, allreduce, allgather, alltoall, gather, scatter or barrier"),
-            opt::optional_value("algorithm", "the algorithm (ngx predict --op OP lists them)"),
-            opt::optional_value("processes,P", "number of ranks, 2..4096"),
-            opt::optional_value("size,s", "buffer (bcast, reduce, allreduce) or per-rank block, e.g. 1Mi"),
-            {"gamma", "0", "reduction cost, us per byte (a calc per reduced message)"},
-            {"unit", "ps", "time unit of calc: ns, ps or fs (as LogGOPSim's other parameters)"},
-            {"segment", "64Ki", "segment of the pipelined bcast"},
-            opt::optional_value("output,o", "the GOAL file (default: stdout)"),
-            opt::flag("help,h", "show this help")};
+    return {
+        opt::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)"),
+        opt::optional_value("op", "bcast, reduce, allreduce, allgather, alltoall, gather, scatter or barrier"),
+        opt::optional_value("algorithm", "the algorithm (ngx predict --op OP lists them)"),
+        opt::optional_value("processes,P", "number of ranks, 2..4096"),
+        opt::optional_value("size,s", "buffer (bcast, reduce, allreduce) or per-rank block, e.g. 1Mi (not barrier)"),
+        {"gamma", "0", "reduction cost, us per byte (a calc per reduced message)"},
+        {"unit", "ps", "time unit of calc: ns, ps or fs (as LogGOPSim's other parameters)"},
+        {"segment", "64Ki", "segment of the pipelined bcast"},
+        opt::optional_value("output,o", "the GOAL file (default: stdout)"),
+        opt::flag("help,h", "show this help")};
 }
 
 int fail(const std::string& message)
@@ -44,7 +45,7 @@ Result<fit::Collective> read_collective(opt::OptionReader& read)
 {
     if (!read.given("goal"))
         return Status::usage("say what to export: --goal (a GOAL schedule for LogGOPSim)");
-    for (const char* needed : {"op", "algorithm", "processes", "size"})
+    for (const char* needed : {"op", "algorithm", "processes"})
         if (!read.given(needed))
             return Status::usage(std::string("--") + needed + " is required");
     const std::optional<fit::CollectiveOp> op = fit::op_from_name(read.text("op"));
@@ -61,7 +62,9 @@ Result<fit::Collective> read_collective(opt::OptionReader& read)
     c.op = *op;
     c.algorithm = *algorithm;
     c.ranks = (long long)read.whole_number("processes", 2, max_goal_ranks);
-    c.bytes = double(read.byte_count("size", 1, max_message_bytes));
+    if (!read.given("size") && c.op != fit::CollectiveOp::barrier)
+        return Status::usage("--size is required");
+    c.bytes = read.given("size") ? double(read.byte_count("size", 1, max_message_bytes)) : 1;
     c.gamma = read.number("gamma", 0, 1e6);
     c.segment_bytes = double(read.byte_count("segment", 1, max_message_bytes));
     read.choice("unit", {"ns", "ps", "fs"});
