@@ -6,6 +6,7 @@
 #include "collectives_internal.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -95,6 +96,13 @@ private:
     std::vector<std::vector<int>> frontier_;
 };
 
+// Tree position -> rank (the identity, or the fold's numbering).
+using RankMap = std::function<int(int)>;
+int identity(int x)
+{
+    return x;
+}
+
 int lowest_bit(int x, int P)
 {
     return x == 0 ? int(detail::power_of_two_below(P - 1)) * 2 : (x & -x);
@@ -104,33 +112,28 @@ int lowest_bit(int x, int P)
 // (MPICH's MPIR_Bcast_binomial / scatter): child at distance d gets
 // bytes_of(its subtree size).
 template <class Bytes>
-void binomial_down(Builder& b, int z, Bytes bytes_of, int (*real)(int, const void*), const void* ctx)
+void binomial_down(Builder& b, int z, Bytes bytes_of, const RankMap& real)
 {
     for (int x = 0; x < z; ++x) {
         const int low = lowest_bit(x, z), sub = std::min(low, z - x);
         if (x != 0)
-            b.recv(real(x, ctx), real(x - low, ctx), bytes_of(sub));
+            b.recv(real(x), real(x - low), bytes_of(sub));
         for (int d = int(detail::power_of_two_below(std::max(1, sub - 1))); d >= 1 && sub > 1; d /= 2)
-            b.send(real(x, ctx), real(x + d, ctx), bytes_of(std::min(d, sub - d)));
+            b.send(real(x), real(x + d), bytes_of(std::min(d, sub - d)));
     }
 }
 
 // Binomial tree into rank 0 (MPICH's binomial reduce / gather).
 template <class Bytes>
-void binomial_up(Builder& b, int z, Bytes bytes_of, bool reduce, int (*real)(int, const void*), const void* ctx)
+void binomial_up(Builder& b, int z, Bytes bytes_of, bool reduce, const RankMap& real)
 {
     for (int x = 0; x < z; ++x) {
         const int low = lowest_bit(x, z), sub = std::min(low, z - x);
         for (int d = 1; d < sub; d *= 2)
-            b.recv(real(x, ctx), real(x + d, ctx), bytes_of(std::min(d, sub - d)), reduce);
+            b.recv(real(x), real(x + d), bytes_of(std::min(d, sub - d)), reduce);
         if (x != 0)
-            b.send(real(x, ctx), real(x - low, ctx), bytes_of(sub));
+            b.send(real(x), real(x - low), bytes_of(sub));
     }
-}
-
-int identity(int x, const void*)
-{
-    return x;
 }
 
 // The non-power-of-two fold (Thakur et al. 2005, sec. 4.4): of the first
@@ -141,11 +144,6 @@ struct Fold {
     int real(int j) const { return j < extra ? 2 * j : j + extra; }
     bool out(int x) const { return x < 2 * extra && x % 2 == 1; }
 };
-
-int fold_real(int j, const void* ctx)
-{
-    return static_cast<const Fold*>(ctx)->real(j);
-}
 
 Fold fold_of(int P)
 {
@@ -199,7 +197,7 @@ void bcast(Builder& b, const Collective& c)
         break;
     case Algorithm::binomial:
         binomial_down(
-            b, P, [n](int) { return n; }, identity, nullptr);
+            b, P, [n](int) { return n; }, identity);
         break;
     case Algorithm::pipeline: {
         const long long k = detail::pipeline_segments(c);
@@ -225,7 +223,7 @@ void bcast(Builder& b, const Collective& c)
     case Algorithm::scatter_allgather: {
         const double block = n / double(P);
         binomial_down(
-            b, P, [block](int z) { return block * z; }, identity, nullptr);
+            b, P, [block](int z) { return block * z; }, identity);
         for (int step = 1; step < P; ++step)
             shift_exchange(b, 1, block);
         break;
@@ -252,14 +250,14 @@ void reduce(Builder& b, const Collective& c)
     switch (c.algorithm) {
     case Algorithm::binomial:
         binomial_up(
-            b, P, [n](int) { return n; }, true, identity, nullptr);
+            b, P, [n](int) { return n; }, true, identity);
         break;
     case Algorithm::ring: {
         const double block = n / double(P);
         for (int step = 1; step < P; ++step)
             shift_exchange(b, 1, block, true);
         binomial_up(
-            b, P, [block](int z) { return block * z; }, false, identity, nullptr);
+            b, P, [block](int z) { return block * z; }, false, identity);
         break;
     }
     case Algorithm::rabenseifner: {
@@ -267,7 +265,7 @@ void reduce(Builder& b, const Collective& c)
         halving(b, c, f);
         const double part = n / double(f.P2);
         binomial_up(
-            b, f.P2, [part](int z) { return part * z; }, false, fold_real, &f);
+            b, f.P2, [part](int z) { return part * z; }, false, [&f](int j) { return f.real(j); });
         break;
     }
     default:
@@ -283,9 +281,9 @@ void allreduce(Builder& b, const Collective& c)
     switch (c.algorithm) {
     case Algorithm::binomial:
         binomial_up(
-            b, P, [n](int) { return n; }, true, identity, nullptr);
+            b, P, [n](int) { return n; }, true, identity);
         binomial_down(
-            b, P, [n](int) { return n; }, identity, nullptr);
+            b, P, [n](int) { return n; }, identity);
         break;
     case Algorithm::recursive_doubling:
         fold_in(b, f, n, true);
@@ -388,9 +386,9 @@ void gather_scatter(Builder& b, const Collective& c)
     }
     auto bytes = [m](int z) { return m * z; };
     if (gather)
-        binomial_up(b, P, bytes, false, identity, nullptr);
+        binomial_up(b, P, bytes, false, identity);
     else
-        binomial_down(b, P, bytes, identity, nullptr);
+        binomial_down(b, P, bytes, identity);
 }
 
 void barrier(Builder& b, const Collective& c)
