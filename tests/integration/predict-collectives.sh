@@ -42,6 +42,28 @@ ok "the model file's gamma_us_per_byte is the default of --gamma"
 # Dissemination barrier over 17: five steps of 1-byte messages (7 us).
 expect_time 35 --op barrier --algorithm dissemination -P 17
 
+# LogGPS (Ino et al., Table 3): o' 1, L 3, G_s 0.001 up to s = 2 KiB, G_l 0.0005 beyond,
+# rendezvous above S = 4 KiB. One message of 4 KiB to a waiting receiver: o' + sG_s +
+# (k-s)G_l + L + o' = 8.072; of 8 KiB: 11.12 plus the handshake 4o' + 2L = 10.
+cat >loggps.json <<'JSON'
+{"pattern": "loggps", "model": {"kind": "loggps", "L_us": {"value": 3}, "o_prime_us": {"value": 1},
+ "O_s_us_per_byte": {"value": 0}, "O_r_us_per_byte": {"value": 0}, "G_s_us_per_byte": {"value": 0.001},
+ "G_l_us_per_byte": {"value": 0.0005}, "s_bytes": 2048, "S_bytes": 4096}}
+JSON
+loggps_time() {
+    ngx_run 30 predict --params loggps.json --format json "$@"
+    [[ $RC == 0 ]] || fail "ngx predict (loggps) $*: exit $RC"
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out
+}
+near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }'; }
+near "$(loggps_time --op bcast --algorithm linear -P 2 -s 4Ki)" 8.072 || fail "LogGPS eager message: $(cat out)"
+near "$(loggps_time --op bcast --algorithm linear -P 2 -s 8Ki)" 20.12 || fail "LogGPS rendezvous message: $(cat out)"
+ok "LogGPS: 4 KiB eager 8.072 us, 8 KiB with the rendezvous handshake 20.12 us"
+sed 's/"G_l_us_per_byte": {"value": 0.0005}/"G_l_us_per_byte": null/' loggps.json >no-G_l.json
+ngx_run 30 predict --params no-G_l.json --op bcast --algorithm linear -P 2 -s 8Ki
+[[ $RC == 2 ]] && grep -q "no finite cost" err || fail "LogGPS without G_l, 8 KiB: exit $RC, $(cat err)"
+ok "LogGPS without G_l: 8 KiB is refused (exit 2): $(cat err)"
+
 # The existing ops are unchanged.
 ngx_run 30 predict --params model.json --op pingpong -s 100
 grep -q '^prediction: 7.0297 us$' out || fail "predict --op pingpong changed: $(cat out)"
