@@ -3,7 +3,9 @@
 // as (size below, algorithm) steps and the algorithm above the last step.
 #include <ngx/fit/ompi_decision.hpp>
 
+#include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace ngx::fit {
@@ -228,9 +230,29 @@ Rules rules_of(CollectiveOp op)
     return {};
 }
 
+// What the chosen algorithm really runs for a small count (see the header).
+OmpiChoice with_fallback(OmpiChoice choice, CollectiveOp op, long long ranks, double count)
+{
+    long long below = 1;
+    while (below * 2 <= ranks)
+        below *= 2;
+    const bool ring = op == CollectiveOp::allreduce && (choice.id == 4 || choice.id == 5);
+    if (ring && count < double(ranks)) {
+        choice.modeled = Algorithm::recursive_doubling;
+        choice.note = "count < P: Open MPI's ring runs recursive doubling";
+    }
+    const bool rabenseifner =
+        (op == CollectiveOp::allreduce && choice.id == 6) || (op == CollectiveOp::reduce && choice.id == 7);
+    if (rabenseifner && count < double(below)) {
+        choice.modeled = std::nullopt;
+        choice.note = "count < " + std::to_string(below) + ": Open MPI runs the linear algorithm instead";
+    }
+    return choice;
+}
+
 } // namespace
 
-OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes)
+OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes, double element_bytes)
 {
     const Rules rules = rules_of(op);
     int id = 0;
@@ -244,9 +266,10 @@ OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes)
             }
         break;
     }
+    const double count = element_bytes > 0 ? std::floor(bytes / element_bytes) : bytes;
     for (const Named& n : rules.names)
         if (n.id == id)
-            return {id, n.name, n.modeled, n.note};
+            return with_fallback({id, n.name, n.modeled, n.note}, op, ranks, count);
     return {id, "?", std::nullopt, ""};
 }
 

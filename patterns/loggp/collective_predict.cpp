@@ -24,7 +24,7 @@ struct Request {
     fit::CollectiveOp op = fit::CollectiveOp::allreduce;
     std::vector<uint64_t> sizes, ranks;
     std::string algorithm = "all"; // all, auto, or one algorithm's name
-    double gamma = 0, segment = 65536;
+    double gamma = 0, segment = 65536, element = 8;
     bool extrapolate = false, json = false;
 };
 
@@ -68,6 +68,7 @@ Result<Request> read_request(opt::OptionReader& read, const CollectiveModel& mod
     }
     r.gamma = read.given("gamma") ? read.number("gamma", 0, 1e6) : model.gamma_us_per_byte;
     r.segment = double(read.byte_count("segment", 1, max_message_bytes));
+    r.element = double(read.byte_count("element", 1, 1024));
     r.extrapolate = read.given("extrapolate");
     r.json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
     if (!read.ok())
@@ -119,7 +120,7 @@ Result<Row> price_row(const Request& r, const CollectiveModel& model, long long 
     Row row;
     row.P = P;
     row.bytes = bytes;
-    row.ompi = fit::ompi_tuned_choice(r.op, P, bytes);
+    row.ompi = fit::ompi_tuned_choice(r.op, P, bytes, r.element);
     for (fit::Algorithm a : fit::algorithms_of(r.op)) {
         const bool asked = r.algorithm == "all" || r.algorithm == fit::algorithm_name(a) ||
                            (r.algorithm == "auto" && row.ompi.modeled == a);
@@ -293,6 +294,7 @@ std::vector<opt::OptionSpec> collective_specs()
     return {opt::optional_value("algorithm", "collectives: one algorithm, auto (Open MPI 4.1's choice) or all"),
             opt::optional_value("gamma", "collectives: reduction cost, us per byte (default: the file's, else 0)"),
             {"segment", "64Ki", "collectives: segment of the pipelined bcast"},
+            {"element", "8", "collectives: datatype size in bytes (Open MPI's choice counts elements)"},
             opt::flag("extrapolate", "collectives: price messages beyond the largest measured size"),
             opt::optional_value("format", "collectives: table (default) or json")};
 }

@@ -40,3 +40,16 @@ TEST(OmpiDecision, OtherOperations)
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::barrier, 100, 1).modeled, Algorithm::dissemination);
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::barrier, 5, 1).name, "linear");
 }
+
+TEST(OmpiDecision, SmallCountsFallBack)
+{
+    // 8 B over 16 ranks: the segmented ring, which runs recursive doubling for count < P.
+    const OmpiChoice tiny = ompi_tuned_choice(CollectiveOp::allreduce, 16, 8);
+    EXPECT_EQ(tiny.name, "segmented_ring");
+    EXPECT_EQ(tiny.modeled, Algorithm::recursive_doubling);
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::allreduce, 16, 16, 1).modeled, Algorithm::ring); // 16 one-byte elements
+    // Rabenseifner with fewer elements than the power of two below P runs linear (not modeled).
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::allreduce, 32, 128).name, "rabenseifner"); // 16 elements < 32
+    EXPECT_FALSE(ompi_tuned_choice(CollectiveOp::allreduce, 32, 128).modeled.has_value());
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::allreduce, 64, 1 << 20).modeled, Algorithm::rabenseifner);
+}

@@ -29,7 +29,11 @@ struct OmpiChoice {
     std::string note;                 // how close the model is, when it is not the same algorithm
 };
 
-OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes);
+// `element_bytes` is the datatype's size: the algorithms fall back on a
+// small count (coll_base_allreduce.c: the ring, segmented or not, runs
+// recursive doubling when count < P; Rabenseifner's allreduce and reduce
+// run the linear algorithm when count < the largest power of two <= P).
+OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes, double element_bytes = 8);
 
 } // namespace ngx::fit
 
