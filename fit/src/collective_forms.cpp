@@ -57,7 +57,7 @@ struct Rounds {
     }
 
     // Some ranks send `bytes` to a partner that receives and reduces `calc`
-    // us (the non-power-of-two fold in and out, Thakur et al. 2005, sec. 4.4):
+    // us (the non-power-of-two fold in and out, Thakur et al. 2005, allreduce):
     // everyone continues when the receiver (or the sender's CPU) is done.
     void transfer(double bytes, double calc = 0)
     {
@@ -89,7 +89,7 @@ double memoized(std::map<long long, double>& memo, long long z, Compute compute)
 using SubtreeBytes = std::function<double(long long ranks)>;
 
 // Binomial tree from its root (MPICH's MPIR_Bcast_binomial, Thakur et al.
-// 2005, sec. 4.1): the root of a subtree of z ranks, holding the data at 0
+// 2005, broadcast): the root of a subtree of z ranks, holding the data at 0
 // with its CPU and NICs free, sends to the children at distances
 // 2^(h-1), ..., 2, 1 (h = ceil(log2 z)), one send after the other; the child
 // at distance d roots a subtree of min(d, z - d) ranks. Receivers post at 0.
@@ -129,7 +129,7 @@ private:
 };
 
 // Binomial tree into its root (MPICH's binomial reduce and gather, Thakur
-// et al. 2005, sec. 4.3 and 4.2): every rank starts at 0; the root of a
+// et al. 2005, reduce and gather): every rank starts at 0; the root of a
 // subtree of z ranks receives from its children at distances 1, 2, 4, ...
 // (< z) in turn, the child at d holding min(d, z - d) ranks, and reduces
 // each message (`gamma` us per byte) before posting the next receive.
@@ -172,8 +172,7 @@ private:
 };
 
 // The root sending `count` messages of `bytes` one after the other to
-// waiting receivers (linear bcast and scatter, Thakur et al. 2005, sec. 4.1
-// and 4.2's linear variants). Exact.
+// waiting receivers (the linear bcast and scatter). Exact.
 double linear_out(const MessageCost& m, long long count)
 {
     const double next = std::max(m.send_cpu + m.handshake(), m.send_gap);
@@ -194,7 +193,7 @@ double linear_in(const MessageCost& m, long long count)
 }
 
 // Bits i set among 0..P-1: how many of the P blocks a Bruck alltoall step
-// i moves (Bruck et al. 1997, sec. 3.3).
+// i moves (Bruck et al. 1997, index algorithm).
 long long blocks_with_bit(long long P, int i)
 {
     const long long period = 2LL << i, half = 1LL << i;
@@ -238,7 +237,7 @@ double bcast(const Collective& c, const MessageCostFn& p2p)
         return double(P - 1) * hop + double(k - 1) * beat;
     }
     case Algorithm::scatter_allgather: {
-        // Van de Geijn (Thakur et al. 2005, sec. 4.1, long messages): binomial
+        // Van de Geijn (Thakur et al. 2005, broadcast of long messages): binomial
         // scatter of n/P blocks, then a ring allgather. Approximation: the two
         // phases added (the ring starts when the last rank has its block).
         const double block = n / double(P);
@@ -253,7 +252,7 @@ double bcast(const Collective& c, const MessageCostFn& p2p)
 }
 
 // Reduce-scatter by recursive halving over the fold's P2 ranks, then the
-// fold's first step before it (Thakur et al. 2005, sec. 4.4, Rabenseifner).
+// fold's first step before it (Thakur et al. 2005, Rabenseifner's allreduce).
 Rounds halving(const Collective& c, const MessageCostFn& p2p, const Fold& f)
 {
     Rounds r{p2p};
@@ -285,7 +284,7 @@ double reduce(const Collective& c, const MessageCostFn& p2p)
                              p2p, [block](long long z) { return block * double(z); }, 0)(P);
     }
     case Algorithm::rabenseifner: {
-        // Thakur et al. 2005, sec. 4.3: recursive halving, then a binomial gather
+        // Thakur et al. 2005, reduce: recursive halving, then a binomial gather
         // of the n/P2 parts over the P2 ranks. Approximation: phases added.
         const Fold f = fold_of(P);
         const double part = n / double(f.P2);
@@ -308,7 +307,7 @@ double allreduce(const Collective& c, const MessageCostFn& p2p)
                    p2p, [n](long long) { return n; }, c.gamma)(P) +
                Down(p2p, [n](long long) { return n; })(P);
     case Algorithm::recursive_doubling: {
-        // Thakur et al. 2005, sec. 4.4: P2 = 2^floor(log2 P) ranks exchange and
+        // Thakur et al. 2005, allreduce: P2 = 2^floor(log2 P) ranks exchange and
         // reduce the whole buffer log2 P2 times; the P - P2 extra ranks fold
         // their data in first and get the result last. Exact for P = P2.
         Rounds r{p2p};
@@ -321,9 +320,10 @@ double allreduce(const Collective& c, const MessageCostFn& p2p)
         return r.ready;
     }
     case Algorithm::ring: {
-        // Thakur et al. 2005, sec. 4.4 (long messages, after Patarasuk and
-        // Yuan): ring reduce-scatter, P-1 steps of n/P reduced, then ring
-        // allgather, P-1 steps of n/P. Exact (every rank does the same).
+        // The ring allreduce (Patarasuk, Yuan, "Bandwidth optimal all-reduce
+        // algorithms for clusters of workstations", JPDC 2009): ring
+        // reduce-scatter, P-1 steps of n/P reduced, then ring allgather, P-1
+        // steps of n/P. Exact (every rank does the same).
         const double block = n / double(P);
         Rounds r{p2p};
         r.exchanges(P - 1, block, c.gamma * block);
@@ -331,7 +331,7 @@ double allreduce(const Collective& c, const MessageCostFn& p2p)
         return r.ready;
     }
     case Algorithm::rabenseifner: {
-        // Thakur et al. 2005, sec. 4.4: recursive-halving reduce-scatter, then
+        // Thakur et al. 2005, allreduce: recursive-halving reduce-scatter, then
         // recursive-doubling allgather of n/P2 .. n/2. Exact for P = P2.
         Rounds r = halving(c, p2p, f);
         double part = n / double(f.P2);
@@ -352,11 +352,11 @@ double allgather(const Collective& c, const MessageCostFn& p2p)
     const double m = c.bytes;
     Rounds r{p2p};
     switch (c.algorithm) {
-    case Algorithm::ring: // Thakur et al. 2005, sec. 4.2: P-1 steps of one block. Exact.
+    case Algorithm::ring: // Thakur et al. 2005, allgather: P-1 steps of one block. Exact.
         r.exchanges(P - 1, m);
         return r.ready;
     case Algorithm::recursive_doubling: {
-        // Thakur et al. 2005, sec. 4.2: log2 P2 steps doubling what is sent.
+        // Thakur et al. 2005, allgather: log2 P2 steps doubling what is sent.
         // The P - P2 extra ranks fold their block in first and take the whole
         // result last; in between the closed form sends, at distance d, what
         // the first d ranks hold, the most of any d (the folded ranks hold
@@ -371,7 +371,7 @@ double allgather(const Collective& c, const MessageCostFn& p2p)
         return r.ready;
     }
     case Algorithm::bruck: {
-        // Bruck et al. 1997, sec. 3 (Thakur et al. 2005, sec. 4.2): step i sends
+        // Bruck et al. 1997, concatenation (Thakur et al. 2005, allgather): step i sends
         // min(2^i, P - 2^i) blocks. Exact (every rank does the same).
         for (long long d = 1; d < P; d *= 2)
             r.exchange(m * double(std::min(d, P - d)));
@@ -387,10 +387,10 @@ double alltoall(const Collective& c, const MessageCostFn& p2p)
     const long long P = c.ranks;
     Rounds r{p2p};
     switch (c.algorithm) {
-    case Algorithm::pairwise: // Thakur et al. 2005, sec. 4.5: P-1 steps of one block. Exact.
+    case Algorithm::pairwise: // Thakur et al. 2005, alltoall: P-1 steps of one block. Exact.
         r.exchanges(P - 1, c.bytes);
         return r.ready;
-    case Algorithm::bruck: // Bruck et al. 1997, sec. 3.3: step i sends the blocks with bit i set. Exact.
+    case Algorithm::bruck: // Bruck et al. 1997, index algorithm: step i sends the blocks with bit i set. Exact.
         for (int i = 0; (1LL << i) < P; ++i)
             r.exchange(c.bytes * double(blocks_with_bit(P, i)));
         return r.ready;
@@ -403,7 +403,7 @@ double barrier(const Collective& c, const MessageCostFn& p2p)
 {
     Rounds r{p2p};
     switch (c.algorithm) {
-    case Algorithm::dissemination: // Hensgen, Finkel, Manber 1988; Thakur et al. 2005, sec. 4.7. Exact.
+    case Algorithm::dissemination: // Hensgen, Finkel, Manber 1988; Thakur et al. 2005, barrier. Exact.
         for (long long d = 1; d < c.ranks; d *= 2)
             r.exchange(1);
         return r.ready;

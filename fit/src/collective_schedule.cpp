@@ -136,7 +136,7 @@ void binomial_up(Builder& b, int z, Bytes bytes_of, bool reduce, const RankMap& 
     }
 }
 
-// The non-power-of-two fold (Thakur et al. 2005, sec. 4.4): of the first
+// The non-power-of-two fold (Thakur et al. 2005, allreduce): of the first
 // 2r ranks the odd ones hand their data to their even neighbour and wait;
 // the P2 remaining ranks are numbered 0..P2-1.
 struct Fold {
@@ -323,7 +323,7 @@ void allgather(Builder& b, const Collective& c)
         break;
     case Algorithm::recursive_doubling: {
         // Each of the P2 ranks sends all it holds; the extra ranks' blocks
-        // make the first P - P2 hold two (Thakur et al. 2005, sec. 4.2).
+        // make the first P - P2 hold two (Thakur et al. 2005, allgather).
         const Fold f = fold_of(P);
         fold_in(b, f, m, false);
         std::vector<double> held(std::size_t(f.P2));

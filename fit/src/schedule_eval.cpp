@@ -1,6 +1,6 @@
 // Event-by-event evaluation of a schedule (see collective_schedule.hpp),
 // with the cost rules of collectives.hpp, in the way LogGOPSim applies
-// them (Hoefler et al., HPDC 2010, sec. 2; its LogGOPSim.cpp main loop): an
+// them (Hoefler et al., HPDC 2010; its LogGOPSim.cpp main loop): an
 // operation whose CPU or NIC is busy waits until it is free; a message is
 // taken by the receiver's CPU when it arrives (posted receive or not) and
 // the receive completes when both have happened. At equal times a rank's

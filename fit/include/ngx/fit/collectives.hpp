@@ -7,8 +7,8 @@
 //     double us = predict_collective(c, p2p);               // closed form
 //
 // Cost semantics (LogGOPSim's, Hoefler, Schneider, Lumsdaine, "LogGOPSim:
-// Simulating Large-Scale Applications in the LogGOPS Model", HPDC 2010,
-// sec. 2): a send started at t keeps its rank's CPU busy o_s + (s-1)O and
+// Simulating Large-Scale Applications in the LogGOPS Model", HPDC 2010):
+// a send started at t keeps its rank's CPU busy o_s + (s-1)O and
 // its NIC busy g + (s-1)G; the message reaches the receiver at t + o_s + L,
 // whose CPU then takes o_r + (s-1)max(O, G) (once its CPU and NIC are free;
 // its NIC is busy g + (s-1)G per message). One message to an idle receiver
@@ -17,7 +17,7 @@
 // threshold S first sends a request and waits for the receiver's answer, as
 // ngx's sim module documents (paper: Ino et al., "LogGPS", Table 3, T4 and
 // T5): its data leaves max(t + request, receive posted) + reply. A reduction
-// costs gamma us per byte of CPU time (Thakur et al. 2005, sec. 2, gamma).
+// costs gamma us per byte of CPU time (Thakur et al. 2005's cost model: gamma).
 //
 // Closed forms. Each algorithm's time is written with the functions of this
 // cost: one(s) (one message to a waiting receiver), spacing(s) (start to
@@ -25,8 +25,10 @@
 // one peer and receives s from another at once). They are exact (equal to
 // evaluate_schedule of collective_schedule.hpp, which plays the schedule event by event with the same
 // rules) where the algorithm's ranks all do the same in every step (ring,
-// pairwise, Bruck, dissemination, recursive doubling with P a power of two)
-// and for the trees (binomial, linear), as the unit tests check for P =
+// pairwise, Bruck, dissemination, recursive doubling and Rabenseifner's
+// allreduce with P a power of two), for the linear and binomial bcast and
+// scatter, the linear gather, and the binomial reduce and gather with P a
+// power of two, as the unit tests check for P =
 // 2..17; they are approximations, said at each, where phases are added up
 // (scatter + allgather, reduce-scatter + gather), for pipelines, and where
 // non-power-of-two steps fold ranks in and out (the folded ranks start
