@@ -12,10 +12,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
+#include <vector>
 
 namespace ngx::fit::detail {
 namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
 
 // A typical rank's resources through steps all ranks take together.
 struct Rounds {
@@ -133,9 +137,8 @@ private:
 // subtree of z ranks receives from its children at distances 1, 2, 4, ...
 // (< z) in turn, the child at d holding min(d, z - d) ranks, and reduces
 // each message (`gamma` us per byte) before posting the next receive.
-// Exact when the children's messages arrive in that order (P a power of two:
-// each subtree is larger than the one before); otherwise an approximation
-// (a small last subtree's message may arrive early and be taken first).
+// A message arriving before its receive is posted is taken by the CPU when
+// free, in arrival order (as evaluate_schedule does). Exact.
 class Up {
 public:
     Up(const MessageCostFn& p2p, SubtreeBytes bytes, double gamma) : p2p_(p2p), bytes_(std::move(bytes)), gamma_(gamma)
@@ -148,21 +151,54 @@ public:
     }
 
 private:
+    struct Child {
+        MessageCost m;
+        double bytes = 0, ready = 0; // its message, and when its subtree is combined
+        double arrival = inf;        // when its message reaches this rank (inf: not yet known)
+        double taken = std::nan(""); // when this rank's CPU has taken it
+    };
+
+    // The rank's CPU takes arriving messages in their order of arrival
+    // whenever it is free (posted receive or not), until `child`'s is taken.
+    static void take_until(std::vector<Child>& children, std::size_t child, double& cpu, double& recv_nic)
+    {
+        while (std::isnan(children[child].taken)) {
+            Child* next = nullptr;
+            for (Child& c : children)
+                if (std::isnan(c.taken) && c.arrival < inf && (next == nullptr || c.arrival < next->arrival))
+                    next = &c;
+            const double t = std::max({next->arrival, cpu, recv_nic});
+            cpu = next->taken = t + next->m.recv_cpu;
+            recv_nic = t + next->m.recv_gap;
+        }
+    }
+
     double compute(long long z)
     {
-        double done = 0, recv_nic = 0;
+        std::vector<Child> children;
         for (long long d = 1; d < z; d *= 2) {
-            const long long child = std::min(d, z - d);
-            const double bytes = bytes_(child), child_ready = (*this)(child);
-            const MessageCost m = p2p_(bytes);
-            // Rendezvous: the child's request waits for this rank's receive,
-            // posted when the previous message is reduced.
-            const double start = m.rendezvous ? std::max(child_ready + m.request, done) + m.reply : child_ready;
-            const double taken = std::max({start + m.arrival, done, recv_nic});
-            recv_nic = taken + m.recv_gap;
-            done = taken + m.recv_cpu + gamma_ * bytes;
+            Child c;
+            c.bytes = bytes_(std::min(d, z - d));
+            c.ready = (*this)(std::min(d, z - d));
+            c.m = p2p_(c.bytes);
+            if (!c.m.rendezvous)
+                c.arrival = c.ready + c.m.arrival;
+            children.push_back(c);
         }
-        return done;
+        // Receive j is posted when the message before it is reduced (or
+        // received); a rendezvous message leaves only once it is posted.
+        double posted = 0, cpu = 0, recv_nic = 0;
+        for (std::size_t j = 0; j < children.size(); ++j) {
+            Child& c = children[j];
+            if (c.m.rendezvous)
+                c.arrival = std::max(c.ready + c.m.request, posted) + c.m.reply + c.m.arrival;
+            take_until(children, j, cpu, recv_nic);
+            const double received = std::max(posted, c.taken);
+            posted = received;
+            if (gamma_ > 0) // the reduction goes before any message waiting for the CPU
+                posted = cpu = std::max(received, cpu) + gamma_ * c.bytes;
+        }
+        return posted;
     }
 
     const MessageCostFn& p2p_;
@@ -302,7 +338,7 @@ double allreduce(const Collective& c, const MessageCostFn& p2p)
     const double n = c.bytes;
     const Fold f = fold_of(P);
     switch (c.algorithm) {
-    case Algorithm::binomial: // binomial reduce to rank 0, binomial bcast from it
+    case Algorithm::binomial: // binomial reduce to rank 0, binomial bcast from it. Exact.
         return Up(
                    p2p, [n](long long) { return n; }, c.gamma)(P) +
                Down(p2p, [n](long long) { return n; })(P);

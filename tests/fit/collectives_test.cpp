@@ -67,15 +67,14 @@ bool claims_exact(const Collective& c)
 {
     using A = Algorithm;
     switch (c.algorithm) {
-    case A::linear:
     case A::ring:
-        return !(c.op == CollectiveOp::reduce && c.algorithm == A::ring);
+        return c.op != CollectiveOp::reduce; // reduce: ring reduce-scatter + binomial gather, added
+    case A::linear:
+    case A::binomial:
     case A::bruck:
     case A::pairwise:
     case A::dissemination:
         return true;
-    case A::binomial:
-        return c.op == CollectiveOp::bcast || c.op == CollectiveOp::scatter || power_of_two(c.ranks);
     case A::recursive_doubling:
         return power_of_two(c.ranks);
     case A::rabenseifner:

@@ -26,18 +26,17 @@
 // evaluate_schedule of collective_schedule.hpp, which plays the schedule event by event with the same
 // rules) where the algorithm's ranks all do the same in every step (ring,
 // pairwise, Bruck, dissemination, recursive doubling and Rabenseifner's
-// allreduce with P a power of two), for the linear and binomial bcast and
-// scatter, the linear gather, and the binomial reduce and gather with P a
-// power of two, as the unit tests check for P =
-// 2..17; they are approximations, said at each, where phases are added up
-// (scatter + allgather, reduce-scatter + gather), for pipelines, and where
-// non-power-of-two steps fold ranks in and out (the folded ranks start
-// later; the closed form charges that delay to everyone). Measured against
-// the event-by-event evaluation (P = 2..200, four parameter sets, 1 B to
-// 1 MiB, gamma > 0), closed minus events: recursive-doubling allreduce and
-// barrier 0..+33%, allgather -26..+33%, Rabenseifner allreduce -17..0% and
-// reduce -11..+3%, binomial reduce and gather 0..+21%, reduce ring 0..+7%,
-// scatter_allgather -17..0%, pipeline within 0.1%; the largest gaps at small
+// allreduce with P a power of two), for the linear and binomial trees
+// (bcast, scatter, gather, reduce, and allreduce as reduce + bcast), as the
+// unit tests check for P = 2..17; they are approximations, said at each,
+// where phases are added up (scatter + allgather, reduce-scatter + gather),
+// for pipelines, and where non-power-of-two steps fold ranks in and out (the
+// folded ranks start later; the closed form charges that delay to everyone).
+// Measured against the event-by-event evaluation (P = 2..200, four
+// parameter sets, 1 B to 1 MiB, gamma > 0), closed minus events:
+// recursive-doubling allreduce and barrier 0..+33%, allgather -26..+33%,
+// Rabenseifner allreduce -17..0% and reduce -11..+3%, scatter_allgather
+// -17..0%, reduce ring and pipeline within 0.1%; the largest gaps at small
 // non-power-of-two P (P = 5: a fold charged as a whole step). Predictions cost
 // O(log^2 P) arithmetic at most, so P = 2^20 is as cheap as P = 4.
 //
@@ -48,7 +47,8 @@
 // operation becomes ready at the same instant, ngx lets the own operation
 // go first; LogGOPSim takes them in its event heap's order, which follows no
 // rule, so the non-power-of-two folds, the binomial reduce/gather at other P
-// and the pipeline can differ from it by a message's receive cost per tie.
+// and the pipeline can differ from it by a message's receive cost per tie
+// (ngx's closed form and its own evaluation agree there).
 #ifndef NGX_FIT_COLLECTIVES_HPP
 #define NGX_FIT_COLLECTIVES_HPP
 
