@@ -1,6 +1,7 @@
 // The loggp pattern's offline hooks (see offline.hpp).
 #include "offline.hpp"
 
+#include "collective_predict.hpp"
 #include "loggopsim.hpp"
 #include "loggp_model.hpp"
 #include "prtt_file.hpp"
@@ -45,14 +46,19 @@ std::vector<opt::OptionSpec> fit_specs()
 
 std::vector<opt::OptionSpec> predict_specs(const std::string& params_help)
 {
-    return {opt::optional_value("params", params_help),
-            saved_module_spec(),
-            opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear or bcast-tree"),
-            opt::optional_value("size,s", "message size, e.g. 4Ki"),
-            {"processes,P", "2", "processes of a broadcast"},
-            {"messages,n", "16", "n of PRTT(n,d,s)"},
-            {"delay,d", "0", "d of PRTT(n,d,s), microseconds"},
-            opt::flag("help,h", "show this help")};
+    std::vector<opt::OptionSpec> specs = {
+        opt::optional_value("params", params_help),
+        saved_module_spec(),
+        opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear, bcast-tree, or a collective: " +
+                                      collective_op_names()),
+        opt::optional_value("size,s", "message size, e.g. 4Ki (collectives: also a range 8-1Mi or a list)"),
+        {"processes,P", "2", "processes of a broadcast (collectives: also a list 4,16,64)"},
+        {"messages,n", "16", "n of PRTT(n,d,s)"},
+        {"delay,d", "0", "d of PRTT(n,d,s), microseconds"},
+        opt::flag("help,h", "show this help")};
+    for (opt::OptionSpec& spec : collective_specs())
+        specs.push_back(std::move(spec));
+    return specs;
 }
 
 namespace {
@@ -188,8 +194,10 @@ Result<PredictRequest> read_predict_request(opt::OptionReader& read)
 {
     PredictRequest request;
     if (!read.given("op"))
-        return Status::usage("--op is required: pingpong, prtt, bcast-linear or bcast-tree");
-    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree"});
+        return Status::usage("--op is required: pingpong, prtt, bcast-linear, bcast-tree or a collective (" +
+                             collective_op_names() + ")");
+    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree", "bcast", "reduce", "allreduce",
+                                    "allgather", "alltoall", "gather", "scatter", "barrier"});
     if (!read.given("size"))
         return Status::usage("-s/--size is required");
     request.size = double(read.byte_count("size", 1, max_message_bytes));
@@ -272,6 +280,8 @@ int predict_offline(const CommandArguments& arguments)
     Result<fit::LogGPParams> params = loggp_params_from_model(*model);
     if (!params)
         return fail("predict", params.status());
+    if (read.given("op") && is_collective_op(read.text("op")))
+        return predict_collectives(read, loggp_collective_model(*params, *model));
     Result<PredictRequest> request = read_predict_request(read);
     if (!request)
         return fail("predict", request.status());

@@ -8,6 +8,7 @@
 #include "loggps_offline.hpp"
 
 #include "../common/saved_run.hpp"
+#include "../loggp/collective_predict.hpp"
 #include "../loggp/offline.hpp"
 #include "loggps_model.hpp"
 
@@ -119,6 +120,8 @@ int loggps_predict_offline(const CommandArguments& arguments)
     Result<fit::LogGPSParams> params = loggps_params_from_model(*model);
     if (!params)
         return fail("predict", params.status());
+    if (read.given("op") && is_collective_op(read.text("op")))
+        return predict_collectives(read, loggps_collective_model(*params, *model));
     Result<PredictRequest> request = read_predict_request(read);
     if (!request)
         return fail("predict", request.status());

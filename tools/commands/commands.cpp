@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "compare.hpp"
+#include "export_command.hpp"
 #include "fit_command.hpp"
 #include "plot.hpp"
 
@@ -10,7 +11,7 @@ namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), fit_command(), predict_command(), plot_command()};
+    return {compare_command(), fit_command(), predict_command(), plot_command(), export_command()};
 }
 
 } // namespace ngx

@@ -1,0 +1,53 @@
+// `ngx predict --params FILE.json --op allreduce -s 1Mi -P 64`: the
+// collectives of fit/collectives.hpp predicted from a saved LogGP or LogGPS
+// model (shared by the loggp and loggps predict hooks), per algorithm, the
+// best one, and the algorithm Open MPI 4.1's tuned component would run
+// (fit/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
+// (-P 4,16,64) make a table; --format json gives
+// {"predictions": [{op, algorithm, P, bytes, time_us}, ...], ...}.
+//
+// Bad input is a usage error (exit 2) that names it: an algorithm the
+// operation does not have, P < 2, a size the parameters do not cover (a
+// message beyond the largest measured size, unless --extrapolate; a
+// parameter the model lacks for that size).
+#ifndef NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
+#define NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
+
+#include <ngx/fit/collectives.hpp>
+#include <ngx/options.hpp>
+#include <ngx/record.hpp>
+#include <ngx/status.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ngx::patterns {
+
+// bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier.
+bool is_collective_op(const std::string& op);
+// The names for --op's help: "allreduce, bcast, ...".
+std::string collective_op_names();
+
+// --algorithm, --gamma, --segment, --extrapolate, --format.
+std::vector<opt::OptionSpec> collective_specs();
+
+// What the saved model offers the collectives.
+struct CollectiveModel {
+    fit::MessageCostFn p2p;
+    std::string description;      // "LogGP, 3 protocol ranges" (the table's header)
+    double largest_bytes = 0;     // the largest size its parameters cover (inf: any)
+    double gamma_us_per_byte = 0; // the model file's "gamma_us_per_byte", if any
+};
+
+// A saved LogGP model (each message costed with its protocol range's
+// parameters; it covers sizes up to its last range's largest size) or LogGPS
+// model (with its rendezvous above S; any size, unknown parameters give NaN).
+CollectiveModel loggp_collective_model(const fit::LogGPParams& params, const Json& model);
+CollectiveModel loggps_collective_model(const fit::LogGPSParams& params, const Json& model);
+
+// Prints the predictions --op, -s, -P, --algorithm ask for; the exit code.
+int predict_collectives(opt::OptionReader& read, const CollectiveModel& model);
+
+} // namespace ngx::patterns
+
+#endif
