@@ -2,6 +2,7 @@
 // own file of this folder and adds one line here.
 #include "commands.hpp"
 
+#include "check.hpp"
 #include "compare.hpp"
 #include "fit_command.hpp"
 #include "plot.hpp"
@@ -10,7 +11,7 @@ namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), fit_command(), predict_command(), plot_command()};
+    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command()};
 }
 
 } // namespace ngx
