@@ -18,6 +18,12 @@ std::string number(double value, const char* format)
     return text;
 }
 
+// A p-value; one below the smallest double is shown as such, not as 0.
+std::string p_value(double p)
+{
+    return p == 0 ? "<1e-300" : number(p, "%.2g");
+}
+
 std::string methods(const CheckResult& result)
 {
     bool rank_sum = false, intervals = false;
@@ -57,7 +63,7 @@ std::string xml_escaped(const std::string& text)
 std::string describe(const CheckedValue& v)
 {
     return percent_change(v.change) + " (" + number(v.baseline, "%.6g") + " -> " + number(v.current, "%.6g") +
-           ", Holm-adjusted p = " + number(v.p_adjusted, "%.2g") + ", " + v.test + ")";
+           ", Holm-adjusted p = " + p_value(v.p_adjusted) + ", " + v.test + ")";
 }
 
 } // namespace
@@ -94,7 +100,7 @@ std::string check_table(const CheckResult& result, const CheckOptions& options)
         }
         out << std::setw(30) << v.name << std::setw(13) << number(v.baseline, "%.6g") << std::setw(13)
             << number(v.current, "%.6g") << std::setw(10) << percent_change(v.change) << std::setw(11)
-            << number(v.p_adjusted, "%.2g") << "  " << verdict_name(v.verdict) << "\n";
+            << p_value(v.p_adjusted) << "  " << verdict_name(v.verdict) << "\n";
     }
     for (const std::string& note : result.notes)
         out << "note: " << note << "\n";
