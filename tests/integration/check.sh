@@ -90,10 +90,37 @@ expect_usage "expected BASELINE.json NEW.json, or one directory" check base.json
 expect_usage "missing.json: cannot open the file" check base.json missing.json
 expect_usage "tolerance" check --tolerance fast base.json slow.json
 expect_usage "format" check --format xml base.json slow.json
+# several runs in one file: paired in order; a different set of runs is bad input
+python3 - <<'PY' || fail "could not write the multi-run files"
+import json
+base, tcp = json.load(open("base.json")), json.load(open("tcp.json"))
+context = {k: base[k] for k in ("schema_version", "ngx_version", "host", "cpu", "timer", "started_at")}
+run_keys = ("module", "pattern", "metric", "status", "options", "results")
+json.dump(dict(context, runs=[{k: d[k] for k in run_keys} for d in (base, tcp)]), open("multi.json", "w"))
+PY
+ngx_run 30 check multi.json multi.json
+[[ $RC == 0 ]] && grep -q '^sim pingpong' out && grep -q '^tcp pingpong' out && grep -q 'unchanged (of 22)' out ||
+    fail "a two-run file against itself: exit $RC: $(cat out)"
+expect_usage "different runs: multi.json holds sim pingpong, tcp pingpong; base.json holds sim pingpong" \
+    check multi.json base.json
 # one side summary-only: the intervals of the medians serve
 ngx_run 30 check base.json summary.json
 [[ $RC == 0 ]] && grep -q "z tests on the medians" out || fail "raw against summary-only: exit $RC: $(cat out)"
 ok "bad input exits 2 and names it"
+
+# --- environment: what differs between the two settings is noted ------------
+python3 - <<'PY' || fail "could not write other-kernel.json"
+import json
+d = json.load(open("same.json"))
+d["kernel"], d["warnings"] = "Linux 9.9", ["load average 3 before the run: other processes compete for the CPUs"]
+json.dump(d, open("other-kernel.json", "w"))
+PY
+ngx_run 30 check base.json other-kernel.json
+[[ $RC == 0 ]] || fail "a different kernel alone is no regression: exit $RC"
+grep -q '^note: different kernel: base.json null, other-kernel.json "Linux 9.9"$' out || fail "kernel note: $(cat out)"
+grep -q '^note: other-kernel.json was measured with a warning: load average 3 before the run' out ||
+    fail "the recorded warning is not shown: $(cat out)"
+ok "differences of environment and recorded warnings are noted"
 
 # --- 4. history --------------------------------------------------------------
 # Recorded times disagree with the file names: the order must follow the times.

@@ -66,16 +66,6 @@ Result<CheckRequest> read_request(const OptionValues& values)
     return request;
 }
 
-// The runs of a file, labelled by its path (and module for a multi-run file).
-Result<std::vector<ComparedRun>> runs_of_file(const std::string& path)
-{
-    std::vector<ComparedRun> runs;
-    NGX_TRY(collect_runs(path, runs));
-    for (ComparedRun& run : runs)
-        run.label = runs.size() == 1 ? path : path + ":" + run.run["module"].get<std::string>();
-    return runs;
-}
-
 int print_result(const CheckResult& result, const CheckRequest& request, const std::string& table)
 {
     std::cout << (request.junit ? check_junit(result, request.options) : table);
@@ -84,17 +74,15 @@ int print_result(const CheckResult& result, const CheckRequest& request, const s
 
 int check_files(const CheckRequest& request)
 {
-    Result<std::vector<ComparedRun>> baseline = runs_of_file(request.files[0]);
+    Result<SavedFile> baseline = read_saved_file(request.files[0]);
     if (!baseline)
         return fail_with(baseline.status());
-    Result<std::vector<ComparedRun>> current = runs_of_file(request.files[1]);
+    Result<SavedFile> current = read_saved_file(request.files[1]);
     if (!current)
         return fail_with(current.status());
-    Result<CheckResult> result = check_runs(*baseline, *current, request.options);
+    Result<CheckResult> result = check_files(*baseline, *current, request.options);
     if (!result)
         return fail_with(result.status());
-    result->baseline = request.files[0];
-    result->current = request.files[1];
     return print_result(*result, request, check_table(*result, request.options));
 }
 

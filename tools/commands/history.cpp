@@ -17,15 +17,13 @@ namespace {
 
 Result<HistoryEntry> read_entry(const std::string& path)
 {
-    Result<Json> document = read_result_file(path);
-    if (!document)
-        return document.status();
-    if (!document->contains("started_at") || !(*document)["started_at"].is_string())
+    Result<SavedFile> file = read_saved_file(path);
+    if (!file)
+        return file.status();
+    const Json& document = file->document;
+    if (!document.contains("started_at") || !document["started_at"].is_string())
         return Status::usage(path + ": no recorded time (\"started_at\"): not the result of a measurement");
-    Result<std::vector<ComparedRun>> runs = runs_of(*document, path);
-    if (!runs)
-        return runs.status();
-    return HistoryEntry{path, (*document)["started_at"].get<std::string>(), std::move(*runs)};
+    return HistoryEntry{document["started_at"].get<std::string>(), std::move(*file)};
 }
 
 std::string cell(double value)
@@ -98,7 +96,7 @@ Result<std::vector<HistoryEntry>> read_history(const std::string& directory)
         return Status::usage(directory + ": a history needs at least two result files (*.json), found " +
                              std::to_string(entries.size()));
     std::sort(entries.begin(), entries.end(), [](const HistoryEntry& a, const HistoryEntry& b) {
-        return std::tie(a.started_at, a.path) < std::tie(b.started_at, b.path);
+        return std::tie(a.started_at, a.file.path) < std::tie(b.started_at, b.file.path);
     });
     return entries;
 }
@@ -107,11 +105,9 @@ Result<std::vector<CheckResult>> check_history(const std::vector<HistoryEntry>& 
 {
     std::vector<CheckResult> steps;
     for (size_t i = 1; i < entries.size(); ++i) {
-        Result<CheckResult> step = check_runs(entries[i - 1].runs, entries[i].runs, options);
+        Result<CheckResult> step = check_files(entries[i - 1].file, entries[i].file, options);
         if (!step)
             return step.status();
-        step->baseline = entries[i - 1].path;
-        step->current = entries[i].path;
         steps.push_back(std::move(*step));
     }
     return steps;
@@ -123,7 +119,7 @@ std::string history_table(const std::vector<HistoryEntry>& entries, const std::v
     out << "history of " << entries.size()
         << " results, oldest first; each checked against the one before it (+ a regression, - an improvement)\n";
     for (size_t i = 0; i < entries.size(); ++i)
-        out << std::setw(5) << file_number(i) << "  " << entries[i].started_at << "  " << entries[i].path << "\n";
+        out << std::setw(5) << file_number(i) << "  " << entries[i].started_at << "  " << entries[i].file.path << "\n";
     std::string run;
     for (const TrendRow& row : trend_rows(steps)) {
         if (row.run != run) {
@@ -139,8 +135,11 @@ std::string history_table(const std::vector<HistoryEntry>& entries, const std::v
             out << std::setw(12) << text;
         out << std::setw(12) << percent_change(row.first > 0 ? row.last / row.first - 1 : NAN) << "\n";
     }
-    if (!steps.empty())
-        out << "newest step (" << steps.back().current << "): " << check_summary(steps.back()) << "\n";
+    if (steps.empty())
+        return out.str();
+    for (const std::string& note : steps.back().notes)
+        out << "note: " << note << "\n";
+    out << "newest step (" << steps.back().current << "): " << check_summary(steps.back()) << "\n";
     return out.str();
 }
 

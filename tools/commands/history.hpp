@@ -18,9 +18,8 @@
 namespace ngx {
 
 struct HistoryEntry {
-    std::string path;
     std::string started_at; // UTC, ISO 8601: sorts as text
-    std::vector<ComparedRun> runs;
+    SavedFile file;
 };
 
 // At least two result files, oldest first; a file without a recorded time is a usage error.

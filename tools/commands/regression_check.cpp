@@ -1,6 +1,7 @@
 // The regression check of two sides' runs (see regression_check.hpp).
 #include "regression_check.hpp"
 
+#include "comparison.hpp"
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 #include <ngx/two_sample.hpp>
@@ -233,6 +234,13 @@ Verdict decide(const CheckedValue& value, const CheckOptions& options)
     return Verdict::within_tolerance;
 }
 
+// The file a side's runs came from: the label of a lone run, else the label up to ":module".
+std::string file_of(const std::vector<ComparedRun>& runs)
+{
+    const std::string& label = runs.front().label;
+    return runs.size() == 1 ? label : label.substr(0, label.rfind(':'));
+}
+
 std::string run_list(const std::vector<ComparedRun>& runs)
 {
     std::string list;
@@ -263,17 +271,35 @@ size_t CheckResult::count(Verdict verdict) const
         std::count_if(values.begin(), values.end(), [&](const CheckedValue& v) { return v.verdict == verdict; }));
 }
 
+namespace {
+
+std::vector<std::string> environment_notes(const Json& baseline, const std::string& baseline_label, const Json& current,
+                                           const std::string& current_label)
+{
+    std::vector<std::string> notes;
+    for (const char* key : {"host", "cpu", "kernel", "logical_cpus", "frequency_governors", "ngx_version",
+                            "module_versions", "mpi_library"}) {
+        Json a = baseline.value(key, Json()), b = current.value(key, Json());
+        if (a != b)
+            notes.push_back(std::string("different ") + key + ": " + baseline_label + " " + a.dump() + ", " +
+                            current_label + " " + b.dump());
+    }
+    for (const auto& [document, label] : {std::pair{&baseline, &baseline_label}, std::pair{&current, &current_label}})
+        if (document->contains("warnings") && (*document)["warnings"].is_array())
+            for (const Json& warning : (*document)["warnings"])
+                notes.push_back(*label + " was measured with a warning: " + warning.get<std::string>());
+    return notes;
+}
+
 Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const std::vector<ComparedRun>& current,
                                const CheckOptions& options)
 {
     if (baseline.empty() || current.empty())
         return Status::usage("nothing to check: a side holds no run");
     CheckResult result;
-    result.baseline = baseline.front().label;
-    result.current = current.front().label;
     if (baseline.size() != current.size())
-        return Status::usage("different runs: " + result.baseline + " holds " + run_list(baseline) + "; " +
-                             result.current + " holds " + run_list(current));
+        return Status::usage("different runs: " + file_of(baseline) + " holds " + run_list(baseline) + "; " +
+                             file_of(current) + " holds " + run_list(current));
     for (size_t i = 0; i < baseline.size(); ++i)
         NGX_TRY(check_pair(baseline[i], current[i], result));
     std::vector<double> p;
@@ -286,6 +312,20 @@ Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const s
         value.change = value.baseline > 0 ? value.current / value.baseline - 1 : NAN;
         value.verdict = decide(value, options);
     }
+    return result;
+}
+
+} // namespace
+
+Result<CheckResult> check_files(const SavedFile& baseline, const SavedFile& current, const CheckOptions& options)
+{
+    Result<CheckResult> result = check_runs(baseline.runs, current.runs, options);
+    if (!result)
+        return result;
+    result->baseline = baseline.path;
+    result->current = current.path;
+    for (std::string& note : environment_notes(baseline.document, baseline.path, current.document, current.path))
+        result->notes.push_back(std::move(note));
     return result;
 }
 

@@ -7,13 +7,16 @@
 // alpha. A change counts only when it is significant AND larger than the
 // tolerance (relative to the baseline), in the direction that is worse.
 //
-//     Result<CheckResult> r = check_runs(baseline_runs, new_runs, {0.05, 0.05});
+//     Result<CheckResult> r = check_files(*read_saved_file("a.json"), *read_saved_file("b.json"), {0.05, 0.05});
 //     if (!r) return r.status();              // different patterns, modules, sizes, no samples: usage
 //     r->count(Verdict::regression);
+//
+// The check also notes what differs in the two files' settings (host, CPU,
+// kernel, versions, governors) and the setting warnings each recorded.
 #ifndef NGX_REGRESSION_CHECK_HPP
 #define NGX_REGRESSION_CHECK_HPP
 
-#include "comparison.hpp"
+#include "saved_runs.hpp"
 #include <ngx/status.hpp>
 
 #include <cstdint>
@@ -55,11 +58,10 @@ struct CheckResult {
     size_t count(Verdict verdict) const;
 };
 
-// The runs of the two sides are paired in order; both sides must hold the
-// same patterns, modules and sizes, each size with raw samples or a 95%
-// interval of its median (else a usage error naming what differs).
-Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const std::vector<ComparedRun>& current,
-                               const CheckOptions& options);
+// The runs of the two files are paired in order; both must hold the same
+// patterns, modules and sizes, each size with raw samples or a 95% interval
+// of its median (else a usage error naming what differs).
+Result<CheckResult> check_files(const SavedFile& baseline, const SavedFile& current, const CheckOptions& options);
 
 } // namespace ngx
 

@@ -23,8 +23,26 @@ Status check_run(const Json& run, const std::string& where)
     return Status::ok();
 }
 
-} // namespace
+// The runs of a document, labelled "path" (one run) or "path:module".
+Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string& path)
+{
+    std::vector<ComparedRun> runs;
+    if (!document.contains("runs")) {
+        NGX_TRY(check_run(document, path));
+        runs.push_back({path, document});
+        return runs;
+    }
+    const Json& list = document["runs"];
+    if (!list.is_array() || list.empty())
+        return Status::usage(path + ": \"runs\" is not a non-empty array");
+    for (size_t i = 0; i < list.size(); ++i) {
+        NGX_TRY(check_run(list[i], path + ": runs[" + std::to_string(i) + "]"));
+        runs.push_back({path + ":" + list[i]["module"].get<std::string>(), list[i]});
+    }
+    return runs;
+}
 
+// The file parsed as a JSON object.
 Result<Json> read_result_file(const std::string& path)
 {
     std::ifstream in(path);
@@ -38,35 +56,28 @@ Result<Json> read_result_file(const std::string& path)
     return document;
 }
 
-Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string& path)
-{
-    std::string stem = std::filesystem::path(path).stem().string();
-    std::vector<ComparedRun> runs;
-    if (!document.contains("runs")) {
-        NGX_TRY(check_run(document, path));
-        runs.push_back({stem, document});
-        return runs;
-    }
-    const Json& list = document["runs"];
-    if (!list.is_array() || list.empty())
-        return Status::usage(path + ": \"runs\" is not a non-empty array");
-    for (size_t i = 0; i < list.size(); ++i) {
-        NGX_TRY(check_run(list[i], path + ": runs[" + std::to_string(i) + "]"));
-        runs.push_back({stem + ":" + list[i]["module"].get<std::string>(), list[i]});
-    }
-    return runs;
-}
+} // namespace
 
 Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
+{
+    Result<SavedFile> file = read_saved_file(path);
+    if (!file)
+        return file.status();
+    const std::string stem = std::filesystem::path(path).stem().string();
+    for (ComparedRun& run : file->runs)
+        runs.push_back({stem + run.label.substr(path.size()), std::move(run.run)}); // "path:module" -> "stem:module"
+    return Status::ok();
+}
+
+Result<SavedFile> read_saved_file(const std::string& path)
 {
     Result<Json> document = read_result_file(path);
     if (!document)
         return document.status();
-    Result<std::vector<ComparedRun>> found = runs_of(*document, path);
-    if (!found)
-        return found.status();
-    runs.insert(runs.end(), found->begin(), found->end());
-    return Status::ok();
+    Result<std::vector<ComparedRun>> runs = runs_of(*document, path);
+    if (!runs)
+        return runs.status();
+    return SavedFile{path, std::move(*document), std::move(*runs)};
 }
 
 } // namespace ngx

@@ -5,11 +5,12 @@
 //
 //     std::vector<ComparedRun> runs;
 //     NGX_TRY(collect_runs("tcp.json", runs));   // one run, or each of a multi-run file
-//     Result<Json> document = read_result_file("tcp.json");
+//     Result<SavedFile> file = read_saved_file("results/tcp.json");
 //
 // Input shapes: a single-run document has module/pattern/results at the top
-// level; a multi-run document has `runs: [...]`. Labels are the file name
-// (single run) or "file:module" (runs of a multi-run file).
+// level; a multi-run document has `runs: [...]`. collect_runs labels runs by
+// the file name without directory and extension ("tcp", or "both:mpi" for a
+// run of a multi-run file); read_saved_file by the path as given.
 #ifndef NGX_SAVED_RUNS_HPP
 #define NGX_SAVED_RUNS_HPP
 
@@ -21,14 +22,17 @@
 
 namespace ngx {
 
-// The file parsed as a JSON object.
-Result<Json> read_result_file(const std::string& path);
-
-// Appends the runs of one file to `runs`.
+// Appends the runs of one file to `runs` (for ngx compare).
 Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs);
 
-// The runs of an already read document (`path` names it in messages).
-Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string& path);
+// One file whole: its document (with the context) and its runs.
+struct SavedFile {
+    std::string path;
+    Json document;
+    std::vector<ComparedRun> runs; // labelled "path", or "path:module" in a multi-run file
+};
+
+Result<SavedFile> read_saved_file(const std::string& path);
 
 } // namespace ngx
 
