@@ -120,6 +120,12 @@ ngx_run 30 check base.json other-kernel.json
 grep -q '^note: different kernel: base.json null, other-kernel.json "Linux 9.9"$' out || fail "kernel note: $(cat out)"
 grep -q '^note: other-kernel.json was measured with a warning: load average 3 before the run' out ||
     fail "the recorded warning is not shown: $(cat out)"
+ngx_run 30 check --format junit base.json other-kernel.json
+python3 - out <<'PY' || fail "junit: the notes are not in the suite's system-out"
+import sys, xml.etree.ElementTree as ET
+text = ET.parse(sys.argv[1]).getroot().find("./testsuite/system-out").text
+assert 'note: different kernel: base.json null, other-kernel.json "Linux 9.9"' in text, text
+PY
 ok "differences of environment and recorded warnings are noted"
 
 # --- 4. history --------------------------------------------------------------

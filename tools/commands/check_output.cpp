@@ -128,6 +128,12 @@ std::string check_junit(const CheckResult& result, const CheckOptions& options)
                 << "</system-out>";
         out << "</testcase>\n";
     }
+    if (!result.notes.empty()) {
+        out << "    <system-out>";
+        for (const std::string& note : result.notes)
+            out << xml_escaped("note: " + note) << "\n";
+        out << "</system-out>\n";
+    }
     out << "  </testsuite>\n</testsuites>\n";
     return out.str();
 }

@@ -1,6 +1,7 @@
 // How `ngx check` shows a CheckResult (regression_check.hpp): a readable
 // table with a closing summary line, or JUnit XML for CI systems (one
-// testcase per size or parameter; a regression is a failure).
+// testcase per size or parameter; a regression is a failure; the notes in
+// the suite's system-out).
 //
 //     std::cout << check_table(result, options);
 //     std::cout << check_junit(result, options);
