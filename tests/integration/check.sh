@@ -108,6 +108,32 @@ ngx_run 30 check base.json summary.json
 [[ $RC == 0 ]] && grep -q "z tests on the medians" out || fail "raw against summary-only: exit $RC: $(cat out)"
 ok "bad input exits 2 and names it"
 
+# --- fitted parameters with 95% intervals, per protocol range ---------------
+python3 - <<'PY' || fail "could not write the fitted files"
+import json
+def fitted(source, target, L, o, to=1024):
+    d = json.load(open(source))
+    d["model"] = {"kind": "loggp", "ranges": [{"from_bytes": 1, "to_bytes": to, "intervals": {
+        "L_us": {"value": L, "ci95": [L - 0.1, L + 0.1]},
+        "o_us": {"value": o, "ci95": [o - 0.1, o + 0.1]},
+        "g_us": {"value": 2.0, "ci95": [None, None]}}}]}
+    json.dump(d, open(target, "w"))
+fitted("base.json", "fit-a.json", 5.0, -0.5)
+fitted("same.json", "fit-b.json", 5.5, -0.8)
+fitted("same.json", "fit-c.json", 5.5, -0.8, to=2048)
+PY
+ngx_run 30 check fit-a.json fit-b.json
+[[ $RC == 1 ]] || fail "L 5 -> 5.5 us (intervals 0.2 wide) not flagged: exit $RC: $(cat out)"
+grep -Eq '^ +L_us \[1 B\.\.1 KiB\] +5 +5\.5 +\+10\.0% +[0-9.e-]+ +regression$' out || fail "the L_us row: $(cat out)"
+# o from -0.5 to -0.8: 60% lower, relative to |-0.5|: an improvement; g has no interval: not tested
+grep -Eq '^ +o_us \[1 B\.\.1 KiB\] +-0\.5 +-0\.8 +-60\.0% +[0-9.e-]+ +improvement$' out || fail "the o_us row: $(cat out)"
+grep -q 'g_us' out && fail "g_us has no interval and must not be tested: $(cat out)"
+grep -q '(of 13)$' out || fail "11 sizes and 2 parameters: $(tail -1 out)"
+ngx_run 30 check fit-a.json fit-c.json
+grep -q '^note: sim pingpong: the fitted protocol ranges differ: parameters not compared$' out ||
+    fail "ranges that differ: $(cat out)"
+ok "fitted parameters tested per range, zero and negative baselines handled"
+
 # --- environment: what differs between the two settings is noted ------------
 python3 - <<'PY' || fail "could not write other-kernel.json"
 import json

@@ -224,7 +224,7 @@ bool worse_when_higher(const CheckedValue& value)
 
 Verdict decide(const CheckedValue& value, const CheckOptions& options)
 {
-    if (!(value.p_adjusted < options.alpha))
+    if (!(value.p_adjusted < options.alpha) || std::isnan(value.change)) // no relative change of a zero baseline
         return Verdict::unchanged;
     double worse_by = worse_when_higher(value) ? value.change : -value.change;
     if (worse_by > options.tolerance)
@@ -309,7 +309,7 @@ Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const s
     for (size_t i = 0; i < result.values.size(); ++i) {
         CheckedValue& value = result.values[i];
         value.p_adjusted = adjusted[i];
-        value.change = value.baseline > 0 ? value.current / value.baseline - 1 : NAN;
+        value.change = value.baseline != 0 ? (value.current - value.baseline) / std::fabs(value.baseline) : NAN;
         value.verdict = decide(value, options);
     }
     return result;

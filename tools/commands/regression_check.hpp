@@ -45,7 +45,7 @@ struct CheckedValue {
     std::string name; // "1 KiB", or "L_us [1 B..1 KiB]"
     bool is_parameter = false;
     double baseline = 0, current = 0; // the medians (us) or the parameter's values
-    double change = 0;                // current / baseline - 1 (NaN when the baseline is not positive)
+    double change = 0;                // (current - baseline) / |baseline|; NaN for a zero baseline
     double p = 0, p_adjusted = 0;     // two-sided; Holm-adjusted over the whole check
     std::string test;                 // "rank-sum" or "intervals"
     Verdict verdict = Verdict::unchanged;
