@@ -139,6 +139,7 @@ python3 - <<'PY' || fail "could not write other-kernel.json"
 import json
 d = json.load(open("same.json"))
 d["kernel"], d["warnings"] = "Linux 9.9", ["load average 3 before the run: other processes compete for the CPUs"]
+d["status"] = "interrupted"
 json.dump(d, open("other-kernel.json", "w"))
 PY
 ngx_run 30 check base.json other-kernel.json
@@ -146,6 +147,7 @@ ngx_run 30 check base.json other-kernel.json
 grep -q '^note: different kernel: base.json null, other-kernel.json "Linux 9.9"$' out || fail "kernel note: $(cat out)"
 grep -q '^note: other-kernel.json was measured with a warning: load average 3 before the run' out ||
     fail "the recorded warning is not shown: $(cat out)"
+grep -q '^note: other-kernel.json did not complete (status interrupted)$' out || fail "status note: $(cat out)"
 ngx_run 30 check --format junit base.json other-kernel.json
 python3 - out <<'PY' || fail "junit: the notes are not in the suite's system-out"
 import sys, xml.etree.ElementTree as ET

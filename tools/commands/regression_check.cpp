@@ -198,9 +198,19 @@ void check_parameters(const ComparedRun& base, const ComparedRun& next, CheckRes
         check_range(run, (*a)[i], (*b)[i], result.values);
 }
 
+// A run that did not complete (interrupted, failed) is checked on what it measured, and said so.
+void note_status(const ComparedRun& run, CheckResult& result)
+{
+    std::string status = text_at(run.run, "status");
+    if (!status.empty() && status != "complete")
+        result.notes.push_back(run.label + " did not complete (status " + status + ")");
+}
+
 Status check_pair(const ComparedRun& base, const ComparedRun& next, CheckResult& result)
 {
     NGX_TRY(check_same_kind(base, next));
+    note_status(base, result);
+    note_status(next, result);
     std::map<uint64_t, const Json*> a = results_by_size(base.run), b = results_by_size(next.run);
     NGX_TRY(check_same_sizes(base, a, next, b));
     for (const auto& [size, result_a] : a) {
