@@ -173,6 +173,9 @@ grep -Eq '^ +1 KiB +[0-9.]+ +[0-9.]+ +[0-9.]+\+ +[0-9.]+ +\+([5-9]|1[0-5])\.[0-9
 synth write history/e.json 35 --started-at 2026-11-24T01:00:00Z --shift 0.25
 ngx_run 30 check history
 [[ $RC == 1 ]] || fail "history whose newest step regressed: exit $RC, want 1"
+ngx_run 30 check --format junit history
+[[ $RC == 1 ]] && grep -q '<testsuite name="history/a.json -&gt; history/e.json" tests="11" failures="11">' out ||
+    fail "junit of a history is its newest step: exit $RC: $(head -3 out)"
 synth write history/f.json 36 --started-at 2026-11-25T01:00:00Z --pattern loggp
 expect_usage "different pattern" check history
 rm history/f.json
