@@ -60,9 +60,11 @@ Result<CheckRequest> read_request(const OptionValues& values)
     for (const auto& [name, value] : values)
         if (name == "file")
             request.files.push_back(value);
-    bool directory = request.files.size() == 1 && std::filesystem::is_directory(request.files.front());
+    std::error_code error;
+    bool directory = request.files.size() == 1 && std::filesystem::is_directory(request.files.front(), error);
     if (request.files.size() != 2 && !directory)
-        return Status::usage("expected BASELINE.json NEW.json, or one directory\n" + std::string(usage_text));
+        return Status::usage((request.files.size() == 1 ? request.files.front() + ": not a directory: " : "") +
+                             "expected BASELINE.json NEW.json, or one directory\n" + usage_text);
     return request;
 }
 

@@ -81,7 +81,7 @@ Result<std::vector<HistoryEntry>> read_history(const std::string& directory)
     std::error_code error;
     std::vector<std::string> paths;
     for (const auto& file : std::filesystem::directory_iterator(directory, error))
-        if (file.is_regular_file() && file.path().extension() == ".json")
+        if (std::error_code kind; file.is_regular_file(kind) && file.path().extension() == ".json")
             paths.push_back(file.path().string());
     if (error)
         return Status::usage(directory + ": cannot read the directory: " + error.message());
