@@ -7,6 +7,7 @@
 #include "local_group.hpp"
 #include "mpi_bootstrap.hpp"
 #include "session.hpp"
+#include "setting_warnings.hpp"
 #include "stream_bootstrap.hpp"
 #include "sysinfo.hpp"
 
@@ -291,7 +292,22 @@ Json run_context(const Config& config, const Timer& timer, const Bootstrap& boot
     context["bootstrap"] = {{"kind", boot.name()}, {"ranks", boot.nranks()}};
     context["placement"] = std::move(placements);
     context["command_line"] = config.arguments;
+    context["module_versions"] = Json::object();
+    for (const ModuleChoice& choice : config.modules)
+        if (const char* version = choice.module->descriptor().version)
+            context["module_versions"][choice.module->name()] = version;
+#if NGX_HAVE_MPI
+    context["mpi_library"] = mpi_library_version();
+#endif
     return context;
+}
+
+// What setting_warnings.hpp found, on stderr (the output files carry it too).
+void print_warnings(const Document& document)
+{
+    if (document.context.contains("warnings"))
+        for (const Json& warning : document.context["warnings"])
+            std::cerr << "ngx: warning: " << warning.get<std::string>() << "\n";
 }
 
 // Prints the whole document to stdout in the format --format asked for.
@@ -326,8 +342,10 @@ Status measure(const Config& config, Bootstrap& boot, const InterruptGuard& guar
         status = session.run_all();
     }
     Status written = session.close();
-    if (reporting)
+    if (reporting) {
         print_document(config, session.document());
+        print_warnings(session.document());
+    }
     return status.is_ok() ? written : status;
 }
 

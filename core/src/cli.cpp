@@ -514,6 +514,7 @@ std::string help_text(const po::options_description& all)
             "       ngx --connect HOST:PORT -m ... -x ... (on the other)\n"
             "       mpirun -np 2 ngx -m MODULE -x PATTERN\n"
             "       ngx compare A.json B.json | ngx plot FILE.json... -o OUT.png\n"
+            "       ngx check BASELINE.json NEW.json | ngx check DIR   (regressions, trend)\n"
             "       ngx fit FILE.csv | ngx predict --params FILE.json ...  (each with --help)\n"
             "With no arguments: LogGP parameters (paper 001) of every local module\n"
             "(shm, tcp), compared.\n"
@@ -627,7 +628,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         for (const po::option& option : parsed.options)
             if (option.position_key >= 0)
                 return Status::usage("unexpected argument '" + option.value.front() +
-                                     "' (options start with -; subcommands: compare, fit, predict, plot)");
+                                     "' (options start with -; subcommands: compare, check, fit, predict, plot, export)");
         po::store(parsed, values);
         po::notify(values);
     } catch (const po::unknown_option& error) {

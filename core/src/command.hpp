@@ -1,8 +1,9 @@
 // Subcommands of ngx that work on saved results rather than measuring:
-// `ngx compare A.json B.json`, `ngx fit FILE`, `ngx predict ...`. They live
-// in tools/commands and reach the program through this catalog. compare is
-// generic; fit and predict hand the file to the pattern that made it (its
-// PatternInfo::fit / predict hooks), so the core knows no model.
+// `ngx compare A.json B.json`, `ngx check A.json B.json`, `ngx fit FILE`,
+// `ngx predict ...`. They live in tools/commands and reach the program
+// through this catalog. compare and check are generic; fit and predict hand
+// the file to the pattern that made it (its PatternInfo::fit / predict
+// hooks), so the core knows no model.
 //
 //     CommandInfo{"compare", "compare saved runs", [](const auto& args, const auto&) { return compare_main(args); }};
 #ifndef NGX_COMMAND_HPP

@@ -57,14 +57,6 @@ Json compare_sizes(const std::vector<ComparedRun>& runs)
     return sizes;
 }
 
-const Json* ranges_of(const Json& run)
-{
-    if (run.contains("model") && run["model"].is_object() && run["model"].contains("ranges") &&
-        run["model"]["ranges"].is_array())
-        return &run["model"]["ranges"];
-    return nullptr;
-}
-
 // A model's parameters: numbers named with a unit (_us, _per_byte, _bytes)
 // or {"value": ...} objects; the range limits are not parameters.
 std::map<std::string, double> parameters_of(const Json& object)
@@ -272,6 +264,14 @@ void print_model_rows(std::ostringstream& out, const Json& comparison)
 }
 
 } // namespace
+
+const Json* ranges_of(const Json& run)
+{
+    if (run.contains("model") && run["model"].is_object() && run["model"].contains("ranges") &&
+        run["model"]["ranges"].is_array())
+        return &run["model"]["ranges"];
+    return nullptr;
+}
 
 Json compare_runs(const std::vector<ComparedRun>& runs)
 {

@@ -29,6 +29,9 @@ struct ComparedRun {
 // baseline's; a size another run lacks gets null values.
 Json compare_runs(const std::vector<ComparedRun>& runs);
 
+// A run's fitted protocol ranges (model.ranges), nullptr when it has none.
+const Json* ranges_of(const Json& run);
+
 // A readable table of a comparison object.
 std::string comparison_table(const Json& comparison);
 

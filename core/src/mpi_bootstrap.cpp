@@ -304,6 +304,15 @@ Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns, cons
     return std::unique_ptr<Bootstrap>(std::move(boot));
 }
 
+std::string mpi_library_version()
+{
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length = 0;
+    MPI_Get_library_version(text, &length);
+    std::string version(text); // `length` may count the terminating NUL
+    return version.substr(0, version.find('\n'));
+}
+
 void finish_mpi_bootstrap(Bootstrap& boot, int exit_code)
 {
     if (auto* mpi = dynamic_cast<MpiBootstrap*>(&boot))

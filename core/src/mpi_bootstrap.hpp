@@ -25,6 +25,7 @@
 #include <ngx/pattern.hpp>
 
 #include <memory>
+#include <string>
 
 namespace ngx {
 
@@ -37,6 +38,10 @@ Result<std::unique_ptr<Bootstrap>> start_mpi_bootstrap(uint64_t timeout_ns, cons
 // with any other code it calls MPI_Abort so a peer blocked in MPI cannot
 // hang the job. No effect on other bootstraps.
 void finish_mpi_bootstrap(Bootstrap& boot, int exit_code);
+
+// The MPI library ngx runs with: the first line of MPI_Get_library_version
+// ("Open MPI v4.1.4, package: ..."); callable before MPI_Init.
+std::string mpi_library_version();
 
 // MPI_Abort(MPI_COMM_WORLD, exit_code) now, from any thread (the watchdog's
 // while the main thread is stuck in MPI); returns only for other bootstraps.

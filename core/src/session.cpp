@@ -2,6 +2,8 @@
 #include "session.hpp"
 
 #include "comparison.hpp"
+#include "setting_warnings.hpp"
+#include "sysinfo.hpp"
 #include "virtual_bootstrap.hpp"
 
 #include <algorithm>
@@ -243,6 +245,10 @@ Status Session::close_locked()
     closed_ = true;
     if (reporting() && document_.runs.size() > 1) // several modules: what each costs next to the first
         document_.comparison = compare_runs(compared_runs(document_));
+    if (reporting()) { // the environment at the end of the run, and what in it hurts the numbers
+        document_.context["load_average_1min_after"] = load_average_1min();
+        document_.context["warnings"] = setting_warnings(document_.context, smallest_median_us(document_));
+    }
     Status first_failure;
     for (auto& reporter : reporters_) {
         Status status = reporter->close(document_);

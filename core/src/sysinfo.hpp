@@ -1,8 +1,12 @@
 // What the output files say about the machine and the placement of the two
-// sides: host, kernel, CPU model, logical CPUs, load; pinning.
+// sides (the environment Hoefler and Belli, "Scientific Benchmarking of
+// Parallel Computing Systems", SC15, ask every result to carry): host,
+// kernel, CPU model and clock, frequency governor, logical CPUs, load,
+// network interfaces and their MTU; per rank its pinning, CPU and SMT siblings.
 //
 //     Json host = machine_context();
 //     Status pinned = pin_to_cpu(3);
+//     double after = load_average_1min();   // at the end of the run
 #ifndef NGX_SYSINFO_HPP
 #define NGX_SYSINFO_HPP
 
@@ -14,6 +18,9 @@
 namespace ngx {
 
 Json machine_context();
+
+// The 1-minute load average (/proc/loadavg); 0 when unknown.
+double load_average_1min();
 
 Status pin_to_cpu(int cpu);
 

@@ -54,7 +54,7 @@ offers -m sim -x pingpong --sim- -- --sim-L --sim-S
 offers --ti -- --timer --timeout
 offers --timer '' -- auto tsc clock
 offers pl -- plot
-offers '' -- compare fit predict plot export
+offers '' -- compare check fit predict plot export
 offers --loggp -- --loggp-n # loggp is the default pattern
 
 # --help fits 80 columns: alone, and with every module's and pattern's options.

@@ -201,6 +201,15 @@ row 2 "array\.json: not an ngx result"          compare "$IT_DIR/good.json" "$IT
 row 2 "cannot compare different patterns"        compare "$IT_DIR/good.json" "$IT_DIR/other.json"
 row 2 "need at least two runs"                   compare "$IT_DIR/good.json"
 row 2 "nosuch\.json: cannot open"               compare "$IT_DIR/good.json" "$IT_DIR/nosuch.json"
+mkdir -p "$IT_DIR/emptydir"
+row 2 "notjson\.json: not a JSON file"          check "$IT_DIR/notjson.json" "$IT_DIR/good.json"
+row 2 "different pattern: .*good\.json has pingpong, .*other\.json has pingping" check "$IT_DIR/good.json" "$IT_DIR/other.json"
+row 2 "missing samples: 1 B of .*good\.json"    check "$IT_DIR/good.json" "$IT_DIR/good.json"
+row 2 "expected BASELINE\.json NEW\.json, or one directory" check "$IT_DIR/good.json"
+row 2 "--tolerance 'x'"                          check --tolerance x "$IT_DIR/good.json" "$IT_DIR/good.json"
+row 2 "--alpha '2'"                              check --alpha 2 "$IT_DIR/good.json" "$IT_DIR/good.json"
+row 2 "--format 'xml'"                           check --format xml "$IT_DIR/good.json" "$IT_DIR/good.json"
+row 2 "emptydir: a history needs at least two"   check "$IT_DIR/emptydir"
 row 2 "notjson\.json: not a JSON document"      predict --params "$IT_DIR/notjson.json" --op pingpong -s 1
 row 2 "good\.json: has no fitted model"         predict --params "$IT_DIR/good.json" --op pingpong -s 1
 row 2 "no LogGP parameters"                      predict --params "$IT_DIR/noranges.json" --op pingpong -s 1

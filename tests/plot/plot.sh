@@ -108,6 +108,29 @@ check_png run.png 1000 750
 "$NGX" -m sim -x pingpong -s 1-64 -c 10 --plot >/dev/null 2>err; code=$?
 [ $code -eq 2 ] && grep -q -- "-o FILE.json" err || fail "--plot without -o FILE.json: exit $code, $(cat err)"
 
+# A directory: the history of its results (as ngx check DIR orders them), one
+# series per size; recorded times that disagree with the file names.
+mkdir nightly
+for i in 1 2 3; do
+    "$NGX" -m sim -x pingpong -s 1,64,1Ki -c 50 -o nightly/$i.json >/dev/null || fail "history run $i"
+done
+python3 - nightly <<'PY' || fail "could not set the recorded times"
+import json, sys
+for name, time in (("1", "2026-11-03T00:00:00Z"), ("2", "2026-11-01T00:00:00Z"), ("3", "2026-11-02T00:00:00Z")):
+    path = f"{sys.argv[1]}/{name}.json"
+    d = json.load(open(path))
+    d["started_at"] = time
+    json.dump(d, open(path, "w"))
+PY
+"$NGX" plot nightly -o history.svg >/dev/null 2>err || fail "ngx plot DIR: $(cat err)"
+check_svg history.svg trend:1B=1 trend:64B=1 trend:1024B=1
+"$NGX" plot nightly >/dev/null 2>err || fail "ngx plot DIR without -o: $(cat err)"
+check_png nightly.png 1000 750
+echo '{"schema_version": 1, "module": "sim", "pattern": "pingpong", "results": []}' >nightly/4.json
+expect_history() { "$NGX" plot nightly -o bad.png >out 2>err; [ $? -eq 2 ] && grep -q -- "$1" err || fail "plot DIR: $(cat err)"; }
+expect_history 'no recorded time'
+rm nightly/4.json
+
 # Errors: each names what is wrong.
 expect() { # expect CODE PATTERN COMMAND...
     local code=$1 pattern=$2
@@ -128,4 +151,4 @@ echo 'raise ImportError("no matplotlib here")' >fake/matplotlib/__init__.py
 PYTHONPATH=$dir/fake expect 1 "matplotlib is missing" "$NGX" plot loggp.json -o bad.png
 NGX_PYTHON=/nonexistent/python3 expect 1 "python3 is missing" "$NGX" plot loggp.json -o bad.png
 [ ! -e bad.png ] || fail "a failed plot left bad.png"
-echo "plot: 5 families drawn and checked"
+echo "plot: 5 families and a history drawn and checked"

@@ -2,6 +2,7 @@
 // own file of this folder and adds one line here.
 #include "commands.hpp"
 
+#include "check.hpp"
 #include "compare.hpp"
 #include "export_command.hpp"
 #include "fit_command.hpp"
@@ -11,7 +12,7 @@ namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), fit_command(), predict_command(), plot_command(), export_command()};
+    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command(), export_command()};
 }
 
 } // namespace ngx

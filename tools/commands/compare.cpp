@@ -4,17 +4,14 @@
 //     ngx compare tcp.json mpi.json          # table; exit 2 on bad input
 //     ngx compare --json both.json           # a multi-run file compares its own runs
 //
-// Input shapes: a single-run document has module/pattern/results at the top
-// level; a multi-run document has `runs: [...]`. Labels are the file name
-// (single run) or "file:module" (runs of a multi-run file).
+// The files are read by saved_runs.hpp (one run, or each run of a multi-run file).
 #include "compare.hpp"
 
 #include "comparison.hpp"
+#include "saved_runs.hpp"
 #include <ngx/command_line.hpp>
 #include <ngx/status.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace ngx {
@@ -25,57 +22,6 @@ constexpr const char* usage_text = "usage: ngx compare [--json] FILE.json FILE.j
                                    "ratio to the first (the baseline); fitted LogGP parameters where present.\n"
                                    "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
                                    "  --json   print the comparison object as JSON instead of the table\n";
-
-Result<Json> read_json(const std::string& path)
-{
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage(path + ": cannot open the file");
-    Json document = Json::parse(in, nullptr, false);
-    if (document.is_discarded())
-        return Status::usage(path + ": not a JSON file");
-    if (!document.is_object())
-        return Status::usage(path + ": not an ngx result (expected a JSON object)");
-    return document;
-}
-
-Status check_run(const Json& run, const std::string& where)
-{
-    for (const char* key : {"module", "pattern", "results"})
-        if (!run.contains(key))
-            return Status::usage(where + ": missing field \"" + key + "\" (not an ngx result file?)");
-    for (const char* key : {"module", "pattern"})
-        if (!run[key].is_string())
-            return Status::usage(where + ": \"" + key + "\" is not a string");
-    if (!run["results"].is_array())
-        return Status::usage(where + ": \"results\" is not an array");
-    for (const Json& size : run["results"])
-        if (!size.is_object() || !size.contains("size_bytes") || !size["size_bytes"].is_number_unsigned())
-            return Status::usage(where + ": a result without a valid \"size_bytes\"");
-    return Status::ok();
-}
-
-// Appends the runs of one file to `runs`.
-Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
-{
-    Result<Json> document = read_json(path);
-    if (!document)
-        return document.status();
-    std::string stem = std::filesystem::path(path).stem().string();
-    if (!document->contains("runs")) {
-        NGX_TRY(check_run(*document, path));
-        runs.push_back({stem, *document});
-        return Status::ok();
-    }
-    const Json& list = (*document)["runs"];
-    if (!list.is_array() || list.empty())
-        return Status::usage(path + ": \"runs\" is not a non-empty array");
-    for (size_t i = 0; i < list.size(); ++i) {
-        NGX_TRY(check_run(list[i], path + ": runs[" + std::to_string(i) + "]"));
-        runs.push_back({stem + ":" + list[i]["module"].get<std::string>(), list[i]});
-    }
-    return Status::ok();
-}
 
 Status check_same_pattern(const std::vector<ComparedRun>& runs)
 {

@@ -4,10 +4,13 @@
     ngx plot tcp.json mpi.json -o pingpong.png      # per-size medians, ratio panel
     ngx plot loggp.json -o loggp.svg                # paper 001 Figure 4 and the model
     ngx plot run.json                               # writes run.png beside run.json
+    ngx plot nightly/ -o trend.png                  # a directory: the history of its results
 
 The family is the runs' pattern: pingpong/pingping (and any pattern without its
 own figure) give the per-size curves with a ratio panel against the first run;
-loggp, loggps and overhead have their own figures. Every drawn series carries
+loggp, loggps and overhead have their own figures. A directory (as for
+`ngx check DIR`) draws its history: per size each file's median relative to the
+oldest file's, files ordered by their recorded time. Every drawn series carries
 a gid ("median:LABEL", "fit:RANGE", ...), which SVG output keeps as element
 ids, so tests can count the series. Exit codes: 0 drawn, 1 matplotlib or
 python missing, 2 bad input."""
@@ -593,6 +596,65 @@ FAMILIES = {
 # ---------------------------------------------------------------- main
 
 
+# ---------------------------------------------------------------- history
+
+
+def history_of(directory):
+    """The single-run results of a directory, oldest first (started_at, then name), as ngx check DIR orders them."""
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
+    except OSError as error:
+        fail(f"{directory}: cannot read the directory ({error.strerror})")
+    entries = []
+    for name in names:
+        path = os.path.join(directory, name)
+        document = read_document(path)
+        if not isinstance(document.get("started_at"), str):
+            fail(f'{path}: no recorded time ("started_at"): not the result of a measurement')
+        runs = runs_of(path)
+        entries.append((document["started_at"], path, runs[0][1]))
+    if len(entries) < 2:
+        fail(f"{directory}: a history needs at least two result files (*.json), found {len(entries)}")
+    kinds = {(run["module"], run["pattern"]) for _, _, run in entries}
+    if len(kinds) > 1:
+        fail(f"{directory}: the files measured different things: " + ", ".join(" ".join(k) for k in sorted(kinds)))
+    return sorted(entries, key=lambda e: (e[0], e[1]))
+
+
+def plot_history(plt, directory):
+    """Per size, each file's median relative to the oldest file's (%), with the 95% interval of the median."""
+    entries = history_of(directory)
+    figure, axis = plt.subplots(1, 1)
+    first = {r["size_bytes"]: r.get("median_us") for r in entries[0][2]["results"]}
+    for size, base in first.items():
+        if not isinstance(base, (int, float)) or base <= 0:
+            continue
+        xs, ys, low, high = [], [], [], []
+        for i, (_, _, run) in enumerate(entries):
+            result = next((r for r in run["results"] if r["size_bytes"] == size), {})
+            median = result.get("median_us")
+            if not isinstance(median, (int, float)):
+                continue
+            xs.append(i)
+            ys.append(100 * (median / base - 1))
+            lo, hi = result.get("median_ci95_lo_us"), result.get("median_ci95_hi_us")
+            have = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+            low.append(100 * (median - lo) / base if have else 0)
+            high.append(100 * (hi - median) / base if have else 0)
+        bars = axis.errorbar(xs, ys, yerr=[low, high], marker="o", capsize=3, label=format_bytes(size) + "B")
+        bars.lines[0].set_gid(f"trend:{size}B")
+    axis.axhline(0, color="grey", linewidth=0.8)
+    axis.set_xticks(range(len(entries)))
+    axis.set_xticklabels([f"#{i + 1}\n{t.replace('T', ' ').rstrip('Z')}" for i, (t, _, _) in enumerate(entries)],
+                         fontsize="small")
+    axis.set_xlabel("result, oldest first (recorded time, UTC)")
+    axis.set_ylabel("median vs #1 (%)")
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize="small", ncol=2)
+    runs = [(entries[0][2]["module"], entries[0][2], read_document(entries[0][1]))]
+    return figure, runs
+
+
 def default_output(first_file):
     return os.path.splitext(first_file)[0] + ".png"
 
@@ -601,7 +663,8 @@ def main():
     parser = argparse.ArgumentParser(
         prog="ngx plot", description="Draws saved ngx runs: the figure of their pattern (pingpong, loggp, "
         "loggps, overhead; others as per-size medians).")
-    parser.add_argument("files", nargs="+", metavar="FILE.json", help="saved runs (ngx ... -o FILE.json)")
+    parser.add_argument("files", nargs="+", metavar="FILE.json", help="saved runs (ngx ... -o FILE.json), or one "
+                        "directory of them: their history")
     parser.add_argument("-o", "--output", help="the figure: .png, .svg or .pdf (default: FILE.png beside the first)")
     parser.add_argument("--dpi", type=int, default=100, help="pixels per inch (the figure is 10 x 7.5 in)")
     a = parser.parse_args()
@@ -610,6 +673,9 @@ def main():
         fail(f"-o {output}: unknown figure type; use .png, .svg or .pdf")
     if not 10 <= a.dpi <= 600:
         fail(f"--dpi '{a.dpi}': expected a whole number in 10..600")
+    if len(a.files) == 1 and os.path.isdir(a.files[0]):
+        draw(figure_of_history(a.files[0]), a, output if a.output else a.files[0].rstrip("/") + ".png")
+        return
     runs, paths = [], []
     for path in a.files:
         found = runs_of(path)
@@ -621,8 +687,18 @@ def main():
         fail(f"cannot draw different patterns in one figure: {', '.join(patterns)}")
     plt = import_pyplot()
     figure, kind = FAMILIES.get(patterns[0], plot_latency)(plt, runs)
-    figure.set_size_inches(WIDTH_IN, HEIGHT_IN)
     figure.suptitle(title_of(runs, kind), fontsize="medium")
+    draw(figure, a, output)
+
+
+def figure_of_history(directory):
+    figure, runs = plot_history(import_pyplot(), directory)
+    figure.suptitle(title_of(runs, "history"), fontsize="medium")
+    return figure
+
+
+def draw(figure, a, output):
+    figure.set_size_inches(WIDTH_IN, HEIGHT_IN)
     figure.tight_layout()
     try:
         figure.savefig(output, dpi=a.dpi)

@@ -1,0 +1,83 @@
+// Reading saved result files (see saved_runs.hpp).
+#include "saved_runs.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace ngx {
+namespace {
+
+Status check_run(const Json& run, const std::string& where)
+{
+    for (const char* key : {"module", "pattern", "results"})
+        if (!run.contains(key))
+            return Status::usage(where + ": missing field \"" + key + "\" (not an ngx result file?)");
+    for (const char* key : {"module", "pattern"})
+        if (!run[key].is_string())
+            return Status::usage(where + ": \"" + key + "\" is not a string");
+    if (!run["results"].is_array())
+        return Status::usage(where + ": \"results\" is not an array");
+    for (const Json& size : run["results"])
+        if (!size.is_object() || !size.contains("size_bytes") || !size["size_bytes"].is_number_unsigned())
+            return Status::usage(where + ": a result without a valid \"size_bytes\"");
+    return Status::ok();
+}
+
+// The runs of a document, labelled "path" (one run) or "path:module".
+Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string& path)
+{
+    std::vector<ComparedRun> runs;
+    if (!document.contains("runs")) {
+        NGX_TRY(check_run(document, path));
+        runs.push_back({path, document});
+        return runs;
+    }
+    const Json& list = document["runs"];
+    if (!list.is_array() || list.empty())
+        return Status::usage(path + ": \"runs\" is not a non-empty array");
+    for (size_t i = 0; i < list.size(); ++i) {
+        NGX_TRY(check_run(list[i], path + ": runs[" + std::to_string(i) + "]"));
+        runs.push_back({path + ":" + list[i]["module"].get<std::string>(), list[i]});
+    }
+    return runs;
+}
+
+// The file parsed as a JSON object.
+Result<Json> read_result_file(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return Status::usage(path + ": cannot open the file");
+    Json document = Json::parse(in, nullptr, false);
+    if (document.is_discarded())
+        return Status::usage(path + ": not a JSON file");
+    if (!document.is_object())
+        return Status::usage(path + ": not an ngx result (expected a JSON object)");
+    return document;
+}
+
+} // namespace
+
+Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
+{
+    Result<SavedFile> file = read_saved_file(path);
+    if (!file)
+        return file.status();
+    const std::string stem = std::filesystem::path(path).stem().string();
+    for (ComparedRun& run : file->runs)
+        runs.push_back({stem + run.label.substr(path.size()), std::move(run.run)}); // "path:module" -> "stem:module"
+    return Status::ok();
+}
+
+Result<SavedFile> read_saved_file(const std::string& path)
+{
+    Result<Json> document = read_result_file(path);
+    if (!document)
+        return document.status();
+    Result<std::vector<ComparedRun>> runs = runs_of(*document, path);
+    if (!runs)
+        return runs.status();
+    return SavedFile{path, std::move(*document), std::move(*runs)};
+}
+
+} // namespace ngx
