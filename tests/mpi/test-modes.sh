@@ -5,13 +5,18 @@
 #     per BTL, --mpi-mode takes the list); each run is labelled with its mode
 #     and gives positive, sane (< 10 ms) 1-byte and 4 KiB medians;
 #  2. tcp BTL, 1 byte: a synchronous send waits for the receiver's match
-#     (a handshake), so synchronous and issend take more than 1.3x the
-#     minimum of standard and isend;
+#     (a handshake), so synchronous and issend take longer than standard
+#     and isend, by more than the noise (below);
 #  3. 4 KiB, vader BTL: at the eager limit (btl_vader_eager_limit 4096,
 #     header included) standard and isend take the rendezvous, while
 #     buffered and ibsend, sending a copy from the attached buffer, came out
 #     far faster (minimums 0.56 against 2.06 us, medians 0.60-0.65 against
-#     2.08-2.17 us): buffered and ibsend must take less than 0.6x isend's.
+#     2.08-2.17 us; 2.18 against 3.5 us in a CI run at load 10): buffered
+#     and ibsend must be faster than isend by more than the noise.
+#     The noise is measured in the same run: standard and isend take the
+#     same path at both sizes, so their minimums differ by noise alone; a
+#     mode must differ by 1 + max(10%, 3 x that) (a constant factor chosen
+#     on one machine, 0.6x, failed on a loaded one at 0.62x);
 #     Not claimed at 1 MiB: which is faster there differed between machines
 #     (buffered 36 us against isend's 67 us on one, the reverse on another,
 #     and over tcp the copy overlaps the pipelined transfer);
@@ -33,6 +38,12 @@ modes=(standard synchronous ready buffered isend issend irsend ibsend)
 min_of() { field_of "$1" "$2" min_us "$3"; }
 # index_of MODE: the run number of MODE.
 index_of() { local i; for i in "${!modes[@]}"; do [[ ${modes[$i]} == "$1" ]] && echo "$i"; done; }
+# noise_factor FILE SIZE: 1 + max(0.1, 3 |min(standard) - min(isend)| / min(isend)).
+noise_factor() {
+    local s i
+    s=$(min_of "$1" "$2" "$(index_of standard)") i=$(min_of "$1" "$2" "$(index_of isend)")
+    python3 -c "import sys; s, i = map(float, sys.argv[1:]); print(round(1 + max(0.1, 3 * abs(s - i) / i), 3))" "$s" "$i"
+}
 # above FILE SIZE A B FACTOR PLUS: min(A) > FACTOR * min(B) + PLUS, printed.
 above() {
     local a b
@@ -47,13 +58,18 @@ run_modes() {  # BTL: every mode, 1 B .. 1 MiB
 }
 modes_differ() {  # BTL
     local out=$SCRATCH/$1.json ok=0
+    local factor
     if [[ $1 == tcp ]]; then
-        above "$out" 1 synchronous standard 1.3 0 || ok=1
-        above "$out" 1 issend isend 1.3 0 || ok=1
+        factor=$(noise_factor "$out" 1)
+        echo "  noise: standard and isend at 1 B differ by a factor up to $factor"
+        above "$out" 1 synchronous standard "$factor" 0 || ok=1
+        above "$out" 1 issend isend "$factor" 0 || ok=1
     fi
     if [[ $1 == vader ]]; then
-        above "$out" 4096 isend buffered 1.667 0 || ok=1
-        above "$out" 4096 isend ibsend 1.667 0 || ok=1
+        factor=$(noise_factor "$out" 4096)
+        echo "  noise: standard and isend at 4 KiB differ by a factor up to $factor"
+        above "$out" 4096 isend buffered "$factor" 0 || ok=1
+        above "$out" 4096 isend ibsend "$factor" 0 || ok=1
     fi
     return $ok
 }
