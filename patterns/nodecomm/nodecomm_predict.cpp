@@ -4,6 +4,7 @@
 #include "nodecomm_model.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -36,13 +37,30 @@ std::vector<opt::OptionSpec> predict_specs()
 
 Result<Json> read_document(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage(path + ": cannot be read");
-    Json document = Json::parse(in, nullptr, false);
-    if (document.is_discarded() || !document.is_object())
+    Result<Json> document = read_json_input(path); // a regular file, a known schema_version
+    if (!document)
+        return document.status();
+    if (!document->is_object())
         return Status::usage(path + ": not a JSON object");
     return document;
+}
+
+// Every range's from_bytes and to_bytes (when a number) a whole byte count.
+Status check_ranges(const Json& model, const std::string& where)
+{
+    if (!model.contains("ranges") || !model["ranges"].is_array())
+        return Status::ok();
+    for (size_t i = 0; i < model["ranges"].size(); ++i) {
+        const Json& range = model["ranges"][i];
+        std::string at = where + ": ranges[" + std::to_string(i) + "]";
+        if (!range.is_object())
+            return Status::usage(at + ": not an object");
+        if (range.contains("from_bytes"))
+            NGX_TRY(byte_field(range, "from_bytes", at).status());
+        if (range.contains("to_bytes") && !range["to_bytes"].is_null())
+            NGX_TRY(byte_field(range, "to_bytes", at).status());
+    }
+    return Status::ok();
 }
 
 // The nodecomm model inside a model file, a single run or a document of runs.
@@ -66,8 +84,10 @@ Result<Json> saved_model(const std::string& path)
     Result<Json> document = read_document(path);
     if (!document)
         return document.status().with_context("--params");
-    if (Json* model = nodecomm_model_in(*document))
+    if (Json* model = nodecomm_model_in(*document)) {
+        NGX_TRY(check_ranges(*model, "--params " + path));
         return *model;
+    }
     return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
 }
 
