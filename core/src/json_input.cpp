@@ -22,7 +22,7 @@ Result<std::string> read_regular_file(const std::string& path)
     // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
-        return Status::usage(path + ": cannot open the file: " + std::strerror(errno));
+        return Status::usage(path + ": cannot be read: " + std::strerror(errno));
     struct stat info {};
     Status verdict;
     if (fstat(fd, &info) != 0)

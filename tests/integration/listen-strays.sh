@@ -7,7 +7,8 @@
 # that are not runs (--help, --list-modules, --listen, an empty one), each
 # refused with the reason sent to the client. Each leaves a line in the
 # server's log, the server's peak RSS stays bounded, and a good client is
-# then served: both exit 0.
+# then served: both exit 0. --serve 2 serves two good clients and ends;
+# --serve forever keeps serving until SIGTERM.
 source "$(dirname "$0")/lib.sh"
 client() { timeout -k 5 40 python3 "$IT_LIB_DIR/listen_client.py" "$@"; }
 port=$(free_port) || fail "no free port"
@@ -59,4 +60,34 @@ check_results c.json tcp pow2:1-1024 20 --bootstrap tcp
 dropped=$(grep -c -e 'dropped the client' -e 'refused the client' server.log)
 ((dropped >= 7)) || { cat server.log; fail "$dropped lines about dropped clients in the server's log, expected 7 or more"; }
 ok "a good client served after $dropped bad ones"
+
+# --serve 2: two good clients one after another (a stray between them does
+# not count), then exit 0; --serve forever: still serving after two, ended
+# by SIGTERM (130).
+port=$(free_port) || fail "no free port"
+it_bg serve2.log --listen "127.0.0.1:$port" --accept-timeout 60 --timeout 3 --serve 2
+srv=$BG_PID
+for i in 1 2; do
+    ngx_run 60 --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1-64 -c 10 --warmup 1
+    [[ $RC == 0 ]] || { cat serve2.log err; fail "--serve 2: client $i exit $RC"; }
+    [[ $i == 1 ]] && { kill -0 "$srv" 2>/dev/null || fail "--serve 2 ended after one client: $(cat serve2.log)"; }
+    [[ $i == 1 ]] && client stray "$port" >/dev/null
+done
+wait_pid "$srv" 20
+[[ $RC == 0 ]] || { cat serve2.log; fail "--serve 2: server exit $RC after two clients"; }
+grep -q 'client 2 served (exit code 0)' serve2.log || fail "--serve 2: $(cat serve2.log)"
+ok "--serve 2: two clients served, then exit 0"
+port=$(free_port) || fail "no free port"
+it_bg forever.log --listen "127.0.0.1:$port" --timeout 3 --serve forever
+srv=$BG_PID
+for i in 1 2; do
+    ngx_run 60 --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1-64 -c 10 --warmup 1
+    [[ $RC == 0 ]] || { cat forever.log err; fail "--serve forever: client $i exit $RC"; }
+done
+grep -q 'waiting no end for each' forever.log || fail "--serve forever without --accept-timeout must wait without end: $(head -2 forever.log)"
+kill -0 "$srv" 2>/dev/null || fail "--serve forever ended: $(cat forever.log)"
+kill -TERM "$srv"
+wait_pid "$srv" 5
+[[ $RC == 130 ]] || fail "--serve forever: SIGTERM gave exit $RC"
+ok "--serve forever: two clients served, SIGTERM -> 130"
 echo PASS
