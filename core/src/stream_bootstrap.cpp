@@ -64,16 +64,24 @@ std::string errno_text()
     return std::strerror(errno);
 }
 
-// Waits for `events` on fd until end_ns ("timeout" names the step when it
-// passes). Polls in slices, so that SIGINT/SIGTERM end the wait even when the
-// signal came between two system calls and no EINTR will follow.
-Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns)
+// How a wait takes SIGINT/SIGTERM. The run's channels end it when the signal
+// interrupts poll() (EINTR) and leave the rest to the caller's interrupt
+// check, so that a run winding down after Ctrl-C can still talk to its peer.
+// The rendezvous of a --listen server also checks the flag between slices of
+// poll(): a signal that came between two system calls leaves no EINTR behind,
+// and a server waiting for a stranger must still end at once.
+enum class OnSignal { eintr, flag };
+
+// Waits for `events` on fd until end_ns ("timeout" names the step when it passes).
+Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns,
+                OnSignal on_signal = OnSignal::eintr)
 {
     while (true) {
-        if (interrupt_requested())
+        if (on_signal == OnSignal::flag && interrupt_requested())
             return Status::interrupted(step + ": interrupted");
+        int wait_ms = remaining_ms(end_ns);
         pollfd entry{fd, events, 0};
-        int ready = poll(&entry, 1, std::min(remaining_ms(end_ns), poll_slice_ms));
+        int ready = poll(&entry, 1, on_signal == OnSignal::flag ? std::min(wait_ms, poll_slice_ms) : wait_ms);
         if (ready > 0)
             return Status::ok();
         if (ready == 0 && remaining_ms(end_ns) == 0)
@@ -81,7 +89,9 @@ Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, 
                                    " (peer lost or stopped?)");
         if (ready < 0 && errno != EINTR)
             return Status::runtime(step + ": poll: " + errno_text());
-        // a slice passed, or a signal came in: the interrupt check decides
+        if (ready < 0 && on_signal == OnSignal::eintr)
+            return Status::interrupted(step + ": interrupted"); // the caller's interrupt check decides
+        // a slice passed, or (OnSignal::flag) a signal came in: the flag check above decides
     }
 }
 
@@ -255,7 +265,8 @@ Status FrameChannel::write_all(const void* data, size_t length, uint64_t end_ns)
             bytes += sent;
             length -= size_t(sent);
         } else if (sent < 0 && (errno == EAGAIN || errno == EINTR)) {
-            NGX_TRY(wait_for(fd_, POLLOUT, end_ns, "control channel send", timeout_ns_));
+            NGX_TRY(wait_for(fd_, POLLOUT, end_ns, "control channel send", timeout_ns_,
+                             watch_flag_ ? OnSignal::flag : OnSignal::eintr));
         } else {
             return Status::runtime("control channel send: the peer is gone (" + errno_text() + ")");
         }
@@ -274,7 +285,8 @@ Status FrameChannel::read_all(void* data, size_t length, uint64_t end_ns)
         } else if (got == 0) {
             return Status::runtime("control channel: the peer closed the connection (peer lost)");
         } else if (errno == EAGAIN || errno == EINTR) {
-            NGX_TRY(wait_for(fd_, POLLIN, end_ns, "control channel receive", timeout_ns_));
+            NGX_TRY(wait_for(fd_, POLLIN, end_ns, "control channel receive", timeout_ns_,
+                             watch_flag_ ? OnSignal::flag : OnSignal::eintr));
         } else {
             return Status::runtime("control channel receive: " + errno_text() + " (peer lost)");
         }
@@ -406,6 +418,7 @@ TcpRendezvous::TcpRendezvous(int control_fd, int listener, bool server, uint64_t
         : control_(std::make_unique<FrameChannel>(control_fd, timeout_ns)), listener_(listener), server_(server),
           timeout_ns_(timeout_ns), handshake_end_ns_(monotonic_ns() + timeout_ns)
 {
+    control_->watch_interrupt_flag();
 }
 
 TcpRendezvous::TcpRendezvous(TcpRendezvous&& other) noexcept
@@ -577,7 +590,7 @@ Status TcpRendezvous::accept_pairs(int pairs, uint64_t end_ns)
         Status ready = wait_for(listener_, POLLIN, end_ns,
                                 "--listen: waiting for the client's pair connections (" + std::to_string(missing) +
                                     " of " + std::to_string(pairs - 1) + " missing)",
-                                timeout_ns_);
+                                timeout_ns_, OnSignal::flag);
         if (!ready) {
             for (int fd : by_pair)
                 if (fd >= 0)
@@ -589,6 +602,7 @@ Status TcpRendezvous::accept_pairs(int pairs, uint64_t end_ns)
             continue;
         configure_control_socket(fd);
         FrameChannel channel(fd, remaining_ns(end_ns));
+        channel.watch_interrupt_flag();
         Bytes greeting;
         int pair = channel.receive_within(greeting, max_handshake_frame, end_ns)
                        ? pair_of_greeting(to_string(greeting), token_, pairs)
@@ -672,8 +686,8 @@ Result<TcpRendezvous> TcpListener::next_client(uint64_t end_ns)
 {
     uint64_t waited_ns = end_ns == 0 ? 0 : remaining_ns(end_ns);
     while (true) {
-        Status ready =
-            wait_for(fd_, POLLIN, end_ns == 0 ? UINT64_MAX : end_ns, "--listen: waiting for a client", waited_ns);
+        Status ready = wait_for(fd_, POLLIN, end_ns == 0 ? UINT64_MAX : end_ns, "--listen: waiting for a client",
+                                waited_ns, OnSignal::flag);
         if (!ready)
             return ready;
         sockaddr_storage address{};

@@ -33,6 +33,9 @@ public:
     // A frame of at most max_bytes (a longer one is refused unread) by end_ns.
     Status receive_within(Bytes& frame, size_t max_bytes, uint64_t end_ns);
     int fd() const { return fd_; }
+    // Waits end as soon as SIGINT/SIGTERM raised the interrupt flag, not only
+    // when a signal interrupts them: for the rendezvous, never the run.
+    void watch_interrupt_flag() { watch_flag_ = true; }
     // Gives up the socket without closing it.
     int release() { return std::exchange(fd_, -1); }
 
@@ -41,6 +44,7 @@ private:
     Status read_all(void* data, size_t length, uint64_t end_ns);
     int fd_;
     uint64_t timeout_ns_;
+    bool watch_flag_ = false;
 };
 
 class StreamBootstrap final : public Bootstrap {
