@@ -259,6 +259,9 @@ Result<Config> read_proposal(TcpRendezvous& client, const Config& server, const 
     Result<Config> parsed = parse_command_line(*arguments, registry, patterns);
     if (interrupt_requested())
         return Status::interrupted("--listen: interrupted");
+    if (mod::monotonic_ns() > client.handshake_end_ns()) // parsing is bounded by the caps; the deadline holds anyway
+        return Status::runtime("the handshake took longer than the server's --timeout (" +
+                               seconds_of(server.settings.timeout_ns) + ")");
     if (!parsed)
         return parsed.status().with_context("the client's options");
     if (parsed->action != Action::run)

@@ -103,6 +103,8 @@ public:
     bool is_server() const { return server_; }
     FrameChannel& control() { return *control_; }
     const std::string& peer() const { return peer_; }
+    // When the handshake, the client's command line included, must be done (CLOCK_MONOTONIC ns).
+    uint64_t handshake_end_ns() const { return handshake_end_ns_; }
 
     // Client: sends the command line and waits for the server's answer; a
     // refusal comes back as the server's message (a usage error).

@@ -35,6 +35,9 @@ std::vector<opt::OptionSpec> predict_specs()
             opt::flag("help,h", "this text")};
 }
 
+// The largest k predicted (-k, or a saved run's pair counts for best-k).
+constexpr uint64_t max_predicted_pairs = 4096;
+
 Result<Json> read_document(const std::string& path)
 {
     Result<Json> document = read_json_input(path); // a regular file, a known schema_version
@@ -240,7 +243,7 @@ int predict_nodecomm(const CommandArguments& arguments)
         return fail(Status::usage("--params FILE.json and -s SIZE are required"));
     std::string op = read.choice("op", {"nodecomm", "best-k"});
     uint64_t n = read.byte_count("size", 0, max_message_bytes * 1024);
-    uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, 4096) : 0;
+    uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
     if (!read.ok())
         return fail(Status::usage(read.error()));
     Result<Json> model = saved_model(read.text("params"));
@@ -250,9 +253,14 @@ int predict_nodecomm(const CommandArguments& arguments)
         return predict_point(*model, k == 0 ? 1 : k, n);
     uint64_t measured = 1;
     const Json pair_counts = model->value("nodecomm", Json::object()).value("pairs", Json::array());
-    for (const Json& pairs : pair_counts)
-        if (pairs.is_number_unsigned())
-            measured = std::max(measured, pairs.get<uint64_t>());
+    for (const Json& pairs : pair_counts) {
+        if (!pairs.is_number_unsigned())
+            continue;
+        if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
+            return fail(Status::usage("--params " + read.text("params") + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+                                      ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
+        measured = std::max(measured, pairs.get<uint64_t>());
+    }
     return predict_best_k(*model, k == 0 ? measured : k, n);
 }
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # json-input.sh: the JSON files of predict, fit and compare are checked
 # before they are used (issue 31 item 9). A range's from_bytes of -5 or
-# 1e300, an unknown schema_version, a "pattern" that is not a string: exit 2
-# naming the field. compare says when a run holds several results of one
+# 1e300, an unknown schema_version, a "pattern" that is not a string, a
+# pair count best-k would count up to for ever: exit 2 naming the field. compare says when a run holds several results of one
 # size. A FIFO (or any file that is not a regular one) is refused at once
 # instead of blocking.
 source "$(dirname "$0")/../integration/lib.sh"
@@ -39,6 +39,10 @@ cat >nodecomm.json <<'JSON'
 {"pattern": "nodecomm", "model": {"kind": "nodecomm", "ranges": [{"from_bytes": -5, "to_bytes": 1024}]}}
 JSON
 refused "a nodecomm range from -5 bytes" '"from_bytes" is -5' predict --params nodecomm.json --op nodecomm -k 2 -s 64
+cat >manypairs.json <<'JSON'
+{"pattern": "nodecomm", "model": {"kind": "nodecomm", "ranges": [{"from_bytes": 0}], "nodecomm": {"pairs": [1000000000000000]}}}
+JSON
+refused "10^15 measured pairs for best-k" '"nodecomm.pairs" holds 1000000000000000' predict --params manypairs.json --op best-k -s 1Mi
 
 cat >twice.json <<'JSON'
 {"module": "tcp", "pattern": "pingpong", "results": [
