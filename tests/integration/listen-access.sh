@@ -3,9 +3,12 @@
 # --allow: a client outside the networks is closed on and logged, one inside
 # is served. --secret-file: a client without the secret, or with another one,
 # is refused (exit 2 naming why) and the server goes on; a client holding it
-# is served; a client with a secret refuses a server without one. Limits:
+# is served, and neither the secret nor its file's name crosses the wire (a
+# relay records the control connection); a client with a secret refuses a
+# server without one. Limits:
 # --pairs, --timeout, sizes and -c beyond --max-* are refused naming the
-# limit, a client within them is served. The start-up line says where the
+# limit, a client within them is served; the server's own --timeout wins
+# over the client's. The start-up line says where the
 # server listens (a bare port: every interface) and what it accepts; server
 # options are refused on a client.
 source "$(dirname "$0")/lib.sh"
@@ -62,8 +65,21 @@ grep -q 'holding the shared secret' secret.log || fail "the start-up line: $(cat
 expect_refused "no secret" 2 'requires a shared secret' "${run_args[@]}"
 expect_refused "a wrong secret" 2 'the shared secret does not match' "${run_args[@]}" --secret-file other
 grep -c 'dropped the client' secret.log | grep -q 2 || fail "two dropped clients expected in the log: $(cat secret.log)"
-expect_served "the right secret" "${run_args[@]}" --secret-file secret -o sec.json
+# The right secret, the control connection carried by a relay that records
+# it: neither the secret nor its file's name crosses the wire (or goes into the JSON).
+relay_port=$(free_port) || fail "no free port"
+timeout -k 5 60 python3 "$IT_LIB_DIR/listen_client.py" --deadline 40 relay "$relay_port" "$port" wire.log >relay.out 2>&1 &
+relay=$!
+for _ in $(seq 50); do grep -q 'relay ready' relay.out && break; sleep 0.1; done
+ngx_run 60 --connect "127.0.0.1:$relay_port" "${run_args[@]}" --secret-file secret -o sec.json
+crc=$RC
+wait_pid "$srv" 20
+[[ $crc == 0 && $RC == 0 ]] || { cat err secret.log relay.out; fail "the right secret: client exit $crc, server exit $RC"; }
+wait "$relay"
+grep -q 'auth hmac-sha256' wire.log || fail "the relay did not carry the handshake: $(head -c 300 wire.log | od -c | head)"
+grep -q -e 'the-secret-of-this-test' -e 'secret-file' wire.log && fail "the secret or its file's name crossed the wire"
 grep -q -- 'secret-file' sec.json && fail "the secret file's name went into the JSON"
+ok "the right secret: served; neither the secret nor its file's name on the wire ($(wc -c <wire.log) bytes seen)"
 start_server open.log 127.0.0.1:
 expect_refused "a client with a secret, a server without" 2 'does not ask for a shared secret' "${run_args[@]}" \
     --secret-file secret
@@ -86,6 +102,19 @@ expect_refused "sizes over --max-size" 2 "(--max-size)" -m tcp -x pingpong -s 1-
 expect_refused "-c over --max-count" 2 "asks for -c 1000, beyond this server's limit of 100 (--max-count)" \
     -m tcp -x pingpong -s 1-64 -c 1000 --timeout 5
 expect_served "a client within the limits" "${run_args[@]}" --timeout 5 --pairs 2
+
+# The server's own --timeout wins over its client's: a client that asks for
+# --timeout 30 and then never opens its second pair's connection is given up
+# on after the server's 2 s.
+start_server precedence.log 127.0.0.1: --timeout 2
+timeout -k 5 60 python3 "$IT_LIB_DIR/listen_client.py" --deadline 40 propose "$port" --connect "127.0.0.1:$port" \
+    -m tcp -x pingpong -s 1 -c 5 --pairs 2 --timeout 30 >propose.out 2>&1
+grep -q '^answer after .*: ok ' propose.out || fail "the run was not accepted: $(cat propose.out precedence.log)"
+wait_pid "$srv" 25
+[[ $RC == 1 ]] || fail "the server with --timeout 2: exit $RC after ${ELAPSED}s, expected 1: $(cat precedence.log)"
+grep -q "pair connections.*within 2 s" precedence.log || fail "not the server's deadline: $(cat precedence.log)"
+le "$ELAPSED" 20 || fail "the server waited ${ELAPSED}s: the client's --timeout 30 won"
+ok "the server's --timeout wins: gave up on the missing pair after ${ELAPSED}s"
 
 # Server options are the server's.
 ngx_run 10 --connect "127.0.0.1:1" "${run_args[@]}" --max-pairs 4

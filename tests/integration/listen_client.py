@@ -10,6 +10,9 @@ misbehave at any step:
                               command line; prints the server's answer
   empty-args PORT COUNT       a command line of COUNT empty arguments
   oversize PORT LENGTH        announces a frame of LENGTH bytes, sends 64 KiB of it
+  relay PORT TARGET LOG       (PORT: where the relay listens) carry one
+                              connection to 127.0.0.1:TARGET, recording
+                              every byte both ways in LOG
   stall PORT STEP             stop after STEP and wait to be hung up on (at
                               most 60 s): connect; hello (the server's read,
                               none sent); auth (hello exchanged, the server's
@@ -19,6 +22,7 @@ Every socket operation has a deadline (--deadline, 20 s); it exits 0 when the
 exchange ran as described (whatever the server answered), 1 otherwise.
 """
 import argparse
+import select
 import socket
 import struct
 import sys
@@ -68,6 +72,38 @@ def answer_of(sock):
     return text, time.monotonic() - start
 
 
+def relay(port, target, log_path, deadline):
+    """Accepts one connection on PORT and carries it to TARGET, logging both directions."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(1)
+    listener.settimeout(deadline)
+    print("relay ready", flush=True)
+    inside, _ = listener.accept()
+    outside = socket.create_connection(("127.0.0.1", target), timeout=deadline)
+    end = time.monotonic() + deadline
+    with open(log_path, "wb") as log:
+        open_ends = {inside: outside, outside: inside}
+        while open_ends and time.monotonic() < end:
+            ready, _, _ = select.select(list(open_ends), [], [], 0.5)
+            for sock in ready:
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    other = open_ends.pop(sock)
+                    try:
+                        other.shutdown(socket.SHUT_WR)
+                    except OSError:
+                        pass
+                    continue
+                log.write(data)
+                open_ends[sock].sendall(data)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--deadline", type=float, default=20)
@@ -75,6 +111,8 @@ def main():
     parser.add_argument("port", type=int)
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     o = parser.parse_args()
+    if o.what == "relay":
+        return relay(o.port, int(o.rest[0]), o.rest[1], o.deadline)
     sock = connect(o.port, o.deadline)
     if o.what == "stray":
         sock.close()
