@@ -131,6 +131,9 @@ Status read_server_options(const po::variables_map& values, Config& config)
         config.secret_file = values["secret-file"].as<std::string>();
         if (config.secret_file.empty())
             return Status::usage("--secret-file: empty file name");
+        if (config.listen.empty() && config.connect.empty())
+            return Status::usage(
+                "--secret-file is for --listen and --connect (a local run has no stranger to keep out)");
     }
     config.timeout_given = !values["timeout"].defaulted();
     config.accept_timeout_given = !values["accept-timeout"].defaulted();

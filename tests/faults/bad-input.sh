@@ -140,6 +140,7 @@ row 2 "--max-size '2Gi'"                         --listen 127.0.0.1:1 --max-size
 row 2 "--max-count '0'"                          --listen 127.0.0.1:1 --max-count 0
 row 2 "--allow is an option of the server"       -m tcp "${S[@]}" --allow 10.0.0.0/8
 row 2 "--serve is an option of the server"       -m tcp "${S[@]}" --connect 127.0.0.1:1 --serve 2
+row 2 "--secret-file is for --listen and --connect" -m tcp "${S[@]}" --secret-file "$IT_DIR/nosuch"
 row 2 "--secret-file .*/nosuch: cannot be read|--secret-file .*nosuch: No such" -m tcp "${S[@]}" --connect 127.0.0.1:1 --secret-file "$IT_DIR/nosuch"
 # --- unknown options and stray words ---------------------------------------
 row 2 "unknown option '--frobnicate'"            --frobnicate
