@@ -184,6 +184,12 @@ std::string random_nonce()
     return hex_text(bytes, sizeof bytes);
 }
 
+// 32 lower-case hex digits, as random_nonce() makes them.
+bool is_nonce(const std::string& text)
+{
+    return text.size() == 32 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 constexpr const char* auth_none = "auth none";
 constexpr const char* auth_hmac = "auth hmac-sha256 ";
 constexpr const char* refused_prefix = "refused: ";
@@ -456,7 +462,10 @@ Status TcpRendezvous::prove_client(const std::string& secret)
         (void)control_->send(to_bytes("no-secret"));
         return Status::usage("the server at " + peer_ + " requires a shared secret: give --secret-file FILE");
     }
-    std::string nonces = challenge.substr(std::strlen(auth_hmac)) + " " + random_nonce();
+    std::string server_nonce = challenge.substr(std::strlen(auth_hmac));
+    if (!is_nonce(server_nonce))
+        return Status::runtime("handshake: the server's challenge '" + challenge + "' is not a nonce");
+    std::string nonces = server_nonce + " " + random_nonce();
     Digest mine = hmac_sha256(secret, signed_text("client", nonces));
     NGX_TRY(
         control_->send(to_bytes(nonces.substr(nonces.find(' ') + 1) + " " + hex_text(mine))).with_context("handshake"));
@@ -488,9 +497,7 @@ Status TcpRendezvous::check_client(const std::string& secret)
     std::string theirs = space == std::string::npos ? "" : reply.substr(0, space);
     std::string nonces = mine + " " + theirs;
     std::optional<Digest> proof = space == std::string::npos ? std::nullopt : digest_from_hex(reply.substr(space + 1));
-    bool good = proof && theirs.size() == mine.size() &&
-                theirs.find_first_not_of("0123456789abcdef") == std::string::npos &&
-                equal_digests(*proof, hmac_sha256(secret, signed_text("client", nonces)));
+    bool good = proof && is_nonce(theirs) && equal_digests(*proof, hmac_sha256(secret, signed_text("client", nonces)));
     if (!good) {
         std::string why = reply == "no-secret" ? "the client has no --secret-file" : "the shared secret does not match";
         (void)control_->send(to_bytes(refused_prefix + why));
