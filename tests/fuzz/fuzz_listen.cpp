@@ -55,6 +55,10 @@ void require_message(const ngx::Status& status)
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     static const ngx::ModuleRegistry registry(ngx::module_search_path(std::getenv("NGX_MODULE_PATH"), ""));
+    // Every module stays loaded: parsing dlopens and dlcloses the modules it
+    // names, and libFuzzer reads the coverage counters of an instrumented
+    // module after it is gone (a crash in the fuzzer, not in ngx).
+    static const ngx::ModuleListing keep_loaded = registry.load_all();
     static const ngx::PatternCatalog patterns =
         ngx::PatternCatalog::load(ngx::pattern_search_path(std::getenv("NGX_PATTERN_PATH"), ""));
     // As a frame: [length][payload] (the length is the input's first 4 bytes).
