@@ -6,15 +6,19 @@
 #include "interrupt.hpp"
 #include "local_group.hpp"
 #include "mpi_bootstrap.hpp"
+#include "server_policy.hpp"
 #include "session.hpp"
 #include "setting_warnings.hpp"
 #include "stream_bootstrap.hpp"
 #include "sysinfo.hpp"
 
 #include "ngx_config.h"
+#include <ngx/module_support.hpp>
+#include <ngx/sizes.hpp>
 #include "watchdog.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +26,13 @@
 
 namespace ngx {
 namespace {
+
+std::string seconds_of(uint64_t ns)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", double(ns) / 1e9);
+    return text;
+}
 
 // How long an interrupted forked peer gets to finish before it is killed.
 constexpr uint64_t interrupt_grace_ns = 500'000'000;
@@ -104,15 +115,6 @@ Bytes pack_arguments(const std::vector<std::string>& arguments)
     return to_bytes(joined);
 }
 
-std::vector<std::string> unpack_arguments(const Bytes& blob)
-{
-    std::vector<std::string> arguments;
-    std::string text = to_string(blob);
-    for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos; start = end + 1)
-        arguments.push_back(text.substr(start, end - start));
-    return arguments;
-}
-
 Launch launch_of(LocalGroup group)
 {
     Launch launch;
@@ -124,7 +126,10 @@ Launch launch_of(LocalGroup group)
 // --connect: the server accepts this command line, then each side starts its K ranks.
 Result<Launch> join_server(const Config& config)
 {
-    Result<TcpRendezvous> client = tcp_connect(config.connect, config.settings.timeout_ns);
+    Result<std::string> secret = config.secret_file.empty() ? std::string() : read_secret_file(config.secret_file);
+    if (!secret)
+        return secret.status();
+    Result<TcpRendezvous> client = tcp_connect(config.connect, config.settings.timeout_ns, *secret);
     if (!client)
         return client.status();
     NGX_TRY(client->propose(pack_arguments(config.arguments)));
@@ -194,28 +199,143 @@ Status check_server_pairs(const Config& server, const Config& agreed)
                          std::to_string(agreed.pairs));
 }
 
-// A --listen server waits for its client and takes the client's command line
-// as its own, so both sides run the same modules, pattern, sizes and pairs;
-// it answers the client with its verdict on them before either side forks.
-Result<Launch> serve(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
-                     Config& agreed)
+// What a client may not make the server spend (--max-*), each refusal naming the limit.
+Status check_limits(const ServerLimits& limits, const Config& client)
 {
-    Result<TcpRendezvous> rendezvous = tcp_listen(server.listen, server.accept_timeout_ns, server.settings.timeout_ns);
-    if (!rendezvous)
-        return rendezvous.status();
-    Result<Bytes> blob = rendezvous->receive_proposal();
+    auto beyond = [](const std::string& asked, const std::string& limit, const std::string& option) {
+        return Status::usage("the client asks for " + asked + ", beyond this server's limit of " + limit + " (" +
+                             option + ")");
+    };
+    if (uint64_t(client.pairs) > limits.max_pairs)
+        return beyond("--pairs " + std::to_string(client.pairs), std::to_string(limits.max_pairs), "--max-pairs");
+    if (client.settings.timeout_ns > limits.max_timeout_ns)
+        return beyond("--timeout " + seconds_of(client.settings.timeout_ns), seconds_of(limits.max_timeout_ns),
+                      "--max-timeout");
+    for (uint64_t size : client.settings.sizes)
+        if (size > limits.max_size)
+            return beyond("messages of " + format_bytes(size), format_bytes(limits.max_size), "--max-size");
+    if (client.settings.count > limits.max_count)
+        return beyond("-c " + std::to_string(client.settings.count), std::to_string(limits.max_count), "--max-count");
+    if (client.settings.warmup > limits.max_count)
+        return beyond("--warmup " + std::to_string(client.settings.warmup), std::to_string(limits.max_count),
+                      "--max-count");
+    return Status::ok();
+}
+
+// What a command line asks for when it is not a run.
+std::string action_name(Action action)
+{
+    switch (action) {
+    case Action::help:
+        return "--help";
+    case Action::version:
+        return "--version";
+    case Action::list_modules:
+        return "--list-modules";
+    case Action::list_patterns:
+        return "--list-patterns";
+    case Action::completion:
+        return "--completion";
+    case Action::run:
+        break;
+    }
+    return "a run";
+}
+
+// The client's command line, checked: its shape before parsing (bounded
+// cost), a run and nothing else, the server's --pairs and limits. The
+// server's own options win where both sides give one (--timeout, --cpus);
+// the client writes the files.
+Result<Config> read_proposal(TcpRendezvous& client, const Config& server, const ModuleRegistry& registry,
+                             const PatternCatalog& patterns)
+{
+    Result<Bytes> blob = client.receive_proposal();
     if (!blob)
         return blob.status();
-    Result<Config> parsed = parse_command_line(unpack_arguments(*blob), registry, patterns);
-    Status verdict =
-        parsed ? check_server_pairs(server, *parsed) : parsed.status().with_context("the client's options");
-    NGX_TRY(rendezvous->answer(verdict));
-    agreed = std::move(*parsed);
-    agreed.outputs.clear(); // the client writes the files
-    Result<LocalGroup> group = launch_tcp_group(std::move(*rendezvous), agreed.pairs, agreed.settings.timeout_ns);
-    if (!group)
-        return group.status();
-    return launch_of(std::move(*group));
+    Result<std::vector<std::string>> arguments = unpack_proposal(to_string(*blob));
+    if (!arguments)
+        return arguments.status();
+    if (arguments->empty())
+        return Status::usage("the client sent an empty command line; a server runs what the client names");
+    Result<Config> parsed = parse_command_line(*arguments, registry, patterns);
+    if (interrupt_requested())
+        return Status::interrupted("--listen: interrupted");
+    if (mod::monotonic_ns() > client.handshake_end_ns()) // parsing is bounded by the caps; the deadline holds anyway
+        return Status::runtime("the handshake took longer than the server's --timeout (" +
+                               seconds_of(server.settings.timeout_ns) + ")");
+    if (!parsed)
+        return parsed.status().with_context("the client's options");
+    if (parsed->action != Action::run)
+        return Status::usage("the client asks for " + action_name(parsed->action) +
+                             "; a server (--listen) only runs measurements");
+    if (!parsed->listen.empty() || parsed->connect.empty())
+        return Status::usage("the client's options must hold --connect and no --listen");
+    NGX_TRY(check_server_pairs(server, *parsed));
+    NGX_TRY(check_limits(server.policy.limits, *parsed));
+    parsed->outputs.clear();
+    parsed->plot = false;
+    parsed->cpus = server.cpus;
+    if (server.timeout_given)
+        parsed->settings.timeout_ns = server.settings.timeout_ns;
+    return parsed;
+}
+
+void log_server(const std::string& text)
+{
+    std::cerr << "ngx: --listen: " << text << "\n";
+}
+
+// A --listen server waits for its next good client and takes the client's
+// command line as its own, so both sides run the same modules, pattern,
+// sizes and pairs; it answers the client with its verdict on them before
+// either side forks. A client refused is told why and dropped, and the wait
+// goes on; `accepted` says whether one got as far as the launch.
+Result<Launch> serve(TcpListener& listener, const Config& server, const ModuleRegistry& registry,
+                     const PatternCatalog& patterns, Config& agreed, uint64_t end_ns, bool& accepted)
+{
+    while (true) {
+        Result<TcpRendezvous> client = listener.next_client(end_ns);
+        if (!client)
+            return client.status();
+        Result<Config> proposal = read_proposal(*client, server, registry, patterns);
+        if (!proposal && proposal.status().kind() == ErrorKind::interrupted)
+            return proposal.status();
+        Status verdict = proposal ? Status::ok() : proposal.status();
+        Status answered = client->answer(verdict);
+        if (!verdict || !answered) {
+            log_server("refused the client at " + client->peer() + ": " + (verdict ? answered : verdict).message());
+            continue;
+        }
+        accepted = true;
+        agreed = std::move(*proposal);
+        log_server("running for the client at " + client->peer());
+        Result<LocalGroup> group = launch_tcp_group(std::move(*client), agreed.pairs, agreed.settings.timeout_ns);
+        if (!group)
+            return group.status();
+        return launch_of(std::move(*group));
+    }
+}
+
+std::string limits_text(const ServerLimits& limits)
+{
+    return "--max-pairs " + std::to_string(limits.max_pairs) + ", --max-timeout " + seconds_of(limits.max_timeout_ns) +
+           ", --max-size " + format_bytes(limits.max_size) + ", --max-count " + std::to_string(limits.max_count);
+}
+
+// The start-up line: where the server listens, whom it accepts, what it allows.
+void print_server_banner(const Config& server, const TcpListener& listener)
+{
+    const ServerPolicy& policy = server.policy;
+    std::string clients = policy.serve == 0
+                              ? "clients one after another, forever"
+                              : std::to_string(policy.serve) + (policy.serve == 1 ? " client" : " clients");
+    std::string wait =
+        !server.accept_timeout_given && policy.serve == 0 ? "no end" : seconds_of(server.accept_timeout_ns);
+    log_server("listening on " + listener.where() + "; accepting connections from " + describe_allow(policy.allow) +
+               (server.secret_file.empty() ? ", no shared secret (anyone who reaches the port may run here; see "
+                                             "--allow and --secret-file)"
+                                           : ", holding the shared secret of " + server.secret_file) +
+               "; limits: " + limits_text(policy.limits) + "; serving " + clients + ", waiting " + wait + " for each");
 }
 
 // The driving side: check the outputs, then fork a peer or connect to a server.
@@ -248,9 +368,11 @@ std::vector<int> chosen_cpus(const Config& config, const Bootstrap& boot)
 Result<Json> place(const Config& config, Bootstrap& boot)
 {
     std::vector<int> cpus = chosen_cpus(config, boot);
+    // Over --listen / --connect each side's --cpus lists its own ranks.
+    size_t index = size_t(boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) : boot.rank());
     int requested = -1;
-    if (size_t(boot.rank()) < cpus.size()) {
-        requested = cpus[size_t(boot.rank())];
+    if (index < cpus.size()) {
+        requested = cpus[index];
         NGX_TRY(pin_to_cpu(requested));
     }
     Json mine = placement(boot.rank(), requested);
@@ -386,18 +508,11 @@ Status draw_figures(const Config& config, const CommandCatalog& commands, const 
     return Status::ok();
 }
 
-int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns,
-        const CommandCatalog& commands, const Environment& env)
+// Measures with the launched ranks, then ends the peers: the exit code of the run.
+int measure_and_finish(const Config& config, Launch& launch, const InterruptGuard& guard, const Environment& env,
+                       const CommandCatalog& commands, const PatternCatalog& patterns)
 {
-    InterruptGuard guard;
-    bool server = !parsed.listen.empty();
-    Config config = parsed;
-    Result<Launch> launch = server ? serve(parsed, registry, patterns, config) : drive(config, env);
-    if (!launch) {
-        print_error(launch.status(), "", false);
-        return exit_code(launch.status());
-    }
-    Bootstrap& boot = *launch->bootstrap;
+    Bootstrap& boot = *launch.bootstrap;
     Status status = measure(config, boot, guard, env);
     if (guard.raised() && status.is_ok())
         status = Status::interrupted();
@@ -406,7 +521,7 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
                        : boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) != 0
                                                            : false;
     print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
-    Status final_status = finish_local_peers(launch->children, boot.rank(), status, config.settings.timeout_ns);
+    Status final_status = finish_local_peers(launch.children, boot.rank(), status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
     if (final_status.is_ok() && boot.rank() == 0 && config.plot) {
@@ -417,6 +532,61 @@ int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatal
     finish_mpi_bootstrap(boot, exit_code(final_status)); // MPI_Abort on failure: a peer in MPI cannot hang the job
 #endif
     return exit_code(final_status);
+}
+
+// --listen: serves --serve N good clients (0: forever), one after another,
+// each wait for the next bounded by --accept-timeout. The exit code is the
+// first failed run's, else 0; a wait that ends without a client fails.
+int run_server(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
+               const CommandCatalog& commands, const Environment& env, const InterruptGuard& guard)
+{
+    Result<std::string> secret = server.secret_file.empty() ? std::string() : read_secret_file(server.secret_file);
+    Result<TcpListener> listener =
+        secret ? TcpListener::open(server.listen, server.policy, *secret, server.settings.timeout_ns)
+               : Result<TcpListener>(secret.status());
+    if (!listener) {
+        print_error(listener.status(), "", false);
+        return exit_code(listener.status());
+    }
+    print_server_banner(server, *listener);
+    const pid_t leader = getpid();
+    const bool endless_wait = server.policy.serve == 0 && !server.accept_timeout_given;
+    int code = 0;
+    for (uint64_t served = 0; server.policy.serve == 0 || served < server.policy.serve; ++served) {
+        Config agreed;
+        bool accepted = false;
+        uint64_t end_ns = endless_wait ? 0 : mod::monotonic_ns() + server.accept_timeout_ns;
+        Result<Launch> launch = serve(*listener, server, registry, patterns, agreed, end_ns, accepted);
+        if (!launch) {
+            print_error(launch.status(), "", false);
+            if (!accepted || launch.status().kind() == ErrorKind::interrupted)
+                return exit_code(launch.status());
+            code = code == 0 ? exit_code(launch.status()) : code;
+            continue;
+        }
+        int run_code = measure_and_finish(agreed, *launch, guard, env, commands, patterns);
+        if (getpid() != leader || guard.raised())
+            return run_code; // a forked rank ends with its run; SIGINT/SIGTERM end the server
+        code = code == 0 ? run_code : code;
+        if (server.policy.serve != 1)
+            log_server("client " + std::to_string(served + 1) + " served (exit code " + std::to_string(run_code) + ")");
+    }
+    return code;
+}
+
+int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns,
+        const CommandCatalog& commands, const Environment& env)
+{
+    InterruptGuard guard;
+    if (!parsed.listen.empty())
+        return run_server(parsed, registry, patterns, commands, env, guard);
+    Config config = parsed;
+    Result<Launch> launch = drive(config, env);
+    if (!launch) {
+        print_error(launch.status(), "", false);
+        return exit_code(launch.status());
+    }
+    return measure_and_finish(config, *launch, guard, env, commands, patterns);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 
 #include "pattern_catalog.hpp"
 #include "plan.hpp"
+#include "server_policy.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/loader.hpp>
@@ -48,6 +49,10 @@ struct Config {
     std::string listen;  // [ADDR:]PORT
     std::string connect; // HOST:PORT
     uint64_t accept_timeout_ns = 300'000'000'000;
+    bool accept_timeout_given = false;
+    bool timeout_given = false;          // --timeout given: a server's own then wins over its client's
+    ServerPolicy policy;                 // --allow, --serve, --max-*: what a --listen server lets a client do
+    std::string secret_file;             // --secret-file, on either side of --listen / --connect
     std::vector<std::string> arguments;  // as given, to hand to a --listen server
     bool plot = false;                   // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
     std::optional<size_t> buffer_offset; // --buffer-offset: buffers this many bytes past a page boundary

@@ -49,6 +49,11 @@ const volatile int* InterruptGuard::flag() const
     return &interrupt_flag;
 }
 
+bool interrupt_requested()
+{
+    return interrupt_flag != 0;
+}
+
 int InterruptGuard::signal_number() const
 {
     return interrupt_signal;

@@ -24,6 +24,10 @@ public:
     int signal_number() const; // the signal that raised it, 0 if none
 };
 
+// Whether SIGINT/SIGTERM came since a guard was installed: for the waits of
+// the bootstrap, which poll in slices and have no guard at hand.
+bool interrupt_requested();
+
 } // namespace ngx
 
 #endif

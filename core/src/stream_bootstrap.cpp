@@ -2,7 +2,10 @@
 // (see stream_bootstrap.hpp).
 #include "stream_bootstrap.hpp"
 
+#include "hmac.hpp"
+#include "interrupt.hpp"
 #include "ngx_config.h"
+#include "server_policy.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -15,10 +18,13 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <random>
 #include <string_view>
@@ -37,10 +43,13 @@ uint64_t monotonic_ns()
     return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// The longest single poll(): how late an interrupt that raced a system call is seen.
+constexpr int poll_slice_ms = 100;
+
 int remaining_ms(uint64_t end_ns)
 {
     uint64_t now = monotonic_ns();
-    return now >= end_ns ? 0 : int((end_ns - now + 999999) / 1000000);
+    return now >= end_ns ? 0 : int(std::min<uint64_t>((end_ns - now + 999999) / 1000000, INT_MAX));
 }
 
 std::string seconds_text(uint64_t ns)
@@ -55,21 +64,34 @@ std::string errno_text()
     return std::strerror(errno);
 }
 
-// Waits for `events` on fd until end_ns; "timeout" names the step when it passes.
-Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns)
+// How a wait takes SIGINT/SIGTERM. The run's channels end it when the signal
+// interrupts poll() (EINTR) and leave the rest to the caller's interrupt
+// check, so that a run winding down after Ctrl-C can still talk to its peer.
+// The rendezvous of a --listen server also checks the flag between slices of
+// poll(): a signal that came between two system calls leaves no EINTR behind,
+// and a server waiting for a stranger must still end at once.
+enum class OnSignal { eintr, flag };
+
+// Waits for `events` on fd until end_ns ("timeout" names the step when it passes).
+Status wait_for(int fd, short events, uint64_t end_ns, const std::string& step, uint64_t timeout_ns,
+                OnSignal on_signal = OnSignal::eintr)
 {
     while (true) {
+        if (on_signal == OnSignal::flag && interrupt_requested())
+            return Status::interrupted(step + ": interrupted");
+        int wait_ms = remaining_ms(end_ns);
         pollfd entry{fd, events, 0};
-        int ready = poll(&entry, 1, remaining_ms(end_ns));
+        int ready = poll(&entry, 1, on_signal == OnSignal::flag ? std::min(wait_ms, poll_slice_ms) : wait_ms);
         if (ready > 0)
             return Status::ok();
-        if (ready == 0)
+        if (ready == 0 && remaining_ms(end_ns) == 0)
             return Status::runtime(step + ": the peer did not answer within " + seconds_text(timeout_ns) +
                                    " (peer lost or stopped?)");
-        if (errno != EINTR)
+        if (ready < 0 && errno != EINTR)
             return Status::runtime(step + ": poll: " + errno_text());
-        // EINTR: a signal came in; the caller's interrupt check decides.
-        return Status::interrupted(step + ": interrupted");
+        if (ready < 0 && on_signal == OnSignal::eintr)
+            return Status::interrupted(step + ": interrupted"); // the caller's interrupt check decides
+        // a slice passed, or (OnSignal::flag) a signal came in: the flag check above decides
     }
 }
 
@@ -127,16 +149,61 @@ void configure_control_socket(int fd)
     fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }
 
+// Frames of the handshake before the command line are short.
+constexpr size_t max_handshake_frame = 256;
+
 // The two processes must run the same ngx: the first frame says which.
-Status handshake(FrameChannel& control)
+Status handshake(FrameChannel& control, uint64_t end_ns)
 {
     std::string hello = std::string("ngx ") + NGX_VERSION + " module-abi " + std::to_string(NGX_MODULE_ABI_MAJOR);
     Bytes theirs;
     NGX_TRY(control.send(to_bytes(hello)).with_context("handshake"));
-    NGX_TRY(control.receive(theirs).with_context("handshake"));
+    NGX_TRY(control.receive_within(theirs, max_handshake_frame, end_ns).with_context("handshake"));
     if (to_string(theirs) != hello)
         return Status::runtime("handshake: the peer runs '" + to_string(theirs) + "', this side '" + hello + "'");
     return Status::ok();
+}
+
+// 128 random bits as hex: the nonces of the secret's challenge.
+std::string random_nonce()
+{
+    uint8_t bytes[16] = {};
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n > 0)
+            got += size_t(n);
+        else if (errno != EINTR)
+            break; // cannot happen after boot; the std::random_device below covers it
+    }
+    if (got < sizeof bytes) {
+        std::random_device device;
+        for (uint8_t& byte : bytes)
+            byte = uint8_t(device());
+    }
+    return hex_text(bytes, sizeof bytes);
+}
+
+// 32 lower-case hex digits, as random_nonce() makes them.
+bool is_nonce(const std::string& text)
+{
+    return text.size() == 32 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+constexpr const char* auth_none = "auth none";
+constexpr const char* auth_hmac = "auth hmac-sha256 ";
+constexpr const char* refused_prefix = "refused: ";
+
+// What each side signs: who it is, both nonces, and for the proposal the
+// command line itself (so that nobody between the two can change it).
+std::string signed_text(const char* role, const std::string& nonces, const std::string& payload = "")
+{
+    return std::string("ngx ") + role + " " + nonces + " " + payload;
+}
+
+void log_line(const std::string& text)
+{
+    std::fprintf(stderr, "ngx: %s\n", text.c_str());
 }
 
 // The server's answer when it accepts a run: this prefix and the run's token.
@@ -204,7 +271,8 @@ Status FrameChannel::write_all(const void* data, size_t length, uint64_t end_ns)
             bytes += sent;
             length -= size_t(sent);
         } else if (sent < 0 && (errno == EAGAIN || errno == EINTR)) {
-            NGX_TRY(wait_for(fd_, POLLOUT, end_ns, "control channel send", timeout_ns_));
+            NGX_TRY(wait_for(fd_, POLLOUT, end_ns, "control channel send", timeout_ns_,
+                             watch_flag_ ? OnSignal::flag : OnSignal::eintr));
         } else {
             return Status::runtime("control channel send: the peer is gone (" + errno_text() + ")");
         }
@@ -223,7 +291,8 @@ Status FrameChannel::read_all(void* data, size_t length, uint64_t end_ns)
         } else if (got == 0) {
             return Status::runtime("control channel: the peer closed the connection (peer lost)");
         } else if (errno == EAGAIN || errno == EINTR) {
-            NGX_TRY(wait_for(fd_, POLLIN, end_ns, "control channel receive", timeout_ns_));
+            NGX_TRY(wait_for(fd_, POLLIN, end_ns, "control channel receive", timeout_ns_,
+                             watch_flag_ ? OnSignal::flag : OnSignal::eintr));
         } else {
             return Status::runtime("control channel receive: " + errno_text() + " (peer lost)");
         }
@@ -242,14 +311,19 @@ Status FrameChannel::send(const Bytes& frame)
 
 Status FrameChannel::receive(Bytes& frame)
 {
-    uint64_t end_ns = monotonic_ns() + timeout_ns_;
+    return receive_within(frame, max_frame_bytes, monotonic_ns() + timeout_ns_);
+}
+
+Status FrameChannel::receive_within(Bytes& frame, size_t max_bytes, uint64_t end_ns)
+{
     uint8_t header[4];
     NGX_TRY(read_all(header, sizeof header, end_ns));
     uint32_t length =
         uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
-    if (length > max_frame_bytes)
+    if (length > max_bytes)
         return Status::runtime("control channel: the peer sent a frame of " + std::to_string(length) +
-                               " bytes (not an ngx peer?)");
+                               " bytes, at most " + std::to_string(max_bytes) +
+                               " are accepted here (not an ngx peer?)");
     frame.resize(length);
     return read_all(frame.data(), length, end_ns);
 }
@@ -348,28 +422,100 @@ std::string stream_address(int fd, bool peer)
 
 TcpRendezvous::TcpRendezvous(int control_fd, int listener, bool server, uint64_t timeout_ns)
         : control_(std::make_unique<FrameChannel>(control_fd, timeout_ns)), listener_(listener), server_(server),
-          timeout_ns_(timeout_ns)
+          timeout_ns_(timeout_ns), handshake_end_ns_(monotonic_ns() + timeout_ns)
 {
+    control_->watch_interrupt_flag();
 }
 
 TcpRendezvous::TcpRendezvous(TcpRendezvous&& other) noexcept
         : control_(std::move(other.control_)), listener_(std::exchange(other.listener_, -1)), server_(other.server_),
-          timeout_ns_(other.timeout_ns_), token_(std::move(other.token_)), pair_fds_(std::move(other.pair_fds_))
+          timeout_ns_(other.timeout_ns_), handshake_end_ns_(other.handshake_end_ns_), token_(std::move(other.token_)),
+          secret_(std::move(other.secret_)), nonces_(std::move(other.nonces_)), peer_(std::move(other.peer_)),
+          pair_fds_(std::move(other.pair_fds_))
 {
     other.pair_fds_.clear();
 }
 
 TcpRendezvous::~TcpRendezvous()
 {
-    if (listener_ >= 0)
-        close(listener_);
     for (int fd : pair_fds_)
         close(fd);
 }
 
+// Client: answers the server's challenge with its own nonce and the proof
+// that it holds the secret, then checks the server's proof.
+Status TcpRendezvous::prove_client(const std::string& secret)
+{
+    Bytes frame;
+    NGX_TRY(control_->receive_within(frame, max_handshake_frame, handshake_end_ns_).with_context("handshake"));
+    std::string challenge = to_string(frame);
+    if (challenge == auth_none) {
+        if (secret.empty())
+            return Status::ok();
+        return Status::usage("the server at " + peer_ +
+                             " does not ask for a shared secret, but this side has --secret-file: refusing (is it "
+                             "the server you meant? start it with the same --secret-file)");
+    }
+    if (!challenge.starts_with(auth_hmac))
+        return Status::runtime("handshake: the server sent '" + challenge + "', expected its challenge");
+    if (secret.empty()) {
+        (void)control_->send(to_bytes("no-secret"));
+        return Status::usage("the server at " + peer_ + " requires a shared secret: give --secret-file FILE");
+    }
+    std::string server_nonce = challenge.substr(std::strlen(auth_hmac));
+    if (!is_nonce(server_nonce))
+        return Status::runtime("handshake: the server's challenge '" + challenge + "' is not a nonce");
+    std::string nonces = server_nonce + " " + random_nonce();
+    Digest mine = hmac_sha256(secret, signed_text("client", nonces));
+    NGX_TRY(
+        control_->send(to_bytes(nonces.substr(nonces.find(' ') + 1) + " " + hex_text(mine))).with_context("handshake"));
+    NGX_TRY(control_->receive_within(frame, max_handshake_frame, handshake_end_ns_).with_context("handshake"));
+    std::string answer = to_string(frame);
+    if (answer.starts_with(refused_prefix))
+        return Status::usage("the server (--listen) refused the connection: " +
+                             answer.substr(std::strlen(refused_prefix)));
+    std::optional<Digest> theirs = digest_from_hex(answer);
+    if (!theirs || !equal_digests(*theirs, hmac_sha256(secret, signed_text("server", nonces))))
+        return Status::runtime("the server at " + peer_ +
+                               " did not prove that it holds the shared secret (another server on that port?)");
+    secret_ = secret;
+    nonces_ = nonces;
+    return Status::ok();
+}
+
+// Server: the challenge, the client's proof, and this side's proof.
+Status TcpRendezvous::check_client(const std::string& secret)
+{
+    if (secret.empty())
+        return control_->send(to_bytes(auth_none)).with_context("handshake");
+    std::string mine = random_nonce();
+    NGX_TRY(control_->send(to_bytes(auth_hmac + mine)).with_context("handshake"));
+    Bytes frame;
+    NGX_TRY(control_->receive_within(frame, max_handshake_frame, handshake_end_ns_).with_context("handshake"));
+    std::string reply = to_string(frame);
+    size_t space = reply.find(' ');
+    std::string theirs = space == std::string::npos ? "" : reply.substr(0, space);
+    std::string nonces = mine + " " + theirs;
+    std::optional<Digest> proof = space == std::string::npos ? std::nullopt : digest_from_hex(reply.substr(space + 1));
+    bool good = proof && is_nonce(theirs) && equal_digests(*proof, hmac_sha256(secret, signed_text("client", nonces)));
+    if (!good) {
+        std::string why = reply == "no-secret" ? "the client has no --secret-file" : "the shared secret does not match";
+        (void)control_->send(to_bytes(refused_prefix + why));
+        return Status::usage(why);
+    }
+    NGX_TRY(control_->send(to_bytes(hex_text(hmac_sha256(secret, signed_text("server", nonces)))))
+                .with_context("handshake"));
+    secret_ = secret;
+    nonces_ = nonces;
+    return Status::ok();
+}
+
 Status TcpRendezvous::propose(const Bytes& arguments)
 {
-    NGX_TRY(control_->send(arguments).with_context("sending the options to the server"));
+    std::string frame = to_string(arguments);
+    if (!secret_.empty()) // signed, so that nobody between the two sides can change the command line
+        frame = hex_text(hmac_sha256(secret_, signed_text("proposal", nonces_, frame))) + frame;
+    NGX_TRY(control_->send(to_bytes(frame)).with_context("sending the options to the server"));
     Bytes answer;
     NGX_TRY(control_->receive(answer).with_context("waiting for the server's answer"));
     std::string text = to_string(answer);
@@ -383,8 +529,17 @@ Status TcpRendezvous::propose(const Bytes& arguments)
 Result<Bytes> TcpRendezvous::receive_proposal()
 {
     Bytes arguments;
-    NGX_TRY(control_->receive(arguments).with_context("receiving the client's options"));
-    return arguments;
+    size_t signature = secret_.empty() ? 0 : 2 * sizeof(Digest);
+    NGX_TRY(control_->receive_within(arguments, max_proposal_bytes + signature, handshake_end_ns_)
+                .with_context("receiving the client's options"));
+    if (signature == 0)
+        return arguments;
+    std::string text = to_string(arguments);
+    std::optional<Digest> mac = digest_from_hex(text.substr(0, std::min(signature, text.size())));
+    std::string payload = text.size() < signature ? "" : text.substr(signature);
+    if (!mac || !equal_digests(*mac, hmac_sha256(secret_, signed_text("proposal", nonces_, payload))))
+        return Status::usage("the client's options do not carry the shared secret's signature (changed on the way?)");
+    return to_bytes(payload);
 }
 
 Status TcpRendezvous::answer(const Status& verdict)
@@ -399,11 +554,10 @@ Status TcpRendezvous::answer(const Status& verdict)
 
 Status TcpRendezvous::join_pairs(int pairs, uint64_t timeout_ns)
 {
-    timeout_ns_ = timeout_ns; // the run's, which the client chose
+    timeout_ns_ = timeout_ns; // the run's
     uint64_t end_ns = monotonic_ns() + timeout_ns;
     Status joined = server_ ? accept_pairs(pairs, end_ns) : connect_pairs(pairs, end_ns);
-    if (listener_ >= 0)
-        close(std::exchange(listener_, -1));
+    listener_ = -1;
     return joined;
 }
 
@@ -443,7 +597,7 @@ Status TcpRendezvous::accept_pairs(int pairs, uint64_t end_ns)
         Status ready = wait_for(listener_, POLLIN, end_ns,
                                 "--listen: waiting for the client's pair connections (" + std::to_string(missing) +
                                     " of " + std::to_string(pairs - 1) + " missing)",
-                                timeout_ns_);
+                                timeout_ns_, OnSignal::flag);
         if (!ready) {
             for (int fd : by_pair)
                 if (fd >= 0)
@@ -455,8 +609,11 @@ Status TcpRendezvous::accept_pairs(int pairs, uint64_t end_ns)
             continue;
         configure_control_socket(fd);
         FrameChannel channel(fd, remaining_ns(end_ns));
+        channel.watch_interrupt_flag();
         Bytes greeting;
-        int pair = channel.receive(greeting) ? pair_of_greeting(to_string(greeting), token_, pairs) : -1;
+        int pair = channel.receive_within(greeting, max_handshake_frame, end_ns)
+                       ? pair_of_greeting(to_string(greeting), token_, pairs)
+                       : -1;
         if (pair < 1 || by_pair[size_t(pair)] >= 0)
             continue; // the channel closes the stranger
         by_pair[size_t(pair)] = channel.release();
@@ -474,7 +631,26 @@ std::vector<int> TcpRendezvous::release_pair_sockets()
     return sockets;
 }
 
-Result<TcpRendezvous> tcp_listen(const std::string& endpoint_text, uint64_t accept_timeout_ns, uint64_t timeout_ns)
+TcpListener::TcpListener(int fd, std::string where, std::vector<Cidr> allow, std::string secret, uint64_t timeout_ns)
+        : fd_(fd), where_(std::move(where)), allow_(std::move(allow)), secret_(std::move(secret)),
+          timeout_ns_(timeout_ns)
+{
+}
+
+TcpListener::TcpListener(TcpListener&& other) noexcept
+        : fd_(std::exchange(other.fd_, -1)), where_(std::move(other.where_)), allow_(std::move(other.allow_)),
+          secret_(std::move(other.secret_)), timeout_ns_(other.timeout_ns_)
+{
+}
+
+TcpListener::~TcpListener()
+{
+    if (fd_ >= 0)
+        close(fd_);
+}
+
+Result<TcpListener> TcpListener::open(const std::string& endpoint_text, const ServerPolicy& policy,
+                                      const std::string& secret, uint64_t handshake_timeout_ns)
 {
     Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--listen", false);
     if (!endpoint)
@@ -498,23 +674,51 @@ Result<TcpRendezvous> tcp_listen(const std::string& endpoint_text, uint64_t acce
     freeaddrinfo(*addresses);
     if (listener < 0)
         return Status::runtime("--listen " + endpoint_text + ": cannot listen: " + failure);
-    std::fprintf(stderr, "ngx: listening on %s, waiting up to %s for a client\n", endpoint_text.c_str(),
-                 seconds_text(accept_timeout_ns).c_str());
-    Status ready = wait_for(listener, POLLIN, monotonic_ns() + accept_timeout_ns, "--listen: waiting for a client",
-                            accept_timeout_ns);
-    int fd = ready ? accept4(listener, nullptr, nullptr, SOCK_CLOEXEC) : -1;
-    if (fd < 0) {
-        std::string why = errno_text();
-        close(listener);
-        return ready ? Status::runtime("--listen: accept: " + why) : ready;
-    }
+    std::string where = endpoint->host.empty() ? "every interface (no ADDR given), port " + endpoint->port
+                                               : endpoint->host + ", port " + endpoint->port;
+    return TcpListener(listener, where, policy.allow, secret, handshake_timeout_ns);
+}
+
+Result<TcpRendezvous> TcpListener::greet(int fd, const std::string& peer)
+{
     configure_control_socket(fd);
-    TcpRendezvous server(fd, listener, true, timeout_ns);
-    NGX_TRY(handshake(server.control()));
+    TcpRendezvous server(fd, fd_, true, timeout_ns_);
+    server.peer_ = peer;
+    NGX_TRY(handshake(server.control(), server.handshake_end_ns_));
+    NGX_TRY(server.check_client(secret_));
     return server;
 }
 
-Result<TcpRendezvous> tcp_connect(const std::string& endpoint_text, uint64_t timeout_ns)
+Result<TcpRendezvous> TcpListener::next_client(uint64_t end_ns)
+{
+    uint64_t waited_ns = end_ns == 0 ? 0 : remaining_ns(end_ns);
+    while (true) {
+        Status ready = wait_for(fd_, POLLIN, end_ns == 0 ? UINT64_MAX : end_ns, "--listen: waiting for a client",
+                                waited_ns, OnSignal::flag);
+        if (!ready)
+            return ready;
+        sockaddr_storage address{};
+        socklen_t length = sizeof address;
+        int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&address), &length, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EMFILE || errno == ENFILE)
+                continue;
+            return Status::runtime("--listen: accept: " + errno_text());
+        }
+        std::string peer = address_text(address);
+        if (!allowed(allow_, address)) {
+            close(fd);
+            log_line("--listen: refused a connection from " + peer + ": not in --allow " + describe_allow(allow_));
+            continue;
+        }
+        Result<TcpRendezvous> client = greet(fd, peer);
+        if (client || client.status().kind() == ErrorKind::interrupted)
+            return client;
+        log_line("--listen: dropped the client at " + peer + ": " + client.status().message());
+    }
+}
+
+Result<TcpRendezvous> tcp_connect(const std::string& endpoint_text, uint64_t timeout_ns, const std::string& secret)
 {
     Result<Endpoint> endpoint = parse_endpoint(endpoint_text, "--connect", true);
     if (!endpoint)
@@ -526,7 +730,7 @@ Result<TcpRendezvous> tcp_connect(const std::string& endpoint_text, uint64_t tim
     int fd = -1;
     std::string failure;
     // The server may start a moment later: retry until the deadline.
-    while (fd < 0 && monotonic_ns() < end_ns) {
+    while (fd < 0 && monotonic_ns() < end_ns && !interrupt_requested()) {
         for (addrinfo* a = *addresses; a != nullptr && fd < 0; a = a->ai_next) {
             fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
             if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
@@ -539,12 +743,16 @@ Result<TcpRendezvous> tcp_connect(const std::string& endpoint_text, uint64_t tim
             usleep(50000);
     }
     freeaddrinfo(*addresses);
+    if (fd < 0 && interrupt_requested())
+        return Status::interrupted("--connect " + endpoint_text + ": interrupted");
     if (fd < 0)
         return Status::runtime("--connect " + endpoint_text + ": no server within " + seconds_text(timeout_ns) + ": " +
                                failure);
     configure_control_socket(fd);
     TcpRendezvous client(fd, -1, false, timeout_ns);
-    NGX_TRY(handshake(client.control()));
+    client.peer_ = endpoint_text;
+    NGX_TRY(handshake(client.control(), client.handshake_end_ns_));
+    NGX_TRY(client.prove_client(secret));
     return client;
 }
 

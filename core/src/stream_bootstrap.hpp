@@ -4,11 +4,13 @@
 // sockets local_group.hpp turns into the run's bootstrap.
 //
 //     Result<LocalLaunch> launch = launch_local_peer(timeout_ns);   // forks
-//     Result<TcpRendezvous> client = tcp_connect("host:7000", timeout_ns);
+//     Result<TcpRendezvous> client = tcp_connect("host:7000", timeout_ns, secret);
 #ifndef NGX_STREAM_BOOTSTRAP_HPP
 #define NGX_STREAM_BOOTSTRAP_HPP
 
 #include <ngx/bootstrap.hpp>
+
+#include "server_policy.hpp"
 
 #include <memory>
 #include <string>
@@ -28,7 +30,12 @@ public:
 
     Status send(const Bytes& frame);
     Status receive(Bytes& frame);
+    // A frame of at most max_bytes (a longer one is refused unread) by end_ns.
+    Status receive_within(Bytes& frame, size_t max_bytes, uint64_t end_ns);
     int fd() const { return fd_; }
+    // Waits end as soon as SIGINT/SIGTERM raised the interrupt flag, not only
+    // when a signal interrupts them: for the rendezvous, never the run.
+    void watch_interrupt_flag() { watch_flag_ = true; }
     // Gives up the socket without closing it.
     int release() { return std::exchange(fd_, -1); }
 
@@ -37,6 +44,7 @@ private:
     Status read_all(void* data, size_t length, uint64_t end_ns);
     int fd_;
     uint64_t timeout_ns_;
+    bool watch_flag_ = false;
 };
 
 class StreamBootstrap final : public Bootstrap {
@@ -79,11 +87,13 @@ int reap_local_peer(pid_t child, uint64_t timeout_ns);
 std::string stream_address(int fd, bool peer);
 
 // The TCP rendezvous of --listen / --connect. Pair 0's connection comes first
-// and is also the control channel: the client sends its command line, the
-// server answers with its verdict and, when it accepts, the run's token. For
-// K pairs the client then opens the connections of pairs 1..K-1 to the same
-// port, each introduced by "pair I TOKEN"; the server accepts them all
-// before either side forks (local_group.hpp). Every step has a deadline.
+// and is also the control channel: after the version check and, with a
+// shared secret, the challenge (both sides prove they hold it; it never
+// crosses the wire), the client sends its command line, the server answers
+// with its verdict and, when it accepts, the run's token. For K pairs the
+// client then opens the connections of pairs 1..K-1 to the same port, each
+// introduced by "pair I TOKEN"; the server accepts them all before either
+// side forks (local_group.hpp). Every step has a deadline.
 class TcpRendezvous {
 public:
     TcpRendezvous(TcpRendezvous&& other) noexcept;
@@ -92,40 +102,77 @@ public:
 
     bool is_server() const { return server_; }
     FrameChannel& control() { return *control_; }
+    const std::string& peer() const { return peer_; }
+    // When the handshake, the client's command line included, must be done (CLOCK_MONOTONIC ns).
+    uint64_t handshake_end_ns() const { return handshake_end_ns_; }
 
     // Client: sends the command line and waits for the server's answer; a
     // refusal comes back as the server's message (a usage error).
     Status propose(const Bytes& arguments);
-    // Server: the client's command line, then the verdict on it (ok or the
-    // error, which the client prints too); returns `verdict`.
+    // Server: the client's command line, by the handshake's deadline and of at
+    // most max_proposal_bytes, then the verdict on it (ok or the error, which
+    // the client prints too); returns `verdict`.
     Result<Bytes> receive_proposal();
     Status answer(const Status& verdict);
 
     // The connections of pairs 1..pairs-1 (client: connects; server: accepts,
-    // ignoring strangers without the token), then the listener is closed.
+    // ignoring strangers without the token). The server's listener stays
+    // with its TcpListener.
     Status join_pairs(int pairs, uint64_t timeout_ns);
     // Pair i's socket, i = 0..pairs-1 (0: the control connection); the caller owns them.
     std::vector<int> release_pair_sockets();
 
 private:
-    friend Result<TcpRendezvous> tcp_listen(const std::string&, uint64_t, uint64_t);
-    friend Result<TcpRendezvous> tcp_connect(const std::string&, uint64_t);
+    friend class TcpListener;
+    friend Result<TcpRendezvous> tcp_connect(const std::string&, uint64_t, const std::string&);
     TcpRendezvous(int control_fd, int listener, bool server, uint64_t timeout_ns);
     Status connect_pairs(int pairs, uint64_t end_ns);
     Status accept_pairs(int pairs, uint64_t end_ns);
+    Status prove_client(const std::string& secret);
+    Status check_client(const std::string& secret);
 
     std::unique_ptr<FrameChannel> control_;
-    int listener_ = -1;
+    int listener_ = -1; // the server's TcpListener's, not owned
     bool server_ = false;
     uint64_t timeout_ns_;
+    uint64_t handshake_end_ns_ = 0;
     std::string token_;
-    std::vector<int> pair_fds_; // pairs 1..K-1
+    std::string secret_, nonces_; // with a shared secret: it, and the challenge's two nonces
+    std::string peer_;            // the other side's address, for messages
+    std::vector<int> pair_fds_;   // pairs 1..K-1
 };
 
-// The server binds [ADDR:]PORT and accepts pair 0 within accept_timeout_ns;
-// the client connects within timeout_ns (retrying while the server starts).
-Result<TcpRendezvous> tcp_listen(const std::string& endpoint, uint64_t accept_timeout_ns, uint64_t timeout_ns);
-Result<TcpRendezvous> tcp_connect(const std::string& endpoint, uint64_t timeout_ns);
+// A --listen server's socket, kept open from client to client. A bare port
+// listens on every interface. next_client() returns the next connection that
+// passes --allow, the version check and the secret; any other is closed with
+// a line on stderr saying why, and the wait goes on.
+class TcpListener {
+public:
+    TcpListener(TcpListener&& other) noexcept;
+    TcpListener& operator=(TcpListener&&) = delete;
+    ~TcpListener();
+
+    // Binds [ADDR:]PORT; the secret ("" for none) is the file's content.
+    static Result<TcpListener> open(const std::string& endpoint, const ServerPolicy& policy, const std::string& secret,
+                                    uint64_t handshake_timeout_ns);
+    // Where it listens ("every interface, port 7000" or "127.0.0.1, port 7000").
+    const std::string& where() const { return where_; }
+    // end_ns 0: no end (--serve forever without --accept-timeout).
+    Result<TcpRendezvous> next_client(uint64_t end_ns);
+
+private:
+    TcpListener(int fd, std::string where, std::vector<Cidr> allow, std::string secret, uint64_t timeout_ns);
+    Result<TcpRendezvous> greet(int fd, const std::string& peer);
+    int fd_;
+    std::string where_;
+    std::vector<Cidr> allow_;
+    std::string secret_;
+    uint64_t timeout_ns_;
+};
+
+// The client connects within timeout_ns (retrying while the server starts)
+// and, with a secret ("" for none), answers the server's challenge.
+Result<TcpRendezvous> tcp_connect(const std::string& endpoint, uint64_t timeout_ns, const std::string& secret);
 
 } // namespace ngx
 

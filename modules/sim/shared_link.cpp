@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,13 +48,48 @@ ngx_status job_key(const ngx_bootstrap* boot, const std::string& given, std::str
     return NGX_OK;
 }
 
+// The node's segment: the first rank of the node creates it (O_EXCL, 0600);
+// the others open it and check that it is what that rank made: this user's,
+// no access for others, the record's size (0 while its creator sizes it).
+// A segment someone else made beforehand (its name is predictable) is
+// refused, never used: its owner could read and change the record.
+ngx_status open_segment(const std::string& name, int* out, bool* created, ngx_error* err)
+{
+    int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, 0600);
+    *created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = shm_open(name.c_str(), O_RDWR | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open %s: %s", name.c_str(), std::strerror(errno));
+    struct stat info {};
+    const char* wrong = nullptr;
+    if (fstat(fd, &info) != 0)
+        wrong = "cannot be examined";
+    else if (info.st_uid != geteuid())
+        wrong = "belongs to another user";
+    else if ((info.st_mode & 077) != 0)
+        wrong = "is open to other users";
+    else if (info.st_size != 0 && size_t(info.st_size) != sizeof(LinkRecord))
+        wrong = "has the wrong size";
+    if (wrong != nullptr) {
+        close(fd);
+        return mod::fail(err, NGX_ERR_SYSTEM,
+                         "connect: the shared segment %s exists and %s (uid %u, mode %03o): refusing to use it; "
+                         "remove /dev/shm%s or choose another --sim-link NAME",
+                         name.c_str(), wrong, unsigned(info.st_uid), unsigned(info.st_mode & 0777), name.c_str());
+    }
+    *out = fd;
+    return NGX_OK;
+}
+
 } // namespace
 
 SharedLink::~SharedLink()
 {
     if (record_ != nullptr) {
         munmap(record_, sizeof(LinkRecord));
-        shm_unlink(shm_name_.c_str()); // the first to leave removes the name; the others keep their mapping
+        if (!unlinked_) // a rank of the node never came: the first to leave removes the name
+            shm_unlink(shm_name_.c_str());
     }
 }
 
@@ -89,21 +125,31 @@ ngx_status SharedLink::open(const ngx_bootstrap* boot, double alpha, double unit
             c = '_';
     const bool node_a = boot->rank < pairs;
     shm_name_ = "/ngx-simlink-" + key + (node_a ? "-A" : "-B");
-    int fd = shm_open(shm_name_.c_str(), O_CREAT | O_RDWR, 0600);
-    if (fd < 0)
-        return mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open %s: %s", shm_name_.c_str(), std::strerror(errno));
+    bool created = false;
+    int fd = -1;
+    if (ngx_status s = open_segment(shm_name_, &fd, &created, err); s != NGX_OK)
+        return s;
     void* mapped = MAP_FAILED;
     if (ftruncate(fd, sizeof(LinkRecord)) == 0)
         mapped = mmap(nullptr, sizeof(LinkRecord), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int saved = errno;
     close(fd);
-    if (mapped == MAP_FAILED)
+    if (mapped == MAP_FAILED) {
+        if (created)
+            shm_unlink(shm_name_.c_str());
         return mod::fail(err, NGX_ERR_SYSTEM, "connect: mapping %s: %s", shm_name_.c_str(), std::strerror(saved));
+    }
     record_ = static_cast<LinkRecord*>(mapped);
     slot_ = size_t(boot->rank % pairs);
     alpha_ = alpha;
     units_per_ns_ = units_per_ns;
-    return NGX_OK; // unlinked at finalize, after the run's last barrier: every rank has mapped it by then
+    // The node's last rank to map it removes the name: from then on only the
+    // mappings hold it, and it goes with the last of them however they end.
+    if (record_->attached.fetch_add(1) + 1 == uint32_t(pairs)) {
+        shm_unlink(shm_name_.c_str());
+        unlinked_ = true;
+    }
+    return NGX_OK;
 }
 
 uint64_t SharedLink::share(size_t bytes, uint64_t now)

@@ -7,11 +7,14 @@
 // T = alpha + k n / min(R_N, k R_C) exactly (alpha = o_s + L + o_r, G = 0).
 // The pairs of a node share one record in POSIX shared memory (named after
 // the job: PMIX_NAMESPACE under mpirun, the Slurm step, else rank 0's pid,
-// or --sim-link NAME): one slot per pair holding until when that pair counts as
-// communicating, i.e. its last send plus three of its round trips at the
-// current share (a ping-pong pair sends on this node's link once per round
-// trip), so that a pair stays counted between its sends and stops counting
-// soon after it stops.
+// or --sim-link NAME; created with O_EXCL, a segment of that name someone
+// else made is refused, and the name is removed as soon as every rank of
+// the node has mapped it, so that no exit, not even SIGKILL, leaves it):
+// one slot per pair holding until when that pair counts as communicating,
+// i.e. its last send plus three of its round trips at the current share (a
+// ping-pong pair sends on this node's link once per round trip), so that a
+// pair stays counted between its sends and stops counting soon after it
+// stops.
 //
 //     SharedLink link;                                   // in the module context
 //     link.configure(read_link_settings(read));          // --sim-RN, --sim-RC, --sim-link
@@ -38,6 +41,7 @@ inline constexpr size_t max_link_pairs = 1024;
 
 struct LinkRecord {
     std::atomic<uint64_t> active_until[max_link_pairs]; // the senders' clock unit
+    std::atomic<uint32_t> attached;                     // ranks of the node that mapped it
 };
 
 struct LinkSettings {
@@ -69,6 +73,7 @@ private:
     LinkSettings settings_;
     std::string shm_name_;
     LinkRecord* record_ = nullptr;
+    bool unlinked_ = false; // the name is gone: the node's last rank to map it removed it
     size_t slot_ = 0;
     double alpha_ = 0;
     double units_per_ns_ = 1;

@@ -12,12 +12,14 @@
 // `tcp-port`, 0 = ephemeral; `tcp-port` plus its rank with
 // `--tcp-port-per-rank yes`, so that a run of many pairs gives each pair's
 // connection its own port, one a shaper can classify) and hands "host:port"
-// to its peer, which connects. The fast path is one send() and one recv() per
-// small message, a loop of them for a large one; SO_RCVTIMEO/SO_SNDTIMEO
-// carry the deadline so no extra syscall is needed. recv() takes what has
-// arrived rather than waiting with MSG_WAITALL: on loopback a 1 MiB
-// ping-pong took 193-264 us with MSG_WAITALL against 183-192 us without,
-// the minimal C program's 168-176 (issue 16; 1-byte times unchanged).
+// to its peer, which connects to that port of the peer's own address (the
+// bootstrap's; a host naming any other is refused). The fast path is one
+// send() and one recv() per small message, a loop of them for a large one;
+// SO_RCVTIMEO/SO_SNDTIMEO carry the deadline so no extra syscall is needed.
+// recv() takes what has arrived rather than waiting with MSG_WAITALL: on
+// loopback a 1 MiB ping-pong took 193-264 us with MSG_WAITALL against
+// 183-192 us without, the minimal C program's 168-176 (issue 16; 1-byte
+// times unchanged).
 //
 // Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided
 // pattern's T_0,0): a second TCP connection, from this process to itself
@@ -228,6 +230,22 @@ std::string join_host_port(const sockaddr_storage& addr)
     return text;
 }
 
+// A numeric address as bytes for comparison (an IPv4-mapped IPv6 address as
+// its IPv4 one); "" when it is not a numeric address.
+std::string address_key(const std::string& host)
+{
+    unsigned char bytes[16];
+    if (inet_pton(AF_INET, host.c_str(), bytes) == 1)
+        return std::string(reinterpret_cast<const char*>(bytes), 4);
+    if (inet_pton(AF_INET6, host.c_str(), bytes) != 1)
+        return "";
+    in6_addr six;
+    std::memcpy(&six, bytes, sizeof six);
+    if (IN6_IS_ADDR_V4MAPPED(&six))
+        return std::string(reinterpret_cast<const char*>(bytes) + 12, 4);
+    return std::string(reinterpret_cast<const char*>(bytes), 16);
+}
+
 bool is_wildcard(const sockaddr_storage& addr)
 {
     if (addr.ss_family == AF_INET6) {
@@ -426,9 +444,17 @@ ngx_status connect_as_dialer(Context* c, const ngx_bootstrap* boot, ngx_error* e
     std::string port;
     if (!split_host_port(theirs, &host, &port))
         return fail(err, NGX_ERR_PROTOCOL, "connect: the peer sent \"%s\", expected host:port", theirs.c_str());
-    if (host.empty())
-        host = boot->peer_address != nullptr ? boot->peer_address : "127.0.0.1";
-    return connect_to(c, host, port, err);
+    // Only the peer's own host is dialled (where its bootstrap connection
+    // comes from): a peer that could name any host could make this side, a
+    // --listen server on behalf of whoever connects, open a connection anywhere.
+    std::string peer_host = boot->peer_address != nullptr ? boot->peer_address : "127.0.0.1";
+    if (!host.empty() && (address_key(host).empty() || address_key(host) != address_key(peer_host)))
+        return fail(err, NGX_ERR_PROTOCOL,
+                    "connect: the peer asks to be reached at %s, but it is at %s; this side dials only the peer's own "
+                    "address, so that a peer cannot make it connect to another host (on the listening side, leave "
+                    "--tcp-address out or give the address its bootstrap uses)",
+                    host.c_str(), peer_host.c_str());
+    return connect_to(c, peer_host, port, err);
 }
 
 // ---- message path -----------------------------------------------------------

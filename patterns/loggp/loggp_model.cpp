@@ -4,6 +4,7 @@
 #include "../common/model_json.hpp"
 
 #include <ngx/fit/loggp_quality.hpp>
+#include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -403,6 +404,10 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         for (const Status* s : {&from.status(), &to.status(), &L.status(), &o.status(), &g.status(), &G.status()})
             if (!s->is_ok())
                 return *s;
+        for (const auto& [name, bytes] : {std::pair{"from_bytes", *from}, std::pair{"to_bytes", *to}})
+            if (!(bytes >= 0 && bytes <= double(max_json_bytes_field) && bytes == std::floor(bytes)))
+                return Status::usage(std::string("model range: \"") + name + "\" is " + range[name].dump() +
+                                     ", expected a whole number of bytes in 0..2^53");
         r.from_bytes = *from;
         r.to_bytes = *to;
         r.L = *L;

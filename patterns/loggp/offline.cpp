@@ -9,6 +9,7 @@
 #include "../common/saved_run.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/sizes.hpp>
 
@@ -150,11 +151,10 @@ int export_loggopsim(const char* command, const Json& model)
 
 Result<Json> read_json_document(const std::string& path)
 {
-    std::ifstream file(path);
-    if (!file)
-        return Status::usage(path + ": cannot be read");
-    Json document = Json::parse(file, nullptr, false);
-    if (document.is_discarded() || !document.is_object())
+    Result<Json> document = read_json_input(path); // a regular file, a known schema_version
+    if (!document)
+        return document.status();
+    if (!document->is_object())
         return Status::usage(path + ": not a JSON document");
     return document;
 }

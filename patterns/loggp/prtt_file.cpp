@@ -3,6 +3,7 @@
 
 #include "../common/saved_run.hpp"
 
+#include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
 
 #include <algorithm>
@@ -201,21 +202,18 @@ Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& nam
 
 Result<PrttTable> read_prtt_file(const std::string& path, const std::string& module)
 {
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        return Status::usage(path + ": cannot be read");
-    std::string text; // read in chunks: a small file costs no 64 MiB buffer
-    char chunk[65536];
-    while (file.read(chunk, sizeof chunk) || file.gcount() > 0) {
-        text.append(chunk, size_t(file.gcount()));
-        if (text.size() > max_file_bytes)
-            return Status::usage(path + ": larger than 64 MiB; not a raw-PRTT file");
-    }
+    Result<std::string> read = read_regular_file(path); // a FIFO would block: refused
+    if (!read)
+        return read.status();
+    const std::string& text = *read;
+    if (text.size() > max_file_bytes)
+        return Status::usage(path + ": larger than 64 MiB; not a raw-PRTT file");
     size_t first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{') {
         Json document = Json::parse(text, nullptr, false);
         if (document.is_discarded())
             return Status::usage(path + ": starts like JSON but is not valid JSON");
+        NGX_TRY(check_json_document(document, path));
         return parse_prtt_json(document, path, module);
     }
     return parse_prtt_csv(text, path);

@@ -4,6 +4,7 @@
 #include "nodecomm_model.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -34,15 +35,35 @@ std::vector<opt::OptionSpec> predict_specs()
             opt::flag("help,h", "this text")};
 }
 
+// The largest k predicted (-k, or a saved run's pair counts for best-k).
+constexpr uint64_t max_predicted_pairs = 4096;
+
 Result<Json> read_document(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage(path + ": cannot be read");
-    Json document = Json::parse(in, nullptr, false);
-    if (document.is_discarded() || !document.is_object())
+    Result<Json> document = read_json_input(path); // a regular file, a known schema_version
+    if (!document)
+        return document.status();
+    if (!document->is_object())
         return Status::usage(path + ": not a JSON object");
     return document;
+}
+
+// Every range's from_bytes and to_bytes (when a number) a whole byte count.
+Status check_ranges(const Json& model, const std::string& where)
+{
+    if (!model.contains("ranges") || !model["ranges"].is_array())
+        return Status::ok();
+    for (size_t i = 0; i < model["ranges"].size(); ++i) {
+        const Json& range = model["ranges"][i];
+        std::string at = where + ": ranges[" + std::to_string(i) + "]";
+        if (!range.is_object())
+            return Status::usage(at + ": not an object");
+        if (range.contains("from_bytes"))
+            NGX_TRY(byte_field(range, "from_bytes", at).status());
+        if (range.contains("to_bytes") && !range["to_bytes"].is_null())
+            NGX_TRY(byte_field(range, "to_bytes", at).status());
+    }
+    return Status::ok();
 }
 
 // The nodecomm model inside a model file, a single run or a document of runs.
@@ -66,8 +87,10 @@ Result<Json> saved_model(const std::string& path)
     Result<Json> document = read_document(path);
     if (!document)
         return document.status().with_context("--params");
-    if (Json* model = nodecomm_model_in(*document))
+    if (Json* model = nodecomm_model_in(*document)) {
+        NGX_TRY(check_ranges(*model, "--params " + path));
         return *model;
+    }
     return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
 }
 
@@ -220,7 +243,7 @@ int predict_nodecomm(const CommandArguments& arguments)
         return fail(Status::usage("--params FILE.json and -s SIZE are required"));
     std::string op = read.choice("op", {"nodecomm", "best-k"});
     uint64_t n = read.byte_count("size", 0, max_message_bytes * 1024);
-    uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, 4096) : 0;
+    uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
     if (!read.ok())
         return fail(Status::usage(read.error()));
     Result<Json> model = saved_model(read.text("params"));
@@ -230,9 +253,14 @@ int predict_nodecomm(const CommandArguments& arguments)
         return predict_point(*model, k == 0 ? 1 : k, n);
     uint64_t measured = 1;
     const Json pair_counts = model->value("nodecomm", Json::object()).value("pairs", Json::array());
-    for (const Json& pairs : pair_counts)
-        if (pairs.is_number_unsigned())
-            measured = std::max(measured, pairs.get<uint64_t>());
+    for (const Json& pairs : pair_counts) {
+        if (!pairs.is_number_unsigned())
+            continue;
+        if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
+            return fail(Status::usage("--params " + read.text("params") + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+                                      ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
+        measured = std::max(measured, pairs.get<uint64_t>());
+    }
     return predict_best_k(*model, k == 0 ? measured : k, n);
 }
 

@@ -4,6 +4,7 @@
 #include "../loggp/offline.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
 #include <ngx/fit/loghssp.hpp>
 #include <ngx/fit/protocols.hpp>
 #include <ngx/sizes.hpp>
@@ -37,7 +38,10 @@ Result<Point> point_of(const std::string& where, const Json& result)
         if (!result.contains(key) || !result[key].is_number())
             return Status::usage(where + ": a result has no number \"" + key +
                                  "\" (a run of -x overhead from this ngx is needed)");
-    p.size = result["size_bytes"].get<uint64_t>();
+    Result<uint64_t> size = byte_field(result, "size_bytes", where);
+    if (!size)
+        return size.status();
+    p.size = *size;
     p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
     p.o_r = result["o_r_min_us"].get<double>();
     p.half_rtt = result["half_rtt_min_us"].get<double>();

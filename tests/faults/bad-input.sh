@@ -130,6 +130,18 @@ row 2 "--listen '127\.0\.0\.1:0'.*port"          --listen 127.0.0.1:0
 row 2 "--connect 'nohost'.*port"                 -m tcp "${S[@]}" --connect nohost
 row 2 "--connect 'h:70000'.*port"                -m tcp "${S[@]}" --connect h:70000
 row 2 "--listen and --connect exclude"           --listen 1 --connect a:1
+# --- what a --listen server accepts (issue 31) ------------------------------
+row 2 "--allow '10\.0\.0\.0/33'.*prefix"          --listen 127.0.0.1:1 --allow 10.0.0.0/33
+row 2 "--allow 'example\.org'.*numeric"           --listen 127.0.0.1:1 --allow example.org
+row 2 "--serve 'never'.*forever"                 --listen 127.0.0.1:1 --serve never
+row 2 "--max-pairs '0'"                          --listen 127.0.0.1:1 --max-pairs 0
+row 2 "--max-timeout 'x'"                        --listen 127.0.0.1:1 --max-timeout x
+row 2 "--max-size '2Gi'"                         --listen 127.0.0.1:1 --max-size 2Gi
+row 2 "--max-count '0'"                          --listen 127.0.0.1:1 --max-count 0
+row 2 "--allow is an option of the server"       -m tcp "${S[@]}" --allow 10.0.0.0/8
+row 2 "--serve is an option of the server"       -m tcp "${S[@]}" --connect 127.0.0.1:1 --serve 2
+row 2 "--secret-file is for --listen and --connect" -m tcp "${S[@]}" --secret-file "$IT_DIR/nosuch"
+row 2 "--secret-file .*/nosuch: cannot be read|--secret-file .*nosuch: No such" -m tcp "${S[@]}" --connect 127.0.0.1:1 --secret-file "$IT_DIR/nosuch"
 # --- unknown options and stray words ---------------------------------------
 row 2 "unknown option '--frobnicate'"            --frobnicate
 row 2 "unknown option '--frobnicate'"            -m tcp -x pingpong "${S[@]}" --frobnicate
@@ -181,7 +193,7 @@ row 2 "nosuch\.csv: cannot be read"             fit "$IT_DIR/nosuch.csv"
 printf '{"pattern":"loggp","results":[{"size_bytes":1,"median_us":10,"prtt_n_0_us":40,"prtt_n_d_us":120,"delay_us":5}]}' >"$IT_DIR/noopts.json"
 printf '{"runs": [1, "x", {"pattern": 5}]}' >"$IT_DIR/oddruns.json"
 row 2 "noopts\.json: options\.pattern_options\.n is missing" fit "$IT_DIR/noopts.json"
-row 2 "oddruns\.json: not a saved run: it names no pattern" fit "$IT_DIR/oddruns.json"
+row 2 'oddruns\.json: runs\[2\]: "pattern" is not a string' fit "$IT_DIR/oddruns.json"
 row 2 "no file given"                            fit
 # --- saved JSON for ngx compare and ngx predict ------------------------------
 printf 'this is not json\n' >"$IT_DIR/notjson.json"
@@ -200,7 +212,7 @@ row 2 "nosize\.json: a result without a valid \"size_bytes\"" compare "$IT_DIR/g
 row 2 "array\.json: not an ngx result"          compare "$IT_DIR/good.json" "$IT_DIR/array.json"
 row 2 "cannot compare different patterns"        compare "$IT_DIR/good.json" "$IT_DIR/other.json"
 row 2 "need at least two runs"                   compare "$IT_DIR/good.json"
-row 2 "nosuch\.json: cannot open"               compare "$IT_DIR/good.json" "$IT_DIR/nosuch.json"
+row 2 "nosuch\.json: cannot be read"            compare "$IT_DIR/good.json" "$IT_DIR/nosuch.json"
 mkdir -p "$IT_DIR/emptydir"
 row 2 "notjson\.json: not a JSON file"          check "$IT_DIR/notjson.json" "$IT_DIR/good.json"
 row 2 "different pattern: .*good\.json has pingpong, .*other\.json has pingping" check "$IT_DIR/good.json" "$IT_DIR/other.json"

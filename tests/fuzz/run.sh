@@ -10,7 +10,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-fuzz}
 SECONDS_EACH=${2:-30}
-TARGETS=${FUZZ_TARGETS:-fuzz_sizes fuzz_prtt_csv fuzz_compare fuzz_model}
+TARGETS=${FUZZ_TARGETS:-fuzz_sizes fuzz_prtt_csv fuzz_compare fuzz_model fuzz_listen fuzz_json_input}
 [[ $SECONDS_EACH =~ ^[0-9]+$ && $SECONDS_EACH -ge 1 ]] || { echo "run.sh: SECONDS must be >= 1" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 
@@ -21,8 +21,13 @@ if [[ ! -f $BUILD/build.ninja ]]; then
 fi
 ninja_targets=()
 for t in $TARGETS; do ninja_targets+=("tests/fuzz/$t"); done
+# fuzz_listen parses as a server does: with a module and patterns found, the whole parser runs.
+[[ " $TARGETS " == *" fuzz_listen "* ]] &&
+    ninja_targets+=(modules/tcp/ngx_tcp.so patterns/ngx_pattern_pingpong.so patterns/ngx_pattern_nodecomm.so)
 ninja -C "$BUILD" "${ninja_targets[@]}" || { echo "run.sh: building the fuzz targets failed" >&2; exit 1; }
 
+# fuzz_listen parses command lines as a --listen server does, with the build's modules and patterns.
+export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$PWD/$BUILD/modules} NGX_PATTERN_PATH=${NGX_PATTERN_PATH:-$PWD/$BUILD/patterns}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 artifacts=$BUILD/fuzz-artifacts

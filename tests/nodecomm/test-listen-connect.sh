@@ -5,8 +5,9 @@
 # bootstrap of 6 ranks; with --pairs 1,3 on both sides, k = 1 and 3. Both
 # sides on one node: without --nodecomm-one-node both refuse (exit 2)
 # naming it. Bad input: --pairs 0
-# on either side, and --pairs that differ between the sides, exit 2 on both
-# with a message naming the two counts. A server rank killed mid-run ends
+# on either side exits 2; --pairs that differ between the sides exit 2 on
+# the client, both name the two counts, and the server (issue 31) goes on to
+# serve a client that agrees. A server rank killed mid-run ends
 # both sides within the deadline (--timeout 5) + 5 s with exit 1, and the
 # client's JSON holds the points done.
 source "$(dirname "$0")/common.sh"
@@ -80,13 +81,23 @@ rc=$?
 rc=$?
 [[ $rc == 2 ]] && grep -q -- "--pairs '0'" "$SCRATCH/err" || fail "--listen --pairs 0: exit $rc, $(cat "$SCRATCH/err")"
 
-# --pairs differs between the sides.
-both --pairs 3 -- --pairs 2 --nodecomm-one-node --timeout 10 -s 1 -c 5
-[[ $rc == 2 && $src == 2 ]] || fail "mismatched --pairs: client exit $rc, server exit $src (want 2, 2)"
+# --pairs differs between the sides: the client is refused (exit 2), both
+# name the two counts, and the server goes on to serve a client that agrees.
+port=$(free_port)
+serve "$port" --pairs 3
+client "$port" --pairs 2 --nodecomm-one-node --timeout 10 -s 1 -c 5 >/dev/null
+rc=$?
+[[ $rc == 2 ]] || fail "mismatched --pairs: client exit $rc (want 2)"
 for side in client server; do
     grep -q 'started with --pairs 3, the client (--connect) asks for --pairs 2' "$SCRATCH/$side" ||
         fail "the $side does not name the mismatch: $(cat "$SCRATCH/$side")"
 done
+kill -0 "$server" 2>/dev/null || fail "the server ended after refusing a client: $(cat "$SCRATCH/server")"
+client "$port" --pairs 3 --nodecomm-one-node --timeout 10 -s 1 -c 5 >/dev/null
+rc=$?
+wait "$server"
+src=$?
+[[ $rc == 0 && $src == 0 ]] || fail "the client that agrees after a refused one: client exit $rc, server exit $src"
 
 # A server rank dies mid-run: both sides end with exit 1 (a run-time error)
 # within the deadline plus 5 s, and the points done are written. The dead

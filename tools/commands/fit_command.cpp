@@ -4,8 +4,11 @@
 // pattern's hook does the work with its own options.
 #include "fit_command.hpp"
 
+#include <ngx/json_input.hpp>
+
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace ngx {
 namespace {
@@ -83,9 +86,10 @@ bool has_hook(const PatternInfo& pattern, bool for_fit)
 // pattern claims); a usage error for what is not a readable result at all.
 Result<const PatternInfo*> named_pattern(const std::string& path, const PatternCatalog& patterns, bool for_fit)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage(path + ": cannot be read");
+    Result<std::string> text = read_regular_file(path); // a FIFO would block: refused
+    if (!text)
+        return text.status();
+    std::istringstream in(*text);
     in >> std::ws;
     if (in.peek() == '{' || in.peek() == '[') {
         Json document = Json::parse(in, nullptr, false);
@@ -93,6 +97,7 @@ Result<const PatternInfo*> named_pattern(const std::string& path, const PatternC
             return Status::usage(path + ": starts like JSON but is not valid JSON");
         if (!document.is_object())
             return Status::usage(path + ": not an ngx result (expected a JSON object)");
+        NGX_TRY(check_json_document(document, path));
         std::string name = pattern_of_json(document);
         const PatternInfo* pattern = name.empty() ? nullptr : patterns.find(name);
         if (!name.empty() && pattern == nullptr)

@@ -1,8 +1,12 @@
 // Reading saved result files (see saved_runs.hpp).
 #include "saved_runs.hpp"
 
+#include <ngx/json_input.hpp>
+#include <ngx/sizes.hpp>
+
 #include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <map>
 
 namespace ngx {
 namespace {
@@ -17,9 +21,16 @@ Status check_run(const Json& run, const std::string& where)
             return Status::usage(where + ": \"" + key + "\" is not a string");
     if (!run["results"].is_array())
         return Status::usage(where + ": \"results\" is not an array");
-    for (const Json& size : run["results"])
+    std::map<uint64_t, int> seen;
+    for (const Json& size : run["results"]) {
         if (!size.is_object() || !size.contains("size_bytes") || !size["size_bytes"].is_number_unsigned())
             return Status::usage(where + ": a result without a valid \"size_bytes\"");
+        ++seen[size["size_bytes"].get<uint64_t>()];
+    }
+    for (const auto& [bytes, count] : seen) // the readers keep one result per size: say which
+        if (count > 1)
+            std::cerr << "ngx: note: " << where << ": " << count << " results of " << format_bytes(bytes)
+                      << "; the last one is compared\n";
     return Status::ok();
 }
 
@@ -42,15 +53,13 @@ Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string
     return runs;
 }
 
-// The file parsed as a JSON object.
+// The file parsed as a JSON object: a regular file with a known schema_version.
 Result<Json> read_result_file(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage(path + ": cannot open the file");
-    Json document = Json::parse(in, nullptr, false);
-    if (document.is_discarded())
-        return Status::usage(path + ": not a JSON file");
+    Result<Json> read = read_json_input(path);
+    if (!read)
+        return read.status();
+    const Json& document = *read;
     if (!document.is_object())
         return Status::usage(path + ": not an ngx result (expected a JSON object)");
     return document;
