@@ -222,8 +222,11 @@ static int parse_args(int argc, char** argv, struct options* o)
             o->quiet = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return usage("reads and checks a trace directory written by libngx-trace.so");
-        else if (argv[i][0] == '-' || o->dir != NULL)
-            return usage(argv[i][0] == '-' ? "unknown option" : "one trace directory only");
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "ngx-trace-dump: unknown option '%s'\n", argv[i]);
+            return usage("options are --json and --quiet");
+        } else if (o->dir != NULL)
+            return usage("one trace directory only");
         else
             o->dir = argv[i];
     }

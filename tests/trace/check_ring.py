@@ -1,0 +1,115 @@
+"""check_ring.py P < dump.jsonl: the trace of ring.c (tests/trace/ring.c) run
+with P ranks shows, per rank, exactly the calls ring.c made. Exits 1 with the
+differences."""
+import collections
+import json
+import sys
+
+P = int(sys.argv[1])
+SMALL, LARGE = 64, 1 << 20
+lines = [json.loads(line) for line in sys.stdin if line.strip()]
+headers = {h["rank"]: h for h in lines if h["type"] == "header"}
+records = collections.defaultdict(list)
+for r in lines:
+    if r["type"] == "record":
+        records[r["rank"]].append(r)
+errors = []
+
+
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+
+
+def calls(rank, kind, **fields):
+    return [r for r in records[rank] if r["kind"] == kind and all(r[k] == v for k, v in fields.items())]
+
+
+def expected_counts(rank):
+    """Kind -> number of calls ring.c makes on this rank."""
+    counts = {"send": 2, "recv": 2, "irecv": 2, "isend": 2, "waitall": 1, "completion": 4, "sendrecv": 1,
+              "allreduce": 1, "bcast": 1}
+    if rank == P - 1:  # the wildcard's sender, and rank 0 of the reversed communicator
+        counts["send"] += 2
+        counts["comm_def"] = 1
+    if rank == 0:
+        counts["recv"] += 1
+    if rank == P - 2:
+        counts["recv"] += 1
+        counts["comm_def"] = 1
+    return counts
+
+
+def check_rank(rank):
+    right, left = (rank + 1) % P, (rank + P - 1) % P
+    got = collections.Counter(r["kind"] for r in records[rank])
+    check(dict(got) == expected_counts(rank), f"rank {rank}: calls {dict(got)}, expected {expected_counts(rank)}")
+    for tag, size in ((10, SMALL), (11, LARGE)):
+        check(len(calls(rank, "send", tag=tag, peer=right, bytes=size)) == 1, f"rank {rank}: ring send tag {tag}")
+        check(len(calls(rank, "recv", tag=tag, peer=left, aux=left, bytes=size)) == 1, f"rank {rank}: ring recv {tag}")
+    check(len(calls(rank, "irecv", tag=20, peer=left, bytes=128)) == 1, f"rank {rank}: irecv tag 20")
+    check(len(calls(rank, "irecv", tag=21, peer=right, bytes=64)) == 1, f"rank {rank}: irecv tag 21")
+    check(len(calls(rank, "isend", tag=20, peer=right, bytes=128)) == 1, f"rank {rank}: isend tag 20")
+    check(len(calls(rank, "isend", tag=21, peer=left, bytes=64)) == 1, f"rank {rank}: isend tag 21")
+    check(len(calls(rank, "sendrecv", tag=40, peer=right, bytes=64, bytes_recv=64, aux=left)) == 1,
+          f"rank {rank}: sendrecv")
+    check(len(calls(rank, "allreduce", bytes=8, bytes_recv=8, peer=-1)) == 1, f"rank {rank}: allreduce")
+    check(len(calls(rank, "bcast", bytes=100, peer=1 % P)) == 1, f"rank {rank}: bcast from root 1")
+    check_requests(rank)
+    check(all(r["t_call"] <= r["t_return"] for r in records[rank]), f"rank {rank}: a call returns before it is called")
+
+
+def check_requests(rank):
+    """Every Isend/Irecv id is completed exactly once, by the Waitall, with the receive's source, tag and bytes."""
+    started = {r["request"]: r for r in records[rank] if r["kind"] in ("isend", "irecv")}
+    done = [r for r in records[rank] if r["kind"] == "completion"]
+    check(sorted(started) == sorted(r["request"] for r in done) and 0 not in started,
+          f"rank {rank}: request ids {sorted(started)} vs completed {[r['request'] for r in done]}")
+    for c in done:
+        s = started.get(c["request"])
+        if s is None:
+            continue
+        check(c["peer"] == s["peer"], f"rank {rank}: request {c['request']} completed with peer {c['peer']}")
+        if s["kind"] == "irecv":
+            check(c["tag"] == s["tag"] and c["bytes"] == s["bytes"], f"rank {rank}: irecv {c['request']} status")
+        else:
+            check(c["flags"] & 4, f"rank {rank}: send completion {c['request']} not flagged as a send")
+
+
+def check_special():
+    """The wildcard receive resolved to rank P-1; the reversed communicator's send in world ranks."""
+    wild = calls(0, "recv", tag=30)
+    check(len(wild) == 1 and wild[0]["peer"] == P - 1 and wild[0]["aux"] == -2 and wild[0]["bytes"] == 8,
+          f"rank 0: the MPI_ANY_SOURCE receive {wild}")
+    check(len(calls(P - 1, "send", tag=30, peer=0, bytes=8)) == 1, "the wildcard's send")
+    sent = calls(P - 1, "send", tag=50)
+    got = calls(P - 2, "recv", tag=50)
+    check(len(sent) == 1 and sent[0]["peer"] == P - 2 and sent[0]["comm"] >= 2 and sent[0]["bytes"] == 4,
+          f"reversed communicator: send {sent}")
+    check(len(got) == 1 and got[0]["peer"] == P - 1 and got[0]["aux"] == P - 1, f"reversed communicator: recv {got}")
+    defs = [calls(r, "comm_def")[0]["request"] for r in (P - 2, P - 1) if calls(r, "comm_def")]
+    check(len(defs) == 2 and defs[0] == defs[1], f"the reversed communicator's hash differs between ranks: {defs}")
+
+
+def check_clocks():
+    check(sorted(headers) == list(range(P)), f"headers of ranks {sorted(headers)}")
+    for rank, h in headers.items():
+        check(h["world_size"] == P and h["finalized"], f"rank {rank}: header {h}")
+        check(h["fini_t"] > h["init_t"] > 0, f"rank {rank}: clock alignment times {h['init_t']} {h['fini_t']}")
+        if rank == 0:
+            check(h["init_offset_ns"] == 0 and h["fini_offset_ns"] == 0, "rank 0: offset not 0")
+        else:
+            check(h["init_rtt_ns"] > 0 and h["fini_rtt_ns"] > 0, f"rank {rank}: no alignment round trip")
+
+
+for rank in range(P):
+    check_rank(rank)
+check_special()
+check_clocks()
+for e in errors:
+    print("MISMATCH:", e)
+for rank in range(P):
+    h = headers.get(rank, {})
+    print(f"rank {rank}: {len(records[rank])} records, offset init {h.get('init_offset_ns')} ns "
+          f"(rtt {h.get('init_rtt_ns')} ns), fini {h.get('fini_offset_ns')} ns, drift {h.get('drift')}")
+sys.exit(1 if errors else 0)

@@ -1,0 +1,305 @@
+/* ngx_trace_fortran.c: the Fortran MPI bindings libngx-trace.so intercepts.
+ *
+ * Open MPI 4.1's Fortran bindings do not come back through the C MPI_*
+ * symbols: mpif.h and `use mpi` programs call mpi_send_ (libmpi_mpifh),
+ * which calls PMPI_Send directly, and `use mpi_f08` calls mpi_send_f08_
+ * (libmpi_usempif08), which calls ompi_send_f in libmpi_mpifh. So the
+ * tracer defines the Fortran entry points itself: mpi_send_, mpi_send__ and
+ * ompi_send_f are one function that times the real pmpi_send_ (found with
+ * dlsym(RTLD_NEXT)) and notes the call with NGX_TRACE_RF_FORTRAN.
+ * mpi_init_ and mpi_finalize_ likewise start and stop the recorder.
+ *
+ * Covered: Init, Init_thread, Finalize, Send, Ssend, Bsend, Rsend, Isend,
+ * Irecv, Recv, Sendrecv, Wait, Waitall, Barrier, Bcast, Reduce, Allreduce.
+ * Other Fortran calls run untraced.
+ */
+#define _GNU_SOURCE
+#include "ngx_trace_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FSTATUS_MAX 16 /* Fortran MPI_STATUS_SIZE is 6 in Open MPI 4.1 */
+
+/* The next definition of a Fortran symbol (Open MPI's), looked up once per symbol by the caller. */
+static void* real_fortran(const char* name)
+{
+    void* f = dlsym(RTLD_NEXT, name);
+    if (f == NULL) {
+        fprintf(stderr, "ngx-trace: the Fortran MPI function %s is not found: %s\n", name, dlerror());
+        abort();
+    }
+    return f;
+}
+
+/* The real function NAME (a pmpi_*_ symbol), resolved on first use; the cache is part of the tracer state. */
+#define REAL(TYPE, NAME)                                                                                               \
+    static TYPE real_fn = NULL;                                                                                        \
+    if (real_fn == NULL)                                                                                               \
+    real_fn = (TYPE)real_fortran(NAME)
+
+/* The three names one Fortran wrapper answers to. */
+#define FORTRAN_NAMES(IMPL, LOWER)                                                                                     \
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) mpi_##LOWER##_;                                        \
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) mpi_##LOWER##__;                                       \
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) ompi_##LOWER##_f;
+
+/* A C status from a Fortran one, or from our own when the program passed MPI_STATUS_IGNORE. */
+static MPI_Fint* fstatus_or_own(MPI_Fint* status, MPI_Fint* own)
+{
+    return status == MPI_F_STATUS_IGNORE ? own : status;
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+typedef void (*init_fn)(MPI_Fint*);
+static void trace_init_f(MPI_Fint* ierr)
+{
+    REAL(init_fn, "pmpi_init_");
+    real_fn(ierr);
+    if (*ierr == MPI_SUCCESS)
+        ngx_trace_start();
+}
+FORTRAN_NAMES(trace_init_f, init)
+
+typedef void (*init_thread_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_init_thread_f(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr)
+{
+    REAL(init_thread_fn, "pmpi_init_thread_");
+    real_fn(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS)
+        ngx_trace_start();
+}
+FORTRAN_NAMES(trace_init_thread_f, init_thread)
+
+static void trace_finalize_f(MPI_Fint* ierr)
+{
+    REAL(init_fn, "pmpi_finalize_");
+    ngx_trace_stop();
+    real_fn(ierr);
+}
+FORTRAN_NAMES(trace_finalize_f, finalize)
+
+/* ---- point-to-point --------------------------------------------------- */
+
+typedef void (*send_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+static void note_send_f(uint16_t kind, int64_t t0, MPI_Fint* count, MPI_Fint* type, MPI_Fint* dest, MPI_Fint* tag,
+                        MPI_Fint* comm)
+{
+    int64_t t1 = ngx_trace_now();
+    ngx_trace_note_p2p(kind, t0, t1, PMPI_Comm_f2c(*comm), *dest, *tag, ngx_trace_bytes(*count, PMPI_Type_f2c(*type)),
+                       NGX_TRACE_RF_FORTRAN);
+}
+
+#define FORTRAN_SEND(LOWER, KIND)                                                                                      \
+    static void trace_##LOWER##_f(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* dest, MPI_Fint* tag,           \
+                                  MPI_Fint* comm, MPI_Fint* ierr)                                                      \
+    {                                                                                                                  \
+        REAL(send_fn, "pmpi_" #LOWER "_");                                                                             \
+        if (!ngx_trace_active()) {                                                                                     \
+            real_fn(buf, count, type, dest, tag, comm, ierr);                                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+        int64_t t0 = ngx_trace_now();                                                                                  \
+        real_fn(buf, count, type, dest, tag, comm, ierr);                                                              \
+        note_send_f(KIND, t0, count, type, dest, tag, comm);                                                           \
+    }                                                                                                                  \
+    FORTRAN_NAMES(trace_##LOWER##_f, LOWER)
+
+FORTRAN_SEND(send, NGX_TRACE_SEND)
+FORTRAN_SEND(ssend, NGX_TRACE_SSEND)
+FORTRAN_SEND(bsend, NGX_TRACE_BSEND)
+FORTRAN_SEND(rsend, NGX_TRACE_RSEND)
+
+typedef void (*start_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+#define FORTRAN_START(LOWER, KIND)                                                                                     \
+    static void trace_##LOWER##_f(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* peer, MPI_Fint* tag,           \
+                                  MPI_Fint* comm, MPI_Fint* req, MPI_Fint* ierr)                                       \
+    {                                                                                                                  \
+        REAL(start_fn, "pmpi_" #LOWER "_");                                                                            \
+        if (!ngx_trace_active()) {                                                                                     \
+            real_fn(buf, count, type, peer, tag, comm, req, ierr);                                                     \
+            return;                                                                                                    \
+        }                                                                                                              \
+        int64_t t0 = ngx_trace_now();                                                                                  \
+        real_fn(buf, count, type, peer, tag, comm, req, ierr);                                                         \
+        ngx_trace_note_start(KIND, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *peer, *tag,                             \
+                             ngx_trace_bytes(*count, PMPI_Type_f2c(*type)), PMPI_Request_f2c(*req),                    \
+                             NGX_TRACE_RF_FORTRAN);                                                                    \
+    }                                                                                                                  \
+    FORTRAN_NAMES(trace_##LOWER##_f, LOWER)
+
+FORTRAN_START(isend, NGX_TRACE_ISEND)
+FORTRAN_START(irecv, NGX_TRACE_IRECV)
+
+typedef void (*recv_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_recv_f(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm,
+                         MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(recv_fn, "pmpi_recv_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    if (!ngx_trace_active()) {
+        real_fn(buf, count, type, source, tag, comm, status, ierr);
+        return;
+    }
+    int64_t t0 = ngx_trace_now();
+    real_fn(buf, count, type, source, tag, comm, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    MPI_Status st;
+    PMPI_Status_f2c(fst, &st);
+    ngx_trace_note_recv(NGX_TRACE_RECV, t0, t1, PMPI_Comm_f2c(*comm), *source, &st, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_recv_f, recv)
+
+typedef void (*sendrecv_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                            MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_sendrecv_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, MPI_Fint* dest, MPI_Fint* stag, void* rbuf,
+                             MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* source, MPI_Fint* rtag, MPI_Fint* comm,
+                             MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(sendrecv_fn, "pmpi_sendrecv_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    if (!ngx_trace_active()) {
+        real_fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status, ierr);
+        return;
+    }
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    MPI_Status st;
+    PMPI_Status_f2c(fst, &st);
+    ngx_trace_note_sendrecv(t0, t1, PMPI_Comm_f2c(*comm), *dest, *stag, ngx_trace_bytes(*scount, PMPI_Type_f2c(*stype)),
+                            &st, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_sendrecv_f, sendrecv)
+
+/* ---- completion ------------------------------------------------------- */
+
+typedef void (*wait_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_wait_f(MPI_Fint* req, MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(wait_fn, "pmpi_wait_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    if (!ngx_trace_active()) {
+        real_fn(req, status, ierr);
+        return;
+    }
+    MPI_Request handle = PMPI_Request_f2c(*req);
+    int done = 1;
+    int64_t t0 = ngx_trace_now();
+    real_fn(req, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    MPI_Status st;
+    PMPI_Status_f2c(fst, &st);
+    ngx_trace_note_completions(NGX_TRACE_WAIT, t0, t1, 1, &handle, &st, &done, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_wait_f, wait)
+
+typedef void (*waitall_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+/* Scratch for Waitall: C handles, C statuses, done flags, and Fortran statuses when the program ignores them. */
+struct fwait_copy {
+    MPI_Status* st;
+    MPI_Request* h;
+    int* done;
+    MPI_Fint* fst;
+};
+
+static int fwait_copy(int n, const MPI_Fint* reqs, struct fwait_copy* c)
+{
+    size_t m = n > 0 ? (size_t)n : 1;
+    char* p = ngx_trace_scratch(
+        m * (sizeof(MPI_Status) + sizeof(MPI_Request) + sizeof(int) + FSTATUS_MAX * sizeof(MPI_Fint)));
+    if (p == NULL)
+        return -1;
+    c->st = (MPI_Status*)p;
+    c->h = (MPI_Request*)(p + m * sizeof(MPI_Status));
+    c->fst = (MPI_Fint*)(p + m * (sizeof(MPI_Status) + sizeof(MPI_Request)));
+    c->done = (int*)(p + m * (sizeof(MPI_Status) + sizeof(MPI_Request) + FSTATUS_MAX * sizeof(MPI_Fint)));
+    for (int i = 0; i < n; i++) {
+        c->h[i] = PMPI_Request_f2c(reqs[i]);
+        c->done[i] = 1;
+    }
+    return 0;
+}
+
+static void trace_waitall_f(MPI_Fint* count, MPI_Fint* reqs, MPI_Fint* statuses, MPI_Fint* ierr)
+{
+    REAL(waitall_fn, "pmpi_waitall_");
+    struct fwait_copy c;
+    if (!ngx_trace_active() || fwait_copy(*count, reqs, &c) != 0) {
+        real_fn(count, reqs, statuses, ierr);
+        return;
+    }
+    MPI_Fint* fst = statuses == MPI_F_STATUSES_IGNORE ? c.fst : statuses;
+    int64_t t0 = ngx_trace_now();
+    real_fn(count, reqs, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    int fsize = (int)(sizeof(MPI_Status) / sizeof(MPI_Fint)); /* MPI_STATUS_SIZE */
+    for (int i = 0; i < *count; i++)
+        PMPI_Status_f2c(fst + (size_t)i * (size_t)fsize, &c.st[i]);
+    ngx_trace_note_completions(NGX_TRACE_WAITALL, t0, t1, *count, c.h, c.st, c.done, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_waitall_f, waitall)
+
+/* ---- collectives ------------------------------------------------------ */
+
+typedef void (*barrier_fn)(MPI_Fint*, MPI_Fint*);
+static void trace_barrier_f(MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(barrier_fn, "pmpi_barrier_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(comm, ierr);
+    if (ngx_trace_active())
+        ngx_trace_note_coll(NGX_TRACE_BARRIER, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), MPI_PROC_NULL, 0, 0,
+                            NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_barrier_f, barrier)
+
+typedef void (*bcast_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_bcast_f(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(bcast_fn, "pmpi_bcast_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(buf, count, type, root, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    uint64_t b = ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
+    ngx_trace_note_coll(NGX_TRACE_BCAST, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, b, b, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_bcast_f, bcast)
+
+typedef void (*reduce_fn)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_reduce_f(void* sbuf, void* rbuf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* root,
+                           MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(reduce_fn, "pmpi_reduce_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, rbuf, count, type, op, root, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    uint64_t b = ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
+    ngx_trace_note_coll(NGX_TRACE_REDUCE, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, b, b, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_reduce_f, reduce)
+
+typedef void (*allreduce_fn)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_allreduce_f(void* sbuf, void* rbuf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm,
+                              MPI_Fint* ierr)
+{
+    REAL(allreduce_fn, "pmpi_allreduce_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, rbuf, count, type, op, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    uint64_t b = ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
+    ngx_trace_note_coll(NGX_TRACE_ALLREDUCE, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), MPI_PROC_NULL, b, b,
+                        NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_allreduce_f, allreduce)
