@@ -13,6 +13,7 @@
  *     ring --hang DIR      the calls above, then writes DIR/ready.RANK (its pid) and sleeps (to be killed)
  *     ring --test-loop N   N MPI_Test calls on a pending receive; prints "ns_per_test X" (rank 0)
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,7 @@
  * flush), 2 for usage errors and invalid or truncated traces.
  * The format is described in ngx_trace_format.h.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "ngx_trace_format.h"
 
 #include <errno.h>

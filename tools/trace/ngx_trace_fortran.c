@@ -41,9 +41,9 @@ static void* real_fortran(const char* name)
 
 /* The three names one Fortran wrapper answers to. */
 #define FORTRAN_NAMES(IMPL, LOWER)                                                                                     \
-    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) mpi_##LOWER##_;                                        \
-    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) mpi_##LOWER##__;                                       \
-    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) typeof(IMPL) ompi_##LOWER##_f;
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) __typeof__(IMPL) mpi_##LOWER##_;                                    \
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) __typeof__(IMPL) mpi_##LOWER##__;                                   \
+    NGX_TRACE_EXPORT __attribute__((alias(#IMPL))) __typeof__(IMPL) ompi_##LOWER##_f;
 
 /* A C status from a Fortran one, or from our own when the program passed MPI_STATUS_IGNORE. */
 static MPI_Fint* fstatus_or_own(MPI_Fint* status, MPI_Fint* own)
