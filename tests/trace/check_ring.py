@@ -6,7 +6,7 @@ import json
 import sys
 
 P = int(sys.argv[1])
-SMALL, LARGE = 64, 1 << 20
+SMALL, LARGE, MANY = 64, 1 << 20, 1000
 lines = [json.loads(line) for line in sys.stdin if line.strip()]
 headers = {h["rank"]: h for h in lines if h["type"] == "header"}
 records = collections.defaultdict(list)
@@ -27,13 +27,18 @@ def calls(rank, kind, **fields):
 
 def expected_counts(rank):
     """Kind -> number of calls ring.c makes on this rank."""
-    counts = {"send": 2, "recv": 2, "irecv": 2, "isend": 2, "waitall": 1, "completion": 4, "sendrecv": 1,
-              "allreduce": 1, "bcast": 1}
+    counts = {"send": 2, "recv": 2, "irecv": 2 + MANY, "isend": 2 + MANY, "waitall": 2, "completion": 4 + 2 * MANY,
+              "sendrecv": 1, "allreduce": 1, "bcast": 1}
     if rank == P - 1:  # the wildcard's sender, and rank 0 of the reversed communicator
         counts["send"] += 2
         counts["comm_def"] = 1
-    if rank == 0:
+    if rank == 0:  # the wildcard receive; the Isend + Wait probed by rank 1
         counts["recv"] += 1
+        counts["isend"] += 1
+        counts["wait"] = 1
+        counts["completion"] += 1
+    if rank == 1:  # Probe, Irecv, MPI_Test until done (how many Tests is up to timing)
+        counts.update(probe=1, irecv=counts["irecv"] + 1, completion=counts["completion"] + 1)
     if rank == P - 2:
         counts["recv"] += 1
         counts["comm_def"] = 1
@@ -43,7 +48,12 @@ def expected_counts(rank):
 def check_rank(rank):
     right, left = (rank + 1) % P, (rank + P - 1) % P
     got = collections.Counter(r["kind"] for r in records[rank])
+    tests = got.pop("test", 0)
     check(dict(got) == expected_counts(rank), f"rank {rank}: calls {dict(got)}, expected {expected_counts(rank)}")
+    check((tests >= 1) == (rank == 1), f"rank {rank}: {tests} MPI_Test calls")
+    check(len(calls(rank, "irecv", tag=80, peer=left, bytes=4)) == MANY, f"rank {rank}: the {MANY} irecvs")
+    check(len(calls(rank, "isend", tag=80, peer=right, bytes=4)) == MANY, f"rank {rank}: the {MANY} isends")
+    check(headers.get(rank, {}).get("requests_untracked") == 0, f"rank {rank}: requests untracked")
     for tag, size in ((10, SMALL), (11, LARGE)):
         check(len(calls(rank, "send", tag=tag, peer=right, bytes=size)) == 1, f"rank {rank}: ring send tag {tag}")
         check(len(calls(rank, "recv", tag=tag, peer=left, aux=left, bytes=size)) == 1, f"rank {rank}: ring recv {tag}")
@@ -82,6 +92,11 @@ def check_special():
     check(len(wild) == 1 and wild[0]["peer"] == P - 1 and wild[0]["aux"] == -2 and wild[0]["bytes"] == 8,
           f"rank 0: the MPI_ANY_SOURCE receive {wild}")
     check(len(calls(P - 1, "send", tag=30, peer=0, bytes=8)) == 1, "the wildcard's send")
+    probe = calls(1, "probe", tag=90)
+    check(len(probe) == 1 and probe[0]["peer"] == 0 and probe[0]["bytes"] == 12, f"rank 1: the probe {probe}")
+    tests = calls(1, "test")
+    check(all(t["aux"] == 0 for t in tests[:-1]) and tests[-1]["aux"] == 1, "rank 1: only the last MPI_Test completes")
+    check(len(calls(0, "wait", aux=1)) == 1, "rank 0: the MPI_Wait of the probed Isend")
     sent = calls(P - 1, "send", tag=50)
     got = calls(P - 2, "recv", tag=50)
     check(len(sent) == 1 and sent[0]["peer"] == P - 2 and sent[0]["comm"] >= 2 and sent[0]["bytes"] == 4,

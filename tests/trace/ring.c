@@ -7,7 +7,10 @@
  *   MPI_Sendrecv of 64 bytes to the right, from the left (tag 40),
  *   in a communicator with reversed ranks, its rank 0 (world size-1) sends
  *     4 bytes to its rank 1 (world size-2) (tag 50),
- *   MPI_Allreduce of one double, MPI_Bcast of 100 bytes from root 1.
+ *   MPI_Allreduce of one double, MPI_Bcast of 100 bytes from root 1,
+ *   MANY Irecv from the left and Isend to the right of one int (tag 80), one MPI_Waitall,
+ *   rank 0 Isends 12 bytes to rank 1 (tag 90) and MPI_Waits; rank 1 MPI_Probes with
+ *     MPI_ANY_SOURCE, posts the Irecv and MPI_Tests until it completes.
  *
  *     ring                 the calls above, then MPI_Finalize
  *     ring --hang DIR      the calls above, then writes DIR/ready.RANK (its pid) and sleeps (to be killed)
@@ -23,6 +26,7 @@
 
 #define SMALL 64
 #define LARGE (1 << 20)
+#define MANY 1000
 
 static void token_ring(char* buf, int bytes, int tag, int rank, int size)
 {
@@ -70,6 +74,34 @@ static void reversed(int rank, int size)
     MPI_Comm_free(&rev);
 }
 
+static void many(int rank, int size)
+{
+    static int in[MANY], out[MANY];
+    static MPI_Request reqs[2 * MANY];
+    for (int i = 0; i < MANY; i++)
+        MPI_Irecv(&in[i], 1, MPI_INT, (rank + size - 1) % size, 80, MPI_COMM_WORLD, &reqs[i]);
+    for (int i = 0; i < MANY; i++)
+        MPI_Isend(&out[i], 1, MPI_INT, (rank + 1) % size, 80, MPI_COMM_WORLD, &reqs[MANY + i]);
+    MPI_Waitall(2 * MANY, reqs, MPI_STATUSES_IGNORE);
+}
+
+static void probe_test(int rank)
+{
+    char buf[12] = {0};
+    MPI_Request req;
+    MPI_Status st;
+    int flag = 0;
+    if (rank == 0) {
+        MPI_Isend(buf, 12, MPI_BYTE, 1, 90, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Probe(MPI_ANY_SOURCE, 90, MPI_COMM_WORLD, &st);
+        MPI_Irecv(buf, 12, MPI_BYTE, st.MPI_SOURCE, 90, MPI_COMM_WORLD, &req);
+        while (!flag)
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    }
+}
+
 static void the_calls(int rank, int size)
 {
     char* buf = calloc(1, LARGE);
@@ -84,6 +116,8 @@ static void the_calls(int rank, int size)
     reversed(rank, size);
     MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Bcast(buf, 100, MPI_BYTE, 1 % size, MPI_COMM_WORLD);
+    many(rank, size);
+    probe_test(rank);
     free(buf);
 }
 

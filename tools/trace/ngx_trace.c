@@ -246,20 +246,43 @@ static size_t req_hash(uintptr_t key)
     return (size_t)((key >> 3) * 0x9E3779B97F4A7C15ull) & (tr.req_cap - 1);
 }
 
+static void req_insert(struct req_slot s)
+{
+    size_t i = req_hash(s.key);
+    while (tr.reqs[i].key != 0)
+        i = (i + 1) & (tr.req_cap - 1);
+    tr.reqs[i] = s;
+    tr.req_used++;
+}
+
+/* Doubles the request table (rare: only when more requests are pending than ever before). */
+static int req_grow(void)
+{
+    struct req_slot* old = tr.reqs;
+    size_t old_cap = tr.req_cap;
+    struct req_slot* bigger = calloc(old_cap * 2, sizeof *bigger);
+    if (bigger == NULL)
+        return -1;
+    tr.reqs = bigger;
+    tr.req_cap = old_cap * 2;
+    tr.req_used = 0;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key != 0)
+            req_insert(old[i]);
+    free(old);
+    return 0;
+}
+
 uint64_t ngx_trace_request_new(MPI_Request req, MPI_Comm comm, int32_t peer, int is_send)
 {
     uint64_t id = ++tr.next_request;
     uintptr_t key = (uintptr_t)req;
-    if (key == 0 || tr.req_used * 4 >= tr.req_cap * 3) {
-        tr.header.records_dropped++;
+    if (key == 0 || (tr.req_used * 4 >= tr.req_cap * 3 && req_grow() != 0)) {
+        tr.header.requests_untracked++;
         return id;
     }
     /* the same handle may be live twice (Open MPI hands out one for sends that completed at once), so keys repeat */
-    size_t i = req_hash(key);
-    while (tr.reqs[i].key != 0)
-        i = (i + 1) & (tr.req_cap - 1);
-    tr.req_used++;
-    tr.reqs[i] = (struct req_slot){key, id, comm, peer, is_send};
+    req_insert((struct req_slot){key, id, comm, peer, is_send});
     return id;
 }
 
@@ -463,7 +486,7 @@ static int allocate_tables(void)
 {
     tr.cap = buffer_events();
     tr.buf = malloc(tr.cap * sizeof *tr.buf);
-    tr.req_cap = 4096;
+    tr.req_cap = 1024;
     tr.reqs = calloc(tr.req_cap, sizeof *tr.reqs);
     tr.next_comm_id = 2;
     return tr.buf && tr.reqs ? 0 : -1;

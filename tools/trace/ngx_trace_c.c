@@ -267,6 +267,18 @@ NGX_TRACE_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int* index, int* fla
     return rc;
 }
 
+/* Waitsome/Testsome: statuses come back packed in completion order; spread them to the request indices. */
+static void note_some(uint16_t kind, int64_t t0, int n, struct wait_copy* c, int outcount, const int* indices,
+                      const MPI_Status* st)
+{
+    int64_t t1 = ngx_trace_now();
+    for (int k = 0; outcount != MPI_UNDEFINED && k < outcount; k++) {
+        c->done[indices[k]] = 1;
+        c->st[indices[k]] = st[k];
+    }
+    ngx_trace_note_completions(kind, t0, t1, n, c->h, c->st, c->done, 0);
+}
+
 NGX_TRACE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[])
 {
     struct wait_copy c;
@@ -275,13 +287,19 @@ NGX_TRACE_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int 
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? c.packed : statuses;
     T0();
     int rc = PMPI_Waitsome(n, reqs, outcount, indices, st);
-    int64_t t1 = ngx_trace_now();
-    /* statuses come back packed by completion order: spread them to the request indices */
-    for (int k = 0; *outcount != MPI_UNDEFINED && k < *outcount; k++) {
-        c.done[indices[k]] = 1;
-        c.st[indices[k]] = st[k];
-    }
-    ngx_trace_note_completions(NGX_TRACE_WAITSOME, t0, t1, n, c.h, c.st, c.done, 0);
+    note_some(NGX_TRACE_WAITSOME, t0, n, &c, *outcount, indices, st);
+    return rc;
+}
+
+NGX_TRACE_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[])
+{
+    struct wait_copy c;
+    if (!ngx_trace_active() || wait_copy(n, reqs, &c) != 0)
+        return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? c.packed : statuses;
+    T0();
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, st);
+    note_some(NGX_TRACE_TESTSOME, t0, n, &c, *outcount, indices, st);
     return rc;
 }
 

@@ -197,7 +197,7 @@ static void print_header(const struct rank_file* rf, int json)
         if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
             *p = '?';
     printf(fmt, h->rank, h->world_size, host, h->pid, fin ? "true" : "false", rf->n, h->init.t_local, h->init.offset,
-           h->init.rtt, h->fini.t_local, h->fini.offset, h->fini.rtt, drift_of(h), h->records_dropped);
+           h->init.rtt, h->fini.t_local, h->fini.offset, h->fini.rtt, drift_of(h), h->requests_untracked);
 }
 
 static void print_record(const struct rank_file* rf, const struct ngx_trace_record* r, int json)

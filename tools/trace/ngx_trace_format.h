@@ -71,17 +71,17 @@ struct ngx_trace_clock {
 };
 
 struct ngx_trace_header {
-    char magic[8];            /* NGX_TRACE_MAGIC, no terminating NUL */
-    uint32_t version;         /* NGX_TRACE_VERSION */
-    uint32_t byte_order;      /* NGX_TRACE_BYTE_ORDER as written */
-    uint32_t header_size;     /* NGX_TRACE_HEADER_SIZE */
-    uint32_t record_size;     /* NGX_TRACE_RECORD_SIZE */
-    int32_t rank;             /* world rank */
-    int32_t world_size;       /* size of MPI_COMM_WORLD */
-    uint32_t flags;           /* NGX_TRACE_FLAG_* */
-    uint32_t clock_id;        /* 1 = CLOCK_MONOTONIC */
-    int64_t pid;              /* process id */
-    uint64_t records_dropped; /* requests the id table could not hold */
+    char magic[8];               /* NGX_TRACE_MAGIC, no terminating NUL */
+    uint32_t version;            /* NGX_TRACE_VERSION */
+    uint32_t byte_order;         /* NGX_TRACE_BYTE_ORDER as written */
+    uint32_t header_size;        /* NGX_TRACE_HEADER_SIZE */
+    uint32_t record_size;        /* NGX_TRACE_RECORD_SIZE */
+    int32_t rank;                /* world rank */
+    int32_t world_size;          /* size of MPI_COMM_WORLD */
+    uint32_t flags;              /* NGX_TRACE_FLAG_* */
+    uint32_t clock_id;           /* 1 = CLOCK_MONOTONIC */
+    int64_t pid;                 /* process id */
+    uint64_t requests_untracked; /* requests created while the id table could not grow */
     struct ngx_trace_clock init;
     struct ngx_trace_clock fini;
     char hostname[64];
@@ -111,6 +111,7 @@ enum ngx_trace_kind {
     NGX_TRACE_TEST,
     NGX_TRACE_TESTALL,
     NGX_TRACE_TESTANY,
+    NGX_TRACE_TESTSOME,
 
     NGX_TRACE_BARRIER = 48,
     NGX_TRACE_BCAST,
@@ -158,9 +159,9 @@ struct ngx_trace_record {
 /* The lower-case MPI name of a kind ("send", "waitall", ...), NULL if unknown. */
 static inline const char* ngx_trace_kind_name(unsigned kind)
 {
-    static const char* const p2p[] = {"send",    "ssend",   "bsend",    "rsend", "isend",   "issend",
-                                      "irecv",   "recv",    "sendrecv", "probe", "iprobe",  "wait",
-                                      "waitall", "waitany", "waitsome", "test",  "testall", "testany"};
+    static const char* const p2p[] = {"send",     "ssend",    "bsend",   "rsend",   "isend",   "issend",  "irecv",
+                                      "recv",     "sendrecv", "probe",   "iprobe",  "wait",    "waitall", "waitany",
+                                      "waitsome", "test",     "testall", "testany", "testsome"};
     static const char* const coll[] = {"barrier",  "bcast",     "reduce", "allreduce", "allgather", "allgatherv",
                                        "alltoall", "alltoallv", "gather", "gatherv",   "scatter",   "scatterv"};
     if (kind == NGX_TRACE_COMPLETION)
@@ -179,7 +180,7 @@ static inline const char* ngx_trace_kind_name(unsigned kind)
 /* True for the kinds followed by completion records (Wait*, Test*). */
 static inline int ngx_trace_kind_completes(unsigned kind)
 {
-    return kind >= NGX_TRACE_WAIT && kind <= NGX_TRACE_TESTANY;
+    return kind >= NGX_TRACE_WAIT && kind <= NGX_TRACE_TESTSOME;
 }
 
 #ifdef __cplusplus
