@@ -243,8 +243,10 @@ static int load_all(const char* dir, struct rank_file** out, int* size)
     struct rank_file first;
     memset(&first, 0, sizeof first);
     int rc = load_rank(dir, 0, &first);
-    if (rc != 0)
+    if (rc != 0) {
+        free(first.recs);
         return rc;
+    }
     *size = first.h.world_size;
     struct rank_file* all = calloc((size_t)*size, sizeof *all);
     all[0] = first;
