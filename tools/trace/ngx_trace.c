@@ -52,7 +52,8 @@ struct req_slot {
 
 /* The per-process tracer state (see the overview above). */
 static struct tracer {
-    int active;
+    int started; /* ngx_trace_start ran (the alignment communicator exists) */
+    int active;  /* records are being taken */
     int rank, size;
     int fd;
     struct ngx_trace_header header;
@@ -495,6 +496,9 @@ static int allocate_tables(void)
 /* Called once MPI_Init(_thread) has returned: opens the file, aligns the clocks, writes the header. */
 void ngx_trace_start(void)
 {
+    if (tr.started)
+        return;
+    tr.started = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &tr.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &tr.size);
     const char* dir = getenv("NGX_TRACE_DIR");
@@ -518,11 +522,15 @@ void ngx_trace_start(void)
 /* Called before MPI_Finalize: the second alignment, the last flush, the final header. */
 void ngx_trace_stop(void)
 {
+    if (!tr.started)
+        return;
     struct ngx_trace_clock fini;
     align_clocks(&fini);
     PMPI_Comm_free(&tr.align_comm);
-    if (!tr.active)
+    if (!tr.active) {
+        tr.started = 0;
         return;
+    }
     flush_buffer();
     tr.header.fini = fini;
     tr.header.flags |= NGX_TRACE_FLAG_FINALIZED;

@@ -6,6 +6,7 @@
  */
 #include "ngx_trace_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define T0() int64_t t0 = ngx_trace_now()
@@ -25,6 +26,9 @@ NGX_TRACE_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int*
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         ngx_trace_start();
+    if (rc == MPI_SUCCESS && *provided == MPI_THREAD_MULTIPLE && ngx_trace_active())
+        fprintf(stderr, "ngx-trace: MPI_THREAD_MULTIPLE: MPI calls made by several threads at once are traced "
+                        "without a lock and may corrupt the trace\n");
     return rc;
 }
 

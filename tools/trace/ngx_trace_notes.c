@@ -64,7 +64,8 @@ void ngx_trace_note_completions(uint16_t kind, int64_t t0, int64_t t1, int n, co
     for (int i = 0; i < n; i++)
         completed += done[i] && handles[i] != MPI_REQUEST_NULL;
     struct ngx_trace_record* r = ngx_trace_record_new(kind, t0, t1);
-    r->flags = flags | (completed == 0 ? NGX_TRACE_RF_FLAG_FALSE : 0);
+    int is_test = kind >= NGX_TRACE_TEST && kind <= NGX_TRACE_TESTSOME;
+    r->flags = flags | (is_test && completed == 0 ? NGX_TRACE_RF_FLAG_FALSE : 0);
     r->aux = completed;
     r->bytes = (uint64_t)n;
     for (int i = 0; i < n; i++)
