@@ -412,13 +412,7 @@ NGX_TRACE_EXPORT int MPI_Alltoallv(const void* sbuf, const int scounts[], const 
     return rc;
 }
 
-/* Root-side buffers count only at the root (the MPI standard ignores them elsewhere). */
-static int is_root(MPI_Comm comm, int root)
-{
-    int me = -1;
-    PMPI_Comm_rank(comm, &me);
-    return me == root;
-}
+/* Root-side buffers count only at the root (the MPI standard ignores them elsewhere): ngx_trace_is_root. */
 
 NGX_TRACE_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                 MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -428,7 +422,7 @@ NGX_TRACE_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype
     T0();
     int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     int64_t t1 = ngx_trace_now();
-    int at_root = is_root(comm, root);
+    int at_root = ngx_trace_is_root(comm, root);
     uint64_t rb = at_root ? ngx_trace_bytes(rcount, rtype) * (uint64_t)ngx_trace_comm_size(comm) : 0;
     uint64_t sb = at_root && sbuf == MPI_IN_PLACE ? ngx_trace_bytes(rcount, rtype) : ngx_trace_bytes(scount, stype);
     ngx_trace_note_coll(NGX_TRACE_GATHER, t0, t1, comm, root, sb, rb, 0);
@@ -443,7 +437,7 @@ NGX_TRACE_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype styp
     T0();
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     int64_t t1 = ngx_trace_now();
-    int at_root = is_root(comm, root);
+    int at_root = ngx_trace_is_root(comm, root);
     uint64_t rb = at_root ? ngx_trace_bytes_v(rcounts, ngx_trace_comm_size(comm), rtype) : 0;
     ngx_trace_note_coll(NGX_TRACE_GATHERV, t0, t1, comm, root, ngx_trace_bytes(scount, stype), rb, 0);
     return rc;
@@ -457,7 +451,7 @@ NGX_TRACE_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype styp
     T0();
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     int64_t t1 = ngx_trace_now();
-    int at_root = is_root(comm, root);
+    int at_root = ngx_trace_is_root(comm, root);
     uint64_t sb = at_root ? ngx_trace_bytes(scount, stype) * (uint64_t)ngx_trace_comm_size(comm) : 0;
     ngx_trace_note_coll(NGX_TRACE_SCATTER, t0, t1, comm, root, sb, ngx_trace_bytes(rcount, rtype), 0);
     return rc;
@@ -471,7 +465,7 @@ NGX_TRACE_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const i
     T0();
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     int64_t t1 = ngx_trace_now();
-    int at_root = is_root(comm, root);
+    int at_root = ngx_trace_is_root(comm, root);
     uint64_t sb = at_root ? ngx_trace_bytes_v(scounts, ngx_trace_comm_size(comm), stype) : 0;
     ngx_trace_note_coll(NGX_TRACE_SCATTERV, t0, t1, comm, root, sb, ngx_trace_bytes(rcount, rtype), 0);
     return rc;

@@ -10,8 +10,10 @@
  * mpi_init_ and mpi_finalize_ likewise start and stop the recorder.
  *
  * Covered: Init, Init_thread, Finalize, Send, Ssend, Bsend, Rsend, Isend,
- * Irecv, Recv, Sendrecv, Wait, Waitall, Barrier, Bcast, Reduce, Allreduce.
- * Other Fortran calls run untraced.
+ * Irecv, Recv, Sendrecv, Probe, Wait, Waitall, Waitany, Test, Barrier, Bcast,
+ * Reduce, Allreduce, Allgather(v), Alltoall(v), Gather(v), Scatter(v).
+ * Other Fortran calls run untraced. MPI_IN_PLACE is not recognised in
+ * Fortran: an in-place collective counts its send arguments as given.
  */
 #define _GNU_SOURCE
 #include "ngx_trace_internal.h"
@@ -211,7 +213,7 @@ struct fwait_copy {
     MPI_Fint* fst;
 };
 
-static int fwait_copy(int n, const MPI_Fint* reqs, struct fwait_copy* c)
+static int fwait_copy(int n, const MPI_Fint* reqs, int done, struct fwait_copy* c)
 {
     size_t m = n > 0 ? (size_t)n : 1;
     char* p = ngx_trace_scratch(
@@ -224,7 +226,7 @@ static int fwait_copy(int n, const MPI_Fint* reqs, struct fwait_copy* c)
     c->done = (int*)(p + m * (sizeof(MPI_Status) + sizeof(MPI_Request) + FSTATUS_MAX * sizeof(MPI_Fint)));
     for (int i = 0; i < n; i++) {
         c->h[i] = PMPI_Request_f2c(reqs[i]);
-        c->done[i] = 1;
+        c->done[i] = done;
     }
     return 0;
 }
@@ -233,7 +235,7 @@ static void trace_waitall_f(MPI_Fint* count, MPI_Fint* reqs, MPI_Fint* statuses,
 {
     REAL(waitall_fn, "pmpi_waitall_");
     struct fwait_copy c;
-    if (!ngx_trace_active() || fwait_copy(*count, reqs, &c) != 0) {
+    if (!ngx_trace_active() || fwait_copy(*count, reqs, 1, &c) != 0) {
         real_fn(count, reqs, statuses, ierr);
         return;
     }
@@ -247,6 +249,69 @@ static void trace_waitall_f(MPI_Fint* count, MPI_Fint* reqs, MPI_Fint* statuses,
     ngx_trace_note_completions(NGX_TRACE_WAITALL, t0, t1, *count, c.h, c.st, c.done, NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_waitall_f, waitall)
+
+typedef void (*test_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_test_f(MPI_Fint* req, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(test_fn, "pmpi_test_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    if (!ngx_trace_active()) {
+        real_fn(req, flag, status, ierr);
+        return;
+    }
+    MPI_Request handle = PMPI_Request_f2c(*req);
+    int64_t t0 = ngx_trace_now();
+    real_fn(req, flag, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    MPI_Status st;
+    PMPI_Status_f2c(fst, &st);
+    int done = *flag != 0;
+    ngx_trace_note_completions(NGX_TRACE_TEST, t0, t1, 1, &handle, &st, &done, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_test_f, test)
+
+typedef void (*waitany_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_waitany_f(MPI_Fint* count, MPI_Fint* reqs, MPI_Fint* index, MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(waitany_fn, "pmpi_waitany_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    struct fwait_copy c;
+    if (!ngx_trace_active() || fwait_copy(*count, reqs, 0, &c) != 0) {
+        real_fn(count, reqs, index, status, ierr);
+        return;
+    }
+    int64_t t0 = ngx_trace_now();
+    real_fn(count, reqs, index, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    int i = *index - 1; /* Fortran indices start at 1 */
+    if (*index != MPI_UNDEFINED && i >= 0 && i < *count) {
+        c.done[i] = 1;
+        PMPI_Status_f2c(fst, &c.st[i]);
+    }
+    ngx_trace_note_completions(NGX_TRACE_WAITANY, t0, t1, *count, c.h, c.st, c.done, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_waitany_f, waitany)
+
+typedef void (*probe_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_probe_f(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierr)
+{
+    REAL(probe_fn, "pmpi_probe_");
+    MPI_Fint own[FSTATUS_MAX];
+    MPI_Fint* fst = fstatus_or_own(status, own);
+    if (!ngx_trace_active()) {
+        real_fn(source, tag, comm, status, ierr);
+        return;
+    }
+    int64_t t0 = ngx_trace_now();
+    real_fn(source, tag, comm, fst, ierr);
+    int64_t t1 = ngx_trace_now();
+    MPI_Status st;
+    PMPI_Status_f2c(fst, &st);
+    ngx_trace_note_probe(NGX_TRACE_PROBE, t0, t1, PMPI_Comm_f2c(*comm), &st, 1, NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_probe_f, probe)
 
 /* ---- collectives ------------------------------------------------------ */
 
@@ -303,3 +368,125 @@ static void trace_allreduce_f(void* sbuf, void* rbuf, MPI_Fint* count, MPI_Fint*
                         NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_allreduce_f, allreduce)
+
+/* The Fortran collectives' byte counts go through the C handles of their type and communicator. */
+static uint64_t fbytes(const MPI_Fint* count, const MPI_Fint* type)
+{
+    return ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
+}
+
+typedef void (*allgather_fn)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+/* Allgather and Alltoall share a signature; bytes of all P blocks are received (and for Alltoall sent). */
+#define FORTRAN_ALL(LOWER, KIND, SEND_BLOCKS)                                                                          \
+    static void trace_##LOWER##_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, void* rbuf, MPI_Fint* rcount,         \
+                                  MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* ierr)                                     \
+    {                                                                                                                  \
+        REAL(allgather_fn, "pmpi_" #LOWER "_");                                                                        \
+        int64_t t0 = ngx_trace_now();                                                                                  \
+        real_fn(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);                                                 \
+        if (!ngx_trace_active())                                                                                       \
+            return;                                                                                                    \
+        MPI_Comm c = PMPI_Comm_f2c(*comm);                                                                             \
+        uint64_t p = (uint64_t)ngx_trace_comm_size(c);                                                                 \
+        ngx_trace_note_coll(KIND, t0, ngx_trace_now(), c, MPI_PROC_NULL, fbytes(scount, stype) * (SEND_BLOCKS),        \
+                            fbytes(rcount, rtype) * p, NGX_TRACE_RF_FORTRAN);                                          \
+    }                                                                                                                  \
+    FORTRAN_NAMES(trace_##LOWER##_f, LOWER)
+
+FORTRAN_ALL(allgather, NGX_TRACE_ALLGATHER, 1)
+FORTRAN_ALL(alltoall, NGX_TRACE_ALLTOALL, p)
+
+typedef void (*gather_fn)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+/* Gather and Scatter: the root's buffer holds P blocks and counts only at the root. */
+#define FORTRAN_ROOTED(LOWER, KIND, ROOT_SENDS)                                                                        \
+    static void trace_##LOWER##_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, void* rbuf, MPI_Fint* rcount,         \
+                                  MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr)                     \
+    {                                                                                                                  \
+        REAL(gather_fn, "pmpi_" #LOWER "_");                                                                           \
+        int64_t t0 = ngx_trace_now();                                                                                  \
+        real_fn(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);                                           \
+        if (!ngx_trace_active())                                                                                       \
+            return;                                                                                                    \
+        MPI_Comm c = PMPI_Comm_f2c(*comm);                                                                             \
+        uint64_t blocks = ngx_trace_is_root(c, *root) ? (uint64_t)ngx_trace_comm_size(c) : 0;                          \
+        uint64_t sb = fbytes(scount, stype) * (ROOT_SENDS ? blocks : 1);                                               \
+        uint64_t rb = fbytes(rcount, rtype) * (ROOT_SENDS ? 1 : blocks);                                               \
+        ngx_trace_note_coll(KIND, t0, ngx_trace_now(), c, *root, sb, rb, NGX_TRACE_RF_FORTRAN);                        \
+    }                                                                                                                  \
+    FORTRAN_NAMES(trace_##LOWER##_f, LOWER)
+
+FORTRAN_ROOTED(gather, NGX_TRACE_GATHER, 0)
+FORTRAN_ROOTED(scatter, NGX_TRACE_SCATTER, 1)
+
+typedef void (*gatherv_fn)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                           MPI_Fint*);
+static void trace_gatherv_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, void* rbuf, MPI_Fint* rcounts,
+                            MPI_Fint* displs, MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(gatherv_fn, "pmpi_gatherv_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    uint64_t rb =
+        ngx_trace_is_root(c, *root) ? ngx_trace_bytes_v(rcounts, ngx_trace_comm_size(c), PMPI_Type_f2c(*rtype)) : 0;
+    ngx_trace_note_coll(NGX_TRACE_GATHERV, t0, ngx_trace_now(), c, *root, fbytes(scount, stype), rb,
+                        NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_gatherv_f, gatherv)
+
+typedef void (*scatterv_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                            MPI_Fint*);
+static void trace_scatterv_f(void* sbuf, MPI_Fint* scounts, MPI_Fint* displs, MPI_Fint* stype, void* rbuf,
+                             MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(scatterv_fn, "pmpi_scatterv_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    uint64_t sb =
+        ngx_trace_is_root(c, *root) ? ngx_trace_bytes_v(scounts, ngx_trace_comm_size(c), PMPI_Type_f2c(*stype)) : 0;
+    ngx_trace_note_coll(NGX_TRACE_SCATTERV, t0, ngx_trace_now(), c, *root, sb, fbytes(rcount, rtype),
+                        NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_scatterv_f, scatterv)
+
+typedef void (*allgatherv_fn)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                              MPI_Fint*);
+static void trace_allgatherv_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, void* rbuf, MPI_Fint* rcounts,
+                               MPI_Fint* displs, MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(allgatherv_fn, "pmpi_allgatherv_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    ngx_trace_note_coll(NGX_TRACE_ALLGATHERV, t0, ngx_trace_now(), c, MPI_PROC_NULL, fbytes(scount, stype),
+                        ngx_trace_bytes_v(rcounts, ngx_trace_comm_size(c), PMPI_Type_f2c(*rtype)),
+                        NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_allgatherv_f, allgatherv)
+
+typedef void (*alltoallv_fn)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                             MPI_Fint*);
+static void trace_alltoallv_f(void* sbuf, MPI_Fint* scounts, MPI_Fint* sdispls, MPI_Fint* stype, void* rbuf,
+                              MPI_Fint* rcounts, MPI_Fint* rdispls, MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* ierr)
+{
+    REAL(alltoallv_fn, "pmpi_alltoallv_");
+    int64_t t0 = ngx_trace_now();
+    real_fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr);
+    if (!ngx_trace_active())
+        return;
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    int p = ngx_trace_comm_size(c);
+    ngx_trace_note_coll(NGX_TRACE_ALLTOALLV, t0, ngx_trace_now(), c, MPI_PROC_NULL,
+                        ngx_trace_bytes_v(scounts, p, PMPI_Type_f2c(*stype)),
+                        ngx_trace_bytes_v(rcounts, p, PMPI_Type_f2c(*rtype)), NGX_TRACE_RF_FORTRAN);
+}
+FORTRAN_NAMES(trace_alltoallv_f, alltoallv)

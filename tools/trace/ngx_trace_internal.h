@@ -52,5 +52,7 @@ void ngx_trace_note_completions(uint16_t kind, int64_t t0, int64_t t1, int n, co
 void ngx_trace_note_coll(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root, uint64_t bytes,
                          uint64_t bytes_recv, uint16_t flags);
 uint64_t ngx_trace_bytes_v(const int* counts, int n, MPI_Datatype type);
+/* This rank is ROOT of COMM: root-side arguments (counts arrays) may be read only then. */
+int ngx_trace_is_root(MPI_Comm comm, int root);
 
 #endif

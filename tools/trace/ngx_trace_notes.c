@@ -91,3 +91,10 @@ uint64_t ngx_trace_bytes_v(const int* counts, int n, MPI_Datatype type)
         total += ngx_trace_bytes(counts[i], type);
     return total;
 }
+
+int ngx_trace_is_root(MPI_Comm comm, int root)
+{
+    int me = -1;
+    PMPI_Comm_rank(comm, &me);
+    return me == root;
+}
