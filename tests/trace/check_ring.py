@@ -61,7 +61,7 @@ def check_rank(rank):
     check(len(calls(rank, "irecv", tag=21, peer=right, bytes=64)) == 1, f"rank {rank}: irecv tag 21")
     check(len(calls(rank, "isend", tag=20, peer=right, bytes=128)) == 1, f"rank {rank}: isend tag 20")
     check(len(calls(rank, "isend", tag=21, peer=left, bytes=64)) == 1, f"rank {rank}: isend tag 21")
-    check(len(calls(rank, "sendrecv", tag=40, peer=right, bytes=64, bytes_recv=64, aux=left)) == 1,
+    check(len(calls(rank, "sendrecv", tag=40, peer=right, bytes=64, bytes_recv=64, aux=left, tag_recv=40)) == 1,
           f"rank {rank}: sendrecv")
     check(len(calls(rank, "allreduce", bytes=8, bytes_recv=8, peer=-1)) == 1, f"rank {rank}: allreduce")
     check(len(calls(rank, "bcast", bytes=100, peer=1 % P)) == 1, f"rank {rank}: bcast from root 1")

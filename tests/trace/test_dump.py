@@ -11,7 +11,7 @@ import tempfile
 
 DUMP = sys.argv[1]
 HEADER = struct.Struct("<8sIIIIiiIIqQ" + "qqqq" * 2 + "64s72s")
-RECORD = struct.Struct("<HHIiiqqQQQiI")
+RECORD = struct.Struct("<HHIiiqqQQQii")
 KIND = {"completion": 1, "isend": 20, "recv": 23, "wait": 27, "send": 16, "barrier": 48}
 assert HEADER.size == 256 and RECORD.size == 64
 

@@ -205,12 +205,13 @@ static void print_record(const struct rank_file* rf, const struct ngx_trace_reco
     const char* fmt =
         json ? "{\"type\":\"record\",\"rank\":%d,\"kind\":\"%s\",\"t_call\":%" PRId64 ",\"t_return\":%" PRId64
                ",\"t_call_aligned\":%" PRId64 ",\"t_return_aligned\":%" PRId64 ",\"comm\":%u,\"peer\":%d,\"tag\":%d"
-               ",\"bytes\":%" PRIu64 ",\"bytes_recv\":%" PRIu64 ",\"request\":%" PRIu64 ",\"aux\":%d,\"flags\":%u}\n"
+               ",\"bytes\":%" PRIu64 ",\"bytes_recv\":%" PRIu64 ",\"request\":%" PRIu64
+               ",\"aux\":%d,\"tag_recv\":%d,\"flags\":%u}\n"
              : "%d %-10s call %" PRId64 " return %" PRId64 " aligned %" PRId64 " %" PRId64 " comm %u peer %d tag %d"
-               " bytes %" PRIu64 " recv %" PRIu64 " req %" PRIu64 " aux %d flags %u\n";
+               " bytes %" PRIu64 " recv %" PRIu64 " req %" PRIu64 " aux %d tag_recv %d flags %u\n";
     printf(fmt, rf->h.rank, ngx_trace_kind_name(r->kind), r->t_call, r->t_return, aligned(&rf->h, r->t_call),
            aligned(&rf->h, r->t_return), r->comm, r->peer, r->tag, r->bytes, r->bytes_recv, r->request, r->aux,
-           r->flags);
+           r->tag_recv, r->flags);
 }
 
 static int parse_args(int argc, char** argv, struct options* o)

@@ -33,7 +33,17 @@
  * are numbered per rank (0 = MPI_COMM_WORLD, 1 = MPI_COMM_SELF); the first
  * use of any other is preceded by an NGX_TRACE_COMM_DEF record whose
  * `request` is a hash of its world-rank list, so that analyses can match the
- * communicator across ranks.
+ * communicator across ranks. FLUSH and COMM_DEF records may sit anywhere,
+ * also between a call and its completion records.
+ *
+ * For analyses (replay under LogGPS, what-if, collectives, GOAL export):
+ * a send and a receive match when they have the same communicator (the
+ * COMM_DEF hash; 0 = world on every rank), the sender's and receiver's world
+ * ranks and the tag, in the order the sends and the receives were posted on
+ * each rank (MPI's non-overtaking rule); a wildcard receive's actual source
+ * and tag are in its Recv record or its request's completion record. Place
+ * the times of all ranks on rank 0's clock with the formula above before
+ * comparing them.
  */
 #ifndef NGX_TRACE_FORMAT_H
 #define NGX_TRACE_FORMAT_H
@@ -133,7 +143,7 @@ enum ngx_trace_kind {
  *     Recv: peer/tag/bytes as received, aux = the posted source (world rank
  *     or NGX_TRACE_PEER_ANY); Isend/Irecv: request = the new id;
  *     Sendrecv: peer/tag/bytes of the send, bytes_recv, aux = the actual
- *     source; Probe/Iprobe: peer/tag/bytes of the probed message.
+ *     source, tag_recv; Probe/Iprobe: peer/tag/bytes of the probed message.
  *   Wait*, Test*: aux = number of completion records that follow, bytes =
  *     number of requests passed.
  *   completion: request, peer = status source, tag = status tag, bytes =
@@ -153,7 +163,7 @@ struct ngx_trace_record {
     uint64_t bytes_recv;
     uint64_t request; /* request id (0 = none), or the COMM_DEF hash */
     int32_t aux;
-    uint32_t reserved;
+    int32_t tag_recv; /* Sendrecv: the received message's tag; 0 otherwise */
 };
 
 /* The lower-case MPI name of a kind ("send", "waitall", ...), NULL if unknown. */

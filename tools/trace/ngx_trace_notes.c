@@ -43,6 +43,7 @@ void ngx_trace_note_sendrecv(int64_t t0, int64_t t1, MPI_Comm comm, int dest, in
     struct ngx_trace_record* r = ngx_trace_note_p2p(NGX_TRACE_SENDRECV, t0, t1, comm, dest, sendtag, bytes, flags);
     r->bytes_recv = count == MPI_UNDEFINED ? 0 : (uint64_t)count;
     r->aux = ngx_trace_world_rank(comm, st->MPI_SOURCE);
+    r->tag_recv = st->MPI_TAG;
 }
 
 void ngx_trace_note_probe(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, const MPI_Status* st, int flag,
