@@ -49,6 +49,7 @@ def check_rank(rank):
     right, left = (rank + 1) % P, (rank + P - 1) % P
     got = collections.Counter(r["kind"] for r in records[rank])
     tests = got.pop("test", 0)
+    got.pop("flush", None)  # as many as the buffer size makes
     check(dict(got) == expected_counts(rank), f"rank {rank}: calls {dict(got)}, expected {expected_counts(rank)}")
     check((tests >= 1) == (rank == 1), f"rank {rank}: {tests} MPI_Test calls")
     check(len(calls(rank, "irecv", tag=80, peer=left, bytes=4)) == MANY, f"rank {rank}: the {MANY} irecvs")
