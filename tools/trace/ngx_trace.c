@@ -487,6 +487,8 @@ static int allocate_tables(void)
 {
     tr.cap = buffer_events();
     tr.buf = malloc(tr.cap * sizeof *tr.buf);
+    if (tr.buf)
+        memset(tr.buf, 0, tr.cap * sizeof *tr.buf); /* fault the pages in now, not inside traced calls */
     tr.req_cap = 1024;
     tr.reqs = calloc(tr.req_cap, sizeof *tr.reqs);
     tr.next_comm_id = 2;
