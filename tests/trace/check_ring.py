@@ -25,10 +25,27 @@ def calls(rank, kind, **fields):
     return [r for r in records[rank] if r["kind"] == kind and all(r[k] == v for k, v in fields.items())]
 
 
+def collective_bytes(rank):
+    """(kind, (root, bytes sent, bytes received)) of ring.c's collectives(), 4-byte blocks."""
+    def rooted(root):  # the root's P-block buffer counts only at the root
+        return 4 * P if rank == root else 0
+    return [("barrier", (-1, 0, 0)),
+            ("reduce", (2 % P, 4, 4 if rank == 2 % P else 0)),
+            ("allgather", (-1, 4, 4 * P)),
+            ("alltoall", (-1, 4 * P, 4 * P)),
+            ("gather", (0, 4, rooted(0))),  # in place at the root: its own block
+            ("scatter", (1, rooted(1), 4)),
+            ("gatherv", (0, 4, rooted(0))),
+            ("scatterv", (P - 1, rooted(P - 1), 4)),
+            ("allgatherv", (-1, 4, 4 * P)),
+            ("alltoallv", (-1, 4 * P, 4 * P))]
+
+
 def expected_counts(rank):
     """Kind -> number of calls ring.c makes on this rank."""
     counts = {"send": 2, "recv": 2, "irecv": 2 + MANY, "isend": 2 + MANY, "waitall": 2, "completion": 4 + 2 * MANY,
               "sendrecv": 1, "allreduce": 1, "bcast": 1}
+    counts.update({kind: 1 for kind, _ in collective_bytes(rank)})
     if rank == P - 1:  # the wildcard's sender, and rank 0 of the reversed communicator
         counts["send"] += 2
         counts["comm_def"] = 1
@@ -65,7 +82,12 @@ def check_rank(rank):
     check(len(calls(rank, "sendrecv", tag=40, peer=right, bytes=64, bytes_recv=64, aux=left, tag_recv=40)) == 1,
           f"rank {rank}: sendrecv")
     check(len(calls(rank, "allreduce", bytes=8, bytes_recv=8, peer=-1)) == 1, f"rank {rank}: allreduce")
-    check(len(calls(rank, "bcast", bytes=100, peer=1 % P)) == 1, f"rank {rank}: bcast from root 1")
+    at_root = rank == 1 % P
+    check(len(calls(rank, "bcast", bytes=100 if at_root else 0, bytes_recv=0 if at_root else 100, peer=1 % P)) == 1,
+          f"rank {rank}: bcast from root 1")
+    for kind, (root, sent, received) in collective_bytes(rank):
+        check(len(calls(rank, kind, peer=root, bytes=sent, bytes_recv=received)) == 1,
+              f"rank {rank}: {kind}: {calls(rank, kind)}, expected root {root} bytes {sent} received {received}")
     check_requests(rank)
     check(all(r["t_call"] <= r["t_return"] for r in records[rank]), f"rank {rank}: a call returns before it is called")
 

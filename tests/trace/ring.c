@@ -10,7 +10,10 @@
  *   MPI_Allreduce of one double, MPI_Bcast of 100 bytes from root 1,
  *   MANY Irecv from the left and Isend to the right of one int (tag 80), one MPI_Waitall,
  *   rank 0 Isends 12 bytes to rank 1 (tag 90) and MPI_Waits; rank 1 MPI_Probes with
- *     MPI_ANY_SOURCE, posts the Irecv and MPI_Tests until it completes.
+ *     MPI_ANY_SOURCE, posts the Irecv and MPI_Tests until it completes,
+ *   the other collectives, one int per block (see collectives()): Barrier, Reduce (root 2),
+ *     Allgather, Alltoall, Gather (root 0, in place), Scatter (root 1), Gatherv (root 0),
+ *     Scatterv (root 3), Allgatherv, Alltoallv.
  *
  *     ring                 the calls above, then MPI_Finalize
  *     ring --hang DIR      the calls above, then writes DIR/ready.RANK (its pid) and sleeps (to be killed)
@@ -102,6 +105,25 @@ static void probe_test(int rank)
     }
 }
 
+static void collectives(int rank, int size)
+{
+    int one = rank, many[64] = {0}, all[64] = {0}, counts[64], displs[64];
+    for (int i = 0; i < size && i < 64; i++) {
+        counts[i] = 1;
+        displs[i] = i;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Reduce(&one, all, 1, MPI_INT, MPI_SUM, 2 % size, MPI_COMM_WORLD);
+    MPI_Allgather(&one, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(many, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Gather(rank == 0 ? MPI_IN_PLACE : (void*)&one, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatter(many, 1, MPI_INT, &one, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    MPI_Gatherv(&one, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(many, counts, displs, MPI_INT, &one, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
+    MPI_Allgatherv(&one, 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(many, counts, displs, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+}
+
 static void the_calls(int rank, int size)
 {
     char* buf = calloc(1, LARGE);
@@ -118,6 +140,7 @@ static void the_calls(int rank, int size)
     MPI_Bcast(buf, 100, MPI_BYTE, 1 % size, MPI_COMM_WORLD);
     many(rank, size);
     probe_test(rank);
+    collectives(rank, size);
     free(buf);
 }
 

@@ -18,11 +18,11 @@ def load(path):
                    if r["type"] == "record" and r["rank"] == rank] for rank in (0, 1)}, recs
 mpi, recs = load(sys.argv[1])
 assert all(r["flags"] & 1 for r in recs if r["type"] == "record"), "a record without the Fortran flag"
-COLL = {0: [("allreduce", -1, 0, 8, 8), ("bcast", 0, 0, 20, 20), ("allgather", -1, 0, 4, 8),
+COLL = {0: [("allreduce", -1, 0, 8, 8), ("bcast", 0, 0, 20, 0), ("allgather", -1, 0, 4, 8),
             ("alltoall", -1, 0, 8, 8), ("gather", 0, 0, 8, 16), ("scatter", 1, 0, 0, 12),
             ("gatherv", 0, 0, 4, 8), ("scatterv", 0, 0, 8, 4), ("allgatherv", -1, 0, 4, 8),
             ("alltoallv", -1, 0, 8, 8)],
-        1: [("allreduce", -1, 0, 8, 8), ("bcast", 0, 0, 20, 20), ("allgather", -1, 0, 4, 8),
+        1: [("allreduce", -1, 0, 8, 8), ("bcast", 0, 0, 0, 20), ("allgather", -1, 0, 4, 8),
             ("alltoall", -1, 0, 8, 8), ("gather", 0, 0, 8, 0), ("scatter", 1, 0, 24, 12),
             ("gatherv", 0, 0, 4, 0), ("scatterv", 0, 0, 0, 4), ("allgatherv", -1, 0, 4, 8),
             ("alltoallv", -1, 0, 8, 8)]}

@@ -330,8 +330,7 @@ NGX_TRACE_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root
         return PMPI_Bcast(buf, count, type, root, comm);
     T0();
     int rc = PMPI_Bcast(buf, count, type, root, comm);
-    uint64_t b = ngx_trace_bytes(count, type);
-    ngx_trace_note_coll(NGX_TRACE_BCAST, t0, ngx_trace_now(), comm, root, b, b, 0);
+    ngx_trace_note_bcast(NGX_TRACE_BCAST, t0, ngx_trace_now(), comm, root, ngx_trace_bytes(count, type), 0);
     return rc;
 }
 
@@ -342,8 +341,7 @@ NGX_TRACE_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Dat
         return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
     T0();
     int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-    uint64_t b = ngx_trace_bytes(count, type);
-    ngx_trace_note_coll(NGX_TRACE_REDUCE, t0, ngx_trace_now(), comm, root, b, b, 0);
+    ngx_trace_note_bcast(NGX_TRACE_REDUCE, t0, ngx_trace_now(), comm, root, ngx_trace_bytes(count, type), 0);
     return rc;
 }
 
@@ -412,7 +410,7 @@ NGX_TRACE_EXPORT int MPI_Alltoallv(const void* sbuf, const int scounts[], const 
     return rc;
 }
 
-/* Root-side buffers count only at the root (the MPI standard ignores them elsewhere): ngx_trace_is_root. */
+/* Root-side buffers count only at the root (the MPI standard ignores them elsewhere). */
 
 NGX_TRACE_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                 MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -421,11 +419,9 @@ NGX_TRACE_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype
         return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     T0();
     int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    int64_t t1 = ngx_trace_now();
-    int at_root = ngx_trace_is_root(comm, root);
-    uint64_t rb = at_root ? ngx_trace_bytes(rcount, rtype) * (uint64_t)ngx_trace_comm_size(comm) : 0;
-    uint64_t sb = at_root && sbuf == MPI_IN_PLACE ? ngx_trace_bytes(rcount, rtype) : ngx_trace_bytes(scount, stype);
-    ngx_trace_note_coll(NGX_TRACE_GATHER, t0, t1, comm, root, sb, rb, 0);
+    struct ngx_trace_root_side side = {0, NULL, rcount, rtype};
+    ngx_trace_note_rooted(NGX_TRACE_GATHER, t0, ngx_trace_now(), comm, root, &side,
+                          own_bytes(sbuf, scount, stype, rcount, rtype), 0);
     return rc;
 }
 
@@ -436,10 +432,8 @@ NGX_TRACE_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype styp
         return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     T0();
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-    int64_t t1 = ngx_trace_now();
-    int at_root = ngx_trace_is_root(comm, root);
-    uint64_t rb = at_root ? ngx_trace_bytes_v(rcounts, ngx_trace_comm_size(comm), rtype) : 0;
-    ngx_trace_note_coll(NGX_TRACE_GATHERV, t0, t1, comm, root, ngx_trace_bytes(scount, stype), rb, 0);
+    struct ngx_trace_root_side side = {0, rcounts, 0, rtype};
+    ngx_trace_note_rooted(NGX_TRACE_GATHERV, t0, ngx_trace_now(), comm, root, &side, ngx_trace_bytes(scount, stype), 0);
     return rc;
 }
 
@@ -450,10 +444,8 @@ NGX_TRACE_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype styp
         return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     T0();
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    int64_t t1 = ngx_trace_now();
-    int at_root = ngx_trace_is_root(comm, root);
-    uint64_t sb = at_root ? ngx_trace_bytes(scount, stype) * (uint64_t)ngx_trace_comm_size(comm) : 0;
-    ngx_trace_note_coll(NGX_TRACE_SCATTER, t0, t1, comm, root, sb, ngx_trace_bytes(rcount, rtype), 0);
+    struct ngx_trace_root_side side = {1, NULL, scount, stype};
+    ngx_trace_note_rooted(NGX_TRACE_SCATTER, t0, ngx_trace_now(), comm, root, &side, ngx_trace_bytes(rcount, rtype), 0);
     return rc;
 }
 
@@ -464,9 +456,8 @@ NGX_TRACE_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const i
         return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     T0();
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-    int64_t t1 = ngx_trace_now();
-    int at_root = ngx_trace_is_root(comm, root);
-    uint64_t sb = at_root ? ngx_trace_bytes_v(scounts, ngx_trace_comm_size(comm), stype) : 0;
-    ngx_trace_note_coll(NGX_TRACE_SCATTERV, t0, t1, comm, root, sb, ngx_trace_bytes(rcount, rtype), 0);
+    struct ngx_trace_root_side side = {1, scounts, 0, stype};
+    ngx_trace_note_rooted(NGX_TRACE_SCATTERV, t0, ngx_trace_now(), comm, root, &side, ngx_trace_bytes(rcount, rtype),
+                          0);
     return rc;
 }

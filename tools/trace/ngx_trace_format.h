@@ -149,7 +149,11 @@ enum ngx_trace_kind {
  *   completion: request, peer = status source, tag = status tag, bytes =
  *     received bytes (0 for sends), aux = index in the array.
  *   collectives: peer = root (world rank) or NONE, bytes = bytes this rank
- *     sends, bytes_recv = bytes it receives.
+ *     passes in its send buffer(s), bytes_recv = in its receive buffer(s),
+ *     all blocks together (Allgather receives P blocks, Alltoall sends and
+ *     receives P); Bcast: the root sends, the others receive; Reduce: all
+ *     send, the root receives; Gather(v)/Scatter(v): the root's P-block
+ *     buffer counts only at the root.
  */
 struct ngx_trace_record {
     uint16_t kind;  /* enum ngx_trace_kind */

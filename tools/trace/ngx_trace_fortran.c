@@ -335,8 +335,8 @@ static void trace_bcast_f(void* buf, MPI_Fint* count, MPI_Fint* type, MPI_Fint* 
     real_fn(buf, count, type, root, comm, ierr);
     if (!ngx_trace_active())
         return;
-    uint64_t b = ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
-    ngx_trace_note_coll(NGX_TRACE_BCAST, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, b, b, NGX_TRACE_RF_FORTRAN);
+    ngx_trace_note_bcast(NGX_TRACE_BCAST, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root,
+                         ngx_trace_bytes(*count, PMPI_Type_f2c(*type)), NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_bcast_f, bcast)
 
@@ -349,8 +349,8 @@ static void trace_reduce_f(void* sbuf, void* rbuf, MPI_Fint* count, MPI_Fint* ty
     real_fn(sbuf, rbuf, count, type, op, root, comm, ierr);
     if (!ngx_trace_active())
         return;
-    uint64_t b = ngx_trace_bytes(*count, PMPI_Type_f2c(*type));
-    ngx_trace_note_coll(NGX_TRACE_REDUCE, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, b, b, NGX_TRACE_RF_FORTRAN);
+    ngx_trace_note_bcast(NGX_TRACE_REDUCE, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root,
+                         ngx_trace_bytes(*count, PMPI_Type_f2c(*type)), NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_reduce_f, reduce)
 
@@ -409,11 +409,11 @@ typedef void (*gather_fn)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fin
         real_fn(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);                                           \
         if (!ngx_trace_active())                                                                                       \
             return;                                                                                                    \
-        MPI_Comm c = PMPI_Comm_f2c(*comm);                                                                             \
-        uint64_t blocks = ngx_trace_is_root(c, *root) ? (uint64_t)ngx_trace_comm_size(c) : 0;                          \
-        uint64_t sb = fbytes(scount, stype) * (ROOT_SENDS ? blocks : 1);                                               \
-        uint64_t rb = fbytes(rcount, rtype) * (ROOT_SENDS ? 1 : blocks);                                               \
-        ngx_trace_note_coll(KIND, t0, ngx_trace_now(), c, *root, sb, rb, NGX_TRACE_RF_FORTRAN);                        \
+        struct ngx_trace_root_side side = {ROOT_SENDS, NULL, ROOT_SENDS ? *scount : *rcount,                           \
+                                           PMPI_Type_f2c(ROOT_SENDS ? *stype : *rtype)};                               \
+        uint64_t own = ROOT_SENDS ? fbytes(rcount, rtype) : fbytes(scount, stype);                                     \
+        ngx_trace_note_rooted(KIND, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, &side, own,                      \
+                              NGX_TRACE_RF_FORTRAN);                                                                   \
     }                                                                                                                  \
     FORTRAN_NAMES(trace_##LOWER##_f, LOWER)
 
@@ -428,13 +428,10 @@ static void trace_gatherv_f(void* sbuf, MPI_Fint* scount, MPI_Fint* stype, void*
     REAL(gatherv_fn, "pmpi_gatherv_");
     int64_t t0 = ngx_trace_now();
     real_fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr);
-    if (!ngx_trace_active())
-        return;
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    uint64_t rb =
-        ngx_trace_is_root(c, *root) ? ngx_trace_bytes_v(rcounts, ngx_trace_comm_size(c), PMPI_Type_f2c(*rtype)) : 0;
-    ngx_trace_note_coll(NGX_TRACE_GATHERV, t0, ngx_trace_now(), c, *root, fbytes(scount, stype), rb,
-                        NGX_TRACE_RF_FORTRAN);
+    struct ngx_trace_root_side side = {0, rcounts, 0, PMPI_Type_f2c(*rtype)};
+    if (ngx_trace_active())
+        ngx_trace_note_rooted(NGX_TRACE_GATHERV, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, &side,
+                              fbytes(scount, stype), NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_gatherv_f, gatherv)
 
@@ -446,13 +443,10 @@ static void trace_scatterv_f(void* sbuf, MPI_Fint* scounts, MPI_Fint* displs, MP
     REAL(scatterv_fn, "pmpi_scatterv_");
     int64_t t0 = ngx_trace_now();
     real_fn(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr);
-    if (!ngx_trace_active())
-        return;
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    uint64_t sb =
-        ngx_trace_is_root(c, *root) ? ngx_trace_bytes_v(scounts, ngx_trace_comm_size(c), PMPI_Type_f2c(*stype)) : 0;
-    ngx_trace_note_coll(NGX_TRACE_SCATTERV, t0, ngx_trace_now(), c, *root, sb, fbytes(rcount, rtype),
-                        NGX_TRACE_RF_FORTRAN);
+    struct ngx_trace_root_side side = {1, scounts, 0, PMPI_Type_f2c(*stype)};
+    if (ngx_trace_active())
+        ngx_trace_note_rooted(NGX_TRACE_SCATTERV, t0, ngx_trace_now(), PMPI_Comm_f2c(*comm), *root, &side,
+                              fbytes(rcount, rtype), NGX_TRACE_RF_FORTRAN);
 }
 FORTRAN_NAMES(trace_scatterv_f, scatterv)
 

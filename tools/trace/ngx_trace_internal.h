@@ -52,7 +52,18 @@ void ngx_trace_note_completions(uint16_t kind, int64_t t0, int64_t t1, int n, co
 void ngx_trace_note_coll(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root, uint64_t bytes,
                          uint64_t bytes_recv, uint16_t flags);
 uint64_t ngx_trace_bytes_v(const int* counts, int n, MPI_Datatype type);
-/* This rank is ROOT of COMM: root-side arguments (counts arrays) may be read only then. */
-int ngx_trace_is_root(MPI_Comm comm, int root);
+/* Gather(v) and Scatter(v): the root's buffer of P blocks (counts[i], or count each, of type), which it sends
+ * (Scatter) or receives (Gather); only the root's record counts it. */
+struct ngx_trace_root_side {
+    int sends;
+    const int* counts; /* v variants; NULL otherwise */
+    int count;
+    MPI_Datatype type;
+};
+/* Bcast (the root sends BYTES, the others receive them) and Reduce (all send, the root receives). */
+void ngx_trace_note_bcast(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root, uint64_t bytes,
+                          uint16_t flags);
+void ngx_trace_note_rooted(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root,
+                           const struct ngx_trace_root_side* side, uint64_t own_bytes, uint16_t flags);
 
 #endif

@@ -93,9 +93,33 @@ uint64_t ngx_trace_bytes_v(const int* counts, int n, MPI_Datatype type)
     return total;
 }
 
-int ngx_trace_is_root(MPI_Comm comm, int root)
+/* This rank is ROOT of COMM: root-side arguments (counts arrays) may be read only then. */
+static int is_root(MPI_Comm comm, int root)
 {
     int me = -1;
     PMPI_Comm_rank(comm, &me);
     return me == root;
+}
+
+void ngx_trace_note_rooted(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root,
+                           const struct ngx_trace_root_side* side, uint64_t own_bytes, uint16_t flags)
+{
+    uint64_t at_root = 0;
+    if (is_root(comm, root)) {
+        int p = ngx_trace_comm_size(comm);
+        at_root = side->counts ? ngx_trace_bytes_v(side->counts, p, side->type)
+                               : ngx_trace_bytes(side->count, side->type) * (uint64_t)p;
+    }
+    ngx_trace_note_coll(kind, t0, t1, comm, root, side->sends ? at_root : own_bytes, side->sends ? own_bytes : at_root,
+                        flags);
+}
+
+void ngx_trace_note_bcast(uint16_t kind, int64_t t0, int64_t t1, MPI_Comm comm, int root, uint64_t bytes,
+                          uint16_t flags)
+{
+    int at_root = is_root(comm, root);
+    if (kind == NGX_TRACE_REDUCE) /* every rank contributes, the root receives */
+        ngx_trace_note_coll(kind, t0, t1, comm, root, bytes, at_root ? bytes : 0, flags);
+    else /* Bcast: the root sends, the others receive */
+        ngx_trace_note_coll(kind, t0, t1, comm, root, at_root ? bytes : 0, at_root ? 0 : bytes, flags);
 }
