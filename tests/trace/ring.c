@@ -17,6 +17,7 @@
  *
  *     ring                 the calls above, then MPI_Finalize
  *     ring --hang DIR      the calls above, then writes DIR/ready.RANK (its pid) and sleeps (to be killed)
+ *     ring --abort         the calls above, then rank 0 calls MPI_Abort (exit code 3), the others wait
  *     ring --test-loop N   N MPI_Test calls on a pending receive; prints "ns_per_test X" (rank 0)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -181,6 +182,15 @@ static void hang(const char* dir, int rank)
         sleep(60);
 }
 
+static void abort_from_0(int rank)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    for (;;)
+        sleep(60);
+}
+
 int main(int argc, char** argv)
 {
     int rank, size;
@@ -196,6 +206,8 @@ int main(int argc, char** argv)
         the_calls(rank, size);
         if (argc == 3 && strcmp(argv[1], "--hang") == 0)
             hang(argv[2], rank);
+        if (argc == 2 && strcmp(argv[1], "--abort") == 0)
+            abort_from_0(rank);
     }
     MPI_Finalize();
     return 0;

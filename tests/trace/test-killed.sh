@@ -1,7 +1,8 @@
 #!/bin/bash
 # A traced run killed with SIGKILL after its buffers were flushed (4 records
 # per flush) leaves files ngx-trace-dump reads up to the last flush (exit 0,
-# a warning per rank that never reached MPI_Finalize). Then bad traces and
+# a warning per rank that never reached MPI_Finalize); MPI_Abort writes the
+# aborting rank's buffer first. Then bad traces and
 # bad usage: a truncated file, a missing rank, a foreign file, no directory,
 # an unknown option all exit 2 with a message, never a crash.
 source "$(dirname "$0")/common.sh"
@@ -32,6 +33,18 @@ for rank in range(4):
     assert recs[0]["kind"] in ("send", "recv") and recs[0]["tag"] == 10, recs[0]
     assert any(r["kind"] == "flush" for r in recs), rank
     print(f"rank {rank}: {len(recs)} records up to the last flush")
+PY
+
+# MPI_Abort on rank 0 (default buffer, nothing flushed before): rank 0 writes all it has before aborting; the
+# other ranks are killed by mpirun and keep only their headers.
+trace_mpirun "$SCRATCH/abort" 4 -- "$RING" --abort >"$SCRATCH/out" 2>&1 && fail "ring --abort: mpirun exited 0"
+"$TRACE_DUMP" --json "$SCRATCH/abort" >"$SCRATCH/json" 2>"$SCRATCH/err" || fail "dump after MPI_Abort: $(cat "$SCRATCH/err")"
+python3 - "$SCRATCH/json" <<'PY' || fail "rank 0's records after MPI_Abort"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [r["kind"] for r in lines if r["type"] == "record" and r["rank"] == 0]
+assert len(kinds) > 4000 and kinds[-1] == "barrier" and "flush" not in kinds, (len(kinds), kinds[-3:])
+print(f"MPI_Abort: rank 0 wrote its {len(kinds)} records, up to the Barrier before the abort")
 PY
 
 expect_2() { # WHAT PATTERN ARGS...: the dump exits 2 and says PATTERN

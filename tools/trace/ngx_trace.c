@@ -8,8 +8,10 @@
  * inherently has one: the MPI library calls it through fixed symbols, with no
  * context pointer), the record buffer and its flushing, the communicator and
  * request tables, and the clock alignment at MPI_Init / MPI_Finalize. The C
- * wrappers are in ngx_trace_c.c, the Fortran ones in ngx_trace_fortran.c; both
- * only time the call and hand the arguments to the ngx_trace_note_* functions
+ * wrappers are in ngx_trace_c.c, the Fortran ones in ngx_trace_fortran.c
+ * (which also caches the addresses of Open MPI's Fortran functions); both
+ * only time the call and hand the arguments to the ngx_trace_note_*
+ * functions of ngx_trace_notes.c, which fill records through the functions
  * here. The file format is described in ngx_trace_format.h.
  *
  * Environment: NGX_TRACE_DIR (required; without it the tracer stays off and

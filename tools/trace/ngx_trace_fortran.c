@@ -9,7 +9,7 @@
  * dlsym(RTLD_NEXT)) and notes the call with NGX_TRACE_RF_FORTRAN.
  * mpi_init_ and mpi_finalize_ likewise start and stop the recorder.
  *
- * Covered: Init, Init_thread, Finalize, Send, Ssend, Bsend, Rsend, Isend,
+ * Covered: Init, Init_thread, Finalize, Abort (flushes), Send, Ssend, Bsend, Rsend, Isend,
  * Irecv, Recv, Sendrecv, Probe, Wait, Waitall, Waitany, Test, Barrier, Bcast,
  * Reduce, Allreduce, Allgather(v), Alltoall(v), Gather(v), Scatter(v).
  * Other Fortran calls run untraced. MPI_IN_PLACE is not recognised in
@@ -82,6 +82,15 @@ static void trace_finalize_f(MPI_Fint* ierr)
     real_fn(ierr);
 }
 FORTRAN_NAMES(trace_finalize_f, finalize)
+
+typedef void (*abort_fn)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
+static void trace_abort_f(MPI_Fint* comm, MPI_Fint* code, MPI_Fint* ierr)
+{
+    REAL(abort_fn, "pmpi_abort_");
+    ngx_trace_abort();
+    real_fn(comm, code, ierr);
+}
+FORTRAN_NAMES(trace_abort_f, abort)
 
 /* ---- point-to-point --------------------------------------------------- */
 
