@@ -16,9 +16,10 @@
  * Times are nanoseconds of the rank's CLOCK_MONOTONIC. Clocks are aligned to
  * rank 0 twice (ping-pong rounds, the round with the smallest round trip is
  * kept): offset = t_rank - (t0 + t1) / 2, where t0, t1 are rank 0's send and
- * receive times. A local time t maps to rank 0's clock as
+ * receive times and t_rank the rank's time in between. A local time t maps
+ * to rank 0's clock as
  *
- *     t0(t) = t - (offset_init + drift * (t - t_init)),
+ *     t_rank0(t) = t - (offset_init + drift * (t - t_init)),
  *     drift = (offset_fini - offset_init) / (t_fini - t_init)
  *
  * (offset and drift per rank, as ReproMPI and mpiP-style tools do).
@@ -28,10 +29,11 @@
  * Waitany, Test, ...) is followed by one NGX_TRACE_COMPLETION record per
  * request it completed, carrying the request id, and for receives the
  * status' source (world rank), tag and byte count; Sendrecv and Recv carry
- * their receive status the same way (Recv in its own record). Isend/Irecv get
- * a request id unique within the rank (1, 2, ...; 0 = none). Communicators
- * are numbered per rank (0 = MPI_COMM_WORLD, 1 = MPI_COMM_SELF); the first
- * use of any other is preceded by an NGX_TRACE_COMM_DEF record whose
+ * their receive status the same way (Recv in its own record). Isend, Issend
+ * and Irecv get a request id unique within the rank (1, 2, ...; 0 = none).
+ * Communicators are numbered per rank (0 = MPI_COMM_WORLD, 1 =
+ * MPI_COMM_SELF); the first use of any other is preceded by an
+ * NGX_TRACE_COMM_DEF record whose
  * `request` is a hash of its world-rank list, so that analyses can match the
  * communicator across ranks. FLUSH and COMM_DEF records may sit anywhere,
  * also between a call and its completion records.
