@@ -5,8 +5,9 @@
 #      SoftRoCE guests (softroce2);
 #   2. the same code under AddressSanitizer and UndefinedBehaviorSanitizer:
 #      every test but the guests (suites softroce and softroce2), the MPI
-#      suite (Open MPI is not instrumented: ASan reports its allocations as
-#      leaks and mpirun would have to preload the runtime) and the tests
+#      suites mpi and trace (Open MPI is not instrumented: ASan reports its
+#      allocations as leaks and mpirun would have to preload the runtime;
+#      the trace reader alone still runs, suite trace-dump) and the tests
 #      that compare timings with ground truth or run mpirun (suites net-timing,
 #      loggp-timing, nodecomm-timing, strided-timing, overhead-timing and
 #      passes-timing, which the sanitizers slow past their tolerances);
@@ -129,7 +130,7 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite net-timing --no-suite loggp-timing \
+    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite net-timing --no-suite loggp-timing \
     --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing
 
 step "fuzzing"
