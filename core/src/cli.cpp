@@ -707,8 +707,9 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         po::parsed_options parsed = po::command_line_parser(arguments).options(parsing).run();
         for (const po::option& option : parsed.options)
             if (option.position_key >= 0)
-                return Status::usage("unexpected argument '" + option.value.front() +
-                                     "' (options start with -; subcommands: compare, check, fit, predict, plot, export)");
+                return Status::usage(
+                    "unexpected argument '" + option.value.front() +
+                    "' (options start with -; subcommands: compare, check, fit, predict, plot, export)");
         po::store(parsed, values);
         po::notify(values);
         config.arguments = forwarded_arguments(parsed);
