@@ -16,8 +16,9 @@
         comparison and each `ngx compare --json` agree, and per size diff and
         ratio are the MPI median minus and over the verbs median
     check_mpi_verbs.py one-byte BOTH.json
-        raw verbs is not slower than MPI over verbs at 1 B (prints both):
-        fails when the verbs median's 95% interval lies wholly above MPI's
+        both runs have a 1 B result; prints raw verbs next to MPI over verbs
+        and whether one is slower (the verbs median's 95% interval wholly
+        above MPI's), a timing relation reported, not checked, under TCG
     check_mpi_verbs.py loggp BOTH.json
         `ngx -m ibv,mpi -x loggp`: every range of the comparison has L, o_s,
         o_r, g, G and O fitted for both, each with diff = mpi value - ibv
@@ -146,9 +147,10 @@ def check_one_byte(args):
     print("1 B half round trip: raw verbs %.2f us [95%%: %.2f, %.2f], MPI over verbs %.2f us [%.2f, %.2f]"
           " (MPI adds %+.2f us)" % (ibv + mpi + (mpi[0] - ibv[0],)))
     if ibv[1] > mpi[2]:
-        return ["raw verbs slower than MPI over verbs at 1 B: %.2f us (interval from %.2f) against %.2f us"
-                " (interval up to %.2f)" % (ibv[0], ibv[1], mpi[0], mpi[2])]
-    print("PASS: raw verbs is not slower than MPI over verbs at 1 B")
+        print("note (TCG timing, not checked): raw verbs slower than MPI over verbs at 1 B: %.2f us (interval from"
+              " %.2f) against %.2f us (interval up to %.2f)" % (ibv[0], ibv[1], mpi[0], mpi[2]))
+    else:
+        print("raw verbs is not slower than MPI over verbs at 1 B")
     return []
 
 
