@@ -87,7 +87,7 @@ expect_usage "different module: base.json has sim, tcp.json has tcp" check base.
 expect_usage "missing samples: 1 B of nothing.json has neither raw samples" check base.json nothing.json
 expect_usage "different sizes: 1 KiB only in base.json" check base.json fewer.json
 expect_usage "expected BASELINE.json NEW.json, or one directory" check base.json
-expect_usage "missing.json: cannot open the file" check base.json missing.json
+expect_usage "missing.json: cannot be read" check base.json missing.json
 expect_usage "tolerance" check --tolerance fast base.json slow.json
 expect_usage "format" check --format xml base.json slow.json
 # several runs in one file: paired in order; a different set of runs is bad input
