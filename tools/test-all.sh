@@ -68,10 +68,11 @@ def skip_reason(test):
 
 
 def print_suite_times(build, tests):
-    """Seconds per suite (a test counts in its first suite) and in all, longest first."""
+    """Seconds per suite (a test counts in its first suite) and in all, longest first.
+    Meson names a test "project:suite+suite / name"."""
     per_suite = {}
     for test in tests:
-        suite = (test.get("suite") or ["?"])[0].split(":")[-1]
+        suite = test["name"].split(" / ")[0].split(":")[-1].split("+")[0]
         count, seconds = per_suite.get(suite, (0, 0.0))
         per_suite[suite] = (count + 1, seconds + float(test.get("duration") or 0))
     print(f"time per suite, {build}:")
