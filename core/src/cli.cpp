@@ -267,7 +267,8 @@ std::string option_list(const po::options_description& group)
 Status explain_unknown_option(const std::string& option, const Config& config, const ModuleRegistry& registry,
                               const PatternCatalog& patterns)
 {
-    std::string bare = option.substr(option.find_first_not_of('-'));
+    const size_t name_start = option.find_first_not_of('-'); // npos: dashes only ("----")
+    const std::string bare = name_start == std::string::npos ? std::string() : option.substr(name_start);
     for (const ModuleChoice& choice : config.modules)
         if (bare.starts_with(choice.module->name() + "-"))
             return Status::usage("option '" + option + "' is unknown to module '" + choice.module->name() +

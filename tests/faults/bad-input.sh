@@ -145,6 +145,7 @@ row 2 "--secret-file .*/nosuch: cannot be read|--secret-file .*nosuch: No such" 
 # --- unknown options and stray words ---------------------------------------
 row 2 "unknown option '--frobnicate'"            --frobnicate
 row 2 "unknown option '--frobnicate'"            -m tcp -x pingpong "${S[@]}" --frobnicate
+row 2 "unknown option '----------'"              ----------   # dashes only: once an uncaught out_of_range (fuzz_listen)
 row 2 "foo"                                      foo
 row 2 "junk"                                     -m tcp "${S[@]}" junk
 
