@@ -14,12 +14,7 @@
 #    L, o_s 100%: fit/src/loggp_joint.cpp, use_groupwise_intervals).
 # Every coverage is printed. Deterministic: the same seeds give the same
 # runs on every machine.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+source "$(dirname "$0")/common.sh"
 seeds=${NGX_COVERAGE_SEEDS:-100}
 model=(--sim-L 5 --sim-os 3 --sim-or 2 --sim-g 6 --sim-G 0.002)
 for ((seed = 1; seed <= seeds; seed++)); do

@@ -9,12 +9,7 @@
 # 2% a series holds one with probability 48%, the median's breakdown point:
 # there g moved by up to 6% and one run of six split the range; that is the
 # method's limit, printed here, not a failure of the fit.)
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+source "$(dirname "$0")/common.sh"
 for seed in $(seq 1 20); do
     "$NGX" -m sim --sim-clock virtual --sim-noise outliers:0.01:50+jitter:0.02 --sim-seed "$seed" --sim-L 5 \
         --sim-os 3 --sim-or 2 --sim-g 6 --sim-G 0.002 -x loggp -s 1-8Ki -o "$SCRATCH/lg-$seed.json" \
