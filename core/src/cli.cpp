@@ -595,7 +595,7 @@ std::string help_text(const po::options_description& all)
             "       ngx compare A.json B.json | ngx plot FILE.json... -o OUT.png\n"
             "       ngx check BASELINE.json NEW.json | ngx check DIR   (regressions, trend)\n"
             "       ngx fit FILE.csv | ngx predict --params FILE.json ...  (each with --help)\n"
-            "With no arguments: LogGP parameters (paper 001) of every local module\n"
+            "With no arguments: LogGP parameters (Hoefler et al. 2007) of every local module\n"
             "(shm, tcp), compared.\n"
             "Module and pattern options appear with -m NAME -x NAME --help.\n\n"
          << all;

@@ -246,7 +246,7 @@ Status MpiBootstrap::exchange_addresses()
 // deadline, an emergency exit that FUNNELED would not cover either (only
 // MULTIPLE does). FUNNELED is not free: with Open MPI 4.1 over vader it
 // adds 0.035-0.05 us to a 1-byte half round trip of 0.10-0.37 us
-// (bench/ladder, steps checks and funneled), issue 16.
+// (bench/ladder, steps checks and funneled).
 Status initialise_mpi()
 {
     int initialised = 0;

@@ -187,14 +187,14 @@ bool split_is_significant(std::span<const double> size, std::span<const double> 
 std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
                           Eq8Denominator denominator)
 {
-    // Paper 001, eq. (8).
+    // Hoefler et al. 2007, eq. (8).
     return mean_deviation(size, val, k, l, denominator, Weighting{});
 }
 
 std::optional<double> lsq_relative(std::span<const double> size, std::span<const double> val, std::size_t k,
                                    std::size_t l, Eq8Denominator denominator)
 {
-    // Paper 001, eq. (8), with relative deviations (ngx addition).
+    // Hoefler et al. 2007, eq. (8), with relative deviations (ngx addition).
     return mean_deviation(size, val, k, l, denominator, weighting_of(val, {}, true));
 }
 
@@ -219,7 +219,7 @@ Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> 
     // printed, 3 with n - 2.
     const std::size_t min_points = opt.denominator == Eq8Denominator::as_printed ? 4 : 3;
 
-    // Paper 001, section 3.5: x-point look-ahead with factor pfact.
+    // Hoefler et al. 2007, section 3.5: x-point look-ahead with factor pfact.
     std::size_t lastchange = 0;
     std::size_t current = lastchange + min_points - 1;
     while (current + opt.lookahead <= n - 1) {

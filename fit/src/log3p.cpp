@@ -57,7 +57,7 @@ std::vector<Log3PParams::StrideTable> stride_tables(const Log3PParams& p, std::s
 {
     std::map<double, std::map<double, double>> by_stride;
     for (const Log3PStridedSample& s : st) {
-        // Paper 000, section 4.1: T_00(s,d) = o_mw + l_mw + T_mem.
+        // Cameron et al. 2007, section 4.1: T_00(s,d) = o_mw + l_mw + T_mem.
         by_stride[s.stride][s.size] = s.t_self - p.t_mem_at(s.size) - p.o_mw_at(s.size);
     }
     std::vector<Log3PParams::StrideTable> tables;
@@ -115,7 +115,7 @@ double Log3PParams::network_at(double s, double d) const noexcept
 
 double Log3PParams::time(double s, double d) const noexcept
 {
-    return o_mw_at(s) + l_mw_at(s, d) + network_at(s, d); // paper 000, eq. (6)
+    return o_mw_at(s) + l_mw_at(s, d) + network_at(s, d); // Cameron et al. 2007, eq. (6)
 }
 
 void calibrate_packed_network(Log3PParams& params, double unit_stride, std::span<const Log3PStridedSample> remote)
@@ -147,7 +147,7 @@ double Log3PParams::linear_bcast(double P, double s, double d) const noexcept
         return nan_v;
     if (P < 2)
         return 0;
-    // Paper 000, section 4.3.3: P (o_mw/2 + l_mw/2) + o_net.
+    // Cameron et al. 2007, section 4.3.3: P (o_mw/2 + l_mw/2) + o_net.
     return P * (o_mw_at(s) / 2 + l_mw_at(s, d) / 2) + network_at(s, d);
 }
 
@@ -155,7 +155,7 @@ double Log3PParams::tree_bcast(double P, double s, double d) const noexcept
 {
     if (!(P >= 1))
         return nan_v;
-    // Paper 000, section 4.3.3: (o_mw + l_mw + o_net) log2(P), whole rounds.
+    // Cameron et al. 2007, section 4.3.3: (o_mw + l_mw + o_net) log2(P), whole rounds.
     return detail::binomial_rounds(P) * time(s, d);
 }
 

@@ -196,15 +196,15 @@ PerSize per_size(std::span<const PrttSample> samples, double n)
     PerSize p;
     for (const PrttSample& s : samples) {
         p.x.push_back(s.size - 1);
-        // Paper 001, eq. (6): (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) = o + d.
+        // Hoefler et al. 2007, eq. (6): (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) = o + d.
         p.o.push_back((s.prtt_n_d - s.prtt_1_0) / (n - 1) - s.delay);
-        // Paper 001, eq. (7): (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G (s-1).
+        // Hoefler et al. 2007, eq. (7): (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G (s-1).
         p.y.push_back((s.prtt_n_0 - s.prtt_1_0) / (n - 1));
     }
     return p;
 }
 
-// Paper 001 section 4: the receive overhead as a line o_r(s) = o_r + (s-1) O_r
+// Hoefler et al. 2007 section 4: the receive overhead as a line o_r(s) = o_r + (s-1) O_r
 // through the sizes that measured it, weights 1/o_r(s)^2; also its mean.
 void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const LogGPOptions& opt, LogGPRange& range,
                           LogGPRangeDetail& detail)
@@ -224,7 +224,7 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
 }
 
 // L(s) = PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1) G per size of the range
-// (paper 001 eq. (1) with the overhead lines; 2 o_s(s) without o_r; the
+// (Hoefler et al. 2007 eq. (1) with the overhead lines; 2 o_s(s) without o_r; the
 // pipelined form when the range is overlapped).
 std::vector<double> paper_L(std::span<const PrttSample> samples, Range r, const LogGPRange& range)
 {
@@ -247,7 +247,7 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     const auto prtt1 = slice(samples, r, [](const PrttSample& s, std::size_t) { return s.prtt_1_0; });
     const auto prttd = slice(samples, r, [](const PrttSample& s, std::size_t) { return s.prtt_n_d; });
 
-    // Paper 001 section 3.3: least squares over eq. (7), intercept g, slope G.
+    // Hoefler et al. 2007 section 3.3: least squares over eq. (7), intercept g, slope G.
     Result<LineFit> gap = line(xs, ys, guarded_relative_weights(ys), rel, opt.level);
     if (!gap)
         return gap.status();
@@ -266,7 +266,7 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
         detail.held_at_zero.push_back("G_us_per_byte");
     }
 
-    // o_s from paper 001 eq. (6), as a mean and (section 4) as the line
+    // o_s from Hoefler et al. 2007 eq. (6), as a mean and (section 4) as the line
     // o_s(s) = o_s + (s-1) O_s; weights 1/PRTT(n,d,s)^2 (its noise scale).
     const auto w_o = guarded_relative_weights(prttd);
     range.o = average(os, w_o, rel, opt.level);
@@ -279,7 +279,7 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     }
     fit_receive_overhead(samples, r, opt, range, detail);
 
-    // L of paper 001 eq. (1) with the overhead lines, the mean of L(s)
+    // L of Hoefler et al. 2007 eq. (1) with the overhead lines, the mean of L(s)
     // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
     range.L = average(paper_L(samples, r, range), guarded_relative_weights(prtt1), rel, opt.level);
     if (opt.joint && r.count() >= 3)
@@ -456,7 +456,7 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const PrttSample& s = samples[i];
         const LogGPRange& r = *p.range_for(s.size);
-        const double g_all = r.g.value + (s.size - 1) * r.G.value; // Paper 001, eq. (2)
+        const double g_all = r.g.value + (s.size - 1) * r.G.value; // Hoefler et al. 2007, eq. (2)
         if (!(s.delay > g_all))
             fit.delay_too_small.push_back(i);
         // Eq. (7) assumes the gap paces the n messages: o_s(s), o_r(s) <= G_all.
@@ -480,7 +480,7 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
 double LogGPRange::o_at(double s) const noexcept
 {
     if (send_line.fitted())
-        return send_line.at(s); // Paper 001 section 4: o_s(s) = o_s + (s-1) O_s
+        return send_line.at(s); // Hoefler et al. 2007 section 4: o_s(s) = o_s + (s-1) O_s
     if (std::isfinite(o_intercept) && std::isfinite(o_slope))
         return o_intercept + o_slope * (s - 1);
     return o.value;
@@ -522,7 +522,7 @@ double LogGPParams::rtt(double s) const noexcept
     const LogGPRange* r = range_for(s);
     if (!r || !(s >= 1))
         return nan_v;
-    // Paper 001, eq. (1): PRTT(1,0,s) = 2 (L + 2o + (s-1)G), with o_s + o_r for 2o when o_r was measured.
+    // Hoefler et al. 2007, eq. (1): PRTT(1,0,s) = 2 (L + 2o + (s-1)G), with o_s + o_r for 2o when o_r was measured.
     return 2 * (r->L.value + r->transfer_at(s));
 }
 
@@ -536,8 +536,8 @@ double LogGPParams::prtt(double n, double d, double s) const noexcept
     const LogGPRange* r = range_for(s);
     if (!r || !(s >= 1) || !(n >= 1))
         return nan_v;
-    const double g_all = r->g.value + (s - 1) * r->G.value; // Paper 001, eq. (2)
-    // Paper 001, eq. (5): PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max{o + d, G_all}.
+    const double g_all = r->g.value + (s - 1) * r->G.value; // Hoefler et al. 2007, eq. (2)
+    // Hoefler et al. 2007, eq. (5): PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max{o + d, G_all}.
     return rtt(s) + (n - 1) * std::max(r->o_at(s) + d, g_all);
 }
 
@@ -549,7 +549,7 @@ double LogGPParams::linear_bcast(double P, double s) const noexcept
     if (P < 2)
         return 0;
     const double o = r->o_at(s);
-    const double g_all = r->g.value + (s - 1) * r->G.value; // Paper 001, eq. (2)
+    const double g_all = r->g.value + (s - 1) * r->G.value; // Hoefler et al. 2007, eq. (2)
     // Send starts spaced by max{o, G_all} (eq. (5), d = 0); the last message
     // is one o + (s-1)G + L + o transfer (eq. (1) halved).
     return (P - 2) * std::max(g_all, o) + r->transfer_at(s) + r->L.value;
@@ -563,8 +563,8 @@ double LogGPParams::tree_bcast(double P, double s) const noexcept
     const double h = detail::binomial_rounds(P);
     if (h == 0)
         return 0;
-    // Paper 000 section 4.3.3: h (2o + L + kG) + (h-1) g with k = s - 1,
-    // 2o + L + kG = half_rtt(s) (eq. (1) of paper 001, o_s + o_r for 2o).
+    // Cameron et al. 2007 section 4.3.3: h (2o + L + kG) + (h-1) g with k = s - 1,
+    // 2o + L + kG = half_rtt(s) (eq. (1) of Hoefler et al. 2007, o_s + o_r for 2o).
     return h * half_rtt(s) + (h - 1) * r->g.value;
 }
 
@@ -609,7 +609,7 @@ Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const 
         fit.details.back().split_by = std::move(ranges.split_by[i]);
     }
 
-    // Paper 001, section 3.4: L reported as PRTT(1,0,1)/2 (here: smallest size).
+    // Hoefler et al. 2007, section 3.4: L reported as PRTT(1,0,1)/2 (here: smallest size).
     fit.params.eel = Measured::exact(samples.front().prtt_1_0 / 2);
     fit.params.eel_size = samples.front().size;
     fit.eel_from_size_one = samples.front().size == 1;

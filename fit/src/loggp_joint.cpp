@@ -31,7 +31,7 @@ Theta theta_of(const LogGPRange& r, bool with_o_r)
     return t;
 }
 
-// The form of eq. (1) a candidate fits: additive (paper 001), or overlapped
+// The form of eq. (1) a candidate fits: additive (Hoefler et al. 2007), or overlapped
 // with `slowest` (O_s, O_r or G) taken as the largest per-byte stage; and
 // whether its L may solve below 0 (every other cost is held at 0 there).
 struct Form {
@@ -371,7 +371,7 @@ struct Forms {
 
     // The one to take over a model of misfit `best_error` (mean relative
     // error `best_mean`), or none: the additive form where it is better;
-    // paper 001's additive eq. (1) then stays unless the pipelined one is
+    // Hoefler et al. 2007's additive eq. (1) then stays unless the pipelined one is
     // clearly better (noise alone must not turn a transport into a
     // pipeline; a NaN `best_mean` skips the floor).
     Candidate* better_than(double best_error, double best_mean)

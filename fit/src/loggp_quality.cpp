@@ -22,7 +22,7 @@ double measured_of(const PrttSample& s, PrttCurve c)
     return s.prtt_n_d;
 }
 
-// Paper 001: PRTT(1,0,s) by eq. (1), PRTT(n,0,s) and PRTT(n,d,s) by eq. (5).
+// Hoefler et al. 2007: PRTT(1,0,s) by eq. (1), PRTT(n,0,s) and PRTT(n,d,s) by eq. (5).
 double predicted_of(const LogGPParams& p, const PrttSample& s, double n, PrttCurve c)
 {
     switch (c) {

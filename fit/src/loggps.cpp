@@ -15,21 +15,21 @@ constexpr double inf = LogGPSParams::inf;
 constexpr double nan_v = Measured::nan;
 
 // End of a blocking receive called at t_r for a message whose send was
-// called at t_s: t_r + recv_cost(k, t_r - t_s), paper 004 Table 4 eq. (7)-(9), written
+// called at t_s: t_r + recv_cost(k, t_r - t_s), Ino et al. 2001 Table 4 eq. (7)-(9), written
 // so that t_r = -inf (receiver long waiting) works.
 double recv_end(const LogGPSParams& p, double k, double t_s, double t_r)
 {
-    if (k <= p.S) // Paper 004, eq. (7), (8): max{T1 + T2 - (t_r - t_s), 0} + T3
+    if (k <= p.S) // Ino et al. 2001, eq. (7), (8): max{T1 + T2 - (t_r - t_s), 0} + T3
         return std::max(t_s + p.t1(k) + p.t2(k), t_r) + p.t3(k);
-    // Paper 004, eq. (9): max{o' + L - (t_r - t_s), 0} + o' + T5 + T1 + T2' + T3
+    // Ino et al. 2001, eq. (9): max{o' + L - (t_r - t_s), 0} + o' + T5 + T1 + T2' + T3
     return std::max(t_s + p.o_prime + p.L, t_r) + p.o_prime + p.t5() + p.t1(k) + p.t2(k) + p.t3(k);
 }
 
 } // namespace
 
-// ---- Paper 004, Table 3 ----------------------------------------------------
+// ---- Ino et al. 2001, Table 3 ----------------------------------------------------
 
-// Paper 004, Table 3: T1 = o' + k O_s, T2 = k G_s + L, T2' = s G_s + (k-s) G_l + L,
+// Ino et al. 2001, Table 3: T1 = o' + k O_s, T2 = k G_s + L, T2' = s G_s + (k-s) G_l + L,
 // T3 = o' + k O_r, T4 = max{o' + L, t_r - t_s} + o', T5 = o' + L + o'.
 double LogGPSParams::t1(double k) const noexcept
 {
@@ -59,50 +59,50 @@ double LogGPSParams::t5() const noexcept
 double LogGPSParams::comm_cost(double k, double wait) const noexcept
 {
     if (k <= S)
-        return t1(k) + t2(k) + t3(k);               // Paper 004, eq. (1), (2)
-    return t4(wait) + t5() + t1(k) + t2(k) + t3(k); // Paper 004, eq. (3)
+        return t1(k) + t2(k) + t3(k);               // Ino et al. 2001, eq. (1), (2)
+    return t4(wait) + t5() + t1(k) + t2(k) + t3(k); // Ino et al. 2001, eq. (3)
 }
 
-// ---- Paper 004, Table 4 ----------------------------------------------------
+// ---- Ino et al. 2001, Table 4 ----------------------------------------------------
 
 double LogGPSParams::send_cost(double k, double wait) const noexcept
 {
     if (k <= S)
-        return t1(k);               // Paper 004, eq. (4)
-    return t4(wait) + t5() + t1(k); // Paper 004, eq. (5)
+        return t1(k);               // Ino et al. 2001, eq. (4)
+    return t4(wait) + t5() + t1(k); // Ino et al. 2001, eq. (5)
 }
 
 double LogGPSParams::isend_cost() const noexcept
 {
     return o_prime;
-} // Paper 004, eq. (6)
+} // Ino et al. 2001, eq. (6)
 
 double LogGPSParams::recv_cost(double k, double wait) const noexcept
 {
     if (k <= S)
-        return std::max(t1(k) + t2(k) - wait, 0.0) + t3(k);                            // Paper 004, eq. (7), (8)
-    return std::max(o_prime + L - wait, 0.0) + o_prime + t5() + t1(k) + t2(k) + t3(k); // Paper 004, eq. (9)
+        return std::max(t1(k) + t2(k) - wait, 0.0) + t3(k);                            // Ino et al. 2001, eq. (7), (8)
+    return std::max(o_prime + L - wait, 0.0) + o_prime + t5() + t1(k) + t2(k) + t3(k); // Ino et al. 2001, eq. (9)
 }
 
 double LogGPSParams::irecv_cost() const noexcept
 {
     return o_prime;
-} // Paper 004, eq. (10)
+} // Ino et al. 2001, eq. (10)
 
 double LogGPSParams::wait_cost(double t_blk, double elapsed) const noexcept
 {
-    return std::max(t_blk - elapsed, o_prime); // Paper 004, eq. (11)
+    return std::max(t_blk - elapsed, o_prime); // Ino et al. 2001, eq. (11)
 }
 
-// ---- Paper 004, Table 6 and derived predictions ----------------------------
+// ---- Ino et al. 2001, Table 6 and derived predictions ----------------------------
 
 double LogGPSParams::rtt(double k, double w) const noexcept
 {
     if (!(k >= 0) || !(w >= 0))
         return nan_v;
-    if (k <= S) // Paper 004, eq. (12), (13)
+    if (k <= S) // Ino et al. 2001, eq. (12), (13)
         return std::max(t1(k) + 2 * t2(k) + t3(k) - w, 0.0) + w + t1(k) + t3(k);
-    // Paper 004, eq. (14), with T4 = 2o' + L (the receiver is waiting for both REQs).
+    // Ino et al. 2001, eq. (14), with T4 = 2o' + L (the receiver is waiting for both REQs).
     const double T4 = t4(-inf);
     return std::max(t2(k) + t3(k) + o_prime + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) + 2 * T4 + 2 * t5() -
            (o_prime + L);
@@ -140,8 +140,8 @@ double LogGPSParams::tree_bcast(double P, double k) const noexcept
     const double h = detail::binomial_rounds(P);
     if (h == 0)
         return 0;
-    // Paper 000 section 4.3.3: h (2o + L + kG) + (h-1) g, with the LogGPS
-    // message cost (paper 004, Table 3) for 2o + L + kG.
+    // Cameron et al. 2007 section 4.3.3: h (2o + L + kG) + (h-1) g, with the LogGPS
+    // message cost (Ino et al. 2001, Table 3) for 2o + L + kG.
     return h * comm_cost(k) + (h - 1) * g;
 }
 
@@ -195,7 +195,7 @@ Lin constant(double v)
     return r;
 }
 
-// Paper 004, Table 6 for one point, as a linear form, on the branch `a_branch` of the
+// Ino et al. 2001, Table 6 for one point, as a linear form, on the branch `a_branch` of the
 // max{} (true: its first argument is positive). `arg` receives the form of
 // that first argument (whose sign decides the branch).
 Lin rtt_form(double k, double w, double s, double S, bool a_branch, Lin& arg)
@@ -204,13 +204,13 @@ Lin rtt_form(double k, double w, double s, double S, bool a_branch, Lin& arg)
     const Lin T2 = k <= s ? term(pL, 1) + term(pGs, k)                     // T2
                           : term(pL, 1) + term(pGs, s) + term(pGl, k - s); // T2'
     const Lin T3 = term(pO, 1) + term(pOr, k);
-    if (k <= S) { // Paper 004, eq. (12), (13)
+    if (k <= S) { // Ino et al. 2001, eq. (12), (13)
         arg = T1 + T2 * 2 + T3 - constant(w);
         return a_branch ? (T1 + T2 + T3) * 2 : T1 + T3 + constant(w);
     }
     const Lin oL = term(pO, 1) + term(pL, 1);
     const Lin T45 = term(pO, 2) + term(pL, 1); // T4 (receiver waiting) = T5 = 2o' + L
-    arg = T2 + T3 + oL - constant(w);          // Paper 004, eq. (14)
+    arg = T2 + T3 + oL - constant(w);          // Ino et al. 2001, eq. (14)
     return a_branch ? (T1 + T2 + T3) * 2 + T45 * 4 : constant(w) + T1 * 2 + T2 + T3 + T45 * 4 - oL;
 }
 
@@ -438,7 +438,7 @@ LogGPSFit finish(std::span<const RttPoint> pts, Candidate& best, const std::vect
 // Whether no cost of Table 3 but G_l is clearly below 0 (95% interval
 // wholly negative). A threshold pair that can only be fitted with, say,
 // L = -10 ms trades one term against another across too few sizes and
-// explains nothing. G_l may be: paper 004 itself fits G_l = -0.74 ns/B on
+// explains nothing. G_l may be: Ino et al. 2001 itself fits G_l = -0.74 ns/B on
 // Myrinet (a correction to G_s above s).
 bool physical(const Candidate& c)
 {
@@ -537,7 +537,7 @@ Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::spa
             }
         return fit_line(xs, ys);
     };
-    // Paper 004, section 4.3: two intercepts and four gradients.
+    // Ino et al. 2001, section 4.3: two intercepts and four gradients.
     const auto short_w0 = segment_line(rtt_w0, [&](double k) { return k <= s; });    // 4o'+2L, 2(Os+Or+Gs)
     const auto async_wW = segment_line(rtt_wW, [&](double k) { return k <= S; });    // 2o'+W, Os+Or
     auto multi_w0 = segment_line(rtt_w0, [&](double k) { return k > s && k <= S; }); // 2(Os+Or+Gl)

@@ -1,4 +1,4 @@
-// Paper 003 eqs. (8) and (9) (see loghssp.hpp).
+// Al-Tawil and Moritz 1998 eqs. (8) and (9) (see loghssp.hpp).
 #include <ngx/fit/loghssp.hpp>
 
 namespace ngx::fit {

@@ -25,7 +25,7 @@ struct RhoFit {
     double threshold = inf; // v_k >= threshold: network-limited
 };
 
-// Paper 002's four-parameter max-rate model T = s + k n / min(R_N, R_Cb +
+// Gropp et al. 2016's four-parameter max-rate model T = s + k n / min(R_N, R_Cb +
 // (k-1) R_Ci) in the (s, a, c, rho) form: T = s + n max(c k, a k / v_k).
 double model(double s, double a, double c, double rho, double k, double n)
 {
@@ -249,7 +249,7 @@ double MaxRateParams::time(double k, double n) const noexcept
     const double r = rate(k);
     if (!(k >= 1) || !(r > 0))
         return Measured::nan;
-    return s + k * n / r; // paper 002: T = s + k n / min(R_N, R_Cb + (k-1) R_Ci)
+    return s + k * n / r; // Gropp et al. 2016: T = s + k n / min(R_N, R_Cb + (k-1) R_Ci)
 }
 
 double MaxRateParams::k_star() const noexcept
@@ -260,7 +260,7 @@ double MaxRateParams::k_star() const noexcept
         return 1;
     if (!(R_Ci > 0))
         return inf;
-    return 1 + (R_N - R_Cb) / R_Ci; // = R_N / R_C when R_Ci = R_Cb (paper 002)
+    return 1 + (R_N - R_Cb) / R_Ci; // = R_N / R_C when R_Ci = R_Cb (Gropp et al. 2016)
 }
 
 double MaxRateParams::linear_bcast(double P, double n) const noexcept

@@ -23,7 +23,7 @@ double PostalParams::tree_bcast(double P, double n) const noexcept
 
 Result<PostalFit> fit_postal(std::span<const double> n, std::span<const double> t, const PostalOptions& opt)
 {
-    // Paper 002: T = s + r n by least squares.
+    // Gropp et al. 2016: T = s + r n by least squares.
     Result<LineFit> line =
         opt.relative_weights ? fit_line_weighted(n, t, relative_weights(t), opt.level) : fit_line(n, t, opt.level);
     if (!line)

@@ -1,4 +1,4 @@
-// Paper 003 section 3.2, eqs. (1)-(7) (see protocols.hpp).
+// Al-Tawil and Moritz 1998 section 3.2, eqs. (1)-(7) (see protocols.hpp).
 #include <ngx/fit/protocols.hpp>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // ngx module `mpi`: point-to-point MPI between the two ranks of a pair, in
-// every send mode of paper 003 Table 1, chosen with --mpi-mode:
+// every send mode of Al-Tawil and Moritz 1998 Table 1, chosen with --mpi-mode:
 //
 //   standard     MPI_Send        isend   MPI_Isend  + wait
 //   synchronous  MPI_Ssend       issend  MPI_Issend + wait
@@ -131,7 +131,7 @@ struct Context {
     int self = -1;
     int target = -1;
     // Blocking standard mode on contiguous bytes, no polling: send and recv
-    // call MPI_Send/MPI_Recv with nothing in between (issue 16). Set by
+    // call MPI_Send/MPI_Recv with nothing in between. Set by
     // update_plain_path() whenever the mode or the layout changes.
     bool plain_path = false;
 };

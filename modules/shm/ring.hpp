@@ -174,7 +174,7 @@ enum class Waiting { for_message, for_space };
 // `fast_spins` polls cost nothing but the poll and a pause instruction: no
 // clock read, no look at the cancel flag or the peer, since a ping-pong's
 // message arrives within a few hundred of them and anything read there
-// delays noticing it (issue 16). The pause stays: on this AMD EPYC guest a
+// delays noticing it. The pause stays: on this AMD EPYC guest a
 // spin with it sees the peer's line 5-10 ns sooner than a bare one (shm
 // 1-byte half round trip 0.265-0.270 against 0.280 us, bench/ladder), as
 // the minimal program's own -p shows. This bound is counted, not timed: a
@@ -342,7 +342,7 @@ public:
 
 private:
     // A message that fits one cell with its header (the ping-pong's): one
-    // record, no cursor, nothing computed that is known (issue 16: the
+    // record, no cursor, nothing computed that is known (measured: the
     // general path cost 140 instructions for a 1-byte message, this 40).
     template <typename Wait>
     ngx_status write_inline(const void* payload, size_t len, Wait& wait, ngx_error* err)

@@ -1,4 +1,4 @@
-// The sim module's node link (paper 002's max-rate model as ground truth):
+// The sim module's node link (Gropp et al. 2016's max-rate model as ground truth):
 // with --sim-RN (bytes/s shared by all pairs of one node) and --sim-RC
 // (bytes/s of each pair's own path to the NIC), a message of n bytes sent
 // while a pairs of this node are communicating takes

@@ -7,13 +7,13 @@
 // TSC or CLOCK_MONOTONIC) at which it "arrives". Both peers must run on one
 // node (one clock). The times below are the caller's: a send called at t
 // returns to its caller at inj, the module's own way in and out of the call
-// measured at connect and taken off its busy-wait (sim_clock.hpp, issue 9
-// item 3), so that a pattern measuring o sees the configured o.
+// measured at connect and taken off its busy-wait (sim_clock.hpp),
+// so that a pattern measuring o sees the configured o.
 //
 // Parameters (options, microseconds unless noted): L latency, o_s and o_r
 // send and receive overhead, O_s and O_r their per-byte parts (us/byte),
 // g gap, G gap per byte (us/byte), S rendezvous threshold in bytes (0 =
-// none). The overheads grow with the size as paper 001 section 4 observes
+// none). The overheads grow with the size as Hoefler et al. 2007 section 4 observes
 // and LogGOPSim's O models: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
 // Below, o_s and o_r stand for o_s(s) and o_r(s) of the message at hand
 // (zero-byte requests and acknowledgements pay o_s, o_r). With (s-1)G and
@@ -23,18 +23,18 @@
 //     inj      = max(t + o_s, nic_free)      the CPU is busy o_s, then waits
 //                                            for the NIC; send returns at inj
 //     nic_free = inj + g + (s-1)G            the NIC is busy g + (s-1)G =
-//                                            G_all (paper 001, eq. 2)
+//                                            G_all (Hoefler et al. 2007, eq. 2)
 //     arrival  = inj + L + (s-1)G            the last byte reaches the peer
 // recv called at r returns at max(r, arrival) + o_r.
 //
-// Hence PRTT(1,0,s) = 2(o_s + L + (s-1)G + o_r), which is eq. (1) of paper 001
+// Hence PRTT(1,0,s) = 2(o_s + L + (s-1)G + o_r), which is eq. (1) of Hoefler et al. 2007
 // with o = (o_s + o_r)/2, and n messages sent d apart follow eq. (5):
 // PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o_s + d, g + (s-1)G), provided
 // o_r <= max(o_s + d, G_all) (the model's o < G_all; otherwise the receiver
 // is the bottleneck) and g <= 2(L + o_s + o_r) (the NIC is free again when
 // the next round trip starts).
 //
-// Rendezvous (S > 0 and s > S), as LogGPS (paper 004, Table 3, eq. 3): the
+// Rendezvous (S > 0 and s > S), as LogGPS (Ino et al. 2001, Table 3, eq. 3): the
 // sender at t sends a zero-byte request (busy o_s, it arrives at t + o_s + L);
 // the receiver notices it at c = max(arrival, r) + o_r, where r is the time
 // its recv was called, and answers with an acknowledgement (busy o_s, arrives
@@ -44,7 +44,7 @@
 // 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
 // direction than eager. Requests and acknowledgements do not occupy the gap.
 //
-// Send modes (--sim-mode, the mpi module's table, paper 003 Table 1): the
+// Send modes (--sim-mode, the mpi module's table, Al-Tawil and Moritz 1998 Table 1): the
 // rules above are `standard`. `ready` is eager at every size (the receive
 // is known posted: the paper's T); `buffered` copies into an attached
 // buffer first (busy o_s(s) + s C, C = --sim-copy us/byte) and then goes
@@ -67,12 +67,12 @@
 // when what it waits for is on the ring.
 //
 // Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
-// cost of paper 000: with a stride d > 1 the send packs and the receive
+// cost of Cameron et al. 2007: with a stride d > 1 the send packs and the receive
 // unpacks the n = s/e elements, each busy --sim-strided us per element more
 // (o_s(s) + n c and o_r(s) + n c), so a strided transfer costs l_mw = 2 n c
 // more than a contiguous one. to_self keeps the message in the process: send
 // returns at t + o_s(s) (+ n c), recv at max(r, that) + o_r(s) (+ n c), with
-// no L and no G (send to self, paper 000 section 4.1).
+// no L and no G (send to self, Cameron et al. 2007 section 4.1).
 //
 // Limits: a call's own work (a clock read, the copy into the ring, a cache
 // line from the peer's core) must fit in its overhead. On a 2-vCPU KVM guest
@@ -155,7 +155,7 @@ struct Model {
     uint64_t L() const { return uint64_t(std::llround(latency)); }
     uint64_t o_s() const { return uint64_t(std::llround(send_overhead)); }
     uint64_t o_r() const { return uint64_t(std::llround(recv_overhead)); }
-    // o_s(s) = o_s + (s-1) O_s and o_r(s) = o_r + (s-1) O_r (paper 001 section 4).
+    // o_s(s) = o_s + (s-1) O_s and o_r(s) = o_r + (s-1) O_r (Hoefler et al. 2007 section 4).
     uint64_t o_s(size_t bytes) const { return per_byte(send_overhead, send_overhead_per_byte, bytes); }
     uint64_t o_r(size_t bytes) const { return per_byte(recv_overhead, recv_overhead_per_byte, bytes); }
     static uint64_t per_byte(double base, double per_byte, size_t bytes)
@@ -260,7 +260,8 @@ const ngx_option_spec option_specs[] = {
     {"sim-ring-bytes", "0",
      "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
      "largest message"},
-    {"sim-RN", "0", "bytes/s of the node's link, shared by all pairs of a node (max-rate model, paper 002); 0 = none"},
+    {"sim-RN", "0",
+     "bytes/s of the node's link, shared by all pairs of a node (max-rate model, Gropp et al. 2016); 0 = none"},
     {"sim-RC", "0", "bytes/s of each pair's own path to the link (max-rate model R_C); 0 = none"},
     {"sim-link", "", "name of the shared link record (default: the job's name, else the driver's pid)"},
     {"sim-clock", "real",

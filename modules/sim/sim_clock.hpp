@@ -1,7 +1,7 @@
-// The sim module's clock and the cost of its own calls (issue 9 item 3).
+// The sim module's clock and the cost of its own calls.
 //
 // The sim promises that a send keeps the caller busy o_s and a receive o_r
-// (paper 001: o is the time the processor is engaged in the call). It can
+// (Hoefler et al. 2007: o is the time the processor is engaged in the call). It can
 // only read its clock inside the call, so the caller sees more: the way in
 // (call, the first clock read up to its sample point), the busy-wait's
 // overshoot past its deadline and the way out (the rest of the last read,

@@ -18,7 +18,7 @@
 // SO_RCVTIMEO/SO_SNDTIMEO carry the deadline so no extra syscall is needed.
 // recv() takes what has arrived rather than waiting with MSG_WAITALL: on
 // loopback a 1 MiB ping-pong took 193-264 us with MSG_WAITALL against
-// 183-192 us without, the minimal C program's 168-176 (issue 16; 1-byte
+// 183-192 us without, the minimal C program's 168-176 (1-byte
 // times unchanged).
 //
 // Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided

@@ -4,7 +4,7 @@
 // (NGX_CAP_COLLECTIVES; mpi: MPI_Bcast), contiguous and strided (the
 // module's set_layout, NGX_CAP_DATATYPES: MPI_Type_vector). It measures what
 // `ngx predict --params STRIDED.json --compare-to BCAST.json` checks the
-// broadcast predictions of log3P, LogGP and LogGPS against (paper 000,
+// broadcast predictions of log3P, LogGP and LogGPS against (Cameron et al. 2007,
 // section 4.3.3). Every repetition starts at a barrier; each rank times its
 // own call, and a repetition lasts as long as its slowest rank (the last
 // receiver): the row's samples are those maxima, gathered on rank 0. Ranks

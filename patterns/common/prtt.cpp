@@ -1,4 +1,4 @@
-// PRTT(n, d, s) measurement, paper 001 Listing 1 (see prtt.hpp). The timed
+// PRTT(n, d, s) measurement, Hoefler et al. 2007 Listing 1 (see prtt.hpp). The timed
 // loop holds only the module calls, the busy-wait and two timer reads; ticks
 // become microseconds after the loop.
 //
@@ -231,7 +231,7 @@ bool plain_burst(const PrttSpec& spec)
 
 // PRTT(n, 0, s) in batches of spec.batch repetitions (1: every repetition
 // timed): nothing between the timer reads but the module's sends and recv
-// (issue 16), and per batch only the cancel flag, the progress mark and one
+// and per batch only the cancel flag, the progress mark and one
 // stored sample outside them. `Burst` false is the ping-pong (n = 1, one
 // send). A failed call or a loss abandons the whole batch; `rep` counts
 // repetitions, so a resync meets the responder at the batch's first one.
@@ -322,7 +322,7 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
                 waited += wait_ticks(timer, delay_ticks);
             code = transport.send_code(data, spec.size);
         }
-        if (compute_ticks != 0) // compute(w), paper 004 Figure 3
+        if (compute_ticks != 0) // compute(w), Ino et al. 2001 Figure 3
             timer.wait_until(timer.now() + compute_ticks);
         if (code == NGX_OK) {
             operation = "recv";
@@ -349,7 +349,7 @@ Result<std::vector<double>> driver_loop(PatternContext& ctx, Buffer& buffer, con
     if (spec.delay_spent_us != nullptr && spec.messages > 1 && delay_ticks != 0 && !waits.empty()) {
         // Per wait, in the median repetition (a preempted one must not count):
         // the ticks between its first and last read, plus what the loop costs
-        // around them (issue 9 item 3: no cost of wait(d) may enter o).
+        // around them (no cost of wait(d) may enter o).
         std::nth_element(waits.begin(), waits.begin() + waits.size() / 2, waits.end());
         double per_wait = double(waits[waits.size() / 2]) / double(spec.messages - 1);
         *spec.delay_spent_us = (per_wait + wait_cost_beyond_span(timer, delay_ticks)) / timer.info().ticks_per_us;

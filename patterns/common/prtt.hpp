@@ -1,8 +1,8 @@
-// The parametrized round trip time PRTT(n, d, s) of paper 001 (Listing 1),
+// The parametrized round trip time PRTT(n, d, s) of Hoefler et al. 2007 (Listing 1),
 // the measurement every timing pattern is built on: the driver sends n
 // messages of s bytes with d microseconds of busy-waiting between sends, the
 // responder answers the n-th with one message, and the driver times the
-// whole exchange. Ping-pong is PRTT(1, 0, s); paper 004's round trip with an
+// whole exchange. Ping-pong is PRTT(1, 0, s); Ino et al. 2001's round trip with an
 // imbalance w is PRTT(1, 0, s) with w of computation before the receive.
 //
 //     PrttSpec spec{.size = 64, .messages = 16, .delay_us = 0};
@@ -24,7 +24,7 @@ struct PrttSpec {
     double delay_us = 0;     // d
     uint64_t samples = 1000; // kept repetitions
     uint64_t warmup = 100;   // discarded repetitions before them
-    double compute_us = 0;   // busy work after the last send, before the receive (paper 004, Fig. 3: w)
+    double compute_us = 0;   // busy work after the last send, before the receive (Ino et al. 2001, Fig. 3: w)
     // Repetitions per timed sample (only PRTT(n, 0, s) with w = 0): the
     // timer is read once per batch and a sample is the batch's mean; warmup
     // and samples count batches (pingpong --pingpong-timing batch, loggp's

@@ -6,7 +6,7 @@
 // sides, so o = (o_s + o_r) / 2. Its round trip is 2 (2o + L + (s-1) max(O,
 // G)). An overlapped range (LogGPRange::overlapped) is that model with O =
 // max(O_s, O_r), exported as is. An additive range (ngx's 2 (L + o_s(s) +
-// o_r(s) + (s-1) G), paper 001's eq. (1)) pays O_s + O_r + G per byte: O =
+// o_r(s) + (s-1) G), Hoefler et al. 2007's eq. (1)) pays O_s + O_r + G per byte: O =
 // (O_s + O_r) / 2 and G is exported as O_s + O_r + G, so that LogGOPSim's
 // round trip is eq. (1)'s (its gap per byte is then that sum too; a comment
 // line says so).

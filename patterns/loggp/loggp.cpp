@@ -1,4 +1,4 @@
-// Pattern "loggp": LogGP parameters exactly as paper 001 assesses them.
+// Pattern "loggp": LogGP parameters exactly as Hoefler et al. 2007 assesses them.
 //
 // Per message size s the driver measures, each the median of c repetitions:
 //   PRTT(1,0,s)                  eq. (1): 2 (L + 2o + (s-1)G)
@@ -154,7 +154,7 @@ private:
             state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : delay->front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples, slice.warmup};
-        double d_spent = state.d; // what wait(d) really took, measured by the driver (issue 9 item 3)
+        double d_spent = state.d; // what wait(d) really took, measured by the driver
         delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
@@ -168,7 +168,7 @@ private:
         return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
     }
 
-    // The batch of a size (issue 9 item 1, issue 16 item 2): with --loggp-timing
+    // The batch of a size: with --loggp-timing
     // auto, enough repetitions per timed sample that a PRTT(1,0,s) sample
     // spans at least `auto_batch_steps` timer steps, so the timer's step (10
     // ns on a KVM guest's TSC, a tenth of a shared-memory round trip) no
@@ -291,7 +291,7 @@ std::vector<opt::OptionSpec> loggp_options()
     std::vector<opt::OptionSpec> options = {
         {"loggp-n", "16", "messages n of PRTT(n,0,s) and PRTT(n,d,s)"},
         {"loggp-timing", "auto",
-         "PRTT(1,0,s) and PRTT(n,0,s): per-sample (timer read around every repetition, as paper 001), batch "
+         "PRTT(1,0,s) and PRTT(n,0,s): per-sample (timer read around every repetition, as Hoefler et al. 2007), batch "
          "(once per --loggp-batch repetitions; statistics over batch means) or auto (a batch where a round trip "
          "is shorter than 100 timer steps)"},
         {"loggp-batch", "16", "repetitions per timed sample with --loggp-timing batch"}};
@@ -316,7 +316,7 @@ PatternInfo loggp_pattern()
 {
     PatternInfo info;
     info.name = "loggp";
-    info.description = "LogGP parameters per protocol range from PRTT(n,d,s) (paper 001)";
+    info.description = "LogGP parameters per protocol range from PRTT(n,d,s) (Hoefler et al. 2007)";
     info.metric = "PRTT(1,0,s)";
     // Two sizes an octave (2^k and 3 * 2^(k-1)), 34 in all: a protocol range
     // between two switches a factor 4 apart still has the points to fit

@@ -76,7 +76,7 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
     if (range.overlapped)
         json["note"] = "overlapped: the per-byte costs run at once (a pipelined transfer), so eq. (1) pays "
                        "(s-1) max(O_s, O_r, G) once instead of their sum, as LogGOPSim's round trip does";
-    if (range.L.value < 0) // paper 001 section 3.4: o and L overlap; eq. (1) then leaves no room for L
+    if (range.L.value < 0) // Hoefler et al. 2007 section 3.4: o and L overlap; eq. (1) then leaves no room for L
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
     return json;
@@ -325,9 +325,10 @@ Json fit_settings_json(const LogGPFitSettings& settings)
             {"fit", settings.fit}};
 }
 
-constexpr const char* paper_method = "paper 001: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)";
+constexpr const char* paper_method =
+    "Hoefler et al. 2007: o by eq. (6), g and G by least squares over eq. (7), L by eq. (1)";
 constexpr const char* joint_method =
-    "paper 001's estimates (o by eq. (6), g and G by eq. (7), L by eq. (1)), then per range all parameters "
+    "Hoefler et al. 2007's estimates (o by eq. (6), g and G by eq. (7), L by eq. (1)), then per range all parameters "
     "together by weighted least squares over eqs. (1) and (5) and the measured o_r, where that reproduces the "
     "measurements better (ranges[].fit)";
 

@@ -1,4 +1,4 @@
-// LogGP results as data: the fit of paper 001 from per-size PRTT medians,
+// LogGP results as data: the fit of Hoefler et al. 2007 from per-size PRTT medians,
 // turned into the `model` object of ngx's JSON (one parameter set per
 // protocol range, with confidence intervals) and read back for `ngx predict`.
 // Shared by the loggp pattern and `ngx fit`, so both give the same output.

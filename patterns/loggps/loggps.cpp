@@ -1,4 +1,4 @@
-// Pattern "loggps": LogGPS parameters as paper 004 derives them (section 4.3).
+// Pattern "loggps": LogGPS parameters as Ino et al. 2001 derives them (section 4.3).
 //
 // The round-trip program of Figure 3: P0 sends k bytes, computes for w,
 // receives the reply; P1 receives and replies. Per size the driver measures
@@ -100,7 +100,8 @@ PatternInfo loggps_pattern()
 {
     PatternInfo info;
     info.name = "loggps";
-    info.description = "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (paper 004)";
+    info.description =
+        "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (Ino et al. 2001)";
     info.metric = "RTT(k, w=0)";
     info.default_sizes = "1-256Ki";
     info.options = {{"loggps-w-factor", "3", "W per size as this multiple of RTT(k, 0)"}};

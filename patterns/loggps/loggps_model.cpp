@@ -16,7 +16,7 @@ Json model_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSFit& 
     for (std::size_t i : f.not_overlapped)
         not_overlapped.push_back(points[i].size);
     return {{"kind", "loggps"},
-            {"method", "paper 004: RTT at w = 0 and w = W fitted to Table 6, section 4.3"},
+            {"method", "Ino et al. 2001: RTT at w = 0 and w = W fitted to Table 6, section 4.3"},
             {"w_factor", factor},
             {"L_us", measured_json(f.L)},
             {"o_prime_us", measured_json(f.o_prime)},

@@ -1,6 +1,6 @@
 // The loggps pattern's offline hooks: `ngx fit run.json` re-fits a saved
 // loggps run exactly as the live pattern does, and `ngx predict --params
-// run.json` predicts with the LogGPS costs of paper 004 (Tables 3 and 4,
+// run.json` predicts with the LogGPS costs of Ino et al. 2001 (Tables 3 and 4,
 // fit/loggps.hpp): pingpong = RTT(k, 0) / 2 (Table 6), prtt = PRTT(n, d, k)
 // composed from Table 4, bcast-linear, bcast-tree (g = 0: LogGPS has no g).
 // A model of another kind is refused; a prediction the model cannot make
@@ -131,7 +131,7 @@ int loggps_predict_offline(const CommandArguments& arguments)
                                              ": a parameter it needs is unknown (G_l is null when no measured "
                                              "size was above s)"));
     std::cout << "# " << request->op << " of " << format_bytes(uint64_t(request->size))
-              << " with LogGPS (paper 004, Tables 3-4; s = " << threshold_text(params->s)
+              << " with LogGPS (Ino et al. 2001, Tables 3-4; s = " << threshold_text(params->s)
               << ", S = " << threshold_text(params->S) << ")\n"
               << "prediction: " << cost << " us\n";
     return 0;

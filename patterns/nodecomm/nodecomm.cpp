@@ -1,4 +1,4 @@
-// Pattern "nodecomm" (paper 002, Gropp, Olson, Samfass): k = 1..K pairs
+// Pattern "nodecomm" (Gropp et al. 2016, Gropp, Olson, Samfass): k = 1..K pairs
 // ping-pong the same size n at the same time between two nodes. With 2P
 // ranks, pair i is rank i (node A, it times) with rank P + i (node B). For
 // each (k, n), in an interleaved order so that slow drifts spread over all
@@ -347,7 +347,7 @@ PatternInfo nodecomm_pattern()
 {
     PatternInfo info;
     info.name = "nodecomm";
-    info.description = "k = 1..K concurrent pairs between two nodes, max-rate model (paper 002)";
+    info.description = "k = 1..K concurrent pairs between two nodes, max-rate model (Gropp et al. 2016)";
     info.metric = "half round trip of the slowest of k pairs";
     info.default_sizes = "1-1Mi";
     info.default_count = 200;

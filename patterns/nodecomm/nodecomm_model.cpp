@@ -1,4 +1,4 @@
-// Fitting paper 002's models to a nodecomm run (see nodecomm_model.hpp).
+// Fitting Gropp et al. 2016's models to a nodecomm run (see nodecomm_model.hpp).
 #include "nodecomm_model.hpp"
 
 #include <ngx/fit/change_points.hpp>
@@ -43,7 +43,7 @@ Json rate_json(const fit::Measured& per_byte)
     return measured_json(rate, us_per_s);
 }
 
-// Table 2 of paper 002: the sum of |model - measured| / measured.
+// Table 2 of Gropp et al. 2016: the sum of |model - measured| / measured.
 template <typename Model>
 double relative_error_sum(const Points& points, const Model& model)
 {
@@ -195,7 +195,7 @@ Json regime_json(const NodeCommData& data, const Regime& regime)
     Json json = {{"from_bytes", regime.from_bytes},
                  {"to_bytes", regime.to_bytes == 0 ? Json(nullptr) : Json(regime.to_bytes)},
                  {"points", all.size()}};
-    // k* = R_N / R_C (paper 002, section 5): the pairs that saturate the network.
+    // k* = R_N / R_C (Gropp et al. 2016, section 5): the pairs that saturate the network.
     json["k_star"] = models["maxrate3"].value("k_star", Json());
     json["models"] = std::move(models);
     return json;

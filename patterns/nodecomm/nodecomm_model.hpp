@@ -1,4 +1,4 @@
-// The models of paper 002 (Gropp, Olson, Samfass) fitted to a nodecomm run:
+// The models of Gropp, Olson and Samfass (2016) fitted to a nodecomm run:
 // T(k, n), the time of the slowest of k concurrent pairs exchanging n bytes,
 // cut into regimes (short / eager / rendezvous) and fitted per regime with
 //   postal         T = alpha + n / R            (1 pair, K pairs, all k)
@@ -47,7 +47,7 @@ struct Regime {
 
 // "1-1Ki,1Ki-64Ki,64Ki-": half-open ranges, the last may be open-ended.
 Result<std::vector<Regime>> parse_regimes(const std::string& text);
-// Protocol ranges of the k = 1 curve (paper 001 section 3.5, robust
+// Protocol ranges of the k = 1 curve (Hoefler et al. 2007 section 3.5, robust
 // detector); one regime when there is no k = 1 curve or too few sizes.
 std::vector<Regime> detect_regimes(const NodeCommData& data);
 

@@ -2,7 +2,7 @@
 // every model of a saved nodecomm run (its regime chosen by SIZE), and
 // `--op best-k -s VOLUME`: the number of pairs k that moves VOLUME bytes from
 // one node to the other fastest, each pair sending VOLUME / k, under the
-// three-parameter max-rate model (paper 002, section 5: k* = R_N / R_C).
+// three-parameter max-rate model (Gropp et al. 2016, section 5: k* = R_N / R_C).
 // `ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]` fits the
 // models again to a saved run's T(k, n), e.g. with other regimes.
 #ifndef NGX_PATTERNS_NODECOMM_PREDICT_HPP

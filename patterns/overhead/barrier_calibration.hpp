@@ -1,4 +1,4 @@
-// The delay before the timed receive of paper 003 Figure 2 ("wait delta"),
+// The delay before the timed receive of Al-Tawil and Moritz 1998 Figure 2 ("wait delta"),
 // calibrated from the barrier it follows. After a barrier P2 sends at once
 // and P1 receives at once; P1 times from its own barrier exit to the end of
 // the receive. That time holds the barrier's skew (how much later P2 left:

@@ -204,13 +204,13 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
                     Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
     fit::ProtocolParams p = params_of(*base);
     print_params(("transport (from " + base->label + ")").c_str(), p);
-    std::cout
-        << "# protocol decomposition (paper 003 eqs. 1-7): data waited for the receiver (delayed o_r > o_r + (k-1)G + "
-           "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
-        << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9) << "protocol"
-        << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error" << std::setw(12)
-        << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
-        << "\n";
+    std::cout << "# protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): data waited for the receiver (delayed "
+                 "o_r > o_r + (k-1)G + "
+                 "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
+              << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
+              << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
+              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+              << "\n";
     Json rows = Json::array();
     for (const SavedRun& run : *runs)
         for (const Point& point : run.points)
@@ -269,9 +269,9 @@ int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
     fit::Tiers tiers{{a.o_s, a.o_r, a.G}, {b.o_s, b.o_r, b.L, b.G}};
     double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
     double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
-    std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (paper 003 eqs. 8-9)\n# intra (" << files[0]
-              << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S " << std::setprecision(6)
-              << tiers.intra.S << " us/byte\n";
+    std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
+              << files[0] << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S "
+              << std::setprecision(6) << tiers.intra.S << " us/byte\n";
     print_params(("inter (" + files[1] + ")").c_str(), b);
     std::cout << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
               << ", gap per byte G/S " << gap_ratio << "\n";
@@ -350,7 +350,7 @@ int overhead_predict(const CommandArguments& arguments)
     bool intra = tier == "intra";
     double us = intra ? fit::intra_time(tiers->intra, size) : fit::inter_time(tiers->inter, size);
     std::cout << std::fixed << std::setprecision(3) << "p2p " << tier << " " << format_bytes(size) << ": T_s-r " << us
-              << " us (paper 003 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
+              << " us (Al-Tawil and Moritz 1998 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
               << fit::inter_time(tiers->inter, size) / std::max(1e-9, fit::intra_time(tiers->intra, size)) << "\n";
     return 0;
 }

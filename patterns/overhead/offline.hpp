@@ -1,7 +1,7 @@
 // The overhead pattern's offline hooks, on saved runs (JSON of -x overhead):
 //
 //   ngx fit RUN.json [-o OUT.json]
-//       the protocol decomposition of paper 003 section 3.2: o_s, o_r, L, G
+//       the protocol decomposition of Al-Tawil and Moritz 1998 section 3.2: o_s, o_r, L, G
 //       of the transport from the base run (the first, or --base VARIANT),
 //       then per run (send mode) and size the protocol (T, TA, RTA, RAT)
 //       as fit::infer_protocol() decides from the size's timer11, timer12

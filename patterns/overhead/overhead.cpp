@@ -1,6 +1,6 @@
 // Pattern "overhead": the send overhead o_s and the receive overhead o_r per
 // message size for the transport's send mode (for mpi: --mpi-mode), measured
-// as in paper 003, Figure 2 and section 3.1 ("Experimental Methodology").
+// as in Al-Tawil and Moritz 1998, Figure 2 and section 3.1 ("Experimental Methodology").
 //
 // One repetition, P1 = the driver (rank i), P2 = its peer, four timers:
 //
@@ -11,7 +11,7 @@
 //
 // o_s = timer11: the send call alone. For local sends (standard, ready,
 // buffered) that is the overhead; the synchronous send is non-local (it
-// waits for the receiver's handshake, paper 003 Figure 3).
+// waits for the receiver's handshake, Al-Tawil and Moritz 1998 Figure 3).
 // o_r = timer12: P1 waits delta after the barrier so that P2's message has
 // arrived and the receive holds no idle time ("we delayed the receive").
 // Non-blocking, o_r = timer21, the post of P2's receive right after the
@@ -397,7 +397,8 @@ PatternInfo overhead_pattern()
 {
     PatternInfo info;
     info.name = "overhead";
-    info.description = "send overhead o_s and receive overhead o_r per size, barrier + delay (paper 003)";
+    info.description =
+        "send overhead o_s and receive overhead o_r per size, barrier + delay (Al-Tawil and Moritz 1998)";
     info.metric = "send overhead o_s";
     info.default_sizes = "1-64Ki";
     info.options = {
@@ -405,7 +406,8 @@ PatternInfo overhead_pattern()
         {"overhead-delay", "auto",
          "wait before the timed receive, microseconds; auto: the larger of 2 x the median arrival of the message after "
          "the barrier + 5 and its p95 (up to 1000)"},
-        {"overhead-root", "both", "barrier root: driver, responder, or both (alternating repetitions, paper 003)"}};
+        {"overhead-root", "both",
+         "barrier root: driver, responder, or both (alternating repetitions, Al-Tawil and Moritz 1998)"}};
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
     info.predict = overhead_predict;

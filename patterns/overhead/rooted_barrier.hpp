@@ -1,4 +1,4 @@
-// A two-party barrier with a root, as the paper 003 benchmark needs it: the
+// A two-party barrier with a root, as the Al-Tawil and Moritz 1998 benchmark needs it: the
 // root waits for the other side's arrival and releases it, so the root leaves
 // first and the other side one control-channel latency later. The paper
 // repeats its measurements with the root moved from the sender to the

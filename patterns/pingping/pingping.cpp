@@ -1,4 +1,4 @@
-// Pattern "pingping": PRTT(n, d, s) of paper 001, Listing 1, per size: n
+// Pattern "pingping": PRTT(n, d, s) of Hoefler et al. 2007, Listing 1, per size: n
 // messages with d microseconds of busy-waiting between sends, one reply.
 #include <ngx/pattern_plugin.hpp>
 
@@ -54,7 +54,7 @@ PatternInfo pingping_pattern()
 {
     PatternInfo info;
     info.name = "pingping";
-    info.description = "PRTT(n, d, s): n messages with delay d between sends, one reply (paper 001)";
+    info.description = "PRTT(n, d, s): n messages with delay d between sends, one reply (Hoefler et al. 2007)";
     info.metric = "PRTT(n, d, s)";
     info.default_sizes = "1-64Ki";
     info.options = {{"pingping-n", "16", "messages n per round trip"},

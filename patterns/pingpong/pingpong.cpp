@@ -1,10 +1,10 @@
 // Pattern "pingpong": half the round-trip time of one message per size
-// (Netgauge's one_one, OSU's osu_latency): PRTT(1, 0, s) / 2 of paper 001.
+// (Netgauge's one_one, OSU's osu_latency): PRTT(1, 0, s) / 2 of Hoefler et al. 2007.
 //
 // --pingpong-timing per-sample (default) reads the timer around every round
 // trip; batch reads it once per --pingpong-batch round trips and keeps the
 // batch's mean as the sample, for paths below a microsecond where one timer
-// read is a noticeable part of the interval (issue 16). The run's options in
+// read is a noticeable part of the interval. The run's options in
 // the JSON say which, and that the statistics are then over batch means.
 #include <ngx/pattern_plugin.hpp>
 

@@ -63,7 +63,7 @@ Json points_json(const std::vector<GridPoint>& grid)
 }
 
 struct HeldOut {
-    fit::ModelError paper;  // paper 000's form: o_net from contiguous transfers
+    fit::ModelError paper;  // Cameron et al. 2007's form: o_net from contiguous transfers
     fit::ModelError packed; // the packed path's o_net, from the other remote strided points
 };
 
@@ -141,7 +141,8 @@ void log3p_samples(const std::vector<GridPoint>& grid, size_t element, size_t sk
     for (const GridPoint& g : grid)
         if (g.stride == 1)
             unit[g.size] = &g;
-    for (const auto& [size, g] : unit) // paper 000, section 4.1: T_00(s), T_01(s), T_mem(s) of contiguous data
+    for (const auto& [size, g] :
+         unit) // Cameron et al. 2007, section 4.1: T_00(s), T_01(s), T_mem(s) of contiguous data
         contiguous.push_back({double(size), g->t_self, g->t_remote, g->t_mem});
     for (size_t i = 0; i < grid.size(); ++i)
         if (i != skip)
@@ -210,7 +211,7 @@ Result<Json> grid_model(const std::vector<GridPoint>& grid, size_t element, cons
         {"error_on_grid", error_json(grid_error(packed, grid, element))},
         {"held_out", error_json(held.packed)}};
     Json model = {{"kind", "log3p"}};
-    // The fitted functions of s behind the tables (paper 000, Fig. 5: linear in s).
+    // The fitted functions of s behind the tables (Cameron et al. 2007, Fig. 5: linear in s).
     if (f->o_mw_line) {
         model["o_mw_us"] = measured_json(f->o_mw_line->intercept);
         model["o_mw_us_per_byte"] = measured_json(f->o_mw_line->slope);

@@ -1,4 +1,4 @@
-// The log3P model of paper 000 fitted to one strided run: the measured
+// The log3P model of Cameron et al. 2007 fitted to one strided run: the measured
 // grid (sizes x strides), the model's parameters per size, its error on the
 // grid, a leave-one-out check of held-out (s, d) points, and LogGP's
 // prediction of the same transfers beside it (a line through the remote

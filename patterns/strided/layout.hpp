@@ -1,8 +1,8 @@
-// A strided array as paper 000 sends it: s bytes of data, elements of one
+// A strided array as Cameron et al. 2007 sends it: s bytes of data, elements of one
 // type (double, int or char) placed every d elements, so the array spans
 // ((s/e - 1) d + 1) e bytes for e-byte elements. The copies a user (or the
 // middleware) makes of it: gather into a contiguous buffer (pack), scatter
-// back (unpack) and the plain copy of the layout (paper 000's T_mem).
+// back (unpack) and the plain copy of the layout (Cameron et al. 2007's T_mem).
 //
 //     Layout layout{.element = 8, .stride = 16};
 //     size_t span = layout.span(4096);            // bytes the strided array covers
@@ -48,7 +48,7 @@ struct LayoutChoice {
     std::vector<uint64_t> strides; // sorted, without repeats
 };
 
-// The specs of --<prefix>-type (default double, as in paper 000) and
+// The specs of --<prefix>-type (default double, as in Cameron et al. 2007) and
 // --<prefix>-strides (default `default_strides`, described by `strides_help`).
 std::vector<opt::OptionSpec> layout_options(const std::string& prefix, const std::string& default_strides,
                                             const std::string& strides_help);

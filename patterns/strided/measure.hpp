@@ -37,7 +37,7 @@ Result<std::vector<double>> remote_manual(PatternContext& ctx, StridedBuffers& b
 Result<std::vector<double>> self_through_module(PatternContext& ctx, StridedBuffers& b, const Layout& layout,
                                                 size_t size, bool packed);
 
-// Paper 000, section 3.2: each sample the average of n repetitions, the
+// Cameron et al. 2007, section 3.2: each sample the average of n repetitions, the
 // value the minimum of m samples (the steady best case, insensitive to the
 // other loads of a shared machine). Here the `count` repetitions are cut
 // into consecutive blocks of n = 5 (m = count / 5; fewer repetitions: one

@@ -111,7 +111,7 @@ int print_predictions(const Models& m, const std::string& which, double s, doubl
               << "-byte elements, stride " << d << " (" << d * double(m.element) << " B), P = " << P
               << "; microseconds\n";
     std::cout << "# log3P: o_mw " << m.log3p->o_mw_at(s) << ", l_mw " << m.log3p->l_mw_at(s, d * double(m.element))
-              << ", o_net " << m.log3p->o_net_at(s) << " (paper 000, eq. (6))\n";
+              << ", o_net " << m.log3p->o_net_at(s) << " (Cameron et al. 2007, eq. (6))\n";
     std::cout << std::left << std::setw(8) << "model" << std::right << std::setw(14) << "point-to-point"
               << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast"
               << "\n";

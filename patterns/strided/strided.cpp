@@ -15,7 +15,7 @@
 // as pack + copy + unpack in this process, without the module (the JSON's
 // send_to_self says which of the three). The rows come per stride, unit
 // stride first; the row's summary is over every T_0,1 sample, while the
-// columns t01_us, t00_us, ... are paper 000's estimate (section 3.2: the
+// columns t01_us, t00_us, ... are Cameron et al. 2007's estimate (section 3.2: the
 // minimum over blocks of the mean, measure.hpp), which the model uses. Each
 // row has the log3P terms of its size (section 4.1):
 // o_mw = T_0,0(s) - T_mem(s), o_net = T_0,1(s) - o_mw,
@@ -225,7 +225,7 @@ PatternInfo strided_pattern()
     options.push_back({"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"});
     return {.name = "strided",
             .description = "strided messages over sizes x strides: T_0,1, send to self T_0,0, T_mem, pack/unpack, "
-                           "log3P (paper 000)",
+                           "log3P (Cameron et al. 2007)",
             .metric = "half round trip of s bytes of strided data",
             .default_sizes = "1Ki-64Ki",
             .options = std::move(options),

@@ -2,7 +2,7 @@
 """ngx plot: draws saved ngx runs (JSON) with matplotlib, one figure per call.
 
     ngx plot tcp.json mpi.json -o pingpong.png      # per-size medians, ratio panel
-    ngx plot loggp.json -o loggp.svg                # paper 001 Figure 4 and the model
+    ngx plot loggp.json -o loggp.svg                # Hoefler et al. 2007 Figure 4 and the model
     ngx plot run.json                               # writes run.png beside run.json
     ngx plot nightly/ -o trend.png                  # a directory: the history of its results
 
@@ -246,7 +246,7 @@ def range_for(ranges, s):
 
 
 def loggp_prtt(ranges, s):
-    """Paper 001 eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + (s-1) G)."""
+    """Hoefler et al. 2007 eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + (s-1) G)."""
     r = range_for(ranges, s)
     if r is None:
         return None
@@ -272,7 +272,7 @@ def range_sizes(xs, r):
 
 
 def plot_loggp(plt, runs):
-    """Paper 001 Figure 4: y(s) = g + (s-1)G per range, o_s(s), o_r(s), and the model's PRTT."""
+    """Hoefler et al. 2007 Figure 4: y(s) = g + (s-1)G per range, o_s(s), o_r(s), and the model's PRTT."""
     figure, axes = plt.subplots(2, 2)
     (gap_ax, o_ax), (prtt_ax, err_ax) = axes
     for label, run, _ in runs:
@@ -330,11 +330,11 @@ def plot_loggp(plt, runs):
         log_size_axis(axis)
         size_ticks(axis)
         axis.legend(fontsize="x-small")
-    return figure, "LogGP, paper 001 Fig. 4"
+    return figure, "LogGP, Hoefler et al. 2007 Fig. 4"
 
 
 def loggps_rtt(model):
-    """Paper 004 Table 6, RTT(k, w), from the fitted parameters (as fit/src/loggps.cpp), or None."""
+    """Ino et al. 2001 Table 6, RTT(k, w), from the fitted parameters (as fit/src/loggps.cpp), or None."""
     L, o = value_of(model.get("L_us")), value_of(model.get("o_prime_us"))
     O_s, O_r = value_of(model.get("O_s_us_per_byte")), value_of(model.get("O_r_us_per_byte"))
     G_s = value_of(model.get("G_s_us_per_byte"))
@@ -358,7 +358,7 @@ def loggps_rtt(model):
 
 
 def plot_loggps(plt, runs):
-    """Paper 004: RTT at w = 0 and w = W with the fitted Table 6 curves, s and S marked."""
+    """Ino et al. 2001: RTT at w = 0 and w = W with the fitted Table 6 curves, s and S marked."""
     figure, axis = plt.subplots()
     for label, run, _ in runs:
         model = run.get("model") if isinstance(run.get("model"), dict) else {}
@@ -389,11 +389,11 @@ def plot_loggps(plt, runs):
     size_ticks(axis)
     axis.set_ylabel("round-trip time (µs)")
     axis.legend(fontsize="small")
-    return figure, "LogGPS, paper 004"
+    return figure, "LogGPS, Ino et al. 2001"
 
 
 def plot_overhead(plt, runs):
-    """Paper 003: o_s and o_r per size, one pair of curves per run (send mode)."""
+    """Al-Tawil and Moritz 1998: o_s and o_r per size, one pair of curves per run (send mode)."""
     figure, axis = plt.subplots()
     for label, run, _ in runs:
         xs, o_s = series(run, "o_s_us")
@@ -405,7 +405,7 @@ def plot_overhead(plt, runs):
     axis.set_yscale("log")
     axis.set_ylabel("overhead (µs)")
     axis.legend(fontsize="small")
-    return figure, "overheads, paper 003"
+    return figure, "overheads, Al-Tawil and Moritz 1998"
 
 
 def nodecomm_table(run, where):
@@ -429,7 +429,7 @@ def value_of(parameter):
 
 def maxrate_regimes(run):
     """Per regime (from, to, alpha_us, R_C, R_N in bytes/us or None, k*) of the three-parameter max-rate
-    model, paper 002: T = alpha + k n / min(R_N, k R_C)."""
+    model, Gropp et al. 2016: T = alpha + k n / min(R_N, k R_C)."""
     regimes = []
     for regime in (run.get("model") or {}).get("ranges") or []:
         m = (regime.get("models") or {}).get("maxrate3") or {}
@@ -464,7 +464,7 @@ def heat_map(figure, axis, values, rows, sizes, title, colour_label, gid, cmap="
 
 
 def plot_nodecomm(plt, runs):
-    """Paper 002, Figures 1-2: the aggregate bandwidth k n / T(k, n) as heat maps (k x n), measured and
+    """Gropp et al. 2016, Figures 1-2: the aggregate bandwidth k n / T(k, n) as heat maps (k x n), measured and
     under the max-rate model, the model's relative error, and T against k per size with the model's
     lines and k* = R_N / R_C marked."""
     import numpy
@@ -508,7 +508,7 @@ def plot_nodecomm(plt, runs):
     t_ax.set_yscale("log")
     t_ax.grid(True, alpha=0.3)
     t_ax.legend(fontsize="x-small", ncol=2)
-    return figure, "node communication, paper 002"
+    return figure, "node communication, Gropp et al. 2016"
 
 
 def strided_grid(run, where):
@@ -539,7 +539,7 @@ def strided_grid(run, where):
 
 
 def plot_strided(plt, runs):
-    """Paper 000: the remote half round trip T_0,1(s, d) over sizes x strides as a heat map, the log3P
+    """Cameron et al. 2007: the remote half round trip T_0,1(s, d) over sizes x strides as a heat map, the log3P
     model's relative error on the same grid, and T_0,1 against s per stride, measured (points) and
     predicted by log3P (lines)."""
     import numpy
@@ -581,7 +581,7 @@ def plot_strided(plt, runs):
     stride_ax.set_ylabel(f"T_0,1(s, d) / T_0,1(s, {strides[0]})")
     stride_ax.grid(True, alpha=0.3)
     stride_ax.legend(fontsize="x-small", ncol=2)
-    return figure, "strided messages, paper 000"
+    return figure, "strided messages, Cameron et al. 2007"
 
 
 FAMILIES = {

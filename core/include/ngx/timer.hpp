@@ -88,7 +88,7 @@ public:
         return last;
     }
 
-    // Spins until `us` microseconds have passed (the "wait(d)" of paper 001, Listing 1).
+    // Spins until `us` microseconds have passed (the "wait(d)" of Hoefler et al. 2007, Listing 1).
     void busy_wait_us(double us) const
     {
         wait_until(now() + us_to_ticks(us));

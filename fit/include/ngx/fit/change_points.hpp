@@ -1,8 +1,8 @@
-// Protocol-change detection on a curve val(size): paper 001, section 3.5.
+// Protocol-change detection on a curve val(size): Hoefler et al. 2007, section 3.5.
 // A message-size-dependent protocol switch (eager -> rendezvous, ...) shows
 // up as a break in the otherwise straight line f(s) = G s + g of eq. (7);
 // the detector cuts the measured points into protocol ranges, each of which
-// then gets its own parameter set (paper 001, Table 2).
+// then gets its own parameter set (Hoefler et al. 2007, Table 2).
 //
 //     std::vector<double> size{1, 2, 4, ..., 1 << 20}, val{...};
 //     auto paper = detect_protocol_ranges_paper(size, val);   // as published
@@ -87,11 +87,11 @@ struct Range {
 };
 
 enum class Eq8Denominator {
-    as_printed,         // l - k - 2 = n - 3 (paper 001 eq. (8) literally)
+    as_printed,         // l - k - 2 = n - 3 (Hoefler et al. 2007 eq. (8) literally)
     degrees_of_freedom, // l - k - 1 = n - 2 (the stated intent)
 };
 
-// Paper 001, eq. (8): mean least-squares deviation of the line fitted to the
+// Hoefler et al. 2007, eq. (8): mean least-squares deviation of the line fitted to the
 // points k..l (inclusive). std::nullopt when the denominator is <= 0, the
 // indices are out of range, or all sizes in [k, l] are equal.
 std::optional<double> lsq(std::span<const double> size, std::span<const double> val, std::size_t k, std::size_t l,
@@ -108,7 +108,7 @@ struct PaperDetectorOptions {
     Eq8Denominator denominator = Eq8Denominator::as_printed;
 };
 
-// Paper 001, section 3.5, as published (see the overview above).
+// Hoefler et al. 2007, section 3.5, as published (see the overview above).
 // Fails with invalid_input for mismatched lengths, non-finite values,
 // non-increasing sizes, lookahead 0 or pfact <= 0; empty input gives no ranges.
 Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size, std::span<const double> val,
@@ -133,7 +133,7 @@ struct RobustDetectorOptions {
 
 // `scale` (optional, same length as val): with options.relative, each
 // deviation is taken relative to scale(i) instead of val(i). For a curve
-// that is a difference of measured times (o(s) of paper 001 eq. (6), near
+// that is a difference of measured times (o(s) of Hoefler et al. 2007 eq. (6), near
 // zero or even negative on fast transports) pass the times it came from, so
 // the weights follow its noise rather than its value.
 Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
@@ -148,7 +148,7 @@ Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, 
 double estimate_noise_variance(std::span<const double> size, std::span<const double> val, std::size_t window = 5,
                                bool relative = true, std::span<const double> scale = {});
 
-// Several measured curves over the same sizes (ngx addition to paper 001
+// Several measured curves over the same sizes (ngx addition to Hoefler et al. 2007
 // section 3.5, which searches eq. (7) only). A protocol switch need not show
 // in every curve: the 56-byte inline message of a shared-memory transport
 // changes PRTT(1,0,s) but not the gap of eq. (7). Each curve gets the robust

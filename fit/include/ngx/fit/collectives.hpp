@@ -81,7 +81,7 @@ struct MessageCost {
 // a block of n/P bytes). NaN fields: the model cannot price that size.
 using MessageCostFn = std::function<MessageCost(double bytes)>;
 
-// LogGP, per protocol range (paper 001, Table 2): each message costed with
+// LogGP, per protocol range (Hoefler et al. 2007, Table 2): each message costed with
 // the range its size falls in (LogGPParams::range_for), in the terms ngx's
 // LogGOPSim export uses: O = max(O_s, O_r) for an overlapped range, else
 // (O_s + O_r)/2 with G + O_s + O_r as the per-byte gap, so that one message

@@ -12,7 +12,7 @@
 //     auto w = relative_weights(y);                // w_i = 1 / y_i^2
 //     Result<LineFit> rw = fit_line_weighted(x, y, w);
 //
-// This is the fit paper 001 uses for g and G (section 3.3, eq. (7)) and that
+// This is the fit Hoefler et al. 2007 uses for g and G (section 3.3, eq. (7)) and that
 // the other models build on. Two points give a line but no intervals
 // (has_intervals() is false, standard errors NaN); fewer than two points,
 // all-equal x, mismatched spans or non-finite data give a failed Result.

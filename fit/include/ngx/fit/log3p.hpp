@@ -1,18 +1,18 @@
-// The log3P model of paper 000 (Cameron, Ge, Sun, "log_n P and log_3 P:
+// The log3P model of Cameron, Ge and Sun (2007, "log_n P and log_3 P:
 // Accurate Analytical Models of Point-to-Point Communication in Distributed
 // Systems"): a message costs
 //     T = o_mw + l_mw + o_net                                  eq. (6)
 // middleware overhead o_mw (unit-stride cost at sender and receiver),
 // middleware latency l_mw (the extra cost of strided data: packing and
 // unpacking) and network overhead o_net, each a function of the size s
-// (l_mw also of the stride d). Measured as in paper 000, section 4.1,
+// (l_mw also of the stride d). Measured as in Cameron et al. 2007, section 4.1,
 // from half round trips (pattern `strided`):
 //     T_00(s)   = o_mw/2 + T_mem + o_mw/2          send to self, contiguous
 //     T_01(s)   = o_mw/2 + o_net + o_mw/2          remote, contiguous
 //     T_00(s,d) = o_mw/2 + l_mw/2 + T_mem + l_mw/2 + o_mw/2   self, strided
 // so o_mw = T_00 - T_mem, o_net = T_01 - o_mw, l_mw = T_00(s,d) - T_mem -
 // o_mw; the remote strided time T_01(s,d) = o_mw + l_mw + o_net is then a
-// prediction, which paper 000 checks against its measurement.
+// prediction, which Cameron et al. 2007 checks against its measurement.
 //
 //     std::vector<Log3PSample> c = ...;          // per size: T_00, T_01, T_mem
 //     std::vector<Log3PStridedSample> st = ...;  // per (size, stride): T_00(s,d) [, T_01(s,d)]
@@ -28,7 +28,7 @@
 // Between measured strides l_mw is interpolated linearly in log2(d); outside
 // them the nearest stride is used. Stride d <= 0 means contiguous (l_mw = 0).
 //
-// The packed path (an extension, optional): paper 000 takes o_net from
+// The packed path (an extension, optional): Cameron et al. 2007 takes o_net from
 // contiguous transfers and sets the network's strided cost l_1 to zero,
 // since the middleware packs strided data into contiguous packets. Where a
 // module moves contiguous and packed data on different paths (Open MPI over
@@ -38,7 +38,7 @@
 // per size, from measured remote strided transfers as
 // T_01(s,d) - o_mw(s) - l_mw(s,d); l_1 = 0 still holds across strides.
 //
-// Collectives (paper 000, section 4.3.3): linear broadcast
+// Collectives (Cameron et al. 2007, section 4.3.3): linear broadcast
 // P (o_mw/2 + l_mw/2) + o_net, tree broadcast (o_mw + l_mw + o_net) log2(P),
 // with log2(P) rounded up to whole rounds for P not a power of two; P = 1
 // costs nothing.
@@ -80,7 +80,7 @@ struct Log3PParams {
         std::vector<double> sizes, l_mw;
     };
     std::vector<StrideTable> strided;
-    // The packed path (empty: paper 000's form): o_net of strided transfers
+    // The packed path (empty: Cameron et al. 2007's form): o_net of strided transfers
     // per size, used for strides d > unit_stride (bytes).
     std::vector<double> packed_sizes, packed_o_net;
     double unit_stride = 0;
@@ -111,13 +111,13 @@ struct Log3PFit {
     // other models.
     ModelError error;
     // Predicted T_01(s,d) against the measured remote strided times (count
-    // 0 when none were given): the accuracy paper 000 reports.
+    // 0 when none were given): the accuracy Cameron et al. 2007 reports.
     ModelError validation;
 };
 
 // Sets params.packed_* from the samples with a measured T_01 and stride >
 // unit_stride: per size the mean of T_01(s,d) - o_mw(s) - l_mw(s,d). Without
-// such samples the tables stay empty (paper 000's form).
+// such samples the tables stay empty (Cameron et al. 2007's form).
 void calibrate_packed_network(Log3PParams& params, double unit_stride, std::span<const Log3PStridedSample> remote);
 
 // Contiguous samples: increasing sizes >= 0, finite times, at least one.

@@ -1,6 +1,6 @@
-// LogGP parameters from parametrized round-trip times, exactly as paper 001
+// LogGP parameters from parametrized round-trip times, exactly as Hoefler et al. 2007
 // (Hoefler, Lichei, Rehm, "Low-Overhead LogGP Parameter Assessment"),
-// one parameter set per detected protocol range (paper 001, Table 2), and
+// one parameter set per detected protocol range (Hoefler et al. 2007, Table 2), and
 // the LogGP predictions ngx offers (ping-pong, PRTT, linear and binomial-tree
 // broadcast).
 //
@@ -16,10 +16,10 @@
 //     fit->error.max_rel;                      // how well it reproduces the data
 //
 // The input per message size s is what the `loggp` pattern measures with
-// Listing 1 of paper 001: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the delay
+// Listing 1 of Hoefler et al. 2007: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the delay
 // d it used (paper: d = PRTT(1,0,s)), all in one time unit (ngx: microseconds).
 //
-// What is computed, per paper 001:
+// What is computed, per Hoefler et al. 2007:
 //  - o(s) = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d            eq. (6)
 //  - y(s) = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G (s-1)   eq. (7)
 //  - protocol ranges: change points over x = s - 1 (section 3.5). The
@@ -32,7 +32,7 @@
 //    "half of the round trip time (EEL) of a small message", s_min = 1; if
 //    the smallest measured size is not 1 the smallest is used and
 //    `eel_size` says which).
-//  - overheads per range as lines in the size (paper 001 section 4: "o is
+//  - overheads per range as lines in the size (Hoefler et al. 2007 section 4: "o is
 //    not constant ... but has a linear slope"; LogGOPSim's O):
 //    o_s(s) = o_s + (s-1) O_s through o(s) of eq. (6), and
 //    o_r(s) = o_r + (s-1) O_r through the measured receive overheads, each
@@ -48,7 +48,7 @@
 // lines (OverheadLine::exact) reproduce the fit's `error` exactly.
 // `eel` keeps the published quantity.
 //
-// Weighting. Paper 001 uses ordinary least squares and plain means. Timing
+// Weighting. Hoefler et al. 2007 uses ordinary least squares and plain means. Timing
 // noise is roughly proportional to the time, and sizes span 1 B..1 MiB, so by
 // default (Weighting::relative) ngx weights the regression by 1/y^2, the
 // o_s line and mean by 1/PRTT(n,d,s)^2, the o_r line by 1/o_r^2 and the mean
@@ -78,7 +78,7 @@
 
 namespace ngx::fit {
 
-// One message size measured with paper 001, Listing 1.
+// One message size measured with Hoefler et al. 2007, Listing 1.
 struct PrttSample {
     double size = 0;           // s, bytes (>= 1)
     double prtt_1_0 = 0;       // PRTT(1, 0, s)
@@ -88,7 +88,7 @@ struct PrttSample {
     std::optional<double> o_r; // receive overhead at s, if the pattern measured one
 };
 
-// One overhead as a line in the message size (paper 001 section 4):
+// One overhead as a line in the message size (Hoefler et al. 2007 section 4):
 // o(s) = at_one + per_byte (s - 1), intercept and slope with intervals.
 struct OverheadLine {
     Measured at_one;   // o at s = 1 (o_s or o_r)
@@ -102,7 +102,7 @@ struct OverheadLine {
     }
 };
 
-// One protocol range: the parameters of one row of paper 001, Table 2.
+// One protocol range: the parameters of one row of Hoefler et al. 2007, Table 2.
 struct LogGPRange {
     double from_bytes = 0;              // smallest measured size in the range
     double to_bytes = 0;                // largest measured size in the range
@@ -141,11 +141,11 @@ struct LogGPRange {
 
 struct LogGPParams {
     std::vector<LogGPRange> ranges; // in increasing size order
-    Measured eel;                   // PRTT(1,0,s_min)/2, paper 001 section 3.4
+    Measured eel;                   // PRTT(1,0,s_min)/2, Hoefler et al. 2007 section 3.4
     double eel_size = 1;            // s_min used for eel
 
     // The range whose parameters apply to size s: range i covers
-    // [from_bytes_i, from_bytes_{i+1}) (paper 001, Table 2); sizes below the
+    // [from_bytes_i, from_bytes_{i+1}) (Hoefler et al. 2007, Table 2); sizes below the
     // first range use the first, above the last use the last. nullptr when
     // there are no ranges.
     const LogGPRange* range_for(double s) const noexcept;
@@ -154,7 +154,7 @@ struct LogGPParams {
     // are out of domain (n < 1, P < 1, s < 1).
 
     // Round trip of one s-byte message and its reply: PRTT(1,0,s) =
-    // 2 (L + 2o + (s-1)G), paper 001 eq. (1).
+    // 2 (L + 2o + (s-1)G), Hoefler et al. 2007 eq. (1).
     double rtt(double s) const noexcept;
     // Half of it: the ping-pong latency L + 2o + (s-1)G.
     double half_rtt(double s) const noexcept;
@@ -167,7 +167,7 @@ struct LogGPParams {
     // o + (s-1)G + L + o to arrive (eq. (1)):
     //   (P-2) max(g + (s-1)G, o) + 2o + L + (s-1)G     (P >= 2; 0 for P = 1)
     double linear_bcast(double P, double s) const noexcept;
-    // Tree broadcast of height h = ceil(log2 P), paper 000 section 4.3.3:
+    // Tree broadcast of height h = ceil(log2 P), Cameron et al. 2007 section 4.3.3:
     // h (2o + L + (s-1)G) + (h-1) g (0 for P = 1).
     double tree_bcast(double P, double s) const noexcept;
 };
@@ -228,7 +228,7 @@ struct LogGPFit {
 enum class ChangePointMethod {
     robust,     // detect_protocol_ranges_any over every measured curve (ngx default)
     robust_gap, // detect_protocol_ranges over y(s) of eq. (7) only
-    paper,      // detect_protocol_ranges_paper (paper 001 section 3.5 as published)
+    paper,      // detect_protocol_ranges_paper (Hoefler et al. 2007 section 3.5 as published)
     none,       // one range over all sizes
 };
 
@@ -243,7 +243,7 @@ struct LogGPOptions {
     bool split_misfits = false;
     // Refine each range of >= 3 sizes with refine_range_jointly
     // (loggp_joint.hpp) where that reproduces the measurements better;
-    // false: paper 001's estimates, each from its own equation.
+    // false: Hoefler et al. 2007's estimates, each from its own equation.
     bool joint = false;
     // With joint: where no solution with L >= 0 meets the quality goal, take
     // one with L free of sign (loggp_joint.hpp). With split_misfits a range

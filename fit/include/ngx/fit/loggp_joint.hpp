@@ -1,11 +1,11 @@
-// The joint LogGP fit of one protocol range: ngx's refinement of paper 001's
+// The joint LogGP fit of one protocol range: ngx's refinement of Hoefler et al. 2007's
 // estimates, so that one parameter set reproduces every measured curve.
 //
-//     LogGPRange range = ...;                    // paper 001's estimates (loggp.hpp)
+//     LogGPRange range = ...;                    // Hoefler et al. 2007's estimates (loggp.hpp)
 //     Result<JointFit> j = refine_range_jointly(range_samples, n, Weighting::relative, 0.95, range);
 //     if (j && j->improved) ...                  // range now holds the joint parameters
 //
-// Why. Paper 001 takes each parameter from one equation: o from eq. (6), g
+// Why. Hoefler et al. 2007 takes each parameter from one equation: o from eq. (6), g
 // and G from eq. (7), L from eq. (1). Each equation holds only where its
 // assumption does, and on real transports they pull apart: on shared
 // memory the sender's copy is both the per-byte send overhead O_s of

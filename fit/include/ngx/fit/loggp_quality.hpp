@@ -1,4 +1,4 @@
-// A stated fit quality for LogGP parameters (ngx addition to paper 001): how
+// A stated fit quality for LogGP parameters (ngx addition to Hoefler et al. 2007): how
 // well a parameter set reproduces each measured curve of Listing 1, per
 // protocol range and overall, against a goal; where a range misses it,
 // which sizes, by how much, and the likely reason. Never a silent bad model.
@@ -12,7 +12,7 @@
 //         if (!r.meets_goal)
 //             for (const QualityMiss& m : r.misses) report(m.size, m.curve, m.rel_error, m.reason);
 //
-// The predictions are LogGPParams::rtt (PRTT(1,0,s), paper 001 eq. (1)) and
+// The predictions are LogGPParams::rtt (PRTT(1,0,s), Hoefler et al. 2007 eq. (1)) and
 // LogGPParams::prtt (PRTT(n,0,s) and PRTT(n,d,s), eq. (5)), the same ones
 // fit_loggp scores, so assess_loggp(...).overall.all equals LogGPFit::error
 // and a saved model (its lines kept) reproduces it exactly.
@@ -53,7 +53,7 @@ struct QualityGoal {
 // as another but missing the largest ones by 50% does not win on its mean.
 double misfit(const ModelError& e, const QualityGoal& goal = {});
 
-// The measured curves of paper 001, Listing 1.
+// The measured curves of Hoefler et al. 2007, Listing 1.
 enum class PrttCurve { prtt_1_0, prtt_n_0, prtt_n_d };
 
 // overhead_grows_with_delay: a PRTT(n,d,s) miss where the sender's o(s) of

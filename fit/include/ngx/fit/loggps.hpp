@@ -1,4 +1,4 @@
-// The LogGPS model of paper 004 (Ino, Fujimoto, Hagihara, "LogGPS: A
+// The LogGPS model of Ino, Fujimoto and Hagihara (2001, "LogGPS: A
 // Parallel Computational Model for Synchronization Analysis"): LogGP plus
 // a rendezvous threshold S, size-linear overheads o' + k O_s / o' + k O_r
 // and two gaps per byte G_s / G_l split at the multi-packet threshold s.
@@ -12,7 +12,7 @@
 //     p.rtt(4096, 100.0);         // Table 6, eq. (12)-(14), w = 100
 //     p.linear_bcast(16, 1 << 20);
 //
-// Notation (paper 004, section 3): k = message length in bytes; thresholds
+// Notation (Ino et al. 2001, section 3): k = message length in bytes; thresholds
 // "k <= s" = single packet, "k > S" = synchronous (rendezvous). Table 3:
 //   T1 = o' + k O_s                      send overhead
 //   T2 = k G_s + L              (k <= s)  network time, single packet
@@ -53,9 +53,9 @@
 // separated: O_s = O_r is assumed and flagged; with no size above s, G_l is
 // not measured (NaN, flagged).
 //
-// The gap g is not part of LogGPS costs (paper 004, section 4.2 disregards
+// The gap g is not part of LogGPS costs (Ino et al. 2001, section 4.2 disregards
 // it); predictions here ignore it as the paper does, except the tree
-// broadcast of paper 000 section 4.3.3, which adds (h-1) g (g = 0 unless the
+// broadcast of Cameron et al. 2007 section 4.3.3, which adds (h-1) g (g = 0 unless the
 // caller sets it, e.g. from a LogGP fit of the same transport).
 #ifndef NGX_FIT_LOGGPS_HPP
 #define NGX_FIT_LOGGPS_HPP
@@ -111,7 +111,7 @@ struct LogGPSParams {
     // Round trip with imbalance w >= 0, Table 6 eq. (12)-(14).
     double rtt(double k, double w = 0) const noexcept;
     double half_rtt(double k) const noexcept { return rtt(k, 0) / 2; }
-    // PRTT(n, d, k) of paper 001 Listing 1 under LogGPS: n blocking sends
+    // PRTT(n, d, k) of Hoefler et al. 2007 Listing 1 under LogGPS: n blocking sends
     // d apart, n receives, one reply; composed event by event from Table 4
     // (send returns after eq. (4)/(5), each receive ends per eq. (7)-(9)
     // with t_r = end of the previous receive). prtt(1, 0, k) == rtt(k, 0).
@@ -119,7 +119,7 @@ struct LogGPSParams {
     // Linear broadcast: the root's P-1 blocking sends back to back to
     // waiting receivers; the last one ends (P-2) send_cost + comm_cost.
     double linear_bcast(double P, double k) const noexcept;
-    // Tree of height h = ceil(log2 P), paper 000 section 4.3.3 with LogGPS's
+    // Tree of height h = ceil(log2 P), Cameron et al. 2007 section 4.3.3 with LogGPS's
     // message cost: h comm_cost(k) + (h-1) g (0 for P = 1).
     double tree_bcast(double P, double k) const noexcept;
 };
@@ -169,7 +169,7 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> points, const LogGPSOptio
 Result<LogGPSFit> fit_loggps(std::span<const double> sizes, std::span<const double> rtt_w0,
                              std::span<const double> rtt_wW, double W, const LogGPSOptions& options = {});
 
-// Paper 004, section 4.3, literally: lines through (w=0, k<=s), (w=W, k<=S),
+// Ino et al. 2001, section 4.3, literally: lines through (w=0, k<=s), (w=W, k<=S),
 // (w=0, s<k<=S) and (w=W, k>S), then the six equations. Each segment needs
 // >= 2 points; if (s, S] has fewer, the w = 0 slope over k > S (also
 // 2(O_s + O_r + G_l)) is used instead. Sizes increasing.

@@ -1,4 +1,4 @@
-// LoGH{sS}P, the two-tier model of paper 003 section 3.3 (eqs. 8-9): within
+// LoGH{sS}P, the two-tier model of Al-Tawil and Moritz 1998 section 3.3 (eqs. 8-9): within
 // a node (hypernode) messages go through shared memory with send and
 // receive overheads s_s, s_r and gap per byte S, their latency ignored;
 // between nodes through a network with o_s, o_r, L and G.

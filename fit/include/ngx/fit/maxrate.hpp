@@ -1,4 +1,4 @@
-// The max-rate models of paper 002 (Gropp, Olson, Samfass): k processes on
+// The max-rate models of Gropp, Olson and Samfass (2016): k processes on
 // one node each send n bytes to a partner on another node; the sustained
 // rate is limited by the NIC-to-NIC link R_N or by the aggregate of the
 // core-to-NIC paths.
@@ -12,9 +12,9 @@
 //     Result<MaxRateFit> f4 = fit_maxrate(pts, MaxRateVariant::four_parameter);
 //     f3->params.k_star();  f3->params.time(8, 65536);  f3->error.mean_rel;
 //
-// Paper 002 fits each protocol regime (short / eager / rendezvous)
+// Gropp et al. 2016 fits each protocol regime (short / eager / rendezvous)
 // separately; pass the points of one regime per call. R_N = +inf means no
-// network limit was seen (paper 002 lists "RN = inf" for the short and eager
+// network limit was seen (Gropp et al. 2016 lists "RN = inf" for the short and eager
 // regimes).
 //
 // Fitting (ngx's method; the paper does not say how it fits). Write

@@ -1,4 +1,4 @@
-// The postal model T = s + r n (paper 002, Gropp, Olson, Samfass, "Is it
+// The postal model T = s + r n (Gropp et al. 2016, Gropp, Olson, Samfass, "Is it
 // Time to Retire the Ping Pong Test": "the classic performance model"):
 // a startup time s and one rate 1/r for an n-byte message, independent of
 // how many processes communicate at once. Fitted by least squares.
@@ -9,7 +9,7 @@
 //     f->params.time(1024);              // s + r * 1024
 //     f->error.max_rel;                  // fit quality on its own data
 //
-// Paper 002 fits it to 1 pair, to 16 pairs and to all pair counts pooled;
+// Gropp et al. 2016 fits it to 1 pair, to 16 pairs and to all pair counts pooled;
 // pass the (n, T) of whichever set you mean (the NodeCommPoint overload
 // pools every k). Relative weights (1/T^2) by default, so that short and
 // long messages count alike, as the paper's relative-error tables do.
@@ -30,7 +30,7 @@
 
 namespace ngx::fit {
 
-// One nodecomm measurement (paper 002): k concurrent pairs between two
+// One nodecomm measurement (Gropp et al. 2016): k concurrent pairs between two
 // nodes, each exchanging n bytes, taking time t.
 struct NodeCommPoint {
     double k = 1;
@@ -42,7 +42,7 @@ struct PostalParams {
     double s = 0; // startup time
     double r = 0; // time per byte (1/rate)
 
-    double time(double n) const noexcept { return s + r * n; } // paper 002: T = s + r n
+    double time(double n) const noexcept { return s + r * n; } // Gropp et al. 2016: T = s + r n
     double rtt(double n) const noexcept { return 2 * time(n); }
     double linear_bcast(double P, double n) const noexcept;
     double tree_bcast(double P, double n) const noexcept;

@@ -1,4 +1,4 @@
-// The protocol decomposition of paper 003 section 3.2 (Figure 1, eqs. 1-7):
+// The protocol decomposition of Al-Tawil and Moritz 1998 section 3.2 (Figure 1, eqs. 1-7):
 // the cost of an MPI send built from LogGP messages under the four typical
 // protocols. T: the message alone; TA: message and acknowledgement; RTA:
 // request, the data pulled by the receiver, acknowledgement; RAT: request,
