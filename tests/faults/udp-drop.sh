@@ -86,14 +86,15 @@ for r, c in zip(drop["results"], clean["results"]):
 PY
 ok "udp with 5% random drops: completes, loss rate reported, medians close"
 
-# Issue 14: -c 1000 -s 1-8Ki over the same path. A message of s bytes takes
-# ceil(s / 1472) datagrams at MTU 1500, so an 8 KiB repetition (6 + 6
-# datagrams) loses one with probability 1 - 0.95^12 = 46%: about 850 lost
-# repetitions for 1010 good ones. The old fixed budget (--retries 100)
-# failed at 2 KiB (exit 1); the relative one (--max-loss 50% of the
-# repetitions) completes, and every size reports its loss in the JSON and
-# in the table.
-run_over d 7333 "$IT_DIR/sweep.json" -x pingpong -s 1-8Ki -c 1000 --warmup 10 --udp-loss-timeout-us 20000
+# Issue 14: -c 1000 -s 1-8Ki over the same path (here -c 400: each loss
+# waits the 20 ms loss timeout, and -c 1000 spent a minute of the suite on
+# them). A message of s bytes takes ceil(s / 1472) datagrams at MTU 1500, so
+# an 8 KiB repetition (6 + 6 datagrams) loses one with probability
+# 1 - 0.95^12 = 46%: about 340 lost repetitions for 410 good ones, past the
+# old fixed budget (--retries 100, which failed the -c 1000 run at 2 KiB,
+# exit 1); the relative one (--max-loss 50% of the repetitions) completes,
+# and every size reports its loss in the JSON and in the table.
+run_over d 7333 "$IT_DIR/sweep.json" -x pingpong -s 1-8Ki -c 400 --warmup 10 --udp-loss-timeout-us 20000
 grep -q 'loss_rate' "$IT_DIR/out-d" || fail "the table has no loss_rate column"
 python3 - "$IT_DIR/sweep.json" <<'PY' || fail "sweep -c 1000 -s 1-8Ki"
 import json, sys
@@ -102,13 +103,13 @@ assert d["status"] == "complete", d["status"]
 sizes = [r["size_bytes"] for r in d["results"]]
 assert sizes == [2**i for i in range(14)], sizes
 for r in d["results"]:
-    assert r["count"] >= 1000, r
+    assert r["count"] >= 400, r
     assert "lost" in r and "loss_rate" in r, f"no loss columns in {r}"
     assert r["loss_rate"] < 0.5, r
     print(f'size {r["size_bytes"]}: lost {r["lost"]:.0f}, loss_rate {r["loss_rate"]:.3f}, median {r["median_us"]:.1f} us')
 assert max(r["lost"] for r in d["results"]) > 100, "no size lost more than the old budget of 100"
 PY
-ok "udp -c 1000 -s 1-8Ki with 5% drops: completes within --max-loss, loss per size reported"
+ok "udp -c 400 -s 1-8Ki with 5% drops: completes within --max-loss, loss per size reported"
 
 # Issue 14: loggp over the lossy path. Its o_r series (the responder times
 # its receive) ended the run at the first loss; it now takes part in the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh [BUILD_DIR] [SECONDS]: builds the libFuzzer targets with
 # clang, ASan and UBSan (everything instrumented for coverage) and runs each
-# for SECONDS (default 30) on a copy of its seed corpus in tests/fuzz/corpus/.
+# for SECONDS (default 30) on a copy of its seed corpus in tests/fuzz/corpus/,
+# FUZZ_JOBS (default: the CPU count) targets at a time.
 # Exits non-zero when a target crashes, leaks, trips a sanitizer or fails to
 # build; the crashing input is kept in BUILD_DIR/fuzz-artifacts/.
 #   FUZZ_TARGETS="fuzz_sizes fuzz_model" tests/fuzz/run.sh   (a subset)
@@ -32,16 +33,34 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 artifacts=$BUILD/fuzz-artifacts
 mkdir -p "$artifacts"
-failed=()
-for t in $TARGETS; do
-    seeds=tests/fuzz/corpus/${t#fuzz_}
-    work=$BUILD/fuzz-corpus/${t#fuzz_}   # grows while fuzzing; the seeds in the tree stay as they are
+# One target: its log in BUILD/T.log, its exit status in BUILD/T.rc.
+fuzz_one() {
+    local t=$1 seeds=tests/fuzz/corpus/${1#fuzz_} work=$BUILD/fuzz-corpus/${1#fuzz_}  # the corpus grows; the seeds stay
+    rm -f "$BUILD/$t.rc"
     mkdir -p "$work"
-    echo "== $t: $SECONDS_EACH s (seeds: $seeds)"
     timeout -k 10 $((SECONDS_EACH + 60)) "$BUILD/tests/fuzz/$t" "$work" "$seeds" \
         -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
         -artifact_prefix="$artifacts/$t-" -print_final_stats=1 >"$BUILD/$t.log" 2>&1
-    rc=$?
+    echo $? >"$BUILD/$t.rc"
+}
+# FUZZ_JOBS targets at a time (default: one per CPU): each fuzzer is one
+# single-threaded process, so the CPUs share the wall time, not the depth.
+jobs_at_once=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in $TARGETS; do
+    echo "== $t: $SECONDS_EACH s (seeds: tests/fuzz/corpus/${t#fuzz_})"
+    fuzz_one "$t" &
+    running=$((running + 1))
+    if ((running >= jobs_at_once)); then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait
+failed=()
+for t in $TARGETS; do
+    rc=$(cat "$BUILD/$t.rc" 2>/dev/null || echo missing)
+    echo "-- $t: exit $rc"
     tail -n 12 "$BUILD/$t.log" | grep -E 'stat::number_of_executed_units|stat::peak_rss_mb|Done' || true
     if [[ $rc != 0 ]]; then
         failed+=("$t")

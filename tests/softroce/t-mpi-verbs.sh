@@ -35,7 +35,7 @@ what=${1:?usage: t-mpi-verbs.sh bytes [MODULES]|compare|loggp}
 here=$(cd "$(dirname "$0")" && pwd)
 dev=${RXE_DEV:-rxe0}
 out=${SOFTROCE_RUN_DIR:-.}
-count=${NGX_SOFTROCE_COUNT:-100}
+count=${NGX_SOFTROCE_COUNT:-40}
 sizes=1,4Ki,64Ki
 [ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }
 command -v mpirun >/dev/null || { echo "no mpirun (package openmpi-bin)"; exit 77; }
