@@ -89,7 +89,7 @@ po::options_description general_options()
         ("raw", "keep every sample in the JSON output")
         ("buffer-offset", po::value<std::string>(),
          "start every message buffer this many bytes past a page boundary, 0 to the page size - 1 (default: "
-         "where the module's alloc puts it); the page offset moves copy-bound transfers (README, Buffers)")
+         "where the module's alloc puts it); the page offset moves copy-bound transfers (docs/usage.md, Buffers)")
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")

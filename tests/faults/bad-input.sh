@@ -235,6 +235,6 @@ row 2 "^ngx: --listen '99999'"                   --listen 99999
 
 echo "rows: $rows, ok: $pass, failed: $failed"
 # The README promises over a hundred malformed invocations.
-((rows > 100)) || fail "only $rows rows, the suite (and the README) promise over a hundred"
+((rows > 100)) || fail "only $rows rows, the suite (and docs/testing.md) promise over a hundred"
 ((failed == 0)) || fail "$failed malformed invocations misbehaved"
 echo PASS

@@ -63,9 +63,9 @@ def pooled(doc):
     assert doc["status"] == "complete", doc["status"]
     lost = attempted = 0
     for r in doc["results"]:
-        assert r["count"] >= count, r  # more when the size was measured again (README, Passes)
+        assert r["count"] >= count, r  # more when the size was measured again (docs/output.md, Passes)
         assert "lost" in r and "loss_rate" in r, f"no loss columns in {r}"
-        # warm-up: --warmup before the size's first pass, the re-warm before each later one (README, Passes)
+        # warm-up: --warmup before the size's first pass, the re-warm before each later one (docs/output.md, Passes)
         warm = warmup + doc["measurement"]["rewarm"] * (r["passes"] - 1)
         assert abs(r["loss_rate"] - r["lost"] / (r["count"] + warm + r["lost"])) < 1e-6, r
         lost += r["lost"]

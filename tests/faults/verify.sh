@@ -28,7 +28,7 @@ for r in runs:
     assert r["status"] == "complete", (r["module"], r["status"])
     assert r["options"]["verify"] is True, r["options"]
     assert len(r["results"]) == 17, (r["module"], len(r["results"]))
-    assert all(x["count"] >= 200 for x in r["results"]), r["module"]  # more when measured again (README, Passes)
+    assert all(x["count"] >= 200 for x in r["results"]), r["module"]  # more when measured again (docs/output.md, Passes)
 print("verified sizes per module:", {r["module"]: len(r["results"]) for r in runs})
 PY
     ngx_run 120 -m tcp -x pingping --pingping-n 4 -s 1-4Ki --verify -c 100 --warmup 2 -o p.json

@@ -20,7 +20,7 @@ assert not missing, f"CSV header {header} lacks {missing}"
 assert header[:len(cols)] == cols, f"CSV header should start with {cols}: {header}"
 assert len(rows) == rows_expected, f"{len(rows)} CSV rows, expected {rows_expected}"
 for r in rows:
-    assert int(r["count"]) >= 50 and float(r["median_us"]) > 0, r  # more when measured again (README, Passes)
+    assert int(r["count"]) >= 50 and float(r["median_us"]) > 0, r  # more when measured again (docs/output.md, Passes)
 print("csv ok:", header)
 PY
 ok "CSV header and rows"

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The documentation's promises, checked:
+
+  - README.md is a front door: under 400 lines;
+  - every relative link of README.md and docs/*.md reaches a file of the tree,
+    and a link with #anchor a heading of that file (GitHub's anchor rule);
+  - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now;
+  - the code cites works by authors and year: no "paper 00N" and no issue
+    number in core, modules, patterns, fit and tools.
+
+    check_docs.py SOURCE_ROOT VERSION
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+README_MAX_LINES = 400
+CODE_DIRS = ["core", "modules", "patterns", "fit", "tools"]
+FORBIDDEN = re.compile(r"paper 00[0-4]|issue [0-9]", re.IGNORECASE)
+
+
+def anchor_of(heading):
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
+    text = heading.lstrip("#").strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(path):
+    found, fenced = set(), False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6} ", line):
+            found.add(anchor_of(line))
+    return found
+
+
+def link_problems(root, page):
+    problems = []
+    text = re.sub(r"```.*?```", "", open(page, encoding="utf-8").read(), flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # http:, https:, mailto:
+        path, _, anchor = target.partition("#")
+        goal = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+        where = os.path.relpath(page, root)
+        if not os.path.exists(goal):
+            problems.append(f"{where}: link to {target}: no such file")
+        elif anchor and goal.endswith(".md") and anchor not in anchors(goal):
+            problems.append(f"{where}: link to {target}: no heading with that anchor")
+    return problems
+
+
+def man_page_problems(root, version):
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = os.path.join(scratch, "ngx.1")
+        subprocess.run([sys.executable, os.path.join(root, "tools/docs/md2man.py"),
+                        os.path.join(root, "docs/usage.md"), version, fresh], check=True)
+        kept = os.path.join(root, "docs/ngx.1")
+        if not os.path.exists(kept) or open(kept).read() != open(fresh).read():
+            return ["docs/ngx.1 is not what tools/docs/md2man.py makes of docs/usage.md: "
+                    f"run python3 tools/docs/md2man.py docs/usage.md {version} docs/ngx.1"]
+    return []
+
+
+def citation_problems(root):
+    listed = subprocess.run(["git", "-C", root, "ls-files", "--", *CODE_DIRS],
+                            capture_output=True, text=True)
+    if listed.returncode != 0:
+        return []  # not a git checkout (a release tarball): nothing to list
+    problems = []
+    for rel in listed.stdout.split():
+        path = os.path.join(root, rel)
+        if not os.path.isfile(path):
+            continue
+        try:
+            lines = open(path, encoding="utf-8").readlines()
+        except UnicodeDecodeError:
+            continue
+        problems += [f"{rel}:{n}: cites '{m.group(0)}' (cite authors and year)"
+                     for n, line in enumerate(lines, 1) for m in [FORBIDDEN.search(line)] if m]
+    return problems
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: check_docs.py SOURCE_ROOT VERSION", file=sys.stderr)
+        return 2
+    root, version = sys.argv[1], sys.argv[2]
+    readme = os.path.join(root, "README.md")
+    pages = [readme] + sorted(os.path.join(root, "docs", f)
+                              for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+    problems = []
+    lines = sum(1 for _ in open(readme, encoding="utf-8"))
+    if lines >= README_MAX_LINES:
+        problems.append(f"README.md has {lines} lines (a front door stays under {README_MAX_LINES})")
+    for page in pages:
+        problems += link_problems(root, page)
+    problems += man_page_problems(root, version)
+    problems += citation_problems(root)
+    for p in problems:
+        print("FAIL:", p)
+    print(f"docs: README {lines} lines, {len(pages)} pages checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
