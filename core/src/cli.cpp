@@ -262,20 +262,59 @@ std::string option_list(const po::options_description& group)
     return list.empty() ? "none" : list;
 }
 
+// Edits (insertions, deletions, substitutions) that turn a into b.
+size_t edit_distance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// " (did you mean '--loggp-n'?)" for the long name of `group` nearest to
+// `bare` when it is a likely typo (at most 2 edits, or a quarter of the
+// name), else "".
+std::string closest_option_hint(const std::string& bare, const po::options_description& group)
+{
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, bare.size() / 4) + 1;
+    for (const auto& option : group.options()) {
+        size_t distance = edit_distance(bare, option->long_name());
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = option->long_name();
+        }
+    }
+    return best.empty() ? std::string() : " (did you mean '--" + best + "'?)";
+}
+
 // "--tcp-port" given with -m shm: say whose option it is. "--sim-O" given
 // with -m sim: say that sim has no such option and list the ones it has.
 Status explain_unknown_option(const std::string& option, const Config& config, const ModuleRegistry& registry,
-                              const PatternCatalog& patterns)
+                              const PatternCatalog& patterns, const po::options_description& selected)
 {
     const size_t name_start = option.find_first_not_of('-'); // npos: dashes only ("----")
     const std::string bare = name_start == std::string::npos ? std::string() : option.substr(name_start);
     for (const ModuleChoice& choice : config.modules)
-        if (bare.starts_with(choice.module->name() + "-"))
-            return Status::usage("option '" + option + "' is unknown to module '" + choice.module->name() +
-                                 "' (its options: " + option_list(module_options(*choice.module)) + ")");
-    if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-"))
-        return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name +
-                             "' (its options: " + option_list(pattern_options(*config.pattern)) + ")");
+        if (bare.starts_with(choice.module->name() + "-")) {
+            po::options_description own = module_options(*choice.module);
+            return Status::usage("option '" + option + "' is unknown to module '" + choice.module->name() + "'" +
+                                 closest_option_hint(bare, own) + " (its options: " + option_list(own) + ")");
+        }
+    if (config.pattern != nullptr && bare.starts_with(config.pattern->name + "-")) {
+        po::options_description own = pattern_options(*config.pattern);
+        return Status::usage("option '" + option + "' is unknown to pattern '" + config.pattern->name + "'" +
+                             closest_option_hint(bare, own) + " (its options: " + option_list(own) + ")");
+    }
     for (const std::string& name : registry.names())
         if (bare.starts_with(name + "-"))
             return Status::usage("option '" + option + "' belongs to module '" + name +
@@ -299,7 +338,7 @@ Status explain_unknown_option(const std::string& option, const Config& config, c
             names += (names.empty() ? "'" : ", '") + name + "'";
         return Status::usage("option '" + option + "' belongs to patterns " + names + ", none of them selected (-x)");
     }
-    return Status::usage("unknown option '" + option + "' (see ngx --help)");
+    return Status::usage("unknown option '" + option + "'" + closest_option_hint(bare, selected) + " (see ngx --help)");
 }
 
 Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
@@ -715,7 +754,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         po::notify(values);
         config.arguments = forwarded_arguments(parsed);
     } catch (const po::unknown_option& error) {
-        return explain_unknown_option(error.get_option_name(), config, registry, patterns);
+        return explain_unknown_option(error.get_option_name(), config, registry, patterns, all);
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }

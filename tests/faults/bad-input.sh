@@ -92,11 +92,16 @@ row 2 "'--tcp-port' belongs to module 'tcp'"     -m shm "${S[@]}" --tcp-port 5
 row 2 "'--shm-ring-bytes' belongs to module 'shm'" -m tcp "${S[@]}" --shm-ring-bytes 4096
 row 2 "'--pingping-n' belongs to pattern 'pingping'" -m tcp -x pingpong "${S[@]}" --pingping-n 4
 # an unknown option of a selected module or pattern: unknown to it, with its options
-row 2 "'--sim-Q' is unknown to module 'sim' \(its options: --sim-L, --sim-os, --sim-or, --sim-g, --sim-G," -m sim --sim-Q 0.001 -x loggp
+row 2 "'--sim-Q' is unknown to module 'sim' (\(did you mean [^)]*\) )?\(its options: --sim-L, --sim-os, --sim-or, --sim-g, --sim-G," -m sim --sim-Q 0.001 -x loggp
 row 2 "'--tcp-nodelay' is unknown to module 'tcp' \(its options: .*--tcp-port" -m tcp "${S[@]}" --tcp-nodelay 1
 row 2 "'--shm-size' is unknown to module 'shm' \(its options: --shm-ring-bytes" -m tcp,shm "${S[@]}" --shm-size 4096
 row 2 "'--udp-mtu-bytes' is unknown to module 'udp' \(its options: .*--udp-mtu-payload" -m udp "${S[@]}" --udp-mtu-bytes 1400
-row 2 "'--loggp-m' is unknown to pattern 'loggp' \(its options: --loggp-n," -m sim -x loggp "${S[@]}" --loggp-m 4
+# a misspelt option: exit 2 naming the closest valid one (at most 2 edits or a quarter of the name)
+row 2 "'--loggp-nn' is unknown to pattern 'loggp' \(did you mean '--loggp-n'\?\)" -m sim -x loggp --loggp-nn 4
+row 2 "'--tcp-progresss' is unknown to module 'tcp' \(did you mean '--tcp-progress'\?\)" -m tcp "${S[@]}" --tcp-progresss poll
+row 2 "unknown option '--timout' \(did you mean '--timeout'\?\)" -m tcp "${S[@]}" --timout 3
+row 2 "unknown option '--zzzzzz' \(see ngx --help\)" -m tcp "${S[@]}" --zzzzzz 1
+row 2 "'--loggp-m' is unknown to pattern 'loggp' \(did you mean '--loggp-n'\?\) \(its options: --loggp-n," -m sim -x loggp "${S[@]}" --loggp-m 4
 row 2 "'--pingping-count' is unknown to pattern 'pingping' \(its options: .*--pingping-n" -m tcp -x pingping "${S[@]}" --pingping-count 4
 # module-level validation (the module's init judges its own options)
 row 2 "tcp-port.*70000"                          -m tcp "${S[@]}" --tcp-port 70000
