@@ -110,8 +110,29 @@ def check_exact(tmp):
     sends = [s for s in a["sites"] if s["call"] == "send" and s["bytes_min"] == 4096]
     if len(sends) != 1 or sends[0]["calls"] != 1 or abs(sends[0]["sender_sync_s"] - 150e-6) > 1e-9:
         failures.append(f"the 4096-8191 B send site: {sends}")
+    check_plot(tmp, out)
     print(f"ok   exact replay: T_p {a['total']['predicted_s'] * 1e6:.1f} us, sender sync "
           f"{a['total']['sender_sync_s'] * 1e6:.1f} us; S=1e6 gains {a['what_if']['gain_s'] * 1e6:.1f} us")
+
+
+def check_plot(tmp, analysis):
+    """ngx plot's Figure 6 of the analysis: one bar per rank and per rank of the what-if."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "plot", "ngx_plot.py")
+    python = next((p for p in ("/usr/bin/python3", sys.executable)
+                   if subprocess.run([p, "-c", "import matplotlib"], capture_output=True).returncode == 0), None)
+    if python is None:
+        print("skip the figure: no python3 with matplotlib")
+        return
+    path, figure = os.path.join(tmp, "a.json"), os.path.join(tmp, "a.svg")
+    with open(path, "w") as f:
+        f.write(analysis)
+    p = subprocess.run([python, script, path, "-o", figure], capture_output=True, text=True, timeout=120)
+    text = open(figure).read() if p.returncode == 0 and os.path.exists(figure) else ""
+    for part in ("overhead_s", "sender_sync_s", "receiver_sync_s", "computation_s"):
+        if f'id="{part}' not in text:
+            failures.append(f"ngx plot of the analysis: exit {p.returncode}, no {part} bars: {p.stderr}")
+            return
+    print("ok   ngx plot draws the analysis (Figure 6: stacked bars per rank)")
 
 
 def expect_usage(tmp, name, ranks, message, *extra, drop_S=False):
