@@ -13,8 +13,8 @@ namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command(), export_command(),
-            trace_command()};
+    return {compare_command(), check_command(),  fit_command(),  predict_command(),
+            plot_command(),    export_command(), trace_command()};
 }
 
 } // namespace ngx

@@ -60,9 +60,10 @@ Result<fit::LogGPSParams> read_params(const std::string& path)
     if (model == nullptr)
         return Status::usage(path + ": no LogGPS model (a run of `ngx -x loggps -o FILE.json` or `ngx fit` of one)");
     if (!model->contains("S_bytes") || !(*model)["S_bytes"].is_number())
-        return Status::usage(path + ": the model has no rendezvous threshold S (S_bytes is " +
-                             (model->contains("S_bytes") ? (*model)["S_bytes"].dump() : std::string("missing")) +
-                             "); the replay needs it (fit with sizes above the eager limit, or write S_bytes into the model)");
+        return Status::usage(
+            path + ": the model has no rendezvous threshold S (S_bytes is " +
+            (model->contains("S_bytes") ? (*model)["S_bytes"].dump() : std::string("missing")) +
+            "); the replay needs it (fit with sizes above the eager limit, or write S_bytes into the model)");
     Result<fit::LogGPSParams> p = patterns::loggps_params_from_model(*model);
     if (!p)
         return Status::usage(path + ": " + p.status().message());
@@ -84,8 +85,8 @@ Status set_param(fit::LogGPSParams& p, const std::string& assignment, std::pair<
         (std::isinf(v) && name != "S" && name != "s"))
         return Status::usage("--set " + name + "='" + text + "': not a number >= 0" +
                              (name == "S" || name == "s" ? " (or inf)" : ""));
-    double* const targets[][2] = {{&p.L, nullptr},   {&p.o_prime, nullptr}, {&p.O_s, &p.O_r}, {&p.O_s, nullptr},
-                                  {&p.O_r, nullptr}, {&p.G_s, &p.G_l},      {&p.G_s, nullptr}, {&p.G_l, nullptr},
+    double* const targets[][2] = {{&p.L, nullptr},   {&p.o_prime, nullptr}, {&p.O_s, &p.O_r},     {&p.O_s, nullptr},
+                                  {&p.O_r, nullptr}, {&p.G_s, &p.G_l},      {&p.G_s, nullptr},    {&p.G_l, nullptr},
                                   {&p.s, nullptr},   {&p.S, nullptr},       {&p.o_prime, nullptr}};
     const char* names[] = {"L", "o", "O", "O_s", "O_r", "G", "G_s", "G_l", "s", "S", "o_prime"};
     for (size_t i = 0; i < std::size(names); ++i) {
@@ -226,7 +227,8 @@ int run_export_goal(const std::vector<std::string>& arguments)
     for (const auto& [what, n] : g->approximated)
         std::cerr << "ngx trace export: " << n << " x " << what << "\n";
     for (const auto& [what, n] : g->as_calc)
-        std::cerr << "ngx trace export: " << n << " " << what << " written as calc of their measured duration (no model)\n";
+        std::cerr << "ngx trace export: " << n << " " << what
+                  << " written as calc of their measured duration (no model)\n";
     const double per_us = unit == "ns" ? 1e3 : unit == "fs" ? 1e9 : 1e6;
     const std::string text = goal_text(g->schedule, per_us);
     if (!read.given("output")) {

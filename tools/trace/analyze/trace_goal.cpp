@@ -16,10 +16,7 @@ using Op = fit::ScheduleOp;
 struct Key {
     uint64_t comm = 0;
     int src = 0, dst = 0, tag = 0;
-    bool operator<(const Key& o) const
-    {
-        return std::tie(comm, src, dst, tag) < std::tie(o.comm, o.src, o.dst, o.tag);
-    }
+    bool operator<(const Key& o) const { return std::tie(comm, src, dst, tag) < std::tie(o.comm, o.src, o.dst, o.tag); }
 };
 struct Endpoint {
     int rank = 0;
@@ -37,7 +34,11 @@ struct Fixup {
 
 class Builder {
 public:
-    explicit Builder(int P) : P_(P) { out_.schedule.ranks.resize(size_t(P)); out_.schedule.gamma = 1; }
+    explicit Builder(int P) : P_(P)
+    {
+        out_.schedule.ranks.resize(size_t(P));
+        out_.schedule.gamma = 1;
+    }
 
     Status rank(RankReader& reader);
     Result<GoalExport> finish();
@@ -45,8 +46,8 @@ public:
 private:
     int add(Op op, bool sequential);
     void calc(double us);
-    void p2p_send(const Key& k, double bytes, bool sequential, uint64_t request);
-    void p2p_recv(const Key& k, double bytes, bool sequential, uint64_t request);
+    int p2p_send(const Key& k, double bytes, bool sequential, uint64_t request);
+    int p2p_recv(const Key& k, double bytes, bool sequential, uint64_t request);
     void pair(Queues& q);
     int join(const std::vector<int>& ops);
     bool collective(const ngx_trace_record& c);
@@ -54,12 +55,12 @@ private:
 
     int P_;
     GoalExport out_;
-    int r_ = 0;    // the rank being read
+    int r_ = 0;     // the rank being read
     int last_ = -1; // this rank's latest blocking point
     std::map<Key, Queues> channels_;
-    std::unordered_map<uint64_t, int> requests_;            // request id -> op
+    std::unordered_map<uint64_t, int> requests_;                       // request id -> op
     std::unordered_map<uint64_t, std::pair<uint64_t, int>> wildcards_; // request id -> (comm, op)
-    std::map<std::pair<int, uint64_t>, int> offsets_;       // (rank, collective) -> its first op
+    std::map<std::pair<int, uint64_t>, int> offsets_;                  // (rank, collective) -> its first op
     std::vector<Fixup> fixups_;
     uint64_t collectives_ = 0;
 };
@@ -86,7 +87,7 @@ void Builder::calc(double us)
     add(op, true);
 }
 
-void Builder::p2p_send(const Key& k, double bytes, bool sequential, uint64_t request)
+int Builder::p2p_send(const Key& k, double bytes, bool sequential, uint64_t request)
 {
     Op op;
     op.kind = Op::Kind::send;
@@ -98,9 +99,10 @@ void Builder::p2p_send(const Key& k, double bytes, bool sequential, uint64_t req
     Queues& q = channels_[k];
     q.sends.push_back({r_, i});
     pair(q);
+    return i;
 }
 
-void Builder::p2p_recv(const Key& k, double bytes, bool sequential, uint64_t request)
+int Builder::p2p_recv(const Key& k, double bytes, bool sequential, uint64_t request)
 {
     Op op;
     op.kind = Op::Kind::recv;
@@ -112,6 +114,7 @@ void Builder::p2p_recv(const Key& k, double bytes, bool sequential, uint64_t req
     Queues& q = channels_[k];
     q.recvs.push_back({r_, i});
     pair(q);
+    return i;
 }
 
 // In posting order, as MPI matches; a receive takes its send's size.
@@ -181,11 +184,15 @@ void Builder::call(RankReader& reader, const TraceCall& t)
     const Key out{reader.comm_key(c.comm), r_, c.peer, c.tag};
     const Key in{reader.comm_key(c.comm), c.peer, r_, c.tag};
     switch (c.kind) {
-    case NGX_TRACE_SEND: case NGX_TRACE_SSEND: case NGX_TRACE_BSEND: case NGX_TRACE_RSEND:
+    case NGX_TRACE_SEND:
+    case NGX_TRACE_SSEND:
+    case NGX_TRACE_BSEND:
+    case NGX_TRACE_RSEND:
         if (c.peer >= 0)
             p2p_send(out, double(c.bytes), true, 0);
         return;
-    case NGX_TRACE_ISEND: case NGX_TRACE_ISSEND:
+    case NGX_TRACE_ISEND:
+    case NGX_TRACE_ISSEND:
         if (c.peer >= 0)
             p2p_send(out, double(c.bytes), false, c.request);
         return;
@@ -205,14 +212,11 @@ void Builder::call(RankReader& reader, const TraceCall& t)
         }
         return;
     case NGX_TRACE_SENDRECV: {
-        std::vector<int> both;
-        const int before = last_;
+        std::vector<int> both; // posted together, joined
         if (c.peer >= 0)
-            p2p_send(out, double(c.bytes), false, 0), both.push_back(int(out_.schedule.ranks[size_t(r_)].size()) - 1);
-        last_ = before;
+            both.push_back(p2p_send(out, double(c.bytes), false, 0));
         if (c.aux >= 0)
-            p2p_recv({reader.comm_key(c.comm), c.aux, r_, c.tag_recv}, double(c.bytes_recv), false, 0),
-                both.push_back(int(out_.schedule.ranks[size_t(r_)].size()) - 1);
+            both.push_back(p2p_recv({reader.comm_key(c.comm), c.aux, r_, c.tag_recv}, double(c.bytes_recv), false, 0));
         join(both);
         return;
     }

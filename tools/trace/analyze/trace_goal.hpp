@@ -25,8 +25,8 @@
 namespace ngx::trace {
 
 struct GoalExport {
-    fit::Schedule schedule;                      // gamma = 1: a calc's bytes are its microseconds
-    std::map<std::string, long long> as_calc;    // call kind -> events written as their measured duration
+    fit::Schedule schedule;                        // gamma = 1: a calc's bytes are its microseconds
+    std::map<std::string, long long> as_calc;      // call kind -> events written as their measured duration
     std::map<std::string, long long> approximated; // collective: Open MPI's algorithm and what stands in
 };
 

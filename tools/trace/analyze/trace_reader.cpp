@@ -47,8 +47,8 @@ Result<RankReader> RankReader::open(const std::string& path)
     if (size < NGX_TRACE_HEADER_SIZE)
         return Status::usage(path + ": truncated: " + std::to_string(size) + " bytes, shorter than the header");
     if ((size - NGX_TRACE_HEADER_SIZE) % NGX_TRACE_RECORD_SIZE != 0)
-        return Status::usage(path + ": truncated: " +
-                             std::to_string((size - NGX_TRACE_HEADER_SIZE) % NGX_TRACE_RECORD_SIZE) +
+        return Status::usage(path +
+                             ": truncated: " + std::to_string((size - NGX_TRACE_HEADER_SIZE) % NGX_TRACE_RECORD_SIZE) +
                              " bytes after the last whole record");
     r.records_ = (size - NGX_TRACE_HEADER_SIZE) / NGX_TRACE_RECORD_SIZE;
     r.file_.reset(std::fopen(path.c_str(), "rb"));
@@ -119,8 +119,8 @@ Result<bool> RankReader::next(TraceCall& out)
             out.completions.push_back(c);
         else
             return Status::usage(path_ + ": a " + ngx_trace_kind_name(r.kind) + " announces " +
-                                 std::to_string(expected) + " completions but a " +
-                                 ngx_trace_kind_name(c.kind) + " follows");
+                                 std::to_string(expected) + " completions but a " + ngx_trace_kind_name(c.kind) +
+                                 " follows");
     }
     return true;
 }
@@ -167,8 +167,8 @@ Result<std::vector<RankReader>> open_trace(const std::string& dir)
     std::set<int> seen;
     for (const RankReader& r : ranks) {
         if (r.header().world_size != P)
-            return Status::usage(r.path() + ": a trace of " + std::to_string(r.header().world_size) +
-                                 " ranks, but " + ranks[0].path() + " says " + std::to_string(P));
+            return Status::usage(r.path() + ": a trace of " + std::to_string(r.header().world_size) + " ranks, but " +
+                                 ranks[0].path() + " says " + std::to_string(P));
         seen.insert(r.header().rank);
     }
     if (int(seen.size()) != P || int(ranks.size()) != P)

@@ -509,8 +509,8 @@ void Replay::keep_measured(RankState& r)
 {
     const ngx_trace_record& c = r.call.call;
     ++report_.unmodelled[kind_name(c.kind) + (c.kind >= NGX_TRACE_BARRIER && c.comm != 0
-                                                   ? std::string(" (not on MPI_COMM_WORLD)")
-                                                   : std::string(""))];
+                                                  ? std::string(" (not on MPI_COMM_WORLD)")
+                                                  : std::string(""))];
     r.measured_only = true;
 }
 

@@ -63,10 +63,10 @@ struct Costs {
 
 struct RankResult {
     int rank = 0;
-    double measured_s = 0;     // first call to last return, on rank 0's clock
-    double measured_mpi_s = 0; // inside MPI calls
-    double computation_s = 0;  // between calls (the tracer's flushes excluded)
-    double predicted_s = 0;    // first call to the predicted end of the last
+    double measured_s = 0;      // first call to last return, on rank 0's clock
+    double measured_mpi_s = 0;  // inside MPI calls
+    double computation_s = 0;   // between calls (the tracer's flushes excluded)
+    double predicted_s = 0;     // first call to the predicted end of the last
     double predicted_end_s = 0; // from the earliest first call of all ranks
     Costs costs;
 };
@@ -87,15 +87,15 @@ struct SiteResult {
 struct ReplayReport {
     int ranks = 0;
     long long events = 0;
-    bool finalized = true;         // every rank reached MPI_Finalize
-    double measured_s = 0;         // T_m: earliest first call to latest last return
-    double predicted_s = 0;        // T_p
+    bool finalized = true;  // every rank reached MPI_Finalize
+    double measured_s = 0;  // T_m: earliest first call to latest last return
+    double predicted_s = 0; // T_p
     std::vector<RankResult> per_rank;
-    Costs total;                   // summed over ranks
-    double measured_mpi_s = 0;     // summed over ranks
-    double computation_s = 0;      // summed over ranks
+    Costs total;               // summed over ranks
+    double measured_mpi_s = 0; // summed over ranks
+    double computation_s = 0;  // summed over ranks
     std::map<SiteKey, SiteResult> sites;
-    std::map<std::string, long long> unmodelled; // call kind -> events kept at their measured duration
+    std::map<std::string, long long> unmodelled;   // call kind -> events kept at their measured duration
     std::map<std::string, long long> approximated; // collective: Open MPI's algorithm and what priced it
     double error_percent() const { return 100 * (predicted_s - measured_s) / measured_s; } // Table 7's sigma
 };

@@ -28,10 +28,14 @@ Json with_costs(Json j, const Costs& c)
 
 Json params_json(const fit::LogGPSParams& p)
 {
-    return {{"L_us", p.L},           {"o_prime_us", p.o_prime},
-            {"O_s_us_per_byte", p.O_s}, {"O_r_us_per_byte", p.O_r},
-            {"G_s_us_per_byte", p.G_s}, {"G_l_us_per_byte", json_number(p.G_l)},
-            {"s_bytes", json_number(p.s)}, {"S_bytes", json_number(p.S)}};
+    return {{"L_us", p.L},
+            {"o_prime_us", p.o_prime},
+            {"O_s_us_per_byte", p.O_s},
+            {"O_r_us_per_byte", p.O_r},
+            {"G_s_us_per_byte", p.G_s},
+            {"G_l_us_per_byte", json_number(p.G_l)},
+            {"s_bytes", json_number(p.s)},
+            {"S_bytes", json_number(p.S)}};
 }
 
 Json total_json(const ReplayReport& r)
@@ -160,8 +164,8 @@ std::string analysis_csv(const Analysis& a)
                seconds(c.collective_s) + "," + seconds(c.collective_sync_s) + "," + seconds(c.unmodelled_s);
     };
     auto scenario = [&](const std::string& name, const ReplayReport& r) {
-        out << name << ",total,,,,,," << seconds(r.measured_s) << "," << seconds(r.predicted_s) << ","
-            << costs(r.total) << "\n";
+        out << name << ",total,,,,,," << seconds(r.measured_s) << "," << seconds(r.predicted_s) << "," << costs(r.total)
+            << "\n";
         for (const RankResult& x : r.per_rank)
             out << name << ",rank," << x.rank << ",,,,," << seconds(x.measured_s) << "," << seconds(x.predicted_s)
                 << "," << costs(x.costs) << "\n";

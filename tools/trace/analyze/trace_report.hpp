@@ -26,7 +26,7 @@ struct WhatIf {
 };
 
 struct Analysis {
-    std::string trace;  // the directory
+    std::string trace; // the directory
     std::string params_file;
     fit::LogGPSParams params;
     ReplayReport report;
