@@ -152,7 +152,7 @@ bool Builder::collective(const ngx_trace_record& c)
     if (!priced.valid)
         return false;
     if (!priced.approximation.empty())
-        ++out_.approximated[std::string(ngx_trace_kind_name(c.kind)) + ": " + priced.approximation];
+        ++out_.approximated[kind_label(c.kind) + ": " + priced.approximation];
     const uint64_t seq = collectives_++;
     const fit::Schedule plan = fit::collective_schedule(priced.collective);
     std::vector<Op>& ops = out_.schedule.ranks[size_t(r_)];
@@ -247,7 +247,7 @@ void Builder::call(RankReader& reader, const TraceCall& t)
     }
     if (c.kind >= NGX_TRACE_BARRIER && collective(c))
         return;
-    ++out_.as_calc[ngx_trace_kind_name(c.kind)];
+    ++out_.as_calc[kind_label(c.kind)];
     calc(double(c.t_return - c.t_call) * 1e-3);
 }
 

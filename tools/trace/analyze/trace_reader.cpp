@@ -36,6 +36,12 @@ bool is_rank_file(const fs::path& p)
 
 } // namespace
 
+std::string kind_label(unsigned kind)
+{
+    const char* name = ngx_trace_kind_name(kind);
+    return name != nullptr ? name : "kind " + std::to_string(kind);
+}
+
 Result<RankReader> RankReader::open(const std::string& path)
 {
     RankReader r;
@@ -110,7 +116,7 @@ Result<bool> RankReader::next(TraceCall& out)
         if (!got)
             return got.status();
         if (!*got)
-            return Status::usage(path_ + ": ends inside a " + ngx_trace_kind_name(r.kind) + "'s completion records");
+            return Status::usage(path_ + ": ends inside a " + kind_label(r.kind) + "'s completion records");
         if (c.kind == NGX_TRACE_FLUSH)
             out.tracer_ns += c.t_return - c.t_call;
         else if (c.kind == NGX_TRACE_COMM_DEF)
@@ -118,9 +124,8 @@ Result<bool> RankReader::next(TraceCall& out)
         else if (c.kind == NGX_TRACE_COMPLETION)
             out.completions.push_back(c);
         else
-            return Status::usage(path_ + ": a " + ngx_trace_kind_name(r.kind) + " announces " +
-                                 std::to_string(expected) + " completions but a " + ngx_trace_kind_name(c.kind) +
-                                 " follows");
+            return Status::usage(path_ + ": a " + kind_label(r.kind) + " announces " + std::to_string(expected) +
+                                 " completions but a " + kind_label(c.kind) + " follows");
     }
     return true;
 }

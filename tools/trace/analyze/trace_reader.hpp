@@ -63,6 +63,9 @@ private:
     std::unordered_map<uint32_t, uint64_t> comms_; // comm id -> COMM_DEF hash
 };
 
+// The MPI name of a record kind ("send"), "kind N" for a kind the format does not know.
+std::string kind_label(unsigned kind);
+
 // Every rank file of a trace directory, checked against each other.
 Result<std::vector<RankReader>> open_trace(const std::string& dir);
 

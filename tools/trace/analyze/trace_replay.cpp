@@ -87,12 +87,6 @@ struct RankState {
     double first_aligned_ns = 0, last_aligned_ns = 0;
 };
 
-std::string kind_name(unsigned kind)
-{
-    const char* n = ngx_trace_kind_name(kind);
-    return n != nullptr ? n : "kind " + std::to_string(kind);
-}
-
 int size_bin(double bytes)
 {
     return bytes < 1 ? -1 : int(std::floor(std::log2(bytes)));
@@ -400,7 +394,7 @@ Status Replay::complete_waits(RankState& r)
     for (const ngx_trace_record& done : r.call.completions) {
         auto it = r.requests.find(done.request);
         if (it == r.requests.end() || (done.flags & NGX_TRACE_RF_UNKNOWN_REQ) != 0) {
-            ++report_.unmodelled[kind_name(c.kind) + " (request not traced)"];
+            ++report_.unmodelled[kind_label(c.kind) + " (request not traced)"];
             continue;
         }
         Request& q = it->second;
@@ -488,12 +482,12 @@ bool Replay::finish_collective(RankState& r)
     double end = 0;
     if (w.modelled) {
         if (!w.approximation.empty())
-            ++report_.approximated[kind_name(w.kind) + ": " + w.approximation];
+            ++report_.approximated[kind_label(w.kind) + ": " + w.approximation];
         c.collective_sync_s = (w.last_arrival - r.t_call) * s_per_us;
         c.collective_s = w.cost * s_per_us;
         end = w.last_arrival + w.cost;
     } else {
-        ++report_.unmodelled[kind_name(w.kind) + " (cannot be priced at this size)"];
+        ++report_.unmodelled[kind_label(w.kind) + " (cannot be priced at this size)"];
         const double measured = double(r.call.call.t_return - r.call.call.t_call) * us_per_ns;
         c.unmodelled_s = measured * s_per_us;
         end = r.t_call + measured;
@@ -508,9 +502,9 @@ bool Replay::finish_collective(RankState& r)
 void Replay::keep_measured(RankState& r)
 {
     const ngx_trace_record& c = r.call.call;
-    ++report_.unmodelled[kind_name(c.kind) + (c.kind >= NGX_TRACE_BARRIER && c.comm != 0
-                                                  ? std::string(" (not on MPI_COMM_WORLD)")
-                                                  : std::string(""))];
+    ++report_.unmodelled[kind_label(c.kind) + (c.kind >= NGX_TRACE_BARRIER && c.comm != 0
+                                                   ? std::string(" (not on MPI_COMM_WORLD)")
+                                                   : std::string(""))];
     r.measured_only = true;
 }
 
@@ -527,7 +521,7 @@ void Replay::account(RankState& r, double end, const Costs& c, double bytes)
 {
     r.clock = end;
     r.result.costs.add(c);
-    SiteResult& site = report_.sites[{kind_name(r.call.call.kind), size_bin(bytes)}];
+    SiteResult& site = report_.sites[{kind_label(r.call.call.kind), size_bin(bytes)}];
     ++site.calls;
     site.measured_s += double(r.call.call.t_return - r.call.call.t_call) * 1e-9;
     site.predicted_s += (end - r.t_call) * s_per_us;
@@ -542,7 +536,7 @@ Status Replay::stuck() const
         if (r.phase != Phase::posted)
             continue;
         const ngx_trace_record& c = r.call.call;
-        std::string what = "rank " + std::to_string(r.rank) + " waits in " + kind_name(c.kind);
+        std::string what = "rank " + std::to_string(r.rank) + " waits in " + kind_label(c.kind);
         if (c.kind == NGX_TRACE_RECV || c.kind == NGX_TRACE_SEND || c.kind == NGX_TRACE_SSEND)
             what += (c.kind == NGX_TRACE_RECV ? " from " : " to ") + std::to_string(c.peer) + " tag " +
                     std::to_string(c.tag) + " (" + std::to_string(c.bytes) + " B)";
