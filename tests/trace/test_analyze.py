@@ -161,6 +161,14 @@ def check_bad(tmp):
     rc, _, err = ngx("analyze", os.path.join(tmp, "nowhere"), "--params", params_file(tmp))
     if rc != 2 or "not a trace directory" not in err:
         failures.append(f"a missing directory: exit {rc}, {err!r}")
+    for args, message in [(["frobnicate"], "not analyze, export or -o DIR"), (["analyze"], "no trace directory"),
+                          (["export", os.path.join(tmp, "good")], "--goal"),
+                          (["analyze", os.path.join(tmp, "good")], "--params FILE is required")]:
+        rc, _, err = ngx(*args)
+        ok = rc == 2 and message in err
+        print(f"{'ok  ' if ok else 'FAIL'} ngx trace {' '.join(args[:1])}...: exit {rc}; {err.strip()}")
+        if not ok:
+            failures.append(f"ngx trace {args}: exit {rc}, {err!r} (expected 2 and {message!r})")
 
 
 def check_goal(tmp):
