@@ -393,8 +393,9 @@ Status Replay::complete_waits(RankState& r)
     r.base = p_.o_prime; // Ino et al. 2001, eq. (11): at least o'
     for (const ngx_trace_record& done : r.call.completions) {
         auto it = r.requests.find(done.request);
-        if (it == r.requests.end() || (done.flags & NGX_TRACE_RF_UNKNOWN_REQ) != 0) {
-            ++report_.unmodelled[kind_label(c.kind) + " (request not traced)"];
+        const bool again = std::find(r.waiting.begin(), r.waiting.end(), done.request) != r.waiting.end();
+        if (it == r.requests.end() || again || (done.flags & NGX_TRACE_RF_UNKNOWN_REQ) != 0) {
+            ++report_.unmodelled[kind_label(c.kind) + " (request not traced, or completed twice)"];
             continue;
         }
         Request& q = it->second;
