@@ -11,7 +11,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-fuzz}
 SECONDS_EACH=${2:-30}
-TARGETS=${FUZZ_TARGETS:-fuzz_sizes fuzz_prtt_csv fuzz_compare fuzz_model fuzz_listen fuzz_json_input}
+TARGETS=${FUZZ_TARGETS:-fuzz_sizes fuzz_prtt_csv fuzz_compare fuzz_model fuzz_listen fuzz_json_input fuzz_trace}
 [[ $SECONDS_EACH =~ ^[0-9]+$ && $SECONDS_EACH -ge 1 ]] || { echo "run.sh: SECONDS must be >= 1" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "run.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 

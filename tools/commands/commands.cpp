@@ -7,12 +7,14 @@
 #include "export_command.hpp"
 #include "fit_command.hpp"
 #include "plot.hpp"
+#include "trace_command.hpp"
 
 namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command(), export_command()};
+    return {compare_command(), check_command(),  fit_command(),  predict_command(),
+            plot_command(),    export_command(), trace_command()};
 }
 
 } // namespace ngx

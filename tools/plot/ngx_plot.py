@@ -584,6 +584,70 @@ def plot_strided(plt, runs):
     return figure, "strided messages, Cameron et al. 2007"
 
 
+# ---------------------------------------------------------------- trace analyses
+
+
+TRACE_PARTS = [("computation_s", "computation"), ("overhead_s", "overhead"), ("sender_sync_s", "sender sync"),
+               ("receiver_sync_s", "receiver sync"), ("collective_s", "collectives"),
+               ("collective_sync_s", "collective sync"), ("unmodelled_s", "unmodelled (measured)")]
+
+
+def is_trace_analysis(path):
+    document = read_document(path)
+    return document.get("kind") == "trace_analysis", document
+
+
+def trace_bars(documents, paths):
+    """(label, {part: seconds}) per bar: one file -> one bar per rank (and the what-if's
+    ranks beside them); several files -> one bar per file (its total over the ranks)."""
+    bars = []
+    for document, path in zip(documents, paths):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        scenarios = [("", document)]
+        if "what_if" in document:
+            changed = ", ".join(f"{k}={'inf' if v is None else format(v, 'g')}"
+                                for k, v in document["what_if"]["set"].items())
+            scenarios.append((f" ({changed})", document["what_if"]))
+        for suffix, part in scenarios:
+            if len(documents) == 1:
+                for rank in part["ranks"]:
+                    bars.append((f"rank {rank['rank']}{suffix}", rank))
+            else:
+                bars.append((stem + suffix, part["total"]))
+    return bars
+
+
+def plot_trace_analysis(plt, documents, paths):
+    """Ino et al. 2001, Figure 6: predicted time split into computation, overhead, sender
+    and receiver synchronization (and collectives), stacked per rank or per run."""
+    bars = trace_bars(documents, paths)
+    figure, axis = plt.subplots()
+    bottoms = [0.0] * len(bars)
+    for key, label in TRACE_PARTS:
+        values = [bar.get(key, 0.0) or 0.0 for _, bar in bars]
+        if not any(values):
+            continue
+        axis.bar(range(len(bars)), values, bottom=bottoms, label=label, gid=key)
+        bottoms = [b + v for b, v in zip(bottoms, values)]
+    measured = [bar.get("measured_s") for _, bar in bars]
+    axis.plot(range(len(bars)), measured, "k_", markersize=30, label="measured (T_m)")
+    axis.set_xticks(range(len(bars)), [label for label, _ in bars], rotation=20)
+    axis.set_ylabel("seconds")
+    axis.legend(fontsize="small")
+    return figure
+
+
+def plot_trace_files(paths, documents, a):
+    output = a.output or default_output(paths[0])
+    plt = import_pyplot()
+    figure = plot_trace_analysis(plt, documents, paths)
+    first = documents[0]
+    figure.suptitle(f"ngx trace analyze: {first.get('ranks_count')} ranks, LogGPS replay "
+                    f"(T_p {first['total']['predicted_s']:.4g} s, T_m {first['total']['measured_s']:.4g} s)",
+                    fontsize="medium")
+    draw(figure, a, output)
+
+
 FAMILIES = {
     "loggp": plot_loggp,
     "loggps": plot_loggps,
@@ -675,6 +739,12 @@ def main():
         fail(f"--dpi '{a.dpi}': expected a whole number in 10..600")
     if len(a.files) == 1 and os.path.isdir(a.files[0]):
         draw(figure_of_history(a.files[0]), a, output if a.output else a.files[0].rstrip("/") + ".png")
+        return
+    analyses = [is_trace_analysis(path) for path in a.files]
+    if any(is_trace for is_trace, _ in analyses):
+        if not all(is_trace for is_trace, _ in analyses):
+            fail("cannot draw trace analyses and saved runs in one figure")
+        plot_trace_files(a.files, [document for _, document in analyses], a)
         return
     runs, paths = [], []
     for path in a.files:

@@ -1,0 +1,15 @@
+#!/bin/bash
+# `ngx trace export --goal` through LogGOPSim (../shared/tools/loggopsim,
+# built from its source by that folder's script, as the other LogGOPSim
+# tests do): test_analyze.py --goal writes a two-rank trace, exports it,
+# runs txt2bin and LogGOPSim and compares the simulated time with ngx's
+# prediction. Skipped (77) when LogGOPSim cannot be built here, with the reason.
+# Arguments: test_analyze.py, ngx.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shared/ sits beside the checkout (a worktree, or CI's clone); NGX_SHARED_TOOLS overrides it.
+tools=${NGX_SHARED_TOOLS:-$here/../../../shared/tools}
+[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
+source "$tools/loggopsim/loggopsim.sh"
+why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
+NGX_PEERS_DIR=$NGX_PEERS_DIR exec python3 "$1" --goal "$2"

@@ -1,0 +1,301 @@
+// `ngx trace` (see trace_command.hpp).
+#include "trace_command.hpp"
+
+#include "export_command.hpp"
+
+#include "../trace/analyze/trace_goal.hpp"
+#include "../trace/analyze/trace_report.hpp"
+
+#include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
+
+#include <loggps_model.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace ngx {
+namespace {
+
+int fail(const Status& s)
+{
+    std::cerr << "ngx trace: " << s.message() << "\n";
+    return exit_code(s);
+}
+
+int usage_error(const std::string& message)
+{
+    return fail(Status::usage(message));
+}
+
+// ---- parameters ------------------------------------------------------------
+
+// The loggps model in a saved run (its "model"), in one run of several
+// ("runs"), or a bare model object.
+const Json* find_model(const Json& doc)
+{
+    auto is_loggps = [](const Json& m) { return m.is_object() && m.contains("kind") && m["kind"] == "loggps"; };
+    if (is_loggps(doc))
+        return &doc;
+    if (doc.is_object() && doc.contains("model") && is_loggps(doc["model"]))
+        return &doc["model"];
+    if (doc.is_object() && doc.contains("runs") && doc["runs"].is_array())
+        for (const Json& run : doc["runs"])
+            if (run.is_object() && run.contains("model") && is_loggps(run["model"]))
+                return &run["model"];
+    return nullptr;
+}
+
+Result<fit::LogGPSParams> read_params(const std::string& path)
+{
+    Result<Json> doc = read_json_input(path);
+    if (!doc)
+        return doc.status();
+    const Json* model = find_model(*doc);
+    if (model == nullptr)
+        return Status::usage(path + ": no LogGPS model (a run of `ngx -x loggps -o FILE.json` or `ngx fit` of one)");
+    if (!model->contains("S_bytes") || !(*model)["S_bytes"].is_number())
+        return Status::usage(
+            path + ": the model has no rendezvous threshold S (S_bytes is " +
+            (model->contains("S_bytes") ? (*model)["S_bytes"].dump() : std::string("missing")) +
+            "); the replay needs it (fit with sizes above the eager limit, or write S_bytes into the model)");
+    Result<fit::LogGPSParams> p = patterns::loggps_params_from_model(*model);
+    if (!p)
+        return Status::usage(path + ": " + p.status().message());
+    return p;
+}
+
+// --set NAME=VALUE on a copy of the parameters (times in us, per-byte costs
+// in us per byte, s and S in bytes or inf).
+Status set_param(fit::LogGPSParams& p, const std::string& assignment, std::pair<std::string, double>& out)
+{
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return Status::usage("--set '" + assignment + "': not NAME=VALUE");
+    const std::string name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno != 0 || std::isnan(v) || v < 0 ||
+        (std::isinf(v) && name != "S" && name != "s"))
+        return Status::usage("--set " + name + "='" + text + "': not a number >= 0" +
+                             (name == "S" || name == "s" ? " (or inf)" : ""));
+    double* const targets[][2] = {{&p.L, nullptr},   {&p.o_prime, nullptr}, {&p.O_s, &p.O_r},     {&p.O_s, nullptr},
+                                  {&p.O_r, nullptr}, {&p.G_s, &p.G_l},      {&p.G_s, nullptr},    {&p.G_l, nullptr},
+                                  {&p.s, nullptr},   {&p.S, nullptr},       {&p.o_prime, nullptr}};
+    const char* names[] = {"L", "o", "O", "O_s", "O_r", "G", "G_s", "G_l", "s", "S", "o_prime"};
+    for (size_t i = 0; i < std::size(names); ++i) {
+        if (name != names[i])
+            continue;
+        *targets[i][0] = v;
+        if (targets[i][1] != nullptr)
+            *targets[i][1] = v;
+        out = {name, v};
+        return Status::ok();
+    }
+    return Status::usage("--set " + name + ": not a LogGPS parameter (L, o, O, O_s, O_r, G, G_s, G_l, s, S)");
+}
+
+// ---- analyze ---------------------------------------------------------------
+
+std::vector<opt::OptionSpec> analyze_specs()
+{
+    opt::OptionSpec set = opt::optional_value("set", "NAME=VALUE: re-predict with a parameter changed (repeatable; "
+                                                     "L, o, O, O_s, O_r, G, G_s, G_l in us or us/B, s and S in bytes)");
+    set.repeatable = true;
+    return {opt::optional_value("trace", "the trace directory"),
+            opt::optional_value("params", "LogGPS parameters: a saved loggps run (ngx -x loggps -o FILE.json)"),
+            set,
+            opt::optional_value("output,o", "write the analysis to FILE (.json or .csv by its extension)",
+                                opt::OptionKind::output_file),
+            {"format", "table", "what to print: table, json or csv"},
+            opt::flag("help,h", "show this help")};
+}
+
+Result<trace::Analysis> analyze(const OptionValues& values, opt::OptionReader& read)
+{
+    trace::Analysis a;
+    if (!read.given("trace"))
+        return Status::usage("no trace directory (ngx trace analyze DIR --params FILE)");
+    if (!read.given("params"))
+        return Status::usage("--params FILE is required (LogGPS parameters: ngx -x loggps -o FILE.json)");
+    a.trace = read.text("trace");
+    a.params_file = read.text("params");
+    Result<fit::LogGPSParams> p = read_params(a.params_file);
+    if (!p)
+        return p.status();
+    a.params = *p;
+    trace::WhatIf w;
+    w.params = a.params;
+    for (const auto& [key, value] : values)
+        if (key == "set") {
+            std::pair<std::string, double> one;
+            if (Status s = set_param(w.params, value, one); !s)
+                return s;
+            w.set.push_back(one);
+        }
+    Result<std::vector<trace::RankReader>> ranks = trace::open_trace(a.trace);
+    if (!ranks)
+        return ranks.status();
+    Result<trace::ReplayReport> base = trace::replay_trace(*ranks, a.params);
+    if (!base)
+        return base.status();
+    a.report = std::move(*base);
+    if (!w.set.empty()) {
+        Result<trace::ReplayReport> changed = trace::replay_trace(*ranks, w.params);
+        if (!changed)
+            return Status::usage("with the changed parameters: " + changed.status().message());
+        w.report = std::move(*changed);
+        a.what_if = std::move(w);
+    }
+    return a;
+}
+
+std::string rendered(const trace::Analysis& a, const std::string& format)
+{
+    if (format == "json")
+        return trace::analysis_json(a).dump(2) + "\n";
+    if (format == "csv")
+        return trace::analysis_csv(a);
+    return trace::analysis_table(a);
+}
+
+int run_analyze(const std::vector<std::string>& arguments)
+{
+    const std::vector<opt::OptionSpec> specs = analyze_specs();
+    Result<OptionValues> values = parse_arguments(arguments, specs, "trace");
+    if (!values)
+        return usage_error(values.status().message());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << options_help("Usage: ngx trace analyze DIR --params LOGGPS.json [--set S=65536] [-o FILE]", specs);
+        return 0;
+    }
+    const std::string format = read.choice("format", {"table", "json", "csv"});
+    if (!read.ok())
+        return usage_error(read.error());
+    Result<trace::Analysis> a = analyze(*values, read);
+    if (!a)
+        return fail(a.status());
+    if (read.given("output")) {
+        const std::string path = read.text("output");
+        const bool csv = path.size() > 4 && path.substr(path.size() - 4) == ".csv";
+        std::ofstream out(path);
+        if (!(out << rendered(*a, csv ? "csv" : "json")))
+            return fail(Status::runtime(path + ": cannot be written"));
+    }
+    std::cout << rendered(*a, format);
+    return 0;
+}
+
+// ---- export ----------------------------------------------------------------
+
+int run_export_goal(const std::vector<std::string>& arguments)
+{
+    const std::vector<opt::OptionSpec> specs = {
+        opt::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)"),
+        opt::optional_value("trace", "the trace directory"),
+        {"unit", "ps", "time unit of calc: ns, ps or fs (as the LogGOPSim parameters)"},
+        opt::optional_value("output,o", "the GOAL file (default: stdout)", opt::OptionKind::output_file),
+        opt::flag("help,h", "show this help")};
+    Result<OptionValues> values = parse_arguments(arguments, specs, "trace");
+    if (!values)
+        return usage_error(values.status().message());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << options_help("Usage: ngx trace export --goal DIR [-o FILE.goal]", specs);
+        return 0;
+    }
+    const std::string unit = read.choice("unit", {"ns", "ps", "fs"});
+    if (!read.ok())
+        return usage_error(read.error());
+    if (!read.given("goal"))
+        return usage_error("say what to export: --goal (a GOAL schedule for LogGOPSim)");
+    if (!read.given("trace"))
+        return usage_error("no trace directory (ngx trace export --goal DIR)");
+    Result<std::vector<trace::RankReader>> ranks = trace::open_trace(read.text("trace"));
+    if (!ranks)
+        return fail(ranks.status());
+    Result<trace::GoalExport> g = trace::trace_schedule(*ranks);
+    if (!g)
+        return fail(g.status());
+    for (const auto& [what, n] : g->approximated)
+        std::cerr << "ngx trace export: " << n << " x " << what << "\n";
+    for (const auto& [what, n] : g->as_calc)
+        std::cerr << "ngx trace export: " << n << " " << what
+                  << " written as calc of their measured duration (no model)\n";
+    const double per_us = unit == "ns" ? 1e3 : unit == "fs" ? 1e9 : 1e6;
+    const std::string text = goal_text(g->schedule, per_us);
+    if (!read.given("output")) {
+        std::cout << text;
+        return 0;
+    }
+    std::ofstream out(read.text("output"));
+    if (!(out << text))
+        return fail(Status::runtime(read.text("output") + ": cannot be written"));
+    return 0;
+}
+
+// ---- running a program under the tracer -------------------------------------
+
+// ngx-trace-run next to this program (build tree: tools/trace/), else on PATH.
+int run_traced(const std::vector<std::string>& arguments)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    std::string launcher = "ngx-trace-run";
+    for (const fs::path& p : {self / "ngx-trace-run", self / "tools" / "trace" / "ngx-trace-run"})
+        if (fs::exists(p, ec)) {
+            launcher = p.string();
+            break;
+        }
+    std::vector<std::string> args = {"bash", launcher};
+    args.insert(args.end(), arguments.begin(), arguments.end());
+    std::vector<char*> argv;
+    for (std::string& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (launcher.find('/') == std::string::npos) {
+        argv.erase(argv.begin());
+        ::execvp(launcher.c_str(), argv.data());
+    } else {
+        ::execvp("bash", argv.data());
+    }
+    return fail(Status::runtime("cannot run " + launcher + ": " + std::strerror(errno)));
+}
+
+int run_trace(const std::vector<std::string>& arguments, const PatternCatalog&)
+{
+    const std::string what = arguments.empty() ? "" : arguments[0];
+    const std::vector<std::string> rest(arguments.begin() + (arguments.empty() ? 0 : 1), arguments.end());
+    if (what == "analyze")
+        return run_analyze(rest);
+    if (what == "export")
+        return run_export_goal(rest);
+    if (what == "-o" || what == "-b" || what == "--")
+        return run_traced(arguments);
+    if (what == "-h" || what == "--help") {
+        std::cout << "Usage: ngx trace -o DIR -- mpirun -np P ./app    (run under libngx-trace.so)\n"
+                     "       ngx trace analyze DIR --params LOGGPS.json [--set S=65536] [-o FILE]\n"
+                     "       ngx trace export --goal DIR [-o FILE.goal]\n";
+        return 0;
+    }
+    return usage_error(what.empty() ? "say what to do: analyze, export, or -o DIR -- mpirun ..."
+                                    : "'" + what + "': not analyze, export or -o DIR -- COMMAND");
+}
+
+} // namespace
+
+CommandInfo trace_command()
+{
+    return {"trace", "run an MPI program under the tracer, analyze its trace under LogGPS, export it as GOAL",
+            run_trace};
+}
+
+} // namespace ngx
