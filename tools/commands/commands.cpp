@@ -6,13 +6,15 @@
 #include "compare.hpp"
 #include "export_command.hpp"
 #include "fit_command.hpp"
+#include "launches_command.hpp"
 #include "plot.hpp"
 
 namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command(), export_command()};
+    return {compare_command(), check_command(), fit_command(), predict_command(), plot_command(), export_command(),
+            launches_command()};
 }
 
 } // namespace ngx
