@@ -150,7 +150,7 @@ std::string adaptive_line(const Json& measurement)
     return out.str();
 }
 
-// "# bimodal: 1 B (10.00 and 15.00 us, 52% in the upper): two clusters, the median describes neither; ..."
+// "# bimodal: 1 B (10.00 and 15.00 us, 52% in the upper): two clusters; the median is the larger one's, ..."
 std::string bimodal_line(const Json& measurement)
 {
     if (!measurement.is_object() || !measurement.contains("bimodal") || measurement["bimodal"].empty())
@@ -165,7 +165,7 @@ std::string bimodal_line(const Json& measurement)
             << 100 * size.value("high_share", 0.0) << "% in the upper)" << std::defaultfloat;
         separator = ", ";
     }
-    out << ": two clusters, the median describes neither; look at both (--raw keeps the samples)\n";
+    out << ": two clusters; the median is the larger one's, the mean mixes both (--raw keeps the samples)\n";
     return out.str();
 }
 

@@ -12,7 +12,7 @@ namespace ngx::patterns {
 namespace {
 
 constexpr size_t min_samples = 20;
-constexpr double min_share = 0.05;
+constexpr double min_share = 0.10;
 constexpr double min_relative_gap = 0.10;
 constexpr double min_separation = 4.0;
 

@@ -1,12 +1,14 @@
-// Two clusters in one size's samples: a median of them describes neither
-// (two paths, two placements, a cache that either hits or misses), so a
-// bimodal size is reported as such instead of being summed into one number.
+// Two clusters in one size's samples (two paths, two placements, a cache
+// that either hits or misses): their median is the larger cluster's and
+// their mean is neither's, so a bimodal size is reported as such instead
+// of being summed into one number.
 //
 // The split is the one that minimises the summed squared distance to the two
 // cluster means (the optimal 1-D two-means split, found exactly over the
 // sorted samples with prefix sums). The samples count as bimodal when
-//  - the smaller cluster holds at least 5% of them (a rarer cluster is a
-//    tail of outliers, which the median already ignores),
+//  - the smaller cluster holds at least 10% of them (a rarer cluster is a
+//    tail of outliers, which the median already ignores; on shm at 2 KiB
+//    5% of the samples at twice the median are such a tail),
 //  - the cluster medians lie at least 10% of the lower one apart (closer
 //    clusters change no conclusion and include the timer's quantisation), and
 //  - that distance is at least 4 times the larger robust spread of the two

@@ -165,12 +165,17 @@ Status check_alike(const std::vector<SavedFile>& files)
     return Status::ok();
 }
 
+// "[0.269, 0.274]": fixed decimals for times (precision > 0), 4 significant digits for parameters (0).
 std::string interval_text(const Json& pair, int precision)
 {
     std::ostringstream out;
     if (!pair[0].is_number() || !pair[1].is_number())
         return "-";
-    out << std::fixed << std::setprecision(precision) << "[" << pair[0].get<double>() << ", "
+    if (precision > 0)
+        out << std::fixed << std::setprecision(precision);
+    else
+        out << std::setprecision(4);
+    out << "[" << pair[0].get<double>() << ", "
         << pair[1].get<double>() << "]";
     return out.str();
 }
@@ -212,7 +217,7 @@ void parameter_rows(std::ostringstream& out, const Json& parameters)
                                 : "-";
         out << std::setw(16) << p["name"].get<std::string>() << std::setw(22) << range << std::setw(14)
             << std::setprecision(6) << std::defaultfloat << p.value("mean", nan) << std::setw(30)
-            << interval_text(p["ci95"], 5) << std::setw(30) << interval_text(p["next_launch95"], 5) << std::setw(9)
+            << interval_text(p["ci95"], 0) << std::setw(30) << interval_text(p["next_launch95"], 0) << std::setw(9)
             << percent_text(p["spread_relative"]) << "\n";
     }
 }
