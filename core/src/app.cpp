@@ -469,10 +469,6 @@ Status measure(const Config& config, Bootstrap& boot, const InterruptGuard& guar
     Status written = session.close();
     if (reporting) {
         print_document(config, session.document());
-        if (!config.stdout_format)
-            std::cout << "# the 95% intervals above are within this launch: the next launch (another placement, "
-                         "frequency, interrupts) may land outside them; --launches K states intervals between "
-                         "launches\n";
         print_warnings(session.document());
     }
     return status.is_ok() ? written : status;

@@ -173,6 +173,9 @@ std::string run_footer(const RunRecord& run)
 {
     std::ostringstream out;
     out << passes_line(run.measurement) << adaptive_line(run.measurement) << bimodal_line(run.measurement);
+    if (!run.sizes.empty()) // what the stated intervals cover (ngx --launches K: between launches)
+        out << "# the 95% intervals above are within this launch: the next launch (another placement, frequency, "
+               "interrupts) may land outside them; --launches K states intervals between launches\n";
     if (run.status == "error")
         out << "# stopped by an error: " << run.error << "\n";
     else if (run.status == "interrupted")
