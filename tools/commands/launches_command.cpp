@@ -202,12 +202,15 @@ void size_rows(std::ostringstream& out, const Json& sizes)
             << percent_text(size["within_launch_rel_ci95_widest"]) << "\n";
 }
 
-void parameter_rows(std::ostringstream& out, const Json& parameters)
+// Parameters are matched by range: a launch whose detector split the sizes
+// elsewhere has no value for a range, and the "launches" column says so.
+void parameter_rows(std::ostringstream& out, const Json& parameters, size_t k)
 {
     if (parameters.empty())
         return;
-    out << "fitted parameters, per range:\n";
-    out << std::setw(16) << "parameter" << std::setw(22) << "range" << std::setw(14) << "mean" << std::setw(30)
+    out << "fitted parameters, per range (launches: how many fitted the same range):\n";
+    out << std::setw(16) << "parameter" << std::setw(22) << "range" << std::setw(10) << "launches" << std::setw(14)
+        << "mean" << std::setw(30)
         << "95% CI of the mean" << std::setw(30) << "next launch 95%" << std::setw(9) << "spread"
         << "\n";
     for (const Json& p : parameters) {
@@ -215,7 +218,9 @@ void parameter_rows(std::ostringstream& out, const Json& parameters)
                                 ? format_bytes(p["from_bytes"].get<uint64_t>()) + ".." +
                                       format_bytes(p["to_bytes"].get<uint64_t>())
                                 : "-";
-        out << std::setw(16) << p["name"].get<std::string>() << std::setw(22) << range << std::setw(14)
+        std::string launches = std::to_string(p["values"].size()) + "/" + std::to_string(k);
+        out << std::setw(16) << p["name"].get<std::string>() << std::setw(22) << range << std::setw(10) << launches
+            << std::setw(14)
             << std::setprecision(6) << std::defaultfloat << p.value("mean", nan) << std::setw(30)
             << interval_text(p["ci95"], 0) << std::setw(30) << interval_text(p["next_launch95"], 0) << std::setw(9)
             << percent_text(p["spread_relative"]) << "\n";
@@ -239,7 +244,7 @@ std::string summary_table(const Json& summary)
         }
         out << "\nmedian per size, us, over the " << k << " launches' medians:\n";
         size_rows(out, run["sizes"]);
-        parameter_rows(out, run["parameters"]);
+        parameter_rows(out, run["parameters"], k);
         out << "\n";
     }
     out << "# " << summary["interval"].get<std::string>() << "\n";
@@ -293,7 +298,7 @@ LaunchSpread launch_spread(const std::vector<double>& values)
     auto [low, high] = std::minmax_element(values.begin(), values.end());
     s.spread = (*high - *low) / std::fabs(s.mean);
     if (k < 2) {
-        s.sd = s.ci_low = s.ci_high = s.next_low = s.next_high = nan;
+        s.sd = s.ci_low = s.ci_high = s.next_low = s.next_high = s.spread = nan;
         return s;
     }
     double squares = 0;
@@ -341,7 +346,8 @@ Result<Json> summarize_launches(const std::vector<std::string>& paths)
                 {"interval",
                  "95% intervals between launches: Student t over the " + std::to_string(files.size()) +
                      " launch values (" + std::to_string(files.size() - 1) +
-                     " degrees of freedom); '1 launch ci' is the widest interval one launch stated, within itself"},
+                     " degrees of freedom; a parameter fewer launches fitted in the same range: over those); "
+                     "'1 launch ci' is the widest interval one launch stated, within itself"},
                 {"between_launches", between},
                 {"launches", launches}};
 }
