@@ -15,6 +15,7 @@ the run failed), note. The runners pass their settings as BENCH_* variables
 in the environment (see each runner's report step).
 """
 import json
+import math
 import os
 import platform
 import socket
@@ -97,19 +98,59 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def paired_ratio(samples, metric, ours, theirs):
-    """The median over rounds of ours / theirs within each round both ran:
-    the comparison the interleaving is for. Where the machine flips between
-    states from one round to the next (the 2-vCPU VM's tcp BTL: 4.3 or 5.9
-    us for every tool), the ratio of the two medians compares whichever
-    state each tool met more often; the ratio within a round does not."""
+# Student t 0.975 quantiles for 1..30 degrees of freedom (beyond: 1.96 + 2.4 / df,
+# within 0.3% of the exact value).
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+        2.045, 2.042]
+
+
+def t975(df):
+    return T975[df - 1] if df <= len(T975) else 1.96 + 2.4 / df
+
+
+def round_ratios(samples, metric, ours, theirs):
+    """ours / theirs within each round both ran (the rounds alternate the tools)."""
     def by_round(tool):
         s = samples.get((metric, tool), {"values": [], "rounds": []})
         return dict(zip(s["rounds"], s["values"]))
     a, b = by_round(ours), by_round(theirs)
-    common = sorted(set(a) & set(b))
-    ratios = [a[r] / b[r] for r in common if b[r]]
-    return statistics.median(ratios) if ratios else None
+    return [a[r] / b[r] for r in sorted(set(a) & set(b)) if b[r]]
+
+
+def ratio_interval(ratios):
+    """The 95% interval of the ratio over alternated rounds: a Student t
+    interval of the mean log ratio (ratios multiply, so their logs are what
+    spreads symmetrically), exponentiated: [lo, hi], or None with fewer than
+    2 rounds (one run each: no interval can be stated)."""
+    if len(ratios) < 2:
+        return None
+    logs = [math.log(r) for r in ratios]
+    mean = statistics.mean(logs)
+    half = t975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return [math.exp(mean - half), math.exp(mean + half)]
+
+
+def interval_text(ratios):
+    """"[0.91, 0.99] over 5 alternated rounds" or what stands in for it."""
+    ci = ratio_interval(ratios)
+    if ci is None:
+        return f"no interval: {len(ratios)} round(s), one run each"
+    return f"95% [{ci[0]:.3f}, {ci[1]:.3f}] over {len(ratios)} alternated rounds"
+
+
+# The paired ratio is the median of the per-round ratios: where the machine
+# flips between states from one round to the next (the 2-vCPU VM's tcp BTL:
+# 4.3 or 5.9 us for every tool), the ratio of the two medians compares
+# whichever state each tool met more often; the ratio within a round does not.
+def add_paired(group, samples, metric, ours, theirs):
+    """The paired ratio of a group, its 95% interval over the rounds and the
+    text that says which it is."""
+    ratios = round_ratios(samples, metric, ours, theirs) if theirs else []
+    group["ngx_ratio_paired"] = statistics.median(ratios) if ratios else None
+    group["ngx_ratio_paired_rounds"] = ratios
+    group["ngx_ratio_paired_ci95"] = ratio_interval(ratios)
+    group["ngx_ratio_paired_interval"] = interval_text(ratios)
 
 
 def fmt(x, nd=3):
@@ -146,7 +187,7 @@ def latency_against_peers(samples, metric, tools, peers, unit_text=None):
         d["ratio_to_best_peer"] = ratio(d["median"], best_val)
     group["best_peer"] = best_peer
     group["ngx_ratio"] = group["tools"].get("ngx", {}).get("ratio_to_best_peer")
-    group["ngx_ratio_paired"] = paired_ratio(samples, metric, "ngx", best_peer) if best_peer else None
+    add_paired(group, samples, metric, "ngx", best_peer)
     group["goal"] = "ngx / best peer <= 1.05, paired per round"
     group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio_paired"], 1.05)
     return group
@@ -158,7 +199,7 @@ def against_floor(samples, metric, floor, limit, goal, higher_is_better=False, u
              "tools": {"ngx": summary(samples, metric, "ngx", higher_is_better),
                        floor: summary(samples, metric, floor, higher_is_better)}}
     group["ngx_ratio"] = ratio(group["tools"]["ngx"]["median"], group["tools"][floor]["median"])
-    group["ngx_ratio_paired"] = paired_ratio(samples, metric, "ngx", floor)
+    add_paired(group, samples, metric, "ngx", floor)
     group["goal"] = goal + ", paired per round"
     group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio_paired"], limit, not higher_is_better)
     return group
@@ -186,12 +227,14 @@ def print_table(title, group, footer, width=10, best_name="min", nd=3, round_nd=
 
 def peer_footer(group):
     return (f"  best peer: {group['best_peer'] or '-'}; ngx / best peer = {fmt(group['ngx_ratio'], 3)} (medians), "
-            f"{fmt(group['ngx_ratio_paired'], 3)} (paired per round)   (goal <= 1.05, paired: {group['goal_text']})")
+            f"{fmt(group['ngx_ratio_paired'], 3)} (median of the per-round ratios, "
+            f"{group['ngx_ratio_paired_interval']})   (goal <= 1.05, paired: {group['goal_text']})")
 
 
 def floor_footer(group, ratio_name, goal_name):
     return (f"  {ratio_name} = {fmt(group['ngx_ratio'], 3)} (medians), {fmt(group['ngx_ratio_paired'], 3)} "
-            f"(paired per round)   ({goal_name}, paired: {group['goal_text']})")
+            f"(median of the per-round ratios, {group['ngx_ratio_paired_interval']})   "
+            f"({goal_name}, paired: {group['goal_text']})")
 
 
 def finish(out):
@@ -321,8 +364,11 @@ def report_mpi(samples_path):
         pairs = {}
         for ours, theirs, how in like_for_like:
             r = ratio(group["tools"].get(ours, {}).get("median"), group["tools"].get(theirs, {}).get("median"))
-            paired = paired_ratio(samples, f"mpi_{btl}_us", ours, theirs)
+            rounds = round_ratios(samples, f"mpi_{btl}_us", ours, theirs)
+            paired = statistics.median(rounds) if rounds else None
             pairs[f"{ours}/{theirs}"] = {"ratio": r, "ratio_paired": paired, "timing": how,
+                                         "ratio_paired_ci95": ratio_interval(rounds),
+                                         "ratio_paired_interval": interval_text(rounds),
                                          "goal_met": goal_text(paired, 1.05)[1]}
         group["like_for_like"] = pairs
         # The goal (issue 16's floor is the minimal program): each of ngx's
@@ -340,7 +386,7 @@ def report_mpi(samples_path):
                     "peer is NPopenmpi: information, not the goal)", width=10, peers=True)
         for name, p in pairs.items():
             print(f"  like for like ({p['timing']}): {name} = {fmt(p['ratio'], 3)} (medians), "
-                  f"{fmt(p['ratio_paired'], 3)} (paired)   (goal <= 1.05, paired: "
+                  f"{fmt(p['ratio_paired'], 3)} (paired, {p['ratio_paired_interval']})   (goal <= 1.05, paired: "
                   f"{goal_text(p['ratio_paired'], 1.05)[0]})")
     finish(out)
 

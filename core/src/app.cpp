@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "interrupt.hpp"
+#include "launches.hpp"
 #include "local_group.hpp"
 #include "mpi_bootstrap.hpp"
 #include "server_policy.hpp"
@@ -413,6 +414,8 @@ Json run_context(const Config& config, const Timer& timer, const Bootstrap& boot
         {"overhead_ns", info.overhead_ns}, {"invariant_tsc", info.invariant_tsc}, {"reason", info.reason}};
     context["bootstrap"] = {{"kind", boot.name()}, {"ranks", boot.nranks()}};
     context["placement"] = std::move(placements);
+    // What the stated intervals cover: --launches K gives intervals between launches (ngx launches).
+    context["interval_scope"] = "within one launch";
     context["command_line"] = config.arguments;
     context["module_versions"] = Json::object();
     for (const ModuleChoice& choice : config.modules)
@@ -574,9 +577,46 @@ int run_server(const Config& server, const ModuleRegistry& registry, const Patte
     return code;
 }
 
+// --launches K: K separate launches into a scratch directory, then the
+// `ngx launches` command over their files (launches.hpp).
+int run_launched(const Config& config, const PatternCatalog& patterns, const CommandCatalog& commands,
+                 const Environment& env)
+{
+    if (env.under_mpi_launcher) {
+        print_error(Status::usage("--launches repeats a local run; under mpirun/srun run the job K times with -o "
+                                  "and summarise the files with ngx launches A.json B.json ..."),
+                    "", false);
+        return 2;
+    }
+    std::string scratch = (std::filesystem::temp_directory_path() / "ngx-launches-XXXXXX").string();
+    if (mkdtemp(scratch.data()) == nullptr) {
+        print_error(Status::runtime("--launches: cannot make a scratch directory in " +
+                                    std::filesystem::temp_directory_path().string()),
+                    "", false);
+        return 1;
+    }
+    Result<std::vector<std::string>> files = run_launches(config, env.executable, scratch);
+    int code = exit_code(files.status());
+    if (files) {
+        std::vector<std::string> arguments = *files;
+        for (const OutputSpec& output : config.outputs)
+            arguments.insert(arguments.end(), {"-o", output.path});
+        for (const CommandInfo& command : commands)
+            if (command.name == "launches")
+                code = command.run(arguments, patterns);
+    } else {
+        print_error(files.status(), "", false);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+    return code;
+}
+
 int run(const Config& parsed, const ModuleRegistry& registry, const PatternCatalog& patterns,
         const CommandCatalog& commands, const Environment& env)
 {
+    if (parsed.launches > 0)
+        return run_launched(parsed, patterns, commands, env);
     InterruptGuard guard;
     if (!parsed.listen.empty())
         return run_server(parsed, registry, patterns, commands, env, guard);

@@ -75,7 +75,15 @@ po::options_description general_options()
          "when -c leaves a pass under 25 repetitions)")
         ("max-rel-ci", po::value<std::string>()->default_value("5"),
          "measure a size again (a few extra passes) while its 95% interval of the median is wider than this "
-         "percentage of the median (e.g. 5 or 5%; off: never)")
+         "percentage of the median (e.g. 5 or 5%; off: never); with --adaptive, the stopping rule")
+        ("adaptive",
+         "stop measuring each size once its 95% interval of the median is within --max-rel-ci of the median "
+         "(-c becomes a cap; see also --max-size-time)")
+        ("max-size-time", po::value<std::string>()->default_value("10"),
+         "with --adaptive: seconds of measuring after which a size stops even if its interval is still wide")
+        ("launches", po::value<std::string>(),
+         "repeat the whole measurement K times (K >= 2) as separate local launches, varying the CPU pair where "
+         "more than 2 CPUs exist, and state 95% intervals between the launches (ngx launches)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
         ("pairs", po::value<std::string>(),
@@ -176,6 +184,44 @@ std::vector<std::string> forwarded_arguments(const po::parsed_options& parsed)
         if (option.string_key != "secret-file")
             arguments.insert(arguments.end(), option.original_tokens.begin(), option.original_tokens.end());
     return arguments;
+}
+
+// What each launch of --launches runs: the command line without --launches
+// and what the parent decides per launch (-o, --format, --plot, --cpus).
+std::vector<std::string> launch_arguments(const po::parsed_options& parsed)
+{
+    std::vector<std::string> arguments;
+    for (const po::option& option : parsed.options)
+        if (option.string_key != "launches" && option.string_key != "output" && option.string_key != "format" &&
+            option.string_key != "plot" && option.string_key != "cpus")
+            arguments.insert(arguments.end(), option.original_tokens.begin(), option.original_tokens.end());
+    return arguments;
+}
+
+// --launches K: 2..1000, a local run only, results to JSON files (the summary's format).
+Status read_launches(const po::variables_map& values, Config& config)
+{
+    if (!values.count("launches"))
+        return Status::ok();
+    std::string text = values["launches"].as<std::string>();
+    Result<uint64_t> launches = parse_count("launches", text, 2, 1000);
+    if (!launches)
+        return launches.status();
+    if (!config.listen.empty() || !config.connect.empty() || config.bootstrap == BootstrapChoice::mpi)
+        return Status::usage("--launches repeats a local run; over --listen/--connect or MPI, run the job K times "
+                             "with -o and summarise the files with ngx launches A.json B.json ...");
+    for (const OutputSpec& output : config.outputs)
+        if (output.format != OutputFormat::json)
+            return bad_value("output", output.path, "with --launches the results are a JSON summary: give FILE.json");
+    if (config.outputs.size() > 1)
+        return Status::usage("--launches writes one JSON summary: give -o FILE.json once");
+    if (config.plot)
+        return Status::usage("--plot draws one launch; with --launches plot a launch's document from the summary");
+    if (config.stdout_format)
+        return Status::usage(
+            "--format without -o: with --launches the summary prints as a table (or give -o FILE.json)");
+    config.launches = *launches;
+    return Status::ok();
 }
 
 constexpr size_t help_columns = 80; // `ngx --help` fits an 80-column terminal
@@ -382,6 +428,29 @@ Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
     return Status::ok();
 }
 
+// --adaptive (not with --max-rel-ci off: it would stop at once, nor with
+// --passes: it chooses its own) and --max-size-time S (> 0).
+Status read_adaptive(const po::variables_map& values, bool ci_off, RunSettings& settings)
+{
+    settings.adaptive = values.count("adaptive") > 0;
+    if (!settings.adaptive) {
+        if (!values["max-size-time"].defaulted())
+            return Status::usage("--max-size-time is the time cap of --adaptive; give --adaptive as well");
+        return Status::ok();
+    }
+    if (ci_off)
+        return Status::usage("--adaptive stops a size when its interval is within --max-rel-ci; "
+                             "--max-rel-ci off leaves it no rule (give a percentage)");
+    if (values.count("passes"))
+        return Status::usage("--adaptive measures in short passes of its own; leave out --passes");
+    std::string text = values["max-size-time"].as<std::string>();
+    Result<double> seconds = parse_number("max-size-time", text, 1e-3, 86400);
+    if (!seconds)
+        return seconds.status();
+    settings.max_size_ns = uint64_t(*seconds * 1e9);
+    return Status::ok();
+}
+
 // --passes N (1..-c; absent: automatic) and --max-rel-ci PCT (> 0, or off).
 Status read_passes(const po::variables_map& values, RunSettings& settings)
 {
@@ -395,6 +464,7 @@ Status read_passes(const po::variables_map& values, RunSettings& settings)
         return bad_value("max-rel-ci", values["max-rel-ci"].as<std::string>(),
                          "expected a percentage above 0 (the widest interval of the median to accept)");
     settings.max_rel_ci = *max_rel_ci / 100;
+    NGX_TRY(read_adaptive(values, max_rel_ci_text == "off", settings));
     if (!values.count("passes"))
         return Status::ok();
     std::string text = values["passes"].as<std::string>();
@@ -747,12 +817,13 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         po::parsed_options parsed = po::command_line_parser(arguments).options(parsing).run();
         for (const po::option& option : parsed.options)
             if (option.position_key >= 0)
-                return Status::usage(
-                    "unexpected argument '" + option.value.front() +
-                    "' (options start with -; subcommands: compare, check, fit, predict, plot, export)");
+                return Status::usage("unexpected argument '" + option.value.front() +
+                                     "' (options start with -; subcommands: compare, check, fit, predict, plot, "
+                                     "export, trace, launches)");
         po::store(parsed, values);
         po::notify(values);
         config.arguments = forwarded_arguments(parsed);
+        config.launch_arguments = launch_arguments(parsed);
     } catch (const po::unknown_option& error) {
         return explain_unknown_option(error.get_option_name(), config, registry, patterns, all);
     } catch (const po::error& error) {
@@ -787,6 +858,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(read_plot(values, config));
     NGX_TRY(read_buffer_offset(values, config));
     NGX_TRY(read_launch(values, config));
+    NGX_TRY(read_launches(values, config));
     NGX_TRY(read_server_options(values, config));
     for (ModuleChoice& choice : config.modules) {
         choice.options = values_of(values, module_specs(choice.module->descriptor()));

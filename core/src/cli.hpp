@@ -56,6 +56,8 @@ struct Config {
     std::vector<std::string> arguments;  // as given, to hand to a --listen server
     bool plot = false;                   // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
     std::optional<size_t> buffer_offset; // --buffer-offset: buffers this many bytes past a page boundary
+    uint64_t launches = 0;                  // --launches K (0: one launch, this process)
+    std::vector<std::string> launch_arguments; // what each of those launches runs (launches.hpp)
 };
 
 // The local modules `ngx` measures when no -m is given (the main job), and

@@ -130,10 +130,52 @@ std::string passes_line(const Json& measurement)
     return out.str();
 }
 
+// "# adaptive: 12 sizes stopped within the 5% interval, 2 at -c 1000 (1 B, 2 B), 0 at the 10 s cap"
+std::string adaptive_line(const Json& measurement)
+{
+    if (!measurement.is_object() || !measurement.contains("adaptive"))
+        return "";
+    const Json& adaptive = measurement["adaptive"];
+    const Json& stopped = adaptive["stopped_bytes"];
+    std::ostringstream out;
+    out << "# adaptive: " << stopped["interval"].size() << " sizes stopped within the "
+        << measurement.value("max_rel_ci_percent", 0.0) << "% interval, " << stopped["count"].size() << " at -c "
+        << adaptive.value("max_count", uint64_t(0));
+    if (!stopped["count"].empty())
+        out << " (" << size_list(stopped["count"]) << ")";
+    out << ", " << stopped["time"].size() << " at the " << adaptive.value("max_size_time_s", 0.0) << " s cap";
+    if (!stopped["time"].empty())
+        out << " (" << size_list(stopped["time"]) << ")";
+    out << "\n";
+    return out.str();
+}
+
+// "# bimodal: 1 B (10.00 and 15.00 us, 52% in the upper): two clusters; the median is the larger one's, ..."
+std::string bimodal_line(const Json& measurement)
+{
+    if (!measurement.is_object() || !measurement.contains("bimodal") || measurement["bimodal"].empty())
+        return "";
+    std::ostringstream out;
+    out << "# bimodal:";
+    const char* separator = " ";
+    for (const Json& size : measurement["bimodal"]) {
+        out << separator << format_bytes(size.value("size_bytes", uint64_t(0))) << " (" << std::fixed
+            << std::setprecision(2) << size.value("low_median_us", 0.0) << " and "
+            << size.value("high_median_us", 0.0) << " us, " << std::setprecision(0)
+            << 100 * size.value("high_share", 0.0) << "% in the upper)" << std::defaultfloat;
+        separator = ", ";
+    }
+    out << ": two clusters; the median is the larger one's, the mean mixes both (--raw keeps the samples)\n";
+    return out.str();
+}
+
 std::string run_footer(const RunRecord& run)
 {
     std::ostringstream out;
-    out << passes_line(run.measurement);
+    out << passes_line(run.measurement) << adaptive_line(run.measurement) << bimodal_line(run.measurement);
+    if (!run.sizes.empty()) // what the stated intervals cover (ngx --launches K: between launches)
+        out << "# the 95% intervals above are within this launch: the next launch (another placement, frequency, "
+               "interrupts) may land outside them; --launches K states intervals between launches\n";
     if (run.status == "error")
         out << "# stopped by an error: " << run.error << "\n";
     else if (run.status == "interrupted")

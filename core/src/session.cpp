@@ -33,6 +33,8 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"max_loss_percent", settings.max_loss * 100},
                     {"passes", settings.passes == 0 ? Json("auto") : Json(settings.passes)},
                     {"max_rel_ci_percent", settings.max_rel_ci * 100},
+                    {"adaptive", settings.adaptive},
+                    {"max_size_time_s", settings.adaptive ? Json(double(settings.max_size_ns) / 1e9) : Json()},
                     {"buffer_offset", config.buffer_offset ? Json(*config.buffer_offset) : Json("module")},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};

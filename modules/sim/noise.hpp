@@ -60,6 +60,13 @@ private:
     uint64_t state_;
 };
 
+// The seed of launch `launch` (0-based) of ngx --launches: the given seed
+// for launch 0, a SplitMix64 draw from the seed and the launch after it.
+inline uint64_t launch_seed(uint64_t seed, uint64_t launch)
+{
+    return launch == 0 ? seed : SplitMix64(seed ^ (launch * 0xd1b54a32d192ed03ull)).next();
+}
+
 struct Noise {
     double jitter = 0; // relative standard deviation of o_s, o_r, L
     double outlier_probability = 0;

@@ -273,7 +273,7 @@ const ngx_option_spec option_specs[] = {
      "times 1 + N(0, F)), "
      "outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times FACTOR with probability P), "
      "launch:F (the whole model times 1 + N(0, F) for this launch)"},
-    {"sim-seed", "1", "seed of --sim-noise (the same seed repeats a run exactly)"},
+    {"sim-seed", "1", "seed of --sim-noise (the same seed repeats a run exactly; launch i of ngx --launches uses a seed derived from it and i)"},
     {"sim-sleep", "0",
      "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
      "cores); 0 = always spin"},
@@ -806,7 +806,10 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     if (noise.any() && !virtual_time)
         return fail(err, NGX_ERR_INVALID_OPTION,
                     "--sim-noise needs --sim-clock virtual (in real time this machine is the noise)");
-    noise.seed_value = seed;
+    // ngx --launches K: launch i (NGX_LAUNCH=i) draws from its own seed, as a fresh launch of a real machine
+    // lands elsewhere; launch 0 keeps --sim-seed, so it repeats a single run with that seed.
+    const char* launch = std::getenv("NGX_LAUNCH");
+    noise.seed_value = ngx::sim::launch_seed(seed, launch != nullptr ? std::strtoull(launch, nullptr, 10) : 0);
     if (ring_bytes == 0)
         ring_bytes = auto_ring_bytes(args->max_message_size);
     auto* c = new (std::nothrow) Context;

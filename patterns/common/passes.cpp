@@ -1,9 +1,12 @@
 // The interleaved, pass-by-pass sweep (see passes.hpp).
 #include "passes.hpp"
 
+#include "modes.hpp"
+
 #include <ngx/statistics.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -17,11 +20,20 @@ namespace {
 constexpr uint64_t auto_passes = 4;
 constexpr uint64_t min_auto_samples_per_pass = 25;
 constexpr uint64_t extra_share = 20; // extra size-passes: at most 1/20 of the regular ones
+// --adaptive: a size's pass keeps max(30, -c / 8) repetitions (at most -c):
+// 30 give a 95% interval of the median between the 10th and 21st of them,
+// and -c / 8 bounds the meetings of the peers at 8 per size.
+constexpr uint64_t min_adaptive_step = 30;
+constexpr uint64_t max_adaptive_passes = 8;
 
 struct SizeState {
     Series pooled;
     LossTally losses;
     uint64_t passes = 0;                                     // passes this size was measured in
+    uint64_t kept = 0;                                       // repetitions kept over them (both sides)
+    uint64_t spent_ns = 0;                                   // time measuring it, on the driver
+    const char* stop = nullptr;                              // --adaptive, driver: why it stopped (or not yet)
+    Modes modes;                                             // of the pattern's metric, once reported
     double width = std::numeric_limits<double>::quiet_NaN(); // widest_rel_ci95(pooled), on the driver
     bool reported = false;                                   // its record went to the sink
 };
@@ -46,20 +58,22 @@ std::string announce(uint64_t pass, const PassPlan& plan, const RunSettings& set
     if (pass < plan.passes) {
         text << " all " << settings.sizes.size() << " " << settings.sizes.front() << ".." << settings.sizes.back()
              << " " << settings.count << " of " << plan.passes;
+        if (plan.adaptive)
+            text << " adaptive by " << plan.step;
         return text.str();
     }
-    text << " extra";
+    text << (plan.adaptive ? " more" : " extra");
     for (size_t index : indices)
         text << " " << index;
     return text.str();
 }
 
-Result<std::vector<size_t>> parse_extra(const std::string& text, uint64_t pass, size_t sizes)
+Result<std::vector<size_t>> parse_extra(const std::string& text, uint64_t pass, size_t sizes, bool adaptive)
 {
     std::istringstream in(text);
     std::string tag, kind;
     uint64_t theirs = 0;
-    if (!(in >> tag >> theirs >> kind) || tag != "ngx-pass" || theirs != pass || kind != "extra")
+    if (!(in >> tag >> theirs >> kind) || tag != "ngx-pass" || theirs != pass || kind != (adaptive ? "more" : "extra"))
         return Status::runtime("passes: expected the driver's extra pass " + std::to_string(pass) + ", got '" +
                                text.substr(0, 80) + "'");
     std::vector<size_t> indices;
@@ -93,7 +107,7 @@ Status agree_on_pass(PatternContext& ctx, uint64_t pass, const PassPlan& plan, s
     }
     if (driver)
         return Status::ok();
-    Result<std::vector<size_t>> extra = parse_extra(text, pass, ctx.settings.sizes.size());
+    Result<std::vector<size_t>> extra = parse_extra(text, pass, ctx.settings.sizes.size(), plan.adaptive);
     if (!extra)
         return extra.status();
     indices = std::move(*extra);
@@ -119,6 +133,39 @@ std::vector<size_t> still_wide(const std::vector<SizeState>& states, double max_
     return chosen;
 }
 
+// --adaptive, the driver's choice for the next pass: every size not stopped yet.
+std::vector<size_t> not_stopped(const std::vector<SizeState>& states)
+{
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < states.size(); ++i)
+        if (!states[i].reported && states[i].stop == nullptr)
+            chosen.push_back(i);
+    return chosen;
+}
+
+// --adaptive: why a size measured so far stops (nullptr: it goes on). The
+// interval rule first, so that a size which is narrow at its cap says so.
+const char* stop_reason(const RunSettings& settings, const SizeState& state)
+{
+    if (state.width <= settings.max_rel_ci)
+        return "interval";
+    if (state.kept >= settings.count)
+        return "count";
+    if (state.spent_ns >= settings.max_size_ns)
+        return "time";
+    return nullptr;
+}
+
+// Kept repetitions of a size's next pass: the regular share of -c, or with
+// --adaptive a step, the last one what is left of -c. Both sides know
+// `kept`, so they agree without a message.
+uint64_t slice_samples(const RunSettings& settings, const PassPlan& plan, uint64_t pass, uint64_t kept)
+{
+    if (plan.adaptive)
+        return std::min(plan.step, settings.count - std::min(kept, settings.count));
+    return samples_in_pass(settings.count, plan.passes, pass);
+}
+
 void append(Series& pooled, Series&& more)
 {
     if (pooled.size() < more.size())
@@ -135,14 +182,21 @@ Status measure_slice(PatternContext& ctx, const PassedSweep& sweep, const PassSl
 {
     ctx.losses = state.losses;
     mark_step(ctx.settings.progress, "measuring", slice.size);
+    auto start = std::chrono::steady_clock::now();
     Result<Series> samples = sweep.measure(slice, buffer);
+    state.spent_ns += uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
     state.losses = ctx.losses;
     if (!samples) // names size and repetition ("size 2 B, repetition 288: ..."), as a sequential sweep did
         return samples.status();
     append(state.pooled, std::move(*samples));
     ++state.passes;
-    if (ctx.bootstrap.is_driver())
+    state.kept += slice.samples;
+    if (ctx.bootstrap.is_driver()) {
         state.width = widest_rel_ci95(state.pooled);
+        if (ctx.settings.adaptive)
+            state.stop = stop_reason(ctx.settings, state);
+    }
     return Status::ok();
 }
 
@@ -151,10 +205,12 @@ Status report(PatternContext& ctx, const PassedSweep& sweep, size_t index, SizeS
     PassSlice last{index, ctx.settings.sizes[index], state.passes - 1, state.passes == 1, 0, 0};
     ctx.losses = state.losses;
     state.reported = true;
+    state.modes = state.pooled.empty() ? Modes{} : find_modes(state.pooled.front()); // record() may take them
     Result<SizeRecord> record = sweep.record(last, state.pooled);
     if (!record)
         return record.status();
     record->extra.emplace_back("passes", double(state.passes));
+    record->extra.emplace_back("bimodal", state.modes.bimodal ? 1.0 : 0.0);
     ctx.sink.size_done(std::move(*record));
     return Status::ok();
 }
@@ -168,7 +224,8 @@ Status report_in_order(PatternContext& ctx, const PassedSweep& sweep, const Pass
 {
     for (; next < states.size(); ++next) {
         SizeState& state = states[next];
-        bool final = state.passes >= plan.passes && state.width <= ctx.settings.max_rel_ci;
+        bool final = plan.adaptive ? state.stop != nullptr
+                                   : state.passes >= plan.passes && state.width <= ctx.settings.max_rel_ci;
         if (!all && !final)
             break;
         if (state.passes > 0 && !state.reported)
@@ -183,6 +240,32 @@ Json sizes_json(const RunSettings& settings, const std::vector<size_t>& indices)
     for (size_t index : indices)
         sizes.push_back(settings.sizes[index]);
     return sizes;
+}
+
+// The sizes whose samples fell in two clusters, each with its clusters.
+Json bimodal_json(const RunSettings& settings, const std::vector<SizeState>& states)
+{
+    Json bimodal = Json::array();
+    for (size_t i = 0; i < states.size(); ++i)
+        if (states[i].modes.bimodal)
+            bimodal.push_back({{"size_bytes", settings.sizes[i]},
+                               {"low_median_us", states[i].modes.low_median},
+                               {"high_median_us", states[i].modes.high_median},
+                               {"high_share", states[i].modes.high_share}});
+    return bimodal;
+}
+
+// --adaptive: the rule and, per reason, the sizes that stopped for it.
+Json adaptive_json(const RunSettings& settings, const PassPlan& plan, const std::vector<SizeState>& states)
+{
+    Json stopped = {{"interval", Json::array()}, {"count", Json::array()}, {"time", Json::array()}};
+    for (size_t i = 0; i < states.size(); ++i)
+        if (states[i].stop != nullptr)
+            stopped[states[i].stop].push_back(settings.sizes[i]);
+    return {{"step", plan.step},
+            {"max_count", settings.count},
+            {"max_size_time_s", double(settings.max_size_ns) / 1e9},
+            {"stopped_bytes", stopped}};
 }
 
 // The run's "measurement" JSON: the plan, the order the passes ran in, the
@@ -200,7 +283,7 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
     Json schedule = Json::array();
     for (const std::vector<size_t>& pass : order)
         schedule.push_back(sizes_json(ctx.settings, pass));
-    return {{"passes", plan.passes},
+    Json measurement = {{"passes", plan.passes},
             {"extra_passes", order.size() > plan.passes ? order.size() - plan.passes : 0},
             {"max_extra_passes", plan.extra},
             {"max_extra_size_passes", plan.extra_slices},
@@ -208,7 +291,11 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
             {"max_rel_ci_percent", ctx.settings.max_rel_ci * 100},
             {"remeasured_bytes", sizes_json(ctx.settings, remeasured)},
             {"wide_bytes", sizes_json(ctx.settings, wide)},
-            {"schedule", schedule}};
+            {"schedule", schedule},
+            {"bimodal", bimodal_json(ctx.settings, states)}};
+    if (plan.adaptive)
+        measurement["adaptive"] = adaptive_json(ctx.settings, plan, states);
+    return measurement;
 }
 
 } // namespace
@@ -216,6 +303,17 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
 PassPlan plan_passes(const RunSettings& settings)
 {
     PassPlan plan;
+    if (settings.adaptive) {
+        plan.adaptive = true;
+        uint64_t count = std::max<uint64_t>(settings.count, 1);
+        plan.step = std::min(count, std::max(min_adaptive_step, (count + max_adaptive_passes - 1) / max_adaptive_passes));
+        uint64_t most = (count + plan.step - 1) / plan.step;
+        plan.passes = 1;
+        plan.extra = most - 1;
+        plan.extra_slices = uint64_t(settings.sizes.size()) * plan.extra;
+        plan.rewarm = (settings.warmup + 4 * most - 1) / (4 * most);
+        return plan;
+    }
     plan.passes = settings.passes != 0
                       ? settings.passes
                       : std::clamp<uint64_t>(settings.count / min_auto_samples_per_pass, 1, auto_passes);
@@ -266,7 +364,8 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
         if (pass < plan.passes)
             indices = all_sizes(settings.sizes.size());
         else if (driver && pass < plan.passes + plan.extra)
-            indices = still_wide(states, settings.max_rel_ci, plan.extra_slices - extra_slices);
+            indices = plan.adaptive ? not_stopped(states)
+                                    : still_wide(states, settings.max_rel_ci, plan.extra_slices - extra_slices);
         if (pass >= plan.passes)
             extra_slices += indices.size();
         status = agree_on_pass(ctx, pass, plan, indices);
@@ -279,13 +378,13 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
                             settings.sizes[index],
                             pass,
                             states[index].passes == 0,
-                            samples_in_pass(settings.count, plan.passes, pass),
+                            slice_samples(settings, plan, pass, states[index].kept),
                             0};
             slice.warmup = slice.first ? settings.warmup : plan.rewarm;
             status = measure_slice(ctx, sweep, slice, states[index], *buffer);
             if (status)
                 order.back().push_back(index);
-            if (status && report_early && pass + 1 == plan.passes)
+            if (status && report_early && (plan.adaptive || pass + 1 == plan.passes))
                 status = report_in_order(ctx, sweep, plan, states, next_report, false);
         }
         if (status)
@@ -295,8 +394,8 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
         status = sweep.finish();
     if (!driver)
         return status;
+    Status emitted = report_in_order(ctx, sweep, plan, states, next_report, true); // finds the modes
     ctx.sink.set_measurement(measurement_json(ctx, plan, order, states));
-    Status emitted = report_in_order(ctx, sweep, plan, states, next_report, true);
     return status ? emitted : status;
 }
 

@@ -27,6 +27,21 @@
 // all at most max(1, 5% of the regular size-passes) sizes measured again,
 // the widest intervals first, so re-measuring costs at most about 5% of the
 // run (the default job must not get noticeably slower).
+//
+// --adaptive turns --max-rel-ci into a stopping rule, as SKaMPI's (Reussner
+// et al. 1998): every size is measured in passes of max(30, -c / 8)
+// repetitions, the first over all sizes, each later one over the sizes not
+// stopped yet; a size stops once the widest 95% interval of the median of
+// its series is within --max-rel-ci of the median, or it kept -c
+// repetitions, or it spent --max-size-time measuring. The driver decides
+// and sends each pass's list through the bootstrap as for the extra passes
+// ("ngx-pass 3 more 0 4 7"); both sides count the repetitions a size kept,
+// so they agree on the share of its next pass. Cheap tight sizes stop after
+// one pass.
+//
+// Every size's pattern metric (the first series) is checked for two
+// clusters (modes.hpp): the record's "bimodal" column is 1 then, and the
+// measurement JSON lists the clusters.
 #ifndef NGX_PATTERNS_PASSES_HPP
 #define NGX_PATTERNS_PASSES_HPP
 
@@ -43,6 +58,8 @@ struct PassPlan {
     uint64_t extra = 0;        // at most this many extra passes over the sizes still too wide
     uint64_t extra_slices = 0; // and at most this many sizes measured in them, all extra passes together
     uint64_t rewarm = 0;       // discarded repetitions before a size's later passes
+    bool adaptive = false;     // --adaptive: one pass over all sizes, then passes over those not stopped
+    uint64_t step = 0;         // --adaptive: kept repetitions of a size per pass
 };
 
 // --passes (or the automatic choice from -c) and the re-warm of later passes.

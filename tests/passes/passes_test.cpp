@@ -1,4 +1,5 @@
 // The pass plan of the interleaved sweep (patterns/common/passes.hpp) by hand.
+#include "common/modes.hpp"
 #include "common/passes.hpp"
 
 #include <gtest/gtest.h>
@@ -68,6 +69,59 @@ TEST(Passes, WidestIntervalOverTheSeries)
     EXPECT_NEAR(widest_rel_ci95({narrow}), 0.21 / 10.495, 1e-12);
     EXPECT_NEAR(widest_rel_ci95({narrow, wide}), 21.0 / 59.5, 1e-12);
     EXPECT_TRUE(std::isnan(widest_rel_ci95({narrow, {1.0, 2.0}}))); // too short to judge: not narrow
+}
+
+TEST(Passes, AdaptivePlanStepsByAnEighthOfTheCapAtLeast30)
+{
+    RunSettings settings = settings_with(1000, 100, 0);
+    settings.adaptive = true;
+    settings.sizes.assign(10, 1);
+    PassPlan plan = plan_passes(settings);
+    EXPECT_TRUE(plan.adaptive);
+    EXPECT_EQ(plan.step, 125u);   // 1000 / 8
+    EXPECT_EQ(plan.passes, 1u);   // the first pass over all sizes
+    EXPECT_EQ(plan.extra, 7u);    // then at most 7 more: 8 x 125 = -c
+    EXPECT_EQ(plan.rewarm, 4u);   // ceil(100 / 32)
+    settings.count = 100;         // loggp's default: steps of 30 (30, 30, 30, 10)
+    plan = plan_passes(settings);
+    EXPECT_EQ(plan.step, 30u);
+    EXPECT_EQ(plan.extra, 3u);
+    settings.count = 20; // fewer than a step: one pass keeps them all
+    plan = plan_passes(settings);
+    EXPECT_EQ(plan.step, 20u);
+    EXPECT_EQ(plan.extra, 0u);
+}
+
+std::vector<double> repeated(std::vector<std::pair<double, size_t>> values)
+{
+    std::vector<double> samples;
+    for (auto [value, times] : values)
+        samples.insert(samples.end(), times, value);
+    return samples;
+}
+
+TEST(Modes, TwoSeparatedClustersAreBimodal)
+{
+    std::vector<double> samples = repeated({{10.0, 60}, {10.2, 10}, {15.0, 30}, {15.3, 5}});
+    Modes modes = find_modes(samples);
+    EXPECT_TRUE(modes.bimodal);
+    EXPECT_DOUBLE_EQ(modes.low_median, 10.0);
+    EXPECT_DOUBLE_EQ(modes.high_median, 15.0);
+    EXPECT_NEAR(modes.high_share, 35.0 / 105.0, 1e-12);
+}
+
+TEST(Modes, OneBulkOrARareTailOrCloseClustersAreNot)
+{
+    // A triangular bulk over 5..15 (1, 2, ..., 11, ..., 1 samples): its halves' medians are 3.5 apart, more
+    // than 10% of the lower, but only 2.4 robust spreads: one mode.
+    std::vector<double> normalish;
+    for (int k = -10; k <= 10; ++k)
+        normalish.insert(normalish.end(), size_t(11 - std::abs(k)), 10.0 + 0.5 * k);
+    EXPECT_FALSE(find_modes(normalish).bimodal);
+    EXPECT_FALSE(find_modes(repeated({{10.0, 95}, {30.0, 5}})).bimodal); // 5%: a tail of outliers
+    EXPECT_FALSE(find_modes(repeated({{10.0, 50}, {10.5, 50}})).bimodal); // 5% apart: below the 10% floor
+    EXPECT_FALSE(find_modes(repeated({{10.0, 10}, {20.0, 9}})).bimodal);  // 19 samples: too few to tell
+    EXPECT_FALSE(find_modes(repeated({{7.0, 100}})).bimodal);             // all equal
 }
 
 } // namespace

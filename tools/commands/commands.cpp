@@ -6,6 +6,7 @@
 #include "compare.hpp"
 #include "export_command.hpp"
 #include "fit_command.hpp"
+#include "launches_command.hpp"
 #include "plot.hpp"
 #include "trace_command.hpp"
 
@@ -13,8 +14,8 @@ namespace ngx {
 
 CommandCatalog builtin_commands()
 {
-    return {compare_command(), check_command(),  fit_command(),  predict_command(),
-            plot_command(),    export_command(), trace_command()};
+    return {compare_command(), check_command(),  fit_command(),   predict_command(),
+            plot_command(),    export_command(), trace_command(), launches_command()};
 }
 
 } // namespace ngx

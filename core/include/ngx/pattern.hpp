@@ -58,6 +58,10 @@ struct RunSettings {
     // these fields keep the offsets of the others.)
     uint64_t passes = 0;
     double max_rel_ci = 0.05;
+    // --adaptive: max_rel_ci is a stopping rule instead, -c a cap: each size is measured in short passes until
+    // its interval is within max_rel_ci, or -c samples, or max_size_ns of measuring (passes.hpp). (Last, as above.)
+    bool adaptive = false;
+    uint64_t max_size_ns = 10'000'000'000;
 };
 
 // Repetitions of the current size that lost a message (modules without
