@@ -4,6 +4,7 @@
   - README.md is a front door: under 400 lines;
   - every relative link of README.md and docs/*.md reaches a file of the tree,
     and a link with #anchor a heading of that file (GitHub's anchor rule);
+  - every page of docs/ is linked from README.md and installed (docs/meson.build);
   - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now;
   - the code cites works by authors and year: no "paper 00N" and no issue
     number in core, modules, patterns, fit and tools.
@@ -54,6 +55,22 @@ def link_problems(root, page):
     return problems
 
 
+def page_problems(root, pages):
+    """Pages a reader cannot find from the front door, or that are not installed."""
+    readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    installed = open(os.path.join(root, "docs", "meson.build"), encoding="utf-8").read()
+    problems = []
+    for page in pages:
+        name = os.path.basename(page)
+        if os.path.dirname(page) != os.path.join(root, "docs"):
+            continue
+        if f"(docs/{name})" not in readme:
+            problems.append(f"docs/{name} is not linked from README.md")
+        if f"'{name}'" not in installed:
+            problems.append(f"docs/{name} is not installed (docs/meson.build)")
+    return problems
+
+
 def man_page_problems(root, version):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = os.path.join(scratch, "ngx.1")
@@ -99,6 +116,7 @@ def main():
         problems.append(f"README.md has {lines} lines (a front door stays under {README_MAX_LINES})")
     for page in pages:
         problems += link_problems(root, page)
+    problems += page_problems(root, pages)
     problems += man_page_problems(root, version)
     problems += citation_problems(root)
     for p in problems:
