@@ -34,7 +34,9 @@ bool get_u32(const Bytes& in, size_t& at, uint32_t& value)
 
 Bytes encode(const Frame& frame)
 {
-    Bytes out{uint8_t(frame.state)};
+    Bytes out;
+    out.reserve(5 + frame.blob.size());
+    out.push_back(uint8_t(frame.state));
     put_u32(out, uint32_t(frame.to));
     out.insert(out.end(), frame.blob.begin(), frame.blob.end());
     return out;
@@ -155,11 +157,11 @@ int partner_in(const std::vector<Link>& matching, int rank)
     return -1;
 }
 
-// A rank's address and the peer its connect() opened, in one blob.
-Bytes describe_rank(Bootstrap& boot)
+// A rank's address and the peer its connect() opened (-1: none), in one blob.
+Bytes describe_rank(Bootstrap& boot, int connected_peer)
 {
     Bytes out;
-    put_u32(out, uint32_t(boot.peer()));
+    put_u32(out, uint32_t(connected_peer));
     std::string address = boot.local_address();
     out.insert(out.end(), address.begin(), address.end());
     return out;
@@ -207,7 +209,11 @@ Status open_links_collectively(Bootstrap& boot, const std::vector<Link>& links,
 
 Result<PeerLinks> PeerLinks::create(Transport& transport, Bootstrap& boot, LayoutKind layout)
 {
-    Result<std::vector<Frame>> described = relay_step(boot, Frame{StepState::finished, -1, describe_rank(boot)});
+    // A module with per-peer links was only set up by connect (PatternInfo::layouts); one without them has
+    // the link of connect to the bootstrap's peer.
+    const int connected_peer = transport.has(NGX_CAP_PEER_LINKS) ? -1 : boot.peer();
+    Result<std::vector<Frame>> described =
+        relay_step(boot, Frame{StepState::finished, -1, describe_rank(boot, connected_peer)});
     if (!described)
         return described.status();
     const std::vector<Frame>& frames = *described;
@@ -224,7 +230,7 @@ Result<PeerLinks> PeerLinks::create(Transport& transport, Bootstrap& boot, Layou
     }
     PeerLinks links(transport, boot, layout, std::move(open));
     links.addresses_ = std::move(addresses);
-    links.current_ = links.connect_peer_ = boot.peer();
+    links.current_ = links.connect_peer_ = connected_peer;
     return links;
 }
 

@@ -54,7 +54,9 @@ Status open_links_collectively(Bootstrap& boot, const std::vector<Link>& links,
 
 class PeerLinks {
 public:
-    // Collective: learns which link each rank's connect() opened.
+    // Collective: learns which link each rank's connect() opened: none for a
+    // module with per-peer links (connect only set it up, see
+    // PatternInfo::layouts), else the one to the bootstrap's peer.
     static Result<PeerLinks> create(Transport& transport, Bootstrap& boot, LayoutKind layout);
 
     // A usage error naming the module and the layout when the layout needs
