@@ -34,12 +34,18 @@ std::vector<double> cells_of(const Matrix& m, const std::vector<std::string>& ho
     return cells;
 }
 
-std::vector<double> inter_node_cells(const Matrix& m, const std::vector<std::string>& hosts)
+// The inter-node cells between hosts that are not in `excluded` (the
+// outlier nodes): the baseline a link is judged against.
+std::vector<double> baseline_cells(const Matrix& m, const std::vector<std::string>& hosts,
+                                   const std::vector<std::string>& excluded)
 {
+    auto normal = [&](const std::string& host) {
+        return std::find(excluded.begin(), excluded.end(), host) == excluded.end();
+    };
     std::vector<double> cells;
     for (size_t i = 0; i < m.size(); ++i)
         for (size_t j = 0; j < m[i].size(); ++j)
-            if (i != j && hosts[i] != hosts[j] && std::isfinite(m[i][j]))
+            if (i != j && hosts[i] != hosts[j] && normal(hosts[i]) && normal(hosts[j]) && std::isfinite(m[i][j]))
                 cells.push_back(m[i][j]);
     return cells;
 }
@@ -99,8 +105,13 @@ Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps, co
         if (node.outlier)
             verdict.outlier_nodes.push_back(node.host);
     }
-    const std::vector<double> all_latency = inter_node_cells(latency_us, host_of_rank);
-    const std::vector<double> all_bandwidth = inter_node_cells(bandwidth_MBps, host_of_rank);
+    // Links against the cells between normal nodes (all cells when every node is normal, or none would be left).
+    std::vector<double> all_latency = baseline_cells(latency_us, host_of_rank, verdict.outlier_nodes);
+    std::vector<double> all_bandwidth = baseline_cells(bandwidth_MBps, host_of_rank, verdict.outlier_nodes);
+    if (all_latency.empty() && all_bandwidth.empty()) {
+        all_latency = baseline_cells(latency_us, host_of_rank, {});
+        all_bandwidth = baseline_cells(bandwidth_MBps, host_of_rank, {});
+    }
     for (size_t i = 0; i < latency_us.size(); ++i)
         for (size_t j = 0; j < latency_us[i].size(); ++j) {
             if (i == j || host_of_rank[i] == host_of_rank[j])

@@ -11,7 +11,10 @@
 // MAD scaled to a standard deviation (1.4826 MAD: the sigma of a normal sample)
 // and at least `resolution` of their median (identical scores, as in virtual
 // time, have no spread). A link is an outlier when its cell is worse than
-// the median of all cells by more than the same margin over all cells.
+// the median of the baseline cells, those between nodes that are not
+// outliers (all cells when every node is), by more than the same margin
+// over the baseline: the links of a slow node are named even when they are
+// half of all cells (P = 4), and a single slow cable between normal nodes too.
 //
 //     Verdict v = find_outliers(latency, bandwidth, hosts_of_ranks);
 //     v.nodes;   // {"node3"}
