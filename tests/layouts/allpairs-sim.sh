@@ -86,3 +86,16 @@ if len(rows) != P * (P - 1) or any(r["latency_us"] == "" for r in rows):
 print("ok: P = %d (%s, layout %s): %d cells within 3%% of the table, outlier %s and its %d links" %
       (P, "mpirun" if P % 2 else "local", a["layout"], P * (P - 1), hosts[slow], len(want_links)))
 PY
+
+# The heat maps of `ngx plot` (P = 6 only, to keep the suite fast): both
+# matrices drawn, named by their gids in the SVG.
+[[ $P == 6 && $MODE == shift ]] || exit 0
+timeout 120 "$NGX" plot "$OUT" -o "$SCRATCH/map.svg" > "$SCRATCH/plot.txt" 2>&1
+rc=$?
+# ngx plot exits 1 when python or matplotlib is missing: nothing to check then.
+[[ $rc -eq 1 ]] && { echo "note: ngx plot cannot run here: $(cat "$SCRATCH/plot.txt")"; exit 0; }
+[[ $rc -eq 0 ]] || { cat "$SCRATCH/plot.txt"; fail "ngx plot failed on the allpairs run (exit $rc)"; }
+for gid in allpairs:latency_us allpairs:bandwidth_MBps; do
+    grep -q "id=\"$gid\"" "$SCRATCH/map.svg" || fail "the heat map has no $gid"
+done
+echo "ok: ngx plot drew both heat maps"
