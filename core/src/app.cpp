@@ -456,7 +456,8 @@ Status measure(const Config& config, Bootstrap& boot, const InterruptGuard& guar
         return timer.status();
     bool reporting = boot.rank() == 0;
     std::vector<std::unique_ptr<Reporter>> reporters = make_reporters(config, env, reporting);
-    if (!reporting && boot.is_driver()) // with 2k ranks the driver of each pair shows its own table
+    // With 2k ranks the driver of each pair shows its own table; a layout pattern reports on rank 0 only.
+    if (!reporting && boot.is_driver() && config.pattern->layouts.empty())
         reporters.push_back(std::make_unique<TableReporter>(std::cout));
     Session session(config, boot, *timer, guard.flag(), std::move(reporters),
                     run_context(config, *timer, boot, *placements));

@@ -111,6 +111,17 @@ ngx_status no_virtual_clock(void*, ngx_virtual_clock*, ngx_error* err)
     return unsupported(err, "virtual time");
 }
 
+// ABI 1.5: a module without per-peer links has the one link of connect.
+ngx_status no_open_link(void*, const ngx_bootstrap*, ngx_error* err)
+{
+    return unsupported(err, "per-peer links (open_link)");
+}
+
+ngx_status no_select_peer(void*, int, ngx_error* err)
+{
+    return unsupported(err, "per-peer links (select_peer)");
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -145,6 +156,10 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.prepare_recv = no_prepare_recv;
     if (ops.virtual_clock == nullptr)
         ops.virtual_clock = no_virtual_clock;
+    if (ops.open_link == nullptr)
+        ops.open_link = no_open_link;
+    if (ops.select_peer == nullptr)
+        ops.select_peer = no_select_peer;
     return ops;
 }
 

@@ -2,6 +2,7 @@
 #include "session.hpp"
 
 #include "comparison.hpp"
+#include "layout_connect.hpp"
 #include "setting_warnings.hpp"
 #include "sysinfo.hpp"
 #include "virtual_bootstrap.hpp"
@@ -130,7 +131,7 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
         return transport.status(); // a bad module option: no run has begun
     begin_run(choice, pattern);
     mark_step(&progress_, "connecting");
-    NGX_TRY((*transport)->connect(boot_));
+    NGX_TRY(connect_for_pattern(**transport, boot_, *config_.pattern));
     RunSettings run_settings = config_.settings;
     run_settings.progress = &progress_;
     // A module in virtual time (sim --sim-clock virtual) times the run with

@@ -157,6 +157,19 @@ std::optional<ngx_virtual_clock> Transport::virtual_clock()
     return clock;
 }
 
+Status Transport::open_link(Bootstrap& to_peer)
+{
+    ngx_bootstrap view = to_peer.c_view();
+    ngx_status code = ops_->open_link(ctx_, &view, &error_);
+    return code == NGX_OK ? Status() : failure("open_link", code);
+}
+
+Status Transport::select_peer(int peer)
+{
+    ngx_status code = ops_->select_peer(ctx_, peer, &error_);
+    return code == NGX_OK ? Status() : failure("select_peer", code);
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

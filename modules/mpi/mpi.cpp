@@ -56,10 +56,12 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -130,6 +132,10 @@ struct Context {
     size_t element_stride = 1;
     int self = -1;
     int target = -1;
+    bool to_self = false;
+    // ABI 1.5: the peers whose link is open. MPI reaches every rank already;
+    // a link is this bookkeeping, and select_peer() changes the peer.
+    std::vector<int> linked;
     // Blocking standard mode on contiguous bytes, no polling: send and recv
     // call MPI_Send/MPI_Recv with nothing in between. Set by
     // update_plain_path() whenever the mode or the layout changes.
@@ -572,6 +578,14 @@ ngx_status mpi_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     return NGX_OK;
 }
 
+// The ready modes keep one receive pre-posted from one peer (alloc()).
+ngx_status ready_with_layouts(ngx_error* err)
+{
+    return fail(err, NGX_ERR_INVALID_OPTION,
+                "--mpi-mode ready and irsend pre-post a receive from one peer: rank layouts with several peers need "
+                "another mode");
+}
+
 ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -583,7 +597,36 @@ ngx_status mpi_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     c->peer = boot->peer;
     c->target = boot->peer;
     MPI_Comm_rank(c->comm, &c->self);
+    if (boot->peer == boot->rank) // ABI 1.5: set up only; the links come from open_link
+        return is_ready(c->options.mode) ? ready_with_layouts(err) : NGX_OK;
+    c->linked.push_back(boot->peer);
     return NGX_OK;
+}
+
+// ABI 1.5 select_peer: following messages go to (and come from) `peer`.
+ngx_status mpi_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (std::find(c->linked.begin(), c->linked.end(), peer) == c->linked.end())
+        return fail(err, NGX_ERR_PROTOCOL, "select_peer: no link to rank %d was opened", peer);
+    c->peer = peer;
+    c->target = c->to_self ? c->self : peer;
+    update_plain_path(c);
+    return NGX_OK;
+}
+
+// ABI 1.5 open_link: one more peer. Both ranks of the link call it together;
+// MPI needs no exchange, so neither makes one.
+ngx_status mpi_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (is_ready(c->options.mode))
+        return ready_with_layouts(err);
+    if (c->comm == MPI_COMM_NULL)
+        return fail(err, NGX_ERR_PROTOCOL, "open_link: connect first");
+    if (std::find(c->linked.begin(), c->linked.end(), boot->peer) == c->linked.end())
+        c->linked.push_back(boot->peer);
+    return mpi_select_peer(c, boot->peer, err);
 }
 
 // ---- ABI 1.2: derived datatypes and the broadcast ---------------------------------------
@@ -616,6 +659,7 @@ ngx_status mpi_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
     c->element_type = element;
     c->element_size = layout->element;
     c->element_stride = layout->stride;
+    c->to_self = layout->to_self != 0;
     c->target = layout->to_self ? c->self : c->peer;
     update_plain_path(c);
     return NGX_OK;
@@ -720,6 +764,9 @@ const ngx_module_ops mpi_ops = {
     mpi_set_layout,
     mpi_bcast,
     mpi_prepare_recv,
+    nullptr, // virtual_clock: real time
+    mpi_open_link,
+    mpi_select_peer,
 };
 
 const ngx_module mpi_module = {
@@ -729,7 +776,8 @@ const ngx_module mpi_module = {
     "mpi",
     "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) between the ranks of a pair",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES,
+    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
+        NGX_CAP_PEER_LINKS,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

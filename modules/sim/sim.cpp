@@ -88,6 +88,7 @@
 // through it but can then delay a sender whose receiver has not posted its recv.
 #include "../shm/channel.hpp"
 #include "noise.hpp"
+#include "link_table.hpp"
 #include "shared_link.hpp"
 #include "sim_clock.hpp"
 
@@ -98,6 +99,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -211,9 +213,18 @@ struct Context {
     const volatile int* cancel = nullptr;
     bool connected = false;
     uint64_t nic_free = 0; // clock ticks
-    ngx::shm::Channel channel;
-    ngx::sim::SharedLink link;    // --sim-RN, --sim-RC (shared_link.hpp)
-    uint64_t sleep_margin_ns = 0; // --sim-sleep
+    // The links: connect's, then one per further peer (ABI 1.5 open_link);
+    // calls use `channel`, the selected peer's (select_peer).
+    struct PeerChannel {
+        int peer = -1;
+        std::unique_ptr<ngx::shm::Channel> channel;
+    };
+    std::vector<PeerChannel> links;
+    ngx::shm::Channel* channel = nullptr;
+    int rank = 0;
+    ngx::sim::LinkTable link_costs; // --sim-links: L and G per ordered pair (ns)
+    ngx::sim::SharedLink link;      // --sim-RN, --sim-RC (shared_link.hpp)
+    uint64_t sleep_margin_ns = 0;   // --sim-sleep
     // set_layout(): elements of `element` bytes every `stride` elements; to_self.
     size_t element = 1, stride = 1;
     bool to_self = false;
@@ -273,7 +284,12 @@ const ngx_option_spec option_specs[] = {
      "times 1 + N(0, F)), "
      "outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times FACTOR with probability P), "
      "launch:F (the whole model times 1 + N(0, F) for this launch)"},
-    {"sim-seed", "1", "seed of --sim-noise (the same seed repeats a run exactly; launch i of ngx --launches uses a seed derived from it and i)"},
+    {"sim-links", "",
+     "file of L and G per ordered pair of ranks, one 'FROM TO L G' a line (us, us/byte); pairs it does not name "
+     "keep --sim-L and --sim-G (rank layouts: allpairs)"},
+    {"sim-seed", "1",
+     "seed of --sim-noise (the same seed repeats a run exactly; launch i of ngx --launches uses a seed derived from it "
+     "and i)"},
     {"sim-sleep", "0",
      "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
      "cores); 0 = always spin"},
@@ -405,9 +421,11 @@ uint64_t noisy_call(Context* c, uint64_t ticks)
 ngx_status write_message(Context* c, Kind kind, uint64_t arrival, size_t size, const void* payload, size_t payload_len,
                          ngx_error* err)
 {
+    if (c->channel == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "send: no link is open (connect was set-up only; open_link first)");
     Stamp stamp{arrival, size, uint32_t(kind), 0};
-    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_space);
-    return c->channel.out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel->peer, ngx::shm::Waiting::for_space);
+    return c->channel->out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
 }
 
 const char* kind_name(uint32_t kind)
@@ -429,10 +447,12 @@ const char* kind_name(uint32_t kind)
 // kind and size this side expects.
 ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, ngx_error* err)
 {
-    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
+    if (c->channel == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "%s: no link is open (connect was set-up only; open_link first)", step);
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel->peer, ngx::shm::Waiting::for_message);
     Stamp stamp{};
     for (;;) {
-        while (!c->channel.in.peek(&stamp, sizeof stamp)) {
+        while (!c->channel->in.peek(&stamp, sizeof stamp)) {
             if (ngx_status s = wait.idle(err); s != NGX_OK)
                 return s;
             ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
@@ -441,7 +461,7 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
             break;
         // A synchronous isend's acknowledgement ahead of what this call
         // waits for: kept for that isend's wait.
-        if (ngx_status s = c->channel.in.read(&stamp, sizeof stamp, nullptr, 0, wait, err); s != NGX_OK)
+        if (ngx_status s = c->channel->in.read(&stamp, sizeof stamp, nullptr, 0, wait, err); s != NGX_OK)
             return s;
         c->match_ack_taken = true;
         c->match_ack_arrival = stamp.arrival;
@@ -459,8 +479,8 @@ ngx_status read_message(Context* c, Kind kind, size_t size, void* payload, size_
 {
     if (ngx_status s = expect_message(c, kind, size, step, err); s != NGX_OK)
         return s;
-    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
-    return c->channel.in.read(stamp, sizeof *stamp, payload, payload_len, wait, err);
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel->peer, ngx::shm::Waiting::for_message);
+    return c->channel->in.read(stamp, sizeof *stamp, payload, payload_len, wait, err);
 }
 
 // ---- strided data and send to self (ABI 1.2) -------------------------------------
@@ -756,8 +776,8 @@ ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
     Stamp next{};
     // In virtual time nothing moves the clock while the caller polls: a local
     // send is done at its injection, as polling until then would find it.
-    *done = *req == self_request ||
-            (local ? c->clock.is_virtual() || c->clock.now() >= p.done : c->channel.in.peek(&next, sizeof next));
+    *done = *req == self_request || (local ? c->clock.is_virtual() || c->clock.now() >= p.done
+                                           : c->channel != nullptr && c->channel->in.peek(&next, sizeof next));
     return *done ? sim_wait(ctx, req, err) : NGX_OK;
 }
 
@@ -797,8 +817,13 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     std::string noise_spec = read.text("sim-noise", "");
     uint64_t seed = read.whole_number("sim-seed", 1, 0, UINT64_MAX);
     ngx::sim::LinkSettings link = ngx::sim::read_link_settings(read);
+    std::string links_file = read.text("sim-links", "");
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
+    ngx::sim::LinkTable link_costs;
+    std::string unreadable;
+    if (!links_file.empty() && !ngx::sim::read_link_table(links_file, &link_costs, &unreadable))
+        return fail(err, NGX_ERR_INVALID_OPTION, "--sim-links %s", unreadable.c_str());
     ngx::sim::Noise noise;
     std::string why;
     if (!ngx::sim::parse_noise(noise_spec, &noise, &why))
@@ -821,6 +846,7 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     c->sleep_margin_ns = sleep_margin_ns;
     c->virtual_time = virtual_time;
     c->noise = noise;
+    c->link_costs = std::move(link_costs);
     c->timeout_ns = args->timeout_ns;
     c->cancel = args->cancel;
     *ctx = c;
@@ -854,6 +880,55 @@ ngx::sim::CallCost measure_call_cost(Context* c)
     return cost;
 }
 
+// The selected peer's L and G (--sim-links) in the model that calls use.
+void apply_link_costs(Context* c, int peer)
+{
+    const double scale = c->clock.ticks_per_ns() * c->noise.launch_scale();
+    const ngx::sim::LinkCost* cost = c->link_costs.find(c->rank, peer);
+    c->timing.latency = (cost != nullptr ? cost->latency_ns : c->model.latency) * scale;
+    c->timing.gap_per_byte = (cost != nullptr ? cost->gap_per_byte_ns : c->model.gap_per_byte) * scale;
+}
+
+// ABI 1.5 select_peer: calls address `peer`; no request may be pending.
+ngx_status sim_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->pending_send.active || c->pending_recv.active)
+        return fail(err, NGX_ERR_PROTOCOL, "select_peer: an isend or irecv is pending (sim: wait for it first)");
+    for (Context::PeerChannel& link : c->links)
+        if (link.peer == peer) {
+            c->channel = link.channel.get();
+            apply_link_costs(c, peer);
+            return NGX_OK;
+        }
+    return fail(err, NGX_ERR_PROTOCOL, "select_peer: no link to rank %d was opened", peer);
+}
+
+// A ring pair to boot->peer, after checking that it simulates the same
+// network; then the selected one.
+ngx_status open_peer_channel(Context* c, const ngx_bootstrap* boot, ngx_error* err)
+{
+    if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
+        return s;
+    auto channel = std::make_unique<ngx::shm::Channel>();
+    if (ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, channel.get(), err); s != NGX_OK)
+        return s;
+    c->links.push_back({boot->peer, std::move(channel)});
+    return sim_select_peer(c, boot->peer, err);
+}
+
+// ABI 1.5 open_link: one more peer, with the same model and clock.
+ngx_status sim_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (!c->connected)
+        return fail(err, NGX_ERR_PROTOCOL, "open_link: connect first");
+    for (const Context::PeerChannel& link : c->links)
+        if (link.peer == boot->peer)
+            return fail(err, NGX_ERR_PROTOCOL, "open_link: the link to rank %d is open already", boot->peer);
+    return open_peer_channel(c, boot, err);
+}
+
 ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -867,11 +942,14 @@ ngx_status sim_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     c->noise.seed(c->noise.seed_value, boot->rank);
     c->timing = c->model.scaled(c->clock.ticks_per_ns() * c->noise.launch_scale());
     c->late_margin = c->cost.exit + c->clock.ticks(late_margin_ns);
-    if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
-        return s;
-    ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, &c->channel, err);
-    c->connected = s == NGX_OK;
+    c->rank = boot->rank;
     c->nic_free = 0;
+    if (boot->peer == boot->rank) { // ABI 1.5: set up only; every link comes from open_link
+        c->connected = true;
+        return NGX_OK;
+    }
+    ngx_status s = open_peer_channel(c, boot, err);
+    c->connected = s == NGX_OK;
     if (s != NGX_OK)
         return s;
     const Model& m = c->timing; // clock ticks
@@ -942,6 +1020,8 @@ const ngx_module_ops sim_ops = {
     nullptr, // bcast
     nullptr, // prepare_recv
     sim_virtual_clock,
+    sim_open_link,
+    sim_select_peer,
 };
 
 const ngx_module sim_module = {
@@ -951,7 +1031,8 @@ const ngx_module sim_module = {
     "sim",
     "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES,
+    NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES |
+        NGX_CAP_PEER_LINKS,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -44,6 +44,8 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -75,9 +77,10 @@ struct Context {
     Options options;
     uint64_t timeout_ns = 0;
     const volatile int* cancel = nullptr;
-    int fd = -1;
+    int fd = -1;          // the selected peer's connection
     bool to_self = false; // set_layout's to_self: send/recv go through `self`
     SelfLink self;
+    std::vector<std::pair<int, int>> links; // ABI 1.5: (peer rank, connection), one per peer
 };
 
 // ---- options ------------------------------------------------------------
@@ -688,7 +691,43 @@ ngx_status tcp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->fd >= 0)
         return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
-    return boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
+    if (boot->peer == boot->rank) // ABI 1.5: set up only; the connections come from open_link
+        return NGX_OK;
+    ngx_status s = boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
+    if (s == NGX_OK)
+        c->links.emplace_back(boot->peer, c->fd);
+    return s;
+}
+
+// ABI 1.5 select_peer: send and recv use the connection to `peer`.
+ngx_status tcp_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    for (const auto& [rank, fd] : c->links)
+        if (rank == peer) {
+            c->fd = fd;
+            return NGX_OK;
+        }
+    return fail(err, NGX_ERR_PROTOCOL, "select_peer: no connection to rank %d was opened", peer);
+}
+
+// ABI 1.5 open_link: one more connection, made as connect makes the first
+// (the lower rank listens, the other dials the address it was given), and
+// selected.
+ngx_status tcp_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    for (const auto& link : c->links)
+        if (link.first == boot->peer)
+            return fail(err, NGX_ERR_PROTOCOL, "open_link: the connection to rank %d is open already", boot->peer);
+    const int selected = std::exchange(c->fd, -1);
+    ngx_status s = boot->rank < boot->peer ? connect_as_listener(c, boot, err) : connect_as_dialer(c, boot, err);
+    if (s != NGX_OK) {
+        c->fd = selected;
+        return s;
+    }
+    c->links.emplace_back(boot->peer, c->fd);
+    return NGX_OK;
 }
 
 void tcp_finalize(void* ctx)
@@ -696,6 +735,11 @@ void tcp_finalize(void* ctx)
     auto* c = static_cast<Context*>(ctx);
     if (c == nullptr)
         return;
+    for (const auto& link : c->links)
+        if (link.second == c->fd)
+            c->fd = -1; // closed below with the other links
+    for (const auto& link : c->links)
+        ::close(link.second);
     for (int fd : {c->fd, c->self.out, c->self.in})
         if (fd >= 0)
             ::close(fd);
@@ -719,6 +763,9 @@ const ngx_module_ops tcp_ops = {
     tcp_set_layout,
     nullptr, // bcast
     nullptr, // prepare_recv
+    nullptr, // virtual_clock: real time
+    tcp_open_link,
+    tcp_select_peer,
 };
 
 const ngx_module tcp_module = {
@@ -726,9 +773,9 @@ const ngx_module tcp_module = {
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
     "tcp",
-    "TCP sockets: blocking send/recv over one connection with TCP_NODELAY",
+    "TCP sockets: blocking send/recv over one connection per peer with TCP_NODELAY",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SEND_TO_SELF,
+    NGX_CAP_RELIABLE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

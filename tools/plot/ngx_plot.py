@@ -648,7 +648,34 @@ def plot_trace_files(paths, documents, a):
     draw(figure, a, output)
 
 
+def plot_allpairs(plt, runs):
+    """The all-pairs map: latency and bandwidth per ordered pair as heat maps (row = sender), the outlier
+    nodes starred on both axes; cells not measured stay blank."""
+    import numpy
+    _, run, _ = runs[0]
+    a = (run.get("model") or {}).get("allpairs")
+    if not isinstance(a, dict) or not isinstance(a.get("latency_us"), list):
+        fail(f"{runs[0][0]}: no allpairs map in the run (model.allpairs)")
+    outliers = set((a.get("outliers") or {}).get("nodes") or [])
+    hosts = a.get("hosts") or []
+    names = [h + (" *" if h in outliers else "") + f" ({i})" for i, h in enumerate(hosts)]
+    figure, axes = plt.subplots(1, 2)
+    for axis, key, label, cmap in ((axes[0], "latency_us", "latency (us)", "viridis_r"),
+                                   (axes[1], "bandwidth_MBps", "bandwidth (MB/s)", "viridis")):
+        cells = numpy.array([[numpy.nan if v is None else v for v in row] for row in a[key]], dtype=float)
+        image = axis.imshow(numpy.ma.masked_invalid(cells), cmap=cmap, gid=f"allpairs:{key}")
+        axis.set_xticks(range(len(names)), names, rotation=45, fontsize="x-small")
+        axis.set_yticks(range(len(names)), names, fontsize="x-small")
+        axis.set_xlabel("receiver")
+        axis.set_ylabel("sender")
+        axis.set_title(label + (f", rounds {a.get('rounds_done')} of {a.get('rounds')}"
+                                if a.get("rounds_done") != a.get("rounds") else ""), fontsize="medium")
+        figure.colorbar(image, ax=axis, label=label)
+    return figure, "all pairs, * outlier nodes"
+
+
 FAMILIES = {
+    "allpairs": plot_allpairs,
     "loggp": plot_loggp,
     "loggps": plot_loggps,
     "overhead": plot_overhead,

@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 4
+#define NGX_MODULE_ABI_MINOR 5
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -68,6 +68,7 @@ typedef struct ngx_error {
 #define NGX_CAP_DATATYPES (1u << 6)         /* 1.2: set_layout() moves strided data itself (derived datatypes) */
 #define NGX_CAP_COLLECTIVES (1u << 7)       /* 1.2: bcast() among every rank of the run */
 #define NGX_CAP_SEND_TO_SELF (1u << 8)      /* 1.3: set_layout() with to_self sends to this process */
+#define NGX_CAP_PEER_LINKS (1u << 9)        /* 1.5: open_link()/select_peer(): one link per peer, many peers */
 
 /* One module option, shown by `ngx -m NAME --help`. `name` carries the module
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
@@ -96,7 +97,9 @@ typedef struct ngx_init_args {
 
 /* The bootstrap: how a module exchanges connection data with its peer without
  * using the link it measures. Provided by the core (local fork, TCP
- * rendezvous or MPI). Each process talks to exactly one peer. */
+ * rendezvous or MPI). connect() gets the view addressed to the process's
+ * first peer; a module with per-peer links (ABI 1.5) gets, in open_link(),
+ * a view of the same shape addressed to each further peer. */
 typedef struct ngx_bootstrap {
     size_t size; /* sizeof(ngx_bootstrap) as the core built it */
     void* ctx;
@@ -195,6 +198,21 @@ typedef struct ngx_module_ops {
      * time returns NGX_ERR_UNSUPPORTED (the loader's fallback for a module
      * without the op). */
     ngx_status (*virtual_clock)(void* ctx, ngx_virtual_clock* clock, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.5, optional (NGX_CAP_PEER_LINKS): rank layouts in which a
+     * process talks with several peers (shift rounds, matchings, one to
+     * many). After connect (whose link, to boot->peer of connect's view, stays
+     * open), the core calls open_link once per further peer, lazily: when a
+     * round first needs that link, on both ranks at the same step, with a view
+     * whose `peer`, `peer_address`, exchange() and barrier() address that
+     * peer and with the same deadline as connect. The new link keeps the
+     * module's options and clock. A module without the op runs the layouts
+     * of one peer only; the core refuses the others with a usage error
+     * naming the module and the layout. */
+    ngx_status (*open_link)(void* ctx, const ngx_bootstrap* boot, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.5, optional (NGX_CAP_PEER_LINKS): the following send, recv,
+     * isend and irecv address `peer`, whose link connect or open_link made
+     * (requests already posted keep the link they were posted on). */
+    ngx_status (*select_peer)(void* ctx, int peer, ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

@@ -24,6 +24,7 @@
 #include <ngx/bootstrap.hpp>
 #include <ngx/options.hpp>
 #include <ngx/progress.hpp>
+#include <ngx/rank_layout.hpp>
 #include <ngx/record.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
@@ -156,6 +157,14 @@ struct PatternInfo {
     // and why, for the error.
     uint64_t min_message_bytes = 0;
     std::string min_message_reason{};
+    // Optional (last): the rank layouts it walks itself (ngx/rank_layout.hpp,
+    // ngx/peer_links.hpp). Non-empty: connect() only sets the module up (a
+    // view whose peer is the rank itself, module ABI 1.5) and the pattern
+    // opens its links through PeerLinks; the module must then have per-peer
+    // links (NGX_CAP_PEER_LINKS), or the run is refused naming module and
+    // layout. Such a pattern sets `ranks` to RankGrouping::group, so that
+    // under MPI any P >= 2 runs, odd P included.
+    std::vector<LayoutKind> layouts{};
 };
 
 } // namespace ngx

@@ -131,6 +131,11 @@ public:
     // ABI 1.4: the module's simulated clock when it runs in virtual time
     // (sim --sim-clock virtual), after connect; none in real time.
     std::optional<ngx_virtual_clock> virtual_clock();
+    // ABI 1.5, modules with NGX_CAP_PEER_LINKS: opens the link to
+    // `to_peer.peer()` (a bootstrap addressed to that peer, see
+    // ngx/peer_links.hpp), and makes following calls address `peer`.
+    Status open_link(Bootstrap& to_peer);
+    Status select_peer(int peer);
 
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);

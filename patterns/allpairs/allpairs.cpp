@@ -1,0 +1,368 @@
+// Pattern "allpairs": latency and bandwidth of every ordered pair of ranks,
+// a map of the cluster with its outlier nodes and links named (mpiGraph's
+// question, with ngx's statistics).
+//
+// Rounds (ngx/rank_layout.hpp): shift rounds by default (round r: rank i
+// sends to i + r mod P, receives from i - r mod P: every ordered pair in
+// P - 1 rounds); --allpairs-quiet-baseline yes: one pair at a time, nothing
+// else on the network. A round's transfers run in phases of disjoint pairs
+// (a rank sends and receives in one round, and with blocking calls a rank
+// cannot serve its sender while it waits for its receiver), all pairs of a
+// phase at once after a barrier: a shift round is two or three phases.
+//
+// In each pair the sender (the row of the matrices) measures:
+//   latency   the median half round trip of -c ping-pongs of the first size
+//             of -s (after --warmup), as pingpong does;
+//   bandwidth a stream of W (--allpairs-window) messages of the last size of
+//             -s, answered by one small acknowledgement, timed
+//             --allpairs-streams times, and the same with one message: the
+//             bandwidth is (W - 1) s / (t_W - t_1), the medians of the times.
+//             The difference cancels the latency and the acknowledgement and
+//             leaves the gap per message, g + (s-1) G in LogGP terms
+//             (G_all, Hoefler et al. 2007, eq. (2)).
+//
+// After every round the senders' cells reach rank 0, which alone holds the
+// P x P matrices: when a rank dies in round r, rank 0 writes the r - 1
+// rounds done, the missing cells null (never zero), and the error.
+#include <ngx/pattern_plugin.hpp>
+#include <ngx/peer_links.hpp>
+#include <ngx/rank_hosts.hpp>
+
+#include "../common/sweep.hpp"
+#include "verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+namespace ngx::patterns {
+namespace {
+
+using allpairs::Matrix;
+
+constexpr double missing = std::numeric_limits<double>::quiet_NaN();
+constexpr size_t ack_bytes = 1;
+
+struct Settings {
+    bool quiet = false;
+    uint64_t window = 16;
+    uint64_t streams = 5;
+    std::string host_of; // a list, or @FILE
+    std::string csv;     // file of the cells, "" for none
+};
+
+// One cell, measured by its sender.
+struct Cell {
+    int32_t to = -1;
+    double latency_us = missing;
+    double bandwidth_MBps = missing;
+};
+
+// The transfers of a round, split into phases in which no rank appears twice.
+std::vector<std::vector<Transfer>> phases_of(const Round& round)
+{
+    std::vector<std::vector<Transfer>> phases;
+    for (const Transfer& t : round.transfers) {
+        auto free_of = [&](const std::vector<Transfer>& phase) {
+            return std::none_of(phase.begin(), phase.end(), [&](const Transfer& o) {
+                return o.from == t.from || o.to == t.from || o.from == t.to || o.to == t.to;
+            });
+        };
+        auto where = std::find_if(phases.begin(), phases.end(), free_of);
+        if (where == phases.end())
+            phases.push_back({t});
+        else
+            where->push_back(t);
+    }
+    return phases;
+}
+
+class AllPairs final : public Pattern {
+public:
+    Status configure(const OptionValues& values) override
+    {
+        opt::OptionReader read(values);
+        settings_.quiet = read.choice("allpairs-quiet-baseline", {"no", "yes"}) == "yes";
+        settings_.window = read.whole_number("allpairs-window", 2, 1u << 16);
+        settings_.streams = read.whole_number("allpairs-streams", 1, 1u << 16);
+        settings_.host_of = read.text("allpairs-host-of");
+        settings_.csv = read.text("allpairs-csv");
+        return read.ok() ? Status::ok() : Status::usage(read.error());
+    }
+
+    Json options_json() const override
+    {
+        return {{"layout", std::string(layout_name(layout()))},
+                {"window", settings_.window},
+                {"streams", settings_.streams},
+                {"host_of", settings_.host_of},
+                {"csv", settings_.csv}};
+    }
+
+    Status run(PatternContext& ctx) override;
+
+private:
+    LayoutKind layout() const { return settings_.quiet ? LayoutKind::one_at_a_time : LayoutKind::shift_rounds; }
+    Result<RankHosts> hosts(PatternContext& ctx) const;
+    Status run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
+                     std::vector<Cell>& cells);
+    Result<double> latency(PatternContext& ctx, Buffer& buffer, bool sender);
+    Result<double> stream_time(PatternContext& ctx, Buffer& buffer, uint64_t messages, bool sender);
+    Result<double> bandwidth(PatternContext& ctx, Buffer& buffer, bool sender);
+    Status collect(PatternContext& ctx, const std::vector<Cell>& cells, Matrix& lat, Matrix& bw);
+    void report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw, size_t rounds_done,
+                size_t rounds) const;
+
+    uint64_t latency_size_ = 8, bandwidth_size_ = 65536;
+    Settings settings_;
+};
+
+Result<RankHosts> AllPairs::hosts(PatternContext& ctx) const
+{
+    const int nranks = ctx.bootstrap.nranks();
+    if (settings_.host_of.empty())
+        return gather_hosts(ctx.bootstrap, local_host_name());
+    if (settings_.host_of[0] == '@')
+        return read_host_file(settings_.host_of.substr(1), nranks);
+    return parse_host_of(settings_.host_of, nranks);
+}
+
+Result<double> AllPairs::latency(PatternContext& ctx, Buffer& buffer, bool sender)
+{
+    const Timer& timer = ctx.timer;
+    std::vector<double> samples;
+    const uint64_t total = ctx.settings.warmup + ctx.settings.count;
+    for (uint64_t k = 0; k < total; ++k) {
+        uint64_t start = timer.now();
+        if (sender) {
+            NGX_TRY(ctx.transport.send(buffer.data(), latency_size_));
+            NGX_TRY(ctx.transport.recv(buffer.data(), latency_size_));
+        } else {
+            NGX_TRY(ctx.transport.recv(buffer.data(), latency_size_));
+            NGX_TRY(ctx.transport.send(buffer.data(), latency_size_));
+        }
+        if (k >= ctx.settings.warmup)
+            samples.push_back(timer.to_us(timer.now() - start) / 2);
+        if (ctx.interrupted())
+            return Status::interrupted();
+    }
+    return allpairs::finite_median(samples);
+}
+
+Result<double> AllPairs::stream_time(PatternContext& ctx, Buffer& buffer, uint64_t messages, bool sender)
+{
+    const Timer& timer = ctx.timer;
+    std::vector<double> times;
+    for (uint64_t k = 0; k < settings_.streams + 1; ++k) { // the first stream warms up
+        uint64_t start = timer.now();
+        for (uint64_t m = 0; m < messages; ++m)
+            NGX_TRY(sender ? ctx.transport.send(buffer.data(), bandwidth_size_)
+                           : ctx.transport.recv(buffer.data(), bandwidth_size_));
+        NGX_TRY(sender ? ctx.transport.recv(buffer.data(), ack_bytes) : ctx.transport.send(buffer.data(), ack_bytes));
+        if (k > 0)
+            times.push_back(timer.to_us(timer.now() - start));
+        if (ctx.interrupted())
+            return Status::interrupted();
+    }
+    return allpairs::finite_median(times);
+}
+
+Result<double> AllPairs::bandwidth(PatternContext& ctx, Buffer& buffer, bool sender)
+{
+    Result<double> one = stream_time(ctx, buffer, 1, sender);
+    if (!one)
+        return one.status();
+    Result<double> many = stream_time(ctx, buffer, settings_.window, sender);
+    if (!many)
+        return many.status();
+    double per_message = (*many - *one) / double(settings_.window - 1);
+    return per_message > 0 ? double(bandwidth_size_) / per_message : missing; // bytes per us = MB/s
+}
+
+Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
+                           std::vector<Cell>& cells)
+{
+    NGX_TRY(ctx.bootstrap.barrier().with_context("starting a phase"));
+    const int me = ctx.bootstrap.rank();
+    for (const Transfer& t : phase) {
+        if (t.from != me && t.to != me)
+            continue;
+        const bool sender = t.from == me;
+        const int peer = sender ? t.to : t.from;
+        NGX_TRY(links.use(peer));
+        Result<double> lat = latency(ctx, buffer, sender);
+        if (!lat)
+            return lat.status().with_context("latency between ranks " + std::to_string(t.from) + " and " +
+                                             std::to_string(t.to));
+        Result<double> bw = bandwidth(ctx, buffer, sender);
+        if (!bw)
+            return bw.status().with_context("bandwidth from rank " + std::to_string(t.from) + " to " +
+                                            std::to_string(t.to));
+        ctx.sink.count_messages(2 * (ctx.settings.warmup + ctx.settings.count) +
+                                (settings_.streams + 1) * (settings_.window + 3));
+        if (sender)
+            cells.push_back({int32_t(t.to), *lat, *bw});
+    }
+    return Status::ok();
+}
+
+Status AllPairs::collect(PatternContext& ctx, const std::vector<Cell>& cells, Matrix& lat, Matrix& bw)
+{
+    Bytes mine(cells.size() * sizeof(Cell));
+    if (!cells.empty())
+        std::memcpy(mine.data(), cells.data(), mine.size());
+    std::vector<Bytes> all;
+    NGX_TRY(ctx.bootstrap.gather(mine, all).with_context("collecting a round's cells"));
+    for (size_t from = 0; from < all.size(); ++from)
+        for (size_t at = 0; at + sizeof(Cell) <= all[from].size(); at += sizeof(Cell)) {
+            Cell cell;
+            std::memcpy(&cell, all[from].data() + at, sizeof cell);
+            if (cell.to >= 0 && size_t(cell.to) < lat.size()) {
+                lat[from][size_t(cell.to)] = cell.latency_us;
+                bw[from][size_t(cell.to)] = cell.bandwidth_MBps;
+            }
+        }
+    return Status::ok();
+}
+
+Json matrix_json(const Matrix& m)
+{
+    Json rows = Json::array();
+    for (const std::vector<double>& row : m) {
+        Json cells = Json::array();
+        for (double v : row)
+            cells.push_back(std::isfinite(v) ? Json(v) : Json()); // missing: null, never zero
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+std::string csv_cell(double v)
+{
+    return std::isfinite(v) ? std::to_string(v) : "";
+}
+
+void AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw,
+                      size_t rounds_done, size_t rounds) const
+{
+    allpairs::Verdict verdict = allpairs::find_outliers(lat, bw, hosts.by_rank());
+    Json nodes = Json::array();
+    for (const allpairs::NodeSummary& node : verdict.nodes)
+        nodes.push_back({{"host", node.host},
+                         {"latency_us", std::isfinite(node.latency_us) ? Json(node.latency_us) : Json()},
+                         {"bandwidth_MBps", std::isfinite(node.bandwidth_MBps) ? Json(node.bandwidth_MBps) : Json()},
+                         {"outlier", node.outlier}});
+    Json links = Json::array();
+    for (const auto& [from, to] : verdict.links)
+        links.push_back(Json::array({from, to}));
+    Json map = {{"hosts", hosts.by_rank()},
+                {"layout", std::string(layout_name(layout()))},
+                {"latency_bytes", latency_size_},
+                {"bandwidth_bytes", bandwidth_size_},
+                {"rounds_done", rounds_done},
+                {"rounds", rounds},
+                {"latency_us", matrix_json(lat)},
+                {"bandwidth_MBps", matrix_json(bw)},
+                {"nodes", nodes},
+                {"outliers", {{"nodes", verdict.outlier_nodes}, {"links", links}}}};
+    ctx.sink.set_model({{"kind", "allpairs"}, {"allpairs", map}});
+    std::vector<double> latencies, per_message;
+    for (size_t i = 0; i < lat.size(); ++i)
+        for (size_t j = 0; j < lat.size(); ++j) {
+            if (std::isfinite(lat[i][j]))
+                latencies.push_back(lat[i][j]);
+            if (std::isfinite(bw[i][j]) && bw[i][j] > 0)
+                per_message.push_back(double(bandwidth_size_) / bw[i][j]);
+        }
+    if (!latencies.empty())
+        ctx.sink.size_done(make_record(ctx, latency_size_, latencies));
+    if (!per_message.empty() && bandwidth_size_ != latency_size_) {
+        SizeRecord record = make_record(ctx, bandwidth_size_, per_message);
+        record.extra.emplace_back("bandwidth_MBps", double(bandwidth_size_) / record.summary.median);
+        ctx.sink.size_done(std::move(record));
+    }
+    if (settings_.csv.empty())
+        return;
+    std::ofstream out(settings_.csv);
+    out << "sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps\n";
+    for (size_t i = 0; i < lat.size(); ++i)
+        for (size_t j = 0; j < lat.size(); ++j)
+            if (i != j)
+                out << i << ',' << j << ',' << hosts.of(int(i)) << ',' << hosts.of(int(j)) << ',' << csv_cell(lat[i][j])
+                    << ',' << csv_cell(bw[i][j]) << '\n';
+}
+
+Status AllPairs::run(PatternContext& ctx)
+{
+    const int nranks = ctx.bootstrap.nranks(), me = ctx.bootstrap.rank();
+    latency_size_ = std::max<uint64_t>(1, ctx.settings.sizes.front());
+    bandwidth_size_ = std::max<uint64_t>(ack_bytes, ctx.settings.sizes.back());
+    Result<std::vector<Round>> rounds = plan_layout({.kind = layout(), .nranks = nranks});
+    if (!rounds)
+        return rounds.status();
+    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), *rounds, nranks));
+    Result<RankHosts> hosts = this->hosts(ctx);
+    if (!hosts)
+        return hosts.status();
+    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout());
+    if (!links)
+        return links.status();
+    Result<Buffer> buffer = ctx.transport.alloc(std::max(latency_size_, bandwidth_size_));
+    if (!buffer)
+        return buffer.status();
+    const size_t side = me == 0 ? size_t(nranks) : 0; // the matrices live on rank 0 only
+    Matrix lat(side, std::vector<double>(side, missing)), bw = lat;
+    size_t done = 0;
+    Status status;
+    for (const Round& round : *rounds) {
+        mark_step(ctx.settings.progress, "allpairs round", done + 1);
+        std::vector<Cell> cells;
+        status = links->open_for(round);
+        for (const std::vector<Transfer>& phase : phases_of(round))
+            if (status)
+                status = run_phase(ctx, *links, phase, *buffer, cells);
+        if (status)
+            status = collect(ctx, cells, lat, bw);
+        if (!status)
+            break;
+        ++done;
+    }
+    if (me == 0)
+        report(ctx, *hosts, lat, bw, done, rounds->size());
+    return status.is_ok() ? status
+                          : status.with_context("allpairs round " + std::to_string(done + 1) + " of " +
+                                                std::to_string(rounds->size()));
+}
+
+} // namespace
+
+PatternInfo allpairs_pattern()
+{
+    PatternInfo info;
+    info.name = "allpairs";
+    info.description = "latency and bandwidth of every ordered pair of ranks in shift rounds; outlier nodes and "
+                       "links named (module with per-peer links: sim)";
+    info.metric = "half round trip (first size), time per streamed message (last size)";
+    info.default_sizes = "8,64Ki";
+    info.default_count = 100;
+    info.default_warmup = 10;
+    info.options = {
+        {"allpairs-quiet-baseline", "no", "yes: one ordered pair at a time, no other traffic (the quiet baseline)"},
+        {"allpairs-window", "16", "messages of the last size per bandwidth stream (W >= 2)"},
+        {"allpairs-streams", "5", "timed streams per pair (median), of W messages and of one"},
+        {"allpairs-host-of", "",
+         "hosts of the ranks for emulated nodes: a comma list (rank i on the i-th name) or @FILE (one name a line); "
+         "default: each rank's host name"},
+        {"allpairs-csv", "", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps"},
+    };
+    info.create = [] { return std::make_unique<AllPairs>(); };
+    info.ranks = RankGrouping::group;
+    info.layouts = {LayoutKind::shift_rounds, LayoutKind::one_at_a_time};
+    return info;
+}
+
+} // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::allpairs_pattern)

@@ -1,0 +1,62 @@
+// The verdict of an all-pairs map: which nodes and which links are slower
+// than the rest, by robust statistics (median and MAD), not a fixed
+// threshold. Pure functions over the matrices; no I/O.
+//
+// A node's score is the median of its cells: those whose sender or receiver
+// runs on it and whose other end runs elsewhere (a rank's cells to ranks on
+// its own node are another tier). The median keeps a normal node's score
+// normal although one of its cells reaches the slow node. A node is an
+// outlier when its score is worse than the median of the other nodes' scores
+// by more than `spread_factor` times their spread, where the spread is the
+// MAD scaled to a standard deviation (1.4826 MAD: the sigma of a normal sample)
+// and at least `resolution` of their median (identical scores, as in virtual
+// time, have no spread). A link is an outlier when its cell is worse than
+// the median of the baseline cells, those between nodes that are not
+// outliers (all cells when every node is), by more than the same margin
+// over the baseline: the links of a slow node are named even when they are
+// half of all cells (P = 4), and a single slow cable between normal nodes too.
+//
+//     Verdict v = find_outliers(latency, bandwidth, hosts_of_ranks);
+//     v.nodes;   // {"node3"}
+//     v.links;   // {{"node3", "node0"}, ...}
+#ifndef NGX_ALLPAIRS_VERDICT_HPP
+#define NGX_ALLPAIRS_VERDICT_HPP
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ngx::allpairs {
+
+// Row = sender, column = receiver; NaN marks a cell not measured.
+using Matrix = std::vector<std::vector<double>>;
+
+struct NodeSummary {
+    std::string host;
+    double latency_us = 0;     // median of its cells (NaN: none measured)
+    double bandwidth_MBps = 0; // the same for bandwidth
+    bool outlier = false;
+};
+
+struct Verdict {
+    std::vector<NodeSummary> nodes;                        // in the order of their first rank
+    std::vector<std::string> outlier_nodes;                // hosts
+    std::vector<std::pair<std::string, std::string>> links; // (sender host, receiver host), no repeats
+};
+
+struct VerdictRule {
+    double spread_factor = 3.0; // how many spreads beyond the median
+    double resolution = 0.02;   // the least spread, relative to the median
+};
+
+// Median of the finite values (NaN when there are none).
+double finite_median(std::vector<double> values);
+// 1.4826 MAD of the finite values around their median (NaN when there are none).
+double scaled_mad(const std::vector<double>& values);
+
+Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps, const std::vector<std::string>& host_of_rank,
+                      VerdictRule rule = {});
+
+} // namespace ngx::allpairs
+
+#endif
