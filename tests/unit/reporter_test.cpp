@@ -19,13 +19,15 @@ std::vector<std::string> words(const std::string& line)
     return result;
 }
 
-// The lines of the first run's table: the title, the header, then one per size.
+// The lines of the first run's table: the title, the header, then one per size
+// (the footer's "# ..." notes after the rows left out).
 std::vector<std::string> table_lines(const ngx::Document& document)
 {
     std::istringstream in(ngx::to_table(document));
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line) && !line.empty();)
-        lines.push_back(line);
+        if (lines.empty() || !line.starts_with("# "))
+            lines.push_back(line);
     return lines;
 }
 
