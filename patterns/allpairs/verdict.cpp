@@ -84,8 +84,8 @@ double scaled_mad(const std::vector<double>& values)
     return mad_to_sigma * finite_median(deviations);
 }
 
-Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps, const std::vector<std::string>& host_of_rank,
-                      VerdictRule rule)
+Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
+                      const std::vector<std::string>& host_of_rank, VerdictRule rule)
 {
     Verdict verdict;
     for (const std::string& host : host_of_rank)

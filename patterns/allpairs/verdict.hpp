@@ -39,8 +39,8 @@ struct NodeSummary {
 };
 
 struct Verdict {
-    std::vector<NodeSummary> nodes;                        // in the order of their first rank
-    std::vector<std::string> outlier_nodes;                // hosts
+    std::vector<NodeSummary> nodes;                         // in the order of their first rank
+    std::vector<std::string> outlier_nodes;                 // hosts
     std::vector<std::pair<std::string, std::string>> links; // (sender host, receiver host), no repeats
 };
 
@@ -54,8 +54,8 @@ double finite_median(std::vector<double> values);
 // 1.4826 MAD of the finite values around their median (NaN when there are none).
 double scaled_mad(const std::vector<double>& values);
 
-Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps, const std::vector<std::string>& host_of_rank,
-                      VerdictRule rule = {});
+Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
+                      const std::vector<std::string>& host_of_rank, VerdictRule rule = {});
 
 } // namespace ngx::allpairs
 

@@ -14,7 +14,7 @@
 #include <ngx/sizes.hpp>
 
 #include "../common/sweep.hpp"
-#include "../strided/layout.hpp"
+#include "../shared/strided_layout.hpp"
 
 #include <algorithm>
 #include <cstring>

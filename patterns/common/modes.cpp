@@ -73,8 +73,8 @@ Modes find_modes(std::vector<double> samples)
     double gap = modes.high_median - modes.low_median;
     double spread = std::max(robust_spread(low), robust_spread(high));
     modes.separation = spread > 0 ? gap / spread : (gap > 0 ? std::numeric_limits<double>::infinity() : 0);
-    modes.bimodal = gap >= min_relative_gap * std::fabs(modes.low_median) && gap > 0 &&
-                    modes.separation >= min_separation;
+    modes.bimodal =
+        gap >= min_relative_gap * std::fabs(modes.low_median) && gap > 0 && modes.separation >= min_separation;
     return modes;
 }
 

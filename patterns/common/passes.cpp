@@ -284,15 +284,15 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
     for (const std::vector<size_t>& pass : order)
         schedule.push_back(sizes_json(ctx.settings, pass));
     Json measurement = {{"passes", plan.passes},
-            {"extra_passes", order.size() > plan.passes ? order.size() - plan.passes : 0},
-            {"max_extra_passes", plan.extra},
-            {"max_extra_size_passes", plan.extra_slices},
-            {"rewarm", plan.rewarm},
-            {"max_rel_ci_percent", ctx.settings.max_rel_ci * 100},
-            {"remeasured_bytes", sizes_json(ctx.settings, remeasured)},
-            {"wide_bytes", sizes_json(ctx.settings, wide)},
-            {"schedule", schedule},
-            {"bimodal", bimodal_json(ctx.settings, states)}};
+                        {"extra_passes", order.size() > plan.passes ? order.size() - plan.passes : 0},
+                        {"max_extra_passes", plan.extra},
+                        {"max_extra_size_passes", plan.extra_slices},
+                        {"rewarm", plan.rewarm},
+                        {"max_rel_ci_percent", ctx.settings.max_rel_ci * 100},
+                        {"remeasured_bytes", sizes_json(ctx.settings, remeasured)},
+                        {"wide_bytes", sizes_json(ctx.settings, wide)},
+                        {"schedule", schedule},
+                        {"bimodal", bimodal_json(ctx.settings, states)}};
     if (plan.adaptive)
         measurement["adaptive"] = adaptive_json(ctx.settings, plan, states);
     return measurement;
@@ -306,7 +306,8 @@ PassPlan plan_passes(const RunSettings& settings)
     if (settings.adaptive) {
         plan.adaptive = true;
         uint64_t count = std::max<uint64_t>(settings.count, 1);
-        plan.step = std::min(count, std::max(min_adaptive_step, (count + max_adaptive_passes - 1) / max_adaptive_passes));
+        plan.step =
+            std::min(count, std::max(min_adaptive_step, (count + max_adaptive_passes - 1) / max_adaptive_passes));
         uint64_t most = (count + plan.step - 1) / plan.step;
         plan.passes = 1;
         plan.extra = most - 1;

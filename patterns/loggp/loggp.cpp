@@ -21,9 +21,9 @@
 #include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
-#include "loggp_model.hpp"
-#include "offline.hpp"
-#include "prtt_file.hpp"
+#include "../shared/loggp_model.hpp"
+#include "../shared/offline.hpp"
+#include "../shared/prtt_file.hpp"
 
 #include <ngx/pattern_plugin.hpp>
 

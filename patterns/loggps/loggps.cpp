@@ -16,7 +16,7 @@
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
-#include "loggps_model.hpp"
+#include "../shared/loggps_model.hpp"
 #include "loggps_offline.hpp"
 
 #include <cmath>

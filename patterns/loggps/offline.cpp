@@ -8,9 +8,9 @@
 #include "loggps_offline.hpp"
 
 #include "../common/saved_run.hpp"
-#include "../loggp/collective_predict.hpp"
-#include "../loggp/offline.hpp"
-#include "loggps_model.hpp"
+#include "../shared/collective_predict.hpp"
+#include "../shared/offline.hpp"
+#include "../shared/loggps_model.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/sizes.hpp>

@@ -1,7 +1,7 @@
 // The overhead pattern's offline hooks (see offline.hpp).
 #include "offline.hpp"
 
-#include "../loggp/offline.hpp"
+#include "../shared/offline.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>

@@ -4,9 +4,9 @@
 #include "grid_model.hpp"
 
 #include "common/saved_run.hpp"
-#include "loggp/loggp_model.hpp"
-#include "loggp/offline.hpp"
-#include "loggps/loggps_model.hpp"
+#include "shared/loggp_model.hpp"
+#include "shared/offline.hpp"
+#include "shared/loggps_model.hpp"
 
 #include <ngx/sizes.hpp>
 

@@ -27,7 +27,7 @@
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "grid_model.hpp"
-#include "layout.hpp"
+#include "../shared/strided_layout.hpp"
 #include "measure.hpp"
 #include "predict.hpp"
 

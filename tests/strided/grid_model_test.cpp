@@ -3,7 +3,7 @@
 // with paper 000's equations (section 4.1) and the fit must give the terms
 // back, predict held-out points, and LogGP (blind to strides) must not.
 #include "strided/grid_model.hpp"
-#include "strided/layout.hpp"
+#include "shared/strided_layout.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
 
-#include <loggps_model.hpp>
+#include <shared/loggps_model.hpp>
 
 #include <cerrno>
 #include <cmath>
