@@ -50,13 +50,13 @@ struct Config {
     std::string connect; // HOST:PORT
     uint64_t accept_timeout_ns = 300'000'000'000;
     bool accept_timeout_given = false;
-    bool timeout_given = false;          // --timeout given: a server's own then wins over its client's
-    ServerPolicy policy;                 // --allow, --serve, --max-*: what a --listen server lets a client do
-    std::string secret_file;             // --secret-file, on either side of --listen / --connect
-    std::vector<std::string> arguments;  // as given, to hand to a --listen server
-    bool plot = false;                   // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
-    std::optional<size_t> buffer_offset; // --buffer-offset: buffers this many bytes past a page boundary
-    uint64_t launches = 0;                  // --launches K (0: one launch, this process)
+    bool timeout_given = false;                // --timeout given: a server's own then wins over its client's
+    ServerPolicy policy;                       // --allow, --serve, --max-*: what a --listen server lets a client do
+    std::string secret_file;                   // --secret-file, on either side of --listen / --connect
+    std::vector<std::string> arguments;        // as given, to hand to a --listen server
+    bool plot = false;                         // --plot: draw each -o FILE.json as FILE.png (ngx plot) afterwards
+    std::optional<size_t> buffer_offset;       // --buffer-offset: buffers this many bytes past a page boundary
+    uint64_t launches = 0;                     // --launches K (0: one launch, this process)
     std::vector<std::string> launch_arguments; // what each of those launches runs (launches.hpp)
 };
 

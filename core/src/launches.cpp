@@ -91,8 +91,7 @@ Result<std::vector<std::string>> run_launches(const Config& config, const std::s
             }
             arguments.push_back(list);
         }
-        std::cerr << "ngx: launch " << i + 1 << " of " << config.launches << " (CPUs " << cpu_text(cpus)
-                  << ")\n";
+        std::cerr << "ngx: launch " << i + 1 << " of " << config.launches << " (CPUs " << cpu_text(cpus) << ")\n";
         NGX_TRY(run_one(executable, arguments, i));
         files.push_back(file);
     }

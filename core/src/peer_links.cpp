@@ -134,8 +134,8 @@ Status finish_matching(Bootstrap& boot, const Status& mine)
         if (!step)
             return step.status();
         const std::vector<Frame>& frames = *step;
-        bool everyone_ended = std::none_of(frames.begin(), frames.end(),
-                                           [](const Frame& f) { return f.state == StepState::exchanging; });
+        bool everyone_ended =
+            std::none_of(frames.begin(), frames.end(), [](const Frame& f) { return f.state == StepState::exchanging; });
         if (!everyone_ended)
             continue;
         if (!mine)

@@ -13,9 +13,12 @@ struct Named {
 };
 
 constexpr Named layout_names[] = {
-    {LayoutKind::fixed_pairs, "fixed-pairs"},         {LayoutKind::shift_rounds, "shift"},
-    {LayoutKind::one_at_a_time, "one-at-a-time"},     {LayoutKind::random_matchings, "random-matchings"},
-    {LayoutKind::one_to_many, "one-to-many"},         {LayoutKind::many_to_one, "many-to-one"},
+    {LayoutKind::fixed_pairs, "fixed-pairs"},
+    {LayoutKind::shift_rounds, "shift"},
+    {LayoutKind::one_at_a_time, "one-at-a-time"},
+    {LayoutKind::random_matchings, "random-matchings"},
+    {LayoutKind::one_to_many, "one-to-many"},
+    {LayoutKind::many_to_one, "many-to-one"},
     {LayoutKind::group, "group"},
 };
 

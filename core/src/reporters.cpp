@@ -160,9 +160,9 @@ std::string bimodal_line(const Json& measurement)
     const char* separator = " ";
     for (const Json& size : measurement["bimodal"]) {
         out << separator << format_bytes(size.value("size_bytes", uint64_t(0))) << " (" << std::fixed
-            << std::setprecision(2) << size.value("low_median_us", 0.0) << " and "
-            << size.value("high_median_us", 0.0) << " us, " << std::setprecision(0)
-            << 100 * size.value("high_share", 0.0) << "% in the upper)" << std::defaultfloat;
+            << std::setprecision(2) << size.value("low_median_us", 0.0) << " and " << size.value("high_median_us", 0.0)
+            << " us, " << std::setprecision(0) << 100 * size.value("high_share", 0.0) << "% in the upper)"
+            << std::defaultfloat;
         separator = ", ";
     }
     out << ": two clusters; the median is the larger one's, the mean mixes both (--raw keeps the samples)\n";

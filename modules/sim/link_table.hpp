@@ -66,8 +66,8 @@ inline bool read_link_table(const std::string& path, LinkTable* table, std::stri
             *why = where + "FROM and TO must be two different ranks";
             return false;
         }
-        if (!std::isfinite(latency_us) || latency_us < 1 || latency_us > 1e6 || !std::isfinite(gap_us) ||
-            gap_us < 0 || gap_us > 1e3) {
+        if (!std::isfinite(latency_us) || latency_us < 1 || latency_us > 1e6 || !std::isfinite(gap_us) || gap_us < 0 ||
+            gap_us > 1e3) {
             *why = where + "L must be 1..1e6 us and G 0..1000 us/byte";
             return false;
         }

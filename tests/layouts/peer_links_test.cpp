@@ -70,7 +70,10 @@ public:
     Status exchange(const Bytes&, Bytes&) override { return Status::runtime("no pairwise exchange here"); }
     Status barrier() override { return Status::runtime("no barrier here"); }
     Status broadcast(Bytes& value) override { return hub_.broadcast(rank_, calls_++, value); }
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override { return hub_.gather(rank_, calls_++, mine, all); }
+    Status gather(const Bytes& mine, std::vector<Bytes>& all) override
+    {
+        return hub_.gather(rank_, calls_++, mine, all);
+    }
 
 private:
     Hub& hub_;

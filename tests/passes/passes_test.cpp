@@ -78,11 +78,11 @@ TEST(Passes, AdaptivePlanStepsByAnEighthOfTheCapAtLeast30)
     settings.sizes.assign(10, 1);
     PassPlan plan = plan_passes(settings);
     EXPECT_TRUE(plan.adaptive);
-    EXPECT_EQ(plan.step, 125u);   // 1000 / 8
-    EXPECT_EQ(plan.passes, 1u);   // the first pass over all sizes
-    EXPECT_EQ(plan.extra, 7u);    // then at most 7 more: 8 x 125 = -c
-    EXPECT_EQ(plan.rewarm, 4u);   // ceil(100 / 32)
-    settings.count = 100;         // loggp's default: steps of 30 (30, 30, 30, 10)
+    EXPECT_EQ(plan.step, 125u); // 1000 / 8
+    EXPECT_EQ(plan.passes, 1u); // the first pass over all sizes
+    EXPECT_EQ(plan.extra, 7u);  // then at most 7 more: 8 x 125 = -c
+    EXPECT_EQ(plan.rewarm, 4u); // ceil(100 / 32)
+    settings.count = 100;       // loggp's default: steps of 30 (30, 30, 30, 10)
     plan = plan_passes(settings);
     EXPECT_EQ(plan.step, 30u);
     EXPECT_EQ(plan.extra, 3u);
@@ -118,7 +118,7 @@ TEST(Modes, OneBulkOrARareTailOrCloseClustersAreNot)
     for (int k = -10; k <= 10; ++k)
         normalish.insert(normalish.end(), size_t(11 - std::abs(k)), 10.0 + 0.5 * k);
     EXPECT_FALSE(find_modes(normalish).bimodal);
-    EXPECT_FALSE(find_modes(repeated({{10.0, 95}, {30.0, 5}})).bimodal); // 5%: a tail of outliers
+    EXPECT_FALSE(find_modes(repeated({{10.0, 95}, {30.0, 5}})).bimodal);  // 5%: a tail of outliers
     EXPECT_FALSE(find_modes(repeated({{10.0, 50}, {10.5, 50}})).bimodal); // 5% apart: below the 10% floor
     EXPECT_FALSE(find_modes(repeated({{10.0, 10}, {20.0, 9}})).bimodal);  // 19 samples: too few to tell
     EXPECT_FALSE(find_modes(repeated({{7.0, 100}})).bimodal);             // all equal

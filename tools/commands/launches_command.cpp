@@ -83,7 +83,8 @@ Json sizes_between(const std::vector<const Json*>& runs)
         std::vector<double> medians;
         double widest_within = 0;
         for (const Json* run : runs)
-            if (const Json* result = result_of(*run, size); result && result->value("median_us", nan) == result->value("median_us", nan)) {
+            if (const Json* result = result_of(*run, size);
+                result && result->value("median_us", nan) == result->value("median_us", nan)) {
                 medians.push_back(result->value("median_us", nan));
                 widest_within = std::max(widest_within, within_width(*result));
             }
@@ -175,8 +176,7 @@ std::string interval_text(const Json& pair, int precision)
         out << std::fixed << std::setprecision(precision);
     else
         out << std::setprecision(4);
-    out << "[" << pair[0].get<double>() << ", "
-        << pair[1].get<double>() << "]";
+    out << "[" << pair[0].get<double>() << ", " << pair[1].get<double>() << "]";
     return out.str();
 }
 
@@ -191,8 +191,8 @@ std::string percent_text(const Json& value)
 
 void size_rows(std::ostringstream& out, const Json& sizes)
 {
-    out << std::setw(10) << "size" << std::setw(12) << "mean" << std::setw(26) << "95% CI of the mean"
-        << std::setw(26) << "next launch 95%" << std::setw(9) << "spread" << std::setw(13) << "1 launch ci"
+    out << std::setw(10) << "size" << std::setw(12) << "mean" << std::setw(26) << "95% CI of the mean" << std::setw(26)
+        << "next launch 95%" << std::setw(9) << "spread" << std::setw(13) << "1 launch ci"
         << "\n";
     for (const Json& size : sizes)
         out << std::setw(10) << format_bytes(size["size_bytes"].get<uint64_t>()) << std::setw(12) << std::fixed
@@ -210,18 +210,17 @@ void parameter_rows(std::ostringstream& out, const Json& parameters, size_t k)
         return;
     out << "fitted parameters, per range (launches: how many fitted the same range):\n";
     out << std::setw(16) << "parameter" << std::setw(22) << "range" << std::setw(10) << "launches" << std::setw(14)
-        << "mean" << std::setw(30)
-        << "95% CI of the mean" << std::setw(30) << "next launch 95%" << std::setw(9) << "spread"
+        << "mean" << std::setw(30) << "95% CI of the mean" << std::setw(30) << "next launch 95%" << std::setw(9)
+        << "spread"
         << "\n";
     for (const Json& p : parameters) {
-        std::string range = p["from_bytes"].is_number() && p["to_bytes"].is_number()
-                                ? format_bytes(p["from_bytes"].get<uint64_t>()) + ".." +
-                                      format_bytes(p["to_bytes"].get<uint64_t>())
-                                : "-";
+        std::string range =
+            p["from_bytes"].is_number() && p["to_bytes"].is_number()
+                ? format_bytes(p["from_bytes"].get<uint64_t>()) + ".." + format_bytes(p["to_bytes"].get<uint64_t>())
+                : "-";
         std::string launches = std::to_string(p["values"].size()) + "/" + std::to_string(k);
         out << std::setw(16) << p["name"].get<std::string>() << std::setw(22) << range << std::setw(10) << launches
-            << std::setw(14)
-            << std::setprecision(6) << std::defaultfloat << p.value("mean", nan) << std::setw(30)
+            << std::setw(14) << std::setprecision(6) << std::defaultfloat << p.value("mean", nan) << std::setw(30)
             << interval_text(p["ci95"], 0) << std::setw(30) << interval_text(p["next_launch95"], 0) << std::setw(9)
             << percent_text(p["spread_relative"]) << "\n";
     }
@@ -342,14 +341,14 @@ Result<Json> summarize_launches(const std::vector<std::string>& paths)
     Json launches = Json::array();
     for (const SavedFile& file : files)
         launches.push_back({{"file", file.path}, {"cpus", cpus_of(file.document)}, {"document", file.document}});
-    return Json{{"launch_count", files.size()},
-                {"interval",
-                 "95% intervals between launches: Student t over the " + std::to_string(files.size()) +
-                     " launch values (" + std::to_string(files.size() - 1) +
-                     " degrees of freedom; a parameter fewer launches fitted in the same range: over those); "
-                     "'1 launch ci' is the widest interval one launch stated, within itself"},
-                {"between_launches", between},
-                {"launches", launches}};
+    return Json{
+        {"launch_count", files.size()},
+        {"interval", "95% intervals between launches: Student t over the " + std::to_string(files.size()) +
+                         " launch values (" + std::to_string(files.size() - 1) +
+                         " degrees of freedom; a parameter fewer launches fitted in the same range: over those); "
+                         "'1 launch ci' is the widest interval one launch stated, within itself"},
+        {"between_launches", between},
+        {"launches", launches}};
 }
 
 CommandInfo launches_command()

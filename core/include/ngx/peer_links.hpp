@@ -79,7 +79,7 @@ private:
     Transport* transport_;
     Bootstrap* boot_;
     LayoutKind layout_;
-    std::set<Link> open_; // every rank's links: the same set on every rank
+    std::set<Link> open_;                // every rank's links: the same set on every rank
     std::vector<std::string> addresses_; // every rank's local_address()
     int connect_peer_ = -1;
     int current_ = -1;
