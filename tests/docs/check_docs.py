@@ -7,7 +7,10 @@
   - every page of docs/ is linked from README.md and installed (docs/meson.build);
   - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now;
   - the code cites works by authors and year: no "paper 00N" and no issue
-    number in core, modules, patterns, fit and tools.
+    number in core, modules, patterns, fit and tools;
+  - patterns stand side by side: no pattern's folder includes or builds a file
+    of another pattern's folder (what they share is in patterns/common and
+    patterns/shared), as the docs promise.
 
     check_docs.py SOURCE_ROOT VERSION
 """
@@ -102,6 +105,20 @@ def citation_problems(root):
     return problems
 
 
+def pattern_independence_problems(root):
+    base = os.path.join(root, "patterns")
+    libraries = {"common", "shared"}
+    folders = {d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d))}
+    problems = []
+    for folder in sorted(folders - libraries):
+        for name in sorted(os.listdir(os.path.join(base, folder))):
+            text = open(os.path.join(base, folder, name), encoding="utf-8", errors="replace").read()
+            for other in re.findall(r"\.\./([A-Za-z0-9_]+)/", text):
+                if other in folders - libraries - {folder}:
+                    problems.append(f"patterns/{folder}/{name} uses the folder of pattern '{other}'")
+    return problems
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: check_docs.py SOURCE_ROOT VERSION", file=sys.stderr)
@@ -119,6 +136,7 @@ def main():
     problems += page_problems(root, pages)
     problems += man_page_problems(root, version)
     problems += citation_problems(root)
+    problems += pattern_independence_problems(root)
     for p in problems:
         print("FAIL:", p)
     print(f"docs: README {lines} lines, {len(pages)} pages checked, {len(problems)} problem(s)")
