@@ -10,8 +10,8 @@
 #    of the packed path (o_net of strided transfers calibrated on the other
 #    strides' remote times, fit/log3p.hpp), which is reported, not checked.
 # The bounds depend on whether the machine was quiet during the run
-# (1-minute load below its CPUs): quiet, d = 1 within 25% (or 3 us) of the
-# ping-pong, held-out error under 10% (issue 11; paper 000 reports 5%) and log3P
+# (1-minute load below its CPUs): quiet, d = 1 within 25% (or 3 us, or three
+# times what two runs of the ping-pong differ by) of the ping-pong, held-out error under 10% (issue 11; paper 000 reports 5%) and log3P
 # better than LogGP on the grid; loaded (other jobs on the 2 cores), 50%,
 # 60% and no model ranking: the model must still not be broken.
 # The held-out bound also grows by twice the noise measured in the same
@@ -37,8 +37,15 @@ sizes=4Ki,8Ki,16Ki,32Ki,64Ki,128Ki
 measure() {
     run_ngx "$mode" -x strided -s $sizes --strides 1,16,64 -c 100 -o "$SCRATCH/strided.json" \
         >"$SCRATCH/strided.txt" 2>&1 || { cat "$SCRATCH/strided.txt"; fail "strided run failed"; }
-    run_ngx "$mode" -x pingpong -s 4Ki,64Ki,128Ki -c 400 -o "$SCRATCH/pp.json" >"$SCRATCH/pp.txt" 2>&1 ||
-        { cat "$SCRATCH/pp.txt"; fail "pingpong run failed"; }
+    # The ping-pong twice, with the strided run's count (a minimum over more
+    # samples is lower by itself): how far two runs of one transfer differ
+    # here widens the d = 1 check below.
+    local i
+    for i in 1 2; do
+        run_ngx "$mode" -x pingpong -s 4Ki,64Ki,128Ki -c 100 -o "$SCRATCH/pp$i.json" >"$SCRATCH/pp.txt" 2>&1 ||
+            { cat "$SCRATCH/pp.txt"; fail "pingpong run failed"; }
+    done
+    cp "$SCRATCH/pp1.json" "$SCRATCH/pp.json"
 }
 
 check() {
@@ -47,6 +54,14 @@ check() {
     quiet=$(python3 -c "import os,sys; print(1 if float(sys.argv[1]) < os.cpu_count() else 0)" "$load")
     tolerance=$([[ $quiet == 1 ]] && echo 0.25 || echo 0.5)
     echo "  load $load on $(nproc) CPUs: $([[ $quiet == 1 ]] && echo quiet || echo loaded)"
+    local repeat size
+    for size in 4096 65536 131072; do
+        repeat=$(python3 -c "import sys; a,b=map(float,sys.argv[1:]); print(abs(a-b)/min(a,b))" \
+            "$(py "$SCRATCH/pp1.json" "rows()[[r['size_bytes'] for r in rows()].index($size)]['min_us']")" \
+            "$(py "$SCRATCH/pp2.json" "rows()[[r['size_bytes'] for r in rows()].index($size)]['min_us']")")
+        tolerance=$(python3 -c "import sys; print(max(float(sys.argv[1]), 3 * float(sys.argv[2])))" "$tolerance" "$repeat")
+    done
+    echo "  the ping-pong run twice differs by up to a third of $tolerance (the d=1 tolerance)"
     for size in 4096 65536 131072; do
         local unit pp
         unit=$(py "$SCRATCH/strided.json" "at($size, 1, 'min_us')")
