@@ -22,15 +22,8 @@
 # apart for the additive one at P = 8, 1 MiB in 64 KiB segments).
 # Skipped (77) when LogGOPSim cannot be built here, with the reason.
 source "$(dirname "$0")/lib.sh"
-shared_tools() {
-    local origin
-    [[ -n ${NGX_SHARED_TOOLS:-} ]] && { echo "$NGX_SHARED_TOOLS"; return; }
-    [[ -d $IT_LIB_DIR/../../../shared/tools ]] && { echo "$IT_LIB_DIR/../../../shared/tools"; return; }
-    origin=$(git -C "$IT_LIB_DIR" config --get remote.origin.url 2>/dev/null)
-    [[ -n $origin && -d $origin/../shared/tools ]] && { echo "$origin/../shared/tools"; return; }
-    echo "$IT_LIB_DIR/../../../shared/tools"
-}
-tools=$(shared_tools)
+source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
 source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }

@@ -21,15 +21,8 @@ lg_need_cpus
 lg_need_module sim
 # shared/ sits beside the clone (as in CI), or beside the checkout a local
 # clone was made from (a clone in a temporary directory); NGX_SHARED_TOOLS wins.
-shared_tools() {
-    local origin
-    [[ -n ${NGX_SHARED_TOOLS:-} ]] && { echo "$NGX_SHARED_TOOLS"; return; }
-    [[ -d $LG_DIR/../../../shared/tools ]] && { echo "$LG_DIR/../../../shared/tools"; return; }
-    origin=$(git -C "$LG_DIR" config --get remote.origin.url 2>/dev/null)
-    [[ -d $origin/../shared/tools ]] && { echo "$origin/../shared/tools"; return; }
-    echo "$LG_DIR/../../../shared/tools"
-}
-tools=$(shared_tools)
+source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools (nor beside the checkout this was cloned from)"; exit 77; }
 source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }

@@ -7,8 +7,8 @@
 # Arguments: test_analyze.py, ngx.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shared/ sits beside the checkout (a worktree, or CI's clone); NGX_SHARED_TOOLS overrides it.
-tools=${NGX_SHARED_TOOLS:-$here/../../../shared/tools}
+source "$here/../shared-tools.sh"
+tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
 source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
