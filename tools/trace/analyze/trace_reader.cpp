@@ -84,6 +84,35 @@ Result<bool> RankReader::read_record(ngx_trace_record& r)
     return false;
 }
 
+namespace {
+
+// A record's times must be a clock's: 0 <= t_call <= t_return, below 2^61 ns
+// (73 years), so that the replay's differences and sums of them cannot
+// overflow whatever a damaged file holds.
+constexpr int64_t max_trace_ns = int64_t(1) << 61;
+
+Status check_times(const ngx_trace_record& r, const std::string& path)
+{
+    if (r.t_call < 0 || r.t_return < r.t_call || r.t_return >= max_trace_ns)
+        return Status::usage(path + ": a " + kind_label(r.kind) +
+                             " record returns before it was called or at an "
+                             "impossible time (t_call " +
+                             std::to_string(r.t_call) + " ns, t_return " + std::to_string(r.t_return) + " ns)");
+    return Status::ok();
+}
+
+// Adds a flush record's time to what the tracer spent before the call.
+Status add_tracer_time(const ngx_trace_record& flush, int64_t& tracer_ns, const std::string& path)
+{
+    NGX_TRY(check_times(flush, path));
+    tracer_ns += flush.t_return - flush.t_call;
+    if (tracer_ns >= max_trace_ns)
+        return Status::usage(path + ": the tracer's flushes add up to an impossible time");
+    return Status::ok();
+}
+
+} // namespace
+
 Result<bool> RankReader::next(TraceCall& out)
 {
     out.completions.clear();
@@ -95,7 +124,7 @@ Result<bool> RankReader::next(TraceCall& out)
         if (!got || !*got)
             return got;
         if (r.kind == NGX_TRACE_FLUSH) {
-            out.tracer_ns += r.t_return - r.t_call;
+            NGX_TRY(add_tracer_time(r, out.tracer_ns, path_));
         } else if (r.kind == NGX_TRACE_COMM_DEF) {
             comms_[r.comm] = r.request;
         } else if (r.kind == NGX_TRACE_COMPLETION) {
@@ -106,6 +135,7 @@ Result<bool> RankReader::next(TraceCall& out)
             break;
         }
     }
+    NGX_TRY(check_times(r, path_));
     out.call = r;
     if (!ngx_trace_kind_completes(r.kind))
         return true;
@@ -118,7 +148,7 @@ Result<bool> RankReader::next(TraceCall& out)
         if (!*got)
             return Status::usage(path_ + ": ends inside a " + kind_label(r.kind) + "'s completion records");
         if (c.kind == NGX_TRACE_FLUSH)
-            out.tracer_ns += c.t_return - c.t_call;
+            NGX_TRY(add_tracer_time(c, out.tracer_ns, path_));
         else if (c.kind == NGX_TRACE_COMM_DEF)
             comms_[c.comm] = c.request;
         else if (c.kind == NGX_TRACE_COMPLETION)
