@@ -23,6 +23,12 @@ behind each expected value.
   switch LOGGP.json LOGGPS.json --S S
       loggps' S (S_bytes .. S_next_bytes) agrees with loggp's change point
       and both are within one measured size of the true S.
+  change-point RUN.json --at S [--resolve K]
+      a change point within one measured size of the first size above S.
+      --resolve K: on a miss, exit 3 (not a failure) when the step of the
+      median PRTT across S is under K times this run's noise (the scatter
+      of the medians around a line on each side, or their 95% half-width):
+      the machine hid the switch, the detector did not miss it.
   rate RUN.json --mbit R [--tol 0.10]
       G of the range holding the largest size within tol of 1/rate
       (us per byte = 8 / R for R in Mbit/s).
@@ -214,12 +220,57 @@ def cmd_switch(a):
               f"loggp range starts at {cps[0]}, loggps S_next at {int(S_n)} ({abs(i - j)} size step(s) apart)")
 
 
+def line_residual_sd(xs, ys):
+    """The residual standard deviation of a least-squares line through (xs, ys)."""
+    n = len(xs)
+    if n < 3:
+        return float("nan")
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    rss = sum((y - my - b * (x - mx)) ** 2 for x, y in zip(xs, ys))
+    return math.sqrt(rss / (n - 2))
+
+
+def step_and_noise(doc, at, side=4):
+    """The step of the median PRTT across `at` (first size above minus last
+    size at or below) and this run's noise: the larger of the pooled scatter
+    of the medians around a line on each side (up to `side` points each) and
+    the mean half-width of the medians' 95% intervals there."""
+    rows = sorted(doc.get("results", []), key=lambda r: r["size_bytes"])
+    below = [r for r in rows if r["size_bytes"] <= at][-side:]
+    above = [r for r in rows if r["size_bytes"] > at][:side]
+    if len(below) < 3 or len(above) < 3:
+        return None, None
+    step = above[0]["median_us"] - below[-1]["median_us"]
+    sds = [line_residual_sd([r["size_bytes"] for r in rs], [r["median_us"] for r in rs]) for rs in (below, above)]
+    scatter = math.sqrt((sds[0] ** 2 + sds[1] ** 2) / 2)
+    halves = [(r["median_ci95_hi_us"] - r["median_ci95_lo_us"]) / 2 for r in below + above
+              if "median_ci95_hi_us" in r and "median_ci95_lo_us" in r]
+    half = sum(halves) / len(halves) if halves else 0.0
+    return step, max(scatter, half)
+
+
+UNRESOLVED = 3  # exit status of change-point --resolve when the noise hides the step
+
+
 def cmd_change_point(a):
     doc, m = load_model(a.run)
     cps = [int(c) for c in m.get("change_points_bytes", [])]
     first, near = neighbours(sizes_of(doc), a.at)
     print(f"switch above {a.at} B (first measured size above: {first}); change points {cps}")
-    check("change point", any(c in near for c in cps), f"{cps}, accepted {near}")
+    found = any(c in near for c in cps)
+    if a.resolve and not found:
+        step, noise = step_and_noise(doc, a.at)
+        if step is None:
+            print(f"  too few sizes on either side of {a.at} B to judge the step")
+        elif step < a.resolve * noise:
+            print(f"  not resolvable on this run: step {step:.4g} us across {a.at} B is under {a.resolve:g} x the"
+                  f" noise {noise:.4g} us (scatter of the medians around a line, or their 95% half-width)")
+            sys.exit(UNRESOLVED)
+        else:
+            print(f"  resolvable: step {step:.4g} us is {step / noise:.1f} x the noise {noise:.4g} us")
+    check("change point", found, f"{cps}, accepted {near}")
 
 
 def cmd_loggps(a):
@@ -323,6 +374,9 @@ def main():
     c = sub.add_parser("change-point")
     c.add_argument("run")
     c.add_argument("--at", type=int, required=True, help="the last size of the lower protocol")
+    c.add_argument("--resolve", type=float, default=0.0,
+                   help="on a miss, exit 3 instead of failing when the step across --at is under this many"
+                        " times the run's noise (the machine hides it)")
     g = sub.add_parser("loggps")
     g.add_argument("run")
     for name in ("--L", "--os", "--G"):
