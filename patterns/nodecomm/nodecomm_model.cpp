@@ -329,12 +329,81 @@ std::vector<Regime> detect_regimes(const NodeCommData& data)
     return regimes;
 }
 
+const Json* regime_of(const Json& model, uint64_t n)
+{
+    if (!model.contains("ranges") || !model["ranges"].is_array())
+        return nullptr;
+    for (const Json& range : model["ranges"]) {
+        if (!range.is_object())
+            continue;
+        uint64_t from = range.value("from_bytes", uint64_t(0));
+        Json to = range.value("to_bytes", Json());
+        bool below_end = !to.is_number() || n < to.get<uint64_t>();
+        if (n >= from && below_end)
+            return &range;
+    }
+    return nullptr;
+}
+
+double value_of(const Json& fitted, const char* key)
+{
+    if (!fitted.is_object() || !fitted.contains(key))
+        return std::nan("");
+    const Json& v = fitted[key];
+    const Json number = v.is_object() ? v.value("value", Json()) : v;
+    if (number.is_null() && std::string(key).starts_with("R_N"))
+        return std::numeric_limits<double>::infinity(); // no network limit seen
+    return number.is_number() ? number.get<double>() : std::nan("");
+}
+
+double predicted_us(const std::string& name, const Json& fitted, double k, double n)
+{
+    double alpha = value_of(fitted, "alpha_us");
+    if (name.starts_with("postal"))
+        return alpha + n / value_of(fitted, "R_Bps") * us_per_s; // T = alpha + n / R
+    double rn = value_of(fitted, "R_N_Bps");
+    if (name == "maxrate3")
+        return alpha + k * n / std::min(rn, k * value_of(fitted, "R_C_Bps")) * us_per_s;
+    if (name == "maxrate4") {
+        double core = value_of(fitted, "R_Cb_Bps") + (k - 1) * value_of(fitted, "R_Ci_Bps");
+        return alpha + k * n / std::min(rn, core) * us_per_s;
+    }
+    if (name == "modified") // T = k n / min(R_N, k n / (alpha + n / R_C))
+        return std::max(k * n / rn * us_per_s, alpha + n / value_of(fitted, "R_C_Bps") * us_per_s);
+    return std::nan("");
+}
+
+Json predicted_tables(const NodeCommData& data, const Json& model)
+{
+    Json tables = Json::object();
+    for (size_t ki = 0; ki < data.pairs.size(); ++ki)
+        for (size_t ni = 0; ni < data.sizes.size(); ++ni) {
+            const Json* regime = regime_of(model, data.sizes[ni]);
+            if (regime == nullptr || !regime->contains("models"))
+                continue;
+            for (const auto& [name, fitted] : (*regime)["models"].items()) {
+                Json& table = tables[name];
+                if (table.is_null())
+                    table = Json::array();
+                while (table.size() <= ki)
+                    table.push_back(Json(data.sizes.size(), Json()));
+                double t = fitted.is_object() && !fitted.contains("error")
+                               ? predicted_us(name, fitted, double(data.pairs[ki]), double(data.sizes[ni]))
+                               : nan;
+                table[ki][ni] = json_number(t);
+            }
+        }
+    return tables;
+}
+
 Json nodecomm_model(const NodeCommData& data, const std::vector<Regime>& regimes)
 {
     Json ranges = Json::array();
     for (const Regime& regime : regimes)
         ranges.push_back(regime_json(data, regime));
-    return {{"kind", "nodecomm"}, {"nodecomm", data_json(data)}, {"ranges", std::move(ranges)}};
+    Json model = {{"kind", "nodecomm"}, {"nodecomm", data_json(data)}, {"ranges", std::move(ranges)}};
+    model["nodecomm"]["predicted_T_us"] = predicted_tables(data, model);
+    return model;
 }
 
 std::string nodecomm_tables(const NodeCommData& data)

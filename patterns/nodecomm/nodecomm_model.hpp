@@ -51,7 +51,19 @@ Result<std::vector<Regime>> parse_regimes(const std::string& text);
 // detector); one regime when there is no k = 1 curve or too few sizes.
 std::vector<Regime> detect_regimes(const NodeCommData& data);
 
+// The model's T(k, n) per fitted model is saved as model.nodecomm.predicted_T_us
+// (name -> T[k][n], null where a model has no fit), so that a figure draws
+// the models without re-computing them.
 Json nodecomm_model(const NodeCommData& data, const std::vector<Regime>& regimes);
+
+// The regime of a saved model that holds n bytes (nullptr: none).
+const Json* regime_of(const Json& model, uint64_t n);
+// A fitted value ({value, ci95} or a number); a null R_N is infinite.
+double value_of(const Json& fitted, const char* key);
+// T in microseconds of k pairs sending n bytes each under one fitted model
+// (postal T = alpha + n / R, maxrate T = alpha + k n / min(R_N, k R_C), and the
+// modified max-rate model; Gropp et al. 2016).
+double predicted_us(const std::string& name, const Json& fitted, double k, double n);
 
 // T(k, n) (rows n, columns k) and the aggregate bandwidth k n / T in MB/s.
 std::string nodecomm_tables(const NodeCommData& data);

@@ -94,51 +94,6 @@ Result<Json> saved_model(const std::string& path)
     return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
 }
 
-const Json* regime_of(const Json& model, uint64_t n)
-{
-    if (!model.contains("ranges") || !model["ranges"].is_array())
-        return nullptr;
-    for (const Json& range : model["ranges"]) {
-        if (!range.is_object())
-            continue;
-        uint64_t from = range.value("from_bytes", uint64_t(0));
-        Json to = range.value("to_bytes", Json());
-        bool below_end = !to.is_number() || n < to.get<uint64_t>();
-        if (n >= from && below_end)
-            return &range;
-    }
-    return nullptr;
-}
-
-double value_of(const Json& fitted, const char* key)
-{
-    if (!fitted.is_object() || !fitted.contains(key))
-        return std::nan("");
-    const Json& v = fitted[key];
-    const Json number = v.is_object() ? v.value("value", Json()) : v;
-    if (number.is_null() && std::string(key).starts_with("R_N"))
-        return inf; // no network limit seen
-    return number.is_number() ? number.get<double>() : std::nan("");
-}
-
-// T in microseconds of k pairs sending n bytes each under one fitted model.
-double predicted_us(const std::string& name, const Json& fitted, double k, double n)
-{
-    double alpha = value_of(fitted, "alpha_us");
-    if (name.starts_with("postal"))
-        return alpha + n / value_of(fitted, "R_Bps") * us_per_s; // T = alpha + n / R
-    double rn = value_of(fitted, "R_N_Bps");
-    if (name == "maxrate3")
-        return alpha + k * n / std::min(rn, k * value_of(fitted, "R_C_Bps")) * us_per_s;
-    if (name == "maxrate4") {
-        double core = value_of(fitted, "R_Cb_Bps") + (k - 1) * value_of(fitted, "R_Ci_Bps");
-        return alpha + k * n / std::min(rn, core) * us_per_s;
-    }
-    if (name == "modified") // T = k n / min(R_N, k n / (alpha + n / R_C))
-        return std::max(k * n / rn * us_per_s, alpha + n / value_of(fitted, "R_C_Bps") * us_per_s);
-    return std::nan("");
-}
-
 int predict_point(const Json& model, uint64_t k, uint64_t n)
 {
     const Json* regime = regime_of(model, n);

@@ -279,6 +279,20 @@ void read_overheads(const Json& range, fit::LogGPRange& r)
 
 } // namespace
 
+Json predictions_at(const fit::LogGPParams& params, double s, double n)
+{
+    const fit::LogGPRange* range = params.range_for(s);
+    if (range == nullptr)
+        return Json::object();
+    const double prtt_1_0 = params.rtt(s); // Hoefler et al. 2007, eq. (1)
+    // eq. (5) with d = 0, per message: max(o_s(s), g + (s-1)G), the y(s) the pattern measures
+    const double gap = n > 1 ? (params.prtt(n, 0, s) - prtt_1_0) / (n - 1) : fit::Measured::nan;
+    return {{"predicted_prtt_us", json_number(prtt_1_0)},
+            {"predicted_gap_us", json_number(gap)},
+            {"predicted_o_s_us", json_number(range->o_at(s))},
+            {"predicted_o_r_us", json_number(range->o_r_at(s))}};
+}
+
 std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSample& sample, double n)
 {
     std::vector<std::pair<std::string, double>> columns = {
@@ -362,11 +376,14 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
     }
     warn_misses(ranges, *quality);
     Json per_size = Json::array();
-    for (size_t i = 0; i < samples.size(); ++i)
-        per_size.push_back({{"size_bytes", samples[i].size},
-                            {"o_us", json_number(f.o_per_size[i])},
-                            {"gap_us", json_number(f.gap_per_size[i])},
-                            {"L_us", json_number(f.L_per_size[i])}});
+    for (size_t i = 0; i < samples.size(); ++i) {
+        Json row = {{"size_bytes", samples[i].size},
+                    {"o_us", json_number(f.o_per_size[i])},
+                    {"gap_us", json_number(f.gap_per_size[i])},
+                    {"L_us", json_number(f.L_per_size[i])}};
+        row.update(predictions_at(f.params, samples[i].size, n));
+        per_size.push_back(std::move(row));
+    }
     return Json{{"kind", "loggp"},
                 {"method", settings.fit == "joint" ? joint_method : paper_method},
                 {"fit", settings.fit},

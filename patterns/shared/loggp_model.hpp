@@ -54,6 +54,13 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
 // eq. (6), o_r when measured, and g + (s-1)G by eq. (7).
 std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSample& sample, double n);
 
+// What the model predicts at size s, saved next to each measured size
+// (model.per_size) so that a figure draws the model without re-computing it:
+// predicted_prtt_us (eq. (1)), predicted_gap_us (eq. (5) with d = 0, per
+// message, as y(s) is measured), predicted_o_s_us and predicted_o_r_us (the
+// overhead lines; null where o_r was not measured).
+Json predictions_at(const fit::LogGPParams& params, double s, double n);
+
 // The parameters of a saved model (`model.ranges`, kind "loggp"), for
 // predictions: o_us/O_us_per_byte and o_r_us/O_r_us_per_byte as exact lines.
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model);

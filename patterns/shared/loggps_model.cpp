@@ -9,6 +9,18 @@
 namespace ngx::patterns {
 namespace {
 
+// Per measured point, what Table 6 predicts for it (RTT(k, w), eqs. (12)-(14)),
+// saved next to the measurements so that a figure draws the model as fitted.
+Json predictions_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSParams& p)
+{
+    Json rows = Json::array();
+    for (const fit::RttPoint& point : points)
+        rows.push_back({{"size_bytes", point.size},
+                        {"w_us", point.w},
+                        {"predicted_rtt_us", json_number(p.rtt(point.size, point.w))}});
+    return rows;
+}
+
 Json model_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSFit& f, double factor)
 {
     const fit::LogGPSParams& p = f.params;
@@ -31,6 +43,7 @@ Json model_json(const std::vector<fit::RttPoint>& points, const fit::LogGPSFit& 
             {"O_split_assumed", f.O_split_assumed},
             {"G_l_measured", f.G_l_measured},
             {"not_overlapped", not_overlapped},
+            {"per_point", predictions_json(points, p)},
             {"prediction_error",
              {{"max_relative", json_number(f.error.max_rel)},
               {"mean_relative", json_number(f.error.mean_rel)},

@@ -86,8 +86,11 @@ run = {"schema_version": 1, "host": "synthetic", "started_at": "2026-11-23T00:00
        "pattern": "nodecomm", "status": "complete", "options": {}, "results": [],
        "model": {"kind": "nodecomm", "nodecomm": {"pairs": pairs, "sizes": sizes, "T_us": T},
                  "ranges": [{"from_bytes": 0, "to_bytes": None, "k_star": 2.5, "models": {"maxrate3": maxrate3}}]}}
-json.dump(run, open("nodecomm.json", "w"))
+run["model"]["nodecomm"]["T_mean_us"] = T
+json.dump(run, open("measured.json", "w"))
 PY
+# The model (and its saved T(k, n) per model, which the figure draws) comes from `ngx fit`.
+"$NGX" fit measured.json -o nodecomm.json >/dev/null || fail "ngx fit of the nodecomm table"
 "$NGX" plot nodecomm.json -o nodecomm.png >/dev/null || fail "ngx plot nodecomm.json"
 check_png nodecomm.png 1000 750
 "$NGX" plot nodecomm.json -o nodecomm.svg >/dev/null || fail "ngx plot nodecomm.json -o nodecomm.svg"
@@ -101,6 +104,22 @@ check_svg nodecomm.svg "heat:sim=1" "heat-model:sim=1" "heat-error:sim=1" "T:sim
 check_png strided.png 1000 750
 "$NGX" plot strided.json -o strided.svg >/dev/null || fail "ngx plot strided.json -o strided.svg"
 check_svg strided.svg "heat:sim=1" "heat-error:sim=1" "t01:sim:=3" "log3p:sim:=3" "by-stride:sim:=3"
+
+# The figures draw exactly the predictions the runs saved (no model formula in the plot script).
+"${NGX_PLOT_PYTHON:-python3}" "$(dirname "$0")/agree.py" "${NGX_BUILD_ROOT:?}/tools/plot/ngx_plot.py" \
+    loggp.json loggps.json nodecomm.json strided.json || fail "a figure draws a model value its JSON does not hold"
+# ... and the saved predictions are the model's: ngx predict gives the same PRTT(1,0,s) from the saved parameters.
+python3 - loggp.json "$NGX" <<'PY' || fail "the saved PRTT predictions differ from ngx predict's"
+import json, math, subprocess, sys
+run = json.load(open(sys.argv[1]))
+for row in run["model"]["per_size"][::4]:
+    size = int(row["size_bytes"])
+    out = subprocess.run([sys.argv[2], "predict", "--params", sys.argv[1], "--op", "prtt", "-n", "1", "-s", str(size)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    said = [line.split()[1] for line in out.stdout.splitlines() if line.startswith("prediction:")]
+    assert said and math.isclose(float(said[0]), row["predicted_prtt_us"], rel_tol=1e-4), (size, row, out.stdout)
+PY
 
 # --plot: the run's figure beside its -o FILE.json.
 "$NGX" -m sim -x pingpong -s 1-64 -c 10 -o run.json --plot >/dev/null || fail "a run with --plot"

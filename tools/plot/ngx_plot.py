@@ -199,62 +199,24 @@ def ranges_of(model):
     return [r for r in ranges or [] if isinstance(r, dict)]
 
 
-def o_s_at(r, s):
-    line = r.get("o_line")
-    if isinstance(line, dict) and value_of(line.get("intercept_us")) is not None \
-            and value_of(line.get("slope_us_per_byte")) is not None:
-        return line["intercept_us"] + line["slope_us_per_byte"] * (s - 1)
-    return value_of(r.get("o_us"))
+def saved_predictions(model, table):
+    """{size: row} of the model's saved per-size predictions (model.per_size or model.per_point), written by
+    the pattern and by `ngx fit`: the figure draws the model as the C++ code computed it, never a formula of
+    its own."""
+    rows = model.get(table) if isinstance(model, dict) else None
+    return [r for r in rows or [] if isinstance(r, dict) and isinstance(r.get("size_bytes"), (int, float))]
 
 
-def line_through(points):
-    """(intercept at s = 1, slope) of a line fitted to (s, y) points, weighted by 1/y (relative error)."""
-    import numpy
-    points = [(x, y) for x, y in points if y > 0]
-    if len(points) < 2:
-        return None
-    xs, ys = numpy.array([p[0] - 1.0 for p in points]), numpy.array([p[1] for p in points])
-    slope, intercept = numpy.polyfit(xs, ys, 1, w=1 / ys)
-    return intercept, slope
+def prediction_series(rows, key, sizes=None):
+    """(sizes, values) of one saved prediction, restricted to `sizes` when given; nulls left out."""
+    points = [(r["size_bytes"], r.get(key)) for r in rows if sizes is None or r["size_bytes"] in sizes]
+    points = [(x, float(y)) for x, y in points if isinstance(y, (int, float))]
+    return [x for x, _ in points], [y for _, y in points]
 
 
-def attach_o_r_lines(ranges, run):
-    """o_r(s) = o_r + (s-1) O_r per range: the saved o_r_line, else a line fitted to the measured o_r(s),
-    as the fit does (the range's o_r_us alone is a weighted mean over the range)."""
-    xs, o_r = series(run, "o_r_us")
-    for r in ranges:
-        line = r.get("o_r_line")
-        if isinstance(line, dict) and value_of(line.get("intercept_us")) is not None:
-            r["_o_r"] = (line["intercept_us"], value_of(line.get("slope_us_per_byte")) or 0.0)
-        else:
-            sizes = set(range_sizes(xs, r))
-            r["_o_r"] = line_through([(x, y) for x, y in zip(xs, o_r) if x in sizes])
-
-
-def o_r_at(r, s):
-    if r.get("_o_r"):
-        return r["_o_r"][0] + r["_o_r"][1] * (s - 1)
-    return value_of(r.get("o_r_us"))
-
-
-def range_for(ranges, s):
-    chosen = ranges[0] if ranges else None
-    for r in ranges:
-        if (value_of(r.get("from_bytes")) or 0) <= s:
-            chosen = r
-    return chosen
-
-
-def loggp_prtt(ranges, s):
-    """Hoefler et al. 2007 eq. (1): PRTT(1,0,s) = 2 (L + o_s(s) + o_r(s) + (s-1) G)."""
-    r = range_for(ranges, s)
-    if r is None:
-        return None
-    L, G, o_s = value_of(r.get("L_us")), value_of(r.get("G_us_per_byte")), o_s_at(r, s)
-    o_r = o_r_at(r, s)
-    if None in (L, G, o_s):
-        return None
-    return 2 * (L + o_s + (o_r if o_r is not None else o_s) + (s - 1) * G)
+def note_missing_predictions(label):
+    print(f"ngx plot: {label}: the file holds no saved predictions (written before they were saved): "
+          "only the measurements are drawn; `ngx fit FILE -o NEW.json` writes a model with them", file=sys.stderr)
 
 
 def shade_ranges(axis, ranges, change_points):
@@ -272,53 +234,50 @@ def range_sizes(xs, r):
 
 
 def plot_loggp(plt, runs):
-    """Hoefler et al. 2007 Figure 4: y(s) = g + (s-1)G per range, o_s(s), o_r(s), and the model's PRTT."""
+    """Hoefler et al. 2007 Figure 4: y(s) measured and predicted (eq. (5) with d = 0, per message), o_s(s) and
+    o_r(s) with the fitted overhead lines, PRTT(1,0,s) with eq. (1), and the model's error: every model value is
+    the one the fit saved in model.per_size."""
     figure, axes = plt.subplots(2, 2)
     (gap_ax, o_ax), (prtt_ax, err_ax) = axes
     for label, run, _ in runs:
         model = run.get("model") if isinstance(run.get("model"), dict) else {}
         ranges = ranges_of(model)
-        attach_o_r_lines(ranges, run)
+        predictions = saved_predictions(model, "per_size")
+        if not predictions:
+            note_missing_predictions(label)
         changes = [c for c in model.get("change_points_bytes") or [] if isinstance(c, (int, float))]
         xs, gap = series(run, "gap_us")
         gap_line, = gap_ax.plot(xs, gap, "o", markersize=3, label=f"{label} y(s) measured", gid=f"gap:{label}")
-        for i, r in enumerate(ranges):
-            g, G = value_of(r.get("g_us")), value_of(r.get("G_us_per_byte"))
-            sizes = range_sizes(xs, r)
-            if g is not None and G is not None and sizes:
-                gap_ax.plot(sizes, [g + (s - 1) * G for s in sizes], "-", color=gap_line.get_color(),
-                            label=f"{label} g + (s-1)G, range {i + 1}" if i == 0 else None,
-                            gid=f"fit:{label}:{i + 1}")
         xs_o, o_s = series(run, "o_s_us")
         os_line, = o_ax.plot(xs_o, o_s, "o", markersize=3, label=f"{label} o_s(s)", gid=f"o_s:{label}")
         xs_r, o_r = series(run, "o_r_us")
+        or_line = None
         if xs_r:
             or_line, = o_ax.plot(xs_r, o_r, "s", markersize=3, label=f"{label} o_r(s)", gid=f"o_r:{label}")
-        for i, r in enumerate(ranges):
-            sizes = range_sizes(xs_o, r)
-            if sizes and o_s_at(r, sizes[0]) is not None:
-                o_ax.plot(sizes, [o_s_at(r, s) for s in sizes], "-", color=os_line.get_color(),
-                          gid=f"o_s_fit:{label}:{i + 1}")
-            if xs_r and sizes and o_r_at(r, sizes[0]) is not None:
-                o_ax.plot(sizes, [o_r_at(r, s) for s in sizes], "--", color=or_line.get_color(),
-                          gid=f"o_r_fit:{label}:{i + 1}")
         xs_p, prtt = series(run, "median_us")
         p_line, = prtt_ax.plot(xs_p, prtt, "o", markersize=3, label=f"{label} PRTT(1,0,s) measured",
                                gid=f"prtt:{label}")
-        predicted = [(s, loggp_prtt(ranges, s)) for s in xs_p]
-        predicted = [(s, p) for s, p in predicted if p is not None and p > 0]
-        for i, r in enumerate(ranges):  # one segment per protocol range
-            part = [p for p in predicted if p[0] in range_sizes(xs_p, r)]
-            prtt_ax.plot([p[0] for p in part], [p[1] for p in part], "-", color=p_line.get_color(),
-                         label=f"{label} LogGP model" if i == 0 else None, gid=f"model:{label}:{i + 1}")
-        if predicted:
-            measured = dict(zip(xs_p, prtt))
-            err = [(s, 100 * (p - measured[s]) / measured[s]) for s, p in predicted if measured[s]]
+        for i, r in enumerate(ranges):  # the model's lines, one segment per protocol range
+            sizes = set(range_sizes([p["size_bytes"] for p in predictions], r))
+            first = i == 0
+            for axis, key, style, line, gid, name in (
+                    (gap_ax, "predicted_gap_us", "-", gap_line, "fit", "y(s), eq. (5)"),
+                    (o_ax, "predicted_o_s_us", "-", os_line, "o_s_fit", None),
+                    (o_ax, "predicted_o_r_us", "--", or_line, "o_r_fit", None),
+                    (prtt_ax, "predicted_prtt_us", "-", p_line, "model", "LogGP model")):
+                px, py = prediction_series(predictions, key, sizes)
+                if px and line is not None:
+                    axis.plot(px, py, style, color=line.get_color(), gid=f"{gid}:{label}:{i + 1}",
+                              label=f"{label} {name}" if first and name else None)
+        measured = dict(zip(xs_p, prtt))
+        px, py = prediction_series(predictions, "predicted_prtt_us")
+        err = [(s, 100 * (p - measured[s]) / measured[s]) for s, p in zip(px, py) if measured.get(s)]
+        if err:
             err_ax.plot([e[0] for e in err], [e[1] for e in err], "o-", markersize=3, color=p_line.get_color(),
                         label=label, gid=f"error:{label}")
         for axis in (gap_ax, o_ax, prtt_ax, err_ax):
             shade_ranges(axis, ranges, changes)
-    gap_ax.set_ylabel("y(s) = g + (s-1)G (µs)")
+    gap_ax.set_ylabel("y(s) per message (µs)")
     gap_ax.set_yscale("log")
     o_ax.set_ylabel("overhead (µs)")
     o_ax.set_yscale("log")
@@ -333,30 +292,6 @@ def plot_loggp(plt, runs):
     return figure, "LogGP, Hoefler et al. 2007 Fig. 4"
 
 
-def loggps_rtt(model):
-    """Ino et al. 2001 Table 6, RTT(k, w), from the fitted parameters (as fit/src/loggps.cpp), or None."""
-    L, o = value_of(model.get("L_us")), value_of(model.get("o_prime_us"))
-    O_s, O_r = value_of(model.get("O_s_us_per_byte")), value_of(model.get("O_r_us_per_byte"))
-    G_s = value_of(model.get("G_s_us_per_byte"))
-    if None in (L, o, O_s, O_r, G_s):
-        return None
-    G_l = value_of(model.get("G_l_us_per_byte"))
-    G_l = G_s if G_l is None else G_l
-    s = value_of(model.get("s_bytes")) or float("inf")
-    S = value_of(model.get("S_bytes")) or float("inf")
-    t1 = lambda k: o + k * O_s  # noqa: E731  (Table 3)
-    t2 = lambda k: k * G_s + L if k <= s else s * G_s + (k - s) * G_l + L  # noqa: E731
-    t3 = lambda k: o + k * O_r  # noqa: E731
-    t5 = o + L + o
-
-    def rtt(k, w):
-        if k <= S:  # eq. (12), (13)
-            return max(t1(k) + 2 * t2(k) + t3(k) - w, 0.0) + w + t1(k) + t3(k)
-        T4 = o + L + o  # eq. (14): the receiver waits for both requests
-        return max(t2(k) + t3(k) + o + L - w, 0.0) + w + 2 * t1(k) + t2(k) + t3(k) + 2 * T4 + 2 * t5 - (o + L)
-    return rtt
-
-
 def plot_loggps(plt, runs):
     """Ino et al. 2001: RTT at w = 0 and w = W with the fitted Table 6 curves, s and S marked."""
     figure, axis = plt.subplots()
@@ -366,18 +301,16 @@ def plot_loggps(plt, runs):
         line0, = axis.plot(xs, rtt0, "o", markersize=3, label=f"{label} RTT, w = 0", gid=f"rtt0:{label}")
         xw, rttw = series(run, "rtt_w_us")
         linew, = axis.plot(xw, rttw, "s", markersize=3, label=f"{label} RTT, w = W", gid=f"rttw:{label}")
-        for key, line in (("fit_rtt0_us", line0), ("fit_rttw_us", linew)):
-            fx, fy = series(run, key)
-            if fx:
-                axis.plot(fx, fy, "-", color=line.get_color(), gid=f"{key}:{label}")
-        rtt = loggps_rtt(model)
-        if rtt is not None and xs:
-            axis.plot(xs, [rtt(k, 0.0) for k in xs], "-", color=line0.get_color(),
-                      label=f"{label} Table 6 fit, w = 0", gid=f"fit:{label}")
-            w_at = dict(zip(*series(run, "w_us")))
-            sizes = [k for k in xs if k in w_at]
-            axis.plot(sizes, [rtt(k, w_at[k]) for k in sizes], "-", color=linew.get_color(),
-                      label=f"{label} Table 6 fit, w = W", gid=f"fitw:{label}")
+        predictions = saved_predictions(model, "per_point")
+        if not predictions:
+            note_missing_predictions(label)
+        for imbalanced, line, gid, name in ((False, line0, "fit", "w = 0"), (True, linew, "fitw", "w = W")):
+            rows = [r for r in predictions if (value_of(r.get("w_us")) or 0) > 0] if imbalanced else \
+                [r for r in predictions if not value_of(r.get("w_us"))]
+            px, py = prediction_series(rows, "predicted_rtt_us")
+            if px:
+                axis.plot(px, py, "-", color=line.get_color(), label=f"{label} Table 6 fit, {name}",
+                          gid=f"{gid}:{label}")
         for key, name, style in (("s_bytes", "s", "--"), ("S_bytes", "S", ":")):
             v = value_of(model.get(key))
             if v:
@@ -442,15 +375,6 @@ def maxrate_regimes(run):
     return regimes
 
 
-def maxrate_time(regimes, k, n):
-    """T(k, n) of the regime that holds n (half-open [from, to)); NaN outside every regime."""
-    for lo, hi, alpha, r_c, r_n, _ in regimes:
-        if lo <= n and (hi is None or n < hi):
-            rate = min(r_n, k * r_c) if r_n else k * r_c
-            return alpha + k * n / rate
-    return float("nan")
-
-
 def heat_map(figure, axis, values, rows, sizes, title, colour_label, gid, cmap="viridis", row_label="pairs k",
              **scale):
     """values[row][size] as coloured cells: rows up (k or the stride), sizes across."""
@@ -475,7 +399,13 @@ def plot_nodecomm(plt, runs):
     (measured_ax, model_ax), (error_ax, t_ax) = axes
     T = numpy.array([[v if isinstance(v, (int, float)) and v > 0 else numpy.nan for v in row] for row in T])
     volume = numpy.array(pairs, dtype=float)[:, None] * numpy.array(sizes, dtype=float)[None, :]
-    model = numpy.array([[maxrate_time(regimes, k, n) for n in sizes] for k in pairs])
+    saved = ((run.get("model") or {}).get("nodecomm") or {}).get("predicted_T_us") or {}
+    table = saved.get("maxrate3")
+    if regimes and not (isinstance(table, list) and len(table) == len(pairs)):
+        note_missing_predictions(label)
+        regimes = []
+    model = numpy.array([[v if isinstance(v, (int, float)) else numpy.nan for v in row] for row in table]) \
+        if regimes else numpy.full(T.shape, numpy.nan)
     both = numpy.concatenate([(volume / T).ravel(), (volume / model).ravel()])
     scale = {"vmin": 0, "vmax": float(numpy.nanmax(both))} if numpy.isfinite(both).any() else {}
     heat_map(figure, measured_ax, volume / T, pairs, sizes, f"{label}: measured k n / T", "MB/s",
