@@ -169,12 +169,14 @@ void Session::begin_run(const ModuleChoice& choice, const Pattern& pattern)
     run.pattern = config_.pattern->name;
     run.metric = config_.pattern->metric;
     run.options = run_options_json(config_, choice, pattern);
+    std::lock_guard<std::mutex> lock(mutex_); // the watchdog's abandon() reads the document
     document_.runs.push_back(std::move(run));
     current_ = &document_.runs.back();
     for (auto& reporter : reporters_)
         reporter->run_started(*current_);
 }
 
+// Called with mutex_ held (run() and the watchdog's abandon()).
 void Session::end_run(const Status& status)
 {
     if (current_ == nullptr)

@@ -20,9 +20,10 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double us_per_s = 1e6;
 
-int fail(const Status& status)
+// The error of `ngx COMMAND` (fit or predict) and its exit code.
+int fail(const char* command, const Status& status)
 {
-    std::cerr << "ngx predict: " << status.message() << "\n";
+    std::cerr << "ngx " << command << ": " << status.message() << "\n";
     return exit_code(status);
 }
 
@@ -98,7 +99,7 @@ int predict_point(const Json& model, uint64_t k, uint64_t n)
 {
     const Json* regime = regime_of(model, n);
     if (regime == nullptr)
-        return fail(Status::usage("-s " + format_bytes(n) + ": no fitted regime holds this size"));
+        return fail("predict", Status::usage("-s " + format_bytes(n) + ": no fitted regime holds this size"));
     std::cout << "# T(k=" << k << ", n=" << format_bytes(n) << ") in us per model (regime from "
               << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
     const Json models = regime->value("models", Json::object());
@@ -134,7 +135,7 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
         }
     }
     if (best == 0)
-        return fail(Status::usage("no regime of the model covers " + format_bytes(volume) + " / k"));
+        return fail("predict", Status::usage("no regime of the model covers " + format_bytes(volume) + " / k"));
     std::cout << "best k = " << best << ": " << best_t << " us\n";
     return 0;
 }
@@ -151,35 +152,36 @@ int fit_nodecomm(const CommandArguments& arguments)
         opt::flag("help,h", "this text")};
     Result<OptionValues> values = parse_arguments(arguments, specs, "file");
     if (!values)
-        return fail(values.status());
+        return fail("fit", values.status());
     opt::OptionReader read(*values);
     if (read.given("help")) {
         std::cout << options_help("Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]", specs);
         return 0;
     }
     if (!read.given("file"))
-        return fail(Status::usage("no file given (ngx fit nc.json)"));
+        return fail("fit", Status::usage("no file given (ngx fit nc.json)"));
     Result<Json> document = read_document(read.text("file"));
     if (!document)
-        return fail(document.status());
+        return fail("fit", document.status());
     Json* model = nodecomm_model_in(*document);
     if (model == nullptr || !model->contains("nodecomm"))
-        return fail(Status::usage(read.text("file") + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
+        return fail("fit",
+                    Status::usage(read.text("file") + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
     Result<NodeCommData> data = data_from_json((*model)["nodecomm"]);
     if (!data)
-        return fail(data.status());
+        return fail("fit", data.status());
     std::vector<Regime> regimes = detect_regimes(*data);
     if (read.given("nodecomm-regimes")) {
         Result<std::vector<Regime>> given = parse_regimes(read.text("nodecomm-regimes"));
         if (!given)
-            return fail(given.status());
+            return fail("fit", given.status());
         regimes = std::move(*given);
     }
     *model = nodecomm_model(*data, regimes);
     std::cout << nodecomm_tables(*data) << model_text(*model);
     if (read.given("output"))
         if (Status written = write_atomically(read.text("output"), document->dump(2) + "\n"); !written)
-            return fail(written);
+            return fail("fit", written);
     return 0;
 }
 
@@ -188,22 +190,22 @@ int predict_nodecomm(const CommandArguments& arguments)
     std::vector<opt::OptionSpec> specs = predict_specs();
     Result<OptionValues> values = parse_arguments(arguments, specs, "");
     if (!values)
-        return fail(values.status());
+        return fail("predict", values.status());
     opt::OptionReader read(*values);
     if (read.given("help")) {
         std::cout << options_help("Usage: ngx predict --params nc.json --op nodecomm|best-k [-k K] -s SIZE", specs);
         return 0;
     }
     if (!read.given("params") || !read.given("size"))
-        return fail(Status::usage("--params FILE.json and -s SIZE are required"));
+        return fail("predict", Status::usage("--params FILE.json and -s SIZE are required"));
     std::string op = read.choice("op", {"nodecomm", "best-k"});
     uint64_t n = read.byte_count("size", 0, max_message_bytes * 1024);
     uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
     if (!read.ok())
-        return fail(Status::usage(read.error()));
+        return fail("predict", Status::usage(read.error()));
     Result<Json> model = saved_model(read.text("params"));
     if (!model)
-        return fail(model.status());
+        return fail("predict", model.status());
     if (op == "nodecomm")
         return predict_point(*model, k == 0 ? 1 : k, n);
     uint64_t measured = 1;
@@ -212,7 +214,8 @@ int predict_nodecomm(const CommandArguments& arguments)
         if (!pairs.is_number_unsigned())
             continue;
         if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
-            return fail(Status::usage("--params " + read.text("params") + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+            return fail("predict",
+                        Status::usage("--params " + read.text("params") + ": \"nodecomm.pairs\" holds " + pairs.dump() +
                                       ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
         measured = std::max(measured, pairs.get<uint64_t>());
     }
