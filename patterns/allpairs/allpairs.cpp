@@ -29,21 +29,19 @@
 #include <ngx/rank_hosts.hpp>
 
 #include "../common/sweep.hpp"
+#include "../shared/pair_streams.hpp"
 #include "verdict.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <fstream>
-#include <limits>
 
 namespace ngx::patterns {
 namespace {
 
 using allpairs::Matrix;
 
-constexpr double missing = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t ack_bytes = 1;
+constexpr double missing = missing_value;
 
 struct Settings {
     bool quiet = false;
@@ -59,25 +57,6 @@ struct Cell {
     double latency_us = missing;
     double bandwidth_MBps = missing;
 };
-
-// The transfers of a round, split into phases in which no rank appears twice.
-std::vector<std::vector<Transfer>> phases_of(const Round& round)
-{
-    std::vector<std::vector<Transfer>> phases;
-    for (const Transfer& t : round.transfers) {
-        auto free_of = [&](const std::vector<Transfer>& phase) {
-            return std::none_of(phase.begin(), phase.end(), [&](const Transfer& o) {
-                return o.from == t.from || o.to == t.from || o.from == t.to || o.to == t.to;
-            });
-        };
-        auto where = std::find_if(phases.begin(), phases.end(), free_of);
-        if (where == phases.end())
-            phases.push_back({t});
-        else
-            where->push_back(t);
-    }
-    return phases;
-}
 
 class AllPairs final : public Pattern {
 public:
@@ -104,13 +83,12 @@ public:
     Status run(PatternContext& ctx) override;
 
 private:
+    StreamSpec stream_spec() const { return {bandwidth_size_, settings_.window, settings_.streams}; }
     LayoutKind layout() const { return settings_.quiet ? LayoutKind::one_at_a_time : LayoutKind::shift_rounds; }
     Result<RankHosts> hosts(PatternContext& ctx) const;
     Status run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
                      std::vector<Cell>& cells);
     Result<double> latency(PatternContext& ctx, Buffer& buffer, bool sender);
-    Result<double> stream_time(PatternContext& ctx, Buffer& buffer, uint64_t messages, bool sender);
-    Result<double> bandwidth(PatternContext& ctx, Buffer& buffer, bool sender);
     Status collect(PatternContext& ctx, const std::vector<Cell>& cells, Matrix& lat, Matrix& bw);
     void report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw, size_t rounds_done,
                 size_t rounds) const;
@@ -151,36 +129,6 @@ Result<double> AllPairs::latency(PatternContext& ctx, Buffer& buffer, bool sende
     return allpairs::finite_median(samples);
 }
 
-Result<double> AllPairs::stream_time(PatternContext& ctx, Buffer& buffer, uint64_t messages, bool sender)
-{
-    const Timer& timer = ctx.timer;
-    std::vector<double> times;
-    for (uint64_t k = 0; k < settings_.streams + 1; ++k) { // the first stream warms up
-        uint64_t start = timer.now();
-        for (uint64_t m = 0; m < messages; ++m)
-            NGX_TRY(sender ? ctx.transport.send(buffer.data(), bandwidth_size_)
-                           : ctx.transport.recv(buffer.data(), bandwidth_size_));
-        NGX_TRY(sender ? ctx.transport.recv(buffer.data(), ack_bytes) : ctx.transport.send(buffer.data(), ack_bytes));
-        if (k > 0)
-            times.push_back(timer.to_us(timer.now() - start));
-        if (ctx.interrupted())
-            return Status::interrupted();
-    }
-    return allpairs::finite_median(times);
-}
-
-Result<double> AllPairs::bandwidth(PatternContext& ctx, Buffer& buffer, bool sender)
-{
-    Result<double> one = stream_time(ctx, buffer, 1, sender);
-    if (!one)
-        return one.status();
-    Result<double> many = stream_time(ctx, buffer, settings_.window, sender);
-    if (!many)
-        return many.status();
-    double per_message = (*many - *one) / double(settings_.window - 1);
-    return per_message > 0 ? double(bandwidth_size_) / per_message : missing; // bytes per us = MB/s
-}
-
 Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
                            std::vector<Cell>& cells)
 {
@@ -196,12 +144,11 @@ Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vec
         if (!lat)
             return lat.status().with_context("latency between ranks " + std::to_string(t.from) + " and " +
                                              std::to_string(t.to));
-        Result<double> bw = bandwidth(ctx, buffer, sender);
+        Result<double> bw = stream_bandwidth(ctx, buffer, stream_spec(), sender);
         if (!bw)
             return bw.status().with_context("bandwidth from rank " + std::to_string(t.from) + " to " +
                                             std::to_string(t.to));
-        ctx.sink.count_messages(2 * (ctx.settings.warmup + ctx.settings.count) +
-                                (settings_.streams + 1) * (settings_.window + 3));
+        ctx.sink.count_messages(2 * (ctx.settings.warmup + ctx.settings.count) + stream_messages(stream_spec()));
         if (sender)
             cells.push_back({int32_t(t.to), *lat, *bw});
     }
@@ -210,20 +157,14 @@ Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vec
 
 Status AllPairs::collect(PatternContext& ctx, const std::vector<Cell>& cells, Matrix& lat, Matrix& bw)
 {
-    Bytes mine(cells.size() * sizeof(Cell));
-    if (!cells.empty())
-        std::memcpy(mine.data(), cells.data(), mine.size());
-    std::vector<Bytes> all;
-    NGX_TRY(ctx.bootstrap.gather(mine, all).with_context("collecting a round's cells"));
-    for (size_t from = 0; from < all.size(); ++from)
-        for (size_t at = 0; at + sizeof(Cell) <= all[from].size(); at += sizeof(Cell)) {
-            Cell cell;
-            std::memcpy(&cell, all[from].data() + at, sizeof cell);
+    std::vector<std::vector<Cell>> by_rank;
+    NGX_TRY(gather_cells(ctx.bootstrap, cells, by_rank));
+    for (size_t from = 0; from < by_rank.size(); ++from)
+        for (const Cell& cell : by_rank[from])
             if (cell.to >= 0 && size_t(cell.to) < lat.size()) {
                 lat[from][size_t(cell.to)] = cell.latency_us;
                 bw[from][size_t(cell.to)] = cell.bandwidth_MBps;
             }
-        }
     return Status::ok();
 }
 
@@ -298,7 +239,7 @@ Status AllPairs::run(PatternContext& ctx)
 {
     const int nranks = ctx.bootstrap.nranks(), me = ctx.bootstrap.rank();
     latency_size_ = std::max<uint64_t>(1, ctx.settings.sizes.front());
-    bandwidth_size_ = std::max<uint64_t>(ack_bytes, ctx.settings.sizes.back());
+    bandwidth_size_ = std::max<uint64_t>(stream_ack_bytes, ctx.settings.sizes.back());
     Result<std::vector<Round>> rounds = plan_layout({.kind = layout(), .nranks = nranks});
     if (!rounds)
         return rounds.status();

@@ -1,0 +1,70 @@
+// Timed streams between the ranks of a layout round (see pair_streams.hpp).
+#include "pair_streams.hpp"
+
+#include <ngx/statistics.hpp>
+
+#include <algorithm>
+
+namespace ngx::patterns {
+
+std::vector<std::vector<Transfer>> phases_of(const Round& round)
+{
+    std::vector<std::vector<Transfer>> phases;
+    for (const Transfer& t : round.transfers) {
+        auto free_of = [&](const std::vector<Transfer>& phase) {
+            return std::none_of(phase.begin(), phase.end(), [&](const Transfer& o) {
+                return o.from == t.from || o.to == t.from || o.from == t.to || o.to == t.to;
+            });
+        };
+        auto where = std::find_if(phases.begin(), phases.end(), free_of);
+        if (where == phases.end())
+            phases.push_back({t});
+        else
+            where->push_back(t);
+    }
+    return phases;
+}
+
+Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages,
+                           bool sender)
+{
+    const Timer& timer = ctx.timer;
+    std::vector<double> times;
+    for (uint64_t k = 0; k < spec.streams + 1; ++k) { // the first stream warms up
+        uint64_t start = timer.now();
+        for (uint64_t m = 0; m < messages; ++m)
+            NGX_TRY(sender ? ctx.transport.send(buffer.data(), spec.bytes)
+                           : ctx.transport.recv(buffer.data(), spec.bytes));
+        NGX_TRY(sender ? ctx.transport.recv(buffer.data(), stream_ack_bytes)
+                       : ctx.transport.send(buffer.data(), stream_ack_bytes));
+        if (k > 0)
+            times.push_back(timer.to_us(timer.now() - start));
+        if (ctx.interrupted())
+            return Status::interrupted();
+    }
+    return median(times);
+}
+
+double window_bandwidth(const StreamSpec& spec, double t_one_us, double t_window_us)
+{
+    double per_message = (t_window_us - t_one_us) / double(spec.window - 1);
+    return per_message > 0 ? double(spec.bytes) / per_message : missing_value; // bytes per us = MB/s
+}
+
+Result<double> stream_bandwidth(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, bool sender)
+{
+    Result<double> one = stream_time(ctx, buffer, spec, 1, sender);
+    if (!one)
+        return one.status();
+    Result<double> many = stream_time(ctx, buffer, spec, spec.window, sender);
+    if (!many)
+        return many.status();
+    return window_bandwidth(spec, *one, *many);
+}
+
+uint64_t stream_messages(const StreamSpec& spec)
+{
+    return (spec.streams + 1) * (spec.window + 3);
+}
+
+} // namespace ngx::patterns
