@@ -190,8 +190,8 @@ Json maxrate_json(const std::vector<fit::NodeCommPoint>& points)
     if (!f)
         return {{"points", points.size()},
                 {"error", f.status() == fit::Status::too_few_points
-                                  ? "needs more points than its 3 parameters (P >= 3)"
-                                  : "degenerate: needs 2 flow counts and a fit with positive rates"}};
+                              ? "needs more points than its 3 parameters (P >= 3)"
+                              : "degenerate: needs 2 flow counts and a fit with positive rates"}};
     auto interval = [](const fit::Measured& m) {
         return Json::array({number_or_null(m.lower), number_or_null(m.upper)});
     };

@@ -135,10 +135,12 @@ Json distribution_json(std::vector<double> values)
     const double ranks[] = {10, 25, 75, 90};
     Summary s = summarize(values, ranks);
     auto v = [&](double x) { return values.empty() ? Json() : Json(x); };
-    return {{"count", values.size()}, {"min", v(s.min)},
+    return {{"count", values.size()},
+            {"min", v(s.min)},
             {"p10", v(s.percentiles.empty() ? 0 : s.percentiles[0].value)},
             {"p25", v(s.percentiles.empty() ? 0 : s.percentiles[1].value)},
-            {"median", v(s.median)}, {"mean", v(s.mean)},
+            {"median", v(s.median)},
+            {"mean", v(s.mean)},
             {"p75", v(s.percentiles.empty() ? 0 : s.percentiles[2].value)},
             {"p90", v(s.percentiles.empty() ? 0 : s.percentiles[3].value)},
             {"max", v(s.max)}};
@@ -162,8 +164,8 @@ double harmonic_mean(const std::vector<double>& values)
     return values.empty() ? missing_value : double(values.size()) / inverse;
 }
 
-void Ebb::report(PatternContext& ctx, const std::vector<Round>& rounds,
-                 const std::vector<std::vector<Direction>>& done, size_t complete, int nranks) const
+void Ebb::report(PatternContext& ctx, const std::vector<Round>& rounds, const std::vector<std::vector<Direction>>& done,
+                 size_t complete, int nranks) const
 {
     Json list = Json::array();
     std::vector<double> flows, totals, per_message;
@@ -225,7 +227,7 @@ Status Ebb::run(PatternContext& ctx)
     spec_.bytes = std::max<uint64_t>(stream_ack_bytes, ctx.settings.sizes.back());
     spec_.streams = ctx.settings.count;
     Result<std::vector<Round>> rounds =
-            plan_layout({.kind = layout, .nranks = nranks, .rounds = bisections_, .seed = seed_});
+        plan_layout({.kind = layout, .nranks = nranks, .rounds = bisections_, .seed = seed_});
     if (!rounds)
         return rounds.status();
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout, *rounds, nranks));

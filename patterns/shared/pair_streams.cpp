@@ -25,8 +25,7 @@ std::vector<std::vector<Transfer>> phases_of(const Round& round)
     return phases;
 }
 
-Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages,
-                           bool sender)
+Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages, bool sender)
 {
     const Timer& timer = ctx.timer;
     std::vector<double> times;

@@ -44,8 +44,7 @@ std::vector<std::vector<Transfer>> phases_of(const Round& round);
 
 // The median time (us) of a stream of `messages` to (sender) or from the
 // selected peer; the buffer holds at least spec.bytes.
-Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages,
-                           bool sender);
+Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages, bool sender);
 
 // (W - 1) s / (t_W - t_1) in MB/s (bytes per us); NaN when the difference is not positive.
 double window_bandwidth(const StreamSpec& spec, double t_one_us, double t_window_us);

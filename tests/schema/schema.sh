@@ -24,6 +24,8 @@ runs=(
     "loggp.json|-m sim -x loggp ${quick[*]}"
     "loggps.json|-m sim -x loggps ${quick[*]}"
     "overhead.json|-m sim -x overhead ${quick[*]}"
+    "ebb.json|-m sim --sim-clock virtual --pairs 2 -x ebb -s 16Ki -c 2 --ebb-bisections 2"
+    "congestion.json|-m sim --sim-clock virtual --pairs 2 -x congestion -s 16Ki -c 2"
 )
 for entry in "${runs[@]}"; do
     file=${entry%%|*}
