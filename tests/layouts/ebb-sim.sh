@@ -5,8 +5,8 @@
 # exactly: every flow within 3% of the table, the slowest flow named is the
 # slowest link drawn (a slow node's links have G x 3), ebb_MBps is the
 # harmonic mean of the drawn links' rates, and every bisection pairs each
-# rank once (odd P: exactly one rank idles). P = 5 runs under mpirun, P = 6
-# as 3 local pairs.
+# rank once (odd P: exactly one rank idles). P = 5 and 7 run under mpirun,
+# P = 6 as 3 local pairs.
 #     ebb-sim.sh P
 source "$(dirname "$0")/common.sh"
 P=$1
@@ -23,7 +23,7 @@ print("# FROM TO L(us) G(us/byte)")
 for i in range(P):
     for j in range(P):
         if i != j:
-            G = 0.001 + 0.00005 * ((3 * i + j) % 5)
+            G = 0.001 + 0.00002 * (i * P + j)  # no two links alike: the slowest is one link
             print(i, j, 5, 3 * G if slow in (i, j) else G)
 PY
 
