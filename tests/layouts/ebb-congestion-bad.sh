@@ -2,9 +2,9 @@
 # ebb and congestion refuse what they cannot run, with exit 2 and a message
 # naming what is wrong: an unknown direction, a root that is not a rank, a
 # module without per-peer links (shm) for their layouts, a single rank; and
-# a rank killed in the middle of an ebb run ends the run within its deadline
-# with exit 1, the bisections done written and the killed one's flows null,
-# never zero.
+# a rank killed in the middle of an ebb or a congestion run ends the run
+# within its deadline with exit 1, the bisections (rounds) done written and
+# the killed one's flows null, never zero.
 source "$(dirname "$0")/common.sh"
 
 # expect_usage DESCRIPTION PATTERN ARGS...: exit 2 and PATTERN in the output.
@@ -37,6 +37,30 @@ if command -v mpirun >/dev/null; then # one rank: only mpirun starts it
     echo "ok: one rank: exit 2, needs P >= 2"
 fi
 
+# kill_mid_run OUT ARGS...: runs ngx, kills its last forked rank 1.5 s in,
+# and expects the run to end within 40 s with exit 1.
+kill_mid_run() {
+    local out=$1
+    shift
+    local start leader victim= rc
+    start=$(date +%s)
+    "$NGX" "$@" --timeout 5 -o "$out" > "$SCRATCH/killed.txt" 2>&1 &
+    leader=$!
+    for _ in $(seq 1 50); do # the forked ranks appear within a few seconds
+        victim=$(pgrep -P "$leader" | tail -n 1)
+        [[ -n $victim ]] && break
+        sleep 0.1
+    done
+    [[ -n $victim ]] || { kill "$leader"; fail "no forked rank to kill"; }
+    sleep 1.5
+    kill -9 "$victim" 2>/dev/null
+    timeout 40 tail --pid="$leader" -f /dev/null || { kill "$leader"; fail "the run did not end 40 s after a rank died"; }
+    wait "$leader"
+    rc=$?
+    [[ $rc -eq 1 ]] || { cat "$SCRATCH/killed.txt"; fail "a dead rank: exit $rc, expected 1"; }
+    echo "ok: $* with a rank killed ended $(( $(date +%s) - start )) s after it started (deadline 5 s), exit 1"
+}
+
 # A rank killed in the middle of ebb: sim in real time, 20 ms latency, so
 # that a bisection lasts about a third of a second (G large enough that a
 # stream of 4 messages lasts 1.2 ms longer than one: real time on a loaded
@@ -44,24 +68,8 @@ fi
 # only the killed bisection's flows are asserted null).
 OUT=$SCRATCH/killed.json
 K=12
-start=$(date +%s)
-"$NGX" -m sim --sim-L 20000 --sim-G 0.1 --sim-sleep 50 -x ebb --pairs 2 -s 4Ki -c 1 --ebb-window 4 --ebb-bisections $K \
-    --timeout 5 -o "$OUT" > "$SCRATCH/killed.txt" 2>&1 &
-leader=$!
-victim=
-for _ in $(seq 1 50); do # the forked ranks appear within a few seconds
-    victim=$(pgrep -P "$leader" | tail -n 1)
-    [[ -n $victim ]] && break
-    sleep 0.1
-done
-[[ -n $victim ]] || { kill "$leader"; fail "no forked rank to kill"; }
-sleep 1.5
-kill -9 "$victim" 2>/dev/null
-timeout 40 tail --pid="$leader" -f /dev/null || { kill "$leader"; fail "the run did not end 40 s after a rank died"; }
-wait "$leader"
-rc=$?
-elapsed=$(( $(date +%s) - start ))
-[[ $rc -eq 1 ]] || { cat "$SCRATCH/killed.txt"; fail "a dead rank: exit $rc, expected 1"; }
+kill_mid_run "$OUT" -m sim --sim-L 20000 --sim-G 0.1 --sim-sleep 50 -x ebb --pairs 2 -s 4Ki -c 1 --ebb-window 4 \
+    --ebb-bisections $K
 python3 - "$OUT" "$K" <<'PY' || { cat "$SCRATCH/killed.txt"; exit 1; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -84,4 +92,24 @@ if e["flows_missing"] != 4 * (done + 1) - measured or e["flow_MBps"]["count"] !=
 print("ok: a rank killed: exit 1, %d of %d bisections written, bisection %d's %d flows null" %
       (done, K, done + 1, len(flows[done])))
 PY
-echo "ok: the run ended ${elapsed} s after it started (deadline 5 s)"
+
+# The same in congestion (Nto1, 6 ranks, 50 ms latency: a round lasts
+# about a second): the rounds done written, the killed round's flows null.
+OUT=$SCRATCH/killed-congestion.json
+kill_mid_run "$OUT" -m sim --sim-L 50000 --sim-G 0.1 --sim-sleep 50 -x congestion --pairs 3 -s 4Ki -c 3 \
+    --congestion-window 4
+python3 - "$OUT" <<'PY' || { cat "$SCRATCH/killed.txt"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+run = d.get("runs", [d])[0]
+c = run["model"]["congestion"]
+done, listed = c["rounds_done"], c["per_flows"]
+if run["status"] != "error" or not 0 <= done < 5 or len(listed) != done + 1:
+    sys.exit("FAIL: status %s, %s of 5 rounds done, %d listed" % (run["status"], done, len(listed)))
+if any(v is not None and v <= 0 for p in listed for v in p["flow_MBps"]):
+    sys.exit("FAIL: a flow is written as zero or less: %s" % listed)
+killed = listed[done]
+if killed["flow_MBps"] != [None] * (done + 1) or killed["aggregate_MBps"] is not None:
+    sys.exit("FAIL: round %d (killed) is not all null: %s" % (done + 1, killed))
+print("ok: congestion: %d of 5 rounds written, round %d's %d flows null" % (done, done + 1, done + 1))
+PY
