@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ngx::patterns {
 namespace {
@@ -207,38 +208,51 @@ Json maxrate_json(const std::vector<fit::NodeCommPoint>& points)
             {"error", {{"mean_relative", f->error.mean_rel}, {"max_relative", f->error.max_rel}}}};
 }
 
+// Round N's JSON; its flows' bandwidths go to `bandwidths` (NaN: missing).
+Json point_json(const Point& point, const StreamSpec& spec, std::vector<double>& bandwidths)
+{
+    Json flows = Json::array();
+    double aggregate = 0;
+    for (const FlowCell& flow : point.flows) {
+        bandwidths.push_back(window_bandwidth(spec, flow.one_us, flow.window_us));
+        flows.push_back(number_or_null(bandwidths.back()));
+        aggregate += bandwidths.back(); // NaN when a flow is missing
+    }
+    return {{"flows", point.peers.size()},
+            {"peers", point.peers},
+            {"flow_MBps", flows},
+            {"aggregate_MBps", number_or_null(aggregate)},
+            {"time_one_us", number_or_null(slowest(point.flows, &FlowCell::one_us))},
+            {"time_window_us", number_or_null(slowest(point.flows, &FlowCell::window_us))}};
+}
+
+// The max-rate fit's points of round N: (N, s, T_1) and (N, W s, T_W); none when a flow is missing.
+void add_fit_points(const Point& point, const StreamSpec& spec, std::vector<fit::NodeCommPoint>& points)
+{
+    const double n = double(point.peers.size());
+    const double t_one = slowest(point.flows, &FlowCell::one_us);
+    const double t_window = slowest(point.flows, &FlowCell::window_us);
+    if (std::isfinite(t_one) && std::isfinite(t_window)) {
+        points.push_back({n, double(spec.bytes), t_one});
+        points.push_back({n, double(spec.bytes * spec.window), t_window});
+    }
+}
+
 void Congestion::report(PatternContext& ctx, const std::vector<Point>& done, size_t complete, size_t rounds) const
 {
     Json list = Json::array();
     std::vector<fit::NodeCommPoint> points;
     for (const Point& point : done) {
-        Json flows = Json::array();
-        double aggregate = 0;
-        std::vector<double> per_message;
-        for (const FlowCell& flow : point.flows) {
-            const double bw = window_bandwidth(spec_, flow.one_us, flow.window_us);
-            flows.push_back(number_or_null(bw));
-            aggregate += bw; // NaN when a flow is missing
+        std::vector<double> bandwidths, per_message;
+        list.push_back(point_json(point, spec_, bandwidths));
+        add_fit_points(point, spec_, points);
+        for (double bw : bandwidths)
             if (std::isfinite(bw))
                 per_message.push_back(double(spec_.bytes) / bw);
-        }
-        const double n = double(point.peers.size());
-        const double t_one = slowest(point.flows, &FlowCell::one_us);
-        const double t_window = slowest(point.flows, &FlowCell::window_us);
-        if (std::isfinite(t_one) && std::isfinite(t_window)) {
-            points.push_back({n, double(spec_.bytes), t_one});
-            points.push_back({n, double(spec_.bytes * spec_.window), t_window});
-        }
-        list.push_back({{"flows", point.peers.size()},
-                        {"peers", point.peers},
-                        {"flow_MBps", flows},
-                        {"aggregate_MBps", number_or_null(aggregate)},
-                        {"time_one_us", number_or_null(t_one)},
-                        {"time_window_us", number_or_null(t_window)}});
         if (!per_message.empty()) { // one record per N: the flows' times per message
             SizeRecord record = make_record(ctx, spec_.bytes, per_message);
-            record.extra.emplace_back("flows", n);
-            record.extra.emplace_back("aggregate_MBps", aggregate);
+            record.extra.emplace_back("flows", double(point.peers.size()));
+            record.extra.emplace_back("aggregate_MBps", std::accumulate(bandwidths.begin(), bandwidths.end(), 0.0));
             ctx.sink.size_done(std::move(record));
         }
     }

@@ -164,42 +164,65 @@ double harmonic_mean(const std::vector<double>& values)
     return values.empty() ? missing_value : double(values.size()) / inverse;
 }
 
+Json direction_json(const Direction& direction)
+{
+    Json cells = Json::array();
+    for (size_t i = 0; i < direction.flows.size(); ++i)
+        cells.push_back({{"from", direction.flows[i].from},
+                         {"to", direction.flows[i].to},
+                         {"bandwidth_MBps", number_or_null(direction.bandwidth_MBps[i])}});
+    return {{"flows", cells}, {"aggregate_MBps", number_or_null(cut_total(direction))}};
+}
+
+// A bisection: its pairs (those of its first direction), idle ranks and directions.
+Json bisection_json(const Round& round, const std::vector<Direction>& directions, int nranks)
+{
+    Json pairs = Json::array(), list = Json::array();
+    for (const Transfer& t : directions.front().flows)
+        pairs.push_back(Json::array({t.from, t.to}));
+    for (const Direction& direction : directions)
+        list.push_back(direction_json(direction));
+    std::vector<int> idle;
+    for (int r = 0; r < nranks; ++r)
+        if (role_of(round, r).idle())
+            idle.push_back(r);
+    return {{"pairs", pairs}, {"idle", idle}, {"directions", list}};
+}
+
+// The slowest measured flow; null when none was measured.
+Json slowest_json(const std::vector<std::vector<Direction>>& bisections)
+{
+    Json slowest;
+    double least = INFINITY;
+    for (size_t k = 0; k < bisections.size(); ++k)
+        for (const Direction& direction : bisections[k])
+            for (size_t i = 0; i < direction.flows.size(); ++i)
+                if (std::isfinite(direction.bandwidth_MBps[i]) && direction.bandwidth_MBps[i] < least) {
+                    least = direction.bandwidth_MBps[i];
+                    slowest = {{"bisection", k},
+                               {"from", direction.flows[i].from},
+                               {"to", direction.flows[i].to},
+                               {"bandwidth_MBps", least}};
+                }
+    return slowest;
+}
+
 void Ebb::report(PatternContext& ctx, const std::vector<Round>& rounds, const std::vector<std::vector<Direction>>& done,
                  size_t complete, int nranks) const
 {
     Json list = Json::array();
-    std::vector<double> flows, totals, per_message;
-    Json slowest;
-    double slowest_bw = INFINITY;
+    std::vector<double> flows, totals;
     for (size_t k = 0; k < done.size(); ++k) {
-        Json pairs = Json::array(), directions = Json::array();
-        for (const Transfer& t : done[k].front().flows)
-            pairs.push_back(Json::array({t.from, t.to}));
+        list.push_back(bisection_json(rounds[k], done[k], nranks));
         for (const Direction& direction : done[k]) {
-            Json cells = Json::array();
-            for (size_t i = 0; i < direction.flows.size(); ++i) {
-                const Transfer& t = direction.flows[i];
-                const double bw = direction.bandwidth_MBps[i];
-                cells.push_back({{"from", t.from}, {"to", t.to}, {"bandwidth_MBps", number_or_null(bw)}});
-                flows.push_back(bw);
-                if (std::isfinite(bw) && bw < slowest_bw) {
-                    slowest_bw = bw;
-                    slowest = {{"bisection", k}, {"from", t.from}, {"to", t.to}, {"bandwidth_MBps", bw}};
-                }
-                if (std::isfinite(bw) && bw > 0)
-                    per_message.push_back(double(spec_.bytes) / bw);
-            }
+            flows.insert(flows.end(), direction.bandwidth_MBps.begin(), direction.bandwidth_MBps.end());
             totals.push_back(cut_total(direction));
-            directions.push_back({{"flows", cells}, {"aggregate_MBps", number_or_null(totals.back())}});
         }
-        std::vector<int> idle;
-        for (int r = 0; r < nranks; ++r)
-            if (role_of(rounds[k], r).idle())
-                idle.push_back(r);
-        list.push_back({{"pairs", pairs}, {"idle", idle}, {"directions", directions}});
     }
-    std::vector<double> measured = flows;
+    std::vector<double> measured = flows, per_message;
     std::erase_if(measured, [](double v) { return !std::isfinite(v) || v <= 0; });
+    for (double bw : measured)
+        per_message.push_back(double(spec_.bytes) / bw);
     Json ebb = {{"layout", std::string(layout_name(layout))},
                 {"seed", seed_},
                 {"bytes", spec_.bytes},
@@ -211,7 +234,7 @@ void Ebb::report(PatternContext& ctx, const std::vector<Round>& rounds, const st
                 {"flow_MBps", distribution_json(flows)},
                 {"aggregate_MBps", distribution_json(totals)},
                 {"flows_missing", flows.size() - measured.size()},
-                {"slowest", slowest},
+                {"slowest", slowest_json(done)},
                 {"per_bisection", list}};
     ctx.sink.set_model({{"kind", "ebb"}, {"ebb", ebb}});
     if (!per_message.empty()) {
