@@ -2,7 +2,7 @@
 # allpairs over sim in virtual time with a per-link table (--sim-links): the
 # latency and bandwidth matrices recover the table within 3% and the verdict
 # names exactly the one slow node (L and G three times the others') and its
-# links. P = 5 runs under mpirun (odd P: a rank idles in some phases), P = 6
+# links. P = 5 and 7 run under mpirun (odd P: a rank idles in some phases), P = 6
 # as 3 local pairs; with "quiet" the one-pair-at-a-time baseline instead of
 # shift rounds (in virtual time it must find the same matrices).
 #     allpairs-sim.sh P [quiet]
