@@ -5,11 +5,11 @@
 #include "saved_runs.hpp"
 #include <ngx/command_line.hpp>
 #include <ngx/fit/student_t.hpp>
+#include <ngx/output_file.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -272,10 +272,8 @@ int launches_main(const std::vector<std::string>& arguments)
     if (!summary)
         return fail_with(summary.status());
     if (!output.empty()) {
-        std::ofstream out(output);
-        out << summary->dump(2) << "\n";
-        if (!out)
-            return fail_with(Status::runtime("cannot write " + output));
+        if (Status written = write_atomically(output, summary->dump(2) + "\n"); !written)
+            return fail_with(written);
     }
     if (read.given("json"))
         std::cout << summary->dump(2) << "\n";
