@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace ngx {
@@ -66,20 +67,26 @@ double within_width(const Json& result)
     return (hi - lo) / std::fabs(median);
 }
 
+// The last result of the size, as compare and check take it (the reader
+// notes a size measured more than once).
 const Json* result_of(const Json& run, uint64_t size)
 {
+    const Json* last = nullptr;
     for (const Json& result : run["results"])
         if (result.value("size_bytes", uint64_t(0)) == size)
-            return &result;
-    return nullptr;
+            last = &result;
+    return last;
 }
 
 // Per size of the first launch's run: the medians of every launch that has the size.
 Json sizes_between(const std::vector<const Json*>& runs)
 {
     Json sizes = Json::array();
+    std::set<uint64_t> done; // a size measured twice: once, its last result
     for (const Json& first : (*runs.front())["results"]) {
         uint64_t size = first.value("size_bytes", uint64_t(0));
+        if (!done.insert(size).second)
+            continue;
         std::vector<double> medians;
         double widest_within = 0;
         for (const Json* run : runs)
@@ -237,7 +244,7 @@ std::string summary_table(const Json& summary)
             out << " ";
             const char* separator = "";
             for (const Json& cpu : launch["cpus"]) {
-                out << separator << (cpu.is_number() ? std::to_string(cpu.get<int>()) : std::string("?"));
+                out << separator << (cpu.is_number_integer() ? cpu.dump() : std::string("?"));
                 separator = ",";
             }
         }
