@@ -185,7 +185,7 @@ Status check_outputs(const Config& config)
         NGX_TRY(check_writable(output.path));
     for (const opt::OptionSpec& spec : config.pattern->options)
         if (spec.kind == opt::OptionKind::output_file)
-            if (const std::string* path = opt::find(config.pattern_options, spec.name))
+            if (const std::string* path = opt::find(config.pattern_options, spec.name); path && !path->empty())
                 NGX_TRY(check_writable(*path).with_context("--" + spec.name));
     return Status::ok();
 }

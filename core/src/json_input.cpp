@@ -2,9 +2,13 @@
 #include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <optional>
+#include <string_view>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +18,76 @@ namespace {
 
 // Saved results are small; a file beyond this is not one.
 constexpr off_t max_input_bytes = off_t(1) << 30;
+
+// Saved files nest a few levels; the walk below recurses, so a deeper one
+// (a crafted "[[[[..."), which is no ngx file, is refused instead.
+constexpr int max_json_depth = 64;
+
+// Members the readers turn into unsigned integers (sizes, counts, ranges,
+// ranks): wherever they appear, a number there (or in an array there) must
+// be a whole one in 0..max_json_bytes_field.
+constexpr std::string_view whole_number_fields[] = {
+    "size_bytes",   "from_bytes",    "to_bytes",        "count",  "launch_count", "passes",
+    "range",        "points",        "pairs",           "rank",   "ranks",        "element_bytes",
+    "stride_bytes", "latency_bytes", "bandwidth_bytes", "warmup", "messages"};
+
+bool holds_whole_number(std::string_view name)
+{
+    return std::find(std::begin(whole_number_fields), std::end(whole_number_fields), name) !=
+           std::end(whole_number_fields);
+}
+
+// The one test of a number the readers use as an unsigned integer.
+std::optional<uint64_t> whole_number(const Json& value, uint64_t max)
+{
+    if (value.is_number_unsigned())
+        return value.get<uint64_t>() <= max ? std::optional<uint64_t>(value.get<uint64_t>()) : std::nullopt;
+    if (!value.is_number_float())
+        return std::nullopt; // a negative integer, or not a number
+    double number = value.get<double>();
+    if (std::isfinite(number) && number >= 0 && number <= double(max) && number == std::floor(number))
+        return uint64_t(number);
+    return std::nullopt;
+}
+
+Status not_whole(const std::string& where, const std::string& name, const Json& value, uint64_t max)
+{
+    return Status::usage(where + ": \"" + name + "\" is " + value.dump() + ", expected a whole number in 0.." +
+                         std::to_string(max));
+}
+
+// "runs[0].results[3]": where a member sits in the document.
+std::string member_path(const std::string& parent, const std::string& key)
+{
+    return parent.empty() ? key : parent + "." + key;
+}
+
+Status check_whole_numbers(const Json& node, const std::string& at, const std::string& where, int depth)
+{
+    if (depth > max_json_depth)
+        return Status::usage(where + ": nested deeper than " + std::to_string(max_json_depth) +
+                             " levels; not an ngx file");
+    const std::string place = at.empty() ? where : where + ": " + at;
+    if (node.is_array())
+        for (size_t i = 0; i < node.size(); ++i)
+            if (node[i].is_structured()) // not each of a million raw samples
+                NGX_TRY(check_whole_numbers(node[i], at + "[" + std::to_string(i) + "]", where, depth + 1));
+    if (!node.is_object())
+        return Status::ok();
+    for (const auto& [key, value] : node.items()) {
+        if (holds_whole_number(key)) {
+            if (value.is_number() && !whole_number(value, max_json_bytes_field))
+                return not_whole(place, key, value, max_json_bytes_field);
+            if (value.is_array())
+                for (size_t i = 0; i < value.size(); ++i)
+                    if (value[i].is_number() && !whole_number(value[i], max_json_bytes_field))
+                        return not_whole(place, key + "[" + std::to_string(i) + "]", value[i], max_json_bytes_field);
+        }
+        if (value.is_structured())
+            NGX_TRY(check_whole_numbers(value, member_path(at, key), where, depth + 1));
+    }
+    return Status::ok();
+}
 
 } // namespace
 
@@ -69,7 +143,7 @@ Status check_json_document(const Json& document, const std::string& where)
             if (run.is_object() && run.contains("pattern") && !run["pattern"].is_string())
                 return Status::usage(where + ": runs[" + std::to_string(i) + "]: \"pattern\" is not a string");
         }
-    return Status::ok();
+    return check_whole_numbers(document, "", where, 0);
 }
 
 Result<Json> read_json_input(const std::string& path)
@@ -88,15 +162,9 @@ Result<uint64_t> byte_field(const Json& object, const std::string& name, const s
 {
     if (!object.is_object() || !object.contains(name) || !object[name].is_number())
         return Status::usage(where + ": no numeric \"" + name + "\"");
-    const Json& value = object[name];
-    if (value.is_number_unsigned() && value.get<uint64_t>() <= max)
-        return value.get<uint64_t>();
-    double number = value.get<double>();
-    if (value.is_number_float() && std::isfinite(number) && number >= 0 && number <= double(max) &&
-        number == std::floor(number))
-        return uint64_t(number);
-    return Status::usage(where + ": \"" + name + "\" is " + value.dump() + ", expected a whole number in 0.." +
-                         std::to_string(max));
+    if (std::optional<uint64_t> number = whole_number(object[name], max))
+        return *number;
+    return not_whole(where, name, object[name], max);
 }
 
 Result<double> finite_field(const Json& object, const std::string& name, const std::string& where)

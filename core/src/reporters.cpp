@@ -407,97 +407,9 @@ std::string to_table(const Document& document)
     return out.str();
 }
 
-namespace {
-
-Status write_in_place(const std::string& path, const std::string& text)
-{
-    std::ofstream file(path, std::ios::trunc);
-    file << text;
-    file.flush();
-    if (!file)
-        return Status::runtime("cannot write " + path + ": " + std::strerror(errno));
-    return Status::ok();
-}
-
-// The mode a new file gets: 0666 less the umask, read from /proc (umask(2)
-// would change it, for every thread, while it reads it).
-mode_t new_file_mode()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.starts_with("Umask:"))
-            return mode_t(0666 & ~std::strtoul(line.c_str() + 6, nullptr, 8));
-    return 0644;
-}
-
-Status write_all_to(int fd, const std::string& text, const std::string& name)
-{
-    for (size_t done = 0; done < text.size();) {
-        ssize_t wrote = write(fd, text.data() + done, text.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            return Status::runtime("cannot write " + name + ": " + std::strerror(wrote < 0 ? errno : ENOSPC));
-        done += size_t(wrote);
-    }
-    return Status::ok();
-}
-
-} // namespace
-
-// A temporary file of a name nobody can plant beforehand (mkstemp: O_EXCL,
-// a random suffix) in the target's directory, renamed over the target once
-// complete; removed when anything fails (a full disk), so nothing is left.
-Status write_atomically(const std::string& path, const std::string& text)
-{
-    struct stat target {};
-    if (lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
-        return write_in_place(path, text); // /dev/null, /dev/stdout, a FIFO, a symbolic link
-    std::string temporary = path + ".XXXXXX";
-    int fd = mkostemp(temporary.data(), O_CLOEXEC);
-    if (fd < 0)
-        return Status::runtime("cannot write " + path +
-                               ": creating a temporary file beside it: " + std::strerror(errno));
-    Status written = write_all_to(fd, text, path);
-    if (written && fchmod(fd, new_file_mode()) != 0)
-        written = Status::runtime("cannot write " + path + ": fchmod: " + std::strerror(errno));
-    if (close(fd) != 0 && written)
-        written = Status::runtime("cannot write " + path + ": " + std::strerror(errno));
-    if (written && std::rename(temporary.c_str(), path.c_str()) != 0)
-        written = Status::runtime("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
-    if (!written)
-        unlink(temporary.c_str());
-    return written;
-}
-
 const char* ngx_version()
 {
     return NGX_VERSION;
-}
-
-// An existing file is opened for appending; otherwise a probe file of this
-// process's own is created beside it and removed. The target itself is
-// never created and removed: under mpirun every rank checks the same -o at
-// once, and on a shared file system (9p in the SoftRoCE guest) one rank's
-// removal made another's fopen fail with ENOENT.
-Status check_writable(const std::string& path)
-{
-    const auto refused = [&] { return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno)); };
-    if (access(path.c_str(), F_OK) == 0) {
-        const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (fd < 0)
-            return refused();
-        close(fd);
-        return Status::ok();
-    }
-    const std::string probe = path + ".ngx-check." + std::to_string(getpid());
-    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return refused();
-    close(fd);
-    unlink(probe.c_str());
-    return Status::ok();
 }
 
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw)

@@ -24,6 +24,7 @@
 // After every round the senders' cells reach rank 0, which alone holds the
 // P x P matrices: when a rank dies in round r, rank 0 writes the r - 1
 // rounds done, the missing cells null (never zero), and the error.
+#include <ngx/output_file.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/peer_links.hpp>
 #include <ngx/rank_hosts.hpp>
@@ -34,7 +35,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 namespace ngx::patterns {
 namespace {
@@ -90,8 +94,8 @@ private:
                      std::vector<Cell>& cells);
     Result<double> latency(PatternContext& ctx, Buffer& buffer, bool sender);
     Status collect(PatternContext& ctx, const std::vector<Cell>& cells, Matrix& lat, Matrix& bw);
-    void report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw, size_t rounds_done,
-                size_t rounds) const;
+    Status report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw, size_t rounds_done,
+                  size_t rounds) const;
 
     uint64_t latency_size_ = 8, bandwidth_size_ = 65536;
     Settings settings_;
@@ -185,8 +189,8 @@ std::string csv_cell(double v)
     return std::isfinite(v) ? std::to_string(v) : "";
 }
 
-void AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw,
-                      size_t rounds_done, size_t rounds) const
+Status AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw,
+                        size_t rounds_done, size_t rounds) const
 {
     allpairs::Verdict verdict = allpairs::find_outliers(lat, bw, hosts.by_rank());
     Json nodes = Json::array();
@@ -225,14 +229,15 @@ void AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matrix&
         ctx.sink.size_done(std::move(record));
     }
     if (settings_.csv.empty())
-        return;
-    std::ofstream out(settings_.csv);
+        return Status::ok();
+    std::ostringstream out;
     out << "sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps\n";
     for (size_t i = 0; i < lat.size(); ++i)
         for (size_t j = 0; j < lat.size(); ++j)
             if (i != j)
                 out << i << ',' << j << ',' << hosts.of(int(i)) << ',' << hosts.of(int(j)) << ',' << csv_cell(lat[i][j])
                     << ',' << csv_cell(bw[i][j]) << '\n';
+    return write_atomically(settings_.csv, out.str()).with_context("--allpairs-csv");
 }
 
 Status AllPairs::run(PatternContext& ctx)
@@ -271,7 +276,8 @@ Status AllPairs::run(PatternContext& ctx)
         ++done;
     }
     if (me == 0)
-        report(ctx, *hosts, lat, bw, done, rounds->size());
+        if (Status written = report(ctx, *hosts, lat, bw, done, rounds->size()); !written && status)
+            return written;
     return status.is_ok() ? status
                           : status.with_context("allpairs round " + std::to_string(done + 1) + " of " +
                                                 std::to_string(rounds->size()));
@@ -296,7 +302,8 @@ PatternInfo allpairs_pattern()
         {"allpairs-host-of", "",
          "hosts of the ranks for emulated nodes: a comma list (rank i on the i-th name) or @FILE (one name a line); "
          "default: each rank's host name"},
-        {"allpairs-csv", "", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps"},
+        {"allpairs-csv", "", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps",
+         opt::OptionKind::output_file},
     };
     info.create = [] { return std::make_unique<AllPairs>(); };
     info.ranks = RankGrouping::group;

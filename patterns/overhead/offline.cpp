@@ -5,13 +5,13 @@
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
+#include <ngx/output_file.hpp>
 #include <ngx/fit/loghssp.hpp>
 #include <ngx/fit/protocols.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -128,11 +128,7 @@ double relative_error(double predicted, double measured)
 
 Status write_json(const std::string& path, const Json& document)
 {
-    std::ofstream out(path);
-    if (!out)
-        return Status::usage("-o " + path + ": cannot be written");
-    out << document.dump(2) << "\n";
-    return out ? Status::ok() : Status::runtime(path + ": write failed");
+    return write_atomically(path, document.dump(2) + "\n");
 }
 
 std::vector<opt::OptionSpec> fit_specs()

@@ -73,11 +73,15 @@ Result<double> parameter(const Json& model, const char* key)
     return value->get<double>();
 }
 
-// A threshold: a number of bytes, or null for none (infinite).
-double threshold(const Json& model, const char* key)
+// A threshold: a number of bytes, or null for none (infinite); never negative.
+Result<double> threshold(const Json& model, const char* key)
 {
     const Json* value = json_member(model, key);
-    return value != nullptr && value->is_number() ? value->get<double>() : fit::LogGPSParams::inf;
+    if (value == nullptr || !value->is_number())
+        return fit::LogGPSParams::inf;
+    if (!(value->get<double>() >= 0))
+        return Status::usage(std::string("\"") + key + "\" is " + value->dump() + ", not a byte count (>= 0, or null)");
+    return value->get<double>();
 }
 
 } // namespace
@@ -130,8 +134,11 @@ Result<fit::LogGPSParams> loggps_params_from_model(const Json& model)
             return value.status();
         *targets[i] = value ? *value : std::nan("");
     }
-    p.s = threshold(model, "s_bytes");
-    p.S = threshold(model, "S_bytes");
+    Result<double> s = threshold(model, "s_bytes"), S = threshold(model, "S_bytes");
+    if (!s || !S)
+        return !s ? s.status() : S.status();
+    p.s = *s;
+    p.S = *S;
     return p;
 }
 

@@ -1,10 +1,13 @@
 #!/bin/bash
-# json-input.sh: the JSON files of predict, fit and compare are checked
-# before they are used (issue 31 item 9). A range's from_bytes of -5 or
-# 1e300, an unknown schema_version, a "pattern" that is not a string, a
-# pair count best-k would count up to for ever: exit 2 naming the field. compare says when a run holds several results of one
-# size. A FIFO (or any file that is not a regular one) is refused at once
-# instead of blocking.
+# json-input.sh: every reader of saved runs (predict, fit, compare, check,
+# launches, plot, trace analyze --params) checks its JSON before using it,
+# through one reader (ngx/json_input.hpp). A from_bytes of -5, 1e300 or
+# 1.5, a size_bytes of -5 or 64.5 or a count of 1e300 in a run's results, an
+# unknown schema_version, a "pattern" that is not a string, a pair count
+# best-k would count up to for ever: exit 2 naming the field. compare, check
+# and launches say when a run holds several results of one size (the last
+# one is used). A FIFO (or any file that is not a regular one) is refused at
+# once instead of blocking (each refusal bounded by a 10 s timeout).
 source "$(dirname "$0")/../integration/lib.sh"
 model() { # FROM_BYTES [EXTRA_TOP_LEVEL_JSON]: a one-range loggp model file on stdout
     printf '{"pattern": "loggp", %s"model": {"kind": "loggp", "ranges": [{"from_bytes": %s, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003}]}}\n' "${2:-}" "$1"
@@ -56,8 +59,44 @@ ngx_run 10 compare once.json twice.json
 grep -q '2 results of 64 B; the last one is compared' err || fail "compare does not say the results collide: $(cat err)"
 ok "compare names the colliding size: $(head -1 err)"
 
+model 1.5 >fraction.json
+refused "from_bytes 1.5" '"from_bytes" is 1.5' predict --params fraction.json --op pingpong -s 100
+
+# result FILE SIZE [COUNT]: a one-size pingpong result file
+result() {
+    printf '{"schema_version": 1, "module": "tcp", "pattern": "pingpong", "results": [{"size_bytes": %s, "count": %s, "median_us": 5.0, "min_us": 4.0}]}\n' "$2" "${3:-10}" >"$1"
+}
+result base.json 64
+result negative-size.json -5
+result fraction-size.json 64.5
+result huge-count.json 64 1e300
+refused "size_bytes -5 (compare)" 'results\[0\]: "size_bytes" is -5' compare base.json negative-size.json
+refused "size_bytes 64.5 (check)" '"size_bytes" is 64.5' check base.json fraction-size.json
+refused "count 1e300 (launches)" '"count" is 1e+300' launches base.json huge-count.json
+refused "count 1e300 (plot)" '"count" is 1e+300' plot huge-count.json -o never.png
+[[ ! -e never.png ]] || fail "plot drew a figure from a refused file"
+refused "schema_version 99 (check)" '"schema_version" is 99' check future.json good.json
+refused "schema_version 99 (launches)" '"schema_version" is 99' launches future.json good.json
+refused "schema_version 99 (trace analyze --params)" '"schema_version" is 99' trace analyze . --params future.json
+cat >loggps.json <<'JSON'
+{"pattern": "loggps", "model": {"kind": "loggps", "L_us": {"value": 1}, "o_prime_us": {"value": 1},
+ "O_s_us_per_byte": {"value": 0}, "O_r_us_per_byte": {"value": 0}, "G_s_us_per_byte": {"value": 0.001},
+ "G_l_us_per_byte": {"value": 0.001}, "s_bytes": 0, "S_bytes": -5}}
+JSON
+refused "S_bytes -5 (trace analyze --params)" '"S_bytes" is -5' trace analyze . --params loggps.json
+
+ngx_run 10 launches twice.json twice.json
+[[ $RC == 0 ]] || fail "launches with a repeated size: exit $RC: $(cat err)"
+grep -q '2 results of 64 B; the last one is compared' err || fail "launches does not say the results collide: $(cat err)"
+[[ $(grep -c '^ *64 B' out) == 1 ]] || fail "launches lists the repeated size more than once: $(cat out)"
+ok "launches names the colliding size and lists it once"
+
 mkfifo pipe.json
 refused "a FIFO (predict)" 'not a regular file' predict --params pipe.json --op pingpong -s 1
 refused "a FIFO (fit)" 'not a regular file' fit pipe.json
 refused "a FIFO (compare)" 'not a regular file' compare pipe.json good.json
+refused "a FIFO (check)" 'not a regular file' check pipe.json base.json
+refused "a FIFO (launches)" 'not a regular file' launches pipe.json base.json
+refused "a FIFO (plot)" 'not a regular file' plot pipe.json -o never.png
+refused "a FIFO (trace analyze --params)" 'not a regular file' trace analyze . --params pipe.json
 echo PASS

@@ -1,9 +1,12 @@
 #!/bin/bash
-# output-files.sh: results are written through a temporary file nobody can
-# plant (issue 31 item 7). A symbolic link planted at the old fixed name
-# (out.json.tmp -> victim) is left alone and the victim untouched; on a full
-# file system (a small tmpfs in a private mount namespace; skipped without
-# one) the run fails naming the file and leaves no temporary file behind.
+# output-files.sh: every file ngx writes goes through a temporary file
+# nobody can plant (core's write_atomically). A symbolic link planted at the
+# old fixed name (out.json.tmp -> victim) is left alone and the victim
+# untouched; a link at the target's own name is refused (exit 2, naming it)
+# by the measuring run and by another writer (ngx export -o), while
+# /dev/stdout and /dev/null are still written; on a full file system (a
+# small tmpfs in a private mount namespace; exit 77 without one) the run and
+# ngx export fail naming the file and leave no temporary file behind.
 source "$(dirname "$0")/../integration/lib.sh"
 run=(-m tcp -x pingpong -s 1-64 -c 200 --warmup 5 --raw)
 
@@ -18,10 +21,26 @@ leftovers=$(find . -name 'out.json.*' ! -name out.json.tmp)
 [[ -z $leftovers ]] || fail "temporary files left: $leftovers"
 ok "a planted out.json.tmp link is left alone, the victim untouched"
 
+ln -s "$IT_DIR/victim" linked.json
+ngx_run 60 "${run[@]}" -o linked.json
+[[ $RC == 2 ]] || fail "-o a symbolic link: exit $RC, expected 2: $(cat err)"
+grep -q 'linked.json: is a symbolic link' err || fail "the refusal does not name the link: $(cat err)"
+goal=(export --goal --op bcast --algorithm binomial -P 64 -s 1Ki)
+ngx_run 10 "${goal[@]}" -o linked.json
+[[ $RC == 2 ]] || fail "ngx export -o a symbolic link: exit $RC, expected 2: $(cat err)"
+grep -q 'linked.json: is a symbolic link' err || fail "export's refusal does not name the link: $(cat err)"
+[[ $(cat victim) == precious && -L linked.json ]] || fail "the victim or the link behind -o was changed"
+ok "-o a symbolic link refused by the run and by export: $(head -1 err)"
+
+timeout -k 5 10 "$NGX" "${goal[@]}" -o /dev/stdout >goal.txt 2>err || fail "export -o /dev/stdout: $(cat err)"
+grep -q '^num_ranks 64' goal.txt || fail "export -o /dev/stdout wrote nothing to the redirected stdout"
+ngx_run 10 "${goal[@]}" -o /dev/null
+[[ $RC == 0 && -c /dev/null ]] || fail "export -o /dev/null: exit $RC, or /dev/null replaced: $(cat err)"
+ok "/dev/stdout (redirected to a file) and /dev/null are written in place"
+
 if ! unshare -m true 2>/dev/null; then
     echo "SKIP: no private mount namespace (unshare -m needs root): the full-disk case is not run"
-    echo PASS
-    exit 0
+    exit 77
 fi
 mkdir full
 # 12 pages, 10 of them filled: 8 KiB left for a JSON of 1400 raw samples.
@@ -31,12 +50,20 @@ unshare -m bash -c '
     timeout -k 5 60 "$NGX" "$@" -o full/out.json >out 2>err
     echo $? >rc
     ls -A full >listing
+    timeout -k 5 10 "$NGX" export --goal --op alltoall --algorithm pairwise -P 64 -s 1Ki -o full/all.goal 2>goal-err
+    echo $? >goal-rc
+    ls -A full >goal-listing
 ' bash "${run[@]}"
 status=$?
-[[ $status == 77 ]] && { echo "SKIP: cannot mount a tmpfs"; echo PASS; exit 0; }
+[[ $status == 77 ]] && { echo "SKIP: cannot mount a tmpfs in a private mount namespace"; exit 77; }
 rc=$(cat rc)
 [[ $rc != 0 ]] || fail "the run on a full file system exited 0"
 grep -q 'cannot write full/out.json' err || fail "no message naming the file: $(cat err)"
 [[ $(cat listing) == filler ]] || fail "files left on the full file system: $(tr '\n' ' ' <listing)"
 ok "a full disk: exit $rc, '$(grep -o 'cannot write.*' err | head -1)', nothing left behind"
+rc=$(cat goal-rc)
+[[ $rc == 1 ]] || fail "ngx export on a full file system: exit $rc, expected 1: $(cat goal-err)"
+grep -q 'cannot write full/all.goal' goal-err || fail "export's message does not name the file: $(cat goal-err)"
+[[ $(cat goal-listing) == filler ]] || fail "export left files: $(tr '\n' ' ' <goal-listing)"
+ok "a full disk under ngx export: exit $rc, '$(head -1 goal-err)', nothing left behind"
 echo PASS

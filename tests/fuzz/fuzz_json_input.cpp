@@ -3,7 +3,10 @@
 // regular file is, its schema_version and "pattern" fields, and every
 // member of every object taken as a byte count and as a finite number, as
 // the readers take from_bytes, to_bytes and size_bytes. A refusal must be a
-// usage error with a message; an accepted byte count must lie in its range.
+// usage error with a message; an accepted byte count must lie in its range;
+// and in a document the reader accepted, every size or count member
+// (size_bytes, from_bytes, to_bytes, count) that is a number is a whole one
+// byte_field takes: no reader can meet a -5 or a 1e300 there.
 #include <ngx/json_input.hpp>
 
 #include <cstdint>
@@ -21,6 +24,11 @@ void require_usage(const ngx::Status& status)
         std::abort();
 }
 
+bool is_size_or_count(const std::string& key)
+{
+    return key == "size_bytes" || key == "from_bytes" || key == "to_bytes" || key == "count";
+}
+
 void walk(const ngx::Json& value, int depth)
 {
     if (depth > 64)
@@ -30,6 +38,8 @@ void walk(const ngx::Json& value, int depth)
             ngx::Result<uint64_t> bytes = ngx::byte_field(value, key, "fuzz");
             require_usage(bytes.status());
             if (bytes && *bytes > ngx::max_json_bytes_field)
+                std::abort();
+            if (is_size_or_count(key) && member.is_number() && !bytes) // the reader let a bad one through
                 std::abort();
             require_usage(ngx::finite_field(value, key, "fuzz").status());
             walk(member, depth + 1);

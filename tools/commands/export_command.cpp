@@ -2,10 +2,10 @@
 #include "export_command.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/output_file.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -100,9 +100,10 @@ int run_export(const std::vector<std::string>& arguments, const PatternCatalog&)
         std::cout << text;
         return 0;
     }
-    std::ofstream out(read.text("output"));
-    if (!(out << text))
-        return fail(read.text("output") + ": cannot be written");
+    if (Status written = write_atomically(read.text("output"), text); !written) {
+        std::cerr << "ngx export: " << written.message() << "\n";
+        return exit_code(written);
+    }
     return 0;
 }
 

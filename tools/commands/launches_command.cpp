@@ -5,14 +5,15 @@
 #include "saved_runs.hpp"
 #include <ngx/command_line.hpp>
 #include <ngx/fit/student_t.hpp>
+#include <ngx/output_file.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace ngx {
@@ -66,20 +67,26 @@ double within_width(const Json& result)
     return (hi - lo) / std::fabs(median);
 }
 
+// The last result of the size, as compare and check take it (the reader
+// notes a size measured more than once).
 const Json* result_of(const Json& run, uint64_t size)
 {
+    const Json* last = nullptr;
     for (const Json& result : run["results"])
         if (result.value("size_bytes", uint64_t(0)) == size)
-            return &result;
-    return nullptr;
+            last = &result;
+    return last;
 }
 
 // Per size of the first launch's run: the medians of every launch that has the size.
 Json sizes_between(const std::vector<const Json*>& runs)
 {
     Json sizes = Json::array();
+    std::set<uint64_t> done; // a size measured twice: once, its last result
     for (const Json& first : (*runs.front())["results"]) {
         uint64_t size = first.value("size_bytes", uint64_t(0));
+        if (!done.insert(size).second)
+            continue;
         std::vector<double> medians;
         double widest_within = 0;
         for (const Json* run : runs)
@@ -237,7 +244,7 @@ std::string summary_table(const Json& summary)
             out << " ";
             const char* separator = "";
             for (const Json& cpu : launch["cpus"]) {
-                out << separator << (cpu.is_number() ? std::to_string(cpu.get<int>()) : std::string("?"));
+                out << separator << (cpu.is_number_integer() ? cpu.dump() : std::string("?"));
                 separator = ",";
             }
         }
@@ -272,10 +279,8 @@ int launches_main(const std::vector<std::string>& arguments)
     if (!summary)
         return fail_with(summary.status());
     if (!output.empty()) {
-        std::ofstream out(output);
-        out << summary->dump(2) << "\n";
-        if (!out)
-            return fail_with(Status::runtime("cannot write " + output));
+        if (Status written = write_atomically(output, summary->dump(2) + "\n"); !written)
+            return fail_with(written);
     }
     if (read.given("json"))
         std::cout << summary->dump(2) << "\n";

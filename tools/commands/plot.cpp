@@ -1,7 +1,11 @@
 // `ngx plot` (see plot.hpp): finds the plot script and runs it with python3,
 // handing over the arguments unchanged; the script parses them and draws.
+// The saved runs it is given (FILE.json) first pass the checks every reader
+// of saved runs makes (ngx/json_input.hpp), so a FIFO, an unknown
+// schema_version or a size of -5 is refused here as by compare or fit.
 #include "plot.hpp"
 
+#include <ngx/json_input.hpp>
 #include <ngx/status.hpp>
 
 #include <spawn.h>
@@ -68,8 +72,23 @@ Result<int> run_python(const std::string& script, const std::vector<std::string>
     return Status::runtime("the plot script was killed by signal " + std::to_string(WTERMSIG(status)));
 }
 
+// Every FILE.json argument (not the -o figure) read as compare reads it.
+Status check_inputs(const std::vector<std::string>& arguments)
+{
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const bool figure = i > 0 && (arguments[i - 1] == "-o" || arguments[i - 1] == "--output");
+        if (!figure && arguments[i].size() > 5 && arguments[i].ends_with(".json"))
+            NGX_TRY(read_json_input(arguments[i]).status());
+    }
+    return Status::ok();
+}
+
 int plot_main(const std::vector<std::string>& arguments)
 {
+    if (Status inputs = check_inputs(arguments); !inputs) {
+        std::cerr << "ngx plot: " << inputs.message() << "\n";
+        return exit_code(inputs);
+    }
     Result<std::string> script = find_script();
     Result<int> code = script ? run_python(*script, arguments) : Result<int>(script.status());
     if (!code) {

@@ -8,6 +8,7 @@
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
+#include <ngx/output_file.hpp>
 
 #include <shared/loggps_model.hpp>
 
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
@@ -185,9 +185,8 @@ int run_analyze(const std::vector<std::string>& arguments)
     if (read.given("output")) {
         const std::string path = read.text("output");
         const bool csv = path.size() > 4 && path.substr(path.size() - 4) == ".csv";
-        std::ofstream out(path);
-        if (!(out << rendered(*a, csv ? "csv" : "json")))
-            return fail(Status::runtime(path + ": cannot be written"));
+        if (Status written = write_atomically(path, rendered(*a, csv ? "csv" : "json")); !written)
+            return fail(written);
     }
     std::cout << rendered(*a, format);
     return 0;
@@ -235,9 +234,8 @@ int run_export_goal(const std::vector<std::string>& arguments)
         std::cout << text;
         return 0;
     }
-    std::ofstream out(read.text("output"));
-    if (!(out << text))
-        return fail(Status::runtime(read.text("output") + ": cannot be written"));
+    if (Status written = write_atomically(read.text("output"), text); !written)
+        return fail(written);
     return 0;
 }
 

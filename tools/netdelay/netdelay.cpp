@@ -28,6 +28,7 @@
 // per-direction statistics (forwarded, dropped, lateness) on stderr.
 // Exit status: 0 after a clean stop, 1 on a runtime failure, 2 on bad options.
 #include "cli.hpp"
+#include <ngx/output_file.hpp>
 
 #include <fcntl.h>
 #include <linux/if.h>
@@ -502,13 +503,8 @@ private:
 
 void write_ready_file(const std::string& path)
 {
-    const std::string tmp = path + ".tmp";
-    FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f)
-        throw RuntimeError(errno_text("ready file " + tmp));
-    std::fprintf(f, "%ld\n", long(getpid()));
-    if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw RuntimeError(errno_text("ready file " + path));
+    if (ngx::Status written = ngx::write_atomically(path, std::to_string(getpid()) + "\n"); !written)
+        throw RuntimeError("ready file: " + written.message());
 }
 
 int run(const Options& o)

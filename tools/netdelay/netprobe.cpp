@@ -20,6 +20,7 @@
 // message and exit status 1, never a hang. Bad options exit 2. Servers serve
 // one client and exit.
 #include "cli.hpp"
+#include <ngx/output_file.hpp>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -236,13 +237,8 @@ void write_ready_file(const std::string& path)
 {
     if (path.empty())
         return;
-    const std::string tmp = path + ".tmp";
-    FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f)
-        throw Failure(errno_text("ready file " + tmp));
-    std::fprintf(f, "%ld\n", long(getpid()));
-    if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw Failure(errno_text("ready file " + path));
+    if (ngx::Status written = ngx::write_atomically(path, std::to_string(getpid()) + "\n"); !written)
+        throw Failure("ready file: " + written.message());
 }
 
 // Listens on the address and accepts exactly one TCP client.

@@ -463,7 +463,10 @@ static int open_trace_file(const char* dir)
         return -1;
     }
     snprintf(path, sizeof path, "%s/" NGX_TRACE_FILE_FORMAT, dir, tr.rank);
-    tr.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* Streamed as the program runs, so not through the core's write_atomically
+       (nor can a library inside someone's MPI program link the C++ core); but
+       never through a symbolic link planted at the rank's predictable name. */
+    tr.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (tr.fd < 0)
         fprintf(stderr, "ngx-trace: rank %d: cannot open '%s': %s; not tracing\n", tr.rank, path, strerror(errno));
     return tr.fd < 0 ? -1 : 0;

@@ -9,6 +9,7 @@
 #ifndef NGX_REPORTER_HPP
 #define NGX_REPORTER_HPP
 
+#include <ngx/output_file.hpp> // check_writable, write_atomically
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 
@@ -66,18 +67,8 @@ Json to_json(const Document& document, bool keep_raw);
 std::string to_csv(const Document& document);
 std::string to_table(const Document& document);
 
-// Checks now that `path` can be written, so a bad -o fails before measuring.
-Status check_writable(const std::string& path);
-
 // Writes the document to `path` when closed (atomically: temp file + rename).
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw);
-
-// Writes `text` to `path` through a temporary file and a rename, so a
-// reader never sees half a file. A path that exists and is not a regular
-// file (/dev/null, /dev/stdout, a FIFO, a symbolic link) is written in
-// place: a rename would put a regular file where the device or link was
-// (as root, `-o /dev/null` replaced the system's /dev/null).
-Status write_atomically(const std::string& path, const std::string& text);
 
 // A run's model as a table: its parameters with intervals, per protocol
 // range where it has ranges ("" when the run has none).
