@@ -620,8 +620,8 @@ int run_server(const Config& server, const ModuleRegistry& registry, const Patte
             Accepted closed = std::move(*accepted);
         }
         int run_code = wait_for_run(run, guard);
-        if (guard.raised())
-            return run_code;
+        if (guard.raised()) // also when the run ended by itself as the signal came
+            return exit_code(Status::interrupted());
         code = code == 0 ? run_code : code;
         log_server("client " + std::to_string(served + 1) + " at " + peer + " served (exit code " +
                    std::to_string(run_code) + ")");
