@@ -37,7 +37,9 @@
 #include <string_view>
 #include <utility>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -297,6 +299,24 @@ inline bool read_small_file(const std::string& path, size_t max_bytes, std::stri
     if (ok)
         *text = std::move(content);
     return ok;
+}
+
+// A numeric address as bytes, to tell whether two name the same host (an
+// IPv4-mapped IPv6 address as its IPv4 one, a zone such as "%eth0" left
+// out); "" when it is not a numeric address.
+inline std::string address_key(const std::string& host)
+{
+    const std::string numeric = host.substr(0, host.find('%'));
+    unsigned char bytes[16];
+    if (inet_pton(AF_INET, numeric.c_str(), bytes) == 1)
+        return std::string(reinterpret_cast<const char*>(bytes), 4);
+    if (inet_pton(AF_INET6, numeric.c_str(), bytes) != 1)
+        return "";
+    in6_addr six;
+    std::memcpy(&six, bytes, sizeof six);
+    if (IN6_IS_ADDR_V4MAPPED(&six))
+        return std::string(reinterpret_cast<const char*>(bytes) + 12, 4);
+    return std::string(reinterpret_cast<const char*>(bytes), 16);
 }
 
 } // namespace ngx::mod
