@@ -558,14 +558,20 @@ int run_for_client(Accepted accepted, const InterruptGuard& guard, const Environ
 }
 
 // Waits for the process running a client; SIGINT/SIGTERM to the server are
-// passed on to it (it ends its ranks and exits 130), and end the wait.
+// passed on to it (it ends its ranks and exits 130), and end the wait. A run
+// killed by a signal (a rank of it killed) is a failed run: 1.
 int wait_for_run(pid_t run, const InterruptGuard& guard)
 {
     while (true) {
         int status = 0;
         pid_t done = waitpid(run, &status, WNOHANG);
+        if (done == run && WIFSIGNALED(status)) {
+            log_server("the run's process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                       strsignal(WTERMSIG(status)) + "); its other ranks are ended");
+            kill(-run, SIGKILL); // its process group: the ranks it forked, orphaned now
+        }
         if (done == run)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
         if (done < 0 && errno != EINTR)
             return 1;
         if (guard.raised()) {
@@ -613,7 +619,8 @@ int run_server(const Config& server, const ModuleRegistry& registry, const Patte
             code = code == 0 ? 1 : code;
             continue;
         }
-        if (run == 0) // the run's ranks end here and exit with its code
+        setpgid(run == 0 ? 0 : run, run == 0 ? 0 : run); // the run and its ranks: one process group
+        if (run == 0)                                    // the run's ranks end here and exit with its code
             return run_for_client(std::move(*accepted), guard, env, commands, patterns);
         std::string peer = accepted->client.peer();
         { // the run's sockets are the child's now
