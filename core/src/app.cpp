@@ -18,12 +18,12 @@
 #include <ngx/sizes.hpp>
 #include "watchdog.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -578,6 +578,7 @@ int wait_for_run(pid_t run, const InterruptGuard& guard)
             kill(run, SIGTERM);
             kill(run, SIGCONT);
             reap_local_peer(run, interrupt_grace_ns);
+            kill(-run, SIGKILL); // a rank still there after the grace
             return exit_code(Status::interrupted());
         }
         usleep(10'000);
@@ -619,8 +620,8 @@ int run_server(const Config& server, const ModuleRegistry& registry, const Patte
             code = code == 0 ? 1 : code;
             continue;
         }
-        setpgid(run == 0 ? 0 : run, run == 0 ? 0 : run); // the run and its ranks: one process group
-        if (run == 0)                                    // the run's ranks end here and exit with its code
+        setpgid(run, run); // the run and its ranks: one process group (in the child: setpgid(0, 0))
+        if (run == 0)      // the run's ranks end here and exit with its code
             return run_for_client(std::move(*accepted), guard, env, commands, patterns);
         std::string peer = accepted->client.peer();
         { // the run's sockets are the child's now
