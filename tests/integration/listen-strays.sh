@@ -102,6 +102,7 @@ srv=$BG_PID
 client stall "$port" run --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1 -c 5 >stalled.out ||
     fail "stalled client: $(cat stalled.out)"
 grep -q '^answer: ok' stalled.out || fail "the stalled client was not accepted: $(cat stalled.out)"
+for _ in $(seq 100); do grep -q 'client 1 at' stalled.log && break; sleep 0.1; done # the server's log follows the hang-up
 grep -q 'client 1 at 127.0.0.1 served (exit code 1)' stalled.log || fail "the stalled run: $(cat stalled.log)"
 kill -0 "$srv" 2>/dev/null || fail "a stalled run ended the server: $(cat stalled.log)"
 ngx_run 60 --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1-64 -c 10 --warmup 1
