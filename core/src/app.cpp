@@ -18,11 +18,14 @@
 #include <ngx/sizes.hpp>
 #include "watchdog.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace ngx {
@@ -286,13 +289,19 @@ void log_server(const std::string& text)
     std::cerr << "ngx: --listen: " << text << "\n";
 }
 
+// A client whose command line the server accepted, not yet launched.
+struct Accepted {
+    TcpRendezvous client;
+    Config agreed;
+};
+
 // A --listen server waits for its next good client and takes the client's
 // command line as its own, so both sides run the same modules, pattern,
 // sizes and pairs; it answers the client with its verdict on them before
 // either side forks. A client refused is told why and dropped, and the wait
-// goes on; `accepted` says whether one got as far as the launch.
-Result<Launch> serve(TcpListener& listener, const Config& server, const ModuleRegistry& registry,
-                     const PatternCatalog& patterns, Config& agreed, uint64_t end_ns, bool& accepted)
+// goes on.
+Result<Accepted> next_accepted(TcpListener& listener, const Config& server, const ModuleRegistry& registry,
+                               const PatternCatalog& patterns, uint64_t end_ns)
 {
     while (true) {
         Result<TcpRendezvous> client = listener.next_client(end_ns);
@@ -307,13 +316,8 @@ Result<Launch> serve(TcpListener& listener, const Config& server, const ModuleRe
             log_server("refused the client at " + client->peer() + ": " + (verdict ? answered : verdict).message());
             continue;
         }
-        accepted = true;
-        agreed = std::move(*proposal);
         log_server("running for the client at " + client->peer());
-        Result<LocalGroup> group = launch_tcp_group(std::move(*client), agreed.pairs, agreed.settings.timeout_ns);
-        if (!group)
-            return group.status();
-        return launch_of(std::move(*group));
+        return Accepted{std::move(*client), std::move(*proposal)};
     }
 }
 
@@ -538,8 +542,54 @@ int measure_and_finish(const Config& config, Launch& launch, const InterruptGuar
     return exit_code(final_status);
 }
 
+// The server's side of one accepted client's run, in a process of its own
+// (see run_server): its ranks, the measurement, the exit code.
+int run_for_client(Accepted accepted, const InterruptGuard& guard, const Environment& env,
+                   const CommandCatalog& commands, const PatternCatalog& patterns)
+{
+    Result<LocalGroup> group =
+        launch_tcp_group(std::move(accepted.client), accepted.agreed.pairs, accepted.agreed.settings.timeout_ns);
+    if (!group) {
+        print_error(group.status(), "", false);
+        return exit_code(group.status());
+    }
+    Launch launch = launch_of(std::move(*group));
+    return measure_and_finish(accepted.agreed, launch, guard, env, commands, patterns);
+}
+
+// Waits for the process running a client; SIGINT/SIGTERM to the server are
+// passed on to it (it ends its ranks and exits 130), and end the wait. A run
+// killed by a signal (a rank of it killed) is a failed run: 1.
+int wait_for_run(pid_t run, const InterruptGuard& guard)
+{
+    while (true) {
+        int status = 0;
+        pid_t done = waitpid(run, &status, WNOHANG);
+        if (done == run && WIFSIGNALED(status)) {
+            log_server("the run's process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                       strsignal(WTERMSIG(status)) + "); its other ranks are ended");
+            kill(-run, SIGKILL); // its process group: the ranks it forked, orphaned now
+        }
+        if (done == run)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+        if (done < 0 && errno != EINTR)
+            return 1;
+        if (guard.raised()) {
+            kill(run, SIGTERM);
+            kill(run, SIGCONT);
+            reap_local_peer(run, interrupt_grace_ns);
+            kill(-run, SIGKILL); // a rank still there after the grace
+            return exit_code(Status::interrupted());
+        }
+        usleep(10'000);
+    }
+}
+
 // --listen: serves --serve N good clients (0: forever), one after another,
-// each wait for the next bounded by --accept-timeout. The exit code is the
+// each wait for the next bounded by --accept-timeout. Each client's run goes
+// on in a child process, so that a client who stalls or breaks its run ends
+// that process (its deadline, the watchdog), never the server, which logs
+// the run's exit code and waits for the next client. The exit code is the
 // first failed run's, else 0; a wait that ends without a client fails.
 int run_server(const Config& server, const ModuleRegistry& registry, const PatternCatalog& patterns,
                const CommandCatalog& commands, const Environment& env, const InterruptGuard& guard)
@@ -553,27 +603,36 @@ int run_server(const Config& server, const ModuleRegistry& registry, const Patte
         return exit_code(listener.status());
     }
     print_server_banner(server, *listener);
-    const pid_t leader = getpid();
     const bool endless_wait = server.policy.serve == 0 && !server.accept_timeout_given;
     int code = 0;
     for (uint64_t served = 0; server.policy.serve == 0 || served < server.policy.serve; ++served) {
-        Config agreed;
-        bool accepted = false;
         uint64_t end_ns = endless_wait ? 0 : mod::monotonic_ns() + server.accept_timeout_ns;
-        Result<Launch> launch = serve(*listener, server, registry, patterns, agreed, end_ns, accepted);
-        if (!launch) {
-            print_error(launch.status(), "", false);
-            if (!accepted || launch.status().kind() == ErrorKind::interrupted)
-                return exit_code(launch.status());
-            code = code == 0 ? exit_code(launch.status()) : code;
+        Result<Accepted> accepted = next_accepted(*listener, server, registry, patterns, end_ns);
+        if (!accepted) {
+            print_error(accepted.status(), "", false);
+            return exit_code(accepted.status());
+        }
+        std::cout.flush();
+        pid_t run = fork();
+        if (run < 0) {
+            log_server("cannot start the run for the client at " + accepted->client.peer() + ": " +
+                       std::strerror(errno));
+            code = code == 0 ? 1 : code;
             continue;
         }
-        int run_code = measure_and_finish(agreed, *launch, guard, env, commands, patterns);
-        if (getpid() != leader || guard.raised())
-            return run_code; // a forked rank ends with its run; SIGINT/SIGTERM end the server
+        setpgid(run, run); // the run and its ranks: one process group (in the child: setpgid(0, 0))
+        if (run == 0)      // the run's ranks end here and exit with its code
+            return run_for_client(std::move(*accepted), guard, env, commands, patterns);
+        std::string peer = accepted->client.peer();
+        { // the run's sockets are the child's now
+            Accepted closed = std::move(*accepted);
+        }
+        int run_code = wait_for_run(run, guard);
+        if (guard.raised()) // also when the run ended by itself as the signal came
+            return exit_code(Status::interrupted());
         code = code == 0 ? run_code : code;
-        if (server.policy.serve != 1)
-            log_server("client " + std::to_string(served + 1) + " served (exit code " + std::to_string(run_code) + ")");
+        log_server("client " + std::to_string(served + 1) + " at " + peer + " served (exit code " +
+                   std::to_string(run_code) + ")");
     }
     return code;
 }

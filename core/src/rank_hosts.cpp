@@ -1,8 +1,10 @@
 // Which host each rank runs on (see rank_hosts.hpp).
 #include <ngx/rank_hosts.hpp>
 
+#include <ngx/module_support.hpp>
+
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 namespace ngx {
@@ -57,11 +59,16 @@ Result<RankHosts> parse_host_of(std::string_view list, int nranks)
     return hosts_for_ranks(names, nranks, "--host-of");
 }
 
+// One name a line for far more ranks than any run has.
+constexpr size_t max_host_file_bytes = size_t(16) << 20;
+
 Result<RankHosts> read_host_file(const std::string& path, int nranks)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Status::usage("host file '" + path + "' cannot be read");
+    std::string text;
+    std::string why;
+    if (!mod::read_small_file(path, max_host_file_bytes, &text, &why))
+        return Status::usage("host file " + why);
+    std::istringstream in(text);
     std::vector<std::string> names;
     std::string line;
     while (std::getline(in, line)) {

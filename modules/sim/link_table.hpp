@@ -13,9 +13,10 @@
 #ifndef NGX_SIM_LINK_TABLE_HPP
 #define NGX_SIM_LINK_TABLE_HPP
 
+#include <ngx/module_support.hpp>
+
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -38,13 +39,15 @@ struct LinkTable {
     }
 };
 
+// A table of a million pairs is far below this.
+inline constexpr size_t max_link_table_bytes = size_t(64) << 20;
+
 inline bool read_link_table(const std::string& path, LinkTable* table, std::string* why)
 {
-    std::ifstream in(path);
-    if (!in) {
-        *why = "'" + path + "' cannot be read";
+    std::string text;
+    if (!ngx::mod::read_small_file(path, max_link_table_bytes, &text, why))
         return false;
-    }
+    std::istringstream in(text);
     LinkTable read;
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {

@@ -233,22 +233,6 @@ std::string join_host_port(const sockaddr_storage& addr)
     return text;
 }
 
-// A numeric address as bytes for comparison (an IPv4-mapped IPv6 address as
-// its IPv4 one); "" when it is not a numeric address.
-std::string address_key(const std::string& host)
-{
-    unsigned char bytes[16];
-    if (inet_pton(AF_INET, host.c_str(), bytes) == 1)
-        return std::string(reinterpret_cast<const char*>(bytes), 4);
-    if (inet_pton(AF_INET6, host.c_str(), bytes) != 1)
-        return "";
-    in6_addr six;
-    std::memcpy(&six, bytes, sizeof six);
-    if (IN6_IS_ADDR_V4MAPPED(&six))
-        return std::string(reinterpret_cast<const char*>(bytes) + 12, 4);
-    return std::string(reinterpret_cast<const char*>(bytes), 16);
-}
-
 bool is_wildcard(const sockaddr_storage& addr)
 {
     if (addr.ss_family == AF_INET6) {
@@ -451,7 +435,8 @@ ngx_status connect_as_dialer(Context* c, const ngx_bootstrap* boot, ngx_error* e
     // comes from): a peer that could name any host could make this side, a
     // --listen server on behalf of whoever connects, open a connection anywhere.
     std::string peer_host = boot->peer_address != nullptr ? boot->peer_address : "127.0.0.1";
-    if (!host.empty() && (address_key(host).empty() || address_key(host) != address_key(peer_host)))
+    if (!host.empty() &&
+        (ngx::mod::address_key(host).empty() || ngx::mod::address_key(host) != ngx::mod::address_key(peer_host)))
         return fail(err, NGX_ERR_PROTOCOL,
                     "connect: the peer asks to be reached at %s, but it is at %s; this side dials only the peer's own "
                     "address, so that a peer cannot make it connect to another host (on the listening side, leave "

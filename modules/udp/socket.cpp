@@ -98,13 +98,22 @@ ngx_status describe_socket(int fd, std::string* blob, ngx_error* err)
     return NGX_OK;
 }
 
-// Connects fd to the address in the peer's blob.
-ngx_status connect_to_peer(int fd, const std::string& blob, ngx_error* err)
+// Connects fd to the address in the peer's blob, which must be on
+// `peer_host` (where the peer's bootstrap is): a peer that could name any
+// address could make this side, a --listen server on behalf of whoever
+// connects, send its datagrams to a third host.
+ngx_status connect_to_peer(int fd, const std::string& blob, const std::string& peer_host, ngx_error* err)
 {
     char tag[16], host[NI_MAXHOST], service[NI_MAXSERV];
     if (std::sscanf(blob.c_str(), "%15s %1024s %31s", tag, host, service) != 3 || std::strcmp(tag, blob_tag) != 0)
         return fail(err, NGX_ERR_PROTOCOL, "udp: the peer sent \"%.100s\" instead of its udp address (%s)",
                     blob.c_str(), blob_tag);
+    if (ngx::mod::address_key(host).empty() || ngx::mod::address_key(host) != ngx::mod::address_key(peer_host))
+        return fail(err, NGX_ERR_PROTOCOL,
+                    "udp: the peer asks for datagrams at %s, but it is at %s; this side sends only to the peer's own "
+                    "address, so that a peer cannot make it send to another host (leave --udp-address out or give "
+                    "the address the peer's bootstrap uses)",
+                    host, peer_host.c_str());
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_DGRAM;
@@ -120,6 +129,12 @@ ngx_status connect_to_peer(int fd, const std::string& blob, ngx_error* err)
         return fail(err, NGX_ERR_SYSTEM, "udp: connect to the peer at %s port %s: %s", host, service,
                     errno_text(connect_errno));
     return NGX_OK;
+}
+
+// Where the peer's bootstrap is: the only host its datagrams may come from and go to.
+std::string peer_host_of(const ngx_bootstrap* boot)
+{
+    return boot->peer_address != nullptr && *boot->peer_address != '\0' ? boot->peer_address : "127.0.0.1";
 }
 
 // Drops whatever reached the socket before it was connected to the peer.
@@ -210,7 +225,7 @@ ngx_status connect_steps(Context* c, const ngx_bootstrap* boot, ngx_error* err)
     if (s == NGX_OK)
         s = ngx::mod::exchange_blob(boot, mine, &theirs, 256, err);
     if (s == NGX_OK)
-        s = connect_to_peer(c->fd, theirs, err);
+        s = connect_to_peer(c->fd, theirs, peer_host_of(boot), err);
     if (s == NGX_OK) {
         drain(c->fd); // before the second swap: the peer sends nothing until it completes
         s = agree_payload(c, boot, &payload, err);
@@ -233,7 +248,7 @@ ngx_status connect_to_self(Context* self, const Context& main, ngx_error* err)
     if (s == NGX_OK)
         s = describe_socket(self->fd, &blob, err);
     if (s == NGX_OK)
-        s = connect_to_peer(self->fd, blob, err);
+        s = connect_to_peer(self->fd, blob, host, err);
     if (s == NGX_OK)
         s = prepare_transfer(self, main.layout.chunk() + header_size, err);
     return s;

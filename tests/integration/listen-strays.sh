@@ -8,7 +8,9 @@
 # refused with the reason sent to the client. Each leaves a line in the
 # server's log, the server's peak RSS stays bounded, and a good client is
 # then served: both exit 0. --serve 2 serves two good clients and ends;
-# --serve forever keeps serving until SIGTERM.
+# --serve forever keeps serving until SIGTERM. A client accepted that then
+# stalls its run ends only that run (at the server's --timeout), not the
+# server, which serves the next client.
 source "$(dirname "$0")/lib.sh"
 client() { timeout -k 5 40 python3 "$IT_LIB_DIR/listen_client.py" "$@"; }
 port=$(free_port) || fail "no free port"
@@ -75,7 +77,7 @@ for i in 1 2; do
 done
 wait_pid "$srv" 20
 [[ $RC == 0 ]] || { cat serve2.log; fail "--serve 2: server exit $RC after two clients"; }
-grep -q 'client 2 served (exit code 0)' serve2.log || fail "--serve 2: $(cat serve2.log)"
+grep -q 'client 2 at 127.0.0.1 served (exit code 0)' serve2.log || fail "--serve 2: $(cat serve2.log)"
 ok "--serve 2: two clients served, then exit 0"
 port=$(free_port) || fail "no free port"
 it_bg forever.log --listen "127.0.0.1:$port" --timeout 3 --serve forever
@@ -90,4 +92,23 @@ kill -TERM "$srv"
 wait_pid "$srv" 5
 [[ $RC == 130 ]] || fail "--serve forever: SIGTERM gave exit $RC"
 ok "--serve forever: two clients served, SIGTERM -> 130"
+
+# A client accepted, then silent: the server's ranks give up at its --timeout
+# (3 s) in a process of their own; the server logs the failed run and serves
+# the next client, then exits with the first failed run's code (1).
+port=$(free_port) || fail "no free port"
+it_bg stalled.log --listen "127.0.0.1:$port" --accept-timeout 60 --timeout 3 --serve 2
+srv=$BG_PID
+client stall "$port" run --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1 -c 5 >stalled.out ||
+    fail "stalled client: $(cat stalled.out)"
+grep -q '^answer: ok' stalled.out || fail "the stalled client was not accepted: $(cat stalled.out)"
+for _ in $(seq 100); do grep -q 'client 1 at' stalled.log && break; sleep 0.1; done # the server's log follows the hang-up
+grep -q 'client 1 at 127.0.0.1 served (exit code 1)' stalled.log || fail "the stalled run: $(cat stalled.log)"
+kill -0 "$srv" 2>/dev/null || fail "a stalled run ended the server: $(cat stalled.log)"
+ngx_run 60 --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1-64 -c 10 --warmup 1
+[[ $RC == 0 ]] || { cat stalled.log err; fail "the client after a stalled run: exit $RC"; }
+wait_pid "$srv" 20
+[[ $RC == 1 ]] || { cat stalled.log; fail "server exit $RC after a failed and a good run, expected 1"; }
+grep -q 'client 2 at 127.0.0.1 served (exit code 0)' stalled.log || fail "after the stalled run: $(cat stalled.log)"
+ok "a run stalled by its client ended alone; the next client served"
 echo PASS

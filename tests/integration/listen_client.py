@@ -16,7 +16,9 @@ misbehave at any step:
   stall PORT STEP             stop after STEP and wait to be hung up on (at
                               most 60 s): connect; hello (the server's read,
                               none sent); auth (hello exchanged, the server's
-                              challenge read, neither proof nor command line sent)
+                              challenge read, neither proof nor command line sent);
+                              run ARG... (ARG... proposed and accepted, then
+                              silent: the run never starts on this side)
 
 Every socket operation has a deadline (--deadline, 20 s); it exits 0 when the
 exchange ran as described (whatever the server answered), 1 otherwise.
@@ -134,6 +136,11 @@ def main():
             read_frame(sock)  # the server's hello; ours never comes
         elif step == "auth":
             hello(sock)  # the server's challenge (with a secret) or "auth none": no answer, no command line
+        elif step == "run":
+            hello(sock)
+            sock.sendall(frame(b"".join(arg.encode() + b"\0" for arg in o.rest[1:])))
+            text, _ = answer_of(sock)
+            print(f"answer: {text}", flush=True)
         sock.settimeout(60)
         print(f"stalled after {step}", flush=True)
         try:

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace ngx::sim {
 namespace {
@@ -48,6 +49,23 @@ TEST(LinkTable, RefusesBadLinesNamingThem)
     EXPECT_FALSE(read_text("0 1 5 0.001 9\n", &table, &why)) << "an extra field";
     EXPECT_FALSE(read_link_table("/nonexistent/links.txt", &table, &why));
     EXPECT_NE(why.find("cannot be read"), std::string::npos) << why;
+}
+
+// A FIFO without a writer would block the rank and /dev/zero would fill its
+// memory: neither is read, and the refusal comes at once.
+TEST(LinkTable, RefusesWhatIsNotARegularFile)
+{
+    LinkTable table;
+    std::string why;
+    std::string fifo = ::testing::TempDir() + "ngx_link_table_fifo";
+    std::remove(fifo.c_str());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_FALSE(read_link_table(fifo, &table, &why));
+    EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
+    std::remove(fifo.c_str());
+    EXPECT_FALSE(read_link_table("/dev/zero", &table, &why));
+    EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
+    EXPECT_FALSE(read_link_table("/", &table, &why));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace ngx {
 namespace {
@@ -46,6 +47,22 @@ TEST(RankHosts, HostFileSkipsCommentsAndBlankLines)
     Result<RankHosts> missing = read_host_file(path, 3);
     ASSERT_FALSE(missing.has_value());
     EXPECT_NE(missing.status().message().find("cannot be read"), std::string::npos);
+}
+
+// A FIFO without a writer would block the rank, /dev/zero fill its memory.
+TEST(RankHosts, HostFileMustBeARegularFile)
+{
+    std::string fifo = ::testing::TempDir() + "ngx_hosts_fifo";
+    std::remove(fifo.c_str());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    Result<RankHosts> from_fifo = read_host_file(fifo, 2);
+    std::remove(fifo.c_str());
+    ASSERT_FALSE(from_fifo.has_value());
+    EXPECT_NE(from_fifo.status().message().find("not a regular file"), std::string::npos)
+        << from_fifo.status().message();
+    Result<RankHosts> from_zero = read_host_file("/dev/zero", 2);
+    ASSERT_FALSE(from_zero.has_value());
+    EXPECT_NE(from_zero.status().message().find("not a regular file"), std::string::npos);
 }
 
 } // namespace

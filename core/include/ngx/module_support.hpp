@@ -37,7 +37,12 @@
 #include <string_view>
 #include <utility>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ngx::mod {
 
@@ -249,6 +254,69 @@ inline ngx_status exchange_blob(const ngx_bootstrap* boot, std::string_view mine
     buffer.resize(len < capacity ? len : capacity);
     *theirs = std::move(buffer);
     return NGX_OK;
+}
+
+// A small input file an option names (a table, a list of hosts): a regular
+// file of at most max_bytes, read whole. A FIFO, a device or a directory is
+// refused without blocking (O_NONBLOCK), so that neither a FIFO without a
+// writer nor /dev/zero can hold or fill the process; *why says what is wrong.
+inline bool read_small_file(const std::string& path, size_t max_bytes, std::string* text, std::string* why)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        *why = "'" + path + "' cannot be read: " + errno_text(errno);
+        return false;
+    }
+    struct stat info {};
+    bool ok = false;
+    if (fstat(fd, &info) != 0)
+        *why = "'" + path + "': " + errno_text(errno);
+    else if (!S_ISREG(info.st_mode))
+        *why = "'" + path + "' is not a regular file (a FIFO, device or directory is refused)";
+    else if (uint64_t(info.st_size) > max_bytes)
+        *why = "'" + path + "' is larger than " + std::to_string(max_bytes) + " bytes";
+    else
+        ok = true;
+    std::string content;
+    while (ok) {
+        char chunk[4096];
+        ssize_t got = ::read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *why = "'" + path + "' cannot be read: " + errno_text(errno);
+            ok = false;
+        } else if (content.size() + size_t(got) > max_bytes) { // grew since fstat
+            *why = "'" + path + "' is larger than " + std::to_string(max_bytes) + " bytes";
+            ok = false;
+        } else if (got == 0) {
+            break;
+        } else {
+            content.append(chunk, size_t(got));
+        }
+    }
+    ::close(fd);
+    if (ok)
+        *text = std::move(content);
+    return ok;
+}
+
+// A numeric address as bytes, to tell whether two name the same host (an
+// IPv4-mapped IPv6 address as its IPv4 one, a zone such as "%eth0" left
+// out); "" when it is not a numeric address.
+inline std::string address_key(const std::string& host)
+{
+    const std::string numeric = host.substr(0, host.find('%'));
+    unsigned char bytes[16];
+    if (inet_pton(AF_INET, numeric.c_str(), bytes) == 1)
+        return std::string(reinterpret_cast<const char*>(bytes), 4);
+    if (inet_pton(AF_INET6, numeric.c_str(), bytes) != 1)
+        return "";
+    in6_addr six;
+    std::memcpy(&six, bytes, sizeof six);
+    if (IN6_IS_ADDR_V4MAPPED(&six))
+        return std::string(reinterpret_cast<const char*>(bytes) + 12, 4);
+    return std::string(reinterpret_cast<const char*>(bytes), 16);
 }
 
 } // namespace ngx::mod
