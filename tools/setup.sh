@@ -16,7 +16,7 @@ shift || true
 packages=(
     g++ meson ninja-build pkg-config python3
     libboost-program-options-dev libgtest-dev libgmock-dev nlohmann-json3-dev
-    openmpi-bin libopenmpi-dev gfortran
+    openmpi-bin libopenmpi-dev gfortran hpcc
     libibverbs-dev rdma-core ibverbs-providers
     iproute2 procps
     python3-matplotlib python3-jsonschema

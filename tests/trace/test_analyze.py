@@ -131,6 +131,26 @@ def check_twice(tmp):
         failures.append(f"a request completed twice: exit {rc}, {out[-300:]!r} {err!r}")
 
 
+def check_cancelled(tmp):
+    """A wildcard Irecv cancelled and waited for (MPI_Cancel; its status names no source, as
+    HPC Challenge's RandomAccess leaves one at its end): no message, its Wait costs o' (10 us),
+    counted; before, the replay waited for a message that never comes."""
+    t = os.path.join(tmp, "cancelled")
+    rank0 = header(0, 2) + b"".join(RANK0 + [record("irecv", 400 * US, 401 * US, peer=-2, tag=-1, nbytes=8, request=7),
+                                             record("wait", 402 * US, 403 * US, nbytes=1, aux=1),
+                                             record("completion", 403 * US, 403 * US, peer=-2, tag=-1, request=7)])
+    write_trace(t, [rank0, good(1)])
+    rc, out, err = ngx("analyze", t, "--params", params_file(tmp), "--format", "json")
+    a = json.loads(out) if rc == 0 else {}
+    counted = rc == 0 and any(u["events"] == 1 and "cancelled" in u["call"] for u in a["unmodelled"])
+    # rank 0 by hand: 960 us (check_exact) + 98 us computation + Irecv o' 10 + 1 us computation + Wait o' 10
+    ok = counted and abs(a["ranks"][0]["predicted_s"] - 1079e-6) < 1e-9
+    print(f"{'ok  ' if ok else 'FAIL'} a cancelled wildcard receive: exit {rc}, counted, rank 0 "
+          f"{a['ranks'][0]['predicted_s'] * 1e6 if ok else 0:.0f} us")
+    if not ok:
+        failures.append(f"a cancelled wildcard receive: exit {rc}, {out[-400:]!r} {err!r}")
+
+
 def check_plot(tmp, analysis):
     """ngx plot's Figure 6 of the analysis: one bar per rank and per rank of the what-if."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "plot", "ngx_plot.py")
@@ -170,7 +190,7 @@ def check_bad(tmp):
     lonely = header(1, 2) + b"".join(RANK1) + record("send", 30 * US, 31 * US, peer=0, tag=9, nbytes=8)
     expect_usage(tmp, "unmatched send", [good(0), lonely], "unmatched sends: 1 from rank 1 to 0 tag 9")
     waiting = header(0, 2) + b"".join(RANK0) + record("recv", 400 * US, 401 * US, peer=1, tag=7, nbytes=8, aux=1)
-    expect_usage(tmp, "receive without a send", [waiting, good(1)], "rank 0 waits in recv from 1 tag 7")
+    expect_usage(tmp, "receive without a send", [waiting, good(1)], "rank 0 waits in recv (its call 3) from 1 tag 7")
     stray = header(0, 2) + record("completion", 0, 0, request=3)
     expect_usage(tmp, "completion without a call", [stray, good(1)], "a completion record without a call")
     expect_usage(tmp, "bad --set", [good(0), good(1)], "not a LogGPS parameter", "--set", "Q=3")
@@ -238,6 +258,7 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         check_exact(tmp)
         check_bad(tmp)
+        check_cancelled(tmp)
         check_twice(tmp)
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))

@@ -82,6 +82,7 @@ struct RankState {
     uint64_t collective = 0;       // sequence number of the current world collective
     uint64_t collectives_seen = 0;
     uint64_t next_internal = internal_request;
+    long long calls = 0; // calls of this rank read so far (for error messages)
     std::unordered_map<uint64_t, Request> requests;
     RankResult result;
     double first_aligned_ns = 0, last_aligned_ns = 0;
@@ -240,6 +241,7 @@ Status Replay::begin(RankState& r)
 {
     const ngx_trace_record& c = r.call.call;
     ++report_.events;
+    ++r.calls;
     if (r.started) {
         const double gap = std::max(0.0, double(c.t_call - r.last_return - r.call.tracer_ns) * us_per_ns);
         r.clock += gap;
@@ -399,6 +401,11 @@ Status Replay::complete_waits(RankState& r)
             continue;
         }
         Request& q = it->second;
+        if (!q.posted && done.peer < 0) { // a wildcard Irecv cancelled (MPI_Cancel): no message, no cost
+            ++report_.unmodelled[kind_label(c.kind) + " (a cancelled wildcard receive: no message)"];
+            r.requests.erase(it);
+            continue;
+        }
         if (!q.posted) { // a wildcard Irecv: its status names the message's source and tag
             q.posted = true;
             q.k = double(done.bytes);
@@ -533,19 +540,22 @@ void Replay::account(RankState& r, double end, const Costs& c, double bytes)
 
 Status Replay::stuck() const
 {
+    std::string what;
     for (const RankState& r : ranks_) {
         if (r.phase != Phase::posted)
             continue;
         const ngx_trace_record& c = r.call.call;
-        std::string what = "rank " + std::to_string(r.rank) + " waits in " + kind_label(c.kind);
+        what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.rank) + " waits in " +
+                kind_label(c.kind) + " (its call " + std::to_string(r.calls) + ")";
         if (c.kind == NGX_TRACE_RECV || c.kind == NGX_TRACE_SEND || c.kind == NGX_TRACE_SSEND)
-            what += (c.kind == NGX_TRACE_RECV ? " from " : " to ") + std::to_string(c.peer) + " tag " +
+            what += std::string(c.kind == NGX_TRACE_RECV ? " from " : " to ") + std::to_string(c.peer) + " tag " +
                     std::to_string(c.tag) + " (" + std::to_string(c.bytes) + " B)";
-        return Status::usage("the replay cannot go on: " + what +
-                             ", which no other rank's call matches (a receive or send missing from the trace, or "
-                             "a deadlock under the given S)");
     }
-    return Status::usage("the replay cannot go on (no rank can move)");
+    if (what.empty())
+        return Status::usage("the replay cannot go on (no rank can move)");
+    return Status::usage("the replay cannot go on: " + what +
+                         "; no other rank's call matches (a receive or send missing from the trace, or "
+                         "a deadlock under the given S)");
 }
 
 Status Replay::leftovers() const
