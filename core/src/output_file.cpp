@@ -55,7 +55,35 @@ Result<Target> target_of(const std::string& path, struct stat* existing)
         return Target::in_place; // /dev/stdout on a pipe or a terminal
     if (resolves && S_ISREG(end.st_mode) && is_system_path(path))
         return Target::in_place; // /dev/stdout redirected to a file
-    return refused(path, "is a symbolic link; ngx never writes through one (name the file itself)");
+    return refused(path, resolves
+                             ? "is a symbolic link to a directory"
+                             : "is a symbolic link that cannot be followed (a loop, or through a missing directory)");
+}
+
+// A symbolic link the user named stands for the file it ends at, as with a
+// shell's `>`: that file (new, or a regular one) is replaced through a
+// temporary file beside it, and the link stays. A link to anything else is
+// left as named (target_of decides). At most 40 links are followed (ELOOP).
+std::string followed(const std::string& path)
+{
+    if (is_system_path(path))
+        return path;
+    std::string at = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat here {};
+        if (lstat(at.c_str(), &here) != 0)
+            return hops > 0 && errno == ENOENT ? at : path;
+        if (!S_ISLNK(here.st_mode))
+            return hops > 0 && S_ISREG(here.st_mode) ? at : path;
+        std::string link(size_t(here.st_size > 0 ? here.st_size : 4096) + 1, '\0');
+        ssize_t length = readlink(at.c_str(), link.data(), link.size());
+        if (length <= 0 || size_t(length) >= link.size())
+            return path;
+        link.resize(size_t(length));
+        const size_t slash = at.rfind('/');
+        at = link.front() == '/' || slash == std::string::npos ? link : at.substr(0, slash + 1) + link;
+    }
+    return path;
 }
 
 // The mode a new file gets: 0666 less the umask, read from /proc (umask(2)
@@ -121,8 +149,9 @@ Status write_through_temporary(const std::string& path, const std::string& text,
 
 } // namespace
 
-Status write_atomically(const std::string& path, const std::string& text)
+Status write_atomically(const std::string& named, const std::string& text)
 {
+    const std::string path = followed(named);
     struct stat existing {};
     Result<Target> target = target_of(path, &existing);
     if (!target)
@@ -137,8 +166,9 @@ Status write_atomically(const std::string& path, const std::string& text)
 // never created and removed: under mpirun every rank checks the same -o at
 // once, and on a shared file system (9p in the SoftRoCE guest) one rank's
 // removal made another's fopen fail with ENOENT.
-Status check_writable(const std::string& path)
+Status check_writable(const std::string& named)
 {
+    const std::string path = followed(named);
     const auto cannot = [&] { return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno)); };
     struct stat existing {};
     Result<Target> target = target_of(path, &existing);

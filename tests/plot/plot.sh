@@ -162,7 +162,7 @@ echo '{"x": 1}' >bad.json
 expect 2 'missing field "module"' "$NGX" plot bad.json -o bad.png
 echo 'not json' >bad.json
 expect 2 "not a JSON file" "$NGX" plot bad.json -o bad.png
-expect 2 "cannot open" "$NGX" plot missing.json -o bad.png
+expect 2 "missing.json: cannot be read" "$NGX" plot missing.json -o bad.png
 expect 2 "unknown figure type" "$NGX" plot loggp.json -o bad.gif
 expect 2 "different patterns" "$NGX" plot loggp.json overhead.json -o bad.png
 mkdir -p fake/matplotlib

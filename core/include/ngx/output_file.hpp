@@ -7,8 +7,10 @@
 // complete: a reader never sees half a file, a symbolic link planted at a
 // predictable name ("out.json.tmp") is never followed, and when anything
 // fails (a full disk) the temporary file is removed and the error names the
-// target. The target itself is never written through a symbolic link: a
-// link to a regular file is refused (name the file itself); a device, FIFO
+// target. A target the user named as a symbolic link stands for the regular
+// file it ends at (as a shell's `>`): that file is replaced the same way and
+// the link stays; a link that cannot be followed or ends at a directory is
+// refused; a device, FIFO
 // or socket, reached directly or through a link (/dev/null, /dev/stdout on
 // a pipe or terminal), is written in place, since a rename would replace
 // the device with a regular file.
