@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The coll pattern's JSON against the published schema (schema/): a run with
 # predictions (every row's fields) and one without (predictions null), and
-# the validator rejects a row without its prediction field.
+# the validator rejects a row without its prediction field; ngx plot draws
+# measured and predicted per algorithm.
 source "$(dirname "$0")/common.sh"
 python3 -c 'import jsonschema' 2>/dev/null || { echo "SKIP: python3-jsonschema is missing"; exit 77; }
 VALIDATE=(python3 "$NGX_SOURCE_ROOT/schema/validate.py")
@@ -32,3 +33,16 @@ if "${VALIDATE[@]}" "$SCRATCH/broken.json" >"$SCRATCH/why.txt" 2>&1; then
 fi
 grep -q "predicted_us" "$SCRATCH/why.txt" || { cat "$SCRATCH/why.txt"; fail "the violation does not name predicted_us"; }
 echo "ok: both runs conform; a row without predicted_us is rejected, named"
+
+# ngx plot draws measured and predicted per algorithm (named by their gids in the SVG).
+timeout 120 "$NGX" plot "$SCRATCH/with.json" -o "$SCRATCH/coll.svg" >"$SCRATCH/plot.txt" 2>&1
+rc=$?
+# ngx plot exits 1 when python or matplotlib is missing: nothing to check then.
+[[ $rc -eq 1 ]] && { echo "note: ngx plot cannot run here: $(cat "$SCRATCH/plot.txt")"; exit 0; }
+[[ $rc -eq 0 ]] || { cat "$SCRATCH/plot.txt"; fail "ngx plot failed on the coll run (exit $rc)"; }
+for algorithm in binomial recursive_doubling ring rabenseifner; do
+    for what in measured predicted; do
+        grep -q "id=\"coll:$what:[^\"]*:$algorithm\"" "$SCRATCH/coll.svg" || fail "the plot has no $what $algorithm"
+    done
+done
+echo "ok: ngx plot drew measured and predicted for the 4 algorithms"
