@@ -63,7 +63,7 @@ bool ScheduleRunner::exchange_at(size_t i) const
 Status ScheduleRunner::exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv)
 {
     const size_t out = message_bytes(send.bytes), in = message_bytes(recv.bytes);
-    if (send.peer != recv.peer) {
+    if (send.peer != recv.peer || !transport_.has(NGX_CAP_NONBLOCKING)) {
         NGX_TRY(links_.use(send.peer));
         NGX_TRY(transport_.send(out_.data(), out));
         NGX_TRY(links_.use(recv.peer));

@@ -5,9 +5,10 @@
 //
 // Operations run in the schedule's order, which respects every `after`.
 // A send followed by a receive that waits for the same operations is one
-// step of an exchange: with the same peer it runs as isend + irecv + wait
-// (neither side can block the other, at any size); with two different peers
-// (a ring's shift) as send then receive, which needs the module's send to
+// step of an exchange: with the same peer, over a module with real
+// non-blocking calls (NGX_CAP_NONBLOCKING), it runs as isend + irecv + wait;
+// otherwise (two peers, as in a ring's shift, or a module without them:
+// tcp) as send then receive, which needs the module's send to
 // return before its receiver is there (eager: sim below S, tcp within the
 // socket buffers); otherwise the run ends at the module's deadline. A calc
 // adds the received doubles to the rank's own (a real reduction: sum of
