@@ -9,6 +9,12 @@
 // --goal` are made of, so the measurement, the prediction and LogGOPSim's
 // run look at the same messages.
 //
+// Over a module with the library's own collectives (mpi: ABI 1.6
+// collective, NGX_CAP_LIBRARY_COLLECTIVES), --coll-algorithm library
+// measures MPI_Bcast, MPI_Allreduce, ... themselves; their prediction is that
+// of the algorithm Open MPI's tuned component would choose
+// (fit/ompi_decision.hpp), named in the row.
+//
 // Each repetition starts at a barrier; each rank times its own part, and a
 // repetition lasts as long as its slowest rank: the row's samples are those
 // maxima (gathered on rank 0). Over the ranks, min/avg/max of each rank's
@@ -18,6 +24,7 @@
 // the closed form of `ngx predict` as well), and the error of the median
 // slowest-rank time against it.
 #include <ngx/fit/collective_schedule.hpp>
+#include <ngx/fit/ompi_decision.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
@@ -39,10 +46,19 @@ namespace ngx::patterns {
 namespace {
 
 constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+// The module ABI's operations (module.h, collective) in fit's order.
+static_assert(int(fit::CollectiveOp::bcast) == NGX_COLL_BCAST && int(fit::CollectiveOp::reduce) == NGX_COLL_REDUCE &&
+              int(fit::CollectiveOp::allreduce) == NGX_COLL_ALLREDUCE &&
+              int(fit::CollectiveOp::allgather) == NGX_COLL_ALLGATHER &&
+              int(fit::CollectiveOp::alltoall) == NGX_COLL_ALLTOALL &&
+              int(fit::CollectiveOp::gather) == NGX_COLL_GATHER &&
+              int(fit::CollectiveOp::scatter) == NGX_COLL_SCATTER &&
+              int(fit::CollectiveOp::barrier) == NGX_COLL_BARRIER);
 
 struct Settings {
     fit::CollectiveOp op = fit::CollectiveOp::allreduce;
-    std::vector<fit::Algorithm> algorithms; // one, or every one of the op
+    std::vector<fit::Algorithm> algorithms; // one, or every one of the op (none: library)
+    bool library = false;                   // the module's own collective (MPI's)
     std::string params;                     // a saved model, "" for none
     double gamma = 0;                       // us per byte reduced, for the prediction
     bool gamma_given = false;
@@ -52,12 +68,14 @@ struct Settings {
 
 // What one (algorithm, size) measured, on rank 0.
 struct Point {
-    fit::Algorithm algorithm = fit::Algorithm::ring;
+    fit::Algorithm algorithm = fit::Algorithm::ring; // ngx's, or the one predicted for the library's
+    bool library = false;
+    bool modeled = true; // library: Open MPI's choice has a model
     uint64_t bytes = 0;
-    std::vector<double> slowest;       // per repetition, the slowest rank's time
+    std::vector<double> slowest;               // per repetition, the slowest rank's time
     double min_us = 0, avg_us = 0, max_us = 0; // over ranks, of each rank's mean
-    double predicted_us = unknown;     // the schedule evaluated under the model
-    double closed_form_us = unknown;   // `ngx predict`'s closed form
+    double predicted_us = unknown;             // the schedule evaluated under the model
+    double closed_form_us = unknown;           // `ngx predict`'s closed form
 };
 
 Result<CollectiveModel> load_model(const std::string& path)
@@ -90,8 +108,10 @@ private:
     }
     Status check(PatternContext& ctx) const;
     Result<Point> measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes);
+    Result<Point> measure_library(PatternContext& ctx, uint64_t bytes);
     Status predict(Point& point, long long P) const;
     void report(PatternContext& ctx, const Point& point, int P);
+    Status run_library(PatternContext& ctx);
 
     Settings settings_;
     std::optional<CollectiveModel> model_;
@@ -111,11 +131,13 @@ Status Coll::configure(const OptionValues& values)
     const std::optional<fit::Algorithm> a = fit::algorithm_from_name(algorithm);
     if (algorithm == "all")
         settings_.algorithms = known;
+    else if (algorithm == "library")
+        settings_.library = true;
     else if (a && std::find(known.begin(), known.end(), *a) != known.end())
         settings_.algorithms = {*a};
     else
         return Status::usage("--coll-algorithm " + algorithm + ": " + op + " has " + fit::algorithm_list(*parsed) +
-                             " (or all)");
+                             " (or all, library)");
     settings_.params = read.text("coll-params");
     settings_.gamma_given = !read.text("coll-gamma").empty();
     settings_.gamma = settings_.gamma_given ? read.number("coll-gamma", 0, 1e6) : 0;
@@ -136,7 +158,7 @@ Status Coll::configure(const OptionValues& values)
 
 Json Coll::options_json() const
 {
-    Json algorithms = Json::array();
+    Json algorithms = settings_.library ? Json::array({"library"}) : Json::array();
     for (fit::Algorithm a : settings_.algorithms)
         algorithms.push_back(std::string(fit::algorithm_name(a)));
     return {{"op", std::string(fit::op_name(settings_.op))},
@@ -152,6 +174,9 @@ Json Coll::options_json() const
 Status Coll::check(PatternContext& ctx) const
 {
     const long long P = ctx.bootstrap.nranks();
+    if (settings_.library && !ctx.transport.has(NGX_CAP_LIBRARY_COLLECTIVES))
+        return Status::usage("--coll-algorithm library: module " + ctx.transport.module().name() +
+                             " has no collectives of its own (NGX_CAP_LIBRARY_COLLECTIVES, module ABI 1.6: mpi)");
     for (fit::Algorithm a : settings_.algorithms)
         for (uint64_t bytes : ctx.settings.sizes) {
             const fit::Collective c = collective(a, P, bytes, settings_.gamma);
@@ -237,9 +262,45 @@ Result<Point> Coll::measure(PatternContext& ctx, PeerLinks& links, fit::Algorith
     return point;
 }
 
+// The library's own collective (MPI_Allreduce, ...), timed as measure() does.
+Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
+{
+    const int P = ctx.bootstrap.nranks();
+    const std::string what = "the library's " + std::string(fit::op_name(settings_.op)) + " of " + format_bytes(bytes);
+    const size_t span = std::max<size_t>(1, bytes) * size_t(P);
+    Result<Buffer> send = ctx.transport.alloc(span);
+    if (!send)
+        return send.status();
+    Result<Buffer> recv = ctx.transport.alloc(span);
+    if (!recv)
+        return recv.status();
+    std::vector<double> ones(span / sizeof(double), 1.0);
+    std::memcpy(send->data(), ones.data(), ones.size() * sizeof(double));
+    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, fit/collectives.hpp)
+    std::vector<double> mine;
+    for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
+        if (ctx.interrupted())
+            return Status::interrupted(what + ": interrupted");
+        NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
+        const uint64_t t0 = ctx.timer.now();
+        NGX_TRY(ctx.transport.collective(op, send->data(), recv->data(), bytes).with_context(what));
+        const uint64_t t1 = ctx.timer.now();
+        if (rep >= ctx.settings.warmup)
+            mine.push_back(ctx.timer.to_us(t1 - t0));
+    }
+    Point point;
+    point.library = true;
+    point.bytes = bytes;
+    const fit::OmpiChoice choice = fit::ompi_tuned_choice(settings_.op, P, double(bytes));
+    point.modeled = choice.modeled.has_value();
+    point.algorithm = choice.modeled.value_or(fit::algorithms_of(settings_.op).front());
+    NGX_TRY(gather_times(ctx, mine, point));
+    return point;
+}
+
 Status Coll::predict(Point& point, long long P) const
 {
-    if (!model_)
+    if (!model_ || !point.modeled)
         return Status::ok();
     const fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
     Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule);
@@ -255,7 +316,8 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
 {
     SizeRecord record = make_record(ctx, point.bytes, point.slowest);
     const std::vector<fit::Algorithm> known = fit::algorithms_of(settings_.op);
-    const double index = double(std::find(known.begin(), known.end(), point.algorithm) - known.begin());
+    const double index =
+        point.library ? -1.0 : double(std::find(known.begin(), known.end(), point.algorithm) - known.begin());
     const double error = (record.summary.median - point.predicted_us) / point.predicted_us;
     // Over ranks, IMB's t_min/t_avg/t_max (the result's own min_us is over repetitions).
     record.extra = {{"processes", double(P)},
@@ -267,17 +329,21 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
         record.extra.emplace_back("predicted_us", point.predicted_us);
         record.extra.emplace_back("error_pct", 100 * error);
     }
-    rows_.push_back({{"op", std::string(fit::op_name(settings_.op))},
-                     {"algorithm", std::string(fit::algorithm_name(point.algorithm))},
-                     {"P", P},
-                     {"bytes", point.bytes},
-                     {"median_us", record.summary.median},
-                     {"min_us", point.min_us},
-                     {"avg_us", point.avg_us},
-                     {"max_us", point.max_us},
-                     {"predicted_us", json_number(point.predicted_us)},
-                     {"closed_form_us", json_number(point.closed_form_us)},
-                     {"error", json_number(error)}});
+    rows_.push_back(
+        {{"op", std::string(fit::op_name(settings_.op))},
+         {"algorithm", point.library ? std::string("library") : std::string(fit::algorithm_name(point.algorithm))},
+         {"P", P},
+         {"bytes", point.bytes},
+         {"median_us", record.summary.median},
+         {"min_us", point.min_us},
+         {"avg_us", point.avg_us},
+         {"max_us", point.max_us},
+         {"predicted_us", json_number(point.predicted_us)},
+         {"closed_form_us", json_number(point.closed_form_us)},
+         {"error", json_number(error)}});
+    if (point.library)
+        rows_.back()["predicted_algorithm"] =
+            point.modeled ? Json(std::string(fit::algorithm_name(point.algorithm))) : Json();
     ctx.sink.size_done(std::move(record));
     Json model = {{"kind", "coll"}, {"rows", rows_}};
     if (model_)
@@ -285,14 +351,30 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
     ctx.sink.set_model(std::move(model));
 }
 
+Status Coll::run_library(PatternContext& ctx)
+{
+    for (uint64_t bytes : ctx.settings.sizes) {
+        mark_step(ctx.settings.progress, "coll library", bytes);
+        Result<Point> point = measure_library(ctx, bytes);
+        if (!point)
+            return point.status();
+        if (ctx.bootstrap.rank() != 0)
+            continue;
+        NGX_TRY(predict(*point, ctx.bootstrap.nranks()));
+        report(ctx, *point, ctx.bootstrap.nranks());
+    }
+    return Status::ok();
+}
+
 Status Coll::run(PatternContext& ctx)
 {
     NGX_TRY(check(ctx));
     const int P = ctx.bootstrap.nranks();
-    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), LayoutKind::group,
-                                    {links_round(fit::collective_schedule(
-                                        collective(settings_.algorithms.front(), P, 1, 0)))},
-                                    P));
+    if (settings_.library)
+        return run_library(ctx);
+    NGX_TRY(PeerLinks::check_module(
+        ctx.transport.module(), LayoutKind::group,
+        {links_round(fit::collective_schedule(collective(settings_.algorithms.front(), P, 1, 0)))}, P));
     Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::group);
     if (!links)
         return links.status();
@@ -323,11 +405,15 @@ PatternInfo coll_pattern()
     info.default_count = 50;
     info.default_warmup = 5;
     info.options = {
-        {"coll-op", "allreduce", "the collective: bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier"},
-        {"coll-algorithm", "all", "one algorithm of the op (ngx predict's names) or all"},
+        {"coll-op", "allreduce",
+         "the collective: bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier"},
+        {"coll-algorithm", "all",
+         "one algorithm of the op (ngx predict's names), all, or library: the module's own collective (mpi: "
+         "MPI_Allreduce, ...; predicted as Open MPI's tuned choice)"},
         {"coll-params", "", "a saved LogGP or LogGPS model (-x loggp/loggps -o FILE): the prediction and its error"},
-        {"coll-gamma", "", "reduction cost for the prediction, us per byte (default: the model's gamma_us_per_byte, "
-                           "else 0)"},
+        {"coll-gamma", "",
+         "reduction cost for the prediction, us per byte (default: the model's gamma_us_per_byte, "
+         "else 0)"},
         {"coll-segment", "64Ki", "pipeline segment of bcast pipeline"},
         {"coll-extrapolate", "no", "yes: predict sizes beyond the largest the parameters cover"},
     };

@@ -47,9 +47,8 @@ Status ScheduleRunner::prepare()
 
 uint64_t ScheduleRunner::sends() const
 {
-    return uint64_t(std::count_if(ops_.begin(), ops_.end(), [](const fit::ScheduleOp& op) {
-        return op.kind == Kind::send;
-    }));
+    return uint64_t(
+        std::count_if(ops_.begin(), ops_.end(), [](const fit::ScheduleOp& op) { return op.kind == Kind::send; }));
 }
 
 // A send and, next, a receive that wait for the same operations: one step of
