@@ -28,7 +28,8 @@ cat >"$SCRATCH/model.json" <<'JSON'
 JSON
 SIM=(-m sim --sim-clock virtual --sim-g 0 --sim-S 4096 --sim-G 0.0002 -c 3 --warmup 1 --timeout 20
      -x coll --coll-params "$SCRATCH/model.json")
-# op algorithms sizes: every algorithm at eager sizes (8 B, 3 KiB), the
+# op algorithms sizes: every algorithm at sizes whose messages all stay eager
+# (allgather and alltoall send up to P blocks at once: 256 and 512 B), the
 # trees also at 24 KiB (rendezvous messages).
 RUNS=(
     "bcast all 8,3Ki"
