@@ -122,6 +122,12 @@ ngx_status no_select_peer(void*, int, ngx_error* err)
     return unsupported(err, "per-peer links (select_peer)");
 }
 
+// ABI 1.6: a module without the library's collectives.
+ngx_status no_collective(void*, int, const void*, void*, size_t, ngx_error* err)
+{
+    return unsupported(err, "the library's own collectives (collective)");
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -160,6 +166,8 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.open_link = no_open_link;
     if (ops.select_peer == nullptr)
         ops.select_peer = no_select_peer;
+    if (ops.collective == nullptr)
+        ops.collective = no_collective;
     return ops;
 }
 

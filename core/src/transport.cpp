@@ -170,6 +170,12 @@ Status Transport::select_peer(int peer)
     return code == NGX_OK ? Status() : failure("select_peer", code);
 }
 
+Status Transport::collective(ngx_collective_op op, const void* send, void* recv, size_t bytes)
+{
+    ngx_status code = ops_->collective(ctx_, int(op), send, recv, bytes, &error_);
+    return code == NGX_OK ? Status() : failure("collective", code);
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

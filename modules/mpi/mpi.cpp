@@ -48,7 +48,9 @@
 // optional set_layout op (ABI 1.2): MPI_Type_vector(n, 1, stride) of
 // MPI_DOUBLE, MPI_INT or MPI_CHAR, as an MPI user describes a strided array,
 // and, with to_self, messages to this rank itself (send to self). bcast (ABI
-// 1.2) is MPI_Bcast from rank 0 over every rank of the run.
+// 1.2) is MPI_Bcast from rank 0 over every rank of the run; collective (ABI
+// 1.6) the library's own MPI_Bcast, MPI_Reduce, MPI_Allreduce, ... (root 0,
+// reductions MPI_SUM of MPI_DOUBLE).
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
 
@@ -57,6 +59,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -683,6 +686,66 @@ ngx_status mpi_bcast(void* ctx, void* buf, size_t len, ngx_error* err)
     return complete(c, &request, MPI_STATUS_IGNORE, "bcast", err);
 }
 
+// ABI 1.6: the MPI library's own collectives over every rank, root 0
+// (the buffers: module.h). With --mpi-poll the non-blocking form (MPI-3)
+// completed by polling, as bcast does.
+ngx_status start_collective(Context* c, int op, const void* send, void* recv, size_t bytes, MPI_Request* request,
+                            ngx_error* err)
+{
+    const bool doubles = bytes % sizeof(double) == 0;
+    const MPI_Datatype sum_type = doubles ? MPI_DOUBLE : MPI_UNSIGNED_CHAR;
+    const int sum_count = int(doubles ? bytes / sizeof(double) : bytes), count = int(bytes);
+    const bool blocking = !c->options.poll;
+    int code = MPI_SUCCESS;
+    switch (op) {
+    case NGX_COLL_BCAST:
+        code = blocking ? MPI_Bcast(recv, count, MPI_BYTE, 0, c->comm)
+                        : MPI_Ibcast(recv, count, MPI_BYTE, 0, c->comm, request);
+        break;
+    case NGX_COLL_REDUCE:
+        code = blocking ? MPI_Reduce(send, recv, sum_count, sum_type, MPI_SUM, 0, c->comm)
+                        : MPI_Ireduce(send, recv, sum_count, sum_type, MPI_SUM, 0, c->comm, request);
+        break;
+    case NGX_COLL_ALLREDUCE:
+        code = blocking ? MPI_Allreduce(send, recv, sum_count, sum_type, MPI_SUM, c->comm)
+                        : MPI_Iallreduce(send, recv, sum_count, sum_type, MPI_SUM, c->comm, request);
+        break;
+    case NGX_COLL_ALLGATHER:
+        code = blocking ? MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm)
+                        : MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm, request);
+        break;
+    case NGX_COLL_ALLTOALL:
+        code = blocking ? MPI_Alltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm)
+                        : MPI_Ialltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm, request);
+        break;
+    case NGX_COLL_GATHER:
+        code = blocking ? MPI_Gather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm)
+                        : MPI_Igather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm, request);
+        break;
+    case NGX_COLL_SCATTER:
+        code = blocking ? MPI_Scatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm)
+                        : MPI_Iscatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm, request);
+        break;
+    case NGX_COLL_BARRIER:
+        code = blocking ? MPI_Barrier(c->comm) : MPI_Ibarrier(c->comm, request);
+        break;
+    default:
+        return fail(err, NGX_ERR_UNSUPPORTED, "collective: no operation %d", op);
+    }
+    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "collective");
+}
+
+ngx_status mpi_collective(void* ctx, int op, const void* send, void* recv, size_t bytes, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (bytes > size_t(std::numeric_limits<int>::max()))
+        return fail(err, NGX_ERR_INVALID_OPTION, "collective: %zu bytes exceed MPI's int count", bytes);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (ngx_status s = start_collective(c, op, send, recv, bytes, &request, err); s != NGX_OK)
+        return s;
+    return c->options.poll ? complete(c, &request, MPI_STATUS_IGNORE, "collective", err) : NGX_OK;
+}
+
 ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -767,6 +830,7 @@ const ngx_module_ops mpi_ops = {
     nullptr, // virtual_clock: real time
     mpi_open_link,
     mpi_select_peer,
+    mpi_collective,
 };
 
 const ngx_module mpi_module = {
@@ -777,7 +841,7 @@ const ngx_module mpi_module = {
     "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) between the ranks of a pair",
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
-        NGX_CAP_PEER_LINKS,
+        NGX_CAP_PEER_LINKS | NGX_CAP_LIBRARY_COLLECTIVES,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -1,6 +1,7 @@
 // Collective predictions from a saved model (see collective_predict.hpp).
 #include "collective_predict.hpp"
 
+#include <ngx/fit/collective_schedule.hpp>
 #include <ngx/fit/ompi_decision.hpp>
 #include <ngx/record.hpp>
 #include <ngx/sizes.hpp>
@@ -78,7 +79,10 @@ Result<Request> read_request(opt::OptionReader& read, const CollectiveModel& mod
 
 // One prediction, or why the model cannot make it (the largest message it
 // needs beyond the parameters' sizes, or a size it has no finite cost for).
-Result<double> predict_one(const fit::Collective& c, const CollectiveModel& model, bool extrapolate)
+} // namespace
+
+Result<double> checked_prediction(const fit::Collective& c, const CollectiveModel& model, bool extrapolate,
+                                  CollectiveCost how)
 {
     if (std::string why = fit::check_collective(c); !why.empty())
         return Status::usage(why);
@@ -90,7 +94,8 @@ Result<double> predict_one(const fit::Collective& c, const CollectiveModel& mode
             unpriced = bytes;
         return m;
     };
-    const double t = fit::predict_collective(c, watched);
+    const double t = how == CollectiveCost::closed_form ? fit::predict_collective(c, watched)
+                                                        : fit::evaluate_schedule(fit::collective_schedule(c), watched);
     const std::string what = std::string(fit::op_name(c.op)) + " " + std::string(fit::algorithm_name(c.algorithm)) +
                              " of " + bytes_text(c.bytes) + " over P = " + std::to_string(c.ranks);
     if (std::isfinite(unpriced))
@@ -104,6 +109,8 @@ Result<double> predict_one(const fit::Collective& c, const CollectiveModel& mode
         return Status::usage(what + ": no prediction (the parameters give no finite cost)");
     return t;
 }
+
+namespace {
 
 struct Row {
     long long P = 2;
@@ -126,7 +133,8 @@ Result<Row> price_row(const Request& r, const CollectiveModel& model, long long 
                            (r.algorithm == "auto" && row.ompi.modeled == a);
         if (!asked && r.algorithm != "auto")
             continue;
-        Result<double> t = predict_one(fit::Collective{r.op, a, P, bytes, r.gamma, r.segment}, model, r.extrapolate);
+        Result<double> t =
+            checked_prediction(fit::Collective{r.op, a, P, bytes, r.gamma, r.segment}, model, r.extrapolate);
         // Asked for one algorithm, what stops it is the error; among several,
         // the others are still worth showing (an error only if none is left).
         if (!t && r.algorithm == fit::algorithm_name(a))

@@ -604,8 +604,43 @@ def plot_allpairs(plt, runs):
     return figure, "all pairs, * outlier nodes"
 
 
+def plot_coll(plt, runs):
+    """The coll pattern: per algorithm the measured collective (median of the slowest rank, the band from the
+    fastest to the slowest rank's mean) against message size, and the model's prediction as a dashed line of
+    the same colour when the run had one (--coll-params)."""
+    figure, axis = plt.subplots()
+    drawn = 0
+    for label, run, _ in runs:
+        rows = (run.get("model") or {}).get("rows")
+        if not isinstance(rows, list):
+            fail(f"{label}: no coll rows in the run (model.rows)")
+        for algorithm in dict.fromkeys(r["algorithm"] for r in rows):
+            mine = sorted((r for r in rows if r["algorithm"] == algorithm), key=lambda r: r["bytes"])
+            xs = [r["bytes"] for r in mine]
+            name = f"{label} {mine[0]['op']} {algorithm} P={mine[0]['P']}" if len(runs) > 1 else \
+                f"{mine[0]['op']} {algorithm} P={mine[0]['P']}"
+            line, = axis.plot(xs, [r["median_us"] for r in mine], "o-", markersize=3, label=name + " measured",
+                              gid=f"coll:measured:{label}:{algorithm}")
+            axis.fill_between(xs, [r["min_us"] for r in mine], [r["max_us"] for r in mine], alpha=0.15,
+                              color=line.get_color())
+            predicted = [(r["bytes"], r["predicted_us"]) for r in mine if r.get("predicted_us") is not None]
+            if predicted:
+                axis.plot([x for x, _ in predicted], [y for _, y in predicted], "--", color=line.get_color(),
+                          label=name + " predicted", gid=f"coll:predicted:{label}:{algorithm}")
+            drawn += 1
+    if drawn == 0:
+        fail(f"{runs[0][0]}: the coll run has no rows")
+    log_size_axis(axis)
+    size_ticks(axis)
+    axis.set_yscale("log")
+    axis.set_ylabel("collective time, slowest rank (µs)")
+    axis.legend(fontsize="x-small")
+    return figure, "collectives: measured (band: ranks' min..max) and predicted (dashed)"
+
+
 FAMILIES = {
     "allpairs": plot_allpairs,
+    "coll": plot_coll,
     "loggp": plot_loggp,
     "loggps": plot_loggps,
     "overhead": plot_overhead,

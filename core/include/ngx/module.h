@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 5
+#define NGX_MODULE_ABI_MINOR 6
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -69,6 +69,8 @@ typedef struct ngx_error {
 #define NGX_CAP_COLLECTIVES (1u << 7)       /* 1.2: bcast() among every rank of the run */
 #define NGX_CAP_SEND_TO_SELF (1u << 8)      /* 1.3: set_layout() with to_self sends to this process */
 #define NGX_CAP_PEER_LINKS (1u << 9)        /* 1.5: open_link()/select_peer(): one link per peer, many peers */
+#define NGX_CAP_LIBRARY_COLLECTIVES                                                                                    \
+    (1u << 10) /* 1.6: collective(): the library's own collectives (MPI_Allreduce, ...) */
 
 /* One module option, shown by `ngx -m NAME --help`. `name` carries the module
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
@@ -135,6 +137,18 @@ typedef struct ngx_layout {
 
 /* A pending non-blocking operation; the module decides what it holds. */
 typedef uintptr_t ngx_request;
+
+/* 1.6: the operations of collective() (NGX_CAP_LIBRARY_COLLECTIVES). */
+typedef enum ngx_collective_op {
+    NGX_COLL_BCAST = 0,
+    NGX_COLL_REDUCE = 1,
+    NGX_COLL_ALLREDUCE = 2,
+    NGX_COLL_ALLGATHER = 3,
+    NGX_COLL_ALLTOALL = 4,
+    NGX_COLL_GATHER = 5,
+    NGX_COLL_SCATTER = 6,
+    NGX_COLL_BARRIER = 7
+} ngx_collective_op;
 
 /* 1.4: simulated time. A module that simulates a network in virtual time
  * (sim --sim-clock virtual) keeps, per process, a clock that its calls
@@ -213,6 +227,18 @@ typedef struct ngx_module_ops {
      * isend and irecv address `peer`, whose link connect or open_link made
      * (requests already posted keep the link they were posted on). */
     ngx_status (*select_peer)(void* ctx, int peer, ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.6, optional (NGX_CAP_LIBRARY_COLLECTIVES): the library's own
+     * collective `op` (an ngx_collective_op) among every rank of the run,
+     * root rank 0; every rank calls it with the same op and bytes. `bytes` is
+     * the buffer of bcast, reduce and allreduce and each rank's block of the
+     * others (as MPI's count times the type size); the buffers hold: bcast
+     * recv (in place); reduce, allreduce send and recv, bytes each, summed as
+     * doubles (bytes / 8 of them; as unsigned chars when bytes is not a
+     * multiple of 8); allgather, gather send bytes, recv bytes x P (gather:
+     * at the root); alltoall send and recv bytes x P; scatter send bytes x P
+     * at the root, recv bytes; barrier neither. */
+    ngx_status (*collective)(void* ctx, int op, const void* send, void* recv, size_t bytes,
+                             ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

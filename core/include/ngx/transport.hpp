@@ -136,6 +136,9 @@ public:
     // ngx/peer_links.hpp), and makes following calls address `peer`.
     Status open_link(Bootstrap& to_peer);
     Status select_peer(int peer);
+    // ABI 1.6, modules with NGX_CAP_LIBRARY_COLLECTIVES: the library's own
+    // collective among every rank (the buffers: module.h, collective).
+    Status collective(ngx_collective_op op, const void* send, void* recv, size_t bytes);
 
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);

@@ -1,0 +1,428 @@
+// Pattern "coll": a collective operation measured over P ranks as IMB and
+// OSU measure it, with the prediction of its model next to each point.
+//
+// For a pairwise module (sim, tcp, ...; per-peer links, NGX_CAP_PEER_LINKS)
+// it runs ngx's own implementation of each algorithm: the message schedule
+// fit/collective_schedule.hpp lists for the algorithm, rank by rank, played
+// over the module's send and receive (schedule_run.hpp), the reductions a
+// real sum of doubles. The schedule is the one `ngx predict` and `ngx export
+// --goal` are made of, so the measurement, the prediction and LogGOPSim's
+// run look at the same messages.
+//
+// Over a module with the library's own collectives (mpi: ABI 1.6
+// collective, NGX_CAP_LIBRARY_COLLECTIVES), --coll-algorithm library
+// measures MPI_Bcast, MPI_Allreduce, ... themselves; their prediction is that
+// of the algorithm Open MPI's tuned component would choose
+// (fit/ompi_decision.hpp), named in the row.
+//
+// Each repetition starts at a barrier; each rank times its own part, and a
+// repetition lasts as long as its slowest rank: the row's samples are those
+// maxima (gathered on rank 0). Over the ranks, min/avg/max of each rank's
+// mean time (IMB's t_min, t_avg, t_max). With --coll-params FILE (a saved
+// LogGP or LogGPS model) each row gets the prediction: the event-by-event
+// evaluation of the same schedule under the model (collective_schedule.hpp;
+// the closed form of `ngx predict` as well), and the error of the median
+// slowest-rank time against it.
+#include <ngx/fit/collective_schedule.hpp>
+#include <ngx/fit/ompi_decision.hpp>
+#include <ngx/pattern_plugin.hpp>
+#include <ngx/sizes.hpp>
+
+#include "../common/sweep.hpp"
+#include "../shared/collective_predict.hpp"
+#include "../shared/loggp_model.hpp"
+#include "../shared/loggps_model.hpp"
+#include "../shared/offline.hpp"
+#include "schedule_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+// The module ABI's operations (module.h, collective) in fit's order.
+static_assert(int(fit::CollectiveOp::bcast) == NGX_COLL_BCAST && int(fit::CollectiveOp::reduce) == NGX_COLL_REDUCE &&
+              int(fit::CollectiveOp::allreduce) == NGX_COLL_ALLREDUCE &&
+              int(fit::CollectiveOp::allgather) == NGX_COLL_ALLGATHER &&
+              int(fit::CollectiveOp::alltoall) == NGX_COLL_ALLTOALL &&
+              int(fit::CollectiveOp::gather) == NGX_COLL_GATHER &&
+              int(fit::CollectiveOp::scatter) == NGX_COLL_SCATTER &&
+              int(fit::CollectiveOp::barrier) == NGX_COLL_BARRIER);
+
+struct Settings {
+    fit::CollectiveOp op = fit::CollectiveOp::allreduce;
+    std::vector<fit::Algorithm> algorithms; // one, or every one of the op (none: library)
+    bool library = false;                   // the module's own collective (MPI's)
+    std::string params;                     // a saved model, "" for none
+    double gamma = 0;                       // us per byte reduced, for the prediction
+    bool gamma_given = false;
+    double segment = 65536;
+    bool extrapolate = false;
+};
+
+// What one (algorithm, size) measured, on rank 0.
+struct Point {
+    fit::Algorithm algorithm = fit::Algorithm::ring; // ngx's, or the one predicted for the library's
+    bool library = false;
+    bool modeled = true; // library: Open MPI's choice has a model
+    uint64_t bytes = 0;
+    std::vector<double> slowest;               // per repetition, the slowest rank's time
+    double min_us = 0, avg_us = 0, max_us = 0; // over ranks, of each rank's mean
+    double predicted_us = unknown;             // the schedule evaluated under the model
+    double closed_form_us = unknown;           // `ngx predict`'s closed form
+};
+
+Result<CollectiveModel> load_model(const std::string& path)
+{
+    Result<Json> model = saved_model(path);
+    if (!model)
+        return Status::usage("--coll-params " + path + ": " + model.status().message());
+    if (model->value("kind", std::string()) == "loggps") {
+        Result<fit::LogGPSParams> p = loggps_params_from_model(*model);
+        if (!p)
+            return Status::usage("--coll-params " + path + ": " + p.status().message());
+        return loggps_collective_model(*p, *model);
+    }
+    Result<fit::LogGPParams> p = loggp_params_from_model(*model);
+    if (!p)
+        return Status::usage("--coll-params " + path + ": " + p.status().message());
+    return loggp_collective_model(*p, *model);
+}
+
+class Coll final : public Pattern {
+public:
+    Status configure(const OptionValues& values) override;
+    Json options_json() const override;
+    Status run(PatternContext& ctx) override;
+
+private:
+    fit::Collective collective(fit::Algorithm a, long long P, uint64_t bytes, double gamma) const
+    {
+        return fit::Collective{settings_.op, a, P, double(bytes), gamma, settings_.segment};
+    }
+    Status check(PatternContext& ctx) const;
+    Result<Point> measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes);
+    Result<Point> measure_library(PatternContext& ctx, uint64_t bytes);
+    Status predict(Point& point, long long P) const;
+    void report(PatternContext& ctx, const Point& point, int P);
+    Status run_library(PatternContext& ctx);
+
+    Settings settings_;
+    std::optional<CollectiveModel> model_;
+    Json rows_ = Json::array();
+};
+
+Status Coll::configure(const OptionValues& values)
+{
+    opt::OptionReader read(values);
+    const std::string op = read.text("coll-op");
+    const std::optional<fit::CollectiveOp> parsed = fit::op_from_name(op);
+    if (!parsed)
+        return Status::usage("--coll-op " + op + ": not a collective (" + collective_op_names() + ")");
+    settings_.op = *parsed;
+    const std::string algorithm = read.text("coll-algorithm");
+    const std::vector<fit::Algorithm> known = fit::algorithms_of(settings_.op);
+    const std::optional<fit::Algorithm> a = fit::algorithm_from_name(algorithm);
+    if (algorithm == "all")
+        settings_.algorithms = known;
+    else if (algorithm == "library")
+        settings_.library = true;
+    else if (a && std::find(known.begin(), known.end(), *a) != known.end())
+        settings_.algorithms = {*a};
+    else
+        return Status::usage("--coll-algorithm " + algorithm + ": " + op + " has " + fit::algorithm_list(*parsed) +
+                             " (or all, library)");
+    settings_.params = read.text("coll-params");
+    settings_.gamma_given = !read.text("coll-gamma").empty();
+    settings_.gamma = settings_.gamma_given ? read.number("coll-gamma", 0, 1e6) : 0;
+    settings_.segment = double(read.byte_count("coll-segment", 1, max_message_bytes));
+    settings_.extrapolate = read.choice("coll-extrapolate", {"no", "yes"}) == "yes";
+    if (!read.ok())
+        return Status::usage(read.error());
+    if (settings_.params.empty())
+        return Status::ok();
+    Result<CollectiveModel> model = load_model(settings_.params);
+    if (!model)
+        return model.status();
+    model_ = std::move(*model);
+    if (!settings_.gamma_given)
+        settings_.gamma = model_->gamma_us_per_byte;
+    return Status::ok();
+}
+
+Json Coll::options_json() const
+{
+    Json algorithms = settings_.library ? Json::array({"library"}) : Json::array();
+    for (fit::Algorithm a : settings_.algorithms)
+        algorithms.push_back(std::string(fit::algorithm_name(a)));
+    return {{"op", std::string(fit::op_name(settings_.op))},
+            {"algorithms", algorithms},
+            {"params", settings_.params},
+            {"gamma_us_per_byte", settings_.gamma},
+            {"segment_bytes", settings_.segment},
+            {"extrapolate", settings_.extrapolate}};
+}
+
+// Every (algorithm, size) must be valid for P, and predictable when a model
+// is given: checked on every rank before anything is measured (usage errors).
+Status Coll::check(PatternContext& ctx) const
+{
+    const long long P = ctx.bootstrap.nranks();
+    if (settings_.library && !ctx.transport.has(NGX_CAP_LIBRARY_COLLECTIVES))
+        return Status::usage("--coll-algorithm library: module " + ctx.transport.module().name() +
+                             " has no collectives of its own (NGX_CAP_LIBRARY_COLLECTIVES, module ABI 1.6: mpi)");
+    for (fit::Algorithm a : settings_.algorithms)
+        for (uint64_t bytes : ctx.settings.sizes) {
+            const fit::Collective c = collective(a, P, bytes, settings_.gamma);
+            if (std::string why = fit::check_collective(c); !why.empty())
+                return Status::usage(std::string(fit::op_name(c.op)) + " " + std::string(fit::algorithm_name(a)) +
+                                     " over P = " + std::to_string(P) + ": " + why);
+            if (model_)
+                NGX_TRY(checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule).status());
+        }
+    return Status::ok();
+}
+
+// The links every rank's part of the schedule needs, as one round.
+Round links_round(const fit::Schedule& schedule)
+{
+    Round round;
+    for (size_t rank = 0; rank < schedule.ranks.size(); ++rank)
+        for (int peer : coll::peers_of(schedule.ranks[rank]))
+            if (int(rank) < peer)
+                round.transfers.push_back({int(rank), peer});
+    return round;
+}
+
+// Each rank's times, gathered on rank 0: per repetition the slowest rank's,
+// and min/avg/max over ranks of each rank's mean.
+Status gather_times(PatternContext& ctx, const std::vector<double>& mine, Point& point)
+{
+    Bytes bytes(mine.size() * sizeof(double));
+    std::memcpy(bytes.data(), mine.data(), bytes.size());
+    std::vector<Bytes> all;
+    NGX_TRY(ctx.bootstrap.gather(bytes, all).with_context("gathering the ranks' times"));
+    if (ctx.bootstrap.rank() != 0)
+        return Status::ok();
+    point.slowest.assign(mine.size(), 0);
+    std::vector<double> means;
+    for (const Bytes& rank : all) {
+        if (rank.size() != bytes.size())
+            return Status::runtime("a rank sent " + std::to_string(rank.size()) + " bytes of times, expected " +
+                                   std::to_string(bytes.size()));
+        double sum = 0;
+        for (size_t i = 0; i < mine.size(); ++i) {
+            double t = 0;
+            std::memcpy(&t, rank.data() + i * sizeof t, sizeof t);
+            point.slowest[i] = std::max(point.slowest[i], t);
+            sum += t;
+        }
+        means.push_back(sum / double(std::max<size_t>(1, mine.size())));
+    }
+    point.min_us = *std::min_element(means.begin(), means.end());
+    point.max_us = *std::max_element(means.begin(), means.end());
+    point.avg_us = std::accumulate(means.begin(), means.end(), 0.0) / double(means.size());
+    return Status::ok();
+}
+
+Result<Point> Coll::measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes)
+{
+    const int P = ctx.bootstrap.nranks(), me = ctx.bootstrap.rank();
+    // The schedule with its reductions (a calc after each reducing receive):
+    // any gamma > 0 makes the schedule list them.
+    const fit::Schedule schedule = fit::collective_schedule(collective(a, P, bytes, 1.0));
+    NGX_TRY(links.open_for(links_round(schedule)));
+    coll::ScheduleRunner runner(ctx.transport, links, schedule.ranks[size_t(me)]);
+    NGX_TRY(runner.prepare());
+    const std::string what = std::string(fit::op_name(settings_.op)) + " " + std::string(fit::algorithm_name(a)) +
+                             " of " + format_bytes(bytes);
+    std::vector<double> mine;
+    mine.reserve(ctx.settings.count);
+    for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
+        if (ctx.interrupted())
+            return Status::interrupted(what + ": interrupted");
+        NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
+        const uint64_t t0 = ctx.timer.now();
+        NGX_TRY(runner.run().with_context(what));
+        const uint64_t t1 = ctx.timer.now();
+        if (rep >= ctx.settings.warmup)
+            mine.push_back(ctx.timer.to_us(t1 - t0));
+    }
+    ctx.sink.count_messages(runner.sends() * (ctx.settings.warmup + ctx.settings.count));
+    Point point;
+    point.algorithm = a;
+    point.bytes = bytes;
+    NGX_TRY(gather_times(ctx, mine, point));
+    return point;
+}
+
+// The library's own collective (MPI_Allreduce, ...), timed as measure() does.
+Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
+{
+    const int P = ctx.bootstrap.nranks();
+    const std::string what = "the library's " + std::string(fit::op_name(settings_.op)) + " of " + format_bytes(bytes);
+    const size_t span = std::max<size_t>(1, bytes) * size_t(P);
+    Result<Buffer> send = ctx.transport.alloc(span);
+    if (!send)
+        return send.status();
+    Result<Buffer> recv = ctx.transport.alloc(span);
+    if (!recv)
+        return recv.status();
+    std::vector<double> ones(span / sizeof(double), 1.0);
+    std::memcpy(send->data(), ones.data(), ones.size() * sizeof(double));
+    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, fit/collectives.hpp)
+    std::vector<double> mine;
+    for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
+        if (ctx.interrupted())
+            return Status::interrupted(what + ": interrupted");
+        NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
+        const uint64_t t0 = ctx.timer.now();
+        NGX_TRY(ctx.transport.collective(op, send->data(), recv->data(), bytes).with_context(what));
+        const uint64_t t1 = ctx.timer.now();
+        if (rep >= ctx.settings.warmup)
+            mine.push_back(ctx.timer.to_us(t1 - t0));
+    }
+    Point point;
+    point.library = true;
+    point.bytes = bytes;
+    const fit::OmpiChoice choice = fit::ompi_tuned_choice(settings_.op, P, double(bytes));
+    point.modeled = choice.modeled.has_value();
+    point.algorithm = choice.modeled.value_or(fit::algorithms_of(settings_.op).front());
+    NGX_TRY(gather_times(ctx, mine, point));
+    return point;
+}
+
+Status Coll::predict(Point& point, long long P) const
+{
+    if (!model_ || !point.modeled)
+        return Status::ok();
+    const fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
+    Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule);
+    if (!events)
+        return events.status();
+    Result<double> closed = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::closed_form);
+    point.predicted_us = *events;
+    point.closed_form_us = closed ? *closed : unknown;
+    return Status::ok();
+}
+
+void Coll::report(PatternContext& ctx, const Point& point, int P)
+{
+    SizeRecord record = make_record(ctx, point.bytes, point.slowest);
+    const std::vector<fit::Algorithm> known = fit::algorithms_of(settings_.op);
+    const double index =
+        point.library ? -1.0 : double(std::find(known.begin(), known.end(), point.algorithm) - known.begin());
+    const double error = (record.summary.median - point.predicted_us) / point.predicted_us;
+    // Over ranks, IMB's t_min/t_avg/t_max (the result's own min_us is over repetitions).
+    record.extra = {{"processes", double(P)},
+                    {"algorithm", index},
+                    {"rank_min_us", point.min_us},
+                    {"rank_avg_us", point.avg_us},
+                    {"rank_max_us", point.max_us}};
+    if (model_) {
+        record.extra.emplace_back("predicted_us", point.predicted_us);
+        record.extra.emplace_back("error_pct", 100 * error);
+    }
+    rows_.push_back(
+        {{"op", std::string(fit::op_name(settings_.op))},
+         {"algorithm", point.library ? std::string("library") : std::string(fit::algorithm_name(point.algorithm))},
+         {"P", P},
+         {"bytes", point.bytes},
+         {"median_us", record.summary.median},
+         {"min_us", point.min_us},
+         {"avg_us", point.avg_us},
+         {"max_us", point.max_us},
+         {"predicted_us", json_number(point.predicted_us)},
+         {"closed_form_us", json_number(point.closed_form_us)},
+         {"error", json_number(error)}});
+    if (point.library)
+        rows_.back()["predicted_algorithm"] =
+            point.modeled ? Json(std::string(fit::algorithm_name(point.algorithm))) : Json();
+    ctx.sink.size_done(std::move(record));
+    Json model = {{"kind", "coll"}, {"rows", rows_}};
+    if (model_)
+        model["predicted_from"] = settings_.params;
+    ctx.sink.set_model(std::move(model));
+}
+
+Status Coll::run_library(PatternContext& ctx)
+{
+    for (uint64_t bytes : ctx.settings.sizes) {
+        mark_step(ctx.settings.progress, "coll library", bytes);
+        Result<Point> point = measure_library(ctx, bytes);
+        if (!point)
+            return point.status();
+        if (ctx.bootstrap.rank() != 0)
+            continue;
+        NGX_TRY(predict(*point, ctx.bootstrap.nranks()));
+        report(ctx, *point, ctx.bootstrap.nranks());
+    }
+    return Status::ok();
+}
+
+Status Coll::run(PatternContext& ctx)
+{
+    NGX_TRY(check(ctx));
+    const int P = ctx.bootstrap.nranks();
+    if (settings_.library)
+        return run_library(ctx);
+    NGX_TRY(PeerLinks::check_module(
+        ctx.transport.module(), LayoutKind::group,
+        {links_round(fit::collective_schedule(collective(settings_.algorithms.front(), P, 1, 0)))}, P));
+    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::group);
+    if (!links)
+        return links.status();
+    for (fit::Algorithm a : settings_.algorithms)
+        for (uint64_t bytes : ctx.settings.sizes) {
+            mark_step(ctx.settings.progress, "coll", bytes);
+            Result<Point> point = measure(ctx, *links, a, bytes);
+            if (!point)
+                return point.status();
+            if (ctx.bootstrap.rank() != 0)
+                continue;
+            NGX_TRY(predict(*point, P));
+            report(ctx, *point, P);
+        }
+    return Status::ok();
+}
+
+} // namespace
+
+PatternInfo coll_pattern()
+{
+    PatternInfo info;
+    info.name = "coll";
+    info.description = "a collective over P ranks, ngx's own algorithms over the module's send/recv (per-peer links: "
+                       "sim, tcp, mpi), slowest rank per repetition, with the model's prediction (--coll-params)";
+    info.metric = "collective time (slowest rank)";
+    info.default_sizes = "8,1Ki,64Ki";
+    info.default_count = 50;
+    info.default_warmup = 5;
+    info.options = {
+        {"coll-op", "allreduce",
+         "the collective: bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier"},
+        {"coll-algorithm", "all",
+         "one algorithm of the op (ngx predict's names), all, or library: the module's own collective (mpi: "
+         "MPI_Allreduce, ...; predicted as Open MPI's tuned choice)"},
+        {"coll-params", "", "a saved LogGP or LogGPS model (-x loggp/loggps -o FILE): the prediction and its error"},
+        {"coll-gamma", "",
+         "reduction cost for the prediction, us per byte (default: the model's gamma_us_per_byte, "
+         "else 0)"},
+        {"coll-segment", "64Ki", "pipeline segment of bcast pipeline"},
+        {"coll-extrapolate", "no", "yes: predict sizes beyond the largest the parameters cover"},
+    };
+    info.create = [] { return std::make_unique<Coll>(); };
+    info.ranks = RankGrouping::group;
+    info.layouts = {LayoutKind::group};
+    return info;
+}
+
+} // namespace ngx::patterns
+
+NGX_PATTERN_EXPORT(ngx::patterns::coll_pattern)

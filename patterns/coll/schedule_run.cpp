@@ -1,0 +1,118 @@
+// One rank's part of a collective schedule over send/recv (see schedule_run.hpp).
+#include "schedule_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace ngx::patterns::coll {
+
+using Kind = fit::ScheduleOp::Kind;
+
+size_t message_bytes(double bytes)
+{
+    return size_t(std::max(1.0, std::round(bytes)));
+}
+
+std::vector<int> peers_of(const std::vector<fit::ScheduleOp>& ops)
+{
+    std::set<int> peers;
+    for (const fit::ScheduleOp& op : ops)
+        if (op.kind != Kind::calc)
+            peers.insert(op.peer);
+    return {peers.begin(), peers.end()};
+}
+
+Status ScheduleRunner::prepare()
+{
+    size_t largest = 1;
+    for (const fit::ScheduleOp& op : ops_)
+        largest = std::max(largest, message_bytes(op.bytes));
+    Result<Buffer> out = transport_.alloc(largest);
+    if (!out)
+        return out.status();
+    Result<Buffer> in = transport_.alloc(largest);
+    if (!in)
+        return in.status();
+    out_ = std::move(*out);
+    in_ = std::move(*in);
+    own_.assign(largest / sizeof(double) + 1, 1.0);
+    for (size_t i = 0; i < largest / sizeof(double); ++i) {
+        const double one = 1.0;
+        std::memcpy(out_.data() + i * sizeof one, &one, sizeof one);
+    }
+    return Status::ok();
+}
+
+uint64_t ScheduleRunner::sends() const
+{
+    return uint64_t(
+        std::count_if(ops_.begin(), ops_.end(), [](const fit::ScheduleOp& op) { return op.kind == Kind::send; }));
+}
+
+// A send and, next, a receive that wait for the same operations: one step of
+// an exchange (collective_schedule.cpp's Builder::exchange).
+bool ScheduleRunner::exchange_at(size_t i) const
+{
+    return i + 1 < ops_.size() && ops_[i].kind == Kind::send && ops_[i + 1].kind == Kind::recv &&
+           ops_[i].after == ops_[i + 1].after;
+}
+
+Status ScheduleRunner::exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv)
+{
+    const size_t out = message_bytes(send.bytes), in = message_bytes(recv.bytes);
+    if (send.peer != recv.peer || !transport_.has(NGX_CAP_NONBLOCKING)) {
+        NGX_TRY(links_.use(send.peer));
+        NGX_TRY(transport_.send(out_.data(), out));
+        NGX_TRY(links_.use(recv.peer));
+        return transport_.recv(in_.data(), in);
+    }
+    NGX_TRY(links_.use(send.peer));
+    ngx_request sent = 0, received = 0;
+    NGX_TRY(transport_.irecv(in_.data(), in, received));
+    NGX_TRY(transport_.isend(out_.data(), out, sent));
+    NGX_TRY(transport_.wait(sent));
+    return transport_.wait(received);
+}
+
+// The reduction of a received message into the rank's own values: the sum
+// of doubles MPI_SUM on MPI_DOUBLE computes.
+void ScheduleRunner::reduce(double bytes)
+{
+    const size_t n = std::min(message_bytes(bytes), in_.size()) / sizeof(double);
+    const uint8_t* in = in_.data();
+    for (size_t i = 0; i < n; ++i) {
+        double v = 0;
+        std::memcpy(&v, in + i * sizeof v, sizeof v);
+        own_[i] += v;
+    }
+}
+
+Status ScheduleRunner::run()
+{
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        const fit::ScheduleOp& op = ops_[i];
+        if (exchange_at(i)) {
+            NGX_TRY(exchange(op, ops_[i + 1]));
+            ++i;
+            continue;
+        }
+        switch (op.kind) {
+        case Kind::send:
+            NGX_TRY(links_.use(op.peer));
+            NGX_TRY(transport_.send(out_.data(), message_bytes(op.bytes)));
+            break;
+        case Kind::recv:
+            NGX_TRY(links_.use(op.peer));
+            NGX_TRY(transport_.recv(in_.data(), message_bytes(op.bytes)));
+            break;
+        case Kind::calc:
+            reduce(op.bytes);
+            break;
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace ngx::patterns::coll

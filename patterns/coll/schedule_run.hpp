@@ -1,0 +1,67 @@
+// Runs one rank's part of a collective schedule (fit/collective_schedule.hpp:
+// the same message list the predictions and the GOAL export are made of)
+// over a pairwise module's send and receive, so that ngx's own collectives
+// can be measured over tcp, shm or sim and set against the MPI library's.
+//
+// Operations run in the schedule's order, which respects every `after`.
+// A send followed by a receive that waits for the same operations is one
+// step of an exchange: with the same peer, over a module with real
+// non-blocking calls (NGX_CAP_NONBLOCKING), it runs as isend + irecv + wait;
+// otherwise (two peers, as in a ring's shift, or a module without them:
+// tcp) as send then receive, which needs the module's send to
+// return before its receiver is there (eager: sim below S, tcp within the
+// socket buffers); otherwise the run ends at the module's deadline. A calc
+// adds the received doubles to the rank's own (a real reduction: sum of
+// doubles), so the time includes the computation the model calls gamma.
+//
+//     ScheduleRunner runner(transport, links, schedule.ranks[me]);
+//     NGX_TRY(runner.prepare());       // buffers, outside the timed region
+//     NGX_TRY(runner.run());           // one collective
+#ifndef NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
+#define NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
+
+#include <ngx/fit/collective_schedule.hpp>
+#include <ngx/peer_links.hpp>
+#include <ngx/transport.hpp>
+
+#include <vector>
+
+namespace ngx::patterns::coll {
+
+// The bytes a schedule's message of `bytes` (a block n/P need not be whole)
+// moves: rounded to the nearest byte, at least 1.
+size_t message_bytes(double bytes);
+
+// The peers `ops` sends to or receives from, ascending.
+std::vector<int> peers_of(const std::vector<fit::ScheduleOp>& ops);
+
+class ScheduleRunner {
+public:
+    ScheduleRunner(Transport& transport, PeerLinks& links, const std::vector<fit::ScheduleOp>& ops)
+            : transport_(transport), links_(links), ops_(ops)
+    {
+    }
+
+    // Buffers for the largest message: the data sent, the data received and
+    // the rank's own values (doubles) the reductions add into.
+    Status prepare();
+    // This rank's operations, once.
+    Status run();
+    // Messages this rank sent in one run().
+    uint64_t sends() const;
+
+private:
+    bool exchange_at(size_t i) const;
+    Status exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv);
+    void reduce(double bytes);
+
+    Transport& transport_;
+    PeerLinks& links_;
+    const std::vector<fit::ScheduleOp>& ops_;
+    Buffer out_, in_;
+    std::vector<double> own_;
+};
+
+} // namespace ngx::patterns::coll
+
+#endif
