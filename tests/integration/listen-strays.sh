@@ -99,6 +99,8 @@ ok "--serve forever: two clients served, SIGTERM -> 130"
 port=$(free_port) || fail "no free port"
 it_bg stalled.log --listen "127.0.0.1:$port" --accept-timeout 60 --timeout 3 --serve 2
 srv=$BG_PID
+for _ in $(seq 300); do grep -q 'listening on' stalled.log && break; sleep 0.1; done # slower to start under ASan
+grep -q 'listening on 127.0.0.1, port' stalled.log || fail "no start-up line: $(cat stalled.log)"
 client stall "$port" run --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1 -c 5 >stalled.out ||
     fail "stalled client: $(cat stalled.out)"
 grep -q '^answer: ok' stalled.out || fail "the stalled client was not accepted: $(cat stalled.out)"
