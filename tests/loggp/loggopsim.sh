@@ -36,6 +36,12 @@ esac
 run() {
     ngx_run 150 -m "$module" -x loggp "${sim[@]}" -s "$sizes" --cpus 0,1 -o "$IT_DIR/run.json"
     [[ $RC == 0 ]] || { tail -5 "$IT_DIR/err"; return 1; }
+}
+# The export: a fit of a real module (shm) can have a range whose L came out
+# negative on a noisy run, which the export rightly refuses (LogGOPSim cannot
+# simulate it): that attempt does not count, the run is measured again. Any
+# other refusal fails the attempt too, with its message.
+export_run() {
     ngx_run 30 predict --params "$IT_DIR/run.json" --export loggopsim
     [[ $RC == 0 ]] || { echo "--export loggopsim: exit $RC: $(cat "$IT_DIR/err")"; return 1; }
     cp "$IT_DIR/out" "$IT_DIR/export.txt"
@@ -46,6 +52,7 @@ run() {
 # export's first line names: picoseconds, or femtoseconds when all fit).
 check() {
     local size measured line sim_ps worst=0 rc=0 per_us
+    export_run || return 1
     case $(head -1 "$IT_DIR/export.txt") in
     *"integer femtoseconds"*) per_us=1e9 ;;
     *"integer picoseconds"*) per_us=1e6 ;;
@@ -85,5 +92,6 @@ PY
 for r in json.load(open(sys.argv[1]))["results"]: print(r["size_bytes"], r["median_us"])' "$IT_DIR/run.json")
     return $rc
 }
+if [[ $module == shm ]]; then LG_ATTEMPTS=3; fi
 lg_measure_and_check "LogGOPSim reproduces PRTT(1,0,s), set ${1:-A}" run check
 echo PASS
