@@ -69,6 +69,25 @@
 #                        print the result line (the client's; the server's
 #                        for udp); each run has NETNS_PROBE_TIMEOUT seconds
 #   netns_mtu PAIR MTU   set the MTU of both devices of the pair
+#   netns_cluster NAME N [RATE [SLOW_NODE SLOW_RATE]]
+#                        an emulated cluster: N namespaces (nodes 0..N-1) with
+#                        one NIC each on a Linux bridge that lives in a
+#                        namespace of its own (a full-bisection switch);
+#                        private 10.79.S.(i+1)/24; each NIC limited by tbf to
+#                        RATE on both ends (node side and switch port), node
+#                        SLOW_NODE to SLOW_RATE; no RATE (or "none"): no limit
+#   netns_cluster_get NAME KEY
+#                        nodes (N), subnet, ns_I and ip_I (node I), hosts
+#                        (comma-separated ip:1 list for mpirun)
+#   netns_cluster_pair NAME I J PAIR
+#                        a pair view of nodes I (side a) and J (side b), so
+#                        that netns_probe, netns_link_down etc. work on it
+#   netns_cluster_rate NAME NODE RATE
+#                        change one node's NIC rate (both ends) mid-test
+#   netns_cluster_mpirun NAME NP [MPIRUN_OPTION...] -- PROGRAM [ARG...]
+#                        mpirun with NP ranks placed round-robin over the
+#                        nodes (rank r on node r mod N), launched inside
+#                        node 0, each node with its namespace's host name
 #   netns_kv "LINE" KEY  the value of a key=value word (ngx-netprobe output)
 #   netns_within VALUE TARGET PERCENT
 #                        true when |VALUE - TARGET| <= PERCENT% of TARGET
@@ -453,6 +472,115 @@ netns_kv() {
 
 netns_within() {
     awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= p / 100 * (t < 0 ? -t : t)) }'
+}
+
+# --- Emulated clusters: N nodes on one bridge -----------------------------
+
+_netns_cluster_tbf() {  # NS DEV RATE: limit one end of a node's NIC
+    local out
+    [[ -z $3 || $3 == none ]] && { tc -n "$1" qdisc del dev "$2" root 2>/dev/null; return 0; }
+    if ! out=$(tc -n "$1" qdisc replace dev "$2" root tbf rate "$3" \
+        burst "${NETNS_CLUSTER_BURST:-32kb}" latency "${NETNS_CLUSTER_LATENCY:-200ms}" 2>&1); then
+        _netns_err "tbf $3 on $1/$2: $out"; return 1
+    fi
+}
+
+netns_cluster() {
+    local c=$1 n=${2:-} rate=${3:-} slow=${4:--1} slow_rate=${5:-}
+    _netns_check_pair_name "$c" || return 1
+    [[ -z ${NETNS_INFO[$c.kind]:-} ]] || { _netns_err "'$c' already exists"; return 1; }
+    [[ $n =~ ^[0-9]+$ && $n -ge 2 && $n -le 64 ]] ||
+        { _netns_err "netns_cluster: node count '$n' is not a whole number in 2..64"; return 1; }
+    [[ $slow == -1 || ($slow =~ ^[0-9]+$ && $slow -lt $n && -n $slow_rate) ]] ||
+        { _netns_err "netns_cluster: slow node '$slow' needs a node index below $n and a rate"; return 1; }
+    local net="10.79.$NETNS_NEXT_SUBNET" br="$NETNS_RUN_ID-$c-sw" i ns r out
+    NETNS_NEXT_SUBNET=$((NETNS_NEXT_SUBNET + 1))
+    _netns_add_ns "$br" || return 1
+    ip -n "$br" link add br0 type bridge && ip -n "$br" link set br0 up ||
+        { _netns_err "bridge for '$c' failed"; return 1; }
+    for ((i = 0; i < n; i++)); do
+        ns="$NETNS_RUN_ID-$c-n$i"
+        _netns_add_ns "$ns" || return 1
+        if ! out=$(ip link add eth0 netns "$ns" type veth peer name "p$i" netns "$br" 2>&1); then
+            _netns_err "NIC of node $i of '$c': $out"; return 1
+        fi
+        _netns_no_ipv6 "$ns" eth0
+        _netns_no_ipv6 "$br" "p$i"
+        ip -n "$br" link set "p$i" master br0 && ip -n "$br" link set "p$i" up &&
+            ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0 && ip -n "$ns" link set eth0 up ||
+            { _netns_err "configuring node $i of '$c' failed"; return 1; }
+        r=$rate
+        [[ $i == "$slow" ]] && r=$slow_rate
+        _netns_cluster_tbf "$ns" eth0 "$r" && _netns_cluster_tbf "$br" "p$i" "$r" || return 1
+        NETNS_INFO[$c.ns_$i]=$ns
+        NETNS_INFO[$c.ip_$i]=$net.$((i + 1))
+    done
+    NETNS_INFO[$c.kind]=cluster
+    NETNS_INFO[$c.nodes]=$n
+    NETNS_INFO[$c.switch]=$br
+    NETNS_INFO[$c.subnet]=$net.0/24
+    local hosts=
+    for ((i = 0; i < n; i++)); do hosts+="${hosts:+,}$net.$((i + 1)):1"; done
+    NETNS_INFO[$c.hosts]=$hosts
+}
+
+netns_cluster_get() {
+    [[ ${NETNS_INFO[$1.kind]:-} == cluster ]] || { _netns_err "no cluster '$1'"; return 1; }
+    netns_get "$1" "$2"
+}
+
+netns_cluster_pair() {
+    local c=$1 i=$2 j=$3 p=$4
+    [[ ${NETNS_INFO[$c.kind]:-} == cluster ]] || { _netns_err "no cluster '$c'"; return 1; }
+    [[ -n ${NETNS_INFO[$c.ns_$i]:-} && -n ${NETNS_INFO[$c.ns_$j]:-} && $i != "$j" ]] ||
+        { _netns_err "cluster '$c' has no two nodes '$i' and '$j'"; return 1; }
+    _netns_check_pair_name "$p" || return 1
+    [[ -z ${NETNS_INFO[$p.kind]:-} ]] || { _netns_err "'$p' already exists"; return 1; }
+    NETNS_INFO[$p.kind]=cluster-link
+    NETNS_INFO[$p.ns_a]=${NETNS_INFO[$c.ns_$i]}
+    NETNS_INFO[$p.ns_b]=${NETNS_INFO[$c.ns_$j]}
+    NETNS_INFO[$p.dev_a]=eth0
+    NETNS_INFO[$p.dev_b]=eth0
+    NETNS_INFO[$p.ip_a]=${NETNS_INFO[$c.ip_$i]}
+    NETNS_INFO[$p.ip_b]=${NETNS_INFO[$c.ip_$j]}
+    NETNS_INFO[$p.subnet]=${NETNS_INFO[$c.subnet]}
+    NETNS_PAIRS+=("$p")
+}
+
+netns_cluster_rate() {
+    local c=$1 i=$2 rate=$3
+    [[ ${NETNS_INFO[$c.kind]:-} == cluster ]] || { _netns_err "no cluster '$c'"; return 1; }
+    [[ -n ${NETNS_INFO[$c.ns_$i]:-} ]] || { _netns_err "cluster '$c' has no node '$i'"; return 1; }
+    _netns_cluster_tbf "${NETNS_INFO[$c.ns_$i]}" eth0 "$rate" &&
+        _netns_cluster_tbf "${NETNS_INFO[$c.switch]}" "p$i" "$rate"
+}
+
+netns_cluster_mpirun() {
+    local c=$1 np=${2:-}
+    shift 2 2>/dev/null || shift $#
+    [[ ${NETNS_INFO[$c.kind]:-} == cluster ]] || { _netns_err "no cluster '$c'"; return 1; }
+    [[ $np =~ ^[0-9]+$ && $np -ge 1 ]] || { _netns_err "netns_cluster_mpirun: rank count '$np' is not a whole number"; return 1; }
+    local -a extra=() hosts=()
+    while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
+    [[ ${1:-} == -- ]] && shift
+    [[ $# -gt 0 ]] || { _netns_err "usage: netns_cluster_mpirun CLUSTER NP [MPIRUN_OPTION...] -- PROGRAM [ARG...]"; return 1; }
+    local n=${NETNS_INFO[$c.nodes]} i nslist= subnet=${NETNS_INFO[$c.subnet]}
+    # Slots per node: enough for rank r on node r mod N.
+    local slots=$(((np + n - 1) / n))
+    for ((i = 0; i < n; i++)); do
+        hosts+=("${NETNS_INFO[$c.ip_$i]}:$slots")
+        nslist+="${nslist:+,}${NETNS_INFO[$c.ns_$i]}"
+    done
+    local -a args=()
+    [[ $(id -u) == 0 ]] && args+=(--allow-run-as-root)
+    args+=(-np "$np" --host "$(IFS=,; echo "${hosts[*]}")" --map-by node --bind-to none
+        --mca plm_rsh_agent "$NETNS_NSRSH --ns $nslist"
+        --mca btl self,tcp --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet"
+        --mca btl_tcp_disable_family 6
+        # More ranks than cores: a rank that busy-polls would starve the others.
+        --mca mpi_yield_when_idle 1)
+    NETNS_CMD_TIMEOUT=$NETNS_MPI_TIMEOUT netns_exec_host "${NETNS_INFO[$c.ns_0]}" \
+        mpirun "${args[@]}" "${extra[@]}" "$@"
 }
 
 _netns_is_child() {  # PID: still alive and our child (not a recycled pid)
