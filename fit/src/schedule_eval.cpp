@@ -6,7 +6,10 @@
 // the receive completes when both have happened. At equal times a rank's
 // own ready operations go before arriving messages (LogGOPSim leaves that
 // to its event heap's order; see collectives.hpp). Rendezvous handshakes
-// are delays, not CPU time (as the closed forms take them).
+// are delays, not CPU time (as the closed forms take them). Under
+// ScheduleRules::program_order each operation also waits for the step before
+// it, and an arriving message holds only the receive NIC: the CPU takes it
+// when its receive is called.
 #include <ngx/fit/collective_schedule.hpp>
 
 #include <algorithm>
@@ -26,6 +29,7 @@ struct OpState {
     double done = unknown;    // completion time
     double posted = unknown;  // recv: when it was posted
     double taken = unknown;   // recv: when the CPU finished taking the message
+    double arrived = unknown; // recv, program order: when the message was in
     double request = unknown; // recv: when a rendezvous request arrived
     bool handshaken = false;  // send: its rendezvous data may go
     std::vector<int> dependents;
@@ -52,16 +56,17 @@ struct Event {
 
 class Evaluation {
 public:
-    Evaluation(const Schedule& s, const MessageCostFn& p2p) : s_(s), p2p_(p2p), ranks_(s.ranks.size())
+    Evaluation(const Schedule& s, const MessageCostFn& p2p, const ScheduleRules& rules)
+            : s_(s), p2p_(p2p), rules_(rules), ranks_(s.ranks.size())
     {
         ops_.resize(s.ranks.size());
         for (std::size_t r = 0; r < s.ranks.size(); ++r) {
             ops_[r].resize(s.ranks[r].size());
             for (std::size_t i = 0; i < s.ranks[r].size(); ++i)
-                for (int before : s.ranks[r][i].after) {
-                    ops_[r][before].dependents.push_back(int(i));
-                    ++ops_[r][i].pending;
-                }
+                for (int before : s.ranks[r][i].after)
+                    depend(r, before, int(i));
+            if (rules.program_order)
+                chain_steps(r);
         }
     }
 
@@ -90,6 +95,31 @@ public:
     }
 
 private:
+    void depend(std::size_t rank, int before, int op)
+    {
+        ops_[rank][before].dependents.push_back(op);
+        ++ops_[rank][op].pending;
+    }
+
+    // Program order: every operation of a step waits for every one of the
+    // step before (an overlapped exchange is a step of two).
+    void chain_steps(std::size_t rank)
+    {
+        const std::vector<ScheduleOp>& list = s_.ranks[rank];
+        std::vector<int> previous;
+        for (std::size_t i = 0; i < list.size();) {
+            const std::size_t width = overlapped_exchange_at(list, i, rules_.nonblocking) ? 2 : 1;
+            std::vector<int> step;
+            for (std::size_t k = i; k < i + width; ++k) {
+                for (int before : previous)
+                    depend(rank, before, int(k));
+                step.push_back(int(k));
+            }
+            previous = std::move(step);
+            i += width;
+        }
+    }
+
     void push(double time, int order, int rank, int op) { queue_.push({time, order, seq_++, rank, op}); }
 
     MessageCost cost(double bytes)
@@ -160,6 +190,8 @@ private:
     {
         OpState& state = ops_[rank][op];
         state.posted = t;
+        if (std::isfinite(state.arrived))
+            return take(std::max(t, state.arrived), rank, op);
         if (std::isfinite(state.taken))
             return complete(rank, op, std::max(t, state.taken));
         if (std::isfinite(state.request))
@@ -169,6 +201,8 @@ private:
     void arrive(double t, int rank, int op)
     {
         RankState& cpu = ranks_[rank];
+        if (rules_.program_order)
+            return arrive_in_buffers(t, rank, op);
         const double free = std::max(cpu.cpu, cpu.recv_nic);
         if (free > t)
             return push(free, 1, rank, op);
@@ -181,8 +215,32 @@ private:
             complete(rank, op, std::max(state.posted, state.taken));
     }
 
+    // Program order: the message holds the receive NIC on arrival; the CPU
+    // takes it once its receive is called.
+    void arrive_in_buffers(double t, int rank, int op)
+    {
+        RankState& nic = ranks_[rank];
+        if (nic.recv_nic > t)
+            return push(nic.recv_nic, 1, rank, op);
+        nic.recv_nic = t + cost(s_.ranks[rank][op].bytes).recv_gap;
+        OpState& state = ops_[rank][op];
+        state.arrived = t;
+        if (std::isfinite(state.posted))
+            take(std::max(t, state.posted), rank, op);
+    }
+
+    void take(double t, int rank, int op)
+    {
+        RankState& cpu = ranks_[rank];
+        const double start = std::max(t, cpu.cpu);
+        cpu.cpu = start + cost(s_.ranks[rank][op].bytes).recv_cpu;
+        ops_[rank][op].taken = cpu.cpu;
+        complete(rank, op, cpu.cpu);
+    }
+
     const Schedule& s_;
     const MessageCostFn& p2p_;
+    const ScheduleRules rules_;
     std::vector<RankState> ranks_;
     std::vector<std::vector<OpState>> ops_;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
@@ -192,9 +250,16 @@ private:
 
 } // namespace
 
-double evaluate_schedule(const Schedule& schedule, const MessageCostFn& p2p)
+bool overlapped_exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i, bool nonblocking)
 {
-    return Evaluation(schedule, p2p).run();
+    return nonblocking && i + 1 < ops.size() && ops[i].kind == ScheduleOp::Kind::send &&
+           ops[i + 1].kind == ScheduleOp::Kind::recv && ops[i].after == ops[i + 1].after &&
+           ops[i].peer == ops[i + 1].peer;
+}
+
+double evaluate_schedule(const Schedule& schedule, const MessageCostFn& p2p, const ScheduleRules& rules)
+{
+    return Evaluation(schedule, p2p, rules).run();
 }
 
 } // namespace ngx::fit

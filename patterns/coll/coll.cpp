@@ -109,7 +109,7 @@ private:
     Status check(PatternContext& ctx) const;
     Result<Point> measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes);
     Result<Point> measure_library(PatternContext& ctx, uint64_t bytes);
-    Status predict(Point& point, long long P) const;
+    Status predict(Point& point, long long P, const fit::ScheduleRules& rules) const;
     void report(PatternContext& ctx, const Point& point, int P);
     Status run_library(PatternContext& ctx);
 
@@ -169,6 +169,14 @@ Json Coll::options_json() const
             {"extrapolate", settings_.extrapolate}};
 }
 
+// How ScheduleRunner plays a schedule over this module: one blocking call
+// after the other, exchanges with one peer overlapped where the module has
+// non-blocking calls.
+fit::ScheduleRules own_rules(const Transport& transport)
+{
+    return {.program_order = true, .nonblocking = transport.has(NGX_CAP_NONBLOCKING)};
+}
+
 // Every (algorithm, size) must be valid for P, and predictable when a model
 // is given: checked on every rank before anything is measured (usage errors).
 Status Coll::check(PatternContext& ctx) const
@@ -184,7 +192,9 @@ Status Coll::check(PatternContext& ctx) const
                 return Status::usage(std::string(fit::op_name(c.op)) + " " + std::string(fit::algorithm_name(a)) +
                                      " over P = " + std::to_string(P) + ": " + why);
             if (model_)
-                NGX_TRY(checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule).status());
+                NGX_TRY(checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule,
+                                           own_rules(ctx.transport))
+                            .status());
         }
     return Status::ok();
 }
@@ -298,12 +308,12 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     return point;
 }
 
-Status Coll::predict(Point& point, long long P) const
+Status Coll::predict(Point& point, long long P, const fit::ScheduleRules& rules) const
 {
     if (!model_ || !point.modeled)
         return Status::ok();
     const fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
-    Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule);
+    Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule, rules);
     if (!events)
         return events.status();
     Result<double> closed = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::closed_form);
@@ -360,7 +370,9 @@ Status Coll::run_library(PatternContext& ctx)
             return point.status();
         if (ctx.bootstrap.rank() != 0)
             continue;
-        NGX_TRY(predict(*point, ctx.bootstrap.nranks()));
+        // The MPI library's own: LogGOPSim's rules (it progresses messages
+        // while it waits in a call).
+        NGX_TRY(predict(*point, ctx.bootstrap.nranks(), fit::ScheduleRules{}));
         report(ctx, *point, ctx.bootstrap.nranks());
     }
     return Status::ok();
@@ -386,7 +398,7 @@ Status Coll::run(PatternContext& ctx)
                 return point.status();
             if (ctx.bootstrap.rank() != 0)
                 continue;
-            NGX_TRY(predict(*point, P));
+            NGX_TRY(predict(*point, P, own_rules(ctx.transport)));
             report(ctx, *point, P);
         }
     return Status::ok();

@@ -51,27 +51,14 @@ uint64_t ScheduleRunner::sends() const
         std::count_if(ops_.begin(), ops_.end(), [](const fit::ScheduleOp& op) { return op.kind == Kind::send; }));
 }
 
-// A send and, next, a receive that wait for the same operations: one step of
-// an exchange (collective_schedule.cpp's Builder::exchange).
-bool ScheduleRunner::exchange_at(size_t i) const
-{
-    return i + 1 < ops_.size() && ops_[i].kind == Kind::send && ops_[i + 1].kind == Kind::recv &&
-           ops_[i].after == ops_[i + 1].after;
-}
-
+// One overlapped step of an exchange with one peer (fit's
+// overlapped_exchange_at): isend + irecv, then both waits.
 Status ScheduleRunner::exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv)
 {
-    const size_t out = message_bytes(send.bytes), in = message_bytes(recv.bytes);
-    if (send.peer != recv.peer || !transport_.has(NGX_CAP_NONBLOCKING)) {
-        NGX_TRY(links_.use(send.peer));
-        NGX_TRY(transport_.send(out_.data(), out));
-        NGX_TRY(links_.use(recv.peer));
-        return transport_.recv(in_.data(), in);
-    }
     NGX_TRY(links_.use(send.peer));
     ngx_request sent = 0, received = 0;
-    NGX_TRY(transport_.irecv(in_.data(), in, received));
-    NGX_TRY(transport_.isend(out_.data(), out, sent));
+    NGX_TRY(transport_.irecv(in_.data(), message_bytes(recv.bytes), received));
+    NGX_TRY(transport_.isend(out_.data(), message_bytes(send.bytes), sent));
     NGX_TRY(transport_.wait(sent));
     return transport_.wait(received);
 }
@@ -93,7 +80,7 @@ Status ScheduleRunner::run()
 {
     for (size_t i = 0; i < ops_.size(); ++i) {
         const fit::ScheduleOp& op = ops_[i];
-        if (exchange_at(i)) {
+        if (fit::overlapped_exchange_at(ops_, i, transport_.has(NGX_CAP_NONBLOCKING))) {
             NGX_TRY(exchange(op, ops_[i + 1]));
             ++i;
             continue;

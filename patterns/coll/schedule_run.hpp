@@ -3,12 +3,15 @@
 // over a pairwise module's send and receive, so that ngx's own collectives
 // can be measured over tcp, shm or sim and set against the MPI library's.
 //
-// Operations run in the schedule's order, which respects every `after`.
-// A send followed by a receive that waits for the same operations is one
-// step of an exchange: with the same peer, over a module with real
-// non-blocking calls (NGX_CAP_NONBLOCKING), it runs as isend + irecv + wait;
-// otherwise (two peers, as in a ring's shift, or a module without them:
-// tcp) as send then receive, which needs the module's send to
+// Operations run in the schedule's order, which respects every `after`,
+// one blocking call after the other: the prediction of these runs plays the
+// schedule the same way (ScheduleRules::program_order). A send followed by
+// a receive that waits for the same operations is one step of an exchange:
+// with the same peer, over a module with real non-blocking calls
+// (NGX_CAP_NONBLOCKING), it runs as isend + irecv + wait
+// (fit::overlapped_exchange_at); otherwise (two peers, as in a ring's
+// shift, or a module without them: tcp) as send then receive, which needs
+// the module's send to
 // return before its receiver is there (eager: sim below S, tcp within the
 // socket buffers); otherwise the run ends at the module's deadline. A calc
 // adds the received doubles to the rank's own (a real reduction: sum of
@@ -51,7 +54,6 @@ public:
     uint64_t sends() const;
 
 private:
-    bool exchange_at(size_t i) const;
     Status exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv);
     void reduce(double bytes);
 

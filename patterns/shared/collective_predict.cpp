@@ -82,7 +82,7 @@ Result<Request> read_request(opt::OptionReader& read, const CollectiveModel& mod
 } // namespace
 
 Result<double> checked_prediction(const fit::Collective& c, const CollectiveModel& model, bool extrapolate,
-                                  CollectiveCost how)
+                                  CollectiveCost how, const fit::ScheduleRules& rules)
 {
     if (std::string why = fit::check_collective(c); !why.empty())
         return Status::usage(why);
@@ -94,8 +94,9 @@ Result<double> checked_prediction(const fit::Collective& c, const CollectiveMode
             unpriced = bytes;
         return m;
     };
-    const double t = how == CollectiveCost::closed_form ? fit::predict_collective(c, watched)
-                                                        : fit::evaluate_schedule(fit::collective_schedule(c), watched);
+    const double t = how == CollectiveCost::closed_form
+                         ? fit::predict_collective(c, watched)
+                         : fit::evaluate_schedule(fit::collective_schedule(c), watched, rules);
     const std::string what = std::string(fit::op_name(c.op)) + " " + std::string(fit::algorithm_name(c.algorithm)) +
                              " of " + bytes_text(c.bytes) + " over P = " + std::to_string(c.ranks);
     if (std::isfinite(unpriced))

@@ -13,6 +13,7 @@
 #ifndef NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
 #define NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
 
+#include <ngx/fit/collective_schedule.hpp>
 #include <ngx/fit/collectives.hpp>
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
@@ -46,15 +47,16 @@ CollectiveModel loggp_collective_model(const fit::LogGPParams& params, const Jso
 CollectiveModel loggps_collective_model(const fit::LogGPSParams& params, const Json& model);
 
 // How a prediction is made: the closed form (`ngx predict`), or the
-// event-by-event evaluation of the algorithm's schedule (the `coll`
-// pattern, which runs that schedule; collective_schedule.hpp).
+// event-by-event evaluation of the algorithm's schedule under the given
+// rules (the `coll` pattern, which runs that schedule; collective_schedule.hpp).
 enum class CollectiveCost { closed_form, schedule };
 
 // One prediction, or why the model cannot make it (a usage error): the
 // collective invalid, a message beyond the largest size the parameters cover
 // (unless `extrapolate`), or a size they have no finite cost for.
 Result<double> checked_prediction(const fit::Collective& c, const CollectiveModel& model, bool extrapolate,
-                                  CollectiveCost how = CollectiveCost::closed_form);
+                                  CollectiveCost how = CollectiveCost::closed_form,
+                                  const fit::ScheduleRules& rules = {});
 
 // Prints the predictions --op, -s, -P, --algorithm ask for; the exit code.
 int predict_collectives(opt::OptionReader& read, const CollectiveModel& model);

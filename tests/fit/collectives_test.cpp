@@ -208,3 +208,75 @@ TEST(Collectives, ThousandsOfRanksCostLittle)
             EXPECT_TRUE(std::isfinite(predict_collective(Collective{op, a, P, 1 << 20, 1e-4, 65536}, f)))
                 << op_name(op) << " " << algorithm_name(a);
 }
+
+namespace {
+
+// Rank 0 receives from rank 1, then from rank 2; rank 1 first waits for a
+// message from rank 2, so rank 2's message to rank 0 arrives long before
+// rank 1's (o_s = o_r = 1, L = 5, no gap).
+Schedule late_then_early()
+{
+    using K = ScheduleOp::Kind;
+    Schedule s;
+    s.ranks.resize(3);
+    s.ranks[0] = {{K::recv, 1, 1, 8, {}}, {K::recv, 2, 0, 8, {}}};
+    s.ranks[1] = {{K::recv, 2, 1, 8, {}}, {K::send, 0, 0, 8, {0}}};
+    s.ranks[2] = {{K::send, 0, 1, 8, {}}, {K::send, 1, 0, 8, {}}};
+    return s;
+}
+
+MessageCost plain_message(double)
+{
+    MessageCost m;
+    m.send_cpu = 1;
+    m.arrival = 1 + 5;
+    m.recv_cpu = 1;
+    return m;
+}
+
+} // namespace
+
+// LogGOPSim's rules take rank 2's early message at its arrival; a rank that
+// runs its receives one blocking call after the other (the coll pattern over
+// a module) takes it only when its receive is called, after rank 1's: one
+// o_r later. Worked by hand (a message is in o_s + L = 6 after its send
+// starts): rank 2 sends to 0 at [0, 1] (in at 6) and to 1 at [1, 2] (in at
+// 7); rank 1 takes it [7, 8], sends [8, 9], in at 14 at rank 0.
+// Asynchronous: rank 0 took rank 2's at [6, 7], rank 1's at [14, 15].
+// Program order: rank 1's at [14, 15], then rank 2's at [15, 16].
+TEST(Collectives, ProgramOrderTakesAnEarlyMessageWhenItsReceiveIsCalled)
+{
+    const Schedule s = late_then_early();
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message), 15);
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true}), 16);
+}
+
+// Program order: a rank's operations start one after the other even where
+// the schedule lets them overlap; an exchange with one peer stays one step
+// when the module has non-blocking calls and becomes send-then-receive when
+// it has not.
+TEST(Collectives, ProgramOrderChainsStepsAndOverlapsOnlyNonblockingExchanges)
+{
+    using K = ScheduleOp::Kind;
+    Schedule s;
+    s.ranks.resize(2);
+    s.ranks[0] = {{K::send, 1, 1, 8, {}}, {K::recv, 1, 0, 8, {}}};
+    s.ranks[1] = {{K::send, 0, 1, 8, {}}, {K::recv, 0, 0, 8, {}}};
+    // Both send at [0, 1], the messages are in at 6, taken [6, 7].
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message), 7);
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true, .nonblocking = true}), 7);
+    // Blocking send, then receive: the same here (sends are eager), and the
+    // receive is called at 1, after the send.
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true, .nonblocking = false}), 7);
+    EXPECT_TRUE(overlapped_exchange_at(s.ranks[0], 0, true));
+    // A reduction the schedule lets start at once (8 us): under LogGOPSim's
+    // rules it runs [0, 8] and the message, in at 6, is taken [8, 9]; in
+    // program order it waits for the receive before it, taken [6, 7]: [7, 15].
+    Schedule reduce;
+    reduce.gamma = 1;
+    reduce.ranks = {{{K::recv, 1, 0, 8, {}}, {K::calc, -1, -1, 8, {}}}, {{K::send, 0, 0, 8, {}}}};
+    EXPECT_DOUBLE_EQ(evaluate_schedule(reduce, plain_message), 9);
+    EXPECT_DOUBLE_EQ(evaluate_schedule(reduce, plain_message, {.program_order = true}), 15);
+    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 0, false));
+    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 1, true));
+}

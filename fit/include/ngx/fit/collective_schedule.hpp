@@ -38,10 +38,31 @@ struct Schedule {
 // to a few thousand: it has O(P log P) to O(P^2) operations).
 Schedule collective_schedule(const Collective& c);
 
+// Whether ops[i] (a send) and ops[i + 1] (a receive waiting for the same
+// operations, with the same peer) form one overlapped step of an exchange,
+// as a rank runs them with non-blocking calls (`nonblocking`); otherwise a
+// rank that runs its list in order sends first and then receives.
+bool overlapped_exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i, bool nonblocking);
+
+// How the ranks play their schedules.
+struct ScheduleRules {
+    // false: LogGOPSim's rules (an MPI library with asynchronous progress):
+    // a rank's independent operations overlap, and its CPU takes a message
+    // when it arrives, posted receive or not.
+    // true: as a rank runs its list with blocking calls, one after the other
+    // (ngx's own collectives over a module, patterns/coll): each operation
+    // starts when the one before it is done (an overlapped exchange is one
+    // step), and a message that arrived early waits in the buffers until its
+    // receive is called: taken at max(call, arrival) + o_r, as the sim
+    // module and a socket's copy-out charge it.
+    bool program_order = false;
+    bool nonblocking = true; // program order: exchanges overlap (overlapped_exchange_at)
+};
+
 // Plays a schedule event by event under the cost semantics of the overview
-// (the time at which the last rank is done). NaN on a message the model
-// cannot price or a schedule that deadlocks.
-double evaluate_schedule(const Schedule& schedule, const MessageCostFn& p2p);
+// and `rules` (the time at which the last rank is done). NaN on a message
+// the model cannot price or a schedule that deadlocks.
+double evaluate_schedule(const Schedule& schedule, const MessageCostFn& p2p, const ScheduleRules& rules = {});
 
 } // namespace ngx::fit
 
