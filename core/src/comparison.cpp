@@ -1,6 +1,7 @@
 // Comparison of runs (see comparison.hpp). Works on the JSON form of runs so
 // that live runs and saved files go through the same code.
 #include "comparison.hpp"
+#include "map_comparison.hpp"
 
 #include <ngx/reporter.hpp>
 #include <ngx/sizes.hpp>
@@ -287,6 +288,9 @@ Json compare_runs(const std::vector<ComparedRun>& runs)
     Json model = compare_models(runs);
     if (!model.is_null())
         comparison["model"] = model;
+    if (check_maps(runs))
+        if (Json maps = compare_maps(runs); !maps.is_null())
+            comparison["allpairs"] = maps;
     return comparison;
 }
 
@@ -298,6 +302,8 @@ std::string comparison_table(const Json& comparison)
         << comparison["baseline"].get<std::string>() << "\n";
     print_size_rows(out, comparison);
     print_model_rows(out, comparison);
+    if (comparison.contains("allpairs"))
+        out << map_comparison_table(comparison["allpairs"]);
     return out.str();
 }
 

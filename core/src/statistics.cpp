@@ -43,6 +43,27 @@ double median(std::vector<double> values)
     return percentile_of_sorted(values, 50.0);
 }
 
+double finite_median(std::vector<double> values)
+{
+    std::erase_if(values, [](double v) { return !std::isfinite(v); });
+    if (values.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    return median(std::move(values));
+}
+
+double scaled_mad(const std::vector<double>& values)
+{
+    constexpr double mad_to_sigma = 1.4826; // the MAD of a normal distribution times this is its sigma
+    const double centre = finite_median(values);
+    if (!std::isfinite(centre))
+        return centre;
+    std::vector<double> deviations;
+    for (double v : values)
+        if (std::isfinite(v))
+            deviations.push_back(std::fabs(v - centre));
+    return mad_to_sigma * finite_median(std::move(deviations));
+}
+
 Summary summarize(std::vector<double> samples, std::span<const double> extra_ranks)
 {
     Summary summary;

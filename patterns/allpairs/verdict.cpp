@@ -9,7 +9,6 @@ namespace ngx::allpairs {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-constexpr double mad_to_sigma = 1.4826; // the MAD of a normal distribution times this is its sigma
 
 // Whether `value` is worse than the centre of `others` by more than the rule
 // allows; `higher_is_worse` for latency, lower for bandwidth.
@@ -60,29 +59,6 @@ std::vector<double> without(const std::vector<double>& values, size_t skip)
 }
 
 } // namespace
-
-double finite_median(std::vector<double> values)
-{
-    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
-                 values.end());
-    if (values.empty())
-        return nan;
-    std::sort(values.begin(), values.end());
-    size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-double scaled_mad(const std::vector<double>& values)
-{
-    double centre = finite_median(values);
-    if (!std::isfinite(centre))
-        return nan;
-    std::vector<double> deviations;
-    for (double v : values)
-        if (std::isfinite(v))
-            deviations.push_back(std::fabs(v - centre));
-    return mad_to_sigma * finite_median(deviations);
-}
 
 Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
                       const std::vector<std::string>& host_of_rank, VerdictRule rule)

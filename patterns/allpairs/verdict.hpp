@@ -22,6 +22,8 @@
 #ifndef NGX_ALLPAIRS_VERDICT_HPP
 #define NGX_ALLPAIRS_VERDICT_HPP
 
+#include <ngx/statistics.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,10 +51,9 @@ struct VerdictRule {
     double resolution = 0.02;   // the least spread, relative to the median
 };
 
-// Median of the finite values (NaN when there are none).
-double finite_median(std::vector<double> values);
-// 1.4826 MAD of the finite values around their median (NaN when there are none).
-double scaled_mad(const std::vector<double>& values);
+// The robust centre and spread the verdict uses (ngx/statistics.hpp).
+using ngx::finite_median;
+using ngx::scaled_mad;
 
 Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
                       const std::vector<std::string>& host_of_rank, VerdictRule rule = {});

@@ -8,6 +8,7 @@
 #include "compare.hpp"
 
 #include "comparison.hpp"
+#include "map_comparison.hpp"
 #include "saved_runs.hpp"
 #include <ngx/command_line.hpp>
 #include <ngx/status.hpp>
@@ -19,7 +20,8 @@ namespace {
 
 constexpr const char* usage_text = "usage: ngx compare [--json] FILE.json FILE.json ...\n"
                                    "Compares saved runs: per size the median of each run, and the difference and\n"
-                                   "ratio to the first (the baseline); fitted LogGP parameters where present.\n"
+                                   "ratio to the first (the baseline); fitted LogGP parameters where present;\n"
+                                   "all-pairs maps cell by cell (the cells and nodes that moved apart from the rest).\n"
                                    "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
                                    "  --json   print the comparison object as JSON instead of the table\n";
 
@@ -70,6 +72,8 @@ int compare_main(const std::vector<std::string>& arguments)
         return fail_with(Status::usage("need at least two runs to compare (two files, or a file with several runs)\n" +
                                        std::string(usage_text)));
     if (Status status = check_same_pattern(runs); !status)
+        return fail_with(status);
+    if (Status status = check_maps(runs); !status)
         return fail_with(status);
     Json comparison = compare_runs(runs);
     if (as_json)

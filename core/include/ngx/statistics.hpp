@@ -39,6 +39,11 @@ double sample_stddev(std::span<const double> values);
 // Percentile of already sorted values; rank in [0, 100].
 double percentile_of_sorted(std::span<const double> sorted, double rank);
 double median(std::vector<double> values);
+// Robust centre and spread of the finite values (NaN, inf: not measured):
+// their median, and 1.4826 times their median absolute deviation (the sigma
+// of a normal sample). NaN when no value is finite.
+double finite_median(std::vector<double> values);
+double scaled_mad(const std::vector<double>& values);
 
 Summary summarize(std::vector<double> samples, std::span<const double> extra_ranks = {});
 
