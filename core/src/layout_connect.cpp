@@ -39,7 +39,7 @@ Status connect_for_pattern(Transport& transport, Bootstrap& boot, const PatternI
         return Status::usage("module " + transport.module().name() + " cannot run pattern " + pattern.name +
                              " (rank layout " + std::string(layout_name(pattern.layouts.front())) +
                              "): it keeps one link per process and has no per-peer links (NGX_CAP_PEER_LINKS, "
-                             "module ABI 1.5); modules with them: sim");
+                             "module ABI 1.5; docs/layouts.md lists the modules that have them)");
     SetupOnlyBootstrap setup(boot);
     return transport.connect(setup);
 }

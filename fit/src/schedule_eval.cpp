@@ -102,22 +102,28 @@ private:
     }
 
     // Program order: every operation of a step waits for every one of the
-    // step before (an overlapped exchange is a step of two).
+    // step before (an overlapped exchange is a step of two; another
+    // exchange two steps, in the order the rank runs them).
     void chain_steps(std::size_t rank)
     {
         const std::vector<ScheduleOp>& list = s_.ranks[rank];
-        std::vector<int> previous;
-        for (std::size_t i = 0; i < list.size();) {
-            const std::size_t width = overlapped_exchange_at(list, i, rules_.nonblocking) ? 2 : 1;
-            std::vector<int> step;
-            for (std::size_t k = i; k < i + width; ++k) {
-                for (int before : previous)
-                    depend(rank, before, int(k));
-                step.push_back(int(k));
-            }
-            previous = std::move(step);
-            i += width;
+        std::vector<std::vector<int>> steps;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const int op = int(i);
+            if (overlapped_exchange_at(list, i, rules_.nonblocking))
+                steps.push_back({op, op + 1});
+            else if (receives_first_at(list, i, int(rank), rules_.nonblocking))
+                steps.insert(steps.end(), {{op + 1}, {op}});
+            else if (exchange_at(list, i))
+                steps.insert(steps.end(), {{op}, {op + 1}});
+            else
+                steps.push_back({op});
+            i += exchange_at(list, i) ? 1 : 0;
         }
+        for (std::size_t k = 1; k < steps.size(); ++k)
+            for (int before : steps[k - 1])
+                for (int op : steps[k])
+                    depend(rank, before, op);
     }
 
     void push(double time, int order, int rank, int op) { queue_.push({time, order, seq_++, rank, op}); }
@@ -250,11 +256,20 @@ private:
 
 } // namespace
 
+bool exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i)
+{
+    return i + 1 < ops.size() && ops[i].kind == ScheduleOp::Kind::send && ops[i + 1].kind == ScheduleOp::Kind::recv &&
+           ops[i].after == ops[i + 1].after;
+}
+
 bool overlapped_exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i, bool nonblocking)
 {
-    return nonblocking && i + 1 < ops.size() && ops[i].kind == ScheduleOp::Kind::send &&
-           ops[i + 1].kind == ScheduleOp::Kind::recv && ops[i].after == ops[i + 1].after &&
-           ops[i].peer == ops[i + 1].peer;
+    return nonblocking && exchange_at(ops, i) && ops[i].peer == ops[i + 1].peer;
+}
+
+bool receives_first_at(const std::vector<ScheduleOp>& ops, std::size_t i, int rank, bool nonblocking)
+{
+    return exchange_at(ops, i) && !overlapped_exchange_at(ops, i, nonblocking) && ops[i].peer < rank;
 }
 
 double evaluate_schedule(const Schedule& schedule, const MessageCostFn& p2p, const ScheduleRules& rules)

@@ -5,12 +5,16 @@
 // lock on the way. The deadline, the cancel flag and a pidfd on the peer are
 // only looked at while a poll finds nothing.
 //
+// Several peers (ABI 1.5, NGX_CAP_PEER_LINKS: shift rounds, matchings,
+// collectives): one such channel per peer (peer_channels.hpp), made by
+// connect and open_link; select_peer picks the one calls use.
+//
 // Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided
 // pattern's T_0,0): a third ring, in this process's own memory, made at the
 // first such call. One thread writes and reads it, so a message travels in
 // pieces of at most half the ring: send() writes the first, the recv() that
 // follows reads each piece and writes the next.
-#include "channel.hpp"
+#include "peer_channels.hpp"
 
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
@@ -46,8 +50,8 @@ struct Context {
     uint64_t timeout_ns = 0;
     const volatile int* cancel = nullptr;
     bool connected = false;
-    ngx::shm::Channel channel;
-    bool to_self = false; // set_layout's to_self: send/recv go through `self`
+    ngx::shm::PeerChannels links; // calls use links.selected()
+    bool to_self = false;         // set_layout's to_self: send/recv go through `self`
     SelfRing self;
 };
 
@@ -77,9 +81,33 @@ ngx_status shm_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->connected)
         return fail(err, NGX_ERR_PROTOCOL, "connect: already connected");
-    ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, &c->channel, err);
+    if (boot->peer == boot->rank) { // ABI 1.5: set up only; every link comes from open_link
+        c->connected = true;
+        return NGX_OK;
+    }
+    ngx_status s = c->links.open(boot, c->ring_bytes, err);
     c->connected = s == NGX_OK;
     return s;
+}
+
+// ABI 1.5 open_link: a channel to one more peer, with the same ring size.
+ngx_status shm_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (!c->connected)
+        return fail(err, NGX_ERR_PROTOCOL, "open_link: connect first");
+    return c->links.open(boot, c->ring_bytes, err);
+}
+
+// ABI 1.5 select_peer: send and recv address `peer` (shm has no requests pending).
+ngx_status shm_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->links.select(peer, err);
+}
+
+ngx_status no_link(ngx_error* err, const char* step)
+{
+    return fail(err, NGX_ERR_PROTOCOL, "%s: no link is open (connect was set-up only; open_link first)", step);
 }
 
 // ---- send to self -------------------------------------------------------------
@@ -167,8 +195,11 @@ ngx_status shm_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->to_self) [[unlikely]]
         return self_send(c, buf, len, err);
-    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_space);
-    return c->channel.out.write(nullptr, 0, buf, len, wait, err);
+    ngx::shm::Channel* channel = c->links.selected();
+    if (channel == nullptr) [[unlikely]]
+        return no_link(err, "send");
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &channel->peer, ngx::shm::Waiting::for_space);
+    return channel->out.write(nullptr, 0, buf, len, wait, err);
 }
 
 ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
@@ -176,8 +207,11 @@ ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->to_self) [[unlikely]]
         return self_recv(c, buf, len, err);
-    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel.peer, ngx::shm::Waiting::for_message);
-    return c->channel.in.read(nullptr, 0, buf, len, wait, err);
+    ngx::shm::Channel* channel = c->links.selected();
+    if (channel == nullptr) [[unlikely]]
+        return no_link(err, "recv");
+    ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &channel->peer, ngx::shm::Waiting::for_message);
+    return channel->in.read(nullptr, 0, buf, len, wait, err);
 }
 
 void shm_finalize(void* ctx)
@@ -202,6 +236,9 @@ const ngx_module_ops shm_ops = {
     shm_set_layout,
     nullptr, // bcast
     nullptr, // prepare_recv
+    nullptr, // virtual_clock
+    shm_open_link,
+    shm_select_peer,
 };
 
 const ngx_module shm_module = {
@@ -211,7 +248,7 @@ const ngx_module shm_module = {
     "shm",
     "shared memory: spin-polled single-producer single-consumer rings between two processes on one node",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF,
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     0,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

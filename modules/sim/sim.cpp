@@ -86,7 +86,7 @@
 // 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
 // (arrivals are already G_all apart). Messages larger than the ring stream
 // through it but can then delay a sender whose receiver has not posted its recv.
-#include "../shm/channel.hpp"
+#include "../shm/peer_channels.hpp"
 #include "noise.hpp"
 #include "link_table.hpp"
 #include "shared_link.hpp"
@@ -215,11 +215,7 @@ struct Context {
     uint64_t nic_free = 0; // clock ticks
     // The links: connect's, then one per further peer (ABI 1.5 open_link);
     // calls use `channel`, the selected peer's (select_peer).
-    struct PeerChannel {
-        int peer = -1;
-        std::unique_ptr<ngx::shm::Channel> channel;
-    };
-    std::vector<PeerChannel> links;
+    ngx::shm::PeerChannels links;
     ngx::shm::Channel* channel = nullptr;
     int rank = 0;
     ngx::sim::LinkTable link_costs; // --sim-links: L and G per ordered pair (ns)
@@ -895,13 +891,11 @@ ngx_status sim_select_peer(void* ctx, int peer, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->pending_send.active || c->pending_recv.active)
         return fail(err, NGX_ERR_PROTOCOL, "select_peer: an isend or irecv is pending (sim: wait for it first)");
-    for (Context::PeerChannel& link : c->links)
-        if (link.peer == peer) {
-            c->channel = link.channel.get();
-            apply_link_costs(c, peer);
-            return NGX_OK;
-        }
-    return fail(err, NGX_ERR_PROTOCOL, "select_peer: no link to rank %d was opened", peer);
+    if (ngx_status s = c->links.select(peer, err); s != NGX_OK)
+        return s;
+    c->channel = c->links.selected();
+    apply_link_costs(c, peer);
+    return NGX_OK;
 }
 
 // A ring pair to boot->peer, after checking that it simulates the same
@@ -910,10 +904,8 @@ ngx_status open_peer_channel(Context* c, const ngx_bootstrap* boot, ngx_error* e
 {
     if (ngx_status s = check_same_model(c, boot, err); s != NGX_OK)
         return s;
-    auto channel = std::make_unique<ngx::shm::Channel>();
-    if (ngx_status s = ngx::shm::connect_channel(boot, c->ring_bytes, channel.get(), err); s != NGX_OK)
+    if (ngx_status s = c->links.open(boot, c->ring_bytes, err); s != NGX_OK)
         return s;
-    c->links.push_back({boot->peer, std::move(channel)});
     return sim_select_peer(c, boot->peer, err);
 }
 
@@ -923,9 +915,6 @@ ngx_status sim_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (!c->connected)
         return fail(err, NGX_ERR_PROTOCOL, "open_link: connect first");
-    for (const Context::PeerChannel& link : c->links)
-        if (link.peer == boot->peer)
-            return fail(err, NGX_ERR_PROTOCOL, "open_link: the link to rank %d is open already", boot->peer);
     return open_peer_channel(c, boot, err);
 }
 

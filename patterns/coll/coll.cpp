@@ -248,7 +248,7 @@ Result<Point> Coll::measure(PatternContext& ctx, PeerLinks& links, fit::Algorith
     // any gamma > 0 makes the schedule list them.
     const fit::Schedule schedule = fit::collective_schedule(collective(a, P, bytes, 1.0));
     NGX_TRY(links.open_for(links_round(schedule)));
-    coll::ScheduleRunner runner(ctx.transport, links, schedule.ranks[size_t(me)]);
+    coll::ScheduleRunner runner(ctx.transport, links, me, schedule.ranks[size_t(me)]);
     NGX_TRY(runner.prepare());
     const std::string what = std::string(fit::op_name(settings_.op)) + " " + std::string(fit::algorithm_name(a)) +
                              " of " + format_bytes(bytes);

@@ -76,27 +76,35 @@ void ScheduleRunner::reduce(double bytes)
     }
 }
 
+Status ScheduleRunner::run_one(const fit::ScheduleOp& op)
+{
+    switch (op.kind) {
+    case Kind::send:
+        NGX_TRY(links_.use(op.peer));
+        return transport_.send(out_.data(), message_bytes(op.bytes));
+    case Kind::recv:
+        NGX_TRY(links_.use(op.peer));
+        return transport_.recv(in_.data(), message_bytes(op.bytes));
+    case Kind::calc:
+        reduce(op.bytes);
+        return Status::ok();
+    }
+    return Status::ok();
+}
+
 Status ScheduleRunner::run()
 {
+    const bool nonblocking = transport_.has(NGX_CAP_NONBLOCKING);
     for (size_t i = 0; i < ops_.size(); ++i) {
-        const fit::ScheduleOp& op = ops_[i];
-        if (fit::overlapped_exchange_at(ops_, i, transport_.has(NGX_CAP_NONBLOCKING))) {
-            NGX_TRY(exchange(op, ops_[i + 1]));
+        if (fit::overlapped_exchange_at(ops_, i, nonblocking)) {
+            NGX_TRY(exchange(ops_[i], ops_[i + 1]));
             ++i;
-            continue;
-        }
-        switch (op.kind) {
-        case Kind::send:
-            NGX_TRY(links_.use(op.peer));
-            NGX_TRY(transport_.send(out_.data(), message_bytes(op.bytes)));
-            break;
-        case Kind::recv:
-            NGX_TRY(links_.use(op.peer));
-            NGX_TRY(transport_.recv(in_.data(), message_bytes(op.bytes)));
-            break;
-        case Kind::calc:
-            reduce(op.bytes);
-            break;
+        } else if (fit::receives_first_at(ops_, i, rank_, nonblocking)) {
+            NGX_TRY(run_one(ops_[i + 1]));
+            NGX_TRY(run_one(ops_[i]));
+            ++i;
+        } else {
+            NGX_TRY(run_one(ops_[i]));
         }
     }
     return Status::ok();

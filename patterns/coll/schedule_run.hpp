@@ -5,19 +5,18 @@
 //
 // Operations run in the schedule's order, which respects every `after`,
 // one blocking call after the other: the prediction of these runs plays the
-// schedule the same way (ScheduleRules::program_order). A send followed by
-// a receive that waits for the same operations is one step of an exchange:
-// with the same peer, over a module with real non-blocking calls
+// schedule the same way (fit::ScheduleRules::program_order). A send followed
+// by a receive that waits for the same operations is one step of an
+// exchange: with the same peer, over a module with real non-blocking calls
 // (NGX_CAP_NONBLOCKING), it runs as isend + irecv + wait
 // (fit::overlapped_exchange_at); otherwise (two peers, as in a ring's
-// shift, or a module without them: tcp) as send then receive, which needs
-// the module's send to
-// return before its receiver is there (eager: sim below S, tcp within the
-// socket buffers); otherwise the run ends at the module's deadline. A calc
+// shift, or a module without them: tcp, shm) as a send and a receive in the
+// order of fit::receives_first_at (send first only to a higher rank), which
+// cannot deadlock whatever the message sizes. A calc
 // adds the received doubles to the rank's own (a real reduction: sum of
 // doubles), so the time includes the computation the model calls gamma.
 //
-//     ScheduleRunner runner(transport, links, schedule.ranks[me]);
+//     ScheduleRunner runner(transport, links, me, schedule.ranks[me]);
 //     NGX_TRY(runner.prepare());       // buffers, outside the timed region
 //     NGX_TRY(runner.run());           // one collective
 #ifndef NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
@@ -40,8 +39,8 @@ std::vector<int> peers_of(const std::vector<fit::ScheduleOp>& ops);
 
 class ScheduleRunner {
 public:
-    ScheduleRunner(Transport& transport, PeerLinks& links, const std::vector<fit::ScheduleOp>& ops)
-            : transport_(transport), links_(links), ops_(ops)
+    ScheduleRunner(Transport& transport, PeerLinks& links, int rank, const std::vector<fit::ScheduleOp>& ops)
+            : transport_(transport), links_(links), rank_(rank), ops_(ops)
     {
     }
 
@@ -55,10 +54,12 @@ public:
 
 private:
     Status exchange(const fit::ScheduleOp& send, const fit::ScheduleOp& recv);
+    Status run_one(const fit::ScheduleOp& op);
     void reduce(double bytes);
 
     Transport& transport_;
     PeerLinks& links_;
+    int rank_;
     const std::vector<fit::ScheduleOp>& ops_;
     Buffer out_, in_;
     std::vector<double> own_;

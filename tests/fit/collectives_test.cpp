@@ -253,8 +253,8 @@ TEST(Collectives, ProgramOrderTakesAnEarlyMessageWhenItsReceiveIsCalled)
 
 // Program order: a rank's operations start one after the other even where
 // the schedule lets them overlap; an exchange with one peer stays one step
-// when the module has non-blocking calls and becomes send-then-receive when
-// it has not.
+// when the module has non-blocking calls, and otherwise becomes a send and a
+// receive, receive first where the rank sends down.
 TEST(Collectives, ProgramOrderChainsStepsAndOverlapsOnlyNonblockingExchanges)
 {
     using K = ScheduleOp::Kind;
@@ -265,10 +265,16 @@ TEST(Collectives, ProgramOrderChainsStepsAndOverlapsOnlyNonblockingExchanges)
     // Both send at [0, 1], the messages are in at 6, taken [6, 7].
     EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message), 7);
     EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true, .nonblocking = true}), 7);
-    // Blocking send, then receive: the same here (sends are eager), and the
-    // receive is called at 1, after the send.
-    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true, .nonblocking = false}), 7);
+    // Blocking calls: rank 0 (sending up) sends first [0, 1]; rank 1
+    // (sending down) receives first: rank 0's message, in at 6, taken
+    // [6, 7]; then it sends [7, 8], in at 13, taken by rank 0 [13, 14].
+    EXPECT_DOUBLE_EQ(evaluate_schedule(s, plain_message, {.program_order = true, .nonblocking = false}), 14);
     EXPECT_TRUE(overlapped_exchange_at(s.ranks[0], 0, true));
+    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 0, false));
+    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 1, true));
+    EXPECT_FALSE(receives_first_at(s.ranks[0], 0, 0, false));
+    EXPECT_TRUE(receives_first_at(s.ranks[1], 0, 1, false));
+    EXPECT_FALSE(receives_first_at(s.ranks[1], 0, 1, true)); // overlapped instead
     // A reduction the schedule lets start at once (8 us): under LogGOPSim's
     // rules it runs [0, 8] and the message, in at 6, is taken [8, 9]; in
     // program order it waits for the receive before it, taken [6, 7]: [7, 15].
@@ -277,6 +283,4 @@ TEST(Collectives, ProgramOrderChainsStepsAndOverlapsOnlyNonblockingExchanges)
     reduce.ranks = {{{K::recv, 1, 0, 8, {}}, {K::calc, -1, -1, 8, {}}}, {{K::send, 0, 0, 8, {}}}};
     EXPECT_DOUBLE_EQ(evaluate_schedule(reduce, plain_message), 9);
     EXPECT_DOUBLE_EQ(evaluate_schedule(reduce, plain_message, {.program_order = true}), 15);
-    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 0, false));
-    EXPECT_FALSE(overlapped_exchange_at(s.ranks[0], 1, true));
 }

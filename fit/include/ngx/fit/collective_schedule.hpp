@@ -38,11 +38,19 @@ struct Schedule {
 // to a few thousand: it has O(P log P) to O(P^2) operations).
 Schedule collective_schedule(const Collective& c);
 
-// Whether ops[i] (a send) and ops[i + 1] (a receive waiting for the same
-// operations, with the same peer) form one overlapped step of an exchange,
-// as a rank runs them with non-blocking calls (`nonblocking`); otherwise a
-// rank that runs its list in order sends first and then receives.
+// Whether ops[i] (a send) and ops[i + 1] (a receive) wait for the same
+// operations: one step of an exchange.
+bool exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i);
+// Whether that exchange, with one peer, runs overlapped, as a rank runs it
+// with non-blocking calls (`nonblocking`).
 bool overlapped_exchange_at(const std::vector<ScheduleOp>& ops, std::size_t i, bool nonblocking);
+// Whether rank `rank` runs the exchange at i receive first: one that does
+// not overlap is played with blocking calls, and a rank sends first only
+// to a higher rank. Every chain of waits then climbs to a rank whose send
+// goes down, which receives first, so no exchange deadlocks whatever the
+// sizes (a ring, a shift, a pair without non-blocking calls); eager sends
+// lose a little overlap.
+bool receives_first_at(const std::vector<ScheduleOp>& ops, std::size_t i, int rank, bool nonblocking);
 
 // How the ranks play their schedules.
 struct ScheduleRules {
@@ -52,11 +60,12 @@ struct ScheduleRules {
     // true: as a rank runs its list with blocking calls, one after the other
     // (ngx's own collectives over a module, patterns/coll): each operation
     // starts when the one before it is done (an overlapped exchange is one
-    // step), and a message that arrived early waits in the buffers until its
+    // step; another exchange is two, receive first where receives_first_at
+    // says so), and a message that arrived early waits in the buffers until its
     // receive is called: taken at max(call, arrival) + o_r, as the sim
     // module and a socket's copy-out charge it.
     bool program_order = false;
-    bool nonblocking = true; // program order: exchanges overlap (overlapped_exchange_at)
+    bool nonblocking = true; // program order: exchanges with one peer overlap (overlapped_exchange_at)
 };
 
 // Plays a schedule event by event under the cost semantics of the overview
