@@ -15,6 +15,8 @@
 # (min of the two NICs' rates, less the TCP/IP/Ethernet headers: 1448 bytes
 # of payload in a 1514-byte frame); the three runs' cells agree within 10%.
 # The time of each run and of the whole script is printed (CI budget: 45 s).
+# NGX_CLUSTER_SAVE=DIR keeps the runs' JSON files (mpirun.json, sim.json,
+# listen-A-B.json) and output in DIR, e.g. for `ngx plot DIR/mpirun.json`.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
@@ -149,4 +151,9 @@ if errors:
 print("ok: node %d (%s) and its %d links named by mpirun and sim; every cell within 10%% of the NIC rates; "
       "mpirun, --listen/--connect and sim agree within 10%%" % (slow_node, hosts[slow_node], len(want_links)))
 PY
+if [[ -n ${NGX_CLUSTER_SAVE:-} ]]; then
+    mkdir -p "$NGX_CLUSTER_SAVE" && cp "$NETNS_DIR"/*.json "$NETNS_DIR"/*.txt "$NGX_CLUSTER_SAVE"/ ||
+        fail "could not save the runs in NGX_CLUSTER_SAVE=$NGX_CLUSTER_SAVE"
+    echo "runs saved in $NGX_CLUSTER_SAVE"
+fi
 echo "allpairs-cluster: $(since "$start") s in all"
