@@ -9,9 +9,10 @@ namespace ngx::allpairs {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-constexpr double mad_to_sigma = 1.4826;      // the MAD of a normal distribution times this is its sigma
-constexpr double quartile_to_sigma = 1.4826; // so is the distance from its median to a quartile
-constexpr double median_error = 1.2533;      // the standard error of a median of n is this times sigma / sqrt(n)
+constexpr double mad_to_sigma = 1.4826;        // the MAD of a normal distribution times this is its sigma
+constexpr double quartile_to_sigma = 1.4826;   // so is the distance from its median to a quartile
+constexpr double decile_to_sigma = 1 / 1.2816; // and this times the distance to its 10th or 90th percentile
+constexpr double median_error = 1.2533;        // the standard error of a median of n is this times sigma / sqrt(n)
 
 // Whether `value` is worse than the centre of `others` by more than the rule
 // allows; `higher_is_worse` for latency, lower for bandwidth. The spread is
@@ -111,7 +112,8 @@ double worse_side_scale(const std::vector<double>& values, bool higher_is_worse)
 {
     double centre = finite_median(values);
     double quartile = quantile(values, higher_is_worse ? 0.75 : 0.25);
-    return quartile_to_sigma * std::fabs(quartile - centre);
+    double decile = quantile(values, higher_is_worse ? 0.9 : 0.1);
+    return std::max(quartile_to_sigma * std::fabs(quartile - centre), decile_to_sigma * std::fabs(decile - centre));
 }
 
 double scaled_mad(const std::vector<double>& values)

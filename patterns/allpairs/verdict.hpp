@@ -9,10 +9,11 @@
 // outlier when its score is worse than the median of the other nodes' scores
 // by more than `spread_factor` times their spread. The spread is the largest
 // of: the MAD scaled to a standard deviation (1.4826 MAD: the sigma of a
-// normal sample); the scale of the worse side (1.4826 times the distance from
-// the median to the upper quartile for latency, the lower for bandwidth:
-// noise on a loaded machine only ever makes cells worse, and raises a third
-// of them while the MAD sees the other two thirds); for a node's score, the
+// normal sample); the scale of the worse side (from the median to the upper
+// quartile and to the 90th percentile for latency, the lower ones for
+// bandwidth, each scaled to a normal's sigma, the larger: noise on a loaded
+// machine only ever makes cells worse, and raises a tenth to a half of them
+// while the MAD sees the others); for a node's score, the
 // standard error of a median of its cells drawn from the rest's cells; and
 // `resolution` of their median (identical scores, as in virtual time, have
 // no spread). A link is an outlier when its cell is worse than the median of
@@ -58,8 +59,10 @@ struct VerdictRule {
 double finite_median(std::vector<double> values);
 // 1.4826 MAD of the finite values around their median (NaN when there are none).
 double scaled_mad(const std::vector<double>& values);
-// 1.4826 times the distance from the median to the upper quartile
-// (higher_is_worse) or the lower one (NaN when there are no values).
+// The sigma of the worse side: the larger of 1.4826 times the distance from
+// the median to the upper quartile and 1 / 1.2816 times the distance to the
+// 90th percentile (higher_is_worse), or to the lower ones (NaN when there
+// are no values).
 double worse_side_scale(const std::vector<double>& values, bool higher_is_worse);
 
 Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
