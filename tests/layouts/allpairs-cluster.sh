@@ -14,7 +14,9 @@
 # its ten links; every bandwidth cell is within 10% of the pair's goodput
 # (min of the two NICs' rates, less the TCP/IP/Ethernet headers: 1448 bytes
 # of payload in a 1514-byte frame); the three runs' cells agree within 10%.
-# The time of each run and of the whole script is printed (CI budget: 45 s).
+# The real-time runs get up to three attempts (a rank descheduled on a shared
+# machine can spoil a cell); each attempt says what failed. The time of each
+# run and of the whole script is printed (CI budget: 45 s).
 # NGX_CLUSTER_SAVE=DIR keeps the runs' JSON files (mpirun.json, sim.json,
 # listen-A-B.json) and output in DIR, e.g. for `ngx plot DIR/mpirun.json`.
 set -u
@@ -38,36 +40,9 @@ for ((i = 0; i < NODES; i++)); do HOSTS+="${HOSTS:+,}$(netns_cluster_get c ns_$i
 # 64 KiB messages, 16 a stream: 1 MiB per timed stream, 60 to 180 ms on
 # these NICs, so tbf's 32 KiB burst is a few percent of a stream (and the
 # stream of one message, subtracted, starts with the same burst).
-MAP=(-x allpairs -s 8,64Ki -c 20 --warmup 5 --allpairs-streams 3)
+MAP=(-x allpairs -s 8,64Ki --allpairs-streams 3)
 
-# 1. mpirun across the six namespaces.
-t=$(date +%s.%N)
-netns_cluster_mpirun c "$NODES" -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -- \
-    "$NGX" -m tcp "${MAP[@]}" -o "$NETNS_DIR/mpirun.json" > "$NETNS_DIR/mpirun.txt" 2>&1 ||
-    { cat "$NETNS_DIR/mpirun.txt"; fail "the mpirun run failed"; }
-echo "mpirun run: $(since "$t") s"
-
-# 2. --listen/--connect, three node pairs at once (disjoint NICs).
-t=$(date +%s.%N)
-port=7300
-clients=()
-for pair in "0 $SLOW_NODE" "1 2" "3 5"; do
-    read -r a b <<<"$pair"
-    ns_a=$(netns_cluster_get c ns_$a) ns_b=$(netns_cluster_get c ns_$b) ip_b=$(netns_cluster_get c ip_$b)
-    # Each side with its namespace's host name, as on two real nodes.
-    netns_bg "$ns_b" "$NETNS_DIR/server-$a-$b.txt" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns_b" \
-        "$NGX" --listen "$ip_b:$port" --accept-timeout 30
-    netns_bg "$ns_a" "$NETNS_DIR/client-$a-$b.txt" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns_a" \
-        "$NGX" --connect "$ip_b:$port" --pairs 1 -m tcp "${MAP[@]}" -o "$NETNS_DIR/listen-$a-$b.json"
-    clients+=("$NETNS_BG_PID:$a-$b")
-done
-for c in "${clients[@]}"; do
-    netns_wait_bg "${c%%:*}" 60 ||
-        { cat "$NETNS_DIR/client-${c#*:}.txt" "$NETNS_DIR/server-${c#*:}.txt"; fail "--connect run ${c#*:} failed"; }
-done
-echo "--listen/--connect runs: $(since "$t") s"
-
-# 3. sim in virtual time, a table of the same goodputs (G = 1 / MB/s).
+# 1. sim in virtual time, a table of the same goodputs (G = 1 / MB/s).
 t=$(date +%s.%N)
 python3 - "$NODES" "$SLOW_NODE" "$FAST" "$SLOW" > "$NETNS_DIR/links.txt" <<'PY'
 import sys
@@ -84,7 +59,8 @@ timeout -k 5 60 "$NGX" --pairs $((NODES / 2)) -m sim --sim-clock virtual --sim-l
     { cat "$NETNS_DIR/sim.txt"; fail "the sim run failed"; }
 echo "sim run: $(since "$t") s"
 
-python3 - "$NETNS_DIR" "$HOSTS" "$SLOW_NODE" "$FAST" "$SLOW" <<'PY' || exit 1
+# The checks of one attempt: python3 check.py DIR HOSTS SLOW_NODE FAST SLOW
+cat > "$NETNS_DIR/check.py" <<'PY'
 import json, sys
 work, hosts, slow_node, fast, slow = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 P = len(hosts)
@@ -151,6 +127,48 @@ if errors:
 print("ok: node %d (%s) and its %d links named by mpirun and sim; every cell within 10%% of the NIC rates; "
       "mpirun, --listen/--connect and sim agree within 10%%" % (slow_node, hosts[slow_node], len(want_links)))
 PY
+
+# One attempt: the real-time runs (mpirun, then --listen/--connect) and the
+# checks; returns non-zero when a check fails (a run that fails ends the test).
+measure() {
+    local attempt=$1 t c a b ns_a ns_b ip_b port
+    local -a clients=()
+    # 2. mpirun across the six namespaces.
+    t=$(date +%s.%N)
+    netns_cluster_mpirun c "$NODES" -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -- \
+        "$NGX" -m tcp "${MAP[@]}" -o "$NETNS_DIR/mpirun.json" > "$NETNS_DIR/mpirun.txt" 2>&1 ||
+        { cat "$NETNS_DIR/mpirun.txt"; fail "the mpirun run failed"; }
+    echo "mpirun run: $(since "$t") s"
+
+    # 3. --listen/--connect, three node pairs at once (disjoint NICs).
+    t=$(date +%s.%N)
+    port=$((7300 + attempt))
+    for pair in "0 $SLOW_NODE" "1 2" "3 5"; do
+        read -r a b <<<"$pair"
+        ns_a=$(netns_cluster_get c ns_$a) ns_b=$(netns_cluster_get c ns_$b) ip_b=$(netns_cluster_get c ip_$b)
+        # Each side with its namespace's host name, as on two real nodes.
+        netns_bg "$ns_b" "$NETNS_DIR/server-$a-$b.txt" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns_b" \
+            "$NGX" --listen "$ip_b:$port" --accept-timeout 30
+        netns_bg "$ns_a" "$NETNS_DIR/client-$a-$b.txt" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns_a" \
+            "$NGX" --connect "$ip_b:$port" --pairs 1 -m tcp "${MAP[@]}" -o "$NETNS_DIR/listen-$a-$b.json"
+        clients+=("$NETNS_BG_PID:$a-$b")
+    done
+    for c in "${clients[@]}"; do
+        netns_wait_bg "${c%%:*}" 60 ||
+            { cat "$NETNS_DIR/client-${c#*:}.txt" "$NETNS_DIR/server-${c#*:}.txt"; fail "--connect run ${c#*:} failed"; }
+    done
+    echo "--listen/--connect runs: $(since "$t") s"
+    python3 "$NETNS_DIR/check.py" "$NETNS_DIR" "$HOSTS" "$SLOW_NODE" "$FAST" "$SLOW"
+}
+
+# Real time on a shared 2-CPU machine: a rank descheduled for tens of
+# milliseconds can spoil a cell (a stream of one message timed long), so up
+# to three attempts, each printed with what failed.
+for attempt in 1 2 3; do
+    echo "== attempt $attempt"
+    measure "$attempt" && break
+    [[ $attempt == 3 ]] && fail "three attempts failed (see above)"
+done
 if [[ -n ${NGX_CLUSTER_SAVE:-} ]]; then
     mkdir -p "$NGX_CLUSTER_SAVE" && cp "$NETNS_DIR"/*.json "$NETNS_DIR"/*.txt "$NGX_CLUSTER_SAVE"/ ||
         fail "could not save the runs in NGX_CLUSTER_SAVE=$NGX_CLUSTER_SAVE"
