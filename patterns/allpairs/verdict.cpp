@@ -9,17 +9,38 @@ namespace ngx::allpairs {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double quartile_to_sigma = 1.4826;   // so is the distance from its median to a quartile
+constexpr double decile_to_sigma = 1 / 1.2816; // and this times the distance to its 10th or 90th percentile
+constexpr double median_error = 1.2533;        // the standard error of a median of n is this times sigma / sqrt(n)
 
 // Whether `value` is worse than the centre of `others` by more than the rule
-// allows; `higher_is_worse` for latency, lower for bandwidth.
-bool beyond(double value, const std::vector<double>& others, bool higher_is_worse, const VerdictRule& rule)
+// allows; `higher_is_worse` for latency, lower for bandwidth. The spread is
+// the larger of the scaled MAD, the scale of the worse side and `floor`.
+bool beyond(double value, const std::vector<double>& others, bool higher_is_worse, const VerdictRule& rule,
+            double floor = 0)
 {
     double centre = finite_median(others);
     if (!std::isfinite(value) || !std::isfinite(centre))
         return false;
-    double spread = std::max(scaled_mad(others), rule.resolution * std::fabs(centre));
+    double spread = std::max({scaled_mad(others), worse_side_scale(others, higher_is_worse),
+                              rule.resolution * std::fabs(centre), std::isfinite(floor) ? floor : 0.0});
     double excess = higher_is_worse ? value - centre : centre - value;
     return excess > rule.spread_factor * spread;
+}
+
+// Linear-interpolated quantile q of the finite values (NaN when none).
+double quantile(std::vector<double> values, double q)
+{
+    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
+                 values.end());
+    if (values.empty())
+        return nan;
+    std::sort(values.begin(), values.end());
+    double at = q * double(values.size() - 1);
+    size_t below = size_t(at);
+    if (below + 1 >= values.size())
+        return values.back();
+    return values[below] + (at - double(below)) * (values[below + 1] - values[below]);
 }
 
 // The cells of `host` with their other end on another host.
@@ -49,6 +70,21 @@ std::vector<double> baseline_cells(const Matrix& m, const std::vector<std::strin
     return cells;
 }
 
+// How far the median of `host`'s cells may stray by chance: the standard
+// error of a median of that many cells drawn from the rest's cells (those
+// between other hosts), with the scale of their worse side. Cells raised
+// at random (a loaded machine's latency) move a node's score by this much;
+// a slow node moves all of its cells.
+double score_noise(const Matrix& m, const std::vector<std::string>& hosts, const std::string& host,
+                   bool higher_is_worse)
+{
+    std::vector<double> rest = baseline_cells(m, hosts, {host});
+    size_t n = cells_of(m, hosts, host).size();
+    if (rest.empty() || n == 0)
+        return 0;
+    return median_error * worse_side_scale(rest, higher_is_worse) / std::sqrt(double(n));
+}
+
 std::vector<double> without(const std::vector<double>& values, size_t skip)
 {
     std::vector<double> rest;
@@ -59,6 +95,14 @@ std::vector<double> without(const std::vector<double>& values, size_t skip)
 }
 
 } // namespace
+
+double worse_side_scale(const std::vector<double>& values, bool higher_is_worse)
+{
+    double centre = finite_median(values);
+    double quartile = quantile(values, higher_is_worse ? 0.75 : 0.25);
+    double decile = quantile(values, higher_is_worse ? 0.9 : 0.1);
+    return std::max(quartile_to_sigma * std::fabs(quartile - centre), decile_to_sigma * std::fabs(decile - centre));
+}
 
 Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
                       const std::vector<std::string>& host_of_rank, VerdictRule rule)
@@ -76,8 +120,10 @@ Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
     }
     for (size_t k = 0; k < verdict.nodes.size() && verdict.nodes.size() >= 3; ++k) {
         NodeSummary& node = verdict.nodes[k];
-        node.outlier = beyond(node.latency_us, without(latency_scores, k), true, rule) ||
-                       beyond(node.bandwidth_MBps, without(bandwidth_scores, k), false, rule);
+        node.outlier = beyond(node.latency_us, without(latency_scores, k), true, rule,
+                              score_noise(latency_us, host_of_rank, node.host, true)) ||
+                       beyond(node.bandwidth_MBps, without(bandwidth_scores, k), false, rule,
+                              score_noise(bandwidth_MBps, host_of_rank, node.host, false));
         if (node.outlier)
             verdict.outlier_nodes.push_back(node.host);
     }

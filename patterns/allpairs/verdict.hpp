@@ -7,14 +7,20 @@
 // its own node are another tier). The median keeps a normal node's score
 // normal although one of its cells reaches the slow node. A node is an
 // outlier when its score is worse than the median of the other nodes' scores
-// by more than `spread_factor` times their spread, where the spread is the
-// MAD scaled to a standard deviation (1.4826 MAD: the sigma of a normal sample)
-// and at least `resolution` of their median (identical scores, as in virtual
-// time, have no spread). A link is an outlier when its cell is worse than
-// the median of the baseline cells, those between nodes that are not
-// outliers (all cells when every node is), by more than the same margin
-// over the baseline: the links of a slow node are named even when they are
-// half of all cells (P = 4), and a single slow cable between normal nodes too.
+// by more than `spread_factor` times their spread. The spread is the largest
+// of: the MAD scaled to a standard deviation (1.4826 MAD: the sigma of a
+// normal sample); the scale of the worse side (from the median to the upper
+// quartile and to the 90th percentile for latency, the lower ones for
+// bandwidth, each scaled to a normal's sigma, the larger: noise on a loaded
+// machine only ever makes cells worse, and raises a tenth to a half of them
+// while the MAD sees the others); for a node's score, the
+// standard error of a median of its cells drawn from the rest's cells; and
+// `resolution` of their median (identical scores, as in virtual time, have
+// no spread). A link is an outlier when its cell is worse than the median of
+// the baseline cells, those between nodes that are not outliers (all cells
+// when every node is), by more than the same margin over the baseline: the
+// links of a slow node are named even when they are half of all cells
+// (P = 4), and a single slow cable between normal nodes too.
 //
 //     Verdict v = find_outliers(latency, bandwidth, hosts_of_ranks);
 //     v.nodes;   // {"node3"}
@@ -54,6 +60,11 @@ struct VerdictRule {
 // The robust centre and spread the verdict uses (ngx/statistics.hpp).
 using ngx::finite_median;
 using ngx::scaled_mad;
+// The sigma of the worse side: the larger of 1.4826 times the distance from
+// the median to the upper quartile and 1 / 1.2816 times the distance to the
+// 90th percentile (higher_is_worse), or to the lower ones (NaN when there
+// are no values).
+double worse_side_scale(const std::vector<double>& values, bool higher_is_worse);
 
 Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
                       const std::vector<std::string>& host_of_rank, VerdictRule rule = {});
