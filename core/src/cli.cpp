@@ -86,6 +86,9 @@ po::options_description general_options()
          "more than 2 CPUs exist, and state 95% intervals between the launches (ngx launches)")
         ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
         ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
+        ("host-of", po::value<std::string>(),
+         "the host of each rank, for emulated nodes that share one host name: names separated by commas (rank i "
+         "on the i-th) or @FILE (one name a line, # comments); default: each rank's own host name")
         ("pairs", po::value<std::string>(),
          "pairs of processes, K or a list (1,2,4,8: K is the largest, nodecomm measures k = each listed count): "
          "the local launch starts 2K (rank i with rank K+i); --connect starts K on each side (a --listen server "
@@ -502,6 +505,11 @@ Status read_settings(const po::variables_map& values, const PatternInfo& pattern
     NGX_TRY(read_passes(values, settings));
     settings.keep_raw = values.count("raw") > 0;
     settings.verify = values.count("verify") > 0;
+    if (values.count("host-of")) {
+        settings.host_of = values["host-of"].as<std::string>();
+        if (settings.host_of.empty() || settings.host_of == "@")
+            return Status::usage("--host-of: give host names separated by commas, or @FILE");
+    }
     return Status::ok();
 }
 

@@ -79,6 +79,15 @@ Result<RankHosts> read_host_file(const std::string& path, int nranks)
     return hosts_for_ranks(names, nranks, "host file '" + path + "'");
 }
 
+Result<RankHosts> hosts_of_run(Bootstrap& boot, const std::string& host_of)
+{
+    if (host_of.empty())
+        return gather_hosts(boot, local_host_name());
+    if (host_of[0] == '@')
+        return read_host_file(host_of.substr(1), boot.nranks());
+    return parse_host_of(host_of, boot.nranks());
+}
+
 std::string local_host_name()
 {
     char name[256] = {};

@@ -37,6 +37,7 @@ Json run_options_json(const Config& config, const ModuleChoice& choice, const Pa
                     {"adaptive", settings.adaptive},
                     {"max_size_time_s", settings.adaptive ? Json(double(settings.max_size_ns) / 1e9) : Json()},
                     {"buffer_offset", config.buffer_offset ? Json(*config.buffer_offset) : Json("module")},
+                    {"host_of", settings.host_of.empty() ? Json() : Json(settings.host_of)},
                     {"module_options", module_options_json(choice)},
                     {"pattern_options", pattern.options_json()}};
     if (!settings.percentiles.empty())

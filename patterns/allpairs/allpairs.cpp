@@ -52,8 +52,7 @@ struct Settings {
     bool quiet = false;
     uint64_t window = 16;
     uint64_t streams = 5;
-    std::string host_of; // a list, or @FILE
-    std::string csv;     // file of the cells, "" for none
+    std::string csv; // file of the cells, "" for none
 };
 
 // One cell, measured by its sender.
@@ -71,7 +70,6 @@ public:
         settings_.quiet = read.choice("allpairs-quiet-baseline", {"no", "yes"}) == "yes";
         settings_.window = read.whole_number("allpairs-window", 2, 1u << 16);
         settings_.streams = read.whole_number("allpairs-streams", 1, 1u << 16);
-        settings_.host_of = read.text("allpairs-host-of");
         settings_.csv = read.text("allpairs-csv");
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
@@ -81,7 +79,6 @@ public:
         return {{"layout", std::string(layout_name(layout()))},
                 {"window", settings_.window},
                 {"streams", settings_.streams},
-                {"host_of", settings_.host_of},
                 {"csv", settings_.csv}};
     }
 
@@ -90,7 +87,6 @@ public:
 private:
     StreamSpec stream_spec() const { return {bandwidth_size_, settings_.window, settings_.streams}; }
     LayoutKind layout() const { return settings_.quiet ? LayoutKind::one_at_a_time : LayoutKind::shift_rounds; }
-    Result<RankHosts> hosts(PatternContext& ctx) const;
     Status run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
                      std::vector<Cell>& cells);
     Result<double> latency(PatternContext& ctx, Buffer& buffer, bool sender);
@@ -101,16 +97,6 @@ private:
     uint64_t latency_size_ = 8, bandwidth_size_ = 65536;
     Settings settings_;
 };
-
-Result<RankHosts> AllPairs::hosts(PatternContext& ctx) const
-{
-    const int nranks = ctx.bootstrap.nranks();
-    if (settings_.host_of.empty())
-        return gather_hosts(ctx.bootstrap, local_host_name());
-    if (settings_.host_of[0] == '@')
-        return read_host_file(settings_.host_of.substr(1), nranks);
-    return parse_host_of(settings_.host_of, nranks);
-}
 
 Result<double> AllPairs::latency(PatternContext& ctx, Buffer& buffer, bool sender)
 {
@@ -260,7 +246,7 @@ Status AllPairs::run(PatternContext& ctx)
     if (!rounds)
         return rounds.status();
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), *rounds, nranks));
-    Result<RankHosts> hosts = this->hosts(ctx);
+    Result<RankHosts> hosts = hosts_of_run(ctx.bootstrap, ctx.settings.host_of);
     if (!hosts)
         return hosts.status();
     Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout());
@@ -301,7 +287,7 @@ PatternInfo allpairs_pattern()
     PatternInfo info;
     info.name = "allpairs";
     info.description = "latency and bandwidth of every ordered pair of ranks in shift rounds; outlier nodes and "
-                       "links named (module with per-peer links: sim)";
+                       "links named (modules with per-peer links: sim, tcp, shm, mpi; --host-of for emulated nodes)";
     info.metric = "half round trip (first size), time per streamed message (last size)";
     info.default_sizes = "8,64Ki";
     info.default_count = 100;
@@ -310,9 +296,6 @@ PatternInfo allpairs_pattern()
         {"allpairs-quiet-baseline", "no", "yes: one ordered pair at a time, no other traffic (the quiet baseline)"},
         {"allpairs-window", "16", "messages of the last size per bandwidth stream (W >= 2)"},
         {"allpairs-streams", "5", "timed streams per pair (median), of W messages and of one"},
-        {"allpairs-host-of", "",
-         "hosts of the ranks for emulated nodes: a comma list (rank i on the i-th name) or @FILE (one name a line); "
-         "default: each rank's host name"},
         {"allpairs-csv", "", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps",
          opt::OptionKind::output_file},
     };

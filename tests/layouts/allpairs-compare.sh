@@ -25,7 +25,7 @@ PY
 }
 measure() {  # NAME LINKS_FILE [P]
     timeout -k 5 60 "$NGX" --pairs "${3:-3}" -m sim --sim-clock virtual --sim-sleep 20 --sim-links "$2" -x allpairs \
-        -s 1,64Ki -c 10 --warmup 2 --allpairs-host-of "${HOSTS}" -o "$SCRATCH/$1.json" >"$SCRATCH/$1.out" 2>&1 ||
+        -s 1,64Ki -c 10 --warmup 2 --host-of "${HOSTS}" -o "$SCRATCH/$1.json" >"$SCRATCH/$1.out" 2>&1 ||
         { cat "$SCRATCH/$1.out"; fail "allpairs run $1 failed"; }
 }
 links 1 -1 1 >"$SCRATCH/base.txt"

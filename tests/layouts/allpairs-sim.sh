@@ -30,7 +30,7 @@ for i in range(P):
 PY
 
 ARGS=(-m sim --sim-clock virtual --sim-sleep 20 --sim-links "$LINKS" -x allpairs -s 1,64Ki -c 20 --warmup 2
-      --allpairs-host-of "$HOSTS" --allpairs-csv "$CSV" -o "$OUT")
+      --host-of "$HOSTS" --allpairs-csv "$CSV" -o "$OUT")
 [[ $MODE == quiet ]] && ARGS+=(--allpairs-quiet-baseline yes)
 if (( P % 2 == 1 )); then
     command -v mpirun >/dev/null || { echo "SKIP: odd P needs mpirun (install openmpi-bin)"; exit 77; }

@@ -20,13 +20,13 @@ expect_usage() {
 expect_usage "udp cannot run the shift layout" "module udp cannot run pattern allpairs (rank layout shift)" \
     -m udp -x allpairs --pairs 2 -c 5
 expect_usage "fewer hosts than ranks" "names 2 hosts for 4 ranks" \
-    -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --allpairs-host-of a,b
+    -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --host-of a,b
 printf '0 1 5 0.001\n1 0 five 0.001\n' > "$SCRATCH/links.txt"
 expect_usage "a malformed links file" "links.txt line 2: expected 'FROM TO L G'" \
     -m sim --sim-clock virtual --sim-links "$SCRATCH/links.txt" -x allpairs --pairs 2 -c 5
 printf 'node0\nnode1\nnode2\n' > "$SCRATCH/hosts.txt"
 expect_usage "a host file naming fewer hosts than ranks" "names 3 hosts for 4 ranks" \
-    -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --allpairs-host-of "@$SCRATCH/hosts.txt"
+    -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --host-of "@$SCRATCH/hosts.txt"
 
 # A rank killed in round 2 of 3: sim in real time, 2 ms latency, so that each
 # round lasts about half a second.

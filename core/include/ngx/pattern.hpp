@@ -63,6 +63,9 @@ struct RunSettings {
     // its interval is within max_rel_ci, or -c samples, or max_size_ns of measuring (passes.hpp). (Last, as above.)
     bool adaptive = false;
     uint64_t max_size_ns = 10'000'000'000;
+    // --host-of: the host of each rank, names separated by commas or @FILE
+    // (rank_hosts.hpp, hosts_of_run); empty: each rank's own host name. (Last, as above.)
+    std::string host_of;
 };
 
 // Repetitions of the current size that lost a message (modules without

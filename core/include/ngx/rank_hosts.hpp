@@ -43,6 +43,10 @@ Result<RankHosts> parse_host_of(std::string_view list, int nranks);
 // A host file: one name per line; blank lines and # comments are skipped.
 Result<RankHosts> read_host_file(const std::string& path, int nranks);
 
+// The hosts of a run's ranks: from --host-of (`host_of`: a list, or @FILE)
+// when given, else every rank's host name gathered through the bootstrap.
+Result<RankHosts> hosts_of_run(Bootstrap& boot, const std::string& host_of);
+
 // This machine's host name (gethostname; "localhost" if it has none).
 std::string local_host_name();
 // Every rank's `mine` (its host name) reaches every rank, in rank order.
