@@ -1,0 +1,22 @@
+// The readable table of a comparison object (the JSON that the engine's
+// compare_runs makes, core/src/comparison.hpp): per size each run's median
+// next to the baseline's with the difference and the ratio, then the fitted
+// parameters per range. The table reporter prints it under a live run's
+// table, `ngx compare` under saved files; being output, it lives with the
+// reporters in the plugin library, while the comparing stays in the engine.
+//
+//     std::cout << comparison_table(document.comparison);
+#ifndef NGX_COMPARISON_TABLE_HPP
+#define NGX_COMPARISON_TABLE_HPP
+
+#include <ngx/record.hpp>
+
+#include <string>
+
+namespace ngx {
+
+std::string comparison_table(const Json& comparison);
+
+} // namespace ngx
+
+#endif
