@@ -7,6 +7,7 @@
 #include "launches.hpp"
 #include "local_group.hpp"
 #include "mpi_bootstrap.hpp"
+#include "progress_reporter.hpp"
 #include "server_policy.hpp"
 #include "session.hpp"
 #include "setting_warnings.hpp"

@@ -4,13 +4,10 @@
 #include "map_comparison.hpp"
 
 #include <ngx/reporter.hpp>
-#include <ngx/sizes.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <map>
-#include <sstream>
 
 namespace ngx {
 namespace {
@@ -184,86 +181,6 @@ Json compare_models(const std::vector<ComparedRun>& runs)
     return rows;
 }
 
-std::string cell(const Json& value, int width, int precision)
-{
-    std::ostringstream out;
-    if (value.is_number())
-        out << std::setw(width) << std::fixed << std::setprecision(precision) << value.get<double>();
-    else
-        out << std::setw(width) << "-";
-    return out.str();
-}
-
-void print_size_rows(std::ostringstream& out, const Json& comparison)
-{
-    out << std::setw(10) << "size";
-    const Json& labels = comparison["labels"];
-    std::vector<int> widths;
-    for (size_t i = 0; i < labels.size(); ++i) {
-        std::string label = labels[i].get<std::string>();
-        widths.push_back(std::max(12, int(label.size())));
-        out << "  " << std::setw(widths.back()) << label;
-        if (i > 0)
-            out << std::setw(11) << "diff" << std::setw(8) << "ratio";
-    }
-    out << "\n";
-    for (const Json& row : comparison["sizes"]) {
-        out << std::setw(10) << format_bytes(row["size_bytes"].get<uint64_t>());
-        const Json& values = row["values"];
-        for (size_t i = 0; i < values.size(); ++i) {
-            out << "  " << cell(values[i]["median_us"], i < widths.size() ? widths[i] : 12, 3);
-            if (i > 0)
-                out << cell(values[i]["diff_us"], 11, 3) << cell(values[i]["ratio"], 8, 3);
-        }
-        out << "\n";
-    }
-}
-
-std::string range_title(const Json& range)
-{
-    if (!range["range"].is_number())
-        return "whole model";
-    auto bytes = [](const Json& value) {
-        return value.is_number() ? format_bytes(uint64_t(value.get<double>())) : std::string("?");
-    };
-    return "range " + std::to_string(range["range"].get<size_t>()) + ": " + bytes(range["from_bytes"]) + " .. " +
-           bytes(range["to_bytes"]);
-}
-
-std::string parameter_text(const Json& value)
-{
-    if (value.is_boolean())
-        return value.get<bool>() ? "yes" : "no";
-    if (!value.is_number())
-        return "-";
-    std::ostringstream out;
-    out << std::setprecision(4) << value.get<double>();
-    return out.str();
-}
-
-void print_model_rows(std::ostringstream& out, const Json& comparison)
-{
-    if (!comparison.contains("model") || comparison["model"].is_null())
-        return;
-    out << "# fitted parameters: value (difference to " << comparison["baseline"].get<std::string>() << ")\n";
-    for (const Json& range : comparison["model"]) {
-        out << range_title(range) << "\n";
-        for (const char* group : {"parameters", "flags"}) {
-            if (!range.contains(group))
-                continue;
-            for (const auto& [parameter, values] : range[group].items()) {
-                out << "  " << std::setw(16) << std::left << parameter << std::right;
-                for (const Json& value : values) {
-                    out << "  " << value["label"].get<std::string>() << " " << parameter_text(value["value"]);
-                    if (value.contains("diff"))
-                        out << " (" << parameter_text(value["diff"]) << ")";
-                }
-                out << "\n";
-            }
-        }
-    }
-}
-
 } // namespace
 
 const Json* ranges_of(const Json& run)
@@ -292,19 +209,6 @@ Json compare_runs(const std::vector<ComparedRun>& runs)
         if (Json maps = compare_maps(runs); !maps.is_null())
             comparison["allpairs"] = maps;
     return comparison;
-}
-
-std::string comparison_table(const Json& comparison)
-{
-    std::ostringstream out;
-    out << "# comparison: " << comparison["pattern"].get<std::string>() << ", median "
-        << comparison["metric"].get<std::string>() << " in microseconds; diff and ratio to "
-        << comparison["baseline"].get<std::string>() << "\n";
-    print_size_rows(out, comparison);
-    print_model_rows(out, comparison);
-    if (comparison.contains("allpairs"))
-        out << map_comparison_table(comparison["allpairs"]);
-    return out.str();
 }
 
 std::vector<ComparedRun> compared_runs(const Document& document)

@@ -13,6 +13,8 @@
 
 #include <ngx/record.hpp>
 
+#include "comparison_table.hpp" // comparison_table, for the callers of compare_runs
+
 #include <string>
 #include <vector>
 
@@ -31,9 +33,6 @@ Json compare_runs(const std::vector<ComparedRun>& runs);
 
 // A run's fitted protocol ranges (model.ranges), nullptr when it has none.
 const Json* ranges_of(const Json& run);
-
-// A readable table of a comparison object.
-std::string comparison_table(const Json& comparison);
 
 // The runs of one document, labelled by module name ("mpi#2" for a repeat).
 std::vector<ComparedRun> compared_runs(const Document& document);

@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 
 namespace ngx {
 namespace {
@@ -216,54 +214,6 @@ Json compare_maps(const std::vector<ComparedRun>& runs, MapChangeRule rule)
             {"hosts", hosts},
             {"rule", {{"spread_factor", rule.spread_factor}, {"least_change", rule.least_change}}},
             {"runs", compared}};
-}
-
-namespace {
-
-std::string number_text(const Json& value, int precision = 4)
-{
-    if (!value.is_number())
-        return "-";
-    std::ostringstream out;
-    out << std::setprecision(precision) << value.get<double>();
-    return out.str();
-}
-
-void print_cells(std::ostringstream& out, const Json& quantity, const char* name, const char* unit)
-{
-    const Json& changed = quantity["changed"];
-    out << "  " << name << ": median ratio " << number_text(quantity["median_ratio"]) << " over "
-        << quantity["cells"].get<size_t>() << " cells; " << changed.size() << " moved apart from the rest\n";
-    for (const Json& c : changed)
-        out << "    " << c["from"].get<size_t>() << " (" << c["from_host"].get<std::string>() << ") -> "
-            << c["to"].get<size_t>() << " (" << c["to_host"].get<std::string>() << "): " << number_text(c["baseline"])
-            << " -> " << number_text(c["value"]) << " " << unit << " (x" << number_text(c["ratio"], 3) << ")\n";
-}
-
-} // namespace
-
-std::string map_comparison_table(const Json& maps)
-{
-    if (maps.is_null())
-        return "";
-    std::ostringstream out;
-    out << "# all-pairs maps, " << maps["ranks"].get<size_t>() << " ranks, cell by cell against "
-        << maps["baseline"].get<std::string>() << " (row = sender); moved apart: beyond "
-        << number_text(maps["rule"]["spread_factor"]) << " robust spreads of the rest and "
-        << number_text(100 * maps["rule"]["least_change"].get<double>()) << "%\n";
-    for (const Json& run : maps["runs"]) {
-        out << run["label"].get<std::string>()
-            << (run["hosts_differ"].get<bool>() ? " (its ranks ran on other hosts: cells matched by rank)" : "")
-            << ":\n";
-        print_cells(out, run["latency"], "latency", "us");
-        print_cells(out, run["bandwidth"], "bandwidth", "MB/s");
-        for (const Json& node : run["nodes"])
-            if (node["changed"].get<bool>())
-                out << "  node " << node["host"].get<std::string>() << " moved: latency x"
-                    << number_text(node["latency_ratio"], 3) << ", bandwidth x"
-                    << number_text(node["bandwidth_ratio"], 3) << "\n";
-    }
-    return out.str();
 }
 
 } // namespace ngx

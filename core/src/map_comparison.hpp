@@ -18,7 +18,7 @@
 //
 //     NGX_TRY(check_maps(runs));                 // before compare_runs
 //     Json maps = compare_maps(runs);            // null: the runs have no maps
-//     std::cout << map_comparison_table(maps);
+//     std::cout << map_comparison_table(maps);   // comparison_table.hpp
 #ifndef NGX_MAP_COMPARISON_HPP
 #define NGX_MAP_COMPARISON_HPP
 
@@ -41,9 +41,6 @@ Status check_maps(const std::vector<ComparedRun>& runs);
 
 // The comparison of the runs' maps (check_maps must pass); null when none has one.
 Json compare_maps(const std::vector<ComparedRun>& runs, MapChangeRule rule = {});
-
-// A readable summary of compare_maps' object ("" for null).
-std::string map_comparison_table(const Json& maps);
 
 } // namespace ngx
 

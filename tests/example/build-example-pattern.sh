@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the out-of-tree example pattern (patterns/example) against ngx's
-# installed headers and core library, found through pkg-config as
+# installed headers and plugin library (libngxplugin), found through pkg-config as
 # ngx-pattern, and runs it through NGX_PATTERN_PATH: the path a third-party
 # pattern takes. No line of the tree names it.
 source "$(dirname "$0")/stage.sh"
@@ -11,6 +11,13 @@ done
 ls "$work/root$prefix/$libdir/ngx/patterns/ngx_pattern_loggp.so" >/dev/null || { echo "FAIL: patterns not installed"; exit 1; }
 
 build_example "$NGX_SOURCE_ROOT/patterns/example"
+
+# pkg-config linked it against the plugin library alone, not the engine.
+if command -v readelf >/dev/null; then
+    needs=$(readelf -d "$work/build/ngx_pattern_window.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+    grep -q '^libngxplugin\.so' <<<"$needs" && ! grep -q '^libngxapp' <<<"$needs" ||
+        { echo "$needs"; echo "FAIL: the example pattern should need libngxplugin and not libngxapp"; exit 1; }
+fi
 
 # Listed next to the in-tree patterns, with its own options in --help.
 export NGX_PATTERN_PATH="$work/build:$NGX_PATTERN_PATH"

@@ -47,18 +47,6 @@ private:
     std::ostream& out_;
 };
 
-// Progress on stderr ("tcp pingpong 4 KiB 13/21"), for terminals only.
-class ProgressReporter final : public Reporter {
-public:
-    explicit ProgressReporter(size_t sizes_per_run) : sizes_per_run_(sizes_per_run) {}
-    void size_done(const RunRecord& run, const SizeRecord& size) override;
-    void pass_done(const RunRecord& run, uint64_t done, uint64_t planned) override;
-    void run_finished(const RunRecord& run) override;
-
-private:
-    size_t sizes_per_run_;
-};
-
 std::optional<OutputFormat> format_from_name(const std::string& name);
 std::optional<OutputFormat> format_from_path(const std::string& path);
 

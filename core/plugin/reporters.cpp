@@ -1,7 +1,7 @@
-// Table, progress, JSON and CSV output of run records (see reporter.hpp).
+// Table, JSON and CSV output of run records (see reporter.hpp).
 #include <ngx/reporter.hpp>
 
-#include "comparison.hpp"
+#include "comparison_table.hpp"
 #include <ngx/sizes.hpp>
 
 #include "ngx_config.h"
@@ -287,30 +287,6 @@ Status TableReporter::close(const Document& document)
     if (!document.comparison.is_null())
         out_ << comparison_table(document.comparison) << std::flush;
     return Status::ok();
-}
-
-void ProgressReporter::size_done(const RunRecord& run, const SizeRecord& size)
-{
-    std::fprintf(stderr, "\r\033[K%s %s: %s done (%zu/%zu)", run.module.c_str(), run.pattern.c_str(),
-                 format_bytes(size.size_bytes).c_str(), run.sizes.size(), sizes_per_run_);
-    std::fflush(stderr);
-}
-
-void ProgressReporter::pass_done(const RunRecord& run, uint64_t done, uint64_t planned)
-{
-    if (done <= planned)
-        std::fprintf(stderr, "\r\033[K%s %s: pass %llu/%llu done", run.module.c_str(), run.pattern.c_str(),
-                     (unsigned long long)done, (unsigned long long)planned);
-    else
-        std::fprintf(stderr, "\r\033[K%s %s: extra pass %llu done", run.module.c_str(), run.pattern.c_str(),
-                     (unsigned long long)(done - planned));
-    std::fflush(stderr);
-}
-
-void ProgressReporter::run_finished(const RunRecord&)
-{
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
 }
 
 std::optional<OutputFormat> format_from_name(const std::string& name)
