@@ -269,8 +269,8 @@ OmpiChoice ompi_tuned_choice(CollectiveOp op, long long ranks, double bytes, dou
     const double count = element_bytes > 0 ? std::floor(bytes / element_bytes) : bytes;
     for (const Named& n : rules.names)
         if (n.id == id)
-            return with_fallback({id, n.name, n.modeled, n.note}, op, ranks, count);
-    return {id, "?", std::nullopt, ""};
+            return with_fallback({id, n.name, n.modeled, n.note, bytes}, op, ranks, count);
+    return {id, "?", std::nullopt, "", bytes};
 }
 
 } // namespace ngx::fit

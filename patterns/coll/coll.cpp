@@ -76,6 +76,7 @@ struct Point {
     double min_us = 0, avg_us = 0, max_us = 0; // over ranks, of each rank's mean
     double predicted_us = unknown;             // the schedule evaluated under the model
     double closed_form_us = unknown;           // `ngx predict`'s closed form
+    double segment = 0;                        // library: the segment its prediction uses (0: --coll-segment)
 };
 
 Result<CollectiveModel> load_model(const std::string& path)
@@ -304,6 +305,7 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     const fit::OmpiChoice choice = fit::ompi_tuned_choice(settings_.op, P, double(bytes));
     point.modeled = choice.modeled.has_value();
     point.algorithm = choice.modeled.value_or(fit::algorithms_of(settings_.op).front());
+    point.segment = choice.segment_bytes; // as Open MPI runs it: unsegmented
     NGX_TRY(gather_times(ctx, mine, point));
     return point;
 }
@@ -312,7 +314,9 @@ Status Coll::predict(Point& point, long long P, const fit::ScheduleRules& rules)
 {
     if (!model_ || !point.modeled)
         return Status::ok();
-    const fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
+    fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
+    if (point.segment > 0)
+        c.segment_bytes = point.segment;
     Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule, rules);
     if (!events)
         return events.status();

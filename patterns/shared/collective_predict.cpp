@@ -150,7 +150,12 @@ Result<Row> price_row(const Request& r, const CollectiveModel& model, long long 
             row.times.emplace_back(a, *t);
         if (!(*t >= row.best.second))
             row.best = {a, *t};
-        if (row.ompi.modeled == a)
+    }
+    // Open MPI's choice costed as Open MPI runs it: unsegmented (see
+    // OmpiChoice::segment_bytes), whatever --segment the columns use.
+    if (row.ompi.modeled) {
+        const fit::Collective c{r.op, *row.ompi.modeled, P, bytes, r.gamma, row.ompi.segment_bytes};
+        if (Result<double> t = checked_prediction(c, model, r.extrapolate))
             row.ompi_time = *t;
     }
     if (!std::isfinite(row.best.second))

@@ -53,3 +53,14 @@ TEST(OmpiDecision, SmallCountsFallBack)
     EXPECT_FALSE(ompi_tuned_choice(CollectiveOp::allreduce, 32, 128).modeled.has_value());
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::allreduce, 64, 1 << 20).modeled, Algorithm::rabenseifner);
 }
+
+TEST(OmpiDecision, FixedRulesRunUnsegmented)
+{
+    // 1 MiB over 4 ranks: the chain, called with segsize 0 (one chain of
+    // whole-buffer hops), so its model is the pipeline with a 1 MiB segment.
+    const OmpiChoice chain = ompi_tuned_choice(CollectiveOp::bcast, 4, 1 << 20);
+    EXPECT_EQ(chain.name, "chain");
+    EXPECT_EQ(chain.modeled, Algorithm::pipeline);
+    EXPECT_EQ(chain.segment_bytes, double(1 << 20));
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::bcast, 4, 65536).name, "basic_linear");
+}

@@ -54,6 +54,7 @@ PricedCollective choose_algorithm(fit::CollectiveOp op, int ranks, double bytes)
     const fit::OmpiChoice choice = fit::ompi_tuned_choice(op, ranks, p.collective.bytes);
     if (choice.modeled) {
         p.collective.algorithm = *choice.modeled;
+        p.collective.segment_bytes = choice.segment_bytes; // unsegmented, as Open MPI runs it
     } else {
         p.collective.algorithm = fit::algorithms_of(op).front();
         p.approximation = "Open MPI runs " + choice.name + ", which ngx has no model of: priced as " +

@@ -27,6 +27,11 @@ struct OmpiChoice {
     std::string name;                 // Open MPI's name of it
     std::optional<Algorithm> modeled; // ngx's model of it; none: ngx has no model
     std::string note;                 // how close the model is, when it is not the same algorithm
+    // The segment to cost `modeled` with: the fixed rules run every
+    // algorithm with segsize 0 (ompi_coll_tuned_<op>_intra_do_this(...,
+    // alg, 0, 0)), so a chain or pipeline bcast moves the whole buffer in
+    // one piece from hop to hop: the buffer's size, not ngx's --segment.
+    double segment_bytes = 0;
 };
 
 // `element_bytes` is the datatype's size: the algorithms fall back on a

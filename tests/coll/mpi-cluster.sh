@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# mpi-cluster.sh: on an emulated cluster (8 network namespaces on a bridge,
+# every NIC limited by tbf, mpirun across them: tests/net/netns.sh), the MPI
+# library's own MPI_Bcast and MPI_Allreduce of 64 KiB..1 MiB over P = 4 and
+# P = 8 ranks (one per node), measured by the coll pattern, are within 15%
+# of the prediction of the algorithm Open MPI's tuned rules choose (`ngx
+# predict --algorithm auto`), costed with a loggp fit between two of the
+# nodes. Prints the table of measured vs predicted and the time it took.
+# Not registered with meson yet: MPI_Allreduce misses the 15% today and the
+# loggp fit of the rendezvous range is unstable on this machine
+# (docs/collectives.md, "On an emulated cluster", has the numbers).
+#
+# The emulation, and why (docs/collectives.md, "On an emulated cluster"):
+# - 150 Mbit/s NICs: 8 ranks share 2 CPUs, the network must be the
+#   bottleneck, not the CPUs (an exchange between two ranks runs at the full
+#   rate both ways at 50 and at 150 Mbit/s);
+# - tbf burst 4 KiB, not netns.sh's 32 KiB: after an idle moment tbf lets a
+#   full bucket through at veth speed, so a 32 KiB bucket makes a lone
+#   message up to ~30 KiB nearly free while a stream pays the rate, which
+#   no NIC does and LogGP cannot describe (the fit's L and o came out 0);
+# - Open MPI's tcp BTL without its `put` flag (btl_tcp_flags): with it, two
+#   large messages crossing on one connection (every exchange of recursive
+#   halving and doubling) take twice as long as one of them alone, so an
+#   exchange is not full duplex; the loggp fit (one direction at a time)
+#   cannot see that. Both the fit and the collectives run with the same flags.
+source "$(dirname "$0")/common.sh"
+NETNS_NO_TRAP=1
+source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
+netns_require tbf mpi
+"$NGX" --list-modules 2>/dev/null | grep -qw mpi || { echo "SKIP: the mpi module is not built"; exit 77; }
+netns_init
+trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+start=$SECONDS
+rate=${NGX_TEST_CLUSTER_MBIT:-150}
+export NETNS_MPI_TIMEOUT=120 NETNS_CLUSTER_BURST=4kb
+netns_cluster c 8 "${rate}mbit" || fail "an 8-node cluster at $rate Mbit/s"
+# NGX_TEST_CLUSTER_OPS=bcast: MPI_Bcast alone.
+ops=${NGX_TEST_CLUSTER_OPS:-bcast allreduce}
+mca=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,need-ack,need-csum)
+
+# The fit: ranks 0 and 1 on nodes 0 and 1, sizes from the smallest message
+# the collectives send (Rabenseifner over 8 ranks of 64 KiB: 8 KiB) up to
+# 256 KiB (beyond, the rate-limited line is extrapolated: --coll-extrapolate),
+# 64 KiB among them: the tcp BTL's eager limit (65536 with its header), where
+# the rendezvous range that the 64 KiB..1 MiB buffers fall in starts.
+sizes=8Ki,16Ki,32Ki,48Ki,64Ki,96Ki,128Ki,192Ki,256Ki
+netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x loggp -s "$sizes" -c 12 --warmup 1 --timeout 20 \
+    -o "$SCRATCH/fit.json" >"$SCRATCH/fit.txt" 2>&1 ||
+    { cat "$SCRATCH/fit.txt"; fail "the loggp run between nodes 0 and 1"; }
+sed -n '/^# loggp parameters/,/^# prediction error/p' "$SCRATCH/fit.txt"
+echo "fit: $((SECONDS - start)) s"
+
+for P in 4 8; do
+    for op in $ops; do
+        netns_cluster_mpirun c "$P" "${mca[@]}" -- "$NGX" -m mpi -x coll --coll-op "$op" --coll-algorithm library \
+            -s 64Ki-1Mi -c 8 --warmup 1 --timeout 20 --coll-params "$SCRATCH/fit.json" --coll-extrapolate yes \
+            -o "$SCRATCH/$op-$P.json" >"$SCRATCH/$op-$P.txt" 2>&1 ||
+            { cat "$SCRATCH/$op-$P.txt"; fail "the library's $op over P = $P"; }
+    done
+done
+echo "fit and collectives: $((SECONDS - start)) s"
+
+python3 - "$SCRATCH" "$ops" <<'PY'
+import glob, json, sys
+rows = []
+for path in sorted(glob.glob(sys.argv[1] + "/*-[0-9].json")):
+    d = json.load(open(path))
+    rows += d.get("runs", [d])[0]["model"]["rows"]
+rows.sort(key=lambda r: (r["op"], r["P"], r["bytes"]))
+print("%-10s %3s %9s %14s %14s %10s  %s" % ("op", "P", "bytes", "measured_us", "predicted_us", "error_%",
+                                           "Open MPI's choice as ngx's"))
+bad = []
+for r in rows:
+    pred, err = r["predicted_us"], r["error"]
+    print("%-10s %3d %9d %14.0f %14s %10s  %s" % (r["op"], r["P"], r["bytes"], r["median_us"],
+          "-" if pred is None else "%.0f" % pred, "-" if err is None else "%+.1f" % (100 * err),
+          r.get("predicted_algorithm")))
+    if err is None or abs(err) > 0.15:
+        bad.append("%s P=%d %d B" % (r["op"], r["P"], r["bytes"]))
+expected = 10 * len(sys.argv[2].split())
+if len(rows) != expected:
+    sys.exit("FAIL: %d rows, expected %d (5 sizes x 2 P per operation)" % (len(rows), expected))
+if bad:
+    sys.exit("FAIL: beyond 15%% of the prediction: %s" % ", ".join(bad))
+print("ok: every point within 15% of its prediction")
+PY
+rc=$?
+echo "time: $((SECONDS - start)) s"
+[[ $rc == 0 ]] || exit 1
+echo PASS
