@@ -134,7 +134,7 @@ meson test -C build --print-errorlogs --num-processes 1
 
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
-meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
+NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
     --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
     --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing
 
@@ -142,5 +142,5 @@ step "fuzzing"
 if ! command -v clang++ >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev >/dev/null
 fi
-bash tests/fuzz/run.sh build-fuzz 20  # 20 s a target, one target per CPU at a time
+bash tests/fuzz/run.sh build-fuzz 15  # 15 s a target, one target per CPU at a time
 step "all suites passed"

@@ -94,6 +94,12 @@ ok "udp with 5% random drops: completes, loss rate reported, medians close"
 # old fixed budget (--retries 100, which failed the -c 1000 run at 2 KiB,
 # exit 1); the relative one (--max-loss 50% of the repetitions) completes,
 # and every size reports its loss in the JSON and in the table.
+# The sanitizer pass of tools/test-all.sh (NGX_TEST_SANITIZED=1) leaves the
+# sweep to the release pass: it is mostly waiting on loss timeouts, and its
+# code path (loss, resync, the budget) is the first case's.
+if [[ ${NGX_TEST_SANITIZED:-0} == 1 ]]; then
+    echo "note: sanitizer pass: the -c 400 sweep runs in the release pass only"
+else
 run_over d 7333 "$IT_DIR/sweep.json" -x pingpong -s 1-8Ki -c 400 --warmup 10 --udp-loss-timeout-us 20000
 grep -q 'loss_rate' "$IT_DIR/out-d" || fail "the table has no loss_rate column"
 python3 - "$IT_DIR/sweep.json" <<'PY' || fail "sweep -c 1000 -s 1-8Ki"
@@ -110,6 +116,7 @@ for r in d["results"]:
 assert max(r["lost"] for r in d["results"]) > 100, "no size lost more than the old budget of 100"
 PY
 ok "udp -c 400 -s 1-8Ki with 5% drops: completes within --max-loss, loss per size reported"
+fi
 
 # Issue 14: loggp over the lossy path. Its o_r series (the responder times
 # its receive) ended the run at the first loss; it now takes part in the
