@@ -66,22 +66,32 @@ for line in open(f"{work}/times"):
     except (OSError, ValueError):
         continue
     run = (doc.get("runs") or [doc])[0]
-    first = run.get("model", {}).get("ranges", [{}])[0]
+    model = run.get("model") or doc.get("model") or {}
+    ranges = model.get("ranges") or [{}]
+    # The detector may split this link at other sizes from run to run, so a
+    # range's parameters are compared where every run has them: L, o and g
+    # of the range holding the smallest size, G of the one holding the largest;
+    # L_eel, the end-to-end latency of the smallest size, stays positive where
+    # the range's L is 0 or negative (o and L overlap on this link).
+    first, last = ranges[0], ranges[-1]
     runs.append({"mode": mode, "round": int(rnd), "seconds": float(seconds),
-                 "samples": sum(r["count"] for r in run["results"]),
-                 **{k: first.get(k) for k in ("L_us", "o_us", "g_us", "G_us_per_byte")}})
-print(f"{'mode':>9} {'round':>5} {'wall s':>8} {'samples':>8} {'L_us':>9} {'o_us':>9} {'g_us':>9} {'G_us/B':>10}")
+                 "samples": sum(r["count"] for r in run["results"]), "ranges": len(ranges),
+                 "L_eel_us": (model.get("L_eel_us") or {}).get("value"),
+                 "L_us": first.get("L_us"), "o_us": first.get("o_us"), "g_us": first.get("g_us"),
+                 "G_us_per_byte": last.get("G_us_per_byte")})
+print(f"{'mode':>9} {'round':>5} {'wall s':>8} {'samples':>8} {'ranges':>6} {'L_eel_us':>9} {'L_us':>9} {'o_us':>9} {'g_us':>9} {'G_us/B':>10}")
+print("# L, o, g: the range of the smallest size; G: the range of the largest; L_eel: the smallest size's")
 for r in runs:
-    print(f"{r['mode']:>9} {r['round']:>5} {r['seconds']:>8.1f} {r['samples']:>8} "
+    print(f"{r['mode']:>9} {r['round']:>5} {r['seconds']:>8.1f} {r['samples']:>8} {r['ranges']:>6} "
           + " ".join(f"{r[k]:>9.4g}" if isinstance(r[k], (int, float)) else f"{'-':>9}"
-                     for k in ("L_us", "o_us", "g_us", "G_us_per_byte")))
+                     for k in ("L_eel_us", "L_us", "o_us", "g_us", "G_us_per_byte")))
 summary = {}
 for mode in ("fixed", "adaptive"):
     mine = [r for r in runs if r["mode"] == mode]
     if not mine:
         continue
     s = {"median_seconds": statistics.median(r["seconds"] for r in mine), "runs": len(mine)}
-    for k in ("L_us", "o_us", "g_us", "G_us_per_byte"):
+    for k in ("L_eel_us", "L_us", "o_us", "g_us", "G_us_per_byte"):
         v = [r[k] for r in mine if isinstance(r[k], (int, float))]
         s[k + "_spread"] = (max(v) - min(v)) / abs(statistics.median(v)) if len(v) > 1 and statistics.median(v) else None
     summary[mode] = s

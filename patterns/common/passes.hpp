@@ -29,7 +29,7 @@
 // run (the default job must not get noticeably slower).
 //
 // --adaptive turns --max-rel-ci into a stopping rule, as SKaMPI's (Reussner
-// et al. 1998): every size is measured in passes of max(30, -c / 8)
+// et al. 1998): every size is measured in passes of max(10, -c / 8)
 // repetitions, the first over all sizes, each later one over the sizes not
 // stopped yet; a size stops once the widest 95% interval of the median of
 // its series is within --max-rel-ci of the median, or it kept -c

@@ -82,13 +82,17 @@ TEST(Passes, AdaptivePlanStepsByAnEighthOfTheCapAtLeast30)
     EXPECT_EQ(plan.passes, 1u); // the first pass over all sizes
     EXPECT_EQ(plan.extra, 7u);  // then at most 7 more: 8 x 125 = -c
     EXPECT_EQ(plan.rewarm, 4u); // ceil(100 / 32)
-    settings.count = 100;       // loggp's default: steps of 30 (30, 30, 30, 10)
+    settings.count = 100;       // loggp's default: steps of ceil(100 / 8) = 13 (7 x 13, then 9)
     plan = plan_passes(settings);
-    EXPECT_EQ(plan.step, 30u);
+    EXPECT_EQ(plan.step, 13u);
+    EXPECT_EQ(plan.extra, 7u);
+    settings.count = 40; // -c / 8 below the floor of 10: steps of 10
+    plan = plan_passes(settings);
+    EXPECT_EQ(plan.step, 10u);
     EXPECT_EQ(plan.extra, 3u);
-    settings.count = 20; // fewer than a step: one pass keeps them all
+    settings.count = 8; // fewer than a step: one pass keeps them all
     plan = plan_passes(settings);
-    EXPECT_EQ(plan.step, 20u);
+    EXPECT_EQ(plan.step, 8u);
     EXPECT_EQ(plan.extra, 0u);
 }
 
