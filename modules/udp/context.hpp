@@ -82,6 +82,17 @@ struct Context {
     // connected to itself (connect_to_self), used while `to_self` is set.
     bool to_self = false;
     std::unique_ptr<Context> self;
+    // Per-peer links (ABI 1.5 open_link / select_peer): the rank this socket
+    // is connected to (-1: none, a connect that only set up), and one
+    // Context of its own for each further peer. `selected` is the link
+    // select_peer chose (nullptr: this one).
+    int peer = -1;
+    std::vector<std::unique_ptr<Context>> links;
+    Context* selected = nullptr;
+    // Where send and recv go instead of this Context (nullptr: here): the
+    // socket to self while `to_self` is set, else `selected`. One pointer,
+    // so the data path pays one test for both.
+    Context* route = nullptr;
 };
 
 // ---- deadlines -------------------------------------------------------------

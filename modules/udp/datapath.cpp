@@ -317,8 +317,8 @@ ngx_status take(Context* c, Verdict verdict, const Header& h, unsigned char* buf
 ngx_status udp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    if (c->to_self) [[unlikely]]
-        return udp_send(c->self.get(), buf, len, err);
+    if (c->route != nullptr) [[unlikely]]
+        return udp_send(c->route, buf, len, err);
     if (ngx_status s = check_length(len, "send", err); s != NGX_OK)
         return s;
     uint32_t seq = c->send_seq++; // a failed send still consumes its number
@@ -330,8 +330,8 @@ ngx_status udp_send(void* ctx, const void* buf, size_t len, ngx_error* err)
 ngx_status udp_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    if (c->to_self) [[unlikely]]
-        return udp_recv(c->self.get(), buf, len, err);
+    if (c->route != nullptr) [[unlikely]]
+        return udp_recv(c->route, buf, len, err);
     if (ngx_status s = check_length(len, "recv", err); s != NGX_OK)
         return s;
     auto* data = static_cast<unsigned char*>(buf);

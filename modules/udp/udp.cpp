@@ -4,8 +4,10 @@
 // Files: context.hpp (the shared state), socket.cpp (setup), datapath.cpp
 // (send and receive, with the loss semantics a pattern can rely on),
 // fragment.hpp (wire format and reassembly), and this file: options,
-// init/connect/resync/finalize, send to self (set_layout: a second socket
-// of this process, connected to itself) and the module's descriptor.
+// init/connect/resync/finalize, per-peer links (open_link: one more
+// connected socket, a Context of its own; select_peer), send to self
+// (set_layout: a second socket of this process, connected to itself) and
+// the module's descriptor.
 #include "context.hpp"
 
 #include <unistd.h>
@@ -22,7 +24,9 @@ namespace {
 
 const ngx_option_spec option_specs[] = {
     {"udp-address", nullptr, "address to bind (default: the bootstrap's local address)"},
-    {"udp-port", "0", "port to bind, 0 picks a free one; with P the lower rank binds P and its peer P+1"},
+    {"udp-port", "0",
+     "port to bind, 0 picks a free one; with P the lower rank binds P and its peer P+1 (the first peer's socket; "
+     "further peers' sockets bind free ports)"},
     {"udp-mtu-payload", "auto",
      "UDP payload bytes per datagram, including the 16-byte ngx header; auto: path MTU minus IP/UDP headers "
      "(1472 on 1500-byte Ethernet, 65507 on loopback); the peers use the smaller of their two values"},
@@ -84,6 +88,23 @@ ngx_status udp_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     return NGX_OK;
 }
 
+// Makes `c`'s socket to boot->peer; on failure leaves no socket open.
+ngx_status connect_link(Context* c, const ngx_bootstrap* boot, ngx_error* err)
+{
+    try {
+        ngx_status s = connect_steps(c, boot, err);
+        if (s != NGX_OK && c->fd >= 0) {
+            close(c->fd);
+            c->fd = -1;
+        }
+        if (s == NGX_OK)
+            c->peer = boot->peer;
+        return s;
+    } catch (const std::bad_alloc&) {
+        return fail(err, NGX_ERR_NO_MEMORY, "udp connect: out of memory");
+    }
+}
+
 ngx_status udp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -91,16 +112,65 @@ ngx_status udp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
         return fail(err, NGX_ERR_UNSUPPORTED, "udp: the core passed an ngx_bootstrap this module does not know");
     if (c->fd >= 0)
         return fail(err, NGX_ERR_PROTOCOL, "udp: connect called twice");
-    try {
-        ngx_status s = connect_steps(c, boot, err);
-        if (s != NGX_OK && c->fd >= 0) {
-            close(c->fd);
-            c->fd = -1;
-        }
+    if (boot->peer == boot->rank) // ABI 1.5: set up only; the sockets come from open_link
+        return NGX_OK;
+    return connect_link(c, boot, err);
+}
+
+// The Context whose socket is connected to `peer`; nullptr: none.
+Context* link_to(Context* c, int peer)
+{
+    if (c->peer == peer)
+        return c;
+    for (const std::unique_ptr<Context>& link : c->links)
+        if (link->peer == peer)
+            return link.get();
+    return nullptr;
+}
+
+void update_route(Context* c)
+{
+    c->route = c->to_self ? c->self.get() : c->selected;
+}
+
+// ABI 1.5 select_peer: send and recv use the socket to `peer`.
+ngx_status udp_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    Context* link = link_to(c, peer);
+    if (link == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "select_peer: no socket to rank %d was opened", peer);
+    c->selected = link == c ? nullptr : link;
+    update_route(c);
+    return NGX_OK;
+}
+
+// ABI 1.5 open_link: one more socket, made and agreed on as connect makes
+// the first, in a Context of its own (its sequence numbers, reassembly and
+// deadlines are the link's), and selected. A --udp-port applies to the
+// socket connect made only: these bind a free port.
+ngx_status udp_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (link_to(c, boot->peer) != nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "open_link: the socket to rank %d is open already", boot->peer);
+    std::unique_ptr<Context> link(new (std::nothrow) Context);
+    if (!link)
+        return fail(err, NGX_ERR_NO_MEMORY, "open_link: out of memory for the socket to rank %d", boot->peer);
+    link->options = c->options;
+    link->options.port = 0;
+    link->timeout_ns = c->timeout_ns;
+    link->cancel = c->cancel;
+    link->max_message = c->max_message;
+    if (ngx_status s = connect_link(link.get(), boot, err); s != NGX_OK)
         return s;
+    try {
+        c->links.push_back(std::move(link));
     } catch (const std::bad_alloc&) {
-        return fail(err, NGX_ERR_NO_MEMORY, "udp connect: out of memory");
+        close(link->fd);
+        return fail(err, NGX_ERR_NO_MEMORY, "open_link: out of memory");
     }
+    return udp_select_peer(c, boot->peer, err);
 }
 
 // After a loss, on both sides at the same point: each tells the other the
@@ -108,7 +178,9 @@ ngx_status udp_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 // is stale, and forgets the message it was assembling.
 ngx_status udp_resync(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 {
-    auto* c = static_cast<Context*>(ctx);
+    Context* c = link_to(static_cast<Context*>(ctx), boot->peer);
+    if (c == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "udp resync: no socket to rank %d was opened", boot->peer);
     std::string theirs;
     if (ngx_status s = ngx::mod::exchange_blob(boot, std::to_string(c->send_seq), &theirs, 256, err); s != NGX_OK)
         return s;
@@ -121,13 +193,17 @@ ngx_status udp_resync(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 }
 
 // Send to self: only the address changes (udp moves bytes; the pattern
-// packs strided data). The self socket is made at the first such call.
+// packs strided data). The self socket is made at the first such call, on
+// the address of the socket to the selected peer.
 ngx_status udp_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     if (layout->stride != 1)
         return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: udp moves contiguous bytes, not stride %zu", layout->stride);
     if (layout->to_self && !c->self) {
+        const Context* main = c->selected != nullptr ? c->selected : c;
+        if (main->fd < 0)
+            return fail(err, NGX_ERR_PROTOCOL, "set_layout: send to self before any socket was opened");
         std::unique_ptr<Context> self(new (std::nothrow) Context);
         if (!self)
             return fail(err, NGX_ERR_NO_MEMORY, "set_layout: out of memory for the socket to self");
@@ -135,7 +211,7 @@ ngx_status udp_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
         self->timeout_ns = c->timeout_ns;
         self->cancel = c->cancel;
         self->max_message = c->max_message;
-        ngx_status s = connect_to_self(self.get(), *c, err);
+        ngx_status s = connect_to_self(self.get(), *main, err);
         if (s != NGX_OK) {
             if (self->fd >= 0)
                 close(self->fd);
@@ -144,6 +220,7 @@ ngx_status udp_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
         c->self = std::move(self);
     }
     c->to_self = layout->to_self != 0;
+    update_route(c);
     return NGX_OK;
 }
 
@@ -155,6 +232,9 @@ void udp_finalize(void* ctx)
     for (const Context* each : {c, c->self.get()})
         if (each != nullptr && each->fd >= 0)
             close(each->fd);
+    for (const std::unique_ptr<Context>& link : c->links)
+        if (link->fd >= 0)
+            close(link->fd);
     delete c;
 }
 
@@ -175,6 +255,9 @@ const ngx_module_ops udp_ops = {
     udp_set_layout,
     nullptr, // bcast
     nullptr, // prepare_recv
+    nullptr, // virtual_clock: real time
+    udp_open_link,
+    udp_select_peer,
 };
 
 const ngx_module udp_module = {
@@ -182,9 +265,9 @@ const ngx_module udp_module = {
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
     "udp",
-    "UDP datagrams on a connected socket; loss detected by sequence numbers and a per-message deadline",
-    "1.0",
-    NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF,
+    "UDP datagrams on a connected socket per peer; loss detected by sequence numbers and a per-message deadline",
+    "1.1",
+    NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     ngx::udp::max_message,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# allpairs in real time over a module with per-peer links (ABI 1.5): every
+# allpairs in real time over a module with per-peer links (ABI 1.5: tcp, udp, mpi): every
 # ordered pair measured in shift rounds, each cell a positive number (real
 # time: no values asserted), the rounds all done. Odd P and the mpi module
 # run under mpirun, even P with tcp as local pairs (the forked bootstrap);

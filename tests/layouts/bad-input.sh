@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # allpairs refuses what it cannot run, with exit 2 and a message naming what
-# is wrong: a module without per-peer links (udp) for its shift layout, fewer
-# hosts than ranks, a malformed --sim-links file; and a rank killed in the
+# is wrong: a module without per-peer links (the fixture "corrupt") for its
+# shift layout, fewer hosts than ranks, a malformed --sim-links file; and a rank killed in the
 # middle of the run ends the run within its deadline with exit 1, the
 # rounds done written and the missing cells null, never zero.
 source "$(dirname "$0")/common.sh"
@@ -17,8 +17,9 @@ expect_usage() {
     echo "ok: $what: exit 2, '$pattern'"
 }
 
-expect_usage "udp cannot run the shift layout" "module udp cannot run pattern allpairs (rank layout shift)" \
-    -m udp -x allpairs --pairs 2 -c 5
+export NGX_MODULE_PATH=$NGX_FIXTURE_MODULE_DIR:$NGX_MODULE_PATH
+expect_usage "a module without per-peer links cannot run the shift layout" \
+    "module corrupt cannot run pattern allpairs (rank layout shift)" -m corrupt -x allpairs --pairs 2 -c 5
 expect_usage "fewer hosts than ranks" "names 2 hosts for 4 ranks" \
     -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --host-of a,b
 printf '0 1 5 0.001\n1 0 five 0.001\n' > "$SCRATCH/links.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ebb and congestion refuse what they cannot run, with exit 2 and a message
 # naming what is wrong: an unknown direction, a root that is not a rank, a
-# module without per-peer links (udp) for their layouts, a single rank; and
+# module without per-peer links (the fixture "corrupt") for their layouts, a single rank; and
 # a rank killed in the middle of an ebb or a congestion run ends the run
 # within its deadline with exit 1, the bisections (rounds) done written and
 # the killed one's flows null, never zero.
@@ -22,10 +22,11 @@ expect_usage "an unknown direction" "congestion-direction" \
     -m sim --sim-clock virtual -x congestion --pairs 2 --congestion-direction sideways
 expect_usage "a root outside the ranks" "root rank 4 is not one of the run's ranks 0..3" \
     -m sim --sim-clock virtual -x congestion --pairs 2 --congestion-root 4
-expect_usage "udp cannot run ebb's bisections" "module udp cannot run pattern ebb (rank layout random-matchings)" \
-    -m udp -x ebb --pairs 2 -c 1
-expect_usage "udp cannot run congestion's many-to-one" "module udp cannot run pattern congestion (rank layout many-to-one)" \
-    -m udp -x congestion --pairs 2 -c 1
+export NGX_MODULE_PATH=$NGX_FIXTURE_MODULE_DIR:$NGX_MODULE_PATH
+expect_usage "a module without per-peer links cannot run ebb's bisections" \
+    "module corrupt cannot run pattern ebb (rank layout random-matchings)" -m corrupt -x ebb --pairs 2 -c 1
+expect_usage "a module without per-peer links cannot run congestion's many-to-one" \
+    "module corrupt cannot run pattern congestion (rank layout many-to-one)" -m corrupt -x congestion --pairs 2 -c 1
 expect_usage "zero bisections" "ebb-bisections" -m sim --sim-clock virtual -x ebb --pairs 2 --ebb-bisections 0
 
 if command -v mpirun >/dev/null; then # one rank: only mpirun starts it
