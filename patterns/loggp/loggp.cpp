@@ -123,11 +123,12 @@ public:
 private:
     // What a size keeps from pass to pass besides its samples.
     struct PerSize {
-        double d = 0;                    // d of PRTT(n,d,s), from the first pass (both sides)
-        uint64_t batch = 1;              // repetitions per timed sample of PRTT(1,0,s) and PRTT(n,0,s) (both sides)
-        std::vector<double> d_spent;     // per pass: what wait(d) really took (driver)
-        double o_r = fit::Measured::nan; // the responder's median over all passes (driver, at the end)
-        std::vector<double> receive_us;  // responder: the o_r samples of all passes
+        double d = 0;       // d of PRTT(n,d,s), from the first pass (both sides)
+        uint64_t batch = 1; // repetitions per timed sample of PRTT(1,0,s) and PRTT(n,0,s) (both sides)
+        double pilot_us = fit::Measured::nan; // the batch pilot's median PRTT(1,0,s) (both sides; NaN: no pilot)
+        std::vector<double> d_spent;          // per pass: what wait(d) really took (driver)
+        double o_r = fit::Measured::nan;      // the responder's median over all passes (driver, at the end)
+        std::vector<double> receive_us;       // responder: the o_r samples of all passes
     };
 
     // One pass of one size: the series one after the other (driver samples:
@@ -137,8 +138,8 @@ private:
         PerSize& state = sizes_[slice.index];
         if (slice.first)
             NGX_TRY(choose_batch(ctx, buffer, slice.size, state));
-        PrttSpec single{slice.size, 1, 0.0, slice.samples, slice.warmup};
-        PrttSpec burst{slice.size, messages_, 0.0, slice.samples, slice.warmup};
+        PrttSpec single{slice.size, 1, 0.0, slice.samples, series_warmup(state, slice.warmup, 1, 0)};
+        PrttSpec burst{slice.size, messages_, 0.0, slice.samples, series_warmup(state, slice.warmup, messages_, 0)};
         single.batch = burst.batch = state.batch;
         Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
         if (!prtt_1_0)
@@ -153,14 +154,16 @@ private:
                 return delay.status();
             state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : delay->front();
         }
-        PrttSpec delayed{slice.size, messages_, state.d, slice.samples, slice.warmup};
+        PrttSpec delayed{slice.size, messages_, state.d, slice.samples,
+                         series_warmup(state, slice.warmup, messages_, state.d)};
         double d_spent = state.d; // what wait(d) really took, measured by the driver
         delayed.delay_spent_us = &d_spent;
         Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
         if (!prtt_n_d)
             return prtt_n_d.status();
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
-        single.batch = 1; // o_r times each receive
+        single.batch = 1; // o_r times each receive, after a wait of 2d
+        single.warmup = series_warmup(state, slice.warmup, 1, 2 * state.d);
         NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
         if (!ctx.bootstrap.is_driver())
             return Series{};
@@ -185,17 +188,38 @@ private:
         if (!times)
             return times.status().with_context("batch pilot");
         ctx.sink.count_messages(2 * prtt_message_count(pilot));
-        double wanted = 1;
+        double wanted = 1, typical = 0;
         if (ctx.bootstrap.is_driver()) {
             const double step_us = std::max(ctx.timer.info().resolution_ns, 1.0) / 1000.0;
-            const double typical = std::max(median(*times), step_us);
+            typical = std::max(median(*times), step_us);
             wanted = std::clamp(std::ceil(auto_batch_steps * step_us / typical), 1.0, double(auto_batch_max));
         }
-        Result<std::vector<double>> agreed = swap_values(ctx.bootstrap, {wanted});
-        if (!agreed)
-            return agreed.status().with_context("batch");
+        Result<std::vector<double>> agreed = swap_values(ctx.bootstrap, {wanted, typical});
+        if (!agreed || agreed->size() != 2)
+            return agreed ? Status::runtime("batch: the peer sent " + std::to_string(agreed->size()) + " values, not 2")
+                          : agreed.status().with_context("batch");
         state.batch = uint64_t(ctx.bootstrap.is_driver() ? wanted : agreed->front());
+        state.pilot_us = ctx.bootstrap.is_driver() ? typical : agreed->back();
         return Status::ok();
+    }
+
+    // The warm-up of one series of a size's pass: --warmup repetitions (or
+    // the later passes' re-warm), but no more than fit in warmup_budget_us at
+    // the pilot's pace, and at least min_warmup. The pilot has made the first
+    // contact with the size (its code path, its buffer's pages: the costly
+    // repetitions the warm-up is for, passes.hpp), after which the first
+    // repetition costs a few times the median and the second about 1.2
+    // times; so the cap binds only where one repetition takes milliseconds
+    // (large messages over slow links: 10 warm-ups of PRTT(16,d,1 MiB) over
+    // 400 Mbit/s were 7 s) and leaves the microsecond sizes their --warmup.
+    // Both sides know pilot_us, so they agree on the count.
+    static uint64_t series_warmup(const PerSize& state, uint64_t warmup, uint64_t messages, double delay_us)
+    {
+        if (!(state.pilot_us > 0))
+            return warmup;
+        const double repetition_us = double(messages) * state.pilot_us + delay_us;
+        const double fitting = std::ceil(warmup_budget_us / repetition_us);
+        return std::min(warmup, std::max(min_warmup, uint64_t(std::min(fitting, double(warmup)))));
     }
 
     // o_r on the responder: wait 2d, then time recv(). The driver sends the
@@ -276,6 +300,8 @@ private:
 
     static constexpr double auto_batch_steps = 100;
     static constexpr uint64_t auto_batch_pilot = 16, auto_batch_max = 256;
+    static constexpr double warmup_budget_us = 20000;
+    static constexpr uint64_t min_warmup = 2;
 
     uint64_t messages_ = 16;
     std::string timing_ = "auto";
