@@ -4,6 +4,15 @@
 // table and send to self; conn.hpp has the data path and device.hpp the
 // device/port/GID rule.
 //
+// Per-peer links (NGX_CAP_PEER_LINKS, ABI 1.5: rank layouts with several
+// peers): open_link makes one more Conn per further peer (its own PD, CQ,
+// QP and receive ring, connected as connect connects the first) and
+// registers in it every buffer alloc() gave, as send to self does;
+// select_peer points the message path at the peer's Conn. The first Conn
+// (made at init) owns the allocations; after a connect that only set up
+// (boot->peer == boot->rank) it stays unconnected and every peer's Conn
+// comes from open_link.
+//
 // Send to self (NGX_CAP_SEND_TO_SELF, set_layout with to_self; the strided
 // pattern's T_0,0): a second Conn on the same device and port whose QP is
 // connected to itself, made at the first such call. It registers the
@@ -85,12 +94,20 @@ void read_device(ngx::mod::ModuleOptions& read, DeviceRequest& req)
         req.gid = uint32_t(read.whole_number("ibv-gid", 0, 0, 65535));
 }
 
+struct Link {
+    int peer = -1;
+    std::unique_ptr<Conn> conn;
+};
+
 struct Context {
     Settings settings;
     DeviceRequest request;
-    std::unique_ptr<Conn> peer; // the connection to the peer
+    std::unique_ptr<Conn> peer; // the connection to the peer (to peer_rank); owns alloc()'s buffers
+    int peer_rank = -1;         // -1: connect only set up (the links come from open_link)
+    std::vector<Link> links;    // open_link's connections to further peers
+    Conn* selected = nullptr;   // select_peer's choice: peer or one of links
     std::unique_ptr<Conn> self; // send to self, made at the first set_layout with to_self
-    Conn* active = nullptr;     // peer, or self while set_layout's to_self holds
+    Conn* active = nullptr;     // selected, or self while set_layout's to_self holds
     bool to_self = false;
     ngx_request self_send = 0; // send() to self: the isend the next recv() waits for
     bool self_send_pending = false;
@@ -134,7 +151,7 @@ ngx_status ibv_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     c->request = request;
     if (ngx_status st = open_conn(settings, dev, c->peer, err); st != NGX_OK)
         return st;
-    c->active = c->peer.get();
+    c->selected = c->active = c->peer.get();
     *ctx = c.release();
     return NGX_OK;
 }
@@ -144,28 +161,47 @@ Context* context_of(void* ctx)
     return static_cast<Context*>(ctx);
 }
 
-// The Conn the message path uses: the peer's, or the one to self.
-Conn* conn_of(void* ctx)
-{
-    return context_of(ctx)->active;
-}
-
-// The Conn of send to self, connected to itself, with every buffer alloc() gave registered.
-ngx_status open_self(Context* c, ngx_error* err)
+// A further Conn on the device (send to self, or a link to another peer),
+// connected by `connect_it`, with every buffer alloc() gave registered.
+template <typename Connect>
+ngx_status open_further(Context* c, Connect connect_it, std::unique_ptr<Conn>& out, ngx_error* err)
 {
     DeviceChoice dev;
     if (ngx_status st = ngx::ibv::open_device(c->request, dev, err); st != NGX_OK)
         return st;
-    std::unique_ptr<Conn> self;
-    if (ngx_status st = open_conn(c->settings, dev, self, err); st != NGX_OK)
+    std::unique_ptr<Conn> conn;
+    if (ngx_status st = open_conn(c->settings, dev, conn, err); st != NGX_OK)
         return st;
-    if (ngx_status st = self->connect_to_itself(err); st != NGX_OK)
+    if (ngx_status st = connect_it(*conn); st != NGX_OK)
         return st;
     for (const auto& [buf, len] : c->buffers)
-        if (ngx_status st = self->adopt(buf, len, err); st != NGX_OK)
+        if (ngx_status st = conn->adopt(buf, len, err); st != NGX_OK)
             return st;
-    c->self = std::move(self);
+    out = std::move(conn);
     return NGX_OK;
+}
+
+// The Conn of send to self, connected to itself.
+ngx_status open_self(Context* c, ngx_error* err)
+{
+    return open_further(
+        c, [err](Conn& conn) { return conn.connect_to_itself(err); }, c->self, err);
+}
+
+// The Conn to `peer`, or nullptr.
+Conn* conn_to(Context* c, int peer)
+{
+    if (peer == c->peer_rank)
+        return c->peer.get();
+    for (const Link& link : c->links)
+        if (link.peer == peer)
+            return link.conn.get();
+    return nullptr;
+}
+
+void update_active(Context* c)
+{
+    c->active = c->to_self ? c->self.get() : c->selected;
 }
 
 // Only the address changes: ibv moves bytes, the pattern packs strided data.
@@ -178,13 +214,50 @@ ngx_status ibv_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
         if (ngx_status st = open_self(c, err); st != NGX_OK)
             return st;
     c->to_self = layout->to_self != 0;
-    c->active = c->to_self ? c->self.get() : c->peer.get();
+    update_active(c);
     return NGX_OK;
 }
 
 ngx_status ibv_connect(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
 {
-    return context_of(ctx)->peer->connect(boot, err);
+    Context* c = context_of(ctx);
+    if (boot->peer == boot->rank) // ABI 1.5: set up only; the connections come from open_link
+        return NGX_OK;
+    if (ngx_status st = c->peer->connect(boot, err); st != NGX_OK)
+        return st;
+    c->peer_rank = boot->peer;
+    return NGX_OK;
+}
+
+// ABI 1.5 select_peer: the message path uses the connection to `peer`.
+ngx_status ibv_select_peer(void* ctx, int peer, ngx_error* err)
+{
+    Context* c = context_of(ctx);
+    Conn* conn = conn_to(c, peer);
+    if (conn == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "select_peer: no queue pair to rank %d was connected", peer);
+    c->selected = conn;
+    update_active(c);
+    return NGX_OK;
+}
+
+// ABI 1.5 open_link: one more Conn, connected to boot->peer, and selected.
+ngx_status ibv_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
+{
+    Context* c = context_of(ctx);
+    if (conn_to(c, boot->peer) != nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "open_link: the queue pair to rank %d is connected already", boot->peer);
+    Link link{boot->peer, nullptr};
+    if (ngx_status st = open_further(
+            c, [boot, err](Conn& conn) { return conn.connect(boot, err); }, link.conn, err);
+        st != NGX_OK)
+        return st;
+    try {
+        c->links.push_back(std::move(link));
+    } catch (const std::bad_alloc&) {
+        return fail(err, NGX_ERR_NO_MEMORY, "open_link: out of memory");
+    }
+    return ibv_select_peer(ctx, boot->peer, err);
 }
 
 ngx_status ibv_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
@@ -198,6 +271,9 @@ ngx_status ibv_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
         c->peer->release(*buf);
         return fail(err, NGX_ERR_NO_MEMORY, "alloc: out of memory");
     }
+    for (const Link& link : c->links)
+        if (ngx_status st = link.conn->adopt(*buf, len, err); st != NGX_OK)
+            return st;
     if (c->self)
         return c->self->adopt(*buf, len, err);
     return NGX_OK;
@@ -209,6 +285,8 @@ void ibv_free(void* ctx, void* buf)
     std::erase_if(c->buffers, [buf](const auto& b) { return b.first == buf; });
     if (c->self)
         c->self->release(buf);
+    for (const Link& link : c->links)
+        link.conn->release(buf);
     c->peer->release(buf);
 }
 
@@ -247,31 +325,83 @@ ngx_status ibv_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     return c->active->recv(buf, len, err);
 }
 
+// A request stays with the Conn it was posted on (select_peer may point
+// the path elsewhere before its test or wait): the Conn's own number (1..64)
+// in the low bits, which Conn it is above them (0: peer, k: links[k-1],
+// self: one past the links).
+constexpr unsigned request_bits = 16;
+constexpr ngx_request request_mask = (ngx_request(1) << request_bits) - 1;
+
+ngx_request conn_number(Context* c, const Conn* conn)
+{
+    for (size_t k = 0; k < c->links.size(); ++k)
+        if (c->links[k].conn.get() == conn)
+            return k + 1;
+    return conn == c->self.get() ? c->links.size() + 1 : 0;
+}
+
+Conn* conn_numbered(Context* c, ngx_request number)
+{
+    if (number == 0)
+        return c->peer.get();
+    if (number <= c->links.size())
+        return c->links[number - 1].conn.get();
+    return number == c->links.size() + 1 ? c->self.get() : nullptr;
+}
+
+template <typename Post>
+ngx_status post_request(Context* c, ngx_request* req, Post post)
+{
+    ngx_request own = 0;
+    ngx_status st = post(*c->active, &own);
+    *req = st == NGX_OK ? own | conn_number(c, c->active) << request_bits : 0;
+    return st;
+}
+
+template <typename Finish>
+ngx_status finish_request(Context* c, ngx_request* req, Finish finish, ngx_error* err)
+{
+    Conn* conn = conn_numbered(c, *req >> request_bits);
+    if (conn == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "unknown request %lu", static_cast<unsigned long>(*req));
+    ngx_request own = *req & request_mask;
+    ngx_status st = finish(*conn, &own);
+    if (own == 0)
+        *req = 0; // done
+    return st;
+}
+
 ngx_status ibv_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
-    return conn_of(ctx)->isend(buf, len, req, err);
+    return post_request(context_of(ctx), req,
+                        [&](Conn& conn, ngx_request* own) { return conn.isend(buf, len, own, err); });
 }
 
 ngx_status ibv_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
-    return conn_of(ctx)->irecv(buf, len, req, err);
+    return post_request(context_of(ctx), req,
+                        [&](Conn& conn, ngx_request* own) { return conn.irecv(buf, len, own, err); });
 }
 
 ngx_status ibv_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 {
-    return conn_of(ctx)->test(req, done, err);
+    return finish_request(
+        context_of(ctx), req, [&](Conn& conn, ngx_request* own) { return conn.test(own, done, err); }, err);
 }
 
 ngx_status ibv_wait(void* ctx, ngx_request* req, ngx_error* err)
 {
-    return conn_of(ctx)->wait(req, err);
+    return finish_request(
+        context_of(ctx), req, [&](Conn& conn, ngx_request* own) { return conn.wait(own, err); }, err);
 }
 
 void ibv_finalize(void* ctx)
 {
     Context* c = context_of(ctx);
-    if (c != nullptr)
-        c->self.reset(); // deregisters the adopted buffers before the peer's Conn unmaps them
+    if (c != nullptr) { // deregister the adopted buffers before the peer's Conn unmaps them
+        c->self.reset();
+        c->links.clear();
+    }
     delete c;
 }
 
@@ -292,6 +422,9 @@ const ngx_module_ops ibv_ops = {
     ibv_set_layout,
     nullptr, // bcast
     nullptr, // prepare_recv
+    nullptr, // virtual_clock: real time
+    ibv_open_link,
+    ibv_select_peer,
 };
 
 const ngx_module ibv_module = {
@@ -300,9 +433,9 @@ const ngx_module ibv_module = {
     sizeof(ngx_module),
     "ibv",
     "InfiniBand verbs (libibverbs RC: send/recv, RDMA write with immediate, RDMA read; IB and RoCE)",
-    "1.0",
+    "1.1",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY | NGX_CAP_ZERO_BYTE |
-        NGX_CAP_SEND_TO_SELF,
+        NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     uint64_t(1) << 30,
     option_specs,
     sizeof option_specs / sizeof option_specs[0],
