@@ -55,13 +55,21 @@ std::string fixed(double value, int width, int precision = 2)
     return text.str();
 }
 
+// The names of the columns every row has.
+std::string fixed_columns_header()
+{
+    std::ostringstream out;
+    out << std::setw(10) << "size" << std::setw(9) << "count" << std::setw(11) << "min" << std::setw(11) << "median"
+        << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
+    return out.str();
+}
+
 std::string table_header(const RunRecord& run)
 {
     std::ostringstream out;
     out << "# " << run.module << (run.variant.empty() ? "" : " [" + run.variant + "]") << " " << run.pattern << ": "
         << run.metric << " in microseconds\n";
-    out << std::setw(10) << "size" << std::setw(9) << "count" << std::setw(11) << "min" << std::setw(11) << "median"
-        << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
+    out << fixed_columns_header();
     return out.str();
 }
 
@@ -259,6 +267,34 @@ private:
     bool keep_raw_;
 };
 
+// Whether two rows have the same columns beyond the fixed ones.
+bool same_columns(const SizeRecord& a, const SizeRecord& b)
+{
+    if (a.extra.size() != b.extra.size() || a.summary.percentiles.size() != b.summary.percentiles.size())
+        return false;
+    for (size_t i = 0; i < a.extra.size(); ++i)
+        if (a.extra[i].first != b.extra[i].first)
+            return false;
+    for (size_t i = 0; i < a.summary.percentiles.size(); ++i)
+        if (a.summary.percentiles[i].rank != b.summary.percentiles[i].rank)
+            return false;
+    return true;
+}
+
+// Row i of a run's table, with its line end. The column names follow the
+// run's header for the first row; a row whose columns differ from the row
+// before (allpairs: the bandwidth row adds bandwidth_MBps) gets a header
+// line of its own, so that no value stands under another's name.
+std::string table_row_at(const std::vector<SizeRecord>& sizes, size_t i)
+{
+    std::string header;
+    if (i == 0)
+        header = extra_header(sizes[0]) + "\n";
+    else if (!same_columns(sizes[i - 1], sizes[i]))
+        header = fixed_columns_header() + extra_header(sizes[i]) + "\n";
+    return header + table_row(sizes[i]) + "\n";
+}
+
 } // namespace
 
 void TableReporter::run_started(const RunRecord& run)
@@ -266,13 +302,9 @@ void TableReporter::run_started(const RunRecord& run)
     out_ << table_header(run) << std::flush;
 }
 
-void TableReporter::size_done(const RunRecord& run, const SizeRecord& size)
+void TableReporter::size_done(const RunRecord& run, const SizeRecord&)
 {
-    if (run.sizes.size() == 1)
-        out_ << extra_header(size);
-    if (run.sizes.size() == 1)
-        out_ << "\n";
-    out_ << table_row(size) << "\n" << std::flush;
+    out_ << table_row_at(run.sizes, run.sizes.size() - 1) << std::flush;
 }
 
 void TableReporter::run_finished(const RunRecord& run)
@@ -373,11 +405,10 @@ std::string to_table(const Document& document)
     std::ostringstream out;
     for (const RunRecord& run : document.runs) {
         out << table_header(run);
-        if (!run.sizes.empty())
-            out << extra_header(run.sizes.front());
-        out << "\n";
-        for (const SizeRecord& size : run.sizes)
-            out << table_row(size) << "\n";
+        if (run.sizes.empty())
+            out << "\n";
+        for (size_t i = 0; i < run.sizes.size(); ++i)
+            out << table_row_at(run.sizes, i);
         out << model_table(run.model) << run_footer(run) << "\n";
     }
     return out.str();

@@ -79,3 +79,34 @@ TEST(TableReporter, StatisticsStaySeparateAbove99999999)
 }
 
 } // namespace
+
+// A row whose pattern columns differ from the row before (allpairs' bandwidth
+// row adds bandwidth_MBps) gets its own header line: every value stands
+// under its own name, in the streamed table and in to_table alike.
+TEST(TableReporter, ARowWithOtherColumnsGetsItsOwnHeader)
+{
+    ngx::Summary summary;
+    summary.count = 5;
+    ngx::Document document = one_size(summary, {{"lost", 0}});
+    ngx::SizeRecord wider = document.runs[0].sizes[0];
+    wider.size_bytes = 65536;
+    wider.extra.emplace_back("bandwidth_MBps", 2854.0);
+    document.runs[0].sizes.push_back(wider);
+    std::vector<std::string> lines = table_lines(document);
+    ASSERT_EQ(lines.size(), 5u); // title, header, 1 B, header, 64 KiB
+    EXPECT_EQ(words(lines[1]).back(), "lost");
+    EXPECT_EQ(words(lines[3]).back(), "bandwidth_MBps");
+    EXPECT_EQ(words(lines[3]).size(), words(lines[4]).size() - 1) << lines[3] << "\n" << lines[4]; // "64 KiB": 2 words
+    EXPECT_EQ(words(lines[4]).back(), "2854");
+
+    std::ostringstream streamed;
+    ngx::TableReporter table(streamed);
+    ngx::RunRecord run = document.runs[0];
+    run.sizes.clear();
+    table.run_started(run);
+    for (const ngx::SizeRecord& size : document.runs[0].sizes) {
+        run.sizes.push_back(size);
+        table.size_done(run, size);
+    }
+    EXPECT_EQ(streamed.str(), ngx::to_table(document).substr(0, streamed.str().size()));
+}
