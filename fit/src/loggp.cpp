@@ -273,8 +273,6 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     detail.o_median = median_of(os);
     if (Result<LineFit> ol = line(xs, os, w_o, rel, opt.level)) {
         range.send_line = overhead_line(*ol);
-        range.o_intercept = ol->intercept.value;
-        range.o_slope = ol->slope.value;
         detail.o_line = std::move(*ol);
     }
     fit_receive_overhead(samples, r, opt, range, detail);
@@ -481,8 +479,6 @@ double LogGPRange::o_at(double s) const noexcept
 {
     if (send_line.fitted())
         return send_line.at(s); // Hoefler et al. 2007 section 4: o_s(s) = o_s + (s-1) O_s
-    if (std::isfinite(o_intercept) && std::isfinite(o_slope))
-        return o_intercept + o_slope * (s - 1);
     return o.value;
 }
 

@@ -244,8 +244,6 @@ LogGPRange with_solution(const LogGPRange& paper, const Solved& s, bool with_o_r
     LogGPRange r = paper;
     r.L = pick(L_, paper.L);
     r.send_line = {pick(os_, paper.send_line.at_one), pick(Os_, paper.send_line.per_byte)};
-    r.o_intercept = r.send_line.at_one.value;
-    r.o_slope = r.send_line.per_byte.value;
     if (with_o_r)
         r.recv_line = {pick(or_, paper.recv_line.at_one), pick(Or_, paper.recv_line.per_byte)};
     r.g = pick(g_, paper.g);

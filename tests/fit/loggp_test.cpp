@@ -78,7 +78,7 @@ TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
         expect_rel(R.o.value, t.o, tol, "o");
         expect_rel(R.g.value, r == 0 ? t.g1 : t.g2, tol, "g");
         expect_rel(R.G.value, r == 0 ? t.G1 : t.G2, tol, "G");
-        EXPECT_NEAR(R.o_slope, 0.0, 1e-12);
+        EXPECT_NEAR(R.send_line.per_byte.value, 0.0, 1e-12);
     }
     EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12); // paper 001's reported L
     EXPECT_TRUE(fit->eel_from_size_one);
@@ -195,8 +195,8 @@ TEST(LogGP, OverheadLinearInSizeIsFollowed)
     ASSERT_TRUE(fit);
     ASSERT_EQ(fit->params.ranges.size(), 1u);
     const LogGPRange& r = fit->params.ranges[0];
-    EXPECT_NEAR(r.o_intercept, o0, 1e-9);
-    EXPECT_NEAR(r.o_slope, o1, 1e-12);
+    EXPECT_NEAR(r.send_line.at_one.value, o0, 1e-9);
+    EXPECT_NEAR(r.send_line.per_byte.value, o1, 1e-12);
     EXPECT_NEAR(r.L.value, L, 1e-9);
     EXPECT_NEAR(r.o_at(1025), o0 + o1 * 1024, 1e-9);
     EXPECT_LT(fit->error.max_rel, 1e-9);
@@ -303,8 +303,7 @@ TEST(LogGP, BothOverheadLinesAndLOfEquation1AreRecovered)
     EXPECT_NEAR(r.send_line.per_byte.value, t.Os, 1e-12);
     EXPECT_NEAR(r.recv_line.at_one.value, t.or_, 1e-9);
     EXPECT_NEAR(r.recv_line.per_byte.value, t.Or, 1e-12);
-    EXPECT_NEAR(r.o_intercept, t.os, 1e-9); // the older fields mirror send_line
-    EXPECT_NEAR(r.L.value, t.L, 1e-9);      // eq. (1) with both lines
+    EXPECT_NEAR(r.L.value, t.L, 1e-9); // eq. (1) with both lines
     EXPECT_NEAR(r.o_r_at(4097), t.o_r(4097), 1e-9);
     EXPECT_NEAR(r.overheads_at(4097), t.o_s(4097) + t.o_r(4097), 1e-9);
     EXPECT_LT(fit->error.max_rel, 1e-9);

@@ -104,25 +104,22 @@ struct OverheadLine {
 
 // One protocol range: the parameters of one row of Hoefler et al. 2007, Table 2.
 struct LogGPRange {
-    double from_bytes = 0;              // smallest measured size in the range
-    double to_bytes = 0;                // largest measured size in the range
-    Measured L;                         // latency of eq. (1) (see the overview)
-    Measured o;                         // send overhead, (weighted) mean of o(s), eq. (6)
-    Measured o_r;                       // receive overhead, mean of the measured o_r(s), if any
-    Measured g;                         // gap, intercept of eq. (7)
-    Measured G;                         // gap per byte, slope of eq. (7)
-    OverheadLine send_line;             // o_s(s) = o_s + (s-1) O_s (>= 2 sizes)
-    OverheadLine recv_line;             // o_r(s) = o_r + (s-1) O_r (>= 2 sizes with o_r)
-    double o_intercept = Measured::nan; // = send_line (kept for older callers)
-    double o_slope = Measured::nan;
+    double from_bytes = 0;  // smallest measured size in the range
+    double to_bytes = 0;    // largest measured size in the range
+    Measured L;             // latency of eq. (1) (see the overview)
+    Measured o;             // send overhead, (weighted) mean of o(s), eq. (6)
+    Measured o_r;           // receive overhead, mean of the measured o_r(s), if any
+    Measured g;             // gap, intercept of eq. (7)
+    Measured G;             // gap per byte, slope of eq. (7)
+    OverheadLine send_line; // o_s(s) = o_s + (s-1) O_s (>= 2 sizes); the one store of o_s and O_s
+    OverheadLine recv_line; // o_r(s) = o_r + (s-1) O_r (>= 2 sizes with o_r)
     // Pipelined: the per-byte costs of a message overlap (sender's copy, wire,
     // receiver's copy run at once), so eq. (1) pays the slowest of O_s, O_r
     // and G once, as LogGOPSim's round trip 2 (2o + L + (s-1) max(O, G))
     // does, instead of their sum. Chosen by the joint fit (loggp_joint.hpp).
     bool overlapped = false;
 
-    // o_s at size s: send_line when fitted, else the o_intercept/o_slope
-    // line when set, else o.value.
+    // o_s at size s: send_line when fitted, else o.value (a range of one size).
     double o_at(double s) const noexcept;
     // o_r at size s: recv_line when fitted, else o_r.value (NaN: not measured).
     double o_r_at(double s) const noexcept;
