@@ -1,0 +1,26 @@
+#!/bin/bash
+# -x loghssp refuses, with exit 2 and a message naming what is missing, runs
+# without the two tiers: fewer than 4 ranks, no host with two ranks, one
+# host only (no --host-of: every forked rank on this machine); and a module
+# without per-peer links (udp).
+source "$(dirname "$0")/common.sh"
+
+expect_usage() {  # WORDS-EXPECTED-IN-STDERR -- COMMAND...
+    local want=$1
+    shift 2
+    timeout -k 5 60 "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
+    local code=$?
+    [[ $code -eq 2 ]] || { cat "$SCRATCH/out" "$SCRATCH/err"; fail "exit $code, not 2: $*"; }
+    grep -q -- "$want" "$SCRATCH/err" || { cat "$SCRATCH/err"; fail "stderr does not name '$want': $*"; }
+    echo "ok (exit 2, names '$want'): $*"
+}
+
+SIM=(-m sim --sim-clock virtual -x loghssp -s 1,1Ki -c 10 --warmup 1)
+expect_usage "this run has 2 ranks; hosts seen: a (rank 0), b (rank 1)" -- "$NGX" "${SIM[@]}" --host-of a,b
+expect_usage "no host has two ranks; hosts seen: a (rank 0), b (rank 1), c (rank 2), d (rank 3)" -- \
+    "$NGX" --pairs 2 "${SIM[@]}" --host-of a,b,c,d
+expect_usage "only one host; hosts seen: a (ranks 0, 1, 2, 3)" -- "$NGX" --pairs 2 "${SIM[@]}" --host-of a,a,a,a
+expect_usage "only one host; hosts seen: $(hostname) (ranks 0, 1, 2, 3)" -- "$NGX" --pairs 2 "${SIM[@]}"
+expect_usage "module udp cannot run pattern loghssp" -- "$NGX" --pairs 2 -m udp -x loghssp --host-of a,a,b,b -c 10
+expect_usage "loghssp-delay" -- "$NGX" --pairs 2 "${SIM[@]}" --host-of a,a,b,b --loghssp-delay -1
+echo PASS
