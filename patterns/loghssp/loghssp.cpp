@@ -61,9 +61,9 @@ Json record_json(const SizeRecord& r)
     for (const auto& [name, value] : r.extra)
         extra.push_back({name, json_number(value)});
     const Summary& s = r.summary;
-    return {{"size", r.size_bytes}, {"count", s.count},   {"min", s.min},   {"max", s.max},
-            {"median", s.median},   {"mean", s.mean},     {"stddev", s.stddev}, {"p99", s.p99},
-            {"percentiles", percentiles}, {"raw", r.raw_us}, {"extra", extra}};
+    return {{"size", r.size_bytes},       {"count", s.count}, {"min", s.min},       {"max", s.max},
+            {"median", s.median},         {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99},
+            {"percentiles", percentiles}, {"raw", r.raw_us},  {"extra", extra}};
 }
 
 double number_or_nan(const Json& value)
@@ -121,10 +121,13 @@ Result<TierPairs> choose_pairs(const RankHosts& hosts)
                 on_node.push_back(rank);
         if (on_node.size() < 2)
             continue;
-        TierPairs pairs{{on_node[0], on_node[1]}, {on_node[0], -1}};
-        for (int rank = 0; rank < hosts.nranks() && pairs.inter.responder < 0; ++rank)
-            if (hosts.of(rank) != node)
-                pairs.inter.responder = rank;
+        // Rank 0 releases the relay steps; as a responder it enters its timed call right after each
+        // step, while a driver busy-waits delta first, outside the library: under MPI (libnbc's rounds,
+        // the tcp BTL) the others' release then waited for the driver's next call, and o_r held it.
+        TierPairs pairs{{on_node[1], on_node[0]}, {-1, on_node[0]}};
+        for (int rank = hosts.nranks() - 1; rank >= 0; --rank) // the first other-host rank, rank 0 last
+            if (hosts.of(rank) != node && (pairs.inter.driver <= 0 || rank > 0))
+                pairs.inter.driver = rank;
         return pairs;
     }
     return Status::usage(need + "; no host has two ranks" + seen);
@@ -138,7 +141,7 @@ public:
         if (!settings)
             return settings.status();
         settings_ = *settings;
-        settings_.roots = RootChoice::driver; // the relay steps are released by rank 0 (pair_relay.hpp)
+        settings_.roots = RootChoice::responder; // rank 0 releases the relay steps (pair_relay.hpp), a responder
         return Status::ok();
     }
     Json options_json() const override
@@ -238,8 +241,8 @@ Status LogHssP::run(PatternContext& ctx)
     TierSink* sinks[] = {&intra, &inter};
     for (size_t tier = 0; tier < 2; ++tier) {
         mark_step(ctx.settings.progress, tier == 0 ? "loghssp: intra-node pair" : "loghssp: inter-node pair");
-        NGX_TRY(links->open_for(rounds[tier]).with_context(std::string("opening the ") + tier_name(tier) +
-                                                            "-node pair's link"));
+        NGX_TRY(links->open_for(rounds[tier])
+                    .with_context(std::string("opening the ") + tier_name(tier) + "-node pair's link"));
         NGX_TRY(measure_tier(ctx, *links, *tier_pairs[tier], *sinks[tier])
                     .with_context(std::string(tier_name(tier)) + "-node pair, ranks " +
                                   std::to_string(tier_pairs[tier]->driver) + " and " +

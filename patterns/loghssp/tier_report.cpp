@@ -59,14 +59,15 @@ Json tier_points(const fit::Tiers& tiers, size_t tier, const Pair& pair, std::ve
         double error = point.half_rtt > 0 ? (predicted - point.half_rtt) / point.half_rtt : 0.0;
         tally.add(error);
         overall.add(error);
-        points.push_back({{"size_bytes", point.size},
-                          {"o_s_us", record.summary.median},
-                          {"o_s_ci95_us", {json_number(column(record, "median_ci95_lo_us")),
-                                           json_number(column(record, "median_ci95_hi_us"))}},
-                          {"o_r_us", json_number(column(record, "o_r_us"))},
-                          {"measured_us", point.half_rtt},
-                          {"predicted_us", predicted},
-                          {"relative_error", error}});
+        points.push_back(
+            {{"size_bytes", point.size},
+             {"o_s_us", record.summary.median},
+             {"o_s_ci95_us",
+              {json_number(column(record, "median_ci95_lo_us")), json_number(column(record, "median_ci95_hi_us"))}},
+             {"o_r_us", json_number(column(record, "o_r_us"))},
+             {"measured_us", point.half_rtt},
+             {"predicted_us", predicted},
+             {"relative_error", error}});
         record.extra.emplace_back("inter_node", double(tier));
         record.extra.emplace_back("driver_rank", double(pair.driver));
         record.extra.emplace_back("responder_rank", double(pair.responder));
@@ -112,9 +113,9 @@ std::string tiers_text(const Json& model)
     for (const char* tier : {"intra", "inter"})
         for (const Json& p : model["points"][tier]) {
             const Json& ci = p["o_s_ci95_us"];
-            std::string interval = ci[0].is_number() ? "[" + number(ci[0].get<double>(), 3) + ", " +
-                                                           number(ci[1].get<double>(), 3) + "]"
-                                                     : "[n/a]";
+            std::string interval =
+                ci[0].is_number() ? "[" + number(ci[0].get<double>(), 3) + ", " + number(ci[1].get<double>(), 3) + "]"
+                                  : "[n/a]";
             out << std::left << std::setw(7) << tier << std::right << std::setw(10)
                 << format_bytes(p["size_bytes"].get<uint64_t>()) << std::setw(9) << number(get(p, "o_s_us"), 3) << " "
                 << std::left << std::setw(20) << interval << std::right << std::setw(8) << number(get(p, "o_r_us"), 3)
@@ -167,8 +168,7 @@ TierFit fit_both_tiers(const RankHosts& hosts, const TierPairs& pairs, std::vect
     ErrorTally tallies[2], overall;
     Json points = Json::object();
     for (size_t tier = 0; tier < 2; ++tier)
-        points[tier_name(tier)] =
-            tier_points(tiers, tier, *tier_pairs[tier], records[tier], tallies[tier], overall);
+        points[tier_name(tier)] = tier_points(tiers, tier, *tier_pairs[tier], records[tier], tallies[tier], overall);
     Json error = overall.json();
     error["intra"] = tallies[0].json();
     error["inter"] = tallies[1].json();

@@ -9,7 +9,7 @@ of the saved tiers and lies within the stated prediction error of the
 measured point; `ngx predict --params RUN.json --tier intra|inter -s SIZE`
 gives the same eqs.; and `ngx fit --loghssp` on the run's two pairs, saved
 as two overhead runs, fits the same tiers.
---pairs: the chosen pairs (intra driver, responder, inter driver, responder).
+--pairs: the chosen pairs as intra driver, responder, inter driver, responder.
 --truth: JSON of known parameters; each must be recovered within its "tol".
 """
 import json, math, subprocess, sys

@@ -8,9 +8,10 @@
 # inter link; and pass the checks of loghssp-check.py (stated errors hold,
 # ngx predict reads the run, ngx fit --loghssp on the same data fits the
 # same tiers). Two placements:
-#   n0,n0,n1,n1  intra 0-1, inter 0-2: rank 0 drives both pairs (ppr:2:node);
-#   a,b,b,c      intra 1-2, inter 1-0: rank 1 drives both, rank 3 idles all
-#                along, and the records reach rank 0, which reports.
+#   n0,n0,n1,n1  intra 1-0, inter 2-0 (driver-responder; ppr:2:node): rank 0
+#                responds in both pairs, ranks 1 and 2 drive;
+#   a,b,b,c      intra 2-1, inter 3-1: rank 0 idles all along and reports the
+#                records the drivers send it.
 source "$(dirname "$0")/common.sh"
 OS=2 OR=3 L_INTRA=1 G_INTRA=0.0002 L_INTER=20 G_INTER=0.004
 
@@ -41,5 +42,5 @@ json.dump({"intra": {"s_s_us": t(os_), "s_r_us": t(or_), "S_us_per_byte": t(g_in
            "inter": {"o_s_us": t(os_), "o_r_us": t(or_), "L_us": t(l_inter), "G_us_per_byte": t(g_inter)}},
           open(sys.argv[1], "w"))
 PY
-run_case n0,n0,n1,n1 0 1 0 2
-run_case a,b,b,c 1 2 1 0
+run_case n0,n0,n1,n1 1 0 2 0
+run_case a,b,b,c 2 1 3 1
