@@ -1,9 +1,10 @@
 // Pattern "loghssp": both tiers of LoGH{sS}P (Al-Tawil and Moritz 1998,
 // section 3.3, eqs. 8-9) in one run. From the hosts of the ranks
 // (ngx/rank_hosts.hpp: host names, or --host-of for emulated nodes) it picks
-// an intra-node pair (the first two ranks of the first host that has two,
-// in rank order: ranks 0 and 1 under --map-by ppr:2:node) and an inter-node
-// pair (the intra pair's first rank and the first rank on another host), and
+// an intra-node pair, the first two ranks a < b of the first host that has
+// two (in rank order: ranks 0 and 1 under --map-by ppr:2:node), and an
+// inter-node pair, a and the first rank c on another host (rank 0 only if
+// there is no other); b and c drive (Figure 2's P1), a responds (P2). It
 // measures each pair with the overhead measurement (../shared/overhead_measure.hpp:
 // Figure 2's barrier + delay, o_s and o_r per size, the half round trip),
 // one pair after the other, never at once: the other ranks idle, taking
@@ -256,7 +257,7 @@ Status LogHssP::run(PatternContext& ctx)
     TierFit fitted = fit_both_tiers(*hosts, *pairs, records);
     for (SizeRecord& record : fitted.records)
         ctx.sink.size_done(std::move(record));
-    ctx.sink.set_measurement(std::move(measurement));
+    ctx.sink.set_measurement(merge_measurements(measurement));
     ctx.sink.set_model(std::move(fitted.model));
     return Status::ok();
 }

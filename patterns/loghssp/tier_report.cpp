@@ -189,6 +189,28 @@ TierFit fit_both_tiers(const RankHosts& hosts, const TierPairs& pairs, std::vect
     return fitted;
 }
 
+Json merge_measurements(const Json& tiers)
+{
+    const Json& intra = tiers.value("intra", Json::object());
+    const Json& inter = tiers.value("inter", Json::object());
+    if (!intra.is_object() || !inter.is_object())
+        return {{"tiers", tiers}};
+    Json merged = intra;
+    merged["extra_passes"] = intra.value("extra_passes", 0) + inter.value("extra_passes", 0);
+    for (const char* key : {"remeasured_bytes", "wide_bytes", "schedule", "bimodal"}) {
+        Json both = Json::array();
+        for (const Json* tier : {&intra, &inter})
+            if (tier->contains(key) && (*tier)[key].is_array())
+                for (const Json& item : (*tier)[key])
+                    if (std::string(key) == "schedule" || std::string(key) == "bimodal" ||
+                        std::find(both.begin(), both.end(), item) == both.end())
+                        both.push_back(item);
+        merged[key] = both;
+    }
+    merged["tiers"] = tiers;
+    return merged;
+}
+
 std::vector<std::unique_ptr<Reporter>> tier_reporters()
 {
     std::vector<std::unique_ptr<Reporter>> reporters;

@@ -37,6 +37,12 @@ struct TierFit {
 // `records`: the intra pair's and the inter pair's overhead records (ascending size).
 TierFit fit_both_tiers(const RankHosts& hosts, const TierPairs& pairs, std::vector<std::vector<SizeRecord>> records);
 
+// The run's "measurement" from the two pairs' (`tiers`: {"intra": ..., "inter": ...}, each as
+// the passes loop reports it): the regular plan (the options', the same for both), the extra
+// passes of both, the sizes measured again or still wide in either, the schedule of the intra
+// pair's passes then the inter pair's, and both in full under "tiers".
+Json merge_measurements(const Json& tiers);
+
 // The reporter that prints both tiers and the predictions when a loghssp run ends.
 std::vector<std::unique_ptr<Reporter>> tier_reporters();
 
