@@ -23,7 +23,7 @@ double column(const SizeRecord& record, const char* name)
     return std::nan("");
 }
 
-// Eq. (8) for the intra tier, eq. (9) for the inter tier.
+// Al-Tawil and Moritz 1998, eq. (8) for the intra tier, eq. (9) for the inter tier.
 double predicted_us(const fit::Tiers& tiers, size_t tier, uint64_t size)
 {
     return tier == 0 ? fit::intra_time(tiers.intra, size) : fit::inter_time(tiers.inter, size);
