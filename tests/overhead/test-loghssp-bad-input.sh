@@ -1,8 +1,8 @@
 #!/bin/bash
 # -x loghssp refuses, with exit 2 and a message naming what is missing, runs
 # without the two tiers: fewer than 4 ranks, no host with two ranks, one
-# host only (no --host-of: every forked rank on this machine); and a module
-# without per-peer links (udp).
+# host only (no --host-of: every forked rank on this machine); a module
+# without per-peer links (the fixture "corrupt" of tests/faults); a bad delay.
 source "$(dirname "$0")/common.sh"
 
 expect_usage() {  # WORDS-EXPECTED-IN-STDERR -- COMMAND...
@@ -21,6 +21,11 @@ expect_usage "no host has two ranks; hosts seen: a (rank 0), b (rank 1), c (rank
     "$NGX" --pairs 2 "${SIM[@]}" --host-of a,b,c,d
 expect_usage "only one host; hosts seen: a (ranks 0, 1, 2, 3)" -- "$NGX" --pairs 2 "${SIM[@]}" --host-of a,a,a,a
 expect_usage "only one host; hosts seen: $(hostname) (ranks 0, 1, 2, 3)" -- "$NGX" --pairs 2 "${SIM[@]}"
-expect_usage "module udp cannot run pattern loghssp" -- "$NGX" --pairs 2 -m udp -x loghssp --host-of a,a,b,b -c 10
+[[ -n ${NGX_FIXTURE_MODULE_DIR:-} ]] || fail "NGX_FIXTURE_MODULE_DIR is not set (run through meson test)"
+(
+    export NGX_MODULE_PATH=$NGX_FIXTURE_MODULE_DIR:$NGX_MODULE_PATH
+    expect_usage "module corrupt cannot run pattern loghssp" -- "$NGX" --pairs 2 -m corrupt -x loghssp \
+        --host-of a,a,b,b -c 10
+) || exit 1
 expect_usage "loghssp-delay" -- "$NGX" --pairs 2 "${SIM[@]}" --host-of a,a,b,b --loghssp-delay -1
 echo PASS
