@@ -26,6 +26,7 @@ runs=(
     "overhead.json|-m sim -x overhead ${quick[*]}"
     "ebb.json|-m sim --sim-clock virtual --pairs 2 -x ebb -s 16Ki -c 2 --ebb-bisections 2"
     "congestion.json|-m sim --sim-clock virtual --pairs 2 -x congestion -s 16Ki -c 2"
+    "loghssp.json|-m sim --sim-clock virtual --pairs 2 -x loghssp --host-of a,a,b,b -s 1,1Ki -c 10 --warmup 2"
 )
 for entry in "${runs[@]}"; do
     file=${entry%%|*}

@@ -22,8 +22,8 @@
 // The delay is checked on fresh arrivals (60 per root, after it is set):
 // the share later than delta is recorded (late_share); the tests want it
 // below 10%.
-#ifndef NGX_OVERHEAD_BARRIER_CALIBRATION_HPP
-#define NGX_OVERHEAD_BARRIER_CALIBRATION_HPP
+#ifndef NGX_PATTERNS_BARRIER_CALIBRATION_HPP
+#define NGX_PATTERNS_BARRIER_CALIBRATION_HPP
 
 #include "rooted_barrier.hpp"
 

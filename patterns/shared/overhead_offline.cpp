@@ -1,7 +1,7 @@
-// The overhead pattern's offline hooks (see offline.hpp).
-#include "offline.hpp"
+// The overhead pattern's offline hooks (see overhead_offline.hpp).
+#include "overhead_offline.hpp"
 
-#include "../shared/offline.hpp"
+#include "offline.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
@@ -19,21 +19,9 @@
 namespace ngx::patterns {
 namespace {
 
-// One size of a saved run: what the decomposition needs.
-struct Point {
-    uint64_t size = 0;
-    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, o_r and half round trip samples
-    double delayed = 0; // us: the minimum of timer12, the receive delayed past the arrival (= o_r when blocking)
-};
-
-struct SavedRun {
-    std::string label; // the run's variant ("mpi-mode=standard") or its module
-    std::vector<Point> points;
-};
-
-Result<Point> point_of(const std::string& where, const Json& result)
+Result<OverheadPoint> point_of(const std::string& where, const Json& result)
 {
-    Point p;
+    OverheadPoint p;
     for (const char* key : {"size_bytes", "min_us", "o_r_min_us", "half_rtt_min_us"})
         if (!result.contains(key) || !result[key].is_number())
             return Status::usage(where + ": a result has no number \"" + key +
@@ -51,9 +39,9 @@ Result<Point> point_of(const std::string& where, const Json& result)
     return p;
 }
 
-Result<SavedRun> run_of(const std::string& path, const Json& run)
+Result<OverheadRun> run_of(const std::string& path, const Json& run)
 {
-    SavedRun saved;
+    OverheadRun saved;
     saved.label = run.value("variant", std::string());
     if (saved.label.empty())
         saved.label = run.value("module", std::string("run"));
@@ -63,17 +51,18 @@ Result<SavedRun> run_of(const std::string& path, const Json& run)
     if (!run.contains("results") || !run["results"].is_array() || run["results"].empty())
         return Status::usage(path + ": run '" + saved.label + "' has no results");
     for (const Json& result : run["results"]) {
-        Result<Point> p = point_of(path + " (" + saved.label + ")", result);
+        Result<OverheadPoint> p = point_of(path + " (" + saved.label + ")", result);
         if (!p)
             return p.status();
         saved.points.push_back(*p);
     }
-    std::sort(saved.points.begin(), saved.points.end(), [](const Point& a, const Point& b) { return a.size < b.size; });
+    std::sort(saved.points.begin(), saved.points.end(),
+              [](const OverheadPoint& a, const OverheadPoint& b) { return a.size < b.size; });
     return saved;
 }
 
 // Every run of a saved document (a multi-run document's "runs", or the document itself).
-Result<std::vector<SavedRun>> load_runs(const std::string& path)
+Result<std::vector<OverheadRun>> load_runs(const std::string& path)
 {
     Result<Json> document = read_json_document(path);
     if (!document)
@@ -83,9 +72,9 @@ Result<std::vector<SavedRun>> load_runs(const std::string& path)
         runs.assign((*document)["runs"].begin(), (*document)["runs"].end());
     else
         runs.push_back(*document);
-    std::vector<SavedRun> out;
+    std::vector<OverheadRun> out;
     for (const Json& run : runs) {
-        Result<SavedRun> saved = run_of(path, run);
+        Result<OverheadRun> saved = run_of(path, run);
         if (!saved)
             return saved.status();
         out.push_back(std::move(*saved));
@@ -98,12 +87,12 @@ Result<std::vector<SavedRun>> load_runs(const std::string& path)
 // one slope, and a size whose every round trip stalls (the tcp BTL across
 // a veth pair: 4 ms at 96 and 256 KiB) spoils one or two; the two largest
 // sizes alone gave 0.03 us/byte there, 60 times the link's.
-double gap_per_byte(const SavedRun& run)
+double gap_per_byte(const OverheadRun& run)
 {
     std::vector<double> slopes;
     for (size_t i = 1; i < run.points.size(); ++i) {
-        const Point& a = run.points[i - 1];
-        const Point& b = run.points[i];
+        const OverheadPoint& a = run.points[i - 1];
+        const OverheadPoint& b = run.points[i];
         slopes.push_back(std::max(0.0, (b.half_rtt - a.half_rtt) / double(b.size - a.size)));
     }
     if (slopes.empty())
@@ -113,9 +102,9 @@ double gap_per_byte(const SavedRun& run)
     return n % 2 == 1 ? slopes[n / 2] : (slopes[n / 2 - 1] + slopes[n / 2]) / 2;
 }
 
-fit::ProtocolParams params_of(const SavedRun& run)
+fit::ProtocolParams params_of(const OverheadRun& run)
 {
-    const Point& first = run.points.front();
+    const OverheadPoint& first = run.points.front();
     fit::ProtocolParams p{first.o_s, first.o_r, 0.0, gap_per_byte(run)};
     p.L = std::max(0.0, first.half_rtt - first.o_s - first.o_r); // eq. (2) solved for L
     return p;
@@ -142,11 +131,11 @@ std::vector<opt::OptionSpec> fit_specs()
             opt::flag("help,h", "show this help")};
 }
 
-const SavedRun* find_base(const std::vector<SavedRun>& runs, const std::string& base)
+const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::string& base)
 {
     if (base.empty())
         return &runs.front();
-    for (const SavedRun& run : runs)
+    for (const OverheadRun& run : runs)
         if (run.label == base || run.label.ends_with("=" + base))
             return &run;
     return nullptr;
@@ -164,7 +153,7 @@ Json params_json(const fit::ProtocolParams& p)
 }
 
 // One row of the decomposition table (printed) and its JSON.
-Json decompose(const std::string& label, const Point& point, const fit::ProtocolParams& p)
+Json decompose(const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
 {
     fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.delayed, point.half_rtt});
     fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
@@ -190,11 +179,11 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
     if (files.size() != 1)
         return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
                                          std::to_string(files.size()) + " files (two: add --loghssp)"));
-    Result<std::vector<SavedRun>> runs = load_runs(files.front());
+    Result<std::vector<OverheadRun>> runs = load_runs(files.front());
     if (!runs)
         return fail("fit", runs.status());
     std::string base_name = read.given("base") ? read.text("base") : "";
-    const SavedRun* base = find_base(*runs, base_name);
+    const OverheadRun* base = find_base(*runs, base_name);
     if (base == nullptr)
         return fail("fit",
                     Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
@@ -208,8 +197,8 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
               << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
               << "\n";
     Json rows = Json::array();
-    for (const SavedRun& run : *runs)
-        for (const Point& point : run.points)
+    for (const OverheadRun& run : *runs)
+        for (const OverheadPoint& point : run.points)
             rows.push_back(decompose(run.label, point, p));
     if (!read.given("output"))
         return 0;
@@ -219,20 +208,13 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
     return written ? 0 : fail("fit", written);
 }
 
-Json tiers_json(const fit::Tiers& t)
-{
-    return {{"intra", {{"s_s_us", t.intra.s_s}, {"s_r_us", t.intra.s_r}, {"S_us_per_byte", t.intra.S}}},
-            {"inter",
-             {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
-}
-
 // Eqs. (8) and (9) against both runs at the sizes they share, and the ratio of the tiers.
-Json compare_tiers(const fit::Tiers& t, const SavedRun& intra, const SavedRun& inter)
+Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
 {
     std::cout << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
     Json rows = Json::array();
-    for (const Point& a : intra.points)
-        for (const Point& b : inter.points) {
+    for (const OverheadPoint& a : intra.points)
+        for (const OverheadPoint& b : inter.points) {
             if (a.size != b.size)
                 continue;
             double ratio = a.half_rtt > 0 ? b.half_rtt / a.half_rtt : 0.0;
@@ -255,14 +237,14 @@ int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
     if (files.size() != 2)
         return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
                                          std::to_string(files.size())));
-    Result<std::vector<SavedRun>> intra = load_runs(files[0]);
+    Result<std::vector<OverheadRun>> intra = load_runs(files[0]);
     if (!intra)
         return fail("fit", intra.status());
-    Result<std::vector<SavedRun>> inter = load_runs(files[1]);
+    Result<std::vector<OverheadRun>> inter = load_runs(files[1]);
     if (!inter)
         return fail("fit", inter.status());
+    fit::Tiers tiers = fit_tiers(intra->front(), inter->front());
     fit::ProtocolParams a = params_of(intra->front()), b = params_of(inter->front());
-    fit::Tiers tiers{{a.o_s, a.o_r, a.G}, {b.o_s, b.o_r, b.L, b.G}};
     double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
     double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
     std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
@@ -281,10 +263,14 @@ int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
     return written ? 0 : fail("fit", written);
 }
 
-Result<fit::Tiers> tiers_of(const Json& model, const std::string& path)
+// A model file (ngx fit --loghssp -o) is the model; a saved -x loghssp run holds it as its "model".
+Result<fit::Tiers> tiers_of(const Json& document, const std::string& path)
 {
+    const Json& model = document.contains("model") && document["model"].is_object() ? document["model"] : document;
     if (model.value("kind", std::string()) != "loghssp")
-        return Status::usage(path + ": not a LoGH{sS}P model (make one with ngx fit --loghssp INTRA.json INTER.json)");
+        return Status::usage(
+            path +
+            ": not a LoGH{sS}P model (make one with ngx fit --loghssp INTRA.json INTER.json, or a run of -x loghssp)");
     try {
         const Json& a = model.at("intra");
         const Json& b = model.at("inter");
@@ -298,6 +284,36 @@ Result<fit::Tiers> tiers_of(const Json& model, const std::string& path)
 }
 
 } // namespace
+
+OverheadPoint overhead_point(const SizeRecord& record)
+{
+    auto column = [&](const char* name, double otherwise) {
+        for (const auto& [key, value] : record.extra)
+            if (key == name)
+                return value;
+        return otherwise;
+    };
+    OverheadPoint p;
+    p.size = record.size_bytes;
+    p.o_s = record.summary.min; // min_us in the saved run
+    p.o_r = column("o_r_min_us", 0.0);
+    p.half_rtt = column("half_rtt_min_us", 0.0);
+    p.delayed = column("timer12_min_us", p.o_r);
+    return p;
+}
+
+fit::Tiers fit_tiers(const OverheadRun& intra, const OverheadRun& inter)
+{
+    fit::ProtocolParams a = params_of(intra), b = params_of(inter);
+    return {{a.o_s, a.o_r, a.G}, {b.o_s, b.o_r, b.L, b.G}};
+}
+
+Json tiers_json(const fit::Tiers& t)
+{
+    return {{"intra", {{"s_s_us", t.intra.s_s}, {"s_r_us", t.intra.s_r}, {"S_us_per_byte", t.intra.S}}},
+            {"inter",
+             {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
+}
 
 int overhead_fit(const CommandArguments& arguments)
 {
@@ -318,7 +334,8 @@ int overhead_fit(const CommandArguments& arguments)
 int overhead_predict(const CommandArguments& arguments)
 {
     std::vector<opt::OptionSpec> specs = {
-        opt::optional_value("params", "a LoGH{sS}P model (ngx fit --loghssp ... -o MODEL.json)"),
+        opt::optional_value("params",
+                            "a LoGH{sS}P model (ngx fit --loghssp ... -o MODEL.json, or a saved -x loghssp run)"),
         {"op", "p2p", "p2p: end-to-end time of one message"},
         opt::optional_value("tier", "intra (eq. 8) or inter (eq. 9)"),
         opt::optional_value("size,s", "message size, e.g. 4Ki"),

@@ -21,15 +21,40 @@
 // gap_per_byte() in offline.cpp). Every value is the minimum
 // of its samples (min_us, o_r_min_us, half_rtt_min_us): the uncontended cost,
 // since on shared cores a median can hold a preemption.
-#ifndef NGX_OVERHEAD_OFFLINE_HPP
-#define NGX_OVERHEAD_OFFLINE_HPP
+#ifndef NGX_PATTERNS_OVERHEAD_OFFLINE_HPP
+#define NGX_PATTERNS_OVERHEAD_OFFLINE_HPP
 
+#include <ngx/fit/loghssp.hpp>
 #include <ngx/pattern.hpp>
+
+#include <string>
+#include <vector>
 
 namespace ngx::patterns {
 
 int overhead_fit(const CommandArguments& arguments);
+// Also the loghssp pattern's: --params takes a model file or a saved -x loghssp run (its "model").
 int overhead_predict(const CommandArguments& arguments);
+
+// One size of an overhead run: what the decomposition and LoGH{sS}P need.
+struct OverheadPoint {
+    uint64_t size = 0;
+    double o_s = 0, o_r = 0, half_rtt = 0; // us: the minima of the timer11, o_r and half round trip samples
+    double delayed = 0; // us: the minimum of timer12, the receive delayed past the arrival (= o_r when blocking)
+};
+
+struct OverheadRun {
+    std::string label;                 // the run's variant ("mpi-mode=standard") or its module
+    std::vector<OverheadPoint> points; // ascending size
+};
+
+// The point of a live record of the overhead measurement (the columns a saved result holds).
+OverheadPoint overhead_point(const SizeRecord& record);
+// LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9) from a run within a node and one across nodes,
+// each tier's parameters as above: exactly what `ngx fit --loghssp INTRA INTER` fits.
+fit::Tiers fit_tiers(const OverheadRun& intra, const OverheadRun& inter);
+// {"intra": {s_s_us, s_r_us, S_us_per_byte}, "inter": {o_s_us, o_r_us, L_us, G_us_per_byte}}.
+Json tiers_json(const fit::Tiers& tiers);
 
 } // namespace ngx::patterns
 

@@ -1,0 +1,51 @@
+// The loghssp pattern's results (see loghssp.cpp): both tiers fitted from the
+// two pairs' overhead records, each measured point next to its prediction
+// by eq. (8) or eq. (9), and the table printed when the run ends.
+//
+//     TierFit fitted = fit_both_tiers(hosts, pairs, {intra_records, inter_records});
+//     fitted.model["intra"]["s_s_us"];   // what ngx predict --tier intra reads
+#ifndef NGX_LOGHSSP_TIER_REPORT_HPP
+#define NGX_LOGHSSP_TIER_REPORT_HPP
+
+#include <ngx/rank_hosts.hpp>
+#include <ngx/record.hpp>
+#include <ngx/reporter.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace ngx::patterns {
+
+struct Pair {
+    int driver = -1;    // times and records (Figure 2's P1)
+    int responder = -1; // P2
+};
+
+struct TierPairs {
+    Pair intra; // two ranks on one host
+    Pair inter; // two hosts
+};
+
+// "intra" (tier 0) or "inter" (tier 1).
+const char* tier_name(size_t tier);
+
+struct TierFit {
+    std::vector<SizeRecord> records; // intra's then inter's, each with its prediction and error
+    Json model;                      // {"kind": "loghssp", "intra", "inter", "pairs", "hosts", "points", ...}
+};
+
+// `records`: the intra pair's and the inter pair's overhead records (ascending size).
+TierFit fit_both_tiers(const RankHosts& hosts, const TierPairs& pairs, std::vector<std::vector<SizeRecord>> records);
+
+// The run's "measurement" from the two pairs' (`tiers`: {"intra": ..., "inter": ...}, each as
+// the passes loop reports it): the regular plan (the options', the same for both), the extra
+// passes of both, the sizes measured again or still wide in either, the schedule of the intra
+// pair's passes then the inter pair's, and both in full under "tiers".
+Json merge_measurements(const Json& tiers);
+
+// The reporter that prints both tiers and the predictions when a loghssp run ends.
+std::vector<std::unique_ptr<Reporter>> tier_reporters();
+
+} // namespace ngx::patterns
+
+#endif
