@@ -29,7 +29,8 @@
 namespace ngx::patterns {
 
 int overhead_fit(const CommandArguments& arguments);
-int overhead_predict(const CommandArguments& arguments);
+// The loghssp model kind: `ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE`.
+ModelKind loghssp_model_kind();
 
 } // namespace ngx::patterns
 

@@ -410,7 +410,7 @@ PatternInfo overhead_pattern()
          "barrier root: driver, responder, or both (alternating repetitions, Al-Tawil and Moritz 1998)"}};
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
-    info.predict = overhead_predict;
+    info.models = {loghssp_model_kind()};
     return info;
 }
 
