@@ -259,8 +259,9 @@ Json rows_json(const Request& r, const CollectiveModel& model, const std::vector
         }
         ompi.push_back(choice);
     }
-    return {{"op", op},
-            {"model", model.description},
+    return {{"model", model.kind},
+            {"op", op},
+            {"description", model.description},
             {"gamma_us_per_byte", r.gamma},
             {"predictions", predictions},
             {"skipped", skipped},

@@ -4,7 +4,8 @@
 // best one, and the algorithm Open MPI 4.1's tuned component would run
 // (fit/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
 // (-P 4,16,64) make a table; --format json gives
-// {"predictions": [{model, op, algorithm, P, bytes, time_us}, ...], ...}.
+// {"model", "op", "description", "predictions": [{model, op, algorithm, P,
+// bytes, time_us}, ...], "best", "open_mpi_4_1_tuned", ...}.
 //
 // Bad input is a usage error (exit 2) that names it: an algorithm the
 // operation does not have, P < 2, a size the parameters do not cover (a

@@ -75,6 +75,17 @@ std::string pattern_of_json(const Json& document)
     return "";
 }
 
+// The pattern that brings the model kind `name` (a model file naming its
+// kind and no pattern: {"model": {"kind": "log3p", ...}}); nullptr if none.
+const PatternInfo* pattern_of_kind(const PatternCatalog& patterns, const std::string& name)
+{
+    for (const PatternInfo* pattern : patterns.patterns())
+        for (const ModelKind& kind : pattern->models)
+            if (kind.name == name || kind.saved_kind == name)
+                return pattern;
+    return nullptr;
+}
+
 bool has_hook(const PatternInfo& pattern, bool for_fit)
 {
     return for_fit ? bool(pattern.fit) : !pattern.models.empty();
@@ -108,6 +119,8 @@ Result<const PatternInfo*> named_pattern(const std::string& path, const PatternC
         NGX_TRY(check_json_document(document, path));
         std::string name = pattern_of_json(document);
         const PatternInfo* pattern = name.empty() ? nullptr : patterns.find(name);
+        if (pattern == nullptr && !for_fit && !name.empty())
+            pattern = pattern_of_kind(patterns, name);
         if (!name.empty() && pattern == nullptr)
             return Status::usage(path + ": made by pattern '" + name + "', which this ngx does not have");
         if (pattern != nullptr && !has_hook(*pattern, for_fit))
