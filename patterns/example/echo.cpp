@@ -109,8 +109,9 @@ int fail(const Status& status)
     return exit_code(status);
 }
 
-// The saved line: a run's "model", or that of the first run of a document that has one.
-Result<PostalLine> saved_line(const std::string& path)
+// The saved line: a run's "model", or that of the first run of a document
+// that has one (the example ignores --module).
+Result<Json> load(const std::string& path, const std::string&)
 {
     Result<Json> document = read_json_input(path);
     if (!document)
@@ -125,10 +126,10 @@ Result<PostalLine> saved_line(const std::string& path)
     if (model == nullptr || !model->is_object() || model->value("kind", "") != kind_name ||
         !(*model)["s_us"].is_number() || !(*model)["r_us_per_byte"].is_number())
         return Status::usage(path + ": no " + kind_name + " model (s_us, r_us_per_byte); run -x echo -o FILE.json");
-    return PostalLine{(*model)["s_us"].get<double>(), (*model)["r_us_per_byte"].get<double>()};
+    return *model;
 }
 
-int predict(const PredictRequest& request)
+int predict(const Json& model, const PredictRequest& request)
 {
     opt::OptionReader read(request.values);
     if (!read.given("size"))
@@ -136,16 +137,14 @@ int predict(const PredictRequest& request)
     uint64_t bytes = read.byte_count("size", 0, uint64_t(1) << 40);
     if (!read.ok())
         return fail(Status::usage(read.error()));
-    Result<PostalLine> line = saved_line(request.params);
-    if (!line)
-        return fail(line.status());
+    const PostalLine line{model["s_us"].get<double>(), model["r_us_per_byte"].get<double>()};
     Prediction p{.model = kind_name, .op = request.op, .bytes = double(bytes)};
-    p.time_us = line->s_us + line->r_us_per_byte * double(bytes);
+    p.time_us = line.s_us + line.r_us_per_byte * double(bytes);
     if (request.json)
         std::cout << predictions_json(kind_name, request.op, {p}).dump(2) << "\n";
     else
-        std::cout << "# pingpong of " << bytes << " B: T = s + r n with s = " << line->s_us
-                  << " us, r = " << line->r_us_per_byte << " us/B\nprediction: " << p.time_us << " us\n";
+        std::cout << "# pingpong of " << bytes << " B: T = s + r n with s = " << line.s_us
+                  << " us, r = " << line.r_us_per_byte << " us/B\nprediction: " << p.time_us << " us\n";
     return 0;
 }
 
@@ -161,6 +160,7 @@ PatternInfo echo_pattern()
                     .description = "the postal line T(n) = s + r n through the ping-pong medians (example)",
                     .parameters = {{"s_us", "us", "start-up time"}, {"r_us_per_byte", "us/B", "time per byte"}},
                     .ops = {{"pingpong", "half round trip of -s bytes", {"size"}}},
+                    .load = load,
                     .predict = predict}};
     return info;
 }

@@ -108,17 +108,14 @@ int loggps_fit_offline(const CommandArguments& arguments)
 
 namespace {
 
-int predict_loggps(const ngx::PredictRequest& request)
+int predict_loggps(const Json& model, const ngx::PredictRequest& request)
 {
     opt::OptionReader read(predict_values(request));
-    Result<Json> model = saved_model(request.params, request.module);
-    if (!model)
-        return fail("predict", model.status());
-    Result<fit::LogGPSParams> params = loggps_params_from_model(*model);
+    Result<fit::LogGPSParams> params = loggps_params_from_model(model);
     if (!params)
         return fail("predict", params.status());
     if (is_collective_op(request.op))
-        return predict_collectives(read, loggps_collective_model(*params, *model));
+        return predict_collectives(read, loggps_collective_model(*params, model));
     Result<PointRequest> point = read_predict_request(read);
     if (!point)
         return fail("predict", point.status());
@@ -154,6 +151,7 @@ ModelKind loggps_model_kind()
                            {"s_bytes", "B", "the multi-packet threshold s"},
                            {"S_bytes", "B", "the rendezvous threshold S"}},
             .ops = point_to_point_and_collective_ops(),
+            .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
             .predict = predict_loggps};
 }
 

@@ -215,7 +215,7 @@ int fit_nodecomm(const CommandArguments& arguments)
 
 namespace {
 
-int predict_maxrate(const PredictRequest& request)
+int predict_maxrate(const Json& model, const PredictRequest& request)
 {
     opt::OptionReader read(request.values);
     if (!read.given("size"))
@@ -224,13 +224,10 @@ int predict_maxrate(const PredictRequest& request)
     uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    Result<Json> model = saved_model(request.params);
-    if (!model)
-        return fail("predict", model.status());
     if (request.op == "nodecomm")
-        return predict_point(*model, k == 0 ? 1 : k, n, request.json);
+        return predict_point(model, k == 0 ? 1 : k, n, request.json);
     uint64_t measured = 1;
-    const Json pair_counts = model->value("nodecomm", Json::object()).value("pairs", Json::array());
+    const Json pair_counts = model.value("nodecomm", Json::object()).value("pairs", Json::array());
     for (const Json& pairs : pair_counts) {
         if (!pairs.is_number_unsigned())
             continue;
@@ -240,7 +237,7 @@ int predict_maxrate(const PredictRequest& request)
                                       ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
         measured = std::max(measured, pairs.get<uint64_t>());
     }
-    return predict_best_k(*model, k == 0 ? measured : k, n, request.json);
+    return predict_best_k(model, k == 0 ? measured : k, n, request.json);
 }
 
 } // namespace
@@ -264,6 +261,7 @@ ModelKind maxrate_model_kind()
                      "the number of pairs (up to -k, default the run's largest) that moves -s bytes "
                      "fastest, each sending -s/k (Gropp et al. 2016, section 5: k* = R_N / R_C)",
                      {"size", "pairs"}}},
+            .load = [](const std::string& path, const std::string&) { return saved_model(path); },
             .predict = predict_maxrate,
             .saved_kind = "nodecomm",
             .implied_op = [](const OptionValues&) { return std::string("nodecomm"); }};

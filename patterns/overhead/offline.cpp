@@ -317,7 +317,7 @@ int overhead_fit(const CommandArguments& arguments)
 
 namespace {
 
-int predict_loghssp(const PredictRequest& request)
+int predict_loghssp(const Json& model, const PredictRequest& request)
 {
     opt::OptionReader read(request.values);
     if (!read.given("tier") || !read.given("size"))
@@ -326,10 +326,7 @@ int predict_loghssp(const PredictRequest& request)
     uint64_t size = read.ok() ? read.byte_count("size", 0, max_message_bytes) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    Result<Json> model = read_json_document(request.params);
-    if (!model)
-        return fail("predict", model.status());
-    Result<fit::Tiers> tiers = tiers_of(*model, request.params);
+    Result<fit::Tiers> tiers = tiers_of(model, request.params);
     if (!tiers)
         return fail("predict", tiers.status());
     bool intra = tier == "intra";
@@ -362,6 +359,7 @@ ModelKind loghssp_model_kind()
             .ops = {{"p2p",
                      "end-to-end time of one message of -s bytes on --tier intra (eq. (8)) or inter (eq. (9))",
                      {"tier", "size"}}},
+            .load = [](const std::string& path, const std::string&) { return read_json_document(path); },
             .predict = predict_loghssp,
             .implied_op = [](const OptionValues&) { return std::string("p2p"); }};
 }

@@ -279,21 +279,18 @@ int fit_offline(const CommandArguments& arguments)
 
 namespace {
 
-int predict_loggp(const ngx::PredictRequest& request)
+int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
     opt::OptionReader read(predict_values(request));
     if (Status exported = check_export(read); !exported)
         return fail("predict", exported);
-    Result<Json> model = saved_model(request.params, request.module);
-    if (!model)
-        return fail("predict", model.status());
     if (request.op == "export")
-        return export_loggopsim("predict", *model);
-    Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+        return export_loggopsim("predict", model);
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
     if (!params)
         return fail("predict", params.status());
     if (is_collective_op(request.op))
-        return predict_collectives(read, loggp_collective_model(*params, *model));
+        return predict_collectives(read, loggp_collective_model(*params, model));
     Result<PointRequest> point = read_predict_request(read);
     if (!point)
         return fail("predict", point.status());
@@ -323,11 +320,13 @@ ModelKind loggp_model_kind()
                            {"G_us_per_byte", "us/B", "gap per byte"},
                            {"gamma_us_per_byte", "us/B", "optional: reduction cost of the collectives"}},
             .ops = std::move(ops),
+            .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
             .predict = predict_loggp,
             .options = {opt::optional_value("export", "print the parameters for another tool instead: loggopsim")},
-            .implied_op = [](const OptionValues& values) {
-                return opt::find(values, "export") != nullptr ? std::string("export") : std::string();
-            }};
+            .implied_op =
+                [](const OptionValues& values) {
+                    return opt::find(values, "export") != nullptr ? std::string("export") : std::string();
+                }};
 }
 
 } // namespace ngx::patterns

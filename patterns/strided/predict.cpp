@@ -49,17 +49,14 @@ Prediction loggps_prediction(const Models& m, double s, double P)
     return {m.loggps->half_rtt(s), m.loggps->linear_bcast(P, s), m.loggps->tree_bcast(P, s)};
 }
 
-Status load_models(opt::OptionReader& read, const std::string& params, Models& m)
+Status load_models(opt::OptionReader& read, const Json& strided, const std::string& params, Models& m)
 {
     const std::string module = saved_module(read);
-    Result<Json> strided = saved_model(params);
-    if (!strided)
-        return strided.status();
-    Result<fit::Log3PParams> log3p = log3p_from_json(*strided);
+    Result<fit::Log3PParams> log3p = log3p_from_json(strided);
     if (!log3p)
         return log3p.status().with_context(params);
     m.log3p = std::move(*log3p);
-    m.element = size_t((*strided)["models"]["log3p"].value("element_bytes", 8.0));
+    m.element = size_t(strided["models"]["log3p"].value("element_bytes", 8.0));
     if (read.given("loggp")) {
         Result<Json> model = saved_model(read.text("loggp"), module);
         if (!model)
@@ -238,7 +235,7 @@ int predict_one(const Models& m, const PredictRequest& request, double s, double
     return 0;
 }
 
-int predict_log3p(const PredictRequest& request)
+int predict_log3p(const Json& model, const PredictRequest& request)
 {
     opt::OptionReader read(with_defaults(request.values, {{"stride", "1"}, {"processes", "2"}}));
     const double stride = double(read.byte_count("stride", 1, uint64_t(1) << 24));
@@ -246,15 +243,14 @@ int predict_log3p(const PredictRequest& request)
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     Models m;
-    if (Status loaded = load_models(read, request.params, m); !loaded)
+    if (Status loaded = load_models(read, model, request.params, m); !loaded)
         return fail(command, loaded);
     if (read.given("compare-to"))
         return compare(m, read.text("compare-to"));
     if (!read.given("size")) {
         if (request.op != "table")
             return fail(command, Status::usage("-s/--size is required"));
-        Result<Json> model = saved_model(request.params);
-        return model ? print_grid(*model, m) : fail(command, model.status());
+        return print_grid(model, m);
     }
     const double size = double(read.byte_count("size", 1, max_message_bytes));
     if (!read.ok())
@@ -291,6 +287,8 @@ ModelKind log3p_model_kind()
                     {"pingpong", "T_0,1(s, d): one message of -s bytes at --stride", one},
                     {"bcast-linear", "P (o_mw/2 + l_mw/2) + o_net (section 4.3.3)", bcast},
                     {"bcast-tree", "(o_mw + l_mw + o_net) ceil(log2 P) (section 4.3.3)", bcast}},
+            // --module picks the run of the --loggp and --loggps files, as before the registry.
+            .load = [](const std::string& path, const std::string&) { return saved_model(path); },
             .predict = predict_log3p,
             .options = {opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
                         opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),

@@ -4,7 +4,8 @@
 // hands it to that pattern's hook with its own options; `ngx predict` finds
 // the model kind it holds among the kinds the patterns bring (the registry,
 // ngx/model_kind.hpp), reads the options every kind shares, checks --op and
-// the options that op reads, and calls the kind's predict.
+// the options that op reads, loads the model with the kind's load and calls
+// its predict.
 #include "fit_command.hpp"
 
 #include <ngx/command_line.hpp>
@@ -310,7 +311,10 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     if (!op)
         return fail("predict", op.status());
     PredictRequest request{file, read.given("module") ? read.text("module") : "", (*op)->name, *values, json};
-    return (*kind)->predict(request);
+    Result<Json> model = (*kind)->load(file, request.module);
+    if (!model)
+        return fail("predict", model.status());
+    return (*kind)->predict(*model, request);
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 // Model kinds: what `ngx predict` knows about a model (LogGP, LogGPS, log3P,
 // max-rate, LoGH{sS}P, or one a plugin brings). A kind declares its name, its
 // parameters (name, unit, meaning), the operations it predicts with the
-// common options each one reads, and how it predicts. Patterns bring the
+// common options each one reads, how its model is read from a saved file and
+// how it predicts. Patterns bring the
 // kinds they feed (PatternInfo::models); the core gathers them into one
 // registry at load and knows no kind by name.
 //
@@ -22,12 +23,14 @@
 //     ModelKind postal{.name = "postal", .description = "T(s) = a + b s",
 //                      .parameters = {{"a_us", "us", "fixed cost"}, {"b_us_per_byte", "us/B", "cost per byte"}},
 //                      .ops = {{"pingpong", "one message of -s bytes", {"size"}}},
-//                      .predict = [](const PredictRequest& r) { ... return print_predictions(r, rows); }};
+//                      .load = [](const std::string& path, const std::string& module) { ... return model; },
+//                      .predict = [](const Json& model, const PredictRequest& r) { ... return 0; }};
 #ifndef NGX_MODEL_KIND_HPP
 #define NGX_MODEL_KIND_HPP
 
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
+#include <ngx/status.hpp>
 
 #include <cmath>
 #include <functional>
@@ -85,10 +88,13 @@ struct ModelKind {
     std::string description;
     std::vector<ModelParameter> parameters;
     std::vector<ModelOp> ops;
-    // Prints the predictions asked for (its table, or predictions_json with
-    // --format json) and returns the exit code; a usage error is exit 2 with
-    // "ngx predict: ..." on stderr.
-    std::function<int(const PredictRequest&)> predict;
+    // Its model in a saved file (a run, a document of runs of which `module`
+    // picks one, or a model file), checked; a usage error names what is wrong.
+    std::function<Result<Json>(const std::string& path, const std::string& module)> load;
+    // Prints the predictions of the loaded model asked for (its table, or
+    // predictions_json with --format json) and returns the exit code; a usage
+    // error is exit 2 with "ngx predict: ..." on stderr.
+    std::function<int(const Json& model, const PredictRequest&)> predict;
     // Optional: options of its own beyond the common ones (log3P's --loggp FILE).
     std::vector<opt::OptionSpec> options{};
     // Optional: the "kind" its saved models carry when that is not `name`.
