@@ -282,11 +282,11 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     std::string file = option_value(arguments, "params");
     if (file.empty()) {
         if (!arguments.empty() && is_help(arguments.front())) {
-            std::cout << "Usage: ngx predict --params FILE.json --op OP [options]\nPredicts costs from a saved "
-                         "model with its kind's equations (patterns with models: "
+            std::cout << "Predicts costs from a saved model with its kind's equations (patterns with models: "
                       << patterns_with(patterns, false)
-                      << ").\n`ngx predict --params FILE.json --help` lists that model's parameters and operations.\n";
-            std::cout << options_help("Options (every model):", predict_option_specs());
+                      << ").\n`ngx predict --params FILE.json --help` lists that model's parameters and operations.\n"
+                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]",
+                                      predict_option_specs());
             return 0;
         }
         return fail("predict", Status::usage("--params FILE.json is required"));
