@@ -95,9 +95,14 @@ int list_modules(const ModuleRegistry& registry)
 int list_patterns(const PatternCatalog& catalog)
 {
     std::cout << "Patterns:\n";
-    for (size_t i = 0; i < catalog.patterns().size(); ++i)
-        std::cout << "  " << catalog.patterns()[i]->name << "  " << catalog.patterns()[i]->description << "  ("
-                  << catalog.paths()[i] << ")\n";
+    for (size_t i = 0; i < catalog.patterns().size(); ++i) {
+        const PatternInfo& pattern = *catalog.patterns()[i];
+        std::string models;
+        for (const ModelKind& kind : pattern.models)
+            models += (models.empty() ? "" : ", ") + kind.name;
+        std::cout << "  " << pattern.name << "  " << pattern.description
+                  << (models.empty() ? "" : "  [models: " + models + "]") << "  (" << catalog.paths()[i] << ")\n";
+    }
     if (catalog.patterns().empty())
         std::cout << "  none\n";
     if (!catalog.rejected().empty()) {

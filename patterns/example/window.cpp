@@ -4,6 +4,8 @@
 // is the cost per message when the link is kept busy (OSU's osu_bw idea).
 // It uses only the installed headers: ngx/pattern_plugin.hpp and what it
 // includes.
+#include "size_loop.hpp"
+
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/statistics.hpp>
 
@@ -26,22 +28,15 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        for (uint64_t size : ctx.settings.sizes) {
-            if (ctx.interrupted())
-                return Status::interrupted();
-            Result<Buffer> buffer = ctx.transport.alloc(size > 0 ? size : 1);
-            if (!buffer)
-                return buffer.status();
-            if (Status barrier = ctx.bootstrap.barrier(); !barrier)
-                return barrier;
-            Result<std::vector<double>> samples = measure(ctx, *buffer, size);
+        return example::each_size(ctx, [&](Buffer& buffer, uint64_t size) -> Status {
+            Result<std::vector<double>> samples = measure(ctx, buffer, size);
             if (!samples)
                 return samples.status().with_context("window of " + std::to_string(size) + " B");
             ctx.sink.count_messages((messages_ + 1) * (ctx.settings.warmup + ctx.settings.count));
             if (ctx.bootstrap.is_driver())
                 ctx.sink.size_done(record(ctx, size, std::move(*samples)));
-        }
-        return Status::ok();
+            return Status::ok();
+        });
     }
 
 private:

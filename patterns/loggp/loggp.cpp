@@ -356,7 +356,7 @@ PatternInfo loggp_pattern()
     info.reporters = loggp_reporters;
     info.fit = fit_offline;
     info.fit_reads = reads_prtt_csv;
-    info.predict = predict_offline;
+    info.models = {loggp_model_kind()};
     info.min_message_bytes = 1;
     info.min_message_reason = "PRTT(1,0,s) of eq. (1) and eq. (7) are in s - 1";
     return info;

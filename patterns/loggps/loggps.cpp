@@ -109,7 +109,7 @@ PatternInfo loggps_pattern()
     info.default_count = 200;
     info.default_warmup = 20;
     info.fit = loggps_fit_offline;
-    info.predict = loggps_predict_offline;
+    info.models = {loggps_model_kind()};
     return info;
 }
 

@@ -66,7 +66,7 @@ std::string threshold_text(double bytes)
     return std::isfinite(bytes) ? format_bytes(uint64_t(bytes)) : "none";
 }
 
-double predict(const fit::LogGPSParams& p, const PredictRequest& request)
+double predict(const fit::LogGPSParams& p, const PointRequest& request)
 {
     if (request.op == "pingpong")
         return p.half_rtt(request.size);
@@ -106,35 +106,53 @@ int loggps_fit_offline(const CommandArguments& arguments)
     return 0;
 }
 
-int loggps_predict_offline(const CommandArguments& arguments)
+namespace {
+
+int predict_loggps(const Json& model, const ngx::PredictRequest& request)
 {
-    OptionValues values;
-    if (std::optional<int> done =
-            parse_command("predict", arguments, predict_specs("a JSON file with fitted LogGPS parameters (-x loggps)"),
-                          "", "Usage: ngx predict --params RUN.json --op OP -s SIZE [options]   (loggps)", values))
-        return *done;
-    opt::OptionReader read(values);
-    Result<Json> model = saved_model(read.text("params"), saved_module(read));
-    if (!model)
-        return fail("predict", model.status());
-    Result<fit::LogGPSParams> params = loggps_params_from_model(*model);
+    opt::OptionReader read(predict_values(request));
+    Result<fit::LogGPSParams> params = loggps_params_from_model(model);
     if (!params)
         return fail("predict", params.status());
-    if (read.given("op") && is_collective_op(read.text("op")))
-        return predict_collectives(read, loggps_collective_model(*params, *model));
-    Result<PredictRequest> request = read_predict_request(read);
-    if (!request)
-        return fail("predict", request.status());
-    double cost = predict(*params, *request);
+    if (is_collective_op(request.op))
+        return predict_collectives(read, loggps_collective_model(*params, model));
+    Result<PointRequest> point = read_predict_request(read);
+    if (!point)
+        return fail("predict", point.status());
+    double cost = predict(*params, *point);
     if (!std::isfinite(cost))
-        return fail("predict", Status::usage("the model cannot predict " + format_bytes(uint64_t(request->size)) +
+        return fail("predict", Status::usage("the model cannot predict " + format_bytes(uint64_t(point->size)) +
                                              ": a parameter it needs is unknown (G_l is null when no measured "
                                              "size was above s)"));
-    std::cout << "# " << request->op << " of " << format_bytes(uint64_t(request->size))
+    if (request.json) {
+        std::cout << predictions_json("loggps", point->op, {point_prediction("loggps", *point, cost)}).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "# " << point->op << " of " << format_bytes(uint64_t(point->size))
               << " with LogGPS (Ino et al. 2001, Tables 3-4; s = " << threshold_text(params->s)
               << ", S = " << threshold_text(params->S) << ")\n"
               << "prediction: " << cost << " us\n";
     return 0;
+}
+
+} // namespace
+
+ModelKind loggps_model_kind()
+{
+    return {.name = "loggps",
+            .description = "LogGPS (Ino et al. 2001, Tables 3, 4 and 6): LogGP with a multi-packet threshold s and "
+                           "a rendezvous above S",
+            .parameters = {{"L_us", "us", "latency"},
+                           {"o_prime_us", "us", "fixed overhead o' of a send or receive"},
+                           {"O_s_us_per_byte", "us/B", "send overhead per byte"},
+                           {"O_r_us_per_byte", "us/B", "receive overhead per byte"},
+                           {"G_s_us_per_byte", "us/B", "gap per byte up to s"},
+                           {"G_l_us_per_byte", "us/B", "gap per byte above s (null: not measured)"},
+                           {"s_bytes", "B", "the multi-packet threshold s"},
+                           {"S_bytes", "B", "the rendezvous threshold S"}},
+            .ops = point_to_point_and_collective_ops(),
+            .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
+            .predict = predict_loggps};
 }
 
 } // namespace ngx::patterns

@@ -277,7 +277,7 @@ PatternInfo loghssp_pattern()
     info.default_warmup = 20;
     info.options = overhead_option_specs("loghssp", false);
     info.create = [] { return std::make_unique<LogHssP>(); };
-    info.predict = overhead_predict;
+    info.models = {loghssp_model_kind()};
     info.reporters = [](const OptionValues&) { return tier_reporters(); };
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::one_at_a_time};

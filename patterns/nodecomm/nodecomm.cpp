@@ -375,7 +375,7 @@ PatternInfo nodecomm_pattern()
         return reporters;
     };
     info.pair_counts_option = "nodecomm-pairs"; // --pairs 1,2,4,8: 8 pairs started, k = 1, 2, 4, 8 measured
-    info.predict = predict_nodecomm;
+    info.models = {maxrate_model_kind()};
     info.fit = fit_nodecomm;
     return info;
 }

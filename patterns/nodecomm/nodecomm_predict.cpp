@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 namespace ngx::patterns {
 namespace {
@@ -25,15 +26,6 @@ int fail(const char* command, const Status& status)
 {
     std::cerr << "ngx " << command << ": " << status.message() << "\n";
     return exit_code(status);
-}
-
-std::vector<opt::OptionSpec> predict_specs()
-{
-    return {opt::optional_value("params", "a saved nodecomm run (-x nodecomm -o FILE.json)"),
-            {"op", "nodecomm", "nodecomm: T(k, n) per model; best-k: the pairs that move -s bytes fastest"},
-            opt::optional_value("pairs,k", "pairs k (nodecomm), or the largest k to consider (best-k)"),
-            opt::optional_value("size,s", "message size (nodecomm) or total volume (best-k), e.g. 64Ki"),
-            opt::flag("help,h", "this text")};
 }
 
 // The largest k predicted (-k, or a saved run's pair counts for best-k).
@@ -95,28 +87,55 @@ Result<Json> saved_model(const std::string& path)
     return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
 }
 
-int predict_point(const Json& model, uint64_t k, uint64_t n)
+// T(k, n) under every model of n's regime.
+Result<std::vector<Prediction>> point_predictions(const Json& model, uint64_t k, uint64_t n)
 {
     const Json* regime = regime_of(model, n);
     if (regime == nullptr)
-        return fail("predict", Status::usage("-s " + format_bytes(n) + ": no fitted regime holds this size"));
-    std::cout << "# T(k=" << k << ", n=" << format_bytes(n) << ") in us per model (regime from "
-              << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
+        return Status::usage("-s " + format_bytes(n) + ": no fitted regime holds this size");
+    std::vector<Prediction> rows;
     const Json models = regime->value("models", Json::object());
-    for (const auto& [name, fitted] : models.items()) {
-        double t = !fitted.is_object() || fitted.contains("error") ? std::nan("")
-                                                                   : predicted_us(name, fitted, double(k), double(n));
-        std::cout << "  " << std::left << std::setw(14) << name << std::right << std::setw(14)
-                  << (std::isfinite(t) ? std::to_string(t) : std::string("not fitted")) << "\n";
-    }
+    for (const auto& [name, fitted] : models.items())
+        rows.push_back({.model = "maxrate",
+                        .variant = name,
+                        .op = "nodecomm",
+                        .bytes = double(n),
+                        .pairs = double(k),
+                        .time_us = !fitted.is_object() || fitted.contains("error")
+                                       ? std::nan("")
+                                       : predicted_us(name, fitted, double(k), double(n))});
+    return rows;
+}
+
+void print_point(const Json& model, const std::vector<Prediction>& rows)
+{
+    const Json* regime = regime_of(model, uint64_t(rows.front().bytes));
+    std::cout << "# T(k=" << rows.front().pairs << ", n=" << format_bytes(uint64_t(rows.front().bytes))
+              << ") in us per model (regime from " << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
+    for (const Prediction& row : rows)
+        std::cout << "  " << std::left << std::setw(14) << row.variant << std::right << std::setw(14)
+                  << (std::isfinite(row.time_us) ? std::to_string(row.time_us) : std::string("not fitted")) << "\n";
+}
+
+int predict_point(const Json& model, uint64_t k, uint64_t n, bool json)
+{
+    Result<std::vector<Prediction>> rows = point_predictions(model, k, n);
+    if (!rows)
+        return fail("predict", rows.status());
+    if (json)
+        std::cout << predictions_json("maxrate", "nodecomm", *rows).dump(2) << "\n";
+    else if (!rows->empty())
+        print_point(model, *rows);
     return 0;
 }
 
-int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
+int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json)
 {
-    std::cout << "# moving " << format_bytes(volume) << " with k pairs of "
-              << "volume/k bytes each (maxrate3)\n"
-              << std::setw(6) << "k" << std::setw(12) << "n" << std::setw(14) << "T_us" << std::setw(14) << "MB/s\n";
+    std::ostringstream table;
+    table << "# moving " << format_bytes(volume) << " with k pairs of "
+          << "volume/k bytes each (maxrate3)\n"
+          << std::setw(6) << "k" << std::setw(12) << "n" << std::setw(14) << "T_us" << std::setw(14) << "MB/s\n";
+    std::vector<Prediction> rows;
     uint64_t best = 0;
     double best_t = inf;
     for (uint64_t k = 1; k <= k_max; ++k) {
@@ -127,8 +146,10 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
                 ? std::nan("")
                 : predicted_us("maxrate3", regime->value("models", Json::object()).value("maxrate3", Json::object()),
                                double(k), n);
-        std::cout << std::setw(6) << k << std::setw(12) << uint64_t(std::ceil(n)) << std::setw(14) << t << std::setw(13)
-                  << double(volume) / t << "\n";
+        table << std::setw(6) << k << std::setw(12) << uint64_t(std::ceil(n)) << std::setw(14) << t << std::setw(13)
+              << double(volume) / t << "\n";
+        rows.push_back(
+            {.model = "maxrate", .variant = "maxrate3", .op = "best-k", .bytes = n, .pairs = double(k), .time_us = t});
         if (std::isfinite(t) && t < best_t * (1 - 1e-6)) { // a tie keeps the fewer pairs
             best = k;
             best_t = t;
@@ -136,7 +157,14 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
     }
     if (best == 0)
         return fail("predict", Status::usage("no regime of the model covers " + format_bytes(volume) + " / k"));
-    std::cout << "best k = " << best << ": " << best_t << " us\n";
+    if (json) {
+        Json out = predictions_json("maxrate", "best-k", rows);
+        out["best_k"] = best;
+        out["best_time_us"] = best_t;
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::cout << table.str() << "best k = " << best << ": " << best_t << " us\n";
+    }
     return 0;
 }
 
@@ -185,41 +213,58 @@ int fit_nodecomm(const CommandArguments& arguments)
     return 0;
 }
 
-int predict_nodecomm(const CommandArguments& arguments)
+namespace {
+
+int predict_maxrate(const Json& model, const PredictRequest& request)
 {
-    std::vector<opt::OptionSpec> specs = predict_specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "");
-    if (!values)
-        return fail("predict", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << options_help("Usage: ngx predict --params nc.json --op nodecomm|best-k [-k K] -s SIZE", specs);
-        return 0;
-    }
-    if (!read.given("params") || !read.given("size"))
-        return fail("predict", Status::usage("--params FILE.json and -s SIZE are required"));
-    std::string op = read.choice("op", {"nodecomm", "best-k"});
+    opt::OptionReader read(request.values);
+    if (!read.given("size"))
+        return fail("predict", Status::usage("-s SIZE is required"));
     uint64_t n = read.byte_count("size", 0, max_message_bytes * 1024);
     uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    Result<Json> model = saved_model(read.text("params"));
-    if (!model)
-        return fail("predict", model.status());
-    if (op == "nodecomm")
-        return predict_point(*model, k == 0 ? 1 : k, n);
+    if (request.op == "nodecomm")
+        return predict_point(model, k == 0 ? 1 : k, n, request.json);
     uint64_t measured = 1;
-    const Json pair_counts = model->value("nodecomm", Json::object()).value("pairs", Json::array());
+    const Json pair_counts = model.value("nodecomm", Json::object()).value("pairs", Json::array());
     for (const Json& pairs : pair_counts) {
         if (!pairs.is_number_unsigned())
             continue;
         if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
             return fail("predict",
-                        Status::usage("--params " + read.text("params") + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+                        Status::usage("--params " + request.params + ": \"nodecomm.pairs\" holds " + pairs.dump() +
                                       ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
         measured = std::max(measured, pairs.get<uint64_t>());
     }
-    return predict_best_k(*model, k == 0 ? measured : k, n);
+    return predict_best_k(model, k == 0 ? measured : k, n, request.json);
+}
+
+} // namespace
+
+ModelKind maxrate_model_kind()
+{
+    return {.name = "maxrate",
+            .description = "the max-rate models of Gropp et al. 2016 per size regime: postal T = alpha + n/R, "
+                           "maxrate3 T = alpha + k n / min(R_N, k R_C), maxrate4 and the modified max-rate model",
+            .parameters = {{"from_bytes", "B", "the smallest size of a regime (model.ranges[])"},
+                           {"alpha_us", "us", "start-up time of each model"},
+                           {"R_Bps", "B/s", "postal: the rate of one pair"},
+                           {"R_C_Bps", "B/s", "max-rate: the rate one pair (one core) can drive"},
+                           {"R_N_Bps", "B/s", "max-rate: the rate of the node's network (null: unbounded)"},
+                           {"R_Cb_Bps", "B/s", "maxrate4: the first pair's rate"},
+                           {"R_Ci_Bps", "B/s", "maxrate4: each further pair's rate"}},
+            .ops = {{"nodecomm",
+                     "T(k, n) of k pairs sending -s bytes each, per model of the size's regime",
+                     {"size", "pairs"}},
+                    {"best-k",
+                     "the number of pairs (up to -k, default the run's largest) that moves -s bytes "
+                     "fastest, each sending -s/k (Gropp et al. 2016, section 5: k* = R_N / R_C)",
+                     {"size", "pairs"}}},
+            .load = [](const std::string& path, const std::string&) { return saved_model(path); },
+            .predict = predict_maxrate,
+            .saved_kind = "nodecomm",
+            .implied_op = [](const OptionValues&) { return std::string("nodecomm"); }};
 }
 
 } // namespace ngx::patterns

@@ -1,4 +1,4 @@
-// `ngx predict --params nc.json --op nodecomm -k K -s SIZE`: T(K, SIZE) under
+// The maxrate model kind: `ngx predict --params nc.json --op nodecomm -k K -s SIZE`: T(K, SIZE) under
 // every model of a saved nodecomm run (its regime chosen by SIZE), and
 // `--op best-k -s VOLUME`: the number of pairs k that moves VOLUME bytes from
 // one node to the other fastest, each pair sending VOLUME / k, under the
@@ -12,7 +12,8 @@
 
 namespace ngx::patterns {
 
-int predict_nodecomm(const CommandArguments& arguments);
+// The maxrate model kind, which `ngx predict` finds in a saved nodecomm run.
+ModelKind maxrate_model_kind();
 int fit_nodecomm(const CommandArguments& arguments);
 
 } // namespace ngx::patterns

@@ -43,7 +43,7 @@ PatternInfo overhead_pattern()
     info.options = overhead_option_specs("overhead", true);
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
-    info.predict = overhead_predict;
+    info.models = {loghssp_model_kind()};
     return info;
 }
 

@@ -235,7 +235,8 @@ Json rows_json(const Request& r, const CollectiveModel& model, const std::vector
     const std::string op(fit::op_name(r.op));
     for (const Row& row : rows) {
         for (const auto& [a, t] : row.times)
-            predictions.push_back({{"op", op},
+            predictions.push_back({{"model", model.kind},
+                                   {"op", op},
                                    {"algorithm", fit::algorithm_name(a)},
                                    {"P", row.P},
                                    {"bytes", row.bytes},
@@ -258,8 +259,9 @@ Json rows_json(const Request& r, const CollectiveModel& model, const std::vector
         }
         ompi.push_back(choice);
     }
-    return {{"op", op},
-            {"model", model.description},
+    return {{"model", model.kind},
+            {"op", op},
+            {"description", model.description},
             {"gamma_us_per_byte", r.gamma},
             {"predictions", predictions},
             {"skipped", skipped},
@@ -280,14 +282,14 @@ CollectiveModel loggp_collective_model(const fit::LogGPParams& params, const Jso
     const double largest = params.ranges.empty() ? 0 : params.ranges.back().to_bytes;
     return {fit::loggp_message_cost(params),
             "LogGP, " + std::to_string(params.ranges.size()) + " protocol range(s) up to " + bytes_text(largest),
-            largest, saved_gamma(model)};
+            largest, saved_gamma(model), "loggp"};
 }
 
 CollectiveModel loggps_collective_model(const fit::LogGPSParams& params, const Json& model)
 {
     const std::string S = std::isfinite(params.S) ? bytes_text(params.S) : "none";
     return {fit::loggps_message_cost(params), "LogGPS, rendezvous above S = " + S,
-            std::numeric_limits<double>::infinity(), saved_gamma(model)};
+            std::numeric_limits<double>::infinity(), saved_gamma(model), "loggps"};
 }
 
 bool is_collective_op(const std::string& op)

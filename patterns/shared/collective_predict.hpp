@@ -1,10 +1,11 @@
 // `ngx predict --params FILE.json --op allreduce -s 1Mi -P 64`: the
 // collectives of fit/collectives.hpp predicted from a saved LogGP or LogGPS
-// model (shared by the loggp and loggps predict hooks), per algorithm, the
+// model (shared by the loggp and loggps model kinds), per algorithm, the
 // best one, and the algorithm Open MPI 4.1's tuned component would run
 // (fit/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
 // (-P 4,16,64) make a table; --format json gives
-// {"predictions": [{op, algorithm, P, bytes, time_us}, ...], ...}.
+// {"model", "op", "description", "predictions": [{model, op, algorithm, P,
+// bytes, time_us}, ...], "best", "open_mpi_4_1_tuned", ...}.
 //
 // Bad input is a usage error (exit 2) that names it: an algorithm the
 // operation does not have, P < 2, a size the parameters do not cover (a
@@ -38,6 +39,7 @@ struct CollectiveModel {
     std::string description;      // "LogGP, 3 protocol ranges" (the table's header)
     double largest_bytes = 0;     // the largest size its parameters cover (inf: any)
     double gamma_us_per_byte = 0; // the model file's "gamma_us_per_byte", if any
+    std::string kind{};           // "loggp", "loggps": each JSON prediction's "model"
 };
 
 // A saved LogGP model (each message costed with its protocol range's

@@ -45,21 +45,40 @@ std::vector<opt::OptionSpec> fit_specs()
 
 } // namespace
 
-std::vector<opt::OptionSpec> predict_specs(const std::string& params_help)
+std::vector<ModelOp> point_to_point_and_collective_ops()
 {
-    std::vector<opt::OptionSpec> specs = {
-        opt::optional_value("params", params_help),
-        saved_module_spec(),
-        opt::optional_value("op", "pingpong (half round trip), prtt, bcast-linear, bcast-tree, or a collective: " +
-                                      collective_op_names()),
-        opt::optional_value("size,s", "message size, e.g. 4Ki (collectives: also a range 8-1Mi or a list)"),
-        {"processes,P", "2", "processes of a broadcast (collectives: also a list 4,16,64)"},
-        {"messages,n", "16", "n of PRTT(n,d,s)"},
-        {"delay,d", "0", "d of PRTT(n,d,s), microseconds"},
-        opt::flag("help,h", "show this help")};
-    for (opt::OptionSpec& spec : collective_specs())
-        specs.push_back(std::move(spec));
-    return specs;
+    std::vector<ModelOp> ops = {
+        {"pingpong", "half round trip of one message of -s bytes", {"size"}},
+        {"prtt", "PRTT(n, d, s): n messages d us apart, one reply", {"size", "messages", "delay"}},
+        {"bcast-linear", "the root sends to P - 1 processes in turn", {"size", "processes"}},
+        {"bcast-tree", "binomial tree broadcast to P processes", {"size", "processes"}}};
+    for (const std::string& name : opt::split_list(collective_op_names()))
+        ops.push_back({name.substr(name.find_first_not_of(' ')),
+                       "per algorithm, the best and Open MPI 4.1's choice (-s and -P may be lists)",
+                       {"size", "processes", "algorithm", "gamma", "segment", "element", "extrapolate"}});
+    return ops;
+}
+
+OptionValues predict_values(const ngx::PredictRequest& request)
+{
+    OptionValues values =
+        with_defaults(request.values,
+                      {{"processes", "2"}, {"messages", "16"}, {"delay", "0"}, {"segment", "64Ki"}, {"element", "8"}});
+    if (opt::find(values, "op") == nullptr)
+        values.emplace_back("op", request.op);
+    return values;
+}
+
+Prediction point_prediction(const std::string& model, const PointRequest& request, double time_us)
+{
+    Prediction p{.model = model, .op = request.op, .bytes = request.size, .time_us = time_us};
+    if (request.op.starts_with("bcast"))
+        p.processes = request.processes;
+    if (request.op == "prtt") {
+        p.messages = request.messages;
+        p.delay_us = request.delay_us;
+    }
+    return p;
 }
 
 namespace {
@@ -105,7 +124,7 @@ Document offline_document(const std::string& path, const PrttTable& table, const
     return document;
 }
 
-double predict(const fit::LogGPParams& params, const PredictRequest& request)
+double predict(const fit::LogGPParams& params, const PointRequest& request)
 {
     if (request.op == "pingpong")
         return params.half_rtt(request.size);
@@ -116,7 +135,7 @@ double predict(const fit::LogGPParams& params, const PredictRequest& request)
     return params.tree_bcast(request.processes, request.size);
 }
 
-void print_predictions(const fit::LogGPParams& params, const PredictRequest& request)
+void print_predictions(const fit::LogGPParams& params, const PointRequest& request)
 {
     const fit::LogGPRange* applies = params.range_for(request.size);
     std::cout << "# " << request.op << " of " << format_bytes(uint64_t(request.size));
@@ -190,9 +209,9 @@ Result<Json> saved_model(const std::string& path, const std::string& module)
     return (**run)["model"];
 }
 
-Result<PredictRequest> read_predict_request(opt::OptionReader& read)
+Result<PointRequest> read_predict_request(opt::OptionReader& read)
 {
-    PredictRequest request;
+    PointRequest request;
     if (!read.given("op"))
         return Status::usage("--op is required: pingpong, prtt, bcast-linear, bcast-tree or a collective (" +
                              collective_op_names() + ")");
@@ -258,35 +277,56 @@ int fit_offline(const CommandArguments& arguments)
     return 0;
 }
 
-int predict_offline(const CommandArguments& arguments)
+namespace {
+
+int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
-    std::vector<opt::OptionSpec> specs =
-        predict_specs("a JSON file with fitted LogGP parameters (from -x loggp or ngx fit)");
-    specs.push_back(opt::optional_value("export", "print the parameters for another tool instead: loggopsim"));
-    OptionValues values;
-    if (std::optional<int> done = parse_command(
-            "predict", arguments, specs, "", "Usage: ngx predict --params FILE.json --op OP -s SIZE [options]", values))
-        return *done;
-    opt::OptionReader read(values);
-    if (!read.given("params"))
-        return fail("predict", Status::usage("--params FILE.json is required"));
+    opt::OptionReader read(predict_values(request));
     if (Status exported = check_export(read); !exported)
         return fail("predict", exported);
-    Result<Json> model = saved_model(read.text("params"), saved_module(read));
-    if (!model)
-        return fail("predict", model.status());
-    if (read.given("export"))
-        return export_loggopsim("predict", *model);
-    Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+    if (request.op == "export")
+        return export_loggopsim("predict", model);
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
     if (!params)
         return fail("predict", params.status());
-    if (read.given("op") && is_collective_op(read.text("op")))
-        return predict_collectives(read, loggp_collective_model(*params, *model));
-    Result<PredictRequest> request = read_predict_request(read);
-    if (!request)
-        return fail("predict", request.status());
-    print_predictions(*params, *request);
+    if (is_collective_op(request.op))
+        return predict_collectives(read, loggp_collective_model(*params, model));
+    Result<PointRequest> point = read_predict_request(read);
+    if (!point)
+        return fail("predict", point.status());
+    if (request.json)
+        std::cout << predictions_json("loggp", point->op, {point_prediction("loggp", *point, predict(*params, *point))})
+                         .dump(2)
+                  << "\n";
+    else
+        print_predictions(*params, *point);
     return 0;
+}
+
+} // namespace
+
+ModelKind loggp_model_kind()
+{
+    std::vector<ModelOp> ops = point_to_point_and_collective_ops();
+    ops.push_back({"export", "the parameters for another tool (--export loggopsim), no prediction", {"export"}});
+    return {.name = "loggp",
+            .description = "LogGP per protocol range (Hoefler et al. 2007, eqs. (1)-(8)); each message is costed "
+                           "with the range its size falls in",
+            .parameters = {{"from_bytes", "B", "the smallest size of a protocol range (model.ranges[])"},
+                           {"to_bytes", "B", "the largest size of a protocol range"},
+                           {"L_us", "us", "latency"},
+                           {"o_us", "us", "overhead per message (o_s, o_r and their per-byte O_s, O_r if fitted)"},
+                           {"g_us", "us", "gap between messages"},
+                           {"G_us_per_byte", "us/B", "gap per byte"},
+                           {"gamma_us_per_byte", "us/B", "optional: reduction cost of the collectives"}},
+            .ops = std::move(ops),
+            .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
+            .predict = predict_loggp,
+            .options = {opt::optional_value("export", "print the parameters for another tool instead: loggopsim")},
+            .implied_op =
+                [](const OptionValues& values) {
+                    return opt::find(values, "export") != nullptr ? std::string("export") : std::string();
+                }};
 }
 
 } // namespace ngx::patterns

@@ -1,11 +1,13 @@
 // The loggp pattern's offline hooks: `ngx fit FILE` re-fits saved PRTT
 // medians (its raw CSV or a saved loggp JSON run) exactly as the live
-// pattern fits them, and `ngx predict --params FILE.json` answers "what
-// would this cost" from a saved LogGP model, or exports it for LogGOPSim.
+// pattern fits them, and the loggp model kind (ngx/model_kind.hpp) answers
+// `ngx predict --params FILE.json`: "what would this cost" from a saved
+// LogGP model, or its export for LogGOPSim.
 #ifndef NGX_PATTERNS_LOGGP_OFFLINE_HPP
 #define NGX_PATTERNS_LOGGP_OFFLINE_HPP
 
 #include <ngx/command_line.hpp>
+#include <ngx/model_kind.hpp>
 #include <ngx/options.hpp>
 #include <ngx/pattern.hpp>
 #include <ngx/reporter.hpp>
@@ -17,7 +19,7 @@
 namespace ngx::patterns {
 
 int fit_offline(const CommandArguments& arguments);
-int predict_offline(const CommandArguments& arguments);
+ModelKind loggp_model_kind();
 
 // Whether `ngx fit` should hand a non-JSON file to loggp: always (the raw-PRTT
 // CSV is the only raw file of a fit hook; its reader says what is wrong).
@@ -36,13 +38,19 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
 // The saved model: a document's own "model", or that of its one run with a
 // model (of `module`, when the document holds several).
 Result<Json> saved_model(const std::string& path, const std::string& module = "");
-// --params (described by params_help), --module, --op, -s, -P, -n, -d, --help.
-std::vector<opt::OptionSpec> predict_specs(const std::string& params_help);
-struct PredictRequest {
+// The operations LogGP and LogGPS predict alike: pingpong, prtt,
+// bcast-linear, bcast-tree and the collectives, with the options each reads.
+std::vector<ModelOp> point_to_point_and_collective_ops();
+// A kind's request with its defaults filled in (-P 2, -n 16, -d 0, the
+// collectives' segment and element) and --op, for an OptionReader.
+OptionValues predict_values(const ngx::PredictRequest& request);
+struct PointRequest {
     std::string op; // pingpong, prtt, bcast-linear, bcast-tree
     double size = 1, processes = 2, messages = 16, delay_us = 0;
 };
-Result<PredictRequest> read_predict_request(opt::OptionReader& read);
+// The JSON row of one point-to-point prediction of `model`.
+Prediction point_prediction(const std::string& model, const PointRequest& request, double time_us);
+Result<PointRequest> read_predict_request(opt::OptionReader& read);
 // A re-fitted document to the chosen outputs, as the live run reports.
 Status write_offline_document(const Document& document, const OutputChoice& outputs);
 

@@ -331,41 +331,54 @@ int overhead_fit(const CommandArguments& arguments)
     return read.given("loghssp") ? fit_loghssp(files, read) : fit_protocols(files, read);
 }
 
-int overhead_predict(const CommandArguments& arguments)
+namespace {
+
+int predict_loghssp(const Json& model, const PredictRequest& request)
 {
-    std::vector<opt::OptionSpec> specs = {
-        opt::optional_value("params",
-                            "a LoGH{sS}P model (ngx fit --loghssp ... -o MODEL.json, or a saved -x loghssp run)"),
-        {"op", "p2p", "p2p: end-to-end time of one message"},
-        opt::optional_value("tier", "intra (eq. 8) or inter (eq. 9)"),
-        opt::optional_value("size,s", "message size, e.g. 4Ki"),
-        opt::flag("help,h", "show this help")};
-    OptionValues values;
-    if (std::optional<int> done =
-            parse_command("predict", arguments, specs, "",
-                          "Usage: ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE", values))
-        return *done;
-    opt::OptionReader read(values);
-    read.choice("op", {"p2p"});
+    opt::OptionReader read(request.values);
     if (!read.given("tier") || !read.given("size"))
         read.fail("--tier intra|inter and -s SIZE are required");
     std::string tier = read.ok() ? read.choice("tier", {"intra", "inter"}) : "";
     uint64_t size = read.ok() ? read.byte_count("size", 0, max_message_bytes) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    std::string path = read.text("params");
-    Result<Json> model = read_json_document(path);
-    if (!model)
-        return fail("predict", model.status());
-    Result<fit::Tiers> tiers = tiers_of(*model, path);
+    Result<fit::Tiers> tiers = tiers_of(model, request.params);
     if (!tiers)
         return fail("predict", tiers.status());
     bool intra = tier == "intra";
     double us = intra ? fit::intra_time(tiers->intra, size) : fit::inter_time(tiers->inter, size);
+    if (request.json) {
+        Prediction p{.model = "loghssp", .op = "p2p", .bytes = double(size), .tier = tier, .time_us = us};
+        std::cout << predictions_json("loghssp", "p2p", {p}).dump(2) << "\n";
+        return 0;
+    }
     std::cout << std::fixed << std::setprecision(3) << "p2p " << tier << " " << format_bytes(size) << ": T_s-r " << us
               << " us (Al-Tawil and Moritz 1998 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
               << fit::inter_time(tiers->inter, size) / std::max(1e-9, fit::intra_time(tiers->intra, size)) << "\n";
     return 0;
+}
+
+} // namespace
+
+ModelKind loghssp_model_kind()
+{
+    return {.name = "loghssp",
+            .description = "LoGH{sS}P (Al-Tawil and Moritz 1998, eqs. (8) and (9)): one message within a node "
+                           "(intra) and between nodes (inter); made by ngx fit --loghssp INTRA.json INTER.json or "
+                           "in one run by -x loghssp",
+            .parameters = {{"intra.s_s_us", "us", "send overhead within a node"},
+                           {"intra.s_r_us", "us", "receive overhead within a node"},
+                           {"intra.S_us_per_byte", "us/B", "gap per byte within a node"},
+                           {"inter.o_s_us", "us", "send overhead between nodes"},
+                           {"inter.o_r_us", "us", "receive overhead between nodes"},
+                           {"inter.L_us", "us", "latency between nodes"},
+                           {"inter.G_us_per_byte", "us/B", "gap per byte between nodes"}},
+            .ops = {{"p2p",
+                     "end-to-end time of one message of -s bytes on --tier intra (eq. (8)) or inter (eq. (9))",
+                     {"tier", "size"}}},
+            .load = [](const std::string& path, const std::string&) { return read_json_document(path); },
+            .predict = predict_loghssp,
+            .implied_op = [](const OptionValues&) { return std::string("p2p"); }};
 }
 
 } // namespace ngx::patterns

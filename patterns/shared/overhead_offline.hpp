@@ -33,8 +33,8 @@
 namespace ngx::patterns {
 
 int overhead_fit(const CommandArguments& arguments);
-// Also the loghssp pattern's: --params takes a model file or a saved -x loghssp run (its "model").
-int overhead_predict(const CommandArguments& arguments);
+// The loghssp model kind: `ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE`.
+ModelKind loghssp_model_kind();
 
 // One size of an overhead run: what the decomposition and LoGH{sS}P need.
 struct OverheadPoint {

@@ -20,20 +20,6 @@ namespace {
 
 constexpr const char* command = "predict";
 
-std::vector<opt::OptionSpec> specs()
-{
-    return {opt::optional_value("params", "a saved strided run (its models.log3p)"),
-            {"model", "all", "log3p, loggp, loggps or all"},
-            opt::optional_value("size,s", "message size (data bytes), e.g. 16Ki"),
-            {"stride", "1", "stride in elements of the run's type (1: contiguous)"},
-            {"processes,P", "2", "processes of a broadcast"},
-            opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
-            opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),
-            opt::optional_value("compare-to", "saved bcast runs (comma-separated): predicted vs measured"),
-            saved_module_spec(),
-            opt::flag("help,h", "show this help")};
-}
-
 // One model's three predictions of a transfer (NaN where it has none).
 struct Prediction {
     double p2p = NAN, linear = NAN, tree = NAN;
@@ -63,18 +49,15 @@ Prediction loggps_prediction(const Models& m, double s, double P)
     return {m.loggps->half_rtt(s), m.loggps->linear_bcast(P, s), m.loggps->tree_bcast(P, s)};
 }
 
-Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
+Status load_models(opt::OptionReader& read, const Json& strided, const std::string& params, Models& m)
 {
     const std::string module = saved_module(read);
-    Result<Json> strided = saved_model(read.text("params"));
-    if (!strided)
-        return strided.status();
-    Result<fit::Log3PParams> log3p = log3p_from_json(*strided);
+    Result<fit::Log3PParams> log3p = log3p_from_json(strided);
     if (!log3p)
-        return log3p.status().with_context(read.text("params"));
+        return log3p.status().with_context(params);
     m.log3p = std::move(*log3p);
-    m.element = size_t((*strided)["models"]["log3p"].value("element_bytes", 8.0));
-    if (read.given("loggp") && (which == "all" || which == "loggp")) {
+    m.element = size_t(strided["models"]["log3p"].value("element_bytes", 8.0));
+    if (read.given("loggp")) {
         Result<Json> model = saved_model(read.text("loggp"), module);
         if (!model)
             return model.status();
@@ -83,7 +66,7 @@ Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
             return p.status().with_context(read.text("loggp"));
         m.loggp = std::move(*p);
     }
-    if (read.given("loggps") && (which == "all" || which == "loggps")) {
+    if (read.given("loggps")) {
         Result<Json> model = saved_model(read.text("loggps"), module);
         if (!model)
             return model.status();
@@ -92,10 +75,6 @@ Status load_models(opt::OptionReader& read, const std::string& which, Models& m)
             return p.status().with_context(read.text("loggps"));
         m.loggps = std::move(*p);
     }
-    if (which == "loggp" && !m.loggp)
-        return Status::usage("--model loggp needs --loggp FILE (a saved loggp run)");
-    if (which == "loggps" && !m.loggps)
-        return Status::usage("--model loggps needs --loggps FILE (a saved loggps run)");
     return Status::ok();
 }
 
@@ -105,7 +84,7 @@ void print_row(const char* name, const Prediction& p)
               << std::setw(14) << p.tree << "\n";
 }
 
-int print_predictions(const Models& m, const std::string& which, double s, double d, double P)
+int print_predictions(const Models& m, double s, double d, double P)
 {
     std::cout << std::setprecision(4) << "# " << format_bytes(uint64_t(s)) << " of " << m.element
               << "-byte elements, stride " << d << " (" << d * double(m.element) << " B), P = " << P
@@ -115,8 +94,7 @@ int print_predictions(const Models& m, const std::string& which, double s, doubl
     std::cout << std::left << std::setw(8) << "model" << std::right << std::setw(14) << "point-to-point"
               << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast"
               << "\n";
-    if (which == "all" || which == "log3p")
-        print_row("log3p", log3p_prediction(m, s, d, P));
+    print_row("log3p", log3p_prediction(m, s, d, P));
     if (m.loggp)
         print_row("loggp", loggp_prediction(m, s, P));
     if (m.loggps)
@@ -230,36 +208,92 @@ int print_grid(const Json& model, const Models& m)
 
 } // namespace
 
-int predict_strided(const CommandArguments& arguments)
+namespace {
+
+// log3P's prediction of one operation: pingpong, bcast-linear or bcast-tree.
+ngx::Prediction log3p_row(const Models& m, const std::string& op, double s, double d, double P)
 {
-    OptionValues values;
-    if (std::optional<int> done =
-            parse_command(command, arguments, specs(), "",
-                          "Usage: ngx predict --params STRIDED.json [-s SIZE --stride D -P P | --compare-to BCAST.json]"
-                          " [--loggp FILE] [--loggps FILE] [--model log3p|loggp|loggps|all]",
-                          values))
-        return *done;
-    opt::OptionReader read(values);
-    if (!read.given("params"))
-        return fail(command, Status::usage("--params FILE.json is required"));
-    const std::string which = read.choice("model", {"log3p", "loggp", "loggps", "all"});
+    const Prediction all = log3p_prediction(m, s, d, P);
+    ngx::Prediction row{.model = "log3p", .op = op, .bytes = s, .stride = d};
+    row.time_us = op == "pingpong" ? all.p2p : op == "bcast-linear" ? all.linear : all.tree;
+    if (op != "pingpong")
+        row.processes = P;
+    return row;
+}
+
+// One log3P number (--op pingpong, bcast-linear, bcast-tree).
+int predict_one(const Models& m, const PredictRequest& request, double s, double d, double P)
+{
+    const ngx::Prediction row = log3p_row(m, request.op, s, d, P);
+    if (request.json) {
+        std::cout << predictions_json("log3p", request.op, {row}).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "# " << request.op << " of " << format_bytes(uint64_t(s)) << ", stride " << d
+              << (request.op == "pingpong" ? "" : ", P = " + opt::number_text(P))
+              << " with log3P (Cameron et al. 2007, section 4.3.3)\nprediction: " << row.time_us << " us\n";
+    return 0;
+}
+
+int predict_log3p(const Json& model, const PredictRequest& request)
+{
+    opt::OptionReader read(with_defaults(request.values, {{"stride", "1"}, {"processes", "2"}}));
     const double stride = double(read.byte_count("stride", 1, uint64_t(1) << 24));
     const double processes = double(read.whole_number("processes", 2, 1u << 24)); // a broadcast needs P >= 2
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     Models m;
-    if (Status loaded = load_models(read, which, m); !loaded)
+    if (Status loaded = load_models(read, model, request.params, m); !loaded)
         return fail(command, loaded);
     if (read.given("compare-to"))
         return compare(m, read.text("compare-to"));
     if (!read.given("size")) {
-        Result<Json> model = saved_model(read.text("params"));
-        return model ? print_grid(*model, m) : fail(command, model.status());
+        if (request.op != "table")
+            return fail(command, Status::usage("-s/--size is required"));
+        return print_grid(model, m);
     }
     const double size = double(read.byte_count("size", 1, max_message_bytes));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
-    return print_predictions(m, which, size, stride, processes);
+    if (request.op != "table")
+        return predict_one(m, request, size, stride, processes);
+    if (request.json) {
+        std::vector<ngx::Prediction> rows;
+        for (const char* op : {"pingpong", "bcast-linear", "bcast-tree"})
+            rows.push_back(log3p_row(m, op, size, stride, processes));
+        std::cout << predictions_json("log3p", "table", rows).dump(2) << "\n";
+        return 0;
+    }
+    return print_predictions(m, size, stride, processes);
+}
+
+} // namespace
+
+ModelKind log3p_model_kind()
+{
+    const std::vector<std::string> one = {"size", "stride"}, bcast = {"size", "stride", "processes"};
+    return {.name = "log3p",
+            .description = "log3P (Cameron et al. 2007): T = o_mw + l_mw + o_net for s bytes at stride d, fitted "
+                           "over the strided run's grid",
+            .parameters = {{"o_mw_us", "us", "middleware overhead (send to self), per size"},
+                           {"l_mw_us", "us", "middleware latency of strided data, per size and stride"},
+                           {"o_net_us", "us", "network overhead (remote minus send to self), per size"},
+                           {"element_bytes", "B", "the element of the run's type; --stride counts elements"}},
+            .ops = {{"table",
+                     "point-to-point, linear and tree broadcast of -s (LogGP and LogGPS beside with "
+                     "--loggp, --loggps); without -s the run's grid, measured vs predicted; with "
+                     "--compare-to, measured broadcasts vs predictions",
+                     {"size", "stride", "processes", "loggp", "loggps", "compare-to"}},
+                    {"pingpong", "T_0,1(s, d): one message of -s bytes at --stride", one},
+                    {"bcast-linear", "P (o_mw/2 + l_mw/2) + o_net (section 4.3.3)", bcast},
+                    {"bcast-tree", "(o_mw + l_mw + o_net) ceil(log2 P) (section 4.3.3)", bcast}},
+            // --module picks the run of the --loggp and --loggps files, as before the registry.
+            .load = [](const std::string& path, const std::string&) { return saved_model(path); },
+            .predict = predict_log3p,
+            .options = {opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
+                        opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),
+                        opt::optional_value("compare-to", "saved bcast runs (comma-separated): predicted vs measured")},
+            .implied_op = [](const OptionValues&) { return std::string("table"); }};
 }
 
 } // namespace ngx::patterns

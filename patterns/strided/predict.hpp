@@ -1,4 +1,4 @@
-// `ngx predict --params STRIDED.json ...`: log3P's predictions of Cameron et al. 2007
+// The log3p model kind, `ngx predict --params STRIDED.json ...`: log3P's predictions of Cameron et al. 2007
 // (point to point (s, d), linear broadcast P (o_mw/2 + l_mw/2) + o_net, tree
 // broadcast (o_mw + l_mw + o_net) ceil(log2 P); section 4.3.3) next to
 // LogGP's and LogGPS's (from saved loggp / loggps runs, --loggp, --loggps),
@@ -14,7 +14,8 @@
 
 namespace ngx::patterns {
 
-int predict_strided(const CommandArguments& arguments);
+// The log3p model kind, which `ngx predict` finds in a saved strided run.
+ModelKind log3p_model_kind();
 
 } // namespace ngx::patterns
 

@@ -232,8 +232,8 @@ PatternInfo strided_pattern()
             .create = [] { return std::make_unique<Strided>(); },
             .default_count = 200,
             .default_warmup = 20,
-            .predict = predict_strided,
-            .strides_option = "strided-strides"};
+            .strides_option = "strided-strides",
+            .models = {log3p_model_kind()}};
 }
 
 } // namespace ngx::patterns

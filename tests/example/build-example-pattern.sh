@@ -2,10 +2,12 @@
 # Builds the out-of-tree example pattern (patterns/example) against ngx's
 # installed headers and plugin library (libngxplugin), found through pkg-config as
 # ngx-pattern, and runs it through NGX_PATTERN_PATH: the path a third-party
-# pattern takes. No line of the tree names it.
+# pattern takes. No line of the tree names it. The second example, echo,
+# brings a model kind of its own (echo-postal, T = s + r n), which
+# `ngx predict` finds in its run and predicts with through the common options.
 source "$(dirname "$0")/stage.sh"
 test -f "$pc/ngx-pattern.pc" || { echo "FAIL: ngx-pattern.pc not installed in $pc"; exit 1; }
-for h in pattern.hpp pattern_plugin.hpp options.hpp; do
+for h in pattern.hpp pattern_plugin.hpp options.hpp model_kind.hpp json_input.hpp; do
     test -f "$work/root$prefix/include/ngx/$h" || { echo "FAIL: $h not installed"; exit 1; }
 done
 ls "$work/root$prefix/$libdir/ngx/patterns/ngx_pattern_loggp.so" >/dev/null || { echo "FAIL: patterns not installed"; exit 1; }
@@ -37,6 +39,36 @@ assert sizes == [2**i for i in range(13)], sizes
 assert all(r["median_us"] > 0 and r["bandwidth_MBps"] > 0 for r in doc["results"])
 PY
 
+# An out-of-tree model kind: echo's run saves an echo-postal line, listed with the
+# pattern, and `ngx predict` uses it with the options every model shares.
+"$NGX" --list-patterns | grep -E "^  echo  .*\[models: echo-postal\]" ||
+    { echo "FAIL: echo's model kind is not listed"; exit 1; }
+"$NGX" -m tcp -x echo -s 1,1Ki,16Ki -c 20 --warmup 2 -o "$work/echo.json" >/dev/null
+"$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki >"$work/predict.txt"
+"$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki --format json >"$work/predict.json"
+python3 - "$work/echo.json" "$work/predict.txt" "$work/predict.json" <<'PY'
+import json, re, sys
+model = json.load(open(sys.argv[1]))["model"]
+assert model["kind"] == "echo-postal", model
+want = model["s_us"] + model["r_us_per_byte"] * 1024
+got = float(re.search(r"^prediction: (\S+) us$", open(sys.argv[2]).read(), re.M).group(1))
+assert abs(got - want) <= 1e-4 * abs(want) + 1e-9, (got, want)
+row = json.load(open(sys.argv[3]))["predictions"][0]
+assert row["model"] == "echo-postal" and row["op"] == "pingpong" and row["bytes"] == 1024, row
+assert abs(row["time_us"] - want) <= 1e-9 * abs(want) + 1e-12, (row, want)
+print("echo-postal predicts", got, "us for 1 KiB = s + r n of the saved line")
+PY
+"$NGX" predict --params "$work/echo.json" --help | grep -q "r_us_per_byte" ||
+    { echo "FAIL: predict --help does not list the model's parameters"; exit 1; }
+code=0
+"$NGX" predict --params "$work/echo.json" --op allreduce -s 1Ki 2>"$work/err" || code=$?
+test "$code" = 2 && grep -q "expected pingpong (model echo-postal)" "$work/err" ||
+    { cat "$work/err"; echo "FAIL: an op the model does not predict gave exit $code"; exit 1; }
+code=0
+"$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki -P 4 2>"$work/err" || code=$?
+test "$code" = 2 && grep -q -- "--processes: not used by --op pingpong of model echo-postal" "$work/err" ||
+    { cat "$work/err"; echo "FAIL: an option the op does not read gave exit $code"; exit 1; }
+
 # Its bad option value is a usage error in the one message format.
 code=0
 "$NGX" -m tcp -x window --window-messages 0 -s 1 -c 1 2>"$work/err" || code=$?
@@ -47,9 +79,10 @@ test "$code" = 2 && grep -q -- "--window-messages '0': must be in 1..4096" "$wor
 mkdir "$work/bad"
 sed 's/NGX_PATTERN_EXPORT(window_pattern)/extern "C" __attribute__((visibility("default"))) const ngx_pattern_plugin* ngx_pattern_entry(void) { static const ngx_pattern_plugin p = {NGX_PATTERN_ABI_VERSION + 1, __GXX_ABI_VERSION, NGX_PATTERN_CXX11_ABI, sizeof(ngx::PatternInfo), __VERSION__, nullptr}; return \&p; }/' \
     "$NGX_SOURCE_ROOT/patterns/example/window.cpp" >"$work/bad/window.cpp"
-c++ -std=c++20 -shared -fPIC $(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --cflags ngx-pattern) \
+c++ -std=c++20 -shared -fPIC -I"$NGX_SOURCE_ROOT/patterns/example" \
+    $(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --cflags ngx-pattern) \
     -o "$work/bad/ngx_pattern_window.so" "$work/bad/window.cpp"
 NGX_PATTERN_PATH="$work/bad:$NGX_PATTERN_PATH" "$NGX" --list-patterns >"$work/list"
 grep -q "ngx_pattern_window.so: built for pattern ABI 2, this ngx speaks 1" "$work/list" ||
     { cat "$work/list"; echo "FAIL: a plugin of another ABI was not rejected with its reason"; exit 1; }
-echo "PASS: example pattern built out of tree, listed, measured, option validated; a wrong ABI is rejected"
+echo "PASS: example patterns built out of tree, listed, measured, option validated, the out-of-tree model predicts; a wrong ABI is rejected"

@@ -91,7 +91,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["predictions"]
 assert len(p) == 3 * 8 * 2, len(p)
-assert set(p[0]) == {"op", "algorithm", "P", "bytes", "time_us"}, p[0]
+assert set(p[0]) == {"model", "op", "algorithm", "P", "bytes", "time_us"}, p[0]
 assert {e["algorithm"] for e in p} == {"pairwise", "bruck"}
 assert all(e["op"] == "alltoall" and e["time_us"] > 0 for e in p)
 PY

@@ -1,12 +1,21 @@
 // `ngx fit` and `ngx predict` (see fit_command.hpp): generic dispatch. The
 // file named on the command line says which pattern made it (a JSON run's
-// "pattern", or a raw file a pattern claims by its first line), and that
-// pattern's hook does the work with its own options.
+// "pattern", or a raw file a pattern claims by its first line). `ngx fit`
+// hands it to that pattern's hook with its own options; `ngx predict` finds
+// the model kind it holds among the kinds the patterns bring (the registry,
+// ngx/model_kind.hpp), reads the options every kind shares, checks --op and
+// the options that op reads, loads the model with the kind's load and calls
+// its predict.
 #include "fit_command.hpp"
 
+#include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
+#include <ngx/model_kind.hpp>
+
+#include <algorithm>
 
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -67,18 +76,29 @@ std::string pattern_of_json(const Json& document)
     return "";
 }
 
-std::string patterns_with(const PatternCatalog& patterns, bool for_fit)
+// The pattern that brings the model kind `name` (a model file naming its
+// kind and no pattern: {"model": {"kind": "log3p", ...}}); nullptr if none.
+const PatternInfo* pattern_of_kind(const PatternCatalog& patterns, const std::string& name)
 {
-    std::string names;
     for (const PatternInfo* pattern : patterns.patterns())
-        if (for_fit ? bool(pattern->fit) : bool(pattern->predict))
-            names += (names.empty() ? "" : ", ") + pattern->name;
-    return names.empty() ? "none" : names;
+        for (const ModelKind& kind : pattern->models)
+            if (kind.name == name || kind.saved_kind == name)
+                return pattern;
+    return nullptr;
 }
 
 bool has_hook(const PatternInfo& pattern, bool for_fit)
 {
-    return for_fit ? bool(pattern.fit) : bool(pattern.predict);
+    return for_fit ? bool(pattern.fit) : !pattern.models.empty();
+}
+
+std::string patterns_with(const PatternCatalog& patterns, bool for_fit)
+{
+    std::string names;
+    for (const PatternInfo* pattern : patterns.patterns())
+        if (has_hook(*pattern, for_fit))
+            names += (names.empty() ? "" : ", ") + pattern->name;
+    return names.empty() ? "none" : names;
 }
 
 // The pattern named in a JSON file or claiming a raw file: nullptr when the
@@ -100,6 +120,8 @@ Result<const PatternInfo*> named_pattern(const std::string& path, const PatternC
         NGX_TRY(check_json_document(document, path));
         std::string name = pattern_of_json(document);
         const PatternInfo* pattern = name.empty() ? nullptr : patterns.find(name);
+        if (pattern == nullptr && !for_fit && !name.empty())
+            pattern = pattern_of_kind(patterns, name);
         if (!name.empty() && pattern == nullptr)
             return Status::usage(path + ": made by pattern '" + name + "', which this ngx does not have");
         if (pattern != nullptr && !has_hook(*pattern, for_fit))
@@ -157,23 +179,142 @@ int run_fit(const std::vector<std::string>& arguments, const PatternCatalog& pat
     return (*pattern)->fit(arguments);
 }
 
+// The "kind" of the model in a saved file: the document's own, its model's
+// or its first run's model's; "" when it names none.
+std::string saved_kind(const std::string& path)
+{
+    Result<std::string> text = read_regular_file(path);
+    Json document = text ? Json::parse(*text, nullptr, false) : Json();
+    auto kind_of = [](const Json& object) {
+        return object.is_object() && object.contains("kind") && object["kind"].is_string()
+                   ? object["kind"].get<std::string>()
+                   : std::string();
+    };
+    if (!document.is_object())
+        return "";
+    if (std::string kind = kind_of(document); !kind.empty())
+        return kind;
+    if (document.contains("model"))
+        return kind_of(document["model"]);
+    if (document.contains("runs") && document["runs"].is_array())
+        for (const Json& run : document["runs"])
+            if (run.is_object() && run.contains("model"))
+                return kind_of(run["model"]);
+    return "";
+}
+
+// The kind of the pattern that made `path` for its model: the pattern's only
+// kind, or the one whose name (or saved kind) the model carries.
+Result<const ModelKind*> kind_for_file(const std::string& path, const PatternCatalog& patterns)
+{
+    Result<const PatternInfo*> pattern = pattern_for_file(path, patterns, false);
+    if (!pattern)
+        return pattern.status();
+    const std::vector<ModelKind>& kinds = (*pattern)->models;
+    if (kinds.size() == 1)
+        return &kinds.front(); // its reader says best what is wrong with another kind's model
+    const std::string saved = saved_kind(path);
+    for (const ModelKind& kind : kinds)
+        if (kind.name == saved || (!kind.saved_kind.empty() && kind.saved_kind == saved))
+            return &kind;
+    std::string names;
+    for (const ModelKind& kind : kinds)
+        names += (names.empty() ? "" : ", ") + kind.name;
+    return Status::usage(path + ": its model " + (saved.empty() ? "names no kind" : "is of kind '" + saved + "'") +
+                         "; pattern '" + (*pattern)->name + "' feeds " + names);
+}
+
+std::string op_names(const ModelKind& kind)
+{
+    std::string names;
+    for (const ModelOp& op : kind.ops)
+        names += (names.empty() ? "" : ", ") + op.name;
+    return names;
+}
+
+std::string kind_help(const ModelKind& kind, const std::vector<opt::OptionSpec>& specs)
+{
+    std::ostringstream out;
+    out << "Model " << kind.name << ": " << kind.description << "\nParameters:\n";
+    for (const ModelParameter& p : kind.parameters)
+        out << "  " << std::left << std::setw(22) << p.name << " " << std::setw(6) << p.unit << " " << p.meaning
+            << "\n";
+    out << "Operations (--op) and the options each reads:\n";
+    for (const ModelOp& op : kind.ops) {
+        std::string reads;
+        for (const std::string& option : op.options)
+            reads += (reads.empty() ? "" : ", ") + ("--" + option);
+        out << "  " << std::left << std::setw(14) << op.name << op.meaning << (reads.empty() ? "" : " [" + reads + "]")
+            << "\n";
+    }
+    out << options_help("Usage: ngx predict --params FILE --op OP [options]   (" + kind.name + ")", specs);
+    return out.str();
+}
+
+// The options every operation takes, whatever it predicts.
+bool always_read(const std::string& option)
+{
+    return option == "params" || option == "module" || option == "op" || option == "format" || option == "help";
+}
+
+// --op as given or implied, one the kind predicts, and no option given that it does not read.
+Result<const ModelOp*> checked_op(const ModelKind& kind, const OptionValues& values)
+{
+    const std::string* given = opt::find(values, "op");
+    std::string name = given != nullptr ? *given : kind.implied_op ? kind.implied_op(values) : "";
+    if (name.empty())
+        return Status::usage("--op is required: " + op_names(kind));
+    auto op = std::find_if(kind.ops.begin(), kind.ops.end(), [&](const ModelOp& o) { return o.name == name; });
+    if (op == kind.ops.end())
+        return Status::usage(opt::bad_value("op", name, "expected " + op_names(kind) + " (model " + kind.name + ")"));
+    std::string reads;
+    for (const std::string& option : op->options)
+        reads += (reads.empty() ? "" : ", ") + ("--" + option);
+    for (const auto& [option, value] : values)
+        if (!always_read(option) && std::find(op->options.begin(), op->options.end(), option) == op->options.end())
+            return Status::usage("--" + option + ": not used by --op " + name + " of model " + kind.name +
+                                 " (it reads " + (reads.empty() ? "none" : reads) + ")");
+    return &*op;
+}
+
 int run_predict(const std::vector<std::string>& arguments, const PatternCatalog& patterns)
 {
     std::string file = option_value(arguments, "params");
     if (file.empty()) {
         if (!arguments.empty() && is_help(arguments.front())) {
-            std::cout << "Usage: ngx predict --params FILE.json [options]\nPredicts costs from a saved model with "
-                         "the pattern that fitted it (patterns with predictions: "
+            std::cout << "Predicts costs from a saved model with its kind's equations (patterns with models: "
                       << patterns_with(patterns, false)
-                      << ").\n`ngx predict --params FILE.json --help` lists that pattern's options.\n";
+                      << ").\n`ngx predict --params FILE.json --help` lists that model's parameters and operations.\n"
+                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]",
+                                      predict_option_specs());
             return 0;
         }
         return fail("predict", Status::usage("--params FILE.json is required"));
     }
-    Result<const PatternInfo*> pattern = pattern_for_file(file, patterns, false);
-    if (!pattern)
-        return fail("predict", pattern.status());
-    return (*pattern)->predict(arguments);
+    Result<const ModelKind*> kind = kind_for_file(file, patterns);
+    if (!kind)
+        return fail("predict", kind.status());
+    std::vector<opt::OptionSpec> specs = predict_option_specs();
+    specs.insert(specs.end(), (*kind)->options.begin(), (*kind)->options.end());
+    Result<OptionValues> values = parse_arguments(arguments, specs, "");
+    if (!values)
+        return fail("predict", values.status());
+    opt::OptionReader read(*values);
+    if (read.given("help")) {
+        std::cout << kind_help(**kind, specs);
+        return 0;
+    }
+    const bool json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    Result<const ModelOp*> op = checked_op(**kind, *values);
+    if (!op)
+        return fail("predict", op.status());
+    PredictRequest request{file, read.given("module") ? read.text("module") : "", (*op)->name, *values, json};
+    Result<Json> model = (*kind)->load(file, request.module);
+    if (!model)
+        return fail("predict", model.status());
+    return (*kind)->predict(*model, request);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // Parsing a subcommand's arguments against declared options, for the
-// subcommands and the patterns' `ngx fit` / `ngx predict` hooks. The parser
+// subcommands and the patterns' `ngx fit` hooks (`ngx predict`'s options
+// are declared once in ngx/model_kind.hpp). The parser
 // behind it stays inside the core; what comes back is OptionValues (defaults
 // filled in, repeatable options once per occurrence) read with
 // ngx/options.hpp. Output options shared by every command that writes

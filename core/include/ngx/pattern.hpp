@@ -10,8 +10,9 @@
 // settings; Bootstrap::is_driver() tells which side times and reports.
 // Everything about a pattern is its own: its options (declared as specs and
 // read with ngx/options.hpp), its table columns (SizeRecord::extra), its
-// model JSON, the raw files it writes and what `ngx fit` and `ngx predict`
-// do with its saved runs. The core knows no pattern and no model by name.
+// model JSON, the raw files it writes, what `ngx fit` does with its saved
+// runs and the model kinds it feeds (ngx/model_kind.hpp), which `ngx predict`
+// finds by the file. The core knows no pattern and no model by name.
 //
 //     class PingPong final : public Pattern {
 //         Status configure(const OptionValues&) override { return Status::ok(); }
@@ -22,6 +23,7 @@
 #define NGX_PATTERN_HPP
 
 #include <ngx/bootstrap.hpp>
+#include <ngx/model_kind.hpp>
 #include <ngx/options.hpp>
 #include <ngx/progress.hpp>
 #include <ngx/rank_layout.hpp>
@@ -119,7 +121,7 @@ public:
 // rank 0 drives and reports, and there is no pairwise peer.
 enum class RankGrouping { pairs, group };
 
-// A subcommand's arguments (after `ngx fit` or `ngx predict`), for a pattern's hook.
+// A subcommand's arguments (after `ngx fit`), for a pattern's hook.
 using CommandArguments = std::vector<std::string>;
 
 struct PatternInfo {
@@ -139,8 +141,6 @@ struct PatternInfo {
     // whose "pattern" is this one) or a raw file it claims (fit_reads).
     std::function<int(const CommandArguments&)> fit{};
     std::function<bool(const std::string& first_line)> fit_reads{};
-    // Optional: `ngx predict --params FILE.json ...` for its saved models.
-    std::function<int(const CommandArguments&)> predict{};
 
     // Optional (last, so that the members above keep their offsets): how the
     // ranks take part (the MPI bootstrap pairs them or forms one group), and
@@ -168,6 +168,10 @@ struct PatternInfo {
     // layout. Such a pattern sets `ranks` to RankGrouping::group, so that
     // under MPI any P >= 2 runs, odd P included.
     std::vector<LayoutKind> layouts{};
+    // Optional (last): the model kinds its runs save, which `ngx predict
+    // --params RUN.json` predicts with (ngx/model_kind.hpp); the first is the
+    // one a saved run of this pattern holds unless its model names another.
+    std::vector<ModelKind> models{};
 };
 
 } // namespace ngx

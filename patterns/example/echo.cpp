@@ -1,0 +1,170 @@
+// An example pattern that brings its own model, built out of tree: "echo"
+// measures the half round trip of a ping-pong per size and fits the postal
+// line T(n) = s + r n through the medians (least squares); its model kind
+// "echo-postal" lets `ngx predict --params RUN.json --op pingpong -s 1Ki`
+// predict from the saved s and r with the options every model shares. It
+// uses only the installed headers (ngx/pattern_plugin.hpp, ngx/model_kind.hpp
+// through it, ngx/json_input.hpp, ngx/statistics.hpp) and libngxplugin.
+#include "size_loop.hpp"
+
+#include <ngx/json_input.hpp>
+#include <ngx/pattern_plugin.hpp>
+#include <ngx/statistics.hpp>
+
+#include <iostream>
+#include <optional>
+#include <vector>
+
+namespace {
+
+using namespace ngx;
+
+constexpr const char* kind_name = "echo-postal";
+
+// T(n) = s + r n through (n, T) by least squares; nullopt without two distinct sizes.
+struct PostalLine {
+    double s_us = 0, r_us_per_byte = 0;
+};
+
+std::optional<PostalLine> fit_line(const std::vector<std::pair<double, double>>& points)
+{
+    double n = double(points.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& [x, y] : points) {
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    double denominator = n * sxx - sx * sx;
+    if (points.size() < 2 || denominator <= 0)
+        return std::nullopt;
+    double r = (n * sxy - sx * sy) / denominator;
+    return PostalLine{(sy - r * sx) / n, r};
+}
+
+class Echo final : public Pattern {
+public:
+    Status configure(const OptionValues&) override { return Status::ok(); }
+    Json options_json() const override { return Json::object(); }
+
+    Status run(PatternContext& ctx) override
+    {
+        std::vector<std::pair<double, double>> medians;
+        Status swept = example::each_size(ctx, [&](Buffer& buffer, uint64_t size) -> Status {
+            Result<std::vector<double>> samples = measure(ctx, buffer, size);
+            if (!samples)
+                return samples.status().with_context("ping-pong of " + std::to_string(size) + " B");
+            ctx.sink.count_messages(2 * (ctx.settings.warmup + ctx.settings.count));
+            if (!ctx.bootstrap.is_driver())
+                return Status::ok();
+            SizeRecord record;
+            record.size_bytes = size;
+            record.summary = summarize(std::move(*samples), ctx.settings.percentiles);
+            medians.emplace_back(double(size), record.summary.median);
+            ctx.sink.size_done(std::move(record));
+            return Status::ok();
+        });
+        if (!swept)
+            return swept;
+        if (std::optional<PostalLine> line = fit_line(medians); line && ctx.bootstrap.is_driver())
+            ctx.sink.set_model({{"kind", kind_name}, {"s_us", line->s_us}, {"r_us_per_byte", line->r_us_per_byte}});
+        return Status::ok();
+    }
+
+private:
+    // Half round trips in microseconds, on the driver.
+    static Result<std::vector<double>> measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
+    {
+        std::vector<double> half_rtt;
+        for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
+            uint64_t start = ctx.timer.now();
+            Status status = ctx.bootstrap.is_driver() ? ping(ctx, buffer, size) : pong(ctx, buffer, size);
+            uint64_t end = ctx.timer.now();
+            if (!status)
+                return status;
+            if (rep >= ctx.settings.warmup)
+                half_rtt.push_back(ctx.timer.to_us(end - start) / 2);
+        }
+        return half_rtt;
+    }
+
+    static Status ping(PatternContext& ctx, Buffer& buffer, uint64_t size)
+    {
+        if (Status sent = ctx.transport.send(buffer.data(), size); !sent)
+            return sent;
+        return ctx.transport.recv(buffer.data(), size);
+    }
+
+    static Status pong(PatternContext& ctx, Buffer& buffer, uint64_t size)
+    {
+        if (Status received = ctx.transport.recv(buffer.data(), size); !received)
+            return received;
+        return ctx.transport.send(buffer.data(), size);
+    }
+};
+
+int fail(const Status& status)
+{
+    std::cerr << "ngx predict: " << status.message() << "\n";
+    return exit_code(status);
+}
+
+// The saved line: a run's "model", or that of the first run of a document
+// that has one (the example ignores --module).
+Result<Json> load(const std::string& path, const std::string&)
+{
+    Result<Json> document = read_json_input(path);
+    if (!document)
+        return document.status();
+    const Json* model = nullptr;
+    if (document->contains("model"))
+        model = &(*document)["model"];
+    else if (document->contains("runs") && (*document)["runs"].is_array())
+        for (const Json& run : (*document)["runs"])
+            if (model == nullptr && run.is_object() && run.contains("model"))
+                model = &run["model"];
+    if (model == nullptr || !model->is_object() || model->value("kind", "") != kind_name ||
+        !(*model)["s_us"].is_number() || !(*model)["r_us_per_byte"].is_number())
+        return Status::usage(path + ": no " + kind_name + " model (s_us, r_us_per_byte); run -x echo -o FILE.json");
+    return *model;
+}
+
+int predict(const Json& model, const PredictRequest& request)
+{
+    opt::OptionReader read(request.values);
+    if (!read.given("size"))
+        return fail(Status::usage("-s/--size is required"));
+    uint64_t bytes = read.byte_count("size", 0, uint64_t(1) << 40);
+    if (!read.ok())
+        return fail(Status::usage(read.error()));
+    const PostalLine line{model["s_us"].get<double>(), model["r_us_per_byte"].get<double>()};
+    Prediction p{.model = kind_name, .op = request.op, .bytes = double(bytes)};
+    p.time_us = line.s_us + line.r_us_per_byte * double(bytes);
+    if (request.json)
+        std::cout << predictions_json(kind_name, request.op, {p}).dump(2) << "\n";
+    else
+        std::cout << "# pingpong of " << bytes << " B: T = s + r n with s = " << line.s_us
+                  << " us, r = " << line.r_us_per_byte << " us/B\nprediction: " << p.time_us << " us\n";
+    return 0;
+}
+
+PatternInfo echo_pattern()
+{
+    PatternInfo info;
+    info.name = "echo";
+    info.description = "ping-pong half round trip with a postal line T = s + r n (example, out of tree)";
+    info.metric = "half round trip";
+    info.default_sizes = "1-64Ki";
+    info.create = [] { return std::make_unique<Echo>(); };
+    info.models = {{.name = kind_name,
+                    .description = "the postal line T(n) = s + r n through the ping-pong medians (example)",
+                    .parameters = {{"s_us", "us", "start-up time"}, {"r_us_per_byte", "us/B", "time per byte"}},
+                    .ops = {{"pingpong", "half round trip of -s bytes", {"size"}}},
+                    .load = load,
+                    .predict = predict}};
+    return info;
+}
+
+} // namespace
+
+NGX_PATTERN_EXPORT(echo_pattern)
