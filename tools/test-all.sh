@@ -142,5 +142,5 @@ step "fuzzing"
 if ! command -v clang++ >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev >/dev/null
 fi
-bash tests/fuzz/run.sh build-fuzz 15  # 15 s a target, one target per CPU at a time
+bash tests/fuzz/run.sh build-fuzz 10  # 10 s a target, one target per CPU at a time
 step "all suites passed"
