@@ -38,29 +38,7 @@ if command -v mpirun >/dev/null; then # one rank: only mpirun starts it
     echo "ok: one rank: exit 2, needs P >= 2"
 fi
 
-# kill_mid_run OUT ARGS...: runs ngx, kills its last forked rank 1.5 s in,
-# and expects the run to end within 40 s with exit 1.
-kill_mid_run() {
-    local out=$1
-    shift
-    local start leader victim= rc
-    start=$(date +%s)
-    "$NGX" "$@" --timeout 5 -o "$out" > "$SCRATCH/killed.txt" 2>&1 &
-    leader=$!
-    for _ in $(seq 1 50); do # the forked ranks appear within a few seconds
-        victim=$(pgrep -P "$leader" | tail -n 1)
-        [[ -n $victim ]] && break
-        sleep 0.1
-    done
-    [[ -n $victim ]] || { kill "$leader"; fail "no forked rank to kill"; }
-    sleep 1.5
-    kill -9 "$victim" 2>/dev/null
-    timeout 40 tail --pid="$leader" -f /dev/null || { kill "$leader"; fail "the run did not end 40 s after a rank died"; }
-    wait "$leader"
-    rc=$?
-    [[ $rc -eq 1 ]] || { cat "$SCRATCH/killed.txt"; fail "a dead rank: exit $rc, expected 1"; }
-    echo "ok: $* with a rank killed ended $(( $(date +%s) - start )) s after it started (deadline 5 s), exit 1"
-}
+source "$NGX_SOURCE_ROOT/tests/lib/kill-mid-run.sh"
 
 # A rank killed in the middle of ebb: sim in real time, 20 ms latency, so
 # that a bisection lasts about a third of a second (G large enough that a
@@ -69,7 +47,7 @@ kill_mid_run() {
 # only the killed bisection's flows are asserted null).
 OUT=$SCRATCH/killed.json
 K=12
-kill_mid_run "$OUT" -m sim --sim-L 20000 --sim-G 0.1 --sim-sleep 50 -x ebb --pairs 2 -s 4Ki -c 1 --ebb-window 4 \
+kill_mid_run last "$OUT" -m sim --sim-L 20000 --sim-G 0.1 --sim-sleep 50 -x ebb --pairs 2 -s 4Ki -c 1 --ebb-window 4 \
     --ebb-bisections $K
 python3 - "$OUT" "$K" <<'PY' || { cat "$SCRATCH/killed.txt"; exit 1; }
 import json, sys
@@ -97,7 +75,7 @@ PY
 # The same in congestion (Nto1, 6 ranks, 50 ms latency: a round lasts
 # about a second): the rounds done written, the killed round's flows null.
 OUT=$SCRATCH/killed-congestion.json
-kill_mid_run "$OUT" -m sim --sim-L 50000 --sim-G 0.1 --sim-sleep 50 -x congestion --pairs 3 -s 4Ki -c 3 \
+kill_mid_run last "$OUT" -m sim --sim-L 50000 --sim-G 0.1 --sim-sleep 50 -x congestion --pairs 3 -s 4Ki -c 3 \
     --congestion-window 4
 python3 - "$OUT" <<'PY' || { cat "$SCRATCH/killed.txt"; exit 1; }
 import json, sys

@@ -34,22 +34,9 @@ expect_usage "loghssp-delay" -- "$NGX" --pairs 2 "${SIM[@]}" --host-of a,a,b,b -
 # latency: that pair alone takes several seconds): every rank leaves its
 # relay step within the deadline, the run ends with exit 1, and the saved
 # run says which rank was lost.
-"$NGX" --pairs 2 -m sim --sim-L 2000 --sim-sleep 50 -x loghssp --host-of a,a,b,b -s 1,1Ki,4Ki -c 200 --warmup 2 \
-    --timeout 5 -o "$SCRATCH/killed.json" >"$SCRATCH/killed.txt" 2>&1 &
-leader=$!
-victim=
-for _ in $(seq 1 50); do # the forked ranks appear within a few seconds
-    victim=$(pgrep -P "$leader" | head -n 1)
-    [[ -n $victim ]] && break
-    sleep 0.1
-done
-[[ -n $victim ]] || { kill "$leader"; fail "no forked rank to kill"; }
-sleep 1.5
-kill -9 "$victim" 2>/dev/null
-timeout 40 tail --pid="$leader" -f /dev/null || { kill "$leader"; fail "the run did not end 40 s after a rank died"; }
-wait "$leader"
-rc=$?
-[[ $rc -eq 1 ]] || { cat "$SCRATCH/killed.txt"; fail "a killed rank: exit $rc, expected 1"; }
+source "$NGX_SOURCE_ROOT/tests/lib/kill-mid-run.sh"
+kill_mid_run first "$SCRATCH/killed.json" --pairs 2 -m sim --sim-L 2000 --sim-sleep 50 -x loghssp --host-of a,a,b,b \
+    -s 1,1Ki,4Ki -c 200 --warmup 2
 python3 - "$SCRATCH/killed.json" <<'PY' || { cat "$SCRATCH/killed.txt"; fail "the saved run does not tell the lost rank"; }
 import json, re, sys
 d = json.load(open(sys.argv[1]))
