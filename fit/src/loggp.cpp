@@ -215,11 +215,13 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
             xs.push_back(samples[i].size - 1);
             ors.push_back(*samples[i].o_r);
         }
-    range.o_r = mean_of(ors, opt.level);
+    detail.o_r_mean = mean_of(ors, opt.level);
     const bool rel = opt.weights == Weighting::relative;
     if (Result<LineFit> line_r = line(xs, ors, guarded_relative_weights(ors), rel, opt.level)) {
         range.recv_line = overhead_line(*line_r);
         detail.o_r_line = std::move(*line_r);
+    } else if (!ors.empty()) {
+        range.recv_line.at_one = detail.o_r_mean; // one size: a constant
     }
 }
 
@@ -269,11 +271,13 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     // o_s from Hoefler et al. 2007 eq. (6), as a mean and (section 4) as the line
     // o_s(s) = o_s + (s-1) O_s; weights 1/PRTT(n,d,s)^2 (its noise scale).
     const auto w_o = guarded_relative_weights(prttd);
-    range.o = average(os, w_o, rel, opt.level);
+    detail.o_mean = average(os, w_o, rel, opt.level);
     detail.o_median = median_of(os);
     if (Result<LineFit> ol = line(xs, os, w_o, rel, opt.level)) {
         range.send_line = overhead_line(*ol);
         detail.o_line = std::move(*ol);
+    } else {
+        range.send_line.at_one = detail.o_mean; // one size: a constant
     }
     fit_receive_overhead(samples, r, opt, range, detail);
 
@@ -474,18 +478,6 @@ void flag_and_score(std::span<const PrttSample> samples, double n, LogGPFit& fit
 }
 
 } // namespace
-
-double LogGPRange::o_at(double s) const noexcept
-{
-    if (send_line.fitted())
-        return send_line.at(s); // Hoefler et al. 2007 section 4: o_s(s) = o_s + (s-1) O_s
-    return o.value;
-}
-
-double LogGPRange::o_r_at(double s) const noexcept
-{
-    return recv_line.fitted() ? recv_line.at(s) : o_r.value; // o_r(s) = o_r + (s-1) O_r
-}
 
 const LogGPRange* LogGPParams::range_for(double s) const noexcept
 {

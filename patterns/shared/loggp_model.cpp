@@ -17,15 +17,6 @@ namespace {
 
 // The line's intercept and slope, or the plain value when no line was fitted
 // (a range of one size): the same o(s) LogGPRange::o_at gives.
-fit::Measured intercept_of(const fit::OverheadLine& line, const fit::Measured& plain)
-{
-    return line.fitted() ? line.at_one : plain;
-}
-
-fit::Measured slope_of(const fit::OverheadLine& line)
-{
-    return line.fitted() ? line.per_byte : fit::Measured{};
-}
 
 // How the range's parameters were found: "joint" (fit/loggp_joint.hpp) or
 // "paper", the paper's and the joint mean relative errors, and the costs
@@ -51,8 +42,8 @@ Json fit_json(const fit::LogGPRangeDetail& detail)
 
 Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detail)
 {
-    fit::Measured o_s = intercept_of(range.send_line, range.o), O_s = slope_of(range.send_line);
-    fit::Measured o_r = intercept_of(range.recv_line, range.o_r), O_r = slope_of(range.recv_line);
+    const fit::Measured &o_s = range.send_line.at_one, &O_s = range.send_line.per_byte;
+    const fit::Measured &o_r = range.recv_line.at_one, &O_r = range.recv_line.per_byte;
     Json json = {{"from_bytes", range.from_bytes},
                  {"to_bytes", range.to_bytes},
                  {"L_us", json_number(range.L.value)},
@@ -62,7 +53,7 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
                  {"O_r_us_per_byte", json_number(O_r.value)},
                  {"g_us", json_number(range.g.value)},
                  {"G_us_per_byte", json_number(range.G.value)},
-                 {"o_mean_us", json_number(range.o.value)},
+                 {"o_mean_us", json_number(detail.o_mean.value)},
                  {"overlapped", range.overlapped},
                  {"intervals",
                   {{"L_us", measured_json(range.L)},
@@ -269,11 +260,11 @@ void read_overheads(const Json& range, fit::LogGPRange& r)
 {
     r.overlapped = range.contains("overlapped") && range["overlapped"].is_boolean() && range["overlapped"].get<bool>();
     if (has_number(range, "O_us_per_byte"))
-        r.send_line = fit::OverheadLine::exact(r.o.value, range["O_us_per_byte"].get<double>());
+        r.send_line.per_byte = fit::Measured::exact(range["O_us_per_byte"].get<double>());
     if (has_number(range, "o_r_us")) {
-        r.o_r = fit::Measured::exact(range["o_r_us"].get<double>());
+        r.recv_line.at_one = fit::Measured::exact(range["o_r_us"].get<double>());
         if (has_number(range, "O_r_us_per_byte"))
-            r.recv_line = fit::OverheadLine::exact(r.o_r.value, range["O_r_us_per_byte"].get<double>());
+            r.recv_line.per_byte = fit::Measured::exact(range["O_r_us_per_byte"].get<double>());
     }
 }
 
@@ -429,7 +420,7 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         r.from_bytes = *from;
         r.to_bytes = *to;
         r.L = *L;
-        r.o = *o;
+        r.send_line.at_one = *o;
         r.g = *g;
         r.G = *G;
         read_overheads(range, r);

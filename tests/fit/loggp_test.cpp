@@ -75,7 +75,7 @@ TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
     for (int r = 0; r < 2; ++r) {
         const LogGPRange& R = p.ranges[r];
         expect_rel(R.L.value, t.L, tol, "L");
-        expect_rel(R.o.value, t.o, tol, "o");
+        expect_rel(fit->details[r].o_mean.value, t.o, tol, "o");
         expect_rel(R.g.value, r == 0 ? t.g1 : t.g2, tol, "g");
         expect_rel(R.G.value, r == 0 ? t.G1 : t.G2, tol, "G");
         EXPECT_NEAR(R.send_line.per_byte.value, 0.0, 1e-12);
@@ -113,7 +113,7 @@ TEST(LogGP, NoisyDataWithinFivePercentAndSwitchFound)
         EXPECT_NEAR(double(fit->details[0].indices.last), 13, 1) << seed;
         const LogGPRange& eager = p.ranges[0];
         expect_rel(eager.L.value, t.L, 0.05, "L");
-        expect_rel(eager.o.value, t.o, 0.05, "o");
+        expect_rel(fit->details[0].o_mean.value, t.o, 0.05, "o");
         expect_rel(eager.g.value, t.g1, 0.05, "g");
         expect_rel(eager.G.value, t.G1, 0.05, "G");
         const LogGPRange& rndv = p.ranges[1];
@@ -219,7 +219,8 @@ TEST(LogGP, OverheadSamplesAndReceiveOverheadAreKept)
         s.o_r = 2.25;
     const auto fit = fit_loggp(samples, n_msgs);
     ASSERT_TRUE(fit);
-    EXPECT_NEAR(fit->params.ranges[0].o_r.value, 2.25, 1e-12);
+    EXPECT_NEAR(fit->details[0].o_r_mean.value, 2.25, 1e-12);
+    EXPECT_NEAR(fit->params.ranges[0].o_r_at(1), 2.25, 1e-12);
     ASSERT_EQ(fit->o_per_size.size(), samples.size());
     EXPECT_NEAR(fit->o_per_size[5], 1.5, 1e-9);
     EXPECT_NEAR(fit->gap_per_size[0], 3.0, 1e-9); // g + 0 G at s = 1
@@ -342,8 +343,6 @@ TEST(LogGP, ParametersSavedWithTheirLinesReproduceTheErrorExactly)
         s.from_bytes = r.from_bytes;
         s.to_bytes = r.to_bytes;
         s.L = Measured::exact(r.L.value);
-        s.o = Measured::exact(r.o.value);
-        s.o_r = Measured::exact(r.o_r.value);
         s.g = Measured::exact(r.g.value);
         s.G = Measured::exact(r.G.value);
         s.send_line = OverheadLine::exact(r.send_line.at_one.value, r.send_line.per_byte.value);
@@ -355,8 +354,10 @@ TEST(LogGP, ParametersSavedWithTheirLinesReproduceTheErrorExactly)
     EXPECT_EQ(q->overall.all.max_rel, fit->error.max_rel);
     EXPECT_EQ(q->overall.all.mean_rel, fit->error.mean_rel);
     // Without the lines (constant means) it would not.
-    for (LogGPRange& r : saved.ranges)
-        r.send_line = r.recv_line = OverheadLine{};
+    for (std::size_t i = 0; i < saved.ranges.size(); ++i) {
+        saved.ranges[i].send_line = OverheadLine{Measured::exact(fit->details[i].o_mean.value), {}};
+        saved.ranges[i].recv_line = OverheadLine{Measured::exact(fit->details[i].o_r_mean.value), {}};
+    }
     const auto constant = assess_loggp(samples, n_msgs, saved);
     ASSERT_TRUE(constant);
     EXPECT_GT(constant->overall.all.mean_rel, fit->error.mean_rel * 1.5);
@@ -397,7 +398,7 @@ TEST(LogGP, TreeBroadcastByHand)
     r.from_bytes = 1;
     r.to_bytes = 1e6;
     r.L = Measured::exact(5);
-    r.o = Measured::exact(1.5);
+    r.send_line.at_one = Measured::exact(1.5);
     r.g = Measured::exact(3);
     r.G = Measured::exact(0.001);
     LogGPParams p;

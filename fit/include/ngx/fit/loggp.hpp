@@ -89,12 +89,18 @@ struct PrttSample {
 };
 
 // One overhead as a line in the message size (Hoefler et al. 2007 section 4):
-// o(s) = at_one + per_byte (s - 1), intercept and slope with intervals.
+// o(s) = at_one + per_byte (s - 1), intercept and slope with intervals. A
+// range of one size has no slope: its line is the constant at_one (per_byte
+// NaN); an overhead not measured at all has at_one NaN.
 struct OverheadLine {
     Measured at_one;   // o at s = 1 (o_s or o_r)
-    Measured per_byte; // slope (O_s or O_r), per byte
+    Measured per_byte; // slope (O_s or O_r), per byte; NaN: none (a constant)
     bool fitted() const noexcept { return std::isfinite(at_one.value) && std::isfinite(per_byte.value); }
-    double at(double s) const noexcept { return at_one.value + per_byte.value * (s - 1); }
+    bool known() const noexcept { return std::isfinite(at_one.value); }
+    double at(double s) const noexcept
+    {
+        return std::isfinite(per_byte.value) ? at_one.value + per_byte.value * (s - 1) : at_one.value;
+    }
     // A line given rather than fitted (a saved model): no intervals.
     static OverheadLine exact(double at_one, double per_byte) noexcept
     {
@@ -107,22 +113,20 @@ struct LogGPRange {
     double from_bytes = 0;  // smallest measured size in the range
     double to_bytes = 0;    // largest measured size in the range
     Measured L;             // latency of eq. (1) (see the overview)
-    Measured o;             // send overhead, (weighted) mean of o(s), eq. (6)
-    Measured o_r;           // receive overhead, mean of the measured o_r(s), if any
     Measured g;             // gap, intercept of eq. (7)
     Measured G;             // gap per byte, slope of eq. (7)
-    OverheadLine send_line; // o_s(s) = o_s + (s-1) O_s (>= 2 sizes); the one store of o_s and O_s
-    OverheadLine recv_line; // o_r(s) = o_r + (s-1) O_r (>= 2 sizes with o_r)
+    OverheadLine send_line; // o_s(s) = o_s + (s-1) O_s, eq. (6): the one store of o_s and O_s
+    OverheadLine recv_line; // o_r(s) = o_r + (s-1) O_r: the one store of o_r and O_r (unknown: not measured)
     // Pipelined: the per-byte costs of a message overlap (sender's copy, wire,
     // receiver's copy run at once), so eq. (1) pays the slowest of O_s, O_r
     // and G once, as LogGOPSim's round trip 2 (2o + L + (s-1) max(O, G))
     // does, instead of their sum. Chosen by the joint fit (loggp_joint.hpp).
     bool overlapped = false;
 
-    // o_s at size s: send_line when fitted, else o.value (a range of one size).
-    double o_at(double s) const noexcept;
-    // o_r at size s: recv_line when fitted, else o_r.value (NaN: not measured).
-    double o_r_at(double s) const noexcept;
+    // o_s at size s: send_line.at(s).
+    double o_at(double s) const noexcept { return send_line.at(s); }
+    // o_r at size s: recv_line.at(s) (NaN: not measured).
+    double o_r_at(double s) const noexcept { return recv_line.at(s); }
     // The overheads one message pays in eq. (1): o_s(s) + o_r(s) when the
     // receive overhead was measured, else 2 o_s(s) as the paper writes it.
     double overheads_at(double s) const noexcept;
@@ -198,6 +202,11 @@ struct LogGPRangeDetail {
     // Curves whose change starts this range (empty for the first range and
     // for detectors that search y(s) only).
     std::vector<LogGPCurve> split_by;
+    // The paper's reading of the overheads as one number per range: the
+    // (weighted) mean of o(s) of eq. (6) and of the measured o_r(s), for
+    // reports; the model's overheads are the lines of LogGPRange.
+    Measured o_mean;
+    Measured o_r_mean;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
     // "G_us_per_byte" where eq. (7)'s line sloped below 0 and G was held at 0
