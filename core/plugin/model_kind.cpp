@@ -21,6 +21,10 @@ std::vector<opt::OptionSpec> predict_option_specs()
             opt::optional_value("element", "collectives: datatype size in bytes (default 8)"),
             opt::flag("extrapolate", "collectives: price messages beyond the largest measured size"),
             opt::optional_value("format", "table (default) or json"),
+            opt::optional_value("save-model",
+                                "write the model alone to FILE (JSON), which --params reads back; "
+                                "without --op nothing is predicted",
+                                opt::OptionKind::output_file),
             opt::flag("help,h", "show this help (with --params: the model's parameters and operations)")};
 }
 

@@ -283,6 +283,16 @@ Result<fit::Tiers> tiers_of(const Json& document, const std::string& path)
     }
 }
 
+// The model alone: a model file (ngx fit --loghssp -o) is one; a saved -x
+// loghssp run holds it as its "model" (checked by tiers_of when predicting).
+Result<Json> load_loghssp(const std::string& path, const std::string&)
+{
+    Result<Json> document = read_json_document(path);
+    if (!document || !document->contains("model") || !(*document)["model"].is_object())
+        return document;
+    return Json((*document)["model"]);
+}
+
 } // namespace
 
 OverheadPoint overhead_point(const SizeRecord& record)
@@ -376,7 +386,7 @@ ModelKind loghssp_model_kind()
             .ops = {{"p2p",
                      "end-to-end time of one message of -s bytes on --tier intra (eq. (8)) or inter (eq. (9))",
                      {"tier", "size"}}},
-            .load = [](const std::string& path, const std::string&) { return read_json_document(path); },
+            .load = load_loghssp,
             .predict = predict_loghssp,
             .implied_op = [](const OptionValues&) { return std::string("p2p"); }};
 }

@@ -11,6 +11,7 @@
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/model_kind.hpp>
+#include <ngx/output_file.hpp>
 
 #include <algorithm>
 
@@ -254,7 +255,22 @@ std::string kind_help(const ModelKind& kind, const std::vector<opt::OptionSpec>&
 // The options every operation takes, whatever it predicts.
 bool always_read(const std::string& option)
 {
-    return option == "params" || option == "module" || option == "op" || option == "format" || option == "help";
+    return option == "params" || option == "module" || option == "op" || option == "format" || option == "help" ||
+           option == "save-model";
+}
+
+// --save-model FILE: the model `load` read, alone in a file that `ngx
+// predict --params` (and every pattern's reader of saved runs) takes back:
+// {"pattern": P, "model": the kind's save() of it, "saved_from": the source}.
+Status save_model(const std::string& out, const std::string& pattern, const ModelKind& kind, const Json& model,
+                  const std::string& source)
+{
+    if (Status writable = check_writable(out); !writable) { // its message names -o, the usual option
+        const std::string& why = writable.message();
+        return Status::usage("--save-model" + (why.rfind("-o ", 0) == 0 ? why.substr(2) : ": " + why));
+    }
+    Json document{{"pattern", pattern}, {"model", kind.save ? kind.save(model) : model}, {"saved_from", source}};
+    return write_atomically(out, document.dump(2) + "\n");
 }
 
 // --op as given or implied, one the kind predicts, and no option given that it does not read.
@@ -307,10 +323,21 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     const bool json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
+    const std::string module = read.given("module") ? read.text("module") : "";
+    if (read.given("save-model")) {
+        Result<Json> model = (*kind)->load(file, module);
+        Result<const PatternInfo*> pattern = pattern_for_file(file, patterns, false);
+        if (!model || !pattern)
+            return fail("predict", !model ? model.status() : pattern.status());
+        if (Status saved = save_model(read.text("save-model"), (*pattern)->name, **kind, *model, file); !saved)
+            return fail("predict", saved);
+        if (opt::find(*values, "op") == nullptr)
+            return 0; // saving was all that was asked
+    }
     Result<const ModelOp*> op = checked_op(**kind, *values);
     if (!op)
         return fail("predict", op.status());
-    PredictRequest request{file, read.given("module") ? read.text("module") : "", (*op)->name, *values, json};
+    PredictRequest request{file, module, (*op)->name, *values, json};
     Result<Json> model = (*kind)->load(file, request.module);
     if (!model)
         return fail("predict", model.status());

@@ -1,14 +1,15 @@
 // Model kinds: what `ngx predict` knows about a model (LogGP, LogGPS, log3P,
 // max-rate, LoGH{sS}P, or one a plugin brings). A kind declares its name, its
 // parameters (name, unit, meaning), the operations it predicts with the
-// common options each one reads, how its model is read from a saved file and
-// how it predicts. Patterns bring the
-// kinds they feed (PatternInfo::models); the core gathers them into one
-// registry at load and knows no kind by name.
+// common options each one reads, how its model is read from a saved file
+// (and written alone: `ngx predict --save-model`) and how it predicts.
+// Patterns bring the kinds they feed (PatternInfo::models); the core
+// gathers them into one registry at load and knows no kind by name.
 //
 // Every kind takes the same options, declared once (predict_option_specs):
 // --params, --module, --op, -s, -P, -n, -d, --stride, -k, --tier,
-// --algorithm, --gamma, --segment, --element, --extrapolate, --format. A
+// --algorithm, --gamma, --segment, --element, --extrapolate, --format,
+// --save-model. A
 // kind may add options of its own (ModelKind::options). `ngx predict` refuses
 // an option the chosen --op does not read, and an --op the kind does not
 // predict, before the kind's predict runs.
@@ -99,6 +100,10 @@ struct ModelKind {
     std::vector<opt::OptionSpec> options{};
     // Optional: the "kind" its saved models carry when that is not `name`.
     std::string saved_kind{};
+    // Optional: the model as `ngx predict --save-model` writes it (under
+    // "model" of a document naming the pattern), which `load` must read back
+    // to the same predictions; unset: the loaded model as it is.
+    std::function<Json(const Json& model)> save{};
     // Optional: the operation when --op is absent, from the other options
     // ("" or unset: --op is required).
     std::function<std::string(const OptionValues&)> implied_op{};
