@@ -226,7 +226,9 @@ Result<PeerLinks> PeerLinks::create(Transport& transport, Bootstrap& boot, Layou
             return Status::runtime("opening links: rank " + std::to_string(rank) + " sent no description");
         if (int(peer) >= 0 && int(peer) < boot.nranks() && int(peer) != int(rank))
             open.insert(link_between(int(rank), int(peer)));
-        addresses.emplace_back(frames[rank].blob.begin() + 4, frames[rank].blob.end());
+        std::string known = boot.host_address_of(int(rank)); // first-hand beats what the rank says of itself
+        addresses.push_back(known.empty() ? std::string(frames[rank].blob.begin() + 4, frames[rank].blob.end())
+                                          : known);
     }
     PeerLinks links(transport, boot, layout, std::move(open));
     links.addresses_ = std::move(addresses);

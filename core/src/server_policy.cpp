@@ -101,6 +101,18 @@ bool allowed(const std::vector<Cidr>& networks, const sockaddr_storage& peer)
     return false;
 }
 
+bool allowed_address(const std::vector<Cidr>& networks, const std::string& address)
+{
+    sockaddr_storage peer{};
+    if (inet_pton(AF_INET, address.c_str(), &reinterpret_cast<sockaddr_in&>(peer).sin_addr) == 1)
+        peer.ss_family = AF_INET;
+    else if (inet_pton(AF_INET6, address.c_str(), &reinterpret_cast<sockaddr_in6&>(peer).sin6_addr) == 1)
+        peer.ss_family = AF_INET6;
+    else
+        return false;
+    return allowed(networks, peer);
+}
+
 std::string describe_allow(const std::vector<Cidr>& networks)
 {
     if (networks.empty())

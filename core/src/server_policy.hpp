@@ -31,6 +31,8 @@ struct Cidr {
 
 Result<std::vector<Cidr>> parse_cidrs(const std::string& list);
 bool allowed(const std::vector<Cidr>& networks, const sockaddr_storage& peer);
+// The same for a numeric address in text; false for anything else.
+bool allowed_address(const std::vector<Cidr>& networks, const std::string& address);
 
 // The secret: a regular file of this user's, not readable by others, of 16
 // to 4096 bytes (one trailing newline dropped). Errors are usage errors.

@@ -30,6 +30,7 @@ public:
     bool is_driver() const override { return inner_.is_driver(); }
     std::string local_address() const override { return inner_.local_address(); }
     std::string peer_address() const override { return inner_.peer_address(); }
+    std::string host_address_of(int rank) const override { return inner_.host_address_of(rank); }
 
     Status exchange(const Bytes& mine, Bytes& theirs) override;
     Status barrier() override;

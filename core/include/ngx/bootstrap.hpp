@@ -56,6 +56,12 @@ public:
     // Every rank's `mine` reaches rank 0, in rank order (others get nothing).
     virtual Status gather(const Bytes& mine, std::vector<Bytes>& all) = 0;
 
+    // The address of `rank`'s host as this process knows it first-hand (the
+    // --listen/--connect run's host list), or "" when only that rank can say
+    // (its local_address(), relayed). Per-peer links dial what this returns
+    // when it is not empty, so that no rank can make another dial elsewhere.
+    virtual std::string host_address_of(int /*rank*/) const { return ""; }
+
     // A C view for modules; valid while this object lives.
     ngx_bootstrap c_view();
 

@@ -80,7 +80,7 @@ private:
     Bootstrap* boot_;
     LayoutKind layout_;
     std::set<Link> open_;                // every rank's links: the same set on every rank
-    std::vector<std::string> addresses_; // every rank's local_address()
+    std::vector<std::string> addresses_; // every rank's host: host_address_of(), else its local_address()
     int connect_peer_ = -1;
     int current_ = -1;
 };
