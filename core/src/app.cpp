@@ -44,7 +44,8 @@ constexpr uint64_t interrupt_grace_ns = 500'000'000;
 
 struct Launch {
     std::unique_ptr<Bootstrap> bootstrap;
-    std::vector<pid_t> children; // the forked ranks, in rank 0 of a local launch
+    std::vector<pid_t> children;                            // the forked ranks, in rank 0 of a local launch
+    std::function<std::vector<std::string>()> servers_gone; // LocalGroup::servers_gone
 };
 
 // `side` names the process when it is not the one the user started: "" for
@@ -131,6 +132,7 @@ Launch launch_of(LocalGroup group)
     Launch launch;
     launch.bootstrap = std::move(group.bootstrap);
     launch.children = std::move(group.children);
+    launch.servers_gone = std::move(group.servers_gone);
     return launch;
 }
 
@@ -307,8 +309,8 @@ Status check_run_hosts(const ServerPolicy& policy, const Config& agreed, TcpRend
                              "without --allow)");
     hosts.addresses[0] = client.peer();
     hosts.addresses[size_t(hosts.index)] = stream_address(client.control().fd(), false);
-    for (size_t h = 1; h < count; ++h)
-        if (!allowed_address(policy.allow, hosts.addresses[h]))
+    for (size_t h = 1; h < count; ++h) // the client passed --allow when it connected
+        if (h != size_t(hosts.index) && !allowed_address(policy.allow, hosts.addresses[h]))
             return Status::usage("the client asks for a run of " + std::to_string(count) + " hosts, and host " +
                                  std::to_string(h) + " of it (" + agreed.servers[h - 1] + " at " + hosts.addresses[h] +
                                  ") is outside this server's --allow " + describe_allow(policy.allow));
@@ -608,6 +610,9 @@ int measure_and_finish(const Config& config, Launch& launch, const InterruptGuar
                        : boot.kind() == BootstrapKind::tcp ? boot.rank() % config.pairs != 0
                                                            : false;
     print_error(status, side_of(boot, config.pairs), forked_peer && status.kind() == ErrorKind::usage);
+    if (!status && launch.servers_gone) // which host left a run of more than two hosts
+        for (const std::string& server : launch.servers_gone())
+            print_error(Status::runtime(server + " left the run (its connection closed)"), "", false);
     Status final_status = finish_local_peers(launch.children, boot.rank(), status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -288,6 +289,18 @@ std::vector<std::string> host_of_ranks(const std::vector<std::string>& hosts, in
     return ranks;
 }
 
+// The bridges whose other end has closed (or failed), without waiting.
+std::vector<std::string> closed_bridges(const std::vector<BridgeSpec>& bridges)
+{
+    std::vector<std::string> closed;
+    for (const BridgeSpec& bridge : bridges) {
+        pollfd entry{bridge.fd, POLLRDHUP, 0};
+        if (poll(&entry, 1, 0) == 1 && (entry.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0)
+            closed.push_back(bridge.name);
+    }
+    return closed;
+}
+
 std::string rank_range(int first, int count)
 {
     return count == 1 ? "rank " + std::to_string(first)
@@ -343,7 +356,11 @@ Result<LocalGroup> launch_star_client(std::vector<TcpRendezvous> servers, const 
                                 "the server at " + names[s] + " (" + rank_range(first, per_host) + ")"});
     }
     side.host_of_ranks = host_of_ranks(hosts, per_host);
-    return fork_side(side, timeout_ns);
+    std::vector<BridgeSpec> bridges = side.bridges;
+    Result<LocalGroup> group = fork_side(side, timeout_ns);
+    if (group && group->bootstrap->rank() == 0)
+        group->servers_gone = [bridges] { return closed_bridges(bridges); };
+    return group;
 }
 
 Result<LocalGroup> launch_star_server(TcpRendezvous client, const RunHosts& hosts, int per_host, uint64_t timeout_ns)

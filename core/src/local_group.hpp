@@ -23,7 +23,9 @@
 
 #include "stream_bootstrap.hpp"
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ngx {
@@ -31,6 +33,10 @@ namespace ngx {
 struct LocalGroup {
     std::unique_ptr<Bootstrap> bootstrap;
     std::vector<pid_t> children; // in the leader; empty in the children
+    // In rank 0 of a run of more than two hosts: the servers whose
+    // connection has closed ("the server at HOST:PORT (ranks 4..5)"), so that
+    // a failed run can name the host that left it. Valid while `bootstrap` lives.
+    std::function<std::vector<std::string>()> servers_gone;
 };
 
 Result<LocalGroup> launch_local_group(int pairs, uint64_t timeout_ns);
