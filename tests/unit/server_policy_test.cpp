@@ -108,6 +108,21 @@ TEST(Allow, NetworksMatchTheirAddressesOnly)
     EXPECT_FALSE(allowed(*odd, address_of("127.128.0.1")));
 }
 
+// The host list of a run of more than two hosts carries addresses as text.
+TEST(Allow, AddressesInTextMatchAsTheSocketsDo)
+{
+    Result<std::vector<Cidr>> allow = parse_cidrs("10.9.0.0/24,fd00::/8");
+    ASSERT_TRUE(allow) << allow.status().message();
+    EXPECT_TRUE(allowed_address(*allow, "10.9.0.4"));
+    EXPECT_FALSE(allowed_address(*allow, "10.9.1.4"));
+    EXPECT_TRUE(allowed_address(*allow, "::ffff:10.9.0.4"));
+    EXPECT_TRUE(allowed_address(*allow, "fd00::7"));
+    EXPECT_FALSE(allowed_address(*allow, "2001:db8::1"));
+    // Only numeric addresses: a name is never resolved into the list.
+    for (const char* text : {"", "node4", "10.9.0", "10.9.0.4/32", "10.9.0.4 "})
+        EXPECT_FALSE(allowed_address(*allow, text)) << text;
+}
+
 TEST(Allow, BadNetworksAreUsageErrorsNamingThem)
 {
     for (const char* text : {"10.0.0.0/33", "::1/129", "example.org", "10.0.0.0/x", "10.0.0.0,", ""}) {
