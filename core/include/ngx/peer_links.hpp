@@ -52,6 +52,11 @@ Status open_links_collectively(Bootstrap& boot, const std::vector<Link>& links,
                                const std::function<Status(Bootstrap& to_peer)>& open_one,
                                const std::vector<std::string>& addresses = {});
 
+// The address the links to each rank dial: boot.host_address_of(r) where
+// the bootstrap knows rank r's host first-hand, else what rank r said of
+// itself (`relayed[r]`, its local_address()).
+std::vector<std::string> link_addresses(const Bootstrap& boot, const std::vector<std::string>& relayed);
+
 class PeerLinks {
 public:
     // Collective: learns which link each rank's connect() opened: none for a
