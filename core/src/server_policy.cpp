@@ -4,6 +4,7 @@
 
 #include <ngx/options.hpp>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -111,6 +112,36 @@ bool allowed_address(const std::vector<Cidr>& networks, const std::string& addre
     else
         return false;
     return allowed(networks, peer);
+}
+
+std::string pack_run_hosts(const RunHosts& hosts)
+{
+    std::string text = "hosts " + std::to_string(hosts.index);
+    for (const std::string& address : hosts.addresses)
+        text += " " + address;
+    return text;
+}
+
+Result<RunHosts> unpack_run_hosts(const std::string& text)
+{
+    auto refused = [&] { return Status::usage("the client's host list '" + text.substr(0, 200) + "' is malformed"); };
+    std::vector<std::string> words;
+    for (size_t start = 0, end; start <= text.size(); start = end + 1) {
+        end = std::min(text.find(' ', start), text.size());
+        words.push_back(text.substr(start, end - start));
+    }
+    if (words.size() < 5 || words[0] != "hosts")
+        return refused();
+    opt::Parsed<uint64_t> index = opt::whole_number("hosts", words[1], 1, words.size() - 3);
+    if (!index)
+        return refused();
+    RunHosts hosts;
+    hosts.index = int(*index);
+    hosts.addresses.assign(words.begin() + 2, words.end());
+    for (const std::string& address : hosts.addresses)
+        if (address.empty())
+            return refused();
+    return hosts;
 }
 
 std::string describe_allow(const std::vector<Cidr>& networks)

@@ -512,33 +512,6 @@ Status TcpRendezvous::check_client(const std::string& secret)
 
 namespace {
 
-// "hosts I A0 A1 ...": the host list of a run of more than two hosts.
-std::string hosts_text(const RunHosts& hosts)
-{
-    std::string text = "hosts " + std::to_string(hosts.index);
-    for (const std::string& address : hosts.addresses)
-        text += " " + address;
-    return text;
-}
-
-Result<RunHosts> parse_hosts(const std::string& text)
-{
-    std::vector<std::string> words;
-    for (size_t start = 0, end; start <= text.size(); start = end + 1) {
-        end = std::min(text.find(' ', start), text.size());
-        words.push_back(text.substr(start, end - start));
-    }
-    RunHosts hosts;
-    char* end = nullptr;
-    long index = words.size() >= 2 ? std::strtol(words[1].c_str(), &end, 10) : 0;
-    if (words.size() < 5 || words[0] != "hosts" || end == nullptr || *end != '\0' || index < 1 ||
-        index >= long(words.size() - 2))
-        return Status::runtime("the client's host list '" + text.substr(0, 200) + "' is malformed");
-    hosts.index = int(index);
-    hosts.addresses.assign(words.begin() + 2, words.end());
-    return hosts;
-}
-
 // A frame signed with the shared secret (when there is one) under `role`.
 std::string signed_frame(const std::string& secret, const std::string& nonces, const char* role,
                          const std::string& payload)
@@ -556,7 +529,7 @@ Status TcpRendezvous::propose(const Bytes& arguments, const RunHosts& hosts)
     std::string frame = signed_frame(secret_, nonces_, "proposal", to_string(arguments));
     NGX_TRY(control_->send(to_bytes(frame)).with_context("sending the options to the server"));
     if (!hosts.addresses.empty())
-        NGX_TRY(control_->send(to_bytes(signed_frame(secret_, nonces_, "hosts", hosts_text(hosts))))
+        NGX_TRY(control_->send(to_bytes(signed_frame(secret_, nonces_, "hosts", pack_run_hosts(hosts))))
                     .with_context("sending the host list to the server"));
     Bytes answer;
     NGX_TRY(control_->receive(answer).with_context("waiting for the server's answer"));
@@ -598,7 +571,7 @@ Result<RunHosts> TcpRendezvous::receive_hosts()
             return Status::usage("the client's host list does not carry the shared secret's signature (changed on "
                                  "the way?)");
     }
-    return parse_hosts(payload);
+    return unpack_run_hosts(payload);
 }
 
 Status TcpRendezvous::answer(const Status& verdict)

@@ -86,14 +86,6 @@ int reap_local_peer(pid_t child, uint64_t timeout_ns);
 // The address of a connected socket's own end, or of its peer's ("" when unknown).
 std::string stream_address(int fd, bool peer);
 
-// A run of more than two hosts as the client tells a server: every host's
-// address (the client's first, then the servers in --connect order) and
-// which of them the server is (1..).
-struct RunHosts {
-    int index = 0;
-    std::vector<std::string> addresses;
-};
-
 // The TCP rendezvous of --listen / --connect. Pair 0's connection comes first
 // and is also the control channel: after the version check and, with a
 // shared secret, the challenge (both sides prove they hold it; it never
