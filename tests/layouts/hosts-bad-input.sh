@@ -2,9 +2,10 @@
 # One --listen/--connect run over three hosts, when it cannot be: each ends
 # the client within its deadline with the server named (host and port), and
 # a server that had started its run ends it (no wait for its accept
-# timeout): a server not listening, one holding another secret, one whose
-# --allow leaves out another server, one without --allow, one killed in the
-# middle of the run; and the usage errors of the options (exit 2).
+# timeout): a server not listening, one that never answers, one holding
+# another secret, one whose --allow leaves out another server, one without
+# --allow, one killed in the middle of the run; and the usage errors of the
+# options (exit 2).
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/hosts-common.sh"
 
@@ -45,6 +46,25 @@ one=$SERVER one_pid=$SERVER_PID
 absent=127.0.0.3:$(free_port 127.0.0.3)
 expect_client 1 "the server at $absent: --connect $absent: no server within 3 s" --connect "$one,$absent" "${RUN[@]}"
 stop "$one_pid"
+
+# A server that never answers (stopped): the client's handshake with it
+# ends at --timeout, naming it.
+start_server s1 127.0.0.2 --allow 127.0.0.0/8
+one=$SERVER one_pid=$SERVER_PID
+start_server s2 127.0.0.3 --allow 127.0.0.0/8
+two=$SERVER two_pid=$SERVER_PID
+listener=
+for _ in $(seq 1 50); do # the listener itself, a child of its timeout
+    listener=$(pgrep -P "$two_pid" -x ngx) && ss -ltn | grep -qF "$two" && break
+    sleep 0.1
+done
+[[ -n $listener ]] || fail "the second server did not start"
+kill -STOP "$listener"
+expect_client 1 "the server at $two: handshake: control channel receive: the peer did not answer within 3 s" \
+    --connect "$one,$two" "${RUN[@]}"
+kill -CONT "$listener"
+stop "$one_pid"
+stop "$two_pid"
 
 # Another secret on the second server: refused at the handshake.
 umask 077
