@@ -31,7 +31,7 @@ expect_run_ended() {
 # stop PID: a server left waiting for its next client (it never ran one).
 stop() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 
-RUN=(-m tcp -x allpairs -s 8 -c 10 --timeout 3)
+RUN=(-m tcp -x allpairs -s 8 -c 10 --timeout 2)
 
 # Usage errors, before any connection.
 expect_client 2 "pattern 'pingpong' pairs rank i with rank i + P/2" \
@@ -44,7 +44,7 @@ expect_client 2 "--ranks-per-host is for --connect with two or more servers" \
 start_server s1 127.0.0.2 --allow 127.0.0.0/8
 one=$SERVER one_pid=$SERVER_PID
 absent=127.0.0.3:$(free_port 127.0.0.3)
-expect_client 1 "the server at $absent: --connect $absent: no server within 3 s" --connect "$one,$absent" "${RUN[@]}"
+expect_client 1 "the server at $absent: --connect $absent: no server within 2 s" --connect "$one,$absent" "${RUN[@]}"
 stop "$one_pid"
 
 # A server that never answers (stopped): the client's handshake with it
@@ -60,7 +60,7 @@ for _ in $(seq 1 50); do # the listener itself, a child of its timeout
 done
 [[ -n $listener ]] || fail "the second server did not start"
 kill -STOP "$listener"
-expect_client 1 "the server at $two: handshake: control channel receive: the peer did not answer within 3 s" \
+expect_client 1 "the server at $two: handshake: control channel receive: the peer did not answer within 2 s" \
     --connect "$one,$two" "${RUN[@]}"
 kill -CONT "$listener"
 stop "$one_pid"
