@@ -194,7 +194,7 @@ std::vector<std::string> link_addresses(const Bootstrap& boot, const std::vector
 {
     std::vector<std::string> addresses;
     for (size_t rank = 0; rank < relayed.size(); ++rank) {
-        std::string known = boot.host_address_of(int(rank));
+        std::string known = known_host_address(boot, int(rank));
         addresses.push_back(known.empty() ? relayed[rank] : known);
     }
     return addresses;

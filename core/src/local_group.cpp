@@ -67,7 +67,7 @@ Result<std::vector<Bytes>> unpack_frames(const Bytes& packed, size_t count)
     return frames;
 }
 
-class GroupBootstrap final : public Bootstrap {
+class GroupBootstrap final : public Bootstrap, public HostDirectory {
 public:
     // The leader: `links[j]` reaches rank first + j (links[0] unused); the
     // others: links[0] reaches the leader. `pair` may be null (N hosts).

@@ -12,7 +12,7 @@
 // on each host and no pair connections; the client's leader (rank 0) is the
 // hub, each server's leader carries its host's part over its control
 // connection, and every rank knows each rank's host address first-hand
-// (Bootstrap::host_address_of) for the per-peer links of a layout pattern.
+// (HostDirectory, ngx/bootstrap.hpp) for the per-peer links of a layout pattern.
 //
 //     Result<LocalGroup> group = launch_local_group(4, timeout_ns);   // 4 pairs: 8 processes
 //     Result<LocalGroup> side = launch_tcp_group(std::move(client), 4, timeout_ns);  // 4 here, 4 there

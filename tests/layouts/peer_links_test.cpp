@@ -108,7 +108,7 @@ std::vector<Status> run_ranks(int nranks, const std::function<Status(Bootstrap&)
 
 // A bootstrap that knows the hosts of the even ranks first-hand (as
 // --listen/--connect knows every rank's).
-class KnownHosts final : public Bootstrap {
+class KnownHosts final : public Bootstrap, public HostDirectory {
 public:
     BootstrapKind kind() const override { return BootstrapKind::tcp; }
     int rank() const override { return 0; }
