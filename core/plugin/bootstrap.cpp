@@ -56,6 +56,12 @@ ngx_bootstrap Bootstrap::c_view()
     return view;
 }
 
+std::string known_host_address(const Bootstrap& boot, int rank)
+{
+    const auto* directory = dynamic_cast<const HostDirectory*>(&boot);
+    return directory != nullptr ? directory->host_address_of(rank) : std::string();
+}
+
 Bytes to_bytes(const std::string& text)
 {
     return Bytes(text.begin(), text.end());

@@ -190,6 +190,16 @@ std::vector<std::vector<Link>> split_into_matchings(const std::vector<Link>& lin
     return matchings;
 }
 
+std::vector<std::string> link_addresses(const Bootstrap& boot, const std::vector<std::string>& relayed)
+{
+    std::vector<std::string> addresses;
+    for (size_t rank = 0; rank < relayed.size(); ++rank) {
+        std::string known = known_host_address(boot, int(rank));
+        addresses.push_back(known.empty() ? relayed[rank] : known);
+    }
+    return addresses;
+}
+
 Status open_links_collectively(Bootstrap& boot, const std::vector<Link>& links,
                                const std::function<Status(Bootstrap& to_peer)>& open_one,
                                const std::vector<std::string>& addresses)
@@ -229,7 +239,7 @@ Result<PeerLinks> PeerLinks::create(Transport& transport, Bootstrap& boot, Layou
         addresses.emplace_back(frames[rank].blob.begin() + 4, frames[rank].blob.end());
     }
     PeerLinks links(transport, boot, layout, std::move(open));
-    links.addresses_ = std::move(addresses);
+    links.addresses_ = link_addresses(boot, addresses);
     links.current_ = links.connect_peer_ = connected_peer;
     return links;
 }

@@ -44,7 +44,8 @@ constexpr uint64_t interrupt_grace_ns = 500'000'000;
 
 struct Launch {
     std::unique_ptr<Bootstrap> bootstrap;
-    std::vector<pid_t> children; // the forked ranks, in rank 0 of a local launch
+    std::vector<pid_t> children;                            // the forked ranks, in rank 0 of a local launch
+    std::function<std::vector<std::string>()> servers_gone; // LocalGroup::servers_gone
 };
 
 // `side` names the process when it is not the one the user started: "" for
@@ -60,14 +61,15 @@ void print_error(const Status& status, const std::string& side, bool quiet)
         std::cerr << who << ": " << status.message() << "\n";
 }
 
-std::string side_of(const Bootstrap& boot)
+// `per_host`: over --listen/--connect the ranks on each host (the client's first).
+std::string side_of(const Bootstrap& boot, int per_host)
 {
     if (boot.rank() == 0 && boot.name() != "mpi") // under MPI every rank names itself
         return "";
     if (boot.kind() == BootstrapKind::local)
         return "forked peer, rank " + std::to_string(boot.rank());
     if (boot.kind() == BootstrapKind::tcp)
-        return (boot.is_driver() ? "client, rank " : "server, rank ") + std::to_string(boot.rank());
+        return (boot.rank() < per_host ? "client, rank " : "server, rank ") + std::to_string(boot.rank());
     return "rank " + std::to_string(boot.rank());
 }
 
@@ -130,6 +132,7 @@ Launch launch_of(LocalGroup group)
     Launch launch;
     launch.bootstrap = std::move(group.bootstrap);
     launch.children = std::move(group.children);
+    launch.servers_gone = std::move(group.servers_gone);
     return launch;
 }
 
@@ -149,10 +152,42 @@ Result<Launch> join_server(const Config& config)
     return launch_of(std::move(*group));
 }
 
+// --connect A:P,B:P,...: a run of more than two hosts. Every server is
+// greeted first (version, secret), so that each learns every host's
+// address with the command line; then each must accept, and each side
+// starts its R ranks (local_group.hpp). Errors name the server.
+Result<Launch> join_servers(const Config& config)
+{
+    Result<std::string> secret = config.secret_file.empty() ? std::string() : read_secret_file(config.secret_file);
+    if (!secret)
+        return secret.status();
+    std::vector<TcpRendezvous> servers;
+    std::vector<std::string> hosts{""}; // [0]: this host, as the first server sees it
+    for (const std::string& server : config.servers) {
+        Result<TcpRendezvous> joined = tcp_connect(server, config.settings.timeout_ns, *secret);
+        if (!joined)
+            return joined.status().with_context("the server at " + server);
+        hosts.push_back(stream_address(joined->control().fd(), true));
+        servers.push_back(std::move(*joined));
+    }
+    hosts[0] = stream_address(servers[0].control().fd(), false);
+    for (size_t s = 0; s < servers.size(); ++s)
+        NGX_TRY(servers[s]
+                    .propose(pack_arguments(config.arguments), RunHosts{int(s + 1), hosts})
+                    .with_context("the server at " + config.servers[s]));
+    Result<LocalGroup> group =
+        launch_star_client(std::move(servers), config.servers, hosts, config.pairs, config.settings.timeout_ns);
+    if (!group)
+        return group.status();
+    return launch_of(std::move(*group));
+}
+
 // Launches or joins the peer: --listen, --connect, MPI or a forked local peer.
 Result<Launch> start_bootstrap(const Config& config, const Environment& env)
 {
     Launch launch;
+    if (config.many_hosts())
+        return join_servers(config);
     if (!config.connect.empty())
         return join_server(config);
     if (config.bootstrap == BootstrapChoice::mpi ||
@@ -204,6 +239,10 @@ Status check_server_pairs(const Config& server, const Config& agreed)
 {
     if (!server.pairs_given || server.pairs == agreed.pairs)
         return Status::ok();
+    if (agreed.many_hosts())
+        return Status::usage("the server (--listen) was started with --pairs " + std::to_string(server.pairs) +
+                             ", the client (--connect) asks for a run of " + std::to_string(agreed.servers.size() + 1) +
+                             " hosts with --ranks-per-host " + std::to_string(agreed.pairs));
     return Status::usage("--pairs differs between the two sides: the server (--listen) was started with --pairs " +
                          std::to_string(server.pairs) + ", the client (--connect) asks for --pairs " +
                          std::to_string(agreed.pairs));
@@ -217,7 +256,8 @@ Status check_limits(const ServerLimits& limits, const Config& client)
                              option + ")");
     };
     if (uint64_t(client.pairs) > limits.max_pairs)
-        return beyond("--pairs " + std::to_string(client.pairs), std::to_string(limits.max_pairs), "--max-pairs");
+        return beyond((client.many_hosts() ? "--ranks-per-host " : "--pairs ") + std::to_string(client.pairs),
+                      std::to_string(limits.max_pairs), "--max-pairs");
     if (client.settings.timeout_ns > limits.max_timeout_ns)
         return beyond("--timeout " + seconds_of(client.settings.timeout_ns), seconds_of(limits.max_timeout_ns),
                       "--max-timeout");
@@ -252,12 +292,38 @@ std::string action_name(Action action)
     return "a run";
 }
 
+// A run of more than two hosts: this server's ranks dial the other hosts,
+// so its operator must have allowed them (--allow). The client's address is
+// the one it connected from, this host's the one it reached; the client
+// names the others, each of which must fall inside --allow.
+Status check_run_hosts(const ServerPolicy& policy, const Config& agreed, TcpRendezvous& client, RunHosts& hosts)
+{
+    size_t count = agreed.servers.size() + 1;
+    if (hosts.addresses.size() != count)
+        return Status::usage("the client's host list names " + std::to_string(hosts.addresses.size()) +
+                             " hosts, its --connect " + std::to_string(count));
+    if (policy.allow.empty())
+        return Status::usage("the client asks for a run of " + std::to_string(count) +
+                             " hosts; this server's ranks would dial the other servers, which a server does only "
+                             "when its operator allows their networks with --allow CIDR[,CIDR...] (it was started "
+                             "without --allow)");
+    hosts.addresses[0] = client.peer();
+    hosts.addresses[size_t(hosts.index)] = stream_address(client.control().fd(), false);
+    for (size_t h = 1; h < count; ++h) // the client passed --allow when it connected
+        if (h != size_t(hosts.index) && !allowed_address(policy.allow, hosts.addresses[h]))
+            return Status::usage("the client asks for a run of " + std::to_string(count) + " hosts, and host " +
+                                 std::to_string(h) + " of it (" + agreed.servers[h - 1] + " at " + hosts.addresses[h] +
+                                 ") is outside this server's --allow " + describe_allow(policy.allow));
+    return Status::ok();
+}
+
 // The client's command line, checked: its shape before parsing (bounded
-// cost), a run and nothing else, the server's --pairs and limits. The
-// server's own options win where both sides give one (--timeout, --cpus);
-// the client writes the files.
+// cost), a run and nothing else, the server's --pairs and limits; for a run
+// of more than two hosts also the host list (`hosts`). The server's own
+// options win where both sides give one (--timeout, --cpus); the client
+// writes the files.
 Result<Config> read_proposal(TcpRendezvous& client, const Config& server, const ModuleRegistry& registry,
-                             const PatternCatalog& patterns)
+                             const PatternCatalog& patterns, RunHosts& hosts)
 {
     Result<Bytes> blob = client.receive_proposal();
     if (!blob)
@@ -282,6 +348,13 @@ Result<Config> read_proposal(TcpRendezvous& client, const Config& server, const 
         return Status::usage("the client's options must hold --connect and no --listen");
     NGX_TRY(check_server_pairs(server, *parsed));
     NGX_TRY(check_limits(server.policy.limits, *parsed));
+    if (parsed->many_hosts()) {
+        Result<RunHosts> listed = client.receive_hosts();
+        if (!listed)
+            return listed.status();
+        hosts = std::move(*listed);
+        NGX_TRY(check_run_hosts(server.policy, *parsed, client, hosts));
+    }
     parsed->outputs.clear();
     parsed->plot = false;
     parsed->cpus = server.cpus;
@@ -299,6 +372,7 @@ void log_server(const std::string& text)
 struct Accepted {
     TcpRendezvous client;
     Config agreed;
+    RunHosts hosts; // a run of more than two hosts; else empty
 };
 
 // A --listen server waits for its next good client and takes the client's
@@ -313,7 +387,8 @@ Result<Accepted> next_accepted(TcpListener& listener, const Config& server, cons
         Result<TcpRendezvous> client = listener.next_client(end_ns);
         if (!client)
             return client.status();
-        Result<Config> proposal = read_proposal(*client, server, registry, patterns);
+        RunHosts hosts;
+        Result<Config> proposal = read_proposal(*client, server, registry, patterns, hosts);
         if (!proposal && proposal.status().kind() == ErrorKind::interrupted)
             return proposal.status();
         Status verdict = proposal ? Status::ok() : proposal.status();
@@ -323,7 +398,7 @@ Result<Accepted> next_accepted(TcpListener& listener, const Config& server, cons
             continue;
         }
         log_server("running for the client at " + client->peer());
-        return Accepted{std::move(*client), std::move(*proposal)};
+        return Accepted{std::move(*client), std::move(*proposal), std::move(hosts)};
     }
 }
 
@@ -380,7 +455,7 @@ Result<Json> place(const Config& config, Bootstrap& boot)
 {
     std::vector<int> cpus = chosen_cpus(config, boot);
     // Over --listen / --connect each side's --cpus lists its own ranks.
-    size_t index = size_t(boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) : boot.rank());
+    size_t index = size_t(boot.kind() == BootstrapKind::tcp ? boot.rank() % config.pairs : boot.rank());
     int requested = -1;
     if (index < cpus.size()) {
         requested = cpus[index];
@@ -532,9 +607,12 @@ int measure_and_finish(const Config& config, Launch& launch, const InterruptGuar
         status = Status::interrupted();
     // A forked peer stays quiet about usage errors: its leader found the same ones.
     bool forked_peer = boot.kind() == BootstrapKind::local ? boot.rank() != 0
-                       : boot.kind() == BootstrapKind::tcp ? boot.rank() % (boot.nranks() / 2) != 0
+                       : boot.kind() == BootstrapKind::tcp ? boot.rank() % config.pairs != 0
                                                            : false;
-    print_error(status, side_of(boot), forked_peer && status.kind() == ErrorKind::usage);
+    print_error(status, side_of(boot, config.pairs), forked_peer && status.kind() == ErrorKind::usage);
+    if (!status && launch.servers_gone) // which host left a run of more than two hosts
+        for (const std::string& server : launch.servers_gone())
+            print_error(Status::runtime(server + " left the run (its connection closed)"), "", false);
     Status final_status = finish_local_peers(launch.children, boot.rank(), status, config.settings.timeout_ns);
     if (status.is_ok() && !final_status.is_ok())
         print_error(final_status, "", false);
@@ -553,8 +631,11 @@ int measure_and_finish(const Config& config, Launch& launch, const InterruptGuar
 int run_for_client(Accepted accepted, const InterruptGuard& guard, const Environment& env,
                    const CommandCatalog& commands, const PatternCatalog& patterns)
 {
+    const Config& agreed = accepted.agreed;
     Result<LocalGroup> group =
-        launch_tcp_group(std::move(accepted.client), accepted.agreed.pairs, accepted.agreed.settings.timeout_ns);
+        agreed.many_hosts()
+            ? launch_star_server(std::move(accepted.client), accepted.hosts, agreed.pairs, agreed.settings.timeout_ns)
+            : launch_tcp_group(std::move(accepted.client), agreed.pairs, agreed.settings.timeout_ns);
     if (!group) {
         print_error(group.status(), "", false);
         return exit_code(group.status());

@@ -104,7 +104,12 @@ po::options_description general_options()
         ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
         ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
         ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
-        ("connect", po::value<std::string>(), "run against a peer started with --listen at HOST:PORT")
+        ("connect", po::value<std::string>(),
+         "run against a peer started with --listen at HOST:PORT; a list HOST:PORT,HOST:PORT,... joins this host "
+         "and every server in one run of layout patterns (ranks 0..R-1 here, then each server's in list order)")
+        ("ranks-per-host", po::value<std::string>(),
+         "with --connect of two or more servers: R ranks on every host, (servers + 1) x R in all (default: 1; "
+         "two hosts take --pairs K)")
         ("accept-timeout", po::value<std::string>()->default_value("300"), "seconds --listen waits for a peer")
         ("bootstrap", po::value<std::string>()->default_value("auto"), "auto, local, tcp or mpi");
     // clang-format on
@@ -638,6 +643,52 @@ Status hand_pattern_lists(const po::variables_map& values, Config& config)
     return Status::ok();
 }
 
+// --connect A:P,B:P,...: the servers; with two or more, --ranks-per-host R
+// takes the place of --pairs K (which pairs the ranks of two hosts).
+Status read_servers(const po::variables_map& values, Config& config)
+{
+    if (!config.connect.empty())
+        config.servers = split_list(config.connect);
+    for (const std::string& server : config.servers)
+        if (server.empty())
+            return bad_value("connect", config.connect, "an empty HOST:PORT in the list");
+    bool per_host = values.count("ranks-per-host") > 0;
+    if (per_host && !config.many_hosts())
+        return Status::usage("--ranks-per-host is for --connect with two or more servers (HOST:PORT,HOST:PORT,...); "
+                             "two hosts take --pairs K");
+    if (!config.many_hosts())
+        return Status::ok();
+    if (config.pairs_given)
+        return Status::usage("--pairs pairs the ranks of two hosts; --connect with " +
+                             std::to_string(config.servers.size()) + " servers joins " +
+                             std::to_string(config.servers.size() + 1) + " hosts: give --ranks-per-host R");
+    if (per_host) {
+        Result<uint64_t> ranks =
+            parse_count("ranks-per-host", values["ranks-per-host"].as<std::string>(), 1, max_local_pairs);
+        if (!ranks)
+            return ranks.status();
+        config.pairs = int(*ranks);
+    }
+    return Status::ok();
+}
+
+// A run of more than two hosts has no pair connections (local_group.hpp):
+// only patterns that place ranks by a layout run there.
+Status check_many_hosts(const Config& config, const PatternCatalog& patterns)
+{
+    if (!config.many_hosts() || !config.pattern->layouts.empty())
+        return Status::ok();
+    std::string layout_patterns;
+    for (const PatternInfo* pattern : patterns.patterns())
+        if (!pattern->layouts.empty())
+            layout_patterns += (layout_patterns.empty() ? "" : ", ") + pattern->name;
+    return Status::usage("pattern '" + config.pattern->name +
+                         "' pairs rank i with rank i + P/2 over one connection per pair, which joins two hosts; a "
+                         "run of more than two hosts (--connect with " +
+                         std::to_string(config.servers.size()) + " servers) takes a layout pattern (" +
+                         (layout_patterns.empty() ? "none found" : layout_patterns) + ")");
+}
+
 Status read_launch(const po::variables_map& values, Config& config)
 {
     std::string bootstrap = values["bootstrap"].as<std::string>();
@@ -661,6 +712,7 @@ Status read_launch(const po::variables_map& values, Config& config)
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
     if (values.count("pairs"))
         NGX_TRY(read_pairs(values["pairs"].as<std::string>(), config));
+    NGX_TRY(read_servers(values, config));
     if (values.count("strides"))
         config.strides = values["strides"].as<std::string>();
     Result<double> accept =
@@ -866,6 +918,7 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(read_plot(values, config));
     NGX_TRY(read_buffer_offset(values, config));
     NGX_TRY(read_launch(values, config));
+    NGX_TRY(check_many_hosts(config, patterns));
     NGX_TRY(read_launches(values, config));
     NGX_TRY(read_server_options(values, config));
     for (ModuleChoice& choice : config.modules) {

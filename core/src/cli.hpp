@@ -47,7 +47,11 @@ struct Config {
     TimerChoice timer = TimerChoice::automatic;
     BootstrapChoice bootstrap = BootstrapChoice::automatic;
     std::string listen;  // [ADDR:]PORT
-    std::string connect; // HOST:PORT
+    std::string connect; // HOST:PORT, or a list of them
+    // --connect's servers; two or more make a run of more than two hosts,
+    // with `pairs` ranks on each host (--ranks-per-host R)
+    std::vector<std::string> servers;
+    bool many_hosts() const { return servers.size() >= 2; }
     uint64_t accept_timeout_ns = 300'000'000'000;
     bool accept_timeout_given = false;
     bool timeout_given = false;                // --timeout given: a server's own then wins over its client's

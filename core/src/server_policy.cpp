@@ -4,6 +4,7 @@
 
 #include <ngx/options.hpp>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -99,6 +100,48 @@ bool allowed(const std::vector<Cidr>& networks, const sockaddr_storage& peer)
         if (matches(network, bytes, family))
             return true;
     return false;
+}
+
+bool allowed_address(const std::vector<Cidr>& networks, const std::string& address)
+{
+    sockaddr_storage peer{};
+    if (inet_pton(AF_INET, address.c_str(), &reinterpret_cast<sockaddr_in&>(peer).sin_addr) == 1)
+        peer.ss_family = AF_INET;
+    else if (inet_pton(AF_INET6, address.c_str(), &reinterpret_cast<sockaddr_in6&>(peer).sin6_addr) == 1)
+        peer.ss_family = AF_INET6;
+    else
+        return false;
+    return allowed(networks, peer);
+}
+
+std::string pack_run_hosts(const RunHosts& hosts)
+{
+    std::string text = "hosts " + std::to_string(hosts.index);
+    for (const std::string& address : hosts.addresses)
+        text += " " + address;
+    return text;
+}
+
+Result<RunHosts> unpack_run_hosts(const std::string& text)
+{
+    auto refused = [&] { return Status::usage("the client's host list '" + text.substr(0, 200) + "' is malformed"); };
+    std::vector<std::string> words;
+    for (size_t start = 0, end; start <= text.size(); start = end + 1) {
+        end = std::min(text.find(' ', start), text.size());
+        words.push_back(text.substr(start, end - start));
+    }
+    if (words.size() < 5 || words[0] != "hosts")
+        return refused();
+    opt::Parsed<uint64_t> index = opt::whole_number("hosts", words[1], 1, words.size() - 3);
+    if (!index)
+        return refused();
+    RunHosts hosts;
+    hosts.index = int(*index);
+    hosts.addresses.assign(words.begin() + 2, words.end());
+    for (const std::string& address : hosts.addresses)
+        if (address.empty())
+            return refused();
+    return hosts;
 }
 
 std::string describe_allow(const std::vector<Cidr>& networks)

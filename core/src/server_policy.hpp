@@ -31,6 +31,8 @@ struct Cidr {
 
 Result<std::vector<Cidr>> parse_cidrs(const std::string& list);
 bool allowed(const std::vector<Cidr>& networks, const sockaddr_storage& peer);
+// The same for a numeric address in text; false for anything else.
+bool allowed_address(const std::vector<Cidr>& networks, const std::string& address);
 
 // The secret: a regular file of this user's, not readable by others, of 16
 // to 4096 bytes (one trailing newline dropped). Errors are usage errors.
@@ -58,6 +60,18 @@ inline constexpr size_t max_proposal_bytes = 64 * 1024;
 inline constexpr size_t max_arguments = 256;
 inline constexpr size_t max_argument_bytes = 4096;
 Result<std::vector<std::string>> unpack_proposal(const std::string& blob);
+
+// A run of more than two hosts as the client tells each server: every
+// host's address (the client's first, then the servers in --connect order)
+// and which of them the server is (1..), on the wire as "hosts I A0 A1 ...".
+// Unpacking checks the shape only (at least three hosts, I one of the
+// servers); the server then checks the addresses against --allow.
+struct RunHosts {
+    int index = 0;
+    std::vector<std::string> addresses;
+};
+std::string pack_run_hosts(const RunHosts& hosts);
+Result<RunHosts> unpack_run_hosts(const std::string& text);
 
 // "any address" or "10.0.0.0/8, ::1/128", for the start-up line.
 std::string describe_allow(const std::vector<Cidr>& networks);

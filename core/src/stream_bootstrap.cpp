@@ -510,12 +510,27 @@ Status TcpRendezvous::check_client(const std::string& secret)
     return Status::ok();
 }
 
-Status TcpRendezvous::propose(const Bytes& arguments)
+namespace {
+
+// A frame signed with the shared secret (when there is one) under `role`.
+std::string signed_frame(const std::string& secret, const std::string& nonces, const char* role,
+                         const std::string& payload)
 {
-    std::string frame = to_string(arguments);
-    if (!secret_.empty()) // signed, so that nobody between the two sides can change the command line
-        frame = hex_text(hmac_sha256(secret_, signed_text("proposal", nonces_, frame))) + frame;
+    if (secret.empty())
+        return payload;
+    return hex_text(hmac_sha256(secret, signed_text(role, nonces, payload))) + payload;
+}
+
+} // namespace
+
+Status TcpRendezvous::propose(const Bytes& arguments, const RunHosts& hosts)
+{
+    // signed, so that nobody between the two sides can change the command line
+    std::string frame = signed_frame(secret_, nonces_, "proposal", to_string(arguments));
     NGX_TRY(control_->send(to_bytes(frame)).with_context("sending the options to the server"));
+    if (!hosts.addresses.empty())
+        NGX_TRY(control_->send(to_bytes(signed_frame(secret_, nonces_, "hosts", pack_run_hosts(hosts))))
+                    .with_context("sending the host list to the server"));
     Bytes answer;
     NGX_TRY(control_->receive(answer).with_context("waiting for the server's answer"));
     std::string text = to_string(answer);
@@ -540,6 +555,23 @@ Result<Bytes> TcpRendezvous::receive_proposal()
     if (!mac || !equal_digests(*mac, hmac_sha256(secret_, signed_text("proposal", nonces_, payload))))
         return Status::usage("the client's options do not carry the shared secret's signature (changed on the way?)");
     return to_bytes(payload);
+}
+
+Result<RunHosts> TcpRendezvous::receive_hosts()
+{
+    Bytes frame;
+    size_t signature = secret_.empty() ? 0 : 2 * sizeof(Digest);
+    NGX_TRY(control_->receive_within(frame, max_proposal_bytes + signature, handshake_end_ns_)
+                .with_context("receiving the client's host list"));
+    std::string text = to_string(frame);
+    std::string payload = text.size() < signature ? "" : text.substr(signature);
+    if (signature != 0) {
+        std::optional<Digest> mac = digest_from_hex(text.substr(0, std::min(signature, text.size())));
+        if (!mac || !equal_digests(*mac, hmac_sha256(secret_, signed_text("hosts", nonces_, payload))))
+            return Status::usage("the client's host list does not carry the shared secret's signature (changed on "
+                                 "the way?)");
+    }
+    return unpack_run_hosts(payload);
 }
 
 Status TcpRendezvous::answer(const Status& verdict)

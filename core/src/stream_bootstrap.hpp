@@ -90,7 +90,9 @@ std::string stream_address(int fd, bool peer);
 // and is also the control channel: after the version check and, with a
 // shared secret, the challenge (both sides prove they hold it; it never
 // crosses the wire), the client sends its command line, the server answers
-// with its verdict and, when it accepts, the run's token. For K pairs the
+// with its verdict and, when it accepts, the run's token. For a run of more
+// than two hosts the command line is followed by the host list
+// (local_group.hpp). For K pairs the
 // client then opens the connections of pairs 1..K-1 to the same port, each
 // introduced by "pair I TOKEN"; the server accepts them all before either
 // side forks (local_group.hpp). Every step has a deadline.
@@ -106,13 +108,18 @@ public:
     // When the handshake, the client's command line included, must be done (CLOCK_MONOTONIC ns).
     uint64_t handshake_end_ns() const { return handshake_end_ns_; }
 
-    // Client: sends the command line and waits for the server's answer; a
-    // refusal comes back as the server's message (a usage error).
-    Status propose(const Bytes& arguments);
+    // Client: sends the command line (and, for a run of more than two
+    // hosts, the host list: `hosts` with an index) and waits for the
+    // server's answer; a refusal comes back as the server's message (a usage
+    // error).
+    Status propose(const Bytes& arguments, const RunHosts& hosts = {});
     // Server: the client's command line, by the handshake's deadline and of at
     // most max_proposal_bytes, then the verdict on it (ok or the error, which
     // the client prints too); returns `verdict`.
     Result<Bytes> receive_proposal();
+    // Server: the host list that follows the command line of a run of more
+    // than two hosts (signed as the command line is), by the same deadline.
+    Result<RunHosts> receive_hosts();
     Status answer(const Status& verdict);
 
     // The connections of pairs 1..pairs-1 (client: connects; server: accepts,

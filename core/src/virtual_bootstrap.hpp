@@ -19,7 +19,7 @@
 
 namespace ngx {
 
-class VirtualBootstrap : public Bootstrap {
+class VirtualBootstrap : public Bootstrap, public HostDirectory {
 public:
     VirtualBootstrap(Bootstrap& inner, const ngx_virtual_clock& clock) : inner_(inner), clock_(clock) {}
 
@@ -30,6 +30,7 @@ public:
     bool is_driver() const override { return inner_.is_driver(); }
     std::string local_address() const override { return inner_.local_address(); }
     std::string peer_address() const override { return inner_.peer_address(); }
+    std::string host_address_of(int rank) const override { return known_host_address(inner_, rank); }
 
     Status exchange(const Bytes& mine, Bytes& theirs) override;
     Status barrier() override;

@@ -1,7 +1,8 @@
 // libFuzzer target: what a --listen server does with the bytes of a stranger
 // (issue 31): the framing of the control channel (a socketpair carries the
 // input; the frame is read with the handshake's size cap and a deadline),
-// the client's argument list (unpack_proposal: the caps on count and length
+// the host list of a run of more than two hosts (unpack_run_hosts), the
+// client's argument list (unpack_proposal: the caps on count and length
 // that keep Boost's quadratic parser bounded) and the command line parsed as
 // the server parses it. Modules and patterns come from NGX_MODULE_PATH and
 // NGX_PATTERN_PATH when set (tests/fuzz/run.sh sets them to the build tree),
@@ -64,8 +65,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     // As a frame: [length][payload] (the length is the input's first 4 bytes).
     ngx::Result<ngx::Bytes> frame = through_the_channel(data, size);
     require_message(frame.status());
-    // As the payload itself: the argument list and the command line.
+    // As the payload itself: the host list of a run of more than two hosts,
+    // the argument list and the command line.
     std::string payload(reinterpret_cast<const char*>(data), size);
+    ngx::Result<ngx::RunHosts> hosts = ngx::unpack_run_hosts(payload);
+    require_message(hosts.status());
+    if (hosts && (hosts->addresses.size() < 3 || hosts->index < 1 || size_t(hosts->index) >= hosts->addresses.size()))
+        std::abort();
     ngx::Result<std::vector<std::string>> arguments = ngx::unpack_proposal(payload);
     require_message(arguments.status());
     if (!arguments)

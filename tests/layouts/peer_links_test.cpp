@@ -106,6 +106,35 @@ std::vector<Status> run_ranks(int nranks, const std::function<Status(Bootstrap&)
     return results;
 }
 
+// A bootstrap that knows the hosts of the even ranks first-hand (as
+// --listen/--connect knows every rank's).
+class KnownHosts final : public Bootstrap, public HostDirectory {
+public:
+    BootstrapKind kind() const override { return BootstrapKind::tcp; }
+    int rank() const override { return 0; }
+    int nranks() const override { return 4; }
+    std::string local_address() const override { return "10.0.0.1"; }
+    std::string peer_address() const override { return ""; }
+    std::string host_address_of(int rank) const override
+    {
+        return rank % 2 == 0 ? "10.0.0." + std::to_string(rank / 2 + 1) : "";
+    }
+    Status exchange(const Bytes&, Bytes&) override { return Status::runtime("unused"); }
+    Status barrier() override { return Status::runtime("unused"); }
+    Status broadcast(Bytes&) override { return Status::runtime("unused"); }
+    Status gather(const Bytes&, std::vector<Bytes>&) override { return Status::runtime("unused"); }
+};
+
+TEST(PeerLinks, LinksDialTheHostTheBootstrapKnowsNotWhatARankSays)
+{
+    KnownHosts boot;
+    std::vector<std::string> said = {"192.0.2.9", "addr1", "192.0.2.9", "addr3"};
+    EXPECT_EQ(link_addresses(boot, said), (std::vector<std::string>{"10.0.0.1", "addr1", "10.0.0.2", "addr3"}));
+    Hub hub(2);
+    ThreadBootstrap none(hub, 0, 2); // knows no host: the ranks' own word
+    EXPECT_EQ(link_addresses(none, {"addr0", "addr1"}), (std::vector<std::string>{"addr0", "addr1"}));
+}
+
 TEST(PeerLinks, MatchingsNeverUseARankTwiceAndKeepEveryLink)
 {
     std::vector<Link> links = all_links(7);

@@ -108,6 +108,40 @@ TEST(Allow, NetworksMatchTheirAddressesOnly)
     EXPECT_FALSE(allowed(*odd, address_of("127.128.0.1")));
 }
 
+// The host list of a run of more than two hosts carries addresses as text.
+TEST(Allow, AddressesInTextMatchAsTheSocketsDo)
+{
+    Result<std::vector<Cidr>> allow = parse_cidrs("10.9.0.0/24,fd00::/8");
+    ASSERT_TRUE(allow) << allow.status().message();
+    EXPECT_TRUE(allowed_address(*allow, "10.9.0.4"));
+    EXPECT_FALSE(allowed_address(*allow, "10.9.1.4"));
+    EXPECT_TRUE(allowed_address(*allow, "::ffff:10.9.0.4"));
+    EXPECT_TRUE(allowed_address(*allow, "fd00::7"));
+    EXPECT_FALSE(allowed_address(*allow, "2001:db8::1"));
+    // Only numeric addresses: a name is never resolved into the list.
+    for (const char* text : {"", "node4", "10.9.0", "10.9.0.4/32", "10.9.0.4 "})
+        EXPECT_FALSE(allowed_address(*allow, text)) << text;
+}
+
+TEST(RunHosts, TheHostListRoundTripsAndOnlyItsShapeIsTaken)
+{
+    RunHosts hosts{2, {"10.9.0.1", "10.9.0.2", "fd00::3"}};
+    EXPECT_EQ(pack_run_hosts(hosts), "hosts 2 10.9.0.1 10.9.0.2 fd00::3");
+    Result<RunHosts> back = unpack_run_hosts(pack_run_hosts(hosts));
+    ASSERT_TRUE(back) << back.status().message();
+    EXPECT_EQ(back->index, 2);
+    EXPECT_EQ(back->addresses, hosts.addresses);
+    // Fewer than three hosts, the client's index (0) or one past the list,
+    // an empty address, anything but the keyword: refused.
+    for (const char* text : {"", "hosts", "hosts 1 a b", "hosts 0 a b c", "hosts 3 a b c", "hosts 1 a  c",
+                             "hosts 1 a b c ", "hosts -1 a b c", "hosts 99999999999999999999 a b c", "host 1 a b c"}) {
+        Result<RunHosts> refused = unpack_run_hosts(text);
+        ASSERT_FALSE(refused) << text;
+        EXPECT_EQ(refused.status().kind(), ErrorKind::usage);
+        EXPECT_NE(refused.status().message().find("host list"), std::string::npos) << refused.status().message();
+    }
+}
+
 TEST(Allow, BadNetworksAreUsageErrorsNamingThem)
 {
     for (const char* text : {"10.0.0.0/33", "::1/129", "example.org", "10.0.0.0/x", "10.0.0.0,", ""}) {

@@ -63,6 +63,22 @@ private:
     std::string local_address_copy_, peer_address_copy_;
 };
 
+// What a bootstrap may know first-hand about where the ranks are (the
+// host list of a --listen/--connect run). An interface of its own, asked
+// with known_host_address(), rather than a virtual of Bootstrap: pattern
+// plugins that derive from Bootstrap keep the layout they were built with.
+class HostDirectory {
+public:
+    virtual ~HostDirectory() = default;
+    // The address of `rank`'s host, or "" when only that rank can say.
+    virtual std::string host_address_of(int rank) const = 0;
+};
+
+// `boot`'s first-hand address of `rank`'s host (HostDirectory), or "". Per-peer
+// links dial it when it is not empty, so that no rank can make another dial
+// elsewhere by what it says of itself.
+std::string known_host_address(const Bootstrap& boot, int rank);
+
 Bytes to_bytes(const std::string& text);
 std::string to_string(const Bytes& bytes);
 

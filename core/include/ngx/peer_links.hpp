@@ -52,6 +52,11 @@ Status open_links_collectively(Bootstrap& boot, const std::vector<Link>& links,
                                const std::function<Status(Bootstrap& to_peer)>& open_one,
                                const std::vector<std::string>& addresses = {});
 
+// The address the links to each rank dial: known_host_address(boot, r)
+// where the bootstrap knows rank r's host first-hand, else what rank r said
+// of itself (`relayed[r]`, its local_address()).
+std::vector<std::string> link_addresses(const Bootstrap& boot, const std::vector<std::string>& relayed);
+
 class PeerLinks {
 public:
     // Collective: learns which link each rank's connect() opened: none for a
@@ -80,7 +85,7 @@ private:
     Bootstrap* boot_;
     LayoutKind layout_;
     std::set<Link> open_;                // every rank's links: the same set on every rank
-    std::vector<std::string> addresses_; // every rank's local_address()
+    std::vector<std::string> addresses_; // every rank's host: known_host_address(), else its local_address()
     int connect_peer_ = -1;
     int current_ = -1;
 };
