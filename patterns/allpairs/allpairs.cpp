@@ -246,15 +246,9 @@ Status AllPairs::run(PatternContext& ctx)
     if (!rounds)
         return rounds.status();
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), *rounds, nranks));
-    Result<RankHosts> hosts = hosts_of_run(ctx.bootstrap, ctx.settings.host_of);
-    if (!hosts)
-        return hosts.status();
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout());
-    if (!links)
-        return links.status();
-    Result<Buffer> buffer = ctx.transport.alloc(std::max(latency_size_, bandwidth_size_));
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(RankHosts hosts, hosts_of_run(ctx.bootstrap, ctx.settings.host_of));
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, layout()));
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(std::max(latency_size_, bandwidth_size_)));
     const size_t side = me == 0 ? size_t(nranks) : 0; // the matrices live on rank 0 only
     Matrix lat(side, std::vector<double>(side, missing)), bw = lat;
     size_t done = 0;
@@ -262,10 +256,10 @@ Status AllPairs::run(PatternContext& ctx)
     for (const Round& round : *rounds) {
         mark_step(ctx.settings.progress, "allpairs round", done + 1);
         std::vector<Cell> cells;
-        status = links->open_for(round);
+        status = links.open_for(round);
         for (const std::vector<Transfer>& phase : phases_of(round))
             if (status)
-                status = run_phase(ctx, *links, phase, *buffer, cells);
+                status = run_phase(ctx, links, phase, buffer, cells);
         if (status)
             status = collect(ctx, cells, lat, bw);
         if (!status)
@@ -273,7 +267,7 @@ Status AllPairs::run(PatternContext& ctx)
         ++done;
     }
     if (me == 0)
-        if (Status written = report(ctx, *hosts, lat, bw, done, rounds->size()); !written && status)
+        if (Status written = report(ctx, hosts, lat, bw, done, rounds->size()); !written && status)
             return written;
     return status.is_ok() ? status
                           : status.with_context("allpairs round " + std::to_string(done + 1) + " of " +

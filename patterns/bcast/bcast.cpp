@@ -117,16 +117,12 @@ Status Bcast::run(PatternContext& ctx)
         for (uint64_t size : ctx.settings.sizes) {
             if (ctx.transport.has(NGX_CAP_DATATYPES))
                 NGX_TRY(ctx.transport.set_layout(layout_.element, stride, false));
-            Result<std::vector<double>> mine = series(ctx, *buffer, size);
-            if (!mine)
-                return mine.status();
-            Result<std::vector<double>> worst = slowest(ctx, *mine);
-            if (!worst)
-                return worst.status();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> mine, series(ctx, *buffer, size));
+            NGX_ASSIGN_OR_RETURN(std::vector<double> worst, slowest(ctx, mine));
             ctx.sink.count_messages((ctx.settings.warmup + ctx.settings.count) * uint64_t(P - 1));
             if (ctx.bootstrap.rank() != 0)
                 continue;
-            SizeRecord record = make_record(ctx, size, std::move(*worst));
+            SizeRecord record = make_record(ctx, size, std::move(worst));
             record.extra = {
                 {"processes", double(P)}, {"stride", double(stride)}, {"oversubscribed", oversubscribed ? 1.0 : 0.0}};
             ctx.sink.size_done(std::move(record));

@@ -184,10 +184,8 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
         NGX_TRY(answer(rep));
         if (!lossy(ctx))
             break;
-        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done);
-        if (!more)
-            return more.status();
-        goes_on = *more;
+        NGX_ASSIGN_OR_RETURN(bool more, responder_meets(ctx, spec, rep, Meet::done));
+        goes_on = more;
     }
     return Status::ok();
 }
@@ -399,10 +397,8 @@ Status answer_from(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, ui
 {
     if (!ctx.settings.verify)
         return responder_loop<false>(ctx, buffer, nullptr, spec, rep);
-    Result<Buffer> reply = ctx.transport.alloc(size_t(spec.size));
-    if (!reply)
-        return reply.status();
-    return responder_loop<true>(ctx, buffer, &*reply, spec, rep);
+    NGX_ASSIGN_OR_RETURN(Buffer reply, ctx.transport.alloc(size_t(spec.size)));
+    return responder_loop<true>(ctx, buffer, &reply, spec, rep);
 }
 
 } // namespace

@@ -254,12 +254,8 @@ Status Ebb::run(PatternContext& ctx)
     if (!rounds)
         return rounds.status();
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout, *rounds, nranks));
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout);
-    if (!links)
-        return links.status();
-    Result<Buffer> buffer = ctx.transport.alloc(spec_.bytes);
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, layout));
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(spec_.bytes));
     std::vector<std::vector<Direction>> bisections; // rank 0's
     size_t complete = 0;
     Status status;
@@ -267,11 +263,11 @@ Status Ebb::run(PatternContext& ctx)
         mark_step(ctx.settings.progress, "ebb bisection", complete + 1);
         std::vector<FlowCell> cells;
         std::vector<Direction> directions;
-        status = links->open_for(round);
+        status = links.open_for(round);
         for (const std::vector<Transfer>& phase : phases_of(round)) {
             directions.push_back({phase, std::vector<double>(phase.size(), missing_value)});
             if (status)
-                status = run_phase(ctx, *links, phase, *buffer, cells);
+                status = run_phase(ctx, links, phase, buffer, cells);
         }
         if (status)
             status = collect(ctx, cells, directions);

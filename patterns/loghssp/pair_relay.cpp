@@ -98,10 +98,8 @@ Result<Bytes> PairRelay::step(const Bytes& mine)
 
 Status PairRelay::exchange(const Bytes& mine, Bytes& theirs)
 {
-    Result<Bytes> got = step(mine);
-    if (!got)
-        return got.status();
-    theirs = std::move(*got);
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
+    theirs = std::move(got);
     return Status::ok();
 }
 
@@ -112,22 +110,18 @@ Status PairRelay::barrier()
 
 Status PairRelay::broadcast(Bytes& value)
 {
-    Result<Bytes> got = step(is_driver() ? value : Bytes());
-    if (!got)
-        return got.status();
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(is_driver() ? value : Bytes()));
     if (!is_driver())
-        value = std::move(*got);
+        value = std::move(got);
     return Status::ok();
 }
 
 Status PairRelay::gather(const Bytes& mine, std::vector<Bytes>& all)
 {
-    Result<Bytes> got = step(mine);
-    if (!got)
-        return got.status();
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
     all.clear();
     if (is_driver())
-        all = {mine, std::move(*got)};
+        all = {mine, std::move(got)};
     return Status::ok();
 }
 
@@ -135,14 +129,12 @@ Status PairRelay::finish(const Status& mine)
 {
     Frame frame{mine ? State::finished : State::failed, mine ? Bytes() : to_bytes(mine.message())};
     for (;;) {
-        Result<std::vector<Frame>> frames = relay_step(all_, frame);
-        if (!frames)
-            return frames.status();
-        if (!std::all_of(frames->begin(), frames->end(), ended))
+        NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all_, frame));
+        if (!std::all_of(frames.begin(), frames.end(), ended))
             continue;
         if (!mine)
             return mine;
-        return first_failure(*frames, {driver_, responder_});
+        return first_failure(frames, {driver_, responder_});
     }
 }
 
