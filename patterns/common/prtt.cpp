@@ -160,15 +160,13 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
     return true;
 }
 
-// The responder after a failed module call in repetition `rep`: a lost
-// message leads to a resync meeting (`rep` becomes the driver's count and the
-// series goes on); any other failure ends the series.
-Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const char* operation,
-                               ngx_status code)
+// The responder after a failed module call in repetition `rep` (`failed`, from
+// Transport::failure): a lost message leads to a resync meeting (`rep` becomes
+// the driver's count and the series goes on); any other failure ends the series.
+Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const Status& failed)
 {
-    Status status = ctx.transport.failure(operation, code);
     if (!ctx.transport.lost_message())
-        return status.with_context(where(spec.size, rep));
+        return failed.with_context(where(spec.size, rep));
     Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
     return goes_on ? Status::ok() : goes_on.status();
 }
@@ -383,7 +381,7 @@ template <bool Verify>
             code = transport.send_code(answer, spec.size);
         }
         if (code != NGX_OK) [[unlikely]] {
-            NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+            NGX_TRY(responder_after_failure(ctx, spec, rep, transport.failure(operation, code)));
             continue;
         }
         if constexpr (Verify) // the last of the n messages (all n carry the same payload)
@@ -469,10 +467,9 @@ Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce
             if (ctx.interrupted())
                 return Status::interrupted(where(spec.size, rep) + ": interrupted");
             mark_repetition(ctx.settings.progress, rep);
-            const char* operation = "recv";
-            ngx_status code = once(rep, operation);
-            if (code != NGX_OK) {
-                NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+            const Status done = once(rep);
+            if (!done) {
+                NGX_TRY(responder_after_failure(ctx, spec, rep, done));
                 continue;
             }
             ++rep;

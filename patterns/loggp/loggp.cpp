@@ -230,18 +230,19 @@ private:
         std::vector<double> receive_us(spec.samples);
         const double read_us = timer_read_cost_us(timer);
         // A repetition lost to a dropped message is retried after the resync (answer_series).
-        Status status = answer_series(ctx, spec, [&](uint64_t rep, const char*& operation) {
+        Status status = answer_series(ctx, spec, [&](uint64_t rep) {
             timer.busy_wait_us(2 * d);
             uint64_t start = timer.now();
             ngx_status code = transport.recv_code(buffer.data(), spec.size);
             uint64_t end = timer.now();
             if (code != NGX_OK)
-                return code;
-            operation = "send";
+                return transport.failure("recv", code);
             code = transport.send_code(buffer.data(), spec.size);
-            if (code == NGX_OK && rep >= spec.warmup) // less the one timer read inside the interval
+            if (code != NGX_OK)
+                return transport.failure("send", code);
+            if (rep >= spec.warmup) // less the one timer read inside the interval
                 receive_us[rep - spec.warmup] = timer.to_us(end - start) - read_us;
-            return code;
+            return Status::ok();
         });
         if (!status)
             return status.with_context("o_r");
