@@ -142,11 +142,9 @@ private:
         NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_1_0, run_prtt(ctx, buffer, single));
         NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_n_0, run_prtt(ctx, buffer, burst));
         if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
-            Result<std::vector<double>> delay =
-                swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0});
-            if (!delay)
-                return delay.status();
-            state.d = ctx.bootstrap.is_driver() ? median(prtt_1_0) : delay->front();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> delay,
+                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0}));
+            state.d = ctx.bootstrap.is_driver() ? median(prtt_1_0) : delay.front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples,
                          series_warmup(state, slice.warmup, messages_, state.d)};

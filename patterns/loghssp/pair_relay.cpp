@@ -84,11 +84,9 @@ PairRelay::PairRelay(Bootstrap& all, int driver, int responder) : all_(all), dri
 Result<Bytes> PairRelay::step(const Bytes& mine)
 {
     ++steps_;
-    Result<std::vector<Frame>> frames = relay_step(all_, Frame{State::measuring, mine});
-    if (!frames)
-        return frames.status();
+    NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all_, Frame{State::measuring, mine}));
     const int partner = is_driver() ? responder_ : driver_;
-    const Frame& theirs = (*frames)[size_t(partner)];
+    const Frame& theirs = frames[size_t(partner)];
     if (theirs.state != State::measuring)
         return Status::runtime("rank " + std::to_string(partner) + " ended the pair's measurement at step " +
                                std::to_string(steps_) +
@@ -142,11 +140,9 @@ Status idle_while_pair_measures(Bootstrap& all, int driver, int responder, Progr
 {
     for (uint64_t step = 0;; ++step) {
         mark_repetition(progress, step);
-        Result<std::vector<Frame>> frames = relay_step(all, Frame{State::idle, {}});
-        if (!frames)
-            return frames.status();
-        if (std::all_of(frames->begin(), frames->end(), ended))
-            return first_failure(*frames, {driver, responder});
+        NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all, Frame{State::idle, {}}));
+        if (std::all_of(frames.begin(), frames.end(), ended))
+            return first_failure(frames, {driver, responder});
     }
 }
 
