@@ -148,10 +148,8 @@ Status check_json_document(const Json& document, const std::string& where)
 
 Result<Json> read_json_input(const std::string& path)
 {
-    Result<std::string> text = read_regular_file(path);
-    if (!text)
-        return text.status();
-    Json document = Json::parse(*text, nullptr, false);
+    NGX_ASSIGN_OR_RETURN(std::string text, read_regular_file(path));
+    Json document = Json::parse(text, nullptr, false);
     if (document.is_discarded())
         return Status::usage(path + ": not a JSON file");
     NGX_TRY(check_json_document(document, path));

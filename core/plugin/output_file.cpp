@@ -153,12 +153,10 @@ Status write_atomically(const std::string& named, const std::string& text)
 {
     const std::string path = followed(named);
     struct stat existing {};
-    Result<Target> target = target_of(path, &existing);
-    if (!target)
-        return target.status();
-    if (*target == Target::in_place)
+    NGX_ASSIGN_OR_RETURN(Target target, target_of(path, &existing));
+    if (target == Target::in_place)
         return write_in_place(path, text);
-    return write_through_temporary(path, text, *target == Target::regular ? existing.st_mode & 07777 : new_file_mode());
+    return write_through_temporary(path, text, target == Target::regular ? existing.st_mode & 07777 : new_file_mode());
 }
 
 // An existing file is opened for appending; otherwise a probe file of this
@@ -171,12 +169,10 @@ Status check_writable(const std::string& named)
     const std::string path = followed(named);
     const auto cannot = [&] { return Status::usage("-o " + path + ": cannot write there: " + std::strerror(errno)); };
     struct stat existing {};
-    Result<Target> target = target_of(path, &existing);
-    if (!target)
-        return target.status();
-    if (*target == Target::in_place) // opening a FIFO could block until a reader comes
+    NGX_ASSIGN_OR_RETURN(Target target, target_of(path, &existing));
+    if (target == Target::in_place) // opening a FIFO could block until a reader comes
         return access(path.c_str(), W_OK) == 0 ? Status::ok() : cannot();
-    if (*target == Target::regular) {
+    if (target == Target::regular) {
         const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
             return cannot();

@@ -94,10 +94,9 @@ public:
 
     Status exchange(const Bytes& mine, Bytes& theirs) override
     {
-        Result<std::vector<Frame>> frames = relay_step(all_, Frame{StepState::exchanging, peer_, mine});
-        if (!frames)
-            return frames.status();
-        const Frame& answer = (*frames)[size_t(peer_)];
+        NGX_ASSIGN_OR_RETURN(const std::vector<Frame> frames,
+                             relay_step(all_, Frame{StepState::exchanging, peer_, mine}));
+        const Frame& answer = frames[size_t(peer_)];
         if (answer.state != StepState::exchanging || answer.to != rank())
             return Status::runtime("rank " + std::to_string(peer_) +
                                    " did not take part in the link's exchange (it ended opening the link early or "
@@ -130,10 +129,8 @@ Status finish_matching(Bootstrap& boot, const Status& mine)
 {
     Frame frame{mine ? StepState::finished : StepState::failed, -1, mine ? Bytes() : to_bytes(mine.message())};
     for (;;) {
-        Result<std::vector<Frame>> step = relay_step(boot, frame);
-        if (!step)
-            return step.status();
-        const std::vector<Frame>& frames = *step;
+        NGX_ASSIGN_OR_RETURN(std::vector<Frame> step, relay_step(boot, frame));
+        const std::vector<Frame>& frames = step;
         bool everyone_ended =
             std::none_of(frames.begin(), frames.end(), [](const Frame& f) { return f.state == StepState::exchanging; });
         if (!everyone_ended)
@@ -222,11 +219,8 @@ Result<PeerLinks> PeerLinks::create(Transport& transport, Bootstrap& boot, Layou
     // A module with per-peer links was only set up by connect (PatternInfo::layouts); one without them has
     // the link of connect to the bootstrap's peer.
     const int connected_peer = transport.has(NGX_CAP_PEER_LINKS) ? -1 : boot.peer();
-    Result<std::vector<Frame>> described =
-        relay_step(boot, Frame{StepState::finished, -1, describe_rank(boot, connected_peer)});
-    if (!described)
-        return described.status();
-    const std::vector<Frame>& frames = *described;
+    NGX_ASSIGN_OR_RETURN(const std::vector<Frame> frames,
+                         relay_step(boot, Frame{StepState::finished, -1, describe_rank(boot, connected_peer)}));
     std::set<Link> open;
     std::vector<std::string> addresses;
     for (size_t rank = 0; rank < frames.size(); ++rank) {

@@ -73,23 +73,17 @@ Status parse_item(std::string_view item, StepRule rule, std::vector<uint64_t>& o
         return Status::usage("empty item in size list (two commas in a row, or a trailing comma?)");
     size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
-        Result<uint64_t> size = parse_byte_count(item);
-        if (!size)
-            return size.status();
-        out.push_back(*size);
+        NGX_ASSIGN_OR_RETURN(uint64_t size, parse_byte_count(item));
+        out.push_back(size);
         return Status::ok();
     }
     if (dash == 0)
         return bad_size(item, "sizes cannot be negative and a range needs a start");
-    Result<uint64_t> first = parse_byte_count(item.substr(0, dash));
-    if (!first)
-        return first.status();
-    Result<uint64_t> last = parse_byte_count(item.substr(dash + 1));
-    if (!last)
-        return last.status();
-    if (*last <= *first)
+    NGX_ASSIGN_OR_RETURN(uint64_t first, parse_byte_count(item.substr(0, dash)));
+    NGX_ASSIGN_OR_RETURN(uint64_t last, parse_byte_count(item.substr(dash + 1)));
+    if (last <= first)
         return Status::usage("invalid size range '" + std::string(item) + "': its end must be larger than its start");
-    return expand_range(*first, *last, rule, out);
+    return expand_range(first, last, rule, out);
 }
 
 } // namespace
@@ -104,12 +98,10 @@ Result<uint64_t> parse_byte_count(std::string_view text)
         return bad_size(text, text.front() == '-' ? "sizes cannot be negative" : "not a number");
     if (error == std::errc::result_out_of_range)
         return bad_size(text, "too large");
-    Result<uint64_t> factor = unit_factor(text, std::string_view(end, text.data() + text.size() - end));
-    if (!factor)
-        return factor.status();
-    if (number > max_message_bytes / *factor)
+    NGX_ASSIGN_OR_RETURN(uint64_t factor, unit_factor(text, std::string_view(end, text.data() + text.size() - end)));
+    if (number > max_message_bytes / factor)
         return bad_size(text, "larger than the limit of 1 GiB");
-    return number * *factor;
+    return number * factor;
 }
 
 Result<std::vector<uint64_t>> parse_sizes(std::string_view text, StepRule rule)

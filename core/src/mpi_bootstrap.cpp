@@ -228,10 +228,8 @@ Status MpiBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
 
 Status MpiBootstrap::exchange_addresses()
 {
-    Result<std::string> local = choose_local_address();
-    if (!local)
-        return local.status();
-    local_address_ = *local;
+    NGX_ASSIGN_OR_RETURN(std::string local, choose_local_address());
+    local_address_ = local;
     if (grouping_ == RankGrouping::group)
         return Status::ok(); // no peer: collective modules address the group, not an address
     Bytes theirs;

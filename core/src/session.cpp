@@ -127,24 +127,24 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     settings.cancel = cancel_;
     settings.max_message_size = size_t(config_.settings.sizes.back());
     settings.buffer_offset = config_.buffer_offset;
-    Result<std::unique_ptr<Transport>> transport = Transport::open(choice.module, choice.options, settings);
-    if (!transport)
-        return transport.status(); // a bad module option: no run has begun
+    // A bad module option returns here: no run has begun.
+    NGX_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport,
+                         Transport::open(choice.module, choice.options, settings));
     begin_run(choice, pattern);
     mark_step(&progress_, "connecting");
-    NGX_TRY(connect_for_pattern(**transport, boot_, *config_.pattern));
+    NGX_TRY(connect_for_pattern(*transport, boot_, *config_.pattern));
     RunSettings run_settings = config_.settings;
     run_settings.progress = &progress_;
     // A module in virtual time (sim --sim-clock virtual) times the run with
     // its clock, and the bootstrap carries that time (virtual_bootstrap.hpp).
-    if (std::optional<ngx_virtual_clock> clock = (*transport)->virtual_clock()) {
+    if (std::optional<ngx_virtual_clock> clock = transport->virtual_clock()) {
         Timer simulated = Timer::virtual_time(*clock);
         VirtualBootstrap timed(boot_, *clock);
         note_timer(simulated);
-        PatternContext context{**transport, timed, simulated, run_settings, *this, cancel_, {}};
+        PatternContext context{*transport, timed, simulated, run_settings, *this, cancel_, {}};
         NGX_TRY(pattern.run(context));
     } else {
-        PatternContext context{**transport, boot_, timer_, run_settings, *this, cancel_, {}};
+        PatternContext context{*transport, boot_, timer_, run_settings, *this, cancel_, {}};
         NGX_TRY(pattern.run(context));
     }
     mark_step(&progress_, "waiting for the peer after the run");

@@ -2,6 +2,8 @@
 #include <ngx/fit/measured.hpp>
 #include <ngx/fit/student_t.hpp>
 
+#include "failure_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -105,14 +107,15 @@ Weighting weighting_of(std::span<const double> val, std::span<const double> scal
 Status validate(std::span<const double> size, std::span<const double> val)
 {
     if (size.size() != val.size())
-        return Status::invalid_input;
+        return invalid_input(std::to_string(size.size()) + " sizes but " + std::to_string(val.size()) + " values");
     for (std::size_t i = 0; i < size.size(); ++i) {
         if (!std::isfinite(size[i]) || !std::isfinite(val[i]))
-            return Status::invalid_input;
+            return invalid_input("point " + std::to_string(i) + " is not finite");
         if (i > 0 && !(size[i] > size[i - 1]))
-            return Status::invalid_input;
+            return invalid_input("sizes are not increasing at point " + std::to_string(i) + " (" +
+                                 detail::number(size[i - 1]) + ", then " + detail::number(size[i]) + ")");
     }
-    return Status::ok;
+    return Status::ok();
 }
 
 // Median of chi^2_k / k by the Wilson-Hilferty approximation (k >= 1).
@@ -201,10 +204,10 @@ std::optional<double> lsq_relative(std::span<const double> size, std::span<const
 Result<std::vector<Range>> detect_protocol_ranges_paper(std::span<const double> size, std::span<const double> val,
                                                         const PaperDetectorOptions& opt)
 {
-    if (const Status s = validate(size, val); s != Status::ok)
-        return s;
+    NGX_TRY(validate(size, val));
     if (opt.lookahead == 0 || !(opt.pfact > 0.0))
-        return Status::invalid_input;
+        return invalid_input("the detector needs a look-ahead >= 1 and pfact > 0 (got " +
+                             std::to_string(opt.lookahead) + ", " + detail::number(opt.pfact) + ")");
     std::vector<Range> ranges;
     const std::size_t n = size.size();
     if (n == 0)
@@ -259,16 +262,16 @@ double estimate_noise_variance(std::span<const double> size, std::span<const dou
 Result<std::vector<Range>> detect_protocol_ranges(std::span<const double> size, std::span<const double> val,
                                                   const RobustDetectorOptions& opt, std::span<const double> scale)
 {
-    if (const Status s = validate(size, val); s != Status::ok)
-        return s;
+    NGX_TRY(validate(size, val));
     if (opt.lookahead == 0 || !(opt.pfact > 0.0) || opt.min_segment < 3 || opt.noise_window < 3 ||
         !(opt.floor_factor >= 0.0) || !(opt.confirm_alpha >= 0.0))
-        return Status::invalid_input;
+        return invalid_input("detector options out of range (look-ahead >= 1, pfact > 0, min_segment >= 3, "
+                             "noise_window >= 3, floor_factor >= 0, confirm_alpha >= 0)");
     if (!scale.empty() && scale.size() != val.size())
-        return Status::invalid_input;
+        return invalid_input(std::to_string(scale.size()) + " scale values for " + detail::count(val.size(), "point"));
     for (double v : scale)
         if (!std::isfinite(v))
-            return Status::invalid_input;
+            return invalid_input("a scale value is not finite");
     std::vector<Range> ranges;
     const std::size_t n = size.size();
     if (n == 0)
@@ -348,17 +351,16 @@ Result<CurveRanges> detect_protocol_ranges_any(std::span<const double> size, std
                                                const RobustDetectorOptions& opt)
 {
     if (curves.empty())
-        return Status::invalid_input;
+        return invalid_input("no curve to detect protocol changes on");
     std::vector<Candidate> candidates;
     for (std::size_t k = 0; k < curves.size(); ++k) {
         RobustDetectorOptions own = opt;
         if (std::isfinite(curves[k].noise_variance))
             own.noise_variance = curves[k].noise_variance;
-        Result<std::vector<Range>> r = detect_protocol_ranges(size, curves[k].val, own, curves[k].scale);
-        if (!r)
-            return r.status();
-        for (std::size_t i = 0; i + 1 < r->size(); ++i)
-            candidates.push_back({(*r)[i].last, k});
+        NGX_ASSIGN_OR_RETURN(const std::vector<Range> r,
+                             detect_protocol_ranges(size, curves[k].val, own, curves[k].scale));
+        for (std::size_t i = 0; i + 1 < r.size(); ++i)
+            candidates.push_back({r[i].last, k});
     }
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.split < b.split; });

@@ -1,5 +1,7 @@
 #include <ngx/fit/least_squares.hpp>
 
+#include "failure_text.hpp"
+
 #include <cmath>
 
 namespace ngx::fit {
@@ -78,19 +80,20 @@ LineFit solve_line(std::span<const double> x, std::span<const double> y, std::sp
     return f;
 }
 
-Status check_inputs(std::span<const double> x, std::span<const double> y, double level) noexcept
+Status check_inputs(std::span<const double> x, std::span<const double> y, double level)
 {
     if (x.size() != y.size())
-        return Status::invalid_input;
+        return invalid_input("x and y differ in length (" + std::to_string(x.size()) + " vs " +
+                             std::to_string(y.size()) + ")");
     if (!(level > 0.0 && level < 1.0))
-        return Status::invalid_input;
+        return invalid_input("confidence level " + detail::number(level) + " is not in (0, 1)");
     if (!all_finite(x) || !all_finite(y))
-        return Status::invalid_input;
+        return invalid_input("a value of x or y is not finite");
     if (x.size() < 2)
-        return Status::too_few_points;
+        return too_few_points(detail::count(x.size(), "point") + ", a line needs 2");
     if (all_equal(x))
-        return Status::degenerate;
-    return Status::ok;
+        return degenerate("all " + std::to_string(x.size()) + " x are " + detail::number(x[0]) + ", no slope");
+    return Status::ok();
 }
 
 } // namespace
@@ -106,21 +109,19 @@ double LineFit::predict_std_error(double x) const noexcept
 
 Result<LineFit> fit_line(std::span<const double> x, std::span<const double> y, double level)
 {
-    if (const Status s = check_inputs(x, y, level); s != Status::ok)
-        return s;
+    NGX_TRY(check_inputs(x, y, level));
     return solve_line(x, y, {}, level);
 }
 
 Result<LineFit> fit_line_weighted(std::span<const double> x, std::span<const double> y, std::span<const double> w,
                                   double level)
 {
-    if (const Status s = check_inputs(x, y, level); s != Status::ok)
-        return s;
+    NGX_TRY(check_inputs(x, y, level));
     if (w.size() != x.size())
-        return Status::invalid_input;
+        return invalid_input(std::to_string(w.size()) + " weights for " + detail::count(x.size(), "point"));
     for (double wi : w)
         if (!std::isfinite(wi) || !(wi > 0.0))
-            return Status::invalid_input;
+            return invalid_input("weight " + detail::number(wi) + " is not finite and positive");
     return solve_line(x, y, w, level);
 }
 

@@ -1,6 +1,7 @@
 #include <ngx/fit/linear_model.hpp>
 #include <ngx/fit/student_t.hpp>
 
+#include "failure_text.hpp"
 #include "linear_impl.hpp"
 
 #include <algorithm>
@@ -23,23 +24,24 @@ Status check(std::span<const double> design, std::size_t p, std::span<const doub
              double level)
 {
     if (p == 0 || design.size() != y.size() * p)
-        return Status::invalid_input;
+        return invalid_input("a design of " + std::to_string(design.size()) + " values is not " +
+                             std::to_string(y.size()) + " rows of " + detail::count(p, "parameter"));
     if (!w.empty() && w.size() != y.size())
-        return Status::invalid_input;
+        return invalid_input(std::to_string(w.size()) + " weights for " + detail::count(y.size(), "point"));
     if (!(level > 0.0 && level < 1.0))
-        return Status::invalid_input;
+        return invalid_input("confidence level " + detail::number(level) + " is not in (0, 1)");
     for (double v : design)
         if (!std::isfinite(v))
-            return Status::invalid_input;
+            return invalid_input("a value of the design matrix is not finite");
     for (double v : y)
         if (!std::isfinite(v))
-            return Status::invalid_input;
+            return invalid_input("a measured value is not finite");
     for (double v : w)
         if (!std::isfinite(v) || !(v > 0.0))
-            return Status::invalid_input;
+            return invalid_input("weight " + detail::number(v) + " is not finite and positive");
     if (y.size() < p)
-        return Status::too_few_points;
-    return Status::ok;
+        return too_few_points(detail::count(y.size(), "point") + " for " + detail::count(p, "parameter"));
+    return Status::ok();
 }
 
 Work weighted_scaled(std::span<const double> design, std::size_t p, std::span<const double> y,
@@ -121,14 +123,14 @@ std::vector<double> invert_r(Work& m)
 Result<LinearFit> detail::fit_linear_impl(std::span<const double> design, std::size_t p, std::span<const double> y,
                                           std::span<const double> w, double level, bool with_intervals)
 {
-    if (const Status s = check(design, p, y, w, level); s != Status::ok)
-        return s;
+    NGX_TRY(check(design, p, y, w, level));
     Work m = weighted_scaled(design, p, y, w);
-    for (double s : m.scale)
-        if (!(s > 0.0))
-            return Status::degenerate;
+    for (std::size_t j = 0; j < p; ++j)
+        if (!(m.scale[j] > 0.0))
+            return degenerate("column " + std::to_string(j) + " of the design is all zero");
     if (!householder(m))
-        return Status::degenerate;
+        return degenerate("the " + detail::count(p, "parameter") + " are not independent in these " +
+                          detail::count(y.size(), "point"));
 
     const std::size_t n = y.size();
     std::vector<double> z(p);

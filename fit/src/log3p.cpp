@@ -1,5 +1,6 @@
 #include <ngx/fit/log3p.hpp>
 
+#include "failure_text.hpp"
 #include "rounds.hpp"
 
 #include <algorithm>
@@ -29,19 +30,24 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
 Status validate(std::span<const Log3PSample> c, std::span<const Log3PStridedSample> st)
 {
     if (c.empty())
-        return Status::too_few_points;
+        return too_few_points("no contiguous sample, log3P needs 1");
     for (std::size_t i = 0; i < c.size(); ++i) {
         if (!std::isfinite(c[i].size) || c[i].size < 0 || !std::isfinite(c[i].t_self) ||
             !std::isfinite(c[i].t_remote) || !std::isfinite(c[i].t_mem))
-            return Status::invalid_input;
+            return invalid_input("the contiguous sample at " + detail::number(c[i].size) +
+                                 " B has a negative size or a time that is not finite");
         if (i > 0 && !(c[i].size > c[i - 1].size))
-            return Status::invalid_input;
+            return invalid_input("contiguous sizes are not increasing: " + detail::number(c[i - 1].size) + " B, then " +
+                                 detail::number(c[i].size) + " B");
     }
     for (const Log3PStridedSample& s : st)
         if (!std::isfinite(s.size) || s.size < 0 || !std::isfinite(s.stride) || !(s.stride > 0) ||
             !std::isfinite(s.t_self) || (s.t_remote && !std::isfinite(*s.t_remote)))
-            return Status::invalid_input;
-    return Status::ok;
+            return invalid_input("the strided sample at " + detail::number(s.size) + " B, stride " +
+                                 detail::number(s.stride) +
+                                 " has a negative size, a stride <= 0 or a time that is "
+                                 "not finite");
+    return Status::ok();
 }
 
 std::optional<LineFit> summary_line(const std::vector<double>& x, const std::vector<double>& y)
@@ -161,8 +167,7 @@ double Log3PParams::tree_bcast(double P, double s, double d) const noexcept
 
 Result<Log3PFit> fit_log3p(std::span<const Log3PSample> contiguous, std::span<const Log3PStridedSample> strided)
 {
-    if (const Status st = validate(contiguous, strided); st != Status::ok)
-        return st;
+    NGX_TRY(validate(contiguous, strided));
     Log3PFit f;
     Log3PParams& p = f.params;
     for (const Log3PSample& c : contiguous) {

@@ -2,6 +2,7 @@
 #include <ngx/fit/loggp_joint.hpp>
 #include <ngx/fit/loggp_quality.hpp>
 
+#include "failure_text.hpp"
 #include "rounds.hpp"
 
 #include <algorithm>
@@ -16,20 +17,22 @@ constexpr double nan_v = Measured::nan;
 Status validate(std::span<const PrttSample> samples, double n)
 {
     if (!std::isfinite(n) || n < 2)
-        return Status::invalid_input;
+        return invalid_input("n = " + detail::number(n) + " messages per train, PRTT(n,..) needs n >= 2");
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const PrttSample& s = samples[i];
+        const std::string at = "the sample at " + detail::number(s.size) + " B";
         if (!std::isfinite(s.size) || s.size < 1 || !std::isfinite(s.prtt_1_0) || !std::isfinite(s.prtt_n_0) ||
             !std::isfinite(s.prtt_n_d) || !std::isfinite(s.delay) || s.delay < 0)
-            return Status::invalid_input;
+            return invalid_input(at + " has a size below 1, a time that is not finite or a negative delay");
         if (s.o_r && !std::isfinite(*s.o_r))
-            return Status::invalid_input;
+            return invalid_input(at + " has an o_r that is not finite");
         if (i > 0 && !(s.size > samples[i - 1].size))
-            return Status::invalid_input;
+            return invalid_input("sizes are not increasing: " + detail::number(samples[i - 1].size) + " B, then " +
+                                 detail::number(s.size) + " B");
     }
     if (samples.size() < 2)
-        return Status::too_few_points;
-    return Status::ok;
+        return too_few_points(detail::count(samples.size(), "size") + ", LogGP needs 2");
+    return Status::ok();
 }
 
 // 1/v^2 with |v| floored at 1e-6 max|v| (no infinite weights at v ~ 0).
@@ -114,15 +117,13 @@ Result<Detected> detect_any(std::span<const PrttSample> samples, const PerSize& 
         curves.push_back({o_r, {}, noise.o_r});
         names.push_back(LogGPCurve::receive_overhead);
     }
-    Result<CurveRanges> found = detect_protocol_ranges_any(ps.x, curves, opt.robust);
-    if (!found)
-        return found.status();
+    NGX_ASSIGN_OR_RETURN(CurveRanges found, detect_protocol_ranges_any(ps.x, curves, opt.robust));
     Detected d;
-    d.ranges = std::move(found->ranges);
-    d.candidates = std::move(found->candidates);
+    d.ranges = std::move(found.ranges);
+    d.candidates = std::move(found.candidates);
     d.split_by.resize(d.ranges.size());
-    for (std::size_t i = 0; i < found->found_by.size(); ++i)
-        for (std::size_t k : found->found_by[i])
+    for (std::size_t i = 0; i < found.found_by.size(); ++i)
+        for (std::size_t k : found.found_by[i])
             d.split_by[i + 1].push_back(names[k]);
     return d;
 }
@@ -141,11 +142,8 @@ Result<Detected> detect(std::span<const PrttSample> samples, const PerSize& ps, 
 {
     if (opt.method == ChangePointMethod::robust)
         return detect_any(samples, ps, n, opt);
-    Result<std::vector<Range>> r = detect_on_gap(ps, opt);
-    if (!r)
-        return r.status();
     Detected d;
-    d.ranges = std::move(*r);
+    NGX_ASSIGN_OR_RETURN(d.ranges, detect_on_gap(ps, opt));
     d.split_by.resize(d.ranges.size());
     return d;
 }
@@ -252,7 +250,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     // Hoefler et al. 2007 section 3.3: least squares over eq. (7), intercept g, slope G.
     Result<LineFit> gap = line(xs, ys, guarded_relative_weights(ys), rel, opt.level);
     if (!gap)
-        return gap.status();
+        return gap.status().with_context("the range " + detail::number(samples[r.first].size) + ".." +
+                                         detail::number(samples[r.last].size) + " B");
 
     LogGPRange range;
     LogGPRangeDetail detail;
@@ -296,7 +295,7 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     detail.gap_line = std::move(*gap);
     fit.params.ranges.push_back(range);
     fit.details.push_back(std::move(detail));
-    return Status::ok;
+    return Status::ok();
 }
 
 struct RangeFitError {
@@ -309,7 +308,7 @@ RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerS
                                  const LogGPOptions& opt)
 {
     LogGPFit scratch;
-    if (fit_range(samples, ps, r, n, opt, scratch) != Status::ok)
+    if (!fit_range(samples, ps, r, n, opt, scratch))
         return {};
     const LogGPRange& range = scratch.params.ranges.front();
     return {range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0};
@@ -572,28 +571,24 @@ ModelError range_error(std::span<const PrttSample> samples, double n, const LogG
 
 Result<LogGPFit> fit_loggp(std::span<const PrttSample> samples, double n, const LogGPOptions& opt)
 {
-    if (const Status s = validate(samples, n); s != Status::ok)
-        return s;
+    NGX_TRY(validate(samples, n));
     if (!(opt.level > 0 && opt.level < 1) || !(std::isnan(opt.relative_noise) || opt.relative_noise > 0))
-        return Status::invalid_input;
+        return invalid_input("confidence level " + detail::number(opt.level) + " is not in (0, 1) or relative noise " +
+                             detail::number(opt.relative_noise) + " is not positive");
 
     LogGPFit fit;
     const PerSize ps = per_size(samples, n);
     fit.o_per_size = ps.o;
     fit.gap_per_size = ps.y;
 
-    Result<Detected> found = detect(samples, ps, n, opt);
-    if (!found)
-        return found.status();
-    Detected ranges = std::move(*found);
+    NGX_ASSIGN_OR_RETURN(Detected ranges, detect(samples, ps, n, opt));
     if (opt.split_misfits && opt.method == ChangePointMethod::robust)
         ranges = choose_splits_by_model(samples, ps, n, opt, std::move(ranges));
     ranges = merge_single_points(std::move(ranges));
     if (opt.split_misfits && opt.method == ChangePointMethod::robust)
         ranges = split_misfits(samples, ps, n, opt, std::move(ranges));
     for (std::size_t i = 0; i < ranges.ranges.size(); ++i) {
-        if (const Status s = fit_range(samples, ps, ranges.ranges[i], n, opt, fit); s != Status::ok)
-            return s;
+        NGX_TRY(fit_range(samples, ps, ranges.ranges[i], n, opt, fit));
         fit.details.back().split_by = std::move(ranges.split_by[i]);
     }
 

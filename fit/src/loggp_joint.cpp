@@ -2,6 +2,8 @@
 #include <ngx/fit/loggp_joint.hpp>
 #include <ngx/fit/loggp_quality.hpp>
 
+#include "failure_text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -188,7 +190,7 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
             if (free[j])
                 cols.push_back(j);
         if (cols.empty())
-            return Status::degenerate;
+            return degenerate("no parameter of eq. (1)-(7) left free and observed");
         Theta fixed = start;
         for (std::size_t j = 0; j < param_count; ++j)
             if (held[j])
@@ -203,14 +205,12 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
                 design.push_back(sys.rows[i][j]);
             y.push_back(rhs);
         }
-        Result<LinearFit> lf = fit_linear(design, cols.size(), y, sys.weight, level);
-        if (!lf)
-            return lf.status();
-        use_groupwise_intervals(sys, design, *lf, level);
+        NGX_ASSIGN_OR_RETURN(LinearFit lf, fit_linear(design, cols.size(), y, sys.weight, level));
+        use_groupwise_intervals(sys, design, lf, level);
         std::size_t most_negative = param_count;
         for (std::size_t k = 0; k < cols.size(); ++k)
-            if (lf->coef[k].value < 0 && !(signed_L && cols[k] == L_) &&
-                (most_negative == param_count || lf->coef[k].value < lf->coef[most_negative].value))
+            if (lf.coef[k].value < 0 && !(signed_L && cols[k] == L_) &&
+                (most_negative == param_count || lf.coef[k].value < lf.coef[most_negative].value))
                 most_negative = k;
         if (most_negative != param_count) { // a cost below zero: hold it at 0, solve the rest again
             held[cols[most_negative]] = true;
@@ -225,13 +225,14 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
                 out.held.push_back(param_names[j]);
         }
         for (std::size_t k = 0; k < cols.size(); ++k) {
-            out.theta[cols[k]] = lf->coef[k].value;
-            out.measured[cols[k]] = lf->coef[k];
+            out.theta[cols[k]] = lf.coef[k].value;
+            out.measured[cols[k]] = lf.coef[k];
             out.solved[cols[k]] = true;
         }
         return out;
     }
-    return Status::not_converged;
+    return not_converged("holding negative costs at 0 left none >= 0 after " +
+                         detail::count(param_count + 1, "attempt"));
 }
 
 // The solution where solved, else the paper's estimate (with its interval),
@@ -414,13 +415,14 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
                                       LogGPRange& range, bool signed_L_when_missing)
 {
     if (samples.size() < 3 || !(n >= 2))
-        return Status::too_few_points;
+        return too_few_points(detail::count(samples.size(), "size") + " with n = " + detail::number(n) +
+                              ", the joint fit needs 3 sizes and n >= 2");
     // The overheads of eq. (1) as the predictions use them (LogGPRange::overheads_at).
     const bool with_o_r = std::isfinite(range.o_r_at(samples.front().size));
     const Theta theta = theta_of(range, with_o_r);
     for (double v : theta)
         if (!std::isfinite(v))
-            return Status::invalid_input;
+            return invalid_input("the range's starting parameters are not all finite");
 
     JointFit out;
     const ModelError paper = range_error(samples, n, range);

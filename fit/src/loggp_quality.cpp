@@ -1,5 +1,7 @@
 #include <ngx/fit/loggp_quality.hpp>
 
+#include "failure_text.hpp"
+
 #include <array>
 #include <cmath>
 
@@ -136,12 +138,18 @@ std::vector<QualityMiss> misses_of(std::span<const PrttSample> samples, double n
 
 Status validate(std::span<const PrttSample> samples, double n, const LogGPParams& p, const QualityOptions& opt)
 {
-    if (!(n >= 2) || p.ranges.empty() || (!opt.rel_ci.empty() && opt.rel_ci.size() != samples.size()))
-        return Status::invalid_input;
+    if (!(n >= 2))
+        return invalid_input("n = " + detail::number(n) + " messages per train, PRTT(n,..) needs n >= 2");
+    if (p.ranges.empty())
+        return invalid_input("the LogGP parameters have no range to assess");
+    if (!opt.rel_ci.empty() && opt.rel_ci.size() != samples.size())
+        return invalid_input(std::to_string(opt.rel_ci.size()) + " relative intervals for " +
+                             detail::count(samples.size(), "sample"));
     for (std::size_t i = 1; i < samples.size(); ++i)
         if (!(samples[i].size > samples[i - 1].size))
-            return Status::invalid_input;
-    return Status::ok;
+            return invalid_input("sizes are not increasing: " + detail::number(samples[i - 1].size) + " B, then " +
+                                 detail::number(samples[i].size) + " B");
+    return Status::ok();
 }
 
 } // namespace
@@ -179,8 +187,7 @@ std::string_view reason_name(MissReason r) noexcept
 Result<LogGPQuality> assess_loggp(std::span<const PrttSample> samples, double n, const LogGPParams& p,
                                   const QualityOptions& opt)
 {
-    if (const Status s = validate(samples, n, p, opt); s != Status::ok)
-        return s;
+    NGX_TRY(validate(samples, n, p, opt));
     // Which samples each range predicts (range_for, as every prediction).
     std::vector<std::vector<std::size_t>> members(p.ranges.size());
     for (std::size_t i = 0; i < samples.size(); ++i)

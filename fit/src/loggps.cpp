@@ -1,5 +1,6 @@
 #include <ngx/fit/loggps.hpp>
 
+#include "failure_text.hpp"
 #include "linear_impl.hpp"
 #include "rounds.hpp"
 
@@ -373,18 +374,21 @@ Status validate(std::span<const RttPoint> pts, const LogGPSOptions& opt)
 {
     for (const RttPoint& p : pts)
         if (!std::isfinite(p.size) || p.size < 0 || !std::isfinite(p.w) || p.w < 0 || !std::isfinite(p.rtt))
-            return Status::invalid_input;
+            return invalid_input("the point at " + detail::number(p.size) + " B, w = " + detail::number(p.w) +
+                                 " has a negative or non-finite size, w or RTT");
     if (opt.s && !(*opt.s >= 0))
-        return Status::invalid_input;
+        return invalid_input("threshold s = " + detail::number(*opt.s) + " is below 0");
     if (opt.S && !(*opt.S >= 0))
-        return Status::invalid_input;
+        return invalid_input("threshold S = " + detail::number(*opt.S) + " is below 0");
     if (opt.s && opt.S && *opt.S < *opt.s)
-        return Status::invalid_input;
+        return invalid_input("threshold S = " + detail::number(*opt.S) + " is below s = " + detail::number(*opt.s));
     if (!(opt.level > 0 && opt.level < 1) || !(opt.threshold_penalty >= 0))
-        return Status::invalid_input;
+        return invalid_input("confidence level " + detail::number(opt.level) +
+                             " is not in (0, 1) or threshold penalty " + detail::number(opt.threshold_penalty) +
+                             " is below 0");
     if (pts.size() < 4)
-        return Status::too_few_points;
-    return Status::ok;
+        return too_few_points(detail::count(pts.size(), "point") + ", LogGPS needs 4");
+    return Status::ok();
 }
 
 // Threshold candidates: the given value, or every distinct size from the
@@ -454,8 +458,7 @@ bool physical(const Candidate& c)
 
 Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions& opt)
 {
-    if (const Status st = validate(pts, opt); st != Status::ok)
-        return st;
+    NGX_TRY(validate(pts, opt));
     std::vector<double> sizes;
     for (const RttPoint& p : pts)
         sizes.push_back(p.size);
@@ -497,7 +500,8 @@ Result<LogGPSFit> fit_loggps(std::span<const RttPoint> pts, const LogGPSOptions&
         }
     }
     if (!found && !found_unphysical)
-        return Status::degenerate;
+        return degenerate("no pair of thresholds s <= S over " + detail::count(sizes.size(), "size") +
+                          " gave a solvable LogGPS system");
     if (!found)
         best = std::move(best_unphysical); // solved with intervals in the search
     LogGPSFit f = finish(pts, best, sizes);
@@ -509,7 +513,9 @@ Result<LogGPSFit> fit_loggps(std::span<const double> sizes, std::span<const doub
                              std::span<const double> rtt_wW, double W, const LogGPSOptions& opt)
 {
     if (sizes.size() != rtt_w0.size() || sizes.size() != rtt_wW.size() || !(W > 0) || !std::isfinite(W))
-        return Status::invalid_input;
+        return invalid_input(std::to_string(sizes.size()) + " sizes, " + std::to_string(rtt_w0.size()) +
+                             " RTTs at w = 0 and " + std::to_string(rtt_wW.size()) +
+                             " at w = W = " + detail::number(W) + " (equal counts and W > 0 needed)");
     std::vector<RttPoint> pts;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         pts.push_back({sizes[i], 0.0, rtt_w0[i]});
@@ -523,10 +529,14 @@ Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::spa
 {
     const std::size_t n = sizes.size();
     if (rtt_w0.size() != n || rtt_wW.size() != n || !(W > 0) || !(S >= s) || !(s >= 0))
-        return Status::invalid_input;
+        return invalid_input(std::to_string(n) + " sizes, " + std::to_string(rtt_w0.size()) + " and " +
+                             std::to_string(rtt_wW.size()) + " RTTs, W = " + detail::number(W) +
+                             ", s = " + detail::number(s) + ", S = " + detail::number(S) +
+                             " (equal counts, W > 0 and 0 <= s <= S needed)");
     for (std::size_t i = 1; i < n; ++i)
         if (!(sizes[i] > sizes[i - 1]))
-            return Status::invalid_input;
+            return invalid_input("sizes are not increasing: " + detail::number(sizes[i - 1]) + " B, then " +
+                                 detail::number(sizes[i]) + " B");
 
     auto segment_line = [&](std::span<const double> y, auto in) -> Result<LineFit> {
         std::vector<double> xs, ys;
@@ -544,9 +554,14 @@ Result<LogGPSParams> derive_loggps_paper(std::span<const double> sizes, std::spa
     if (!multi_w0)
         multi_w0 = segment_line(rtt_w0, [&](double k) { return k > S; });
     const auto sync_wW = segment_line(rtt_wW, [&](double k) { return k > S; }); // 2Os+Or+Gl
-    for (const Result<LineFit>* r : {&short_w0, &async_wW, static_cast<const Result<LineFit>*>(&multi_w0), &sync_wW})
+    const std::pair<const Result<LineFit>*, const char*> segments[] = {{&short_w0, "RTT at w = 0 up to s"},
+                                                                       {&async_wW, "RTT at w = W up to S"},
+                                                                       {&multi_w0, "RTT at w = 0 above s"},
+                                                                       {&sync_wW, "RTT at w = W above S"}};
+    for (const auto& [r, segment] : segments)
         if (!*r)
-            return r->status() == Status::degenerate ? Status::too_few_points : r->status();
+            return (r->status().reason() == Reason::degenerate ? too_few_points(r->status().message()) : r->status())
+                .with_context(std::string("the line of ") + segment);
 
     LogGPSParams p;
     p.s = s;

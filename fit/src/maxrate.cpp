@@ -1,6 +1,7 @@
 #include <ngx/fit/linear_model.hpp>
 #include <ngx/fit/maxrate.hpp>
 
+#include "failure_text.hpp"
 #include "linear_impl.hpp"
 #include "rounds.hpp"
 
@@ -218,22 +219,28 @@ Status validate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, cons
 {
     for (const NodeCommPoint& p : pts)
         if (!std::isfinite(p.k) || p.k < 1 || !std::isfinite(p.n) || p.n < 0 || !std::isfinite(p.t) || !(p.t > 0))
-            return Status::invalid_input;
+            return invalid_input("the point k = " + detail::number(p.k) + ", n = " + detail::number(p.n) +
+                                 " B, T = " + detail::number(p.t) + " needs k >= 1, n >= 0 and T > 0, all finite");
     if (!(opt.level > 0 && opt.level < 1) || !(opt.rho_max > 0))
-        return Status::invalid_input;
+        return invalid_input("confidence level " + detail::number(opt.level) + " is not in (0, 1) or rho_max " +
+                             detail::number(opt.rho_max) + " is not positive");
     if (pts.size() < 3)
-        return Status::too_few_points;
+        return too_few_points(detail::count(pts.size(), "point") + ", max-rate needs more than 3");
     auto varies = [&](double NodeCommPoint::*field) {
         return std::any_of(pts.begin(), pts.end(),
                            [&](const NodeCommPoint& p) { return p.*field != pts.front().*field; });
     };
     if (!varies(&NodeCommPoint::k)) // one k: R_N and R_C cannot be told apart
-        return Status::degenerate;
+        return degenerate("every point has k = " + detail::number(pts.front().k) + ", R_N and R_C need 2 pair counts");
     if (!varies(&NodeCommPoint::n)) // one size: the startup and the rates cannot be told apart
-        return Status::degenerate;
+        return degenerate("every point has n = " + detail::number(pts.front().n) +
+                          " B, the startup and the rates need 2 sizes");
     // More points than parameters, or the intervals have no degrees of freedom.
     const std::size_t parameters = variant == MaxRateVariant::three_parameter ? 3 : 4;
-    return pts.size() > parameters ? Status::ok : Status::too_few_points;
+    if (pts.size() <= parameters)
+        return too_few_points(detail::count(pts.size(), "point") + " for " + detail::count(parameters, "parameter") +
+                              ", the intervals need one more");
+    return Status::ok();
 }
 
 } // namespace
@@ -279,8 +286,7 @@ double MaxRateParams::tree_bcast(double P, double n) const noexcept
 
 Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVariant variant, const MaxRateOptions& opt)
 {
-    if (const Status st = validate(pts, variant, opt); st != Status::ok)
-        return st;
+    NGX_TRY(validate(pts, variant, opt));
     std::vector<double> w;
     if (opt.relative_weights)
         for (const NodeCommPoint& p : pts)
@@ -289,11 +295,11 @@ Result<MaxRateFit> fit_maxrate(std::span<const NodeCommPoint> pts, MaxRateVarian
     const RhoFit found =
         variant == MaxRateVariant::three_parameter ? fit_for_rho(pts, w, 1.0, opt.level) : fit_four(pts, w, opt);
     if (!found.ok)
-        return Status::degenerate;
+        return degenerate("no split of the " + detail::count(pts.size(), "point") + " gave a solvable max-rate system");
     // The chosen split once more, now with its confidence intervals.
     const RhoFit best = solve_split(pts, w, found.rho, found.threshold, opt.level, true);
     if (!best.ok)
-        return Status::degenerate;
+        return degenerate("the chosen split (rho = " + detail::number(found.rho) + ") has no confidence intervals");
 
     MaxRateFit f;
     f.variant = variant;

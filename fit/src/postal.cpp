@@ -24,19 +24,17 @@ double PostalParams::tree_bcast(double P, double n) const noexcept
 Result<PostalFit> fit_postal(std::span<const double> n, std::span<const double> t, const PostalOptions& opt)
 {
     // Gropp et al. 2016: T = s + r n by least squares.
-    Result<LineFit> line =
-        opt.relative_weights ? fit_line_weighted(n, t, relative_weights(t), opt.level) : fit_line(n, t, opt.level);
-    if (!line)
-        return line.status();
+    NGX_ASSIGN_OR_RETURN(LineFit line, opt.relative_weights ? fit_line_weighted(n, t, relative_weights(t), opt.level)
+                                                            : fit_line(n, t, opt.level));
     PostalFit f;
-    f.s = line->intercept;
-    f.r = line->slope;
+    f.s = line.intercept;
+    f.r = line.slope;
     f.params = {f.s.value, f.r.value};
     std::vector<double> pred;
     for (double x : n)
         pred.push_back(f.params.time(x));
     f.error = model_error(t, pred);
-    f.line = std::move(*line);
+    f.line = std::move(line);
     return f;
 }
 

@@ -242,30 +242,22 @@ Status AllPairs::run(PatternContext& ctx)
     const int nranks = ctx.bootstrap.nranks(), me = ctx.bootstrap.rank();
     latency_size_ = std::max<uint64_t>(1, ctx.settings.sizes.front());
     bandwidth_size_ = std::max<uint64_t>(stream_ack_bytes, ctx.settings.sizes.back());
-    Result<std::vector<Round>> rounds = plan_layout({.kind = layout(), .nranks = nranks});
-    if (!rounds)
-        return rounds.status();
-    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), *rounds, nranks));
-    Result<RankHosts> hosts = hosts_of_run(ctx.bootstrap, ctx.settings.host_of);
-    if (!hosts)
-        return hosts.status();
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout());
-    if (!links)
-        return links.status();
-    Result<Buffer> buffer = ctx.transport.alloc(std::max(latency_size_, bandwidth_size_));
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(std::vector<Round> rounds, plan_layout({.kind = layout(), .nranks = nranks}));
+    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), rounds, nranks));
+    NGX_ASSIGN_OR_RETURN(RankHosts hosts, hosts_of_run(ctx.bootstrap, ctx.settings.host_of));
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, layout()));
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(std::max(latency_size_, bandwidth_size_)));
     const size_t side = me == 0 ? size_t(nranks) : 0; // the matrices live on rank 0 only
     Matrix lat(side, std::vector<double>(side, missing)), bw = lat;
     size_t done = 0;
     Status status;
-    for (const Round& round : *rounds) {
+    for (const Round& round : rounds) {
         mark_step(ctx.settings.progress, "allpairs round", done + 1);
         std::vector<Cell> cells;
-        status = links->open_for(round);
+        status = links.open_for(round);
         for (const std::vector<Transfer>& phase : phases_of(round))
             if (status)
-                status = run_phase(ctx, *links, phase, *buffer, cells);
+                status = run_phase(ctx, links, phase, buffer, cells);
         if (status)
             status = collect(ctx, cells, lat, bw);
         if (!status)
@@ -273,11 +265,11 @@ Status AllPairs::run(PatternContext& ctx)
         ++done;
     }
     if (me == 0)
-        if (Status written = report(ctx, *hosts, lat, bw, done, rounds->size()); !written && status)
+        if (Status written = report(ctx, hosts, lat, bw, done, rounds.size()); !written && status)
             return written;
     return status.is_ok() ? status
                           : status.with_context("allpairs round " + std::to_string(done + 1) + " of " +
-                                                std::to_string(rounds->size()));
+                                                std::to_string(rounds.size()));
 }
 
 } // namespace

@@ -109,24 +109,19 @@ Status Bcast::run(PatternContext& ctx)
                   << " CPUs: oversubscribed (the broadcasts are correct; their times include ranks waiting for a "
                      "core)\n";
     const uint64_t largest = ctx.settings.sizes.back();
-    Result<Buffer> buffer = ctx.transport.alloc(Layout{layout_.element, layout_.strides.back()}.span(largest));
-    if (!buffer)
-        return buffer.status();
-    std::memset(buffer->data(), 0x3c, buffer->size());
+    NGX_ASSIGN_OR_RETURN(Buffer buffer,
+                         ctx.transport.alloc(Layout{layout_.element, layout_.strides.back()}.span(largest)));
+    std::memset(buffer.data(), 0x3c, buffer.size());
     for (uint64_t stride : layout_.strides)
         for (uint64_t size : ctx.settings.sizes) {
             if (ctx.transport.has(NGX_CAP_DATATYPES))
                 NGX_TRY(ctx.transport.set_layout(layout_.element, stride, false));
-            Result<std::vector<double>> mine = series(ctx, *buffer, size);
-            if (!mine)
-                return mine.status();
-            Result<std::vector<double>> worst = slowest(ctx, *mine);
-            if (!worst)
-                return worst.status();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> mine, series(ctx, buffer, size));
+            NGX_ASSIGN_OR_RETURN(std::vector<double> worst, slowest(ctx, mine));
             ctx.sink.count_messages((ctx.settings.warmup + ctx.settings.count) * uint64_t(P - 1));
             if (ctx.bootstrap.rank() != 0)
                 continue;
-            SizeRecord record = make_record(ctx, size, std::move(*worst));
+            SizeRecord record = make_record(ctx, size, std::move(worst));
             record.extra = {
                 {"processes", double(P)}, {"stride", double(stride)}, {"oversubscribed", oversubscribed ? 1.0 : 0.0}};
             ctx.sink.size_done(std::move(record));

@@ -148,10 +148,8 @@ Status Coll::configure(const OptionValues& values)
         return Status::usage(read.error());
     if (settings_.params.empty())
         return Status::ok();
-    Result<CollectiveModel> model = load_model(settings_.params);
-    if (!model)
-        return model.status();
-    model_ = std::move(*model);
+    NGX_ASSIGN_OR_RETURN(CollectiveModel model, load_model(settings_.params));
+    model_ = std::move(model);
     if (!settings_.gamma_given)
         settings_.gamma = model_->gamma_us_per_byte;
     return Status::ok();
@@ -279,14 +277,10 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     const int P = ctx.bootstrap.nranks();
     const std::string what = "the library's " + std::string(fit::op_name(settings_.op)) + " of " + format_bytes(bytes);
     const size_t span = std::max<size_t>(1, bytes) * size_t(P);
-    Result<Buffer> send = ctx.transport.alloc(span);
-    if (!send)
-        return send.status();
-    Result<Buffer> recv = ctx.transport.alloc(span);
-    if (!recv)
-        return recv.status();
+    NGX_ASSIGN_OR_RETURN(Buffer send, ctx.transport.alloc(span));
+    NGX_ASSIGN_OR_RETURN(Buffer recv, ctx.transport.alloc(span));
     std::vector<double> ones(span / sizeof(double), 1.0);
-    std::memcpy(send->data(), ones.data(), ones.size() * sizeof(double));
+    std::memcpy(send.data(), ones.data(), ones.size() * sizeof(double));
     const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, fit/collectives.hpp)
     std::vector<double> mine;
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
@@ -294,7 +288,7 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
             return Status::interrupted(what + ": interrupted");
         NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
         const uint64_t t0 = ctx.timer.now();
-        NGX_TRY(ctx.transport.collective(op, send->data(), recv->data(), bytes).with_context(what));
+        NGX_TRY(ctx.transport.collective(op, send.data(), recv.data(), bytes).with_context(what));
         const uint64_t t1 = ctx.timer.now();
         if (rep >= ctx.settings.warmup)
             mine.push_back(ctx.timer.to_us(t1 - t0));
@@ -317,11 +311,10 @@ Status Coll::predict(Point& point, long long P, const fit::ScheduleRules& rules)
     fit::Collective c = collective(point.algorithm, P, point.bytes, settings_.gamma);
     if (point.segment > 0)
         c.segment_bytes = point.segment;
-    Result<double> events = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule, rules);
-    if (!events)
-        return events.status();
+    NGX_ASSIGN_OR_RETURN(double events,
+                         checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::schedule, rules));
     Result<double> closed = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::closed_form);
-    point.predicted_us = *events;
+    point.predicted_us = events;
     point.closed_form_us = closed ? *closed : unknown;
     return Status::ok();
 }
@@ -369,15 +362,13 @@ Status Coll::run_library(PatternContext& ctx)
 {
     for (uint64_t bytes : ctx.settings.sizes) {
         mark_step(ctx.settings.progress, "coll library", bytes);
-        Result<Point> point = measure_library(ctx, bytes);
-        if (!point)
-            return point.status();
+        NGX_ASSIGN_OR_RETURN(Point point, measure_library(ctx, bytes));
         if (ctx.bootstrap.rank() != 0)
             continue;
         // The MPI library's own: LogGOPSim's rules (it progresses messages
         // while it waits in a call).
-        NGX_TRY(predict(*point, ctx.bootstrap.nranks(), fit::ScheduleRules{}));
-        report(ctx, *point, ctx.bootstrap.nranks());
+        NGX_TRY(predict(point, ctx.bootstrap.nranks(), fit::ScheduleRules{}));
+        report(ctx, point, ctx.bootstrap.nranks());
     }
     return Status::ok();
 }
@@ -391,19 +382,15 @@ Status Coll::run(PatternContext& ctx)
     NGX_TRY(PeerLinks::check_module(
         ctx.transport.module(), LayoutKind::group,
         {links_round(fit::collective_schedule(collective(settings_.algorithms.front(), P, 1, 0)))}, P));
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::group);
-    if (!links)
-        return links.status();
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::group));
     for (fit::Algorithm a : settings_.algorithms)
         for (uint64_t bytes : ctx.settings.sizes) {
             mark_step(ctx.settings.progress, "coll", bytes);
-            Result<Point> point = measure(ctx, *links, a, bytes);
-            if (!point)
-                return point.status();
+            NGX_ASSIGN_OR_RETURN(Point point, measure(ctx, links, a, bytes));
             if (ctx.bootstrap.rank() != 0)
                 continue;
-            NGX_TRY(predict(*point, P, own_rules(ctx.transport)));
-            report(ctx, *point, P);
+            NGX_TRY(predict(point, P, own_rules(ctx.transport)));
+            report(ctx, point, P);
         }
     return Status::ok();
 }

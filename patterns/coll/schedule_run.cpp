@@ -29,14 +29,10 @@ Status ScheduleRunner::prepare()
     size_t largest = 1;
     for (const fit::ScheduleOp& op : ops_)
         largest = std::max(largest, message_bytes(op.bytes));
-    Result<Buffer> out = transport_.alloc(largest);
-    if (!out)
-        return out.status();
-    Result<Buffer> in = transport_.alloc(largest);
-    if (!in)
-        return in.status();
-    out_ = std::move(*out);
-    in_ = std::move(*in);
+    NGX_ASSIGN_OR_RETURN(Buffer out, transport_.alloc(largest));
+    NGX_ASSIGN_OR_RETURN(Buffer in, transport_.alloc(largest));
+    out_ = std::move(out);
+    in_ = std::move(in);
     own_.assign(largest / sizeof(double) + 1, 1.0);
     for (size_t i = 0; i < largest / sizeof(double); ++i) {
         const double one = 1.0;

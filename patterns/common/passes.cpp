@@ -111,10 +111,8 @@ Status agree_on_pass(PatternContext& ctx, uint64_t pass, const PassPlan& plan, s
     }
     if (driver)
         return Status::ok();
-    Result<std::vector<size_t>> extra = parse_extra(text, pass, ctx.settings.sizes.size(), plan.adaptive);
-    if (!extra)
-        return extra.status();
-    indices = std::move(*extra);
+    NGX_ASSIGN_OR_RETURN(std::vector<size_t> extra, parse_extra(text, pass, ctx.settings.sizes.size(), plan.adaptive));
+    indices = std::move(extra);
     return Status::ok();
 }
 
@@ -210,12 +208,10 @@ Status report(PatternContext& ctx, const PassedSweep& sweep, size_t index, SizeS
     ctx.losses = state.losses;
     state.reported = true;
     state.modes = state.pooled.empty() ? Modes{} : find_modes(state.pooled.front()); // record() may take them
-    Result<SizeRecord> record = sweep.record(last, state.pooled);
-    if (!record)
-        return record.status();
-    record->extra.emplace_back("passes", double(state.passes));
-    record->extra.emplace_back("bimodal", state.modes.bimodal ? 1.0 : 0.0);
-    ctx.sink.size_done(std::move(*record));
+    NGX_ASSIGN_OR_RETURN(SizeRecord record, sweep.record(last, state.pooled));
+    record.extra.emplace_back("passes", double(state.passes));
+    record.extra.emplace_back("bimodal", state.modes.bimodal ? 1.0 : 0.0);
+    ctx.sink.size_done(std::move(record));
     return Status::ok();
 }
 
@@ -352,9 +348,7 @@ double widest_rel_ci95(const Series& series)
 Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
 {
     const RunSettings& settings = ctx.settings;
-    Result<Buffer> buffer = ctx.transport.alloc(size_t(settings.sizes.back()));
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(size_t(settings.sizes.back())));
     PassPlan plan = plan_passes(settings);
     std::vector<SizeState> states(settings.sizes.size());
     std::vector<std::vector<size_t>> order;
@@ -386,7 +380,7 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
                             slice_samples(settings, plan, pass, states[index].kept),
                             0};
             slice.warmup = slice.first ? settings.warmup : plan.rewarm;
-            status = measure_slice(ctx, sweep, slice, states[index], *buffer);
+            status = measure_slice(ctx, sweep, slice, states[index], buffer);
             if (status)
                 order.back().push_back(index);
             if (status && report_early && (plan.adaptive || pass + 1 == plan.passes))

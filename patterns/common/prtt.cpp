@@ -160,15 +160,13 @@ Result<bool> responder_meets(PatternContext& ctx, const PrttSpec& spec, uint64_t
     return true;
 }
 
-// The responder after a failed module call in repetition `rep`: a lost
-// message leads to a resync meeting (`rep` becomes the driver's count and the
-// series goes on); any other failure ends the series.
-Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const char* operation,
-                               ngx_status code)
+// The responder after a failed module call in repetition `rep` (`failed`, from
+// Transport::failure): a lost message leads to a resync meeting (`rep` becomes
+// the driver's count and the series goes on); any other failure ends the series.
+Status responder_after_failure(PatternContext& ctx, const PrttSpec& spec, uint64_t& rep, const Status& failed)
 {
-    Status status = ctx.transport.failure(operation, code);
     if (!ctx.transport.lost_message())
-        return status.with_context(where(spec.size, rep));
+        return failed.with_context(where(spec.size, rep));
     Result<bool> goes_on = responder_meets(ctx, spec, rep, Meet::resync);
     return goes_on ? Status::ok() : goes_on.status();
 }
@@ -184,10 +182,8 @@ Status respond_until_done(PatternContext& ctx, const PrttSpec& spec, Answer answ
         NGX_TRY(answer(rep));
         if (!lossy(ctx))
             break;
-        Result<bool> more = responder_meets(ctx, spec, rep, Meet::done);
-        if (!more)
-            return more.status();
-        goes_on = *more;
+        NGX_ASSIGN_OR_RETURN(bool more, responder_meets(ctx, spec, rep, Meet::done));
+        goes_on = more;
     }
     return Status::ok();
 }
@@ -385,7 +381,7 @@ template <bool Verify>
             code = transport.send_code(answer, spec.size);
         }
         if (code != NGX_OK) [[unlikely]] {
-            NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+            NGX_TRY(responder_after_failure(ctx, spec, rep, transport.failure(operation, code)));
             continue;
         }
         if constexpr (Verify) // the last of the n messages (all n carry the same payload)
@@ -399,10 +395,8 @@ Status answer_from(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, ui
 {
     if (!ctx.settings.verify)
         return responder_loop<false>(ctx, buffer, nullptr, spec, rep);
-    Result<Buffer> reply = ctx.transport.alloc(size_t(spec.size));
-    if (!reply)
-        return reply.status();
-    return responder_loop<true>(ctx, buffer, &*reply, spec, rep);
+    NGX_ASSIGN_OR_RETURN(Buffer reply, ctx.transport.alloc(size_t(spec.size)));
+    return responder_loop<true>(ctx, buffer, &reply, spec, rep);
 }
 
 } // namespace
@@ -473,10 +467,9 @@ Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce
             if (ctx.interrupted())
                 return Status::interrupted(where(spec.size, rep) + ": interrupted");
             mark_repetition(ctx.settings.progress, rep);
-            const char* operation = "recv";
-            ngx_status code = once(rep, operation);
-            if (code != NGX_OK) {
-                NGX_TRY(responder_after_failure(ctx, spec, rep, operation, code));
+            const Status done = once(rep);
+            if (!done) {
+                NGX_TRY(responder_after_failure(ctx, spec, rep, done));
                 continue;
             }
             ++rep;

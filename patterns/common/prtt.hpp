@@ -60,10 +60,10 @@ Result<std::vector<double>> run_prtt(PatternContext& ctx, Buffer& buffer, const 
 
 // The responder side of a series with its own repetition (e.g. loggp's timed
 // o_r receive), taking part in the resync after a loss like answer_prtt():
-// `once(rep, operation)` runs repetition `rep` and returns the module's code,
-// naming the failed call in `operation` ("recv" before it is called). After
-// a resync `rep` restarts at the driver's count. The driver runs run_prtt().
-using AnswerOnce = std::function<ngx_status(uint64_t rep, const char*& operation)>;
+// `once(rep)` runs repetition `rep` and returns ok or the Status of its failed
+// module call (Transport::failure, which names the call). After a resync
+// `rep` restarts at the driver's count. The driver runs run_prtt().
+using AnswerOnce = std::function<Status(uint64_t rep)>;
 Status answer_series(PatternContext& ctx, const PrttSpec& spec, const AnswerOnce& once);
 
 // What one read of `timer` adds to an interval it ends, in microseconds: the

@@ -30,19 +30,15 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
 
 Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
 {
-    Result<Buffer> buffer = ctx.transport.alloc(size_t(ctx.settings.sizes.back()));
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(size_t(ctx.settings.sizes.back())));
     for (uint64_t size : ctx.settings.sizes) {
         mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
         NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": waiting for the peer"));
         ctx.losses = LossTally{};
         mark_step(ctx.settings.progress, "measuring");
-        Result<SizeRecord> record = measure(size, *buffer);
-        if (!record)
-            return record.status();
+        NGX_ASSIGN_OR_RETURN(SizeRecord record, measure(size, buffer));
         if (ctx.bootstrap.is_driver())
-            ctx.sink.size_done(std::move(*record));
+            ctx.sink.size_done(std::move(record));
     }
     return Status::ok();
 }

@@ -144,17 +144,13 @@ Status Congestion::run_round(PatternContext& ctx, PeerLinks& links, const std::v
                              std::vector<FlowCell>& cells)
 {
     NGX_TRY(ctx.bootstrap.barrier().with_context("starting a round"));
-    Result<std::vector<double>> one = fan_times(ctx, links, buffer, peers, 1);
-    if (!one)
-        return one.status();
-    Result<std::vector<double>> many = fan_times(ctx, links, buffer, peers, spec_.window);
-    if (!many)
-        return many.status();
+    NGX_ASSIGN_OR_RETURN(std::vector<double> one, fan_times(ctx, links, buffer, peers, 1));
+    NGX_ASSIGN_OR_RETURN(std::vector<double> many, fan_times(ctx, links, buffer, peers, spec_.window));
     const int me = ctx.bootstrap.rank();
     if (me == root_ || std::find(peers.begin(), peers.end(), me) != peers.end())
         ctx.sink.count_messages((me == root_ ? peers.size() : 1) * stream_messages(spec_));
-    for (size_t i = 0; i < one->size(); ++i)
-        cells.push_back({me == root_ ? peers[i] : me, (*one)[i], (*many)[i]});
+    for (size_t i = 0; i < one.size(); ++i)
+        cells.push_back({me == root_ ? peers[i] : me, one[i], many[i]});
     return Status::ok();
 }
 
@@ -187,10 +183,10 @@ double slowest(const std::vector<FlowCell>& flows, double FlowCell::*time)
 // Gropp et al. 2016's max-rate model, fitted over the points; an "error" member when it cannot be.
 Json maxrate_json(const std::vector<fit::NodeCommPoint>& points)
 {
-    fit::Result<fit::MaxRateFit> f = fit::fit_maxrate(points);
+    Result<fit::MaxRateFit> f = fit::fit_maxrate(points);
     if (!f)
         return {{"points", points.size()},
-                {"error", f.status() == fit::Status::too_few_points
+                {"error", f.status().reason() == Reason::too_few_points
                               ? "needs more points than its 3 parameters (P >= 3)"
                               : "degenerate: needs 2 flow counts and a fit with positive rates"}};
     auto interval = [](const fit::Measured& m) {
@@ -278,12 +274,8 @@ Status Congestion::run(PatternContext& ctx)
     if (!rounds)
         return rounds.status().with_context("--congestion-root");
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout(), *rounds, nranks));
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout());
-    if (!links)
-        return links.status();
-    Result<Buffer> buffer = ctx.transport.alloc(spec_.bytes);
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, layout()));
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(spec_.bytes));
     std::vector<Point> points; // rank 0's
     size_t complete = 0;
     Status status;
@@ -293,9 +285,9 @@ Status Congestion::run(PatternContext& ctx)
         for (int peer : point.peers)
             point.flows.push_back({peer, missing_value, missing_value});
         std::vector<FlowCell> cells;
-        status = links->open_for(round);
+        status = links.open_for(round);
         if (status)
-            status = run_round(ctx, *links, point.peers, *buffer, cells);
+            status = run_round(ctx, links, point.peers, buffer, cells);
         if (status)
             status = collect(ctx, cells, point);
         points.push_back(std::move(point)); // a failed round: its flows missing (null)

@@ -249,29 +249,23 @@ Status Ebb::run(PatternContext& ctx)
     const int nranks = ctx.bootstrap.nranks(), me = ctx.bootstrap.rank();
     spec_.bytes = std::max<uint64_t>(stream_ack_bytes, ctx.settings.sizes.back());
     spec_.streams = ctx.settings.count;
-    Result<std::vector<Round>> rounds =
-        plan_layout({.kind = layout, .nranks = nranks, .rounds = bisections_, .seed = seed_});
-    if (!rounds)
-        return rounds.status();
-    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout, *rounds, nranks));
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, layout);
-    if (!links)
-        return links.status();
-    Result<Buffer> buffer = ctx.transport.alloc(spec_.bytes);
-    if (!buffer)
-        return buffer.status();
+    NGX_ASSIGN_OR_RETURN(std::vector<Round> rounds,
+                         plan_layout({.kind = layout, .nranks = nranks, .rounds = bisections_, .seed = seed_}));
+    NGX_TRY(PeerLinks::check_module(ctx.transport.module(), layout, rounds, nranks));
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, layout));
+    NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(spec_.bytes));
     std::vector<std::vector<Direction>> bisections; // rank 0's
     size_t complete = 0;
     Status status;
-    for (const Round& round : *rounds) {
+    for (const Round& round : rounds) {
         mark_step(ctx.settings.progress, "ebb bisection", complete + 1);
         std::vector<FlowCell> cells;
         std::vector<Direction> directions;
-        status = links->open_for(round);
+        status = links.open_for(round);
         for (const std::vector<Transfer>& phase : phases_of(round)) {
             directions.push_back({phase, std::vector<double>(phase.size(), missing_value)});
             if (status)
-                status = run_phase(ctx, *links, phase, *buffer, cells);
+                status = run_phase(ctx, links, phase, buffer, cells);
         }
         if (status)
             status = collect(ctx, cells, directions);
@@ -281,10 +275,10 @@ Status Ebb::run(PatternContext& ctx)
         ++complete;
     }
     if (me == 0)
-        report(ctx, *rounds, bisections, complete, nranks);
+        report(ctx, rounds, bisections, complete, nranks);
     return status.is_ok() ? status
                           : status.with_context("ebb bisection " + std::to_string(complete + 1) + " of " +
-                                                std::to_string(rounds->size()));
+                                                std::to_string(rounds.size()));
 }
 
 } // namespace

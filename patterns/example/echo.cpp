@@ -113,14 +113,12 @@ int fail(const Status& status)
 // that has one (the example ignores --module).
 Result<Json> load(const std::string& path, const std::string&)
 {
-    Result<Json> document = read_json_input(path);
-    if (!document)
-        return document.status();
+    NGX_ASSIGN_OR_RETURN(Json document, read_json_input(path));
     const Json* model = nullptr;
-    if (document->contains("model"))
-        model = &(*document)["model"];
-    else if (document->contains("runs") && (*document)["runs"].is_array())
-        for (const Json& run : (*document)["runs"])
+    if (document.contains("model"))
+        model = &document["model"];
+    else if (document.contains("runs") && document["runs"].is_array())
+        for (const Json& run : document["runs"])
             if (model == nullptr && run.is_object() && run.contains("model"))
                 model = &run["model"];
     if (model == nullptr || !model->is_object() || model->value("kind", "") != kind_name ||

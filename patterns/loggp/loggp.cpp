@@ -113,10 +113,8 @@ public:
             return Status::ok();
         if (samples_.size() < 3)
             return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
-        Result<Json> model = fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_);
-        if (!model)
-            return model.status();
-        ctx.sink.set_model(std::move(*model));
+        NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_));
+        ctx.sink.set_model(std::move(model));
         return Status::ok();
     }
 
@@ -141,26 +139,18 @@ private:
         PrttSpec single{slice.size, 1, 0.0, slice.samples, series_warmup(state, slice.warmup, 1, 0)};
         PrttSpec burst{slice.size, messages_, 0.0, slice.samples, series_warmup(state, slice.warmup, messages_, 0)};
         single.batch = burst.batch = state.batch;
-        Result<std::vector<double>> prtt_1_0 = run_prtt(ctx, buffer, single);
-        if (!prtt_1_0)
-            return prtt_1_0.status();
-        Result<std::vector<double>> prtt_n_0 = run_prtt(ctx, buffer, burst);
-        if (!prtt_n_0)
-            return prtt_n_0.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_1_0, run_prtt(ctx, buffer, single));
+        NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_n_0, run_prtt(ctx, buffer, burst));
         if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
-            Result<std::vector<double>> delay =
-                swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(*prtt_1_0) : 0.0});
-            if (!delay)
-                return delay.status();
-            state.d = ctx.bootstrap.is_driver() ? median(*prtt_1_0) : delay->front();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> delay,
+                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0}));
+            state.d = ctx.bootstrap.is_driver() ? median(prtt_1_0) : delay.front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples,
                          series_warmup(state, slice.warmup, messages_, state.d)};
         double d_spent = state.d; // what wait(d) really took, measured by the driver
         delayed.delay_spent_us = &d_spent;
-        Result<std::vector<double>> prtt_n_d = run_prtt(ctx, buffer, delayed);
-        if (!prtt_n_d)
-            return prtt_n_d.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_n_d, run_prtt(ctx, buffer, delayed));
         ctx.sink.count_messages(2 * prtt_message_count(single) + 2 * prtt_message_count(burst));
         single.batch = 1; // o_r times each receive, after a wait of 2d
         single.warmup = series_warmup(state, slice.warmup, 1, 2 * state.d);
@@ -168,7 +158,7 @@ private:
         if (!ctx.bootstrap.is_driver())
             return Series{};
         state.d_spent.push_back(d_spent);
-        return Series{std::move(*prtt_1_0), std::move(*prtt_n_0), std::move(*prtt_n_d)};
+        return Series{std::move(prtt_1_0), std::move(prtt_n_0), std::move(prtt_n_d)};
     }
 
     // The batch of a size: with --loggp-timing
@@ -238,18 +228,19 @@ private:
         std::vector<double> receive_us(spec.samples);
         const double read_us = timer_read_cost_us(timer);
         // A repetition lost to a dropped message is retried after the resync (answer_series).
-        Status status = answer_series(ctx, spec, [&](uint64_t rep, const char*& operation) {
+        Status status = answer_series(ctx, spec, [&](uint64_t rep) {
             timer.busy_wait_us(2 * d);
             uint64_t start = timer.now();
             ngx_status code = transport.recv_code(buffer.data(), spec.size);
             uint64_t end = timer.now();
             if (code != NGX_OK)
-                return code;
-            operation = "send";
+                return transport.failure("recv", code);
             code = transport.send_code(buffer.data(), spec.size);
-            if (code == NGX_OK && rep >= spec.warmup) // less the one timer read inside the interval
+            if (code != NGX_OK)
+                return transport.failure("send", code);
+            if (rep >= spec.warmup) // less the one timer read inside the interval
                 receive_us[rep - spec.warmup] = timer.to_us(end - start) - read_us;
-            return code;
+            return Status::ok();
         });
         if (!status)
             return status.with_context("o_r");

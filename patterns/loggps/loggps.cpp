@@ -46,10 +46,8 @@ public:
         NGX_TRY(sweep_passes(ctx, sweep));
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
-        Result<Json> model = fit_loggps_model(points_, factor_);
-        if (!model)
-            return model.status();
-        ctx.sink.set_model(std::move(*model));
+        NGX_ASSIGN_OR_RETURN(Json model, fit_loggps_model(points_, factor_));
+        ctx.sink.set_model(std::move(model));
         return Status::ok();
     }
 
@@ -58,21 +56,17 @@ private:
     Result<Series> measure_slice(PatternContext& ctx, const PassSlice& slice, Buffer& buffer)
     {
         PrttSpec plain{slice.size, 1, 0.0, slice.samples, slice.warmup};
-        Result<std::vector<double>> rtt_0 = run_prtt(ctx, buffer, plain);
-        if (!rtt_0)
-            return rtt_0.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> rtt_0, run_prtt(ctx, buffer, plain));
         // W for this size, from its first pass: only the driver computes, so only it needs to know W.
         if (slice.first && ctx.bootstrap.is_driver())
-            w_us_[slice.index] = factor_ * median(*rtt_0);
+            w_us_[slice.index] = factor_ * median(rtt_0);
         PrttSpec imbalanced = plain;
         imbalanced.compute_us = w_us_[slice.index];
-        Result<std::vector<double>> rtt_w = run_prtt(ctx, buffer, imbalanced);
-        if (!rtt_w)
-            return rtt_w.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> rtt_w, run_prtt(ctx, buffer, imbalanced));
         ctx.sink.count_messages(2 * prtt_message_count(plain));
         if (!ctx.bootstrap.is_driver())
             return Series{};
-        return Series{std::move(*rtt_0), std::move(*rtt_w)};
+        return Series{std::move(rtt_0), std::move(rtt_w)};
     }
 
     // pooled: RTT(k, 0) and RTT(k, W) over all passes of the size.

@@ -223,38 +223,32 @@ Status LogHssP::run(PatternContext& ctx)
     if (settings_.nonblocking && !ctx.transport.has(NGX_CAP_NONBLOCKING))
         return Status::usage("--loghssp-call nonblocking: module " + ctx.transport.module().name() +
                              " has no non-blocking operations");
-    Result<RankHosts> hosts = hosts_of_run(ctx.bootstrap, ctx.settings.host_of);
-    if (!hosts)
-        return hosts.status();
-    Result<TierPairs> pairs = choose_pairs(*hosts);
-    if (!pairs)
-        return pairs.status();
+    NGX_ASSIGN_OR_RETURN(RankHosts hosts, hosts_of_run(ctx.bootstrap, ctx.settings.host_of));
+    NGX_ASSIGN_OR_RETURN(TierPairs pairs, choose_pairs(hosts));
     const int nranks = ctx.bootstrap.nranks();
     std::vector<Round> rounds(2);
-    rounds[0].transfers = {Transfer{pairs->intra.driver, pairs->intra.responder}};
-    rounds[1].transfers = {Transfer{pairs->inter.driver, pairs->inter.responder}};
+    rounds[0].transfers = {Transfer{pairs.intra.driver, pairs.intra.responder}};
+    rounds[1].transfers = {Transfer{pairs.inter.driver, pairs.inter.responder}};
     NGX_TRY(PeerLinks::check_module(ctx.transport.module(), LayoutKind::one_at_a_time, rounds, nranks));
-    Result<PeerLinks> links = PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::one_at_a_time);
-    if (!links)
-        return links.status();
+    NGX_ASSIGN_OR_RETURN(PeerLinks links, PeerLinks::create(ctx.transport, ctx.bootstrap, LayoutKind::one_at_a_time));
     TierSink intra(ctx.sink), inter(ctx.sink);
-    const Pair* tier_pairs[] = {&pairs->intra, &pairs->inter};
+    const Pair* tier_pairs[] = {&pairs.intra, &pairs.inter};
     TierSink* sinks[] = {&intra, &inter};
     for (size_t tier = 0; tier < 2; ++tier) {
         mark_step(ctx.settings.progress, tier == 0 ? "loghssp: intra-node pair" : "loghssp: inter-node pair");
-        NGX_TRY(links->open_for(rounds[tier])
+        NGX_TRY(links.open_for(rounds[tier])
                     .with_context(std::string("opening the ") + tier_name(tier) + "-node pair's link"));
-        NGX_TRY(measure_tier(ctx, *links, *tier_pairs[tier], *sinks[tier])
+        NGX_TRY(measure_tier(ctx, links, *tier_pairs[tier], *sinks[tier])
                     .with_context(std::string(tier_name(tier)) + "-node pair, ranks " +
                                   std::to_string(tier_pairs[tier]->driver) + " and " +
                                   std::to_string(tier_pairs[tier]->responder)));
     }
     std::vector<std::vector<SizeRecord>> records;
     Json measurement;
-    NGX_TRY(collect(ctx, *pairs, {&intra, &inter}, records, measurement));
+    NGX_TRY(collect(ctx, pairs, {&intra, &inter}, records, measurement));
     if (ctx.bootstrap.rank() != 0)
         return Status::ok();
-    TierFit fitted = fit_both_tiers(*hosts, *pairs, records);
+    TierFit fitted = fit_both_tiers(hosts, pairs, records);
     for (SizeRecord& record : fitted.records)
         ctx.sink.size_done(std::move(record));
     ctx.sink.set_measurement(merge_measurements(measurement));

@@ -84,11 +84,9 @@ PairRelay::PairRelay(Bootstrap& all, int driver, int responder) : all_(all), dri
 Result<Bytes> PairRelay::step(const Bytes& mine)
 {
     ++steps_;
-    Result<std::vector<Frame>> frames = relay_step(all_, Frame{State::measuring, mine});
-    if (!frames)
-        return frames.status();
+    NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all_, Frame{State::measuring, mine}));
     const int partner = is_driver() ? responder_ : driver_;
-    const Frame& theirs = (*frames)[size_t(partner)];
+    const Frame& theirs = frames[size_t(partner)];
     if (theirs.state != State::measuring)
         return Status::runtime("rank " + std::to_string(partner) + " ended the pair's measurement at step " +
                                std::to_string(steps_) +
@@ -98,10 +96,8 @@ Result<Bytes> PairRelay::step(const Bytes& mine)
 
 Status PairRelay::exchange(const Bytes& mine, Bytes& theirs)
 {
-    Result<Bytes> got = step(mine);
-    if (!got)
-        return got.status();
-    theirs = std::move(*got);
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
+    theirs = std::move(got);
     return Status::ok();
 }
 
@@ -112,22 +108,18 @@ Status PairRelay::barrier()
 
 Status PairRelay::broadcast(Bytes& value)
 {
-    Result<Bytes> got = step(is_driver() ? value : Bytes());
-    if (!got)
-        return got.status();
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(is_driver() ? value : Bytes()));
     if (!is_driver())
-        value = std::move(*got);
+        value = std::move(got);
     return Status::ok();
 }
 
 Status PairRelay::gather(const Bytes& mine, std::vector<Bytes>& all)
 {
-    Result<Bytes> got = step(mine);
-    if (!got)
-        return got.status();
+    NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
     all.clear();
     if (is_driver())
-        all = {mine, std::move(*got)};
+        all = {mine, std::move(got)};
     return Status::ok();
 }
 
@@ -135,14 +127,12 @@ Status PairRelay::finish(const Status& mine)
 {
     Frame frame{mine ? State::finished : State::failed, mine ? Bytes() : to_bytes(mine.message())};
     for (;;) {
-        Result<std::vector<Frame>> frames = relay_step(all_, frame);
-        if (!frames)
-            return frames.status();
-        if (!std::all_of(frames->begin(), frames->end(), ended))
+        NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all_, frame));
+        if (!std::all_of(frames.begin(), frames.end(), ended))
             continue;
         if (!mine)
             return mine;
-        return first_failure(*frames, {driver_, responder_});
+        return first_failure(frames, {driver_, responder_});
     }
 }
 
@@ -150,11 +140,9 @@ Status idle_while_pair_measures(Bootstrap& all, int driver, int responder, Progr
 {
     for (uint64_t step = 0;; ++step) {
         mark_repetition(progress, step);
-        Result<std::vector<Frame>> frames = relay_step(all, Frame{State::idle, {}});
-        if (!frames)
-            return frames.status();
-        if (std::all_of(frames->begin(), frames->end(), ended))
-            return first_failure(*frames, {driver, responder});
+        NGX_ASSIGN_OR_RETURN(std::vector<Frame> frames, relay_step(all, Frame{State::idle, {}}));
+        if (std::all_of(frames.begin(), frames.end(), ended))
+            return first_failure(frames, {driver, responder});
     }
 }
 

@@ -115,12 +115,10 @@ public:
     {
         NGX_TRY(resolve_pairs(ctx.bootstrap));
         NGX_TRY(check_hosts(ctx));
-        Result<Buffer> buffer = ctx.transport.alloc(size_t(ctx.settings.sizes.back()));
-        if (!buffer)
-            return buffer.status();
+        NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(size_t(ctx.settings.sizes.back())));
         NodeCommData data = empty_data(pairs_, ctx.settings.sizes);
         for (const Point& point : interleaved(pairs_.size(), ctx.settings.sizes.size(), passes_)) {
-            Status status = measure_point(ctx, *buffer, point, data);
+            Status status = measure_point(ctx, buffer, point, data);
             if (!status) { // the points done are kept: the model of what was measured
                 publish(ctx, data);
                 return status;
@@ -233,15 +231,13 @@ private:
         NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs"));
         ctx.losses = LossTally{};
         PrttSpec spec{n, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
-        Result<std::vector<double>> samples =
-            sync_each_ ? measure_in_step(ctx, buffer, spec, k, where) : measure_series(ctx, buffer, spec, k, where);
-        if (!samples)
-            return samples.status();
-        for (double& sample : *samples)
+        NGX_ASSIGN_OR_RETURN(std::vector<double> samples, sync_each_ ? measure_in_step(ctx, buffer, spec, k, where)
+                                                                     : measure_series(ctx, buffer, spec, k, where));
+        for (double& sample : samples)
             sample /= 2.0; // half round trip, as the one-way T of the models
         mark_step(ctx.settings.progress, "gathering the pairs' times", n);
         std::vector<Bytes> all;
-        NGX_TRY(ctx.bootstrap.gather(pack(*samples), all).with_context(where + ": gathering the pairs' times"));
+        NGX_TRY(ctx.bootstrap.gather(pack(samples), all).with_context(where + ": gathering the pairs' times"));
         if (ctx.bootstrap.rank() != 0)
             return Status::ok();
         ctx.sink.count_messages(prtt_message_count(spec) * k);

@@ -55,7 +55,7 @@ double relative_error_sum(const Points& points, const Model& model)
 
 Json postal_json(const Points& fitted, const Points& all)
 {
-    fit::Result<fit::PostalFit> f = fit::fit_postal(fitted);
+    Result<fit::PostalFit> f = fit::fit_postal(fitted);
     if (!f)
         return {{"error", "too few or degenerate points (" + std::to_string(fitted.size()) + ")"}};
     fit::PostalParams params = f->params;
@@ -67,9 +67,9 @@ Json postal_json(const Points& fitted, const Points& all)
 
 Json maxrate_json(const Points& points, fit::MaxRateVariant variant)
 {
-    fit::Result<fit::MaxRateFit> f = fit::fit_maxrate(points, variant);
+    Result<fit::MaxRateFit> f = fit::fit_maxrate(points, variant);
     if (!f)
-        return {{"error", f.status() == fit::Status::too_few_points
+        return {{"error", f.status().reason() == Reason::too_few_points
                               ? "needs more points than its parameters (" + std::to_string(points.size()) + ")"
                               : std::string("degenerate: needs 2 pair counts, 2 sizes and a fit with positive "
                                             "rates")}};
@@ -122,7 +122,7 @@ ModifiedFit fit_modified(const Points& points, double alpha, double a, double c)
                 t.push_back(p.t);
             }
         }
-        fit::Result<fit::LineFit> line = fit::fit_line_weighted(n, t, fit::relative_weights(t));
+        Result<fit::LineFit> line = fit::fit_line_weighted(n, t, fit::relative_weights(t));
         if (!line)
             return result;
         result.alpha = line->intercept;
@@ -317,7 +317,7 @@ std::vector<Regime> detect_regimes(const NodeCommData& data)
             size.push_back(double(data.sizes[i]));
             val.push_back(curve[i]);
         }
-    fit::Result<std::vector<fit::Range>> ranges = fit::detect_protocol_ranges(size, val);
+    Result<std::vector<fit::Range>> ranges = fit::detect_protocol_ranges(size, val);
     if (!ranges || ranges->size() < 2)
         return whole;
     std::vector<Regime> regimes;

@@ -31,11 +31,9 @@ public:
         PassedSweep sweep;
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
             PrttSpec spec{slice.size, messages_, delay_us_, slice.samples, slice.warmup};
-            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
-            if (!prtt)
-                return prtt.status();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> prtt, run_prtt(ctx, buffer, spec));
             ctx.sink.count_messages(prtt_message_count(spec));
-            return Series{std::move(*prtt)};
+            return Series{std::move(prtt)};
         };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             return make_record(ctx, last.size, std::move(pooled[0]));

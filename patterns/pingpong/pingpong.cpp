@@ -41,13 +41,11 @@ public:
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
             PrttSpec spec{slice.size, 1, 0.0, slice.samples, slice.warmup};
             spec.batch = batched_ ? batch_ : 1;
-            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
-            if (!prtt)
-                return prtt.status();
+            NGX_ASSIGN_OR_RETURN(std::vector<double> prtt, run_prtt(ctx, buffer, spec));
             ctx.sink.count_messages(prtt_message_count(spec));
-            for (double& sample : *prtt)
+            for (double& sample : prtt)
                 sample /= 2.0; // half round trip
-            return Series{std::move(*prtt)};
+            return Series{std::move(prtt)};
         };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));

@@ -43,16 +43,15 @@ Result<BarrierCalibration> calibrate_delay(PatternContext& ctx, RootChoice roots
 {
     BarrierCalibration result;
     for (BarrierRoot root : roots_of(roots)) {
-        Result<std::vector<double>> times = arrivals(ctx, root, calls, calibration_warmup, calibration_samples);
-        if (!times)
-            return times.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> times,
+                             arrivals(ctx, root, calls, calibration_warmup, calibration_samples));
         result.messages += calibration_warmup + calibration_samples;
-        if (times->empty())
+        if (times.empty())
             continue;
-        std::sort(times->begin(), times->end());
-        result.arrival_median_us = std::max(result.arrival_median_us, percentile_of_sorted(*times, 50));
-        result.arrival_p90_us = std::max(result.arrival_p90_us, percentile_of_sorted(*times, tail_rank));
-        result.arrival_p95_us = std::max(result.arrival_p95_us, percentile_of_sorted(*times, delay_rank));
+        std::sort(times.begin(), times.end());
+        result.arrival_median_us = std::max(result.arrival_median_us, percentile_of_sorted(times, 50));
+        result.arrival_p90_us = std::max(result.arrival_p90_us, percentile_of_sorted(times, tail_rank));
+        result.arrival_p95_us = std::max(result.arrival_p95_us, percentile_of_sorted(times, delay_rank));
     }
     double by_median = delay_factor * result.arrival_median_us + delay_margin_us;
     double by_tail = std::min(result.arrival_p95_us, max_tail_delay_us);
@@ -61,12 +60,10 @@ Result<BarrierCalibration> calibrate_delay(PatternContext& ctx, RootChoice roots
     // The check, on arrivals the delay was not taken from.
     uint64_t late = 0, checked = 0;
     for (BarrierRoot root : roots_of(roots)) {
-        Result<std::vector<double>> times = arrivals(ctx, root, calls, 0, check_samples);
-        if (!times)
-            return times.status();
+        NGX_ASSIGN_OR_RETURN(std::vector<double> times, arrivals(ctx, root, calls, 0, check_samples));
         result.messages += check_samples;
-        checked += times->size();
-        late += uint64_t(std::count_if(times->begin(), times->end(), [&](double t) { return t > result.delay_us; }));
+        checked += times.size();
+        late += uint64_t(std::count_if(times.begin(), times.end(), [&](double t) { return t > result.delay_us; }));
     }
     result.late_share = checked > 0 ? double(late) / double(checked) : 0.0;
     return result;

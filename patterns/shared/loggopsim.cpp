@@ -124,10 +124,8 @@ Result<std::string> loggopsim_parameters(const fit::LogGPParams& params)
     for (const RangeExport& e : ranges) {
         std::ostringstream line;
         for (const Exported& value : e.values) {
-            Result<long long> v = in_unit(value, *e.range, unit);
-            if (!v)
-                return v.status();
-            line << value.flag << " " << *v << " ";
+            NGX_ASSIGN_OR_RETURN(long long v, in_unit(value, *e.range, unit));
+            line << value.flag << " " << v << " ";
         }
         out << e.notes << "# " << range_name(*e.range) << "\n"
             << line.str() << "-S " << uint64_t(e.range->to_bytes) << "\n";

@@ -230,11 +230,6 @@ Json sizes_at(const std::vector<fit::PrttSample>& samples, const std::vector<std
     return sizes;
 }
 
-std::string describe_failure(fit::Status status)
-{
-    return std::string(fit::describe(status));
-}
-
 Result<double> field(const Json& object, const char* name)
 {
     if (!object.contains(name) || !object[name].is_number())
@@ -244,10 +239,8 @@ Result<double> field(const Json& object, const char* name)
 
 Result<fit::Measured> exact_field(const Json& range, const char* name)
 {
-    Result<double> value = field(range, name);
-    if (!value)
-        return value.status();
-    return fit::Measured::exact(*value);
+    NGX_ASSIGN_OR_RETURN(double value, field(range, name));
+    return fit::Measured::exact(value);
 }
 
 bool has_number(const Json& range, const char* name)
@@ -344,9 +337,11 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
         return Status::runtime("LogGP fit: one measured spread per size expected");
     fit::LogGPOptions options = fit_options(settings);
     options.relative_noise = relative_noise(samples, rel_ci);
-    fit::Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, options);
+    // The samples come from a run (measured now or saved): a fit that fails is
+    // a runtime error (exit 1) whatever kind fit/ gives it.
+    Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, options);
     if (!fitted)
-        return Status::runtime("LogGP fit: " + describe_failure(fitted.status()));
+        return Status::runtime("LogGP fit: " + fitted.status().message());
     const fit::LogGPFit& f = *fitted;
     std::vector<double> widths = rel_ci;
     for (double& w : widths)
@@ -354,9 +349,9 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
             w = 0; // unknown: no noise reason for that size
     fit::QualityOptions quality_options;
     quality_options.rel_ci = widths;
-    fit::Result<fit::LogGPQuality> quality = fit::assess_loggp(samples, n, f.params, quality_options);
+    Result<fit::LogGPQuality> quality = fit::assess_loggp(samples, n, f.params, quality_options);
     if (!quality)
-        return Status::runtime("LogGP fit quality: " + describe_failure(quality.status()));
+        return Status::runtime("LogGP fit quality: " + quality.status().message());
     Json ranges = Json::array();
     Json change_points = Json::array();
     for (size_t i = 0; i < f.params.ranges.size(); ++i) {

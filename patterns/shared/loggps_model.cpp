@@ -88,10 +88,9 @@ Result<double> threshold(const Json& model, const char* key)
 
 Result<Json> fit_loggps_model(const std::vector<fit::RttPoint>& points, double w_factor)
 {
-    fit::Result<fit::LogGPSFit> fitted = fit::fit_loggps(points);
+    Result<fit::LogGPSFit> fitted = fit::fit_loggps(points);
     if (!fitted)
-        return Status::runtime("LogGPS fit: " + std::string(fit::describe(fitted.status())) +
-                               " (it needs at least two sizes)");
+        return Status::runtime("LogGPS fit: " + fitted.status().message() + " (it needs at least two sizes)");
     return model_json(points, *fitted, w_factor);
 }
 

@@ -195,10 +195,8 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
 
 Result<Json> saved_model(const std::string& path, const std::string& module)
 {
-    Result<Json> read = read_json_document(path);
-    if (!read)
-        return read.status();
-    const Json& document = *read;
+    NGX_ASSIGN_OR_RETURN(Json read, read_json_document(path));
+    const Json& document = read;
     if (document.contains("model") && !document.contains("runs"))
         return document["model"];
     Result<const Json*> run = choose_saved_run(

@@ -26,10 +26,8 @@ Result<OverheadPoint> point_of(const std::string& where, const Json& result)
         if (!result.contains(key) || !result[key].is_number())
             return Status::usage(where + ": a result has no number \"" + key +
                                  "\" (a run of -x overhead from this ngx is needed)");
-    Result<uint64_t> size = byte_field(result, "size_bytes", where);
-    if (!size)
-        return size.status();
-    p.size = *size;
+    NGX_ASSIGN_OR_RETURN(uint64_t size, byte_field(result, "size_bytes", where));
+    p.size = size;
     p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
     p.o_r = result["o_r_min_us"].get<double>();
     p.half_rtt = result["half_rtt_min_us"].get<double>();
@@ -51,10 +49,8 @@ Result<OverheadRun> run_of(const std::string& path, const Json& run)
     if (!run.contains("results") || !run["results"].is_array() || run["results"].empty())
         return Status::usage(path + ": run '" + saved.label + "' has no results");
     for (const Json& result : run["results"]) {
-        Result<OverheadPoint> p = point_of(path + " (" + saved.label + ")", result);
-        if (!p)
-            return p.status();
-        saved.points.push_back(*p);
+        NGX_ASSIGN_OR_RETURN(OverheadPoint p, point_of(path + " (" + saved.label + ")", result));
+        saved.points.push_back(p);
     }
     std::sort(saved.points.begin(), saved.points.end(),
               [](const OverheadPoint& a, const OverheadPoint& b) { return a.size < b.size; });
@@ -64,20 +60,16 @@ Result<OverheadRun> run_of(const std::string& path, const Json& run)
 // Every run of a saved document (a multi-run document's "runs", or the document itself).
 Result<std::vector<OverheadRun>> load_runs(const std::string& path)
 {
-    Result<Json> document = read_json_document(path);
-    if (!document)
-        return document.status();
+    NGX_ASSIGN_OR_RETURN(Json document, read_json_document(path));
     std::vector<Json> runs;
-    if (document->contains("runs") && (*document)["runs"].is_array())
-        runs.assign((*document)["runs"].begin(), (*document)["runs"].end());
+    if (document.contains("runs") && document["runs"].is_array())
+        runs.assign(document["runs"].begin(), document["runs"].end());
     else
-        runs.push_back(*document);
+        runs.push_back(document);
     std::vector<OverheadRun> out;
     for (const Json& run : runs) {
-        Result<OverheadRun> saved = run_of(path, run);
-        if (!saved)
-            return saved.status();
-        out.push_back(std::move(*saved));
+        NGX_ASSIGN_OR_RETURN(OverheadRun saved, run_of(path, run));
+        out.push_back(std::move(saved));
     }
     return out;
 }

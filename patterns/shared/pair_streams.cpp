@@ -52,13 +52,9 @@ double window_bandwidth(const StreamSpec& spec, double t_one_us, double t_window
 
 Result<double> stream_bandwidth(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, bool sender)
 {
-    Result<double> one = stream_time(ctx, buffer, spec, 1, sender);
-    if (!one)
-        return one.status();
-    Result<double> many = stream_time(ctx, buffer, spec, spec.window, sender);
-    if (!many)
-        return many.status();
-    return window_bandwidth(spec, *one, *many);
+    NGX_ASSIGN_OR_RETURN(double one, stream_time(ctx, buffer, spec, 1, sender));
+    NGX_ASSIGN_OR_RETURN(double many, stream_time(ctx, buffer, spec, spec.window, sender));
+    return window_bandwidth(spec, one, many);
 }
 
 uint64_t stream_messages(const StreamSpec& spec)

@@ -94,10 +94,8 @@ Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const st
             values[i] = std::nan(""); // not measured (too few repetitions)
             continue;
         }
-        Result<double> value = parse_cell(name, line, column_name(i), cells[i]);
-        if (!value)
-            return value.status();
-        values[i] = *value;
+        NGX_ASSIGN_OR_RETURN(double value, parse_cell(name, line, column_name(i), cells[i]));
+        values[i] = value;
     }
     if (values[0] < 1 || values[0] != std::floor(values[0]))
         return bad(name, line, "size_bytes must be a whole number >= 1");
@@ -191,10 +189,8 @@ Result<PrttTable> parse_prtt_csv(const std::string& text, const std::string& nam
     for (size_t number = 2; std::getline(stream, line); ++number) {
         if (trim(line).empty())
             continue;
-        Result<fit::PrttSample> sample = parse_row(name, number, split_cells(trim(line)), columns, table);
-        if (!sample)
-            return sample.status();
-        table.samples.push_back(*sample);
+        NGX_ASSIGN_OR_RETURN(fit::PrttSample sample, parse_row(name, number, split_cells(trim(line)), columns, table));
+        table.samples.push_back(sample);
     }
     NGX_TRY(check_sizes(name, table));
     return table;

@@ -46,10 +46,8 @@ Result<LayoutChoice> read_layout_choice(const OptionValues& values, const std::s
     opt::OptionReader read(values);
     LayoutChoice choice;
     choice.type = read.text(prefix + "-type");
-    Result<size_t> element = element_size(choice.type, prefix + "-type");
-    if (!element)
-        return element.status();
-    choice.element = *element;
+    NGX_ASSIGN_OR_RETURN(size_t element, element_size(choice.type, prefix + "-type"));
+    choice.element = element;
     const std::string strides_option = prefix + "-strides";
     Result<std::vector<uint64_t>> strides = parse_strides(read.text(strides_option), strides_option.c_str());
     if (!strides)

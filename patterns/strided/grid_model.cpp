@@ -189,7 +189,7 @@ Result<Json> grid_model(const std::vector<GridPoint>& grid, size_t element, cons
     log3p_samples(grid, element, grid.size(), c, st);
     auto f = fit::fit_log3p(c, st);
     if (!f)
-        return Status::runtime(std::string("log3P fit: ") + std::string(fit::describe(f.status())));
+        return Status::runtime("log3P fit: " + f.status().message());
     const HeldOut held = held_out_error(grid, element);
     Json log3p = log3p_json(f->params, element);
     log3p["lines"] = {{"o_mw", line_json(f->o_mw_line)},

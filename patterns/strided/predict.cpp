@@ -112,11 +112,9 @@ struct Measured {
 
 Result<std::vector<Measured>> read_bcast(const std::string& path)
 {
-    Result<Json> document = read_json_document(path);
-    if (!document)
-        return document.status();
+    NGX_ASSIGN_OR_RETURN(Json document, read_json_document(path));
     std::vector<Measured> rows;
-    const Json runs = document->contains("runs") ? (*document)["runs"] : Json::array({*document});
+    const Json runs = document.contains("runs") ? document["runs"] : Json::array({document});
     for (const Json& run : runs) {
         if (run.value("pattern", std::string()) != "bcast")
             continue;

@@ -86,17 +86,13 @@ Result<StridedBuffers> Strided::allocate(PatternContext& ctx) const
     const size_t span = Layout{layout_.element, layout_.strides.back()}.span(largest);
     StridedBuffers b;
     for (Buffer* buffer : {&b.a, &b.b}) {
-        Result<Buffer> got = ctx.transport.alloc(span);
-        if (!got)
-            return got.status();
-        *buffer = std::move(*got);
+        NGX_ASSIGN_OR_RETURN(Buffer got, ctx.transport.alloc(span));
+        *buffer = std::move(got);
         std::memset(buffer->data(), 0x5a, span); // touched: no page faults in the timed loops
     }
     for (Buffer* buffer : {&b.packed, &b.packed2}) {
-        Result<Buffer> got = ctx.transport.alloc(largest);
-        if (!got)
-            return got.status();
-        *buffer = std::move(*got);
+        NGX_ASSIGN_OR_RETURN(Buffer got, ctx.transport.alloc(largest));
+        *buffer = std::move(got);
         std::memset(buffer->data(), 0xa5, largest);
     }
     return b;
@@ -112,23 +108,17 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
     if (datatypes_) {
         NGX_TRY(ctx.transport.set_layout(layout_.element, stride, false));
         PrttSpec spec{size, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
-        Result<std::vector<double>> prtt = run_prtt(ctx, b.a, spec);
-        if (!prtt)
-            return prtt.status();
-        for (double& sample : *prtt)
+        NGX_ASSIGN_OR_RETURN(std::vector<double> prtt, run_prtt(ctx, b.a, spec));
+        for (double& sample : prtt)
             t01.push_back(sample / 2);
         NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": before the manual transfer"));
         NGX_TRY(ctx.transport.set_layout(layout_.element, 1, false));
-        Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
-        if (!manual)
-            return manual.status();
-        if (!manual->empty())
-            manual_us = min_of_means(*manual);
+        NGX_ASSIGN_OR_RETURN(std::vector<double> manual, remote_manual(ctx, b, layout, size));
+        if (!manual.empty())
+            manual_us = min_of_means(manual);
     } else {
-        Result<std::vector<double>> manual = remote_manual(ctx, b, layout, size);
-        if (!manual)
-            return manual.status();
-        t01 = std::move(*manual);
+        NGX_ASSIGN_OR_RETURN(std::vector<double> manual, remote_manual(ctx, b, layout, size));
+        t01 = std::move(manual);
     }
     if (!ctx.bootstrap.is_driver())
         return p;
@@ -138,10 +128,9 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
     p.pack = local_time(ctx, "pack", [&] { pack(layout, b.a.data(), b.packed.data(), size); });
     p.unpack = local_time(ctx, "unpack", [&] { unpack(layout, b.packed.data(), b.b.data(), size); });
     if (self_ != SelfPath::in_process) {
-        Result<std::vector<double>> self = self_through_module(ctx, b, layout, size, self_ == SelfPath::packed);
-        if (!self)
-            return self.status();
-        p.t_self = min_of_means(*self);
+        NGX_ASSIGN_OR_RETURN(std::vector<double> self,
+                             self_through_module(ctx, b, layout, size, self_ == SelfPath::packed));
+        p.t_self = min_of_means(self);
     } else {
         p.t_self = local_time(ctx, "send to self (pack, copy, unpack)", [&] {
             if (stride == 1) {
@@ -184,9 +173,7 @@ Status Strided::run(PatternContext& ctx)
     self_ = datatypes_                                ? SelfPath::module
             : ctx.transport.has(NGX_CAP_SEND_TO_SELF) ? SelfPath::packed
                                                       : SelfPath::in_process;
-    Result<StridedBuffers> buffers = allocate(ctx);
-    if (!buffers)
-        return buffers.status();
+    NGX_ASSIGN_OR_RETURN(StridedBuffers buffers, allocate(ctx));
     for (uint64_t stride : layout_.strides)
         for (uint64_t size : ctx.settings.sizes) {
             mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
@@ -194,7 +181,7 @@ Status Strided::run(PatternContext& ctx)
                                                          std::to_string(stride) + ": waiting for the peer"));
             mark_step(ctx.settings.progress, "measuring");
             double manual_us = 0;
-            Result<GridPoint> point = measure(ctx, *buffers, size, stride, manual_us);
+            Result<GridPoint> point = measure(ctx, buffers, size, stride, manual_us);
             if (!point)
                 return point.status().with_context("stride " + std::to_string(stride));
             if (!ctx.bootstrap.is_driver())
@@ -209,10 +196,8 @@ Status Strided::run(PatternContext& ctx)
     const char* self_path = self_ == SelfPath::module   ? module_self
                             : self_ == SelfPath::packed ? packed_self
                                                         : manual_self;
-    Result<Json> model = grid_model(grid_, layout_.element, layout_.type, self_path);
-    if (!model)
-        return model.status();
-    ctx.sink.set_model(std::move(*model));
+    NGX_ASSIGN_OR_RETURN(Json model, grid_model(grid_, layout_.element, layout_.type, self_path));
+    ctx.sink.set_model(std::move(model));
     return Status::ok();
 }
 

@@ -225,15 +225,15 @@ TEST(ChangePoints, NoiseEstimateIsNearTheTrueVariance)
 TEST(ChangePoints, InvalidInputsAndTinyInputs)
 {
     const std::vector<double> a{1, 2, 2, 3}, b{1, 2, 3, 4}, c{1, 2, 3};
-    EXPECT_EQ(detect_protocol_ranges(a, b).status(), Status::invalid_input);
-    EXPECT_EQ(detect_protocol_ranges_paper(c, b).status(), Status::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges(a, b).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges_paper(c, b).status().reason(), ngx::Reason::invalid_input);
     EXPECT_TRUE(detect_protocol_ranges(std::vector<double>{}, std::vector<double>{})->empty());
     const auto two = detect_protocol_ranges(std::vector<double>{1, 2}, std::vector<double>{1, 2});
     ASSERT_TRUE(two);
     EXPECT_EQ(*two, (std::vector<Range>{{0, 1}}));
     RobustDetectorOptions bad;
     bad.min_segment = 2;
-    EXPECT_EQ(detect_protocol_ranges(b, b, bad).status(), Status::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges(b, b, bad).status().reason(), ngx::Reason::invalid_input);
 }
 
 namespace {
@@ -322,14 +322,15 @@ TEST(ChangePointsAny, ScaleSetsTheWeightsOfACurveNearZero)
     ASSERT_TRUE(with_scale);
     ASSERT_EQ(with_scale->size(), 2u);
     EXPECT_EQ(with_scale->front().last, 9u);
-    EXPECT_EQ(detect_protocol_ranges(x, val, {}, std::vector<double>(3, 1.0)).status(), Status::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges(x, val, {}, std::vector<double>(3, 1.0)).status().reason(),
+              ngx::Reason::invalid_input);
 }
 
 TEST(ChangePointsAny, InvalidInputs)
 {
     const auto x = xs(10);
-    EXPECT_EQ(detect_protocol_ranges_any(x, {}).status(), Status::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges_any(x, {}).status().reason(), ngx::Reason::invalid_input);
     const std::vector<double> short_curve(5, 1.0);
     const std::vector<DetectorCurve> curves{{short_curve, {}}};
-    EXPECT_EQ(detect_protocol_ranges_any(x, curves).status(), Status::invalid_input);
+    EXPECT_EQ(detect_protocol_ranges_any(x, curves).status().reason(), ngx::Reason::invalid_input);
 }

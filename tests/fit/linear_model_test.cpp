@@ -66,13 +66,13 @@ TEST(LinearModel, DependentColumnsAreDegenerate)
         X.insert(X.end(), {1.0, double(i), 2.0 * i});
         y.push_back(i);
     }
-    EXPECT_EQ(fit_linear(X, 3, y).status(), Status::degenerate);
+    EXPECT_EQ(fit_linear(X, 3, y).status().reason(), ngx::Reason::degenerate);
     const std::vector<double> zero_col{1, 0, 1, 0, 1, 0};
     const std::vector<double> y3{1, 2, 3};
-    EXPECT_EQ(fit_linear(zero_col, 2, y3).status(), Status::degenerate);
-    EXPECT_EQ(fit_linear(zero_col, 4, y3).status(), Status::invalid_input);
+    EXPECT_EQ(fit_linear(zero_col, 2, y3).status().reason(), ngx::Reason::degenerate);
+    EXPECT_EQ(fit_linear(zero_col, 4, y3).status().reason(), ngx::Reason::invalid_input);
     const std::vector<double> y2{1, 2};
-    EXPECT_EQ(fit_linear(std::vector<double>{1, 1, 1, 1, 1, 1}, 3, y2).status(), Status::too_few_points);
+    EXPECT_EQ(fit_linear(std::vector<double>{1, 1, 1, 1, 1, 1}, 3, y2).status().reason(), ngx::Reason::too_few_points);
 }
 
 TEST(LinearModel, IntervalsCoverTrueCoefficients)

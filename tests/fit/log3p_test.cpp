@@ -118,10 +118,10 @@ TEST(Log3P, CollectivePredictions)
 
 TEST(Log3P, InvalidInputs)
 {
-    EXPECT_EQ(fit_log3p({}).status(), Status::too_few_points);
+    EXPECT_EQ(fit_log3p({}).status().reason(), ngx::Reason::too_few_points);
     const std::vector<Log3PSample> unsorted{{4096, 1, 2, 0.1}, {1024, 1, 2, 0.1}};
-    EXPECT_EQ(fit_log3p(unsorted).status(), Status::invalid_input);
+    EXPECT_EQ(fit_log3p(unsorted).status().reason(), ngx::Reason::invalid_input);
     const std::vector<Log3PSample> ok{{1024, 1, 2, 0.1}};
     const std::vector<Log3PStridedSample> bad{{1024, 0, 3, std::nullopt}};
-    EXPECT_EQ(fit_log3p(ok, bad).status(), Status::invalid_input);
+    EXPECT_EQ(fit_log3p(ok, bad).status().reason(), ngx::Reason::invalid_input);
 }

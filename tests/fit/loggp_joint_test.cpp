@@ -239,7 +239,8 @@ TEST(LogGPJoint, TooFewSizesOrThePaperOptionLeaveThePapersEstimates)
     ASSERT_TRUE(two);
     EXPECT_FALSE(two->details.at(0).joint.has_value());
     LogGPRange r;
-    EXPECT_EQ(refine_range_jointly(samples, n_msgs, Weighting::relative, 0.95, r).status(), Status::too_few_points);
+    EXPECT_EQ(refine_range_jointly(samples, n_msgs, Weighting::relative, 0.95, r).status().reason(),
+              ngx::Reason::too_few_points);
     LogGPOptions paper = joint_options();
     paper.joint = false;
     const auto off = fit_loggp(listing1(copy_paced(), 0, 0), n_msgs, paper);

@@ -195,10 +195,10 @@ TEST(LogGPQuality, InvalidInputs)
     const auto samples = generate();
     const auto fit = fit_loggp(samples, n_msgs);
     ASSERT_TRUE(fit);
-    EXPECT_EQ(assess_loggp(samples, 1, fit->params).status(), Status::invalid_input);
-    EXPECT_EQ(assess_loggp(samples, n_msgs, LogGPParams{}).status(), Status::invalid_input);
+    EXPECT_EQ(assess_loggp(samples, 1, fit->params).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(assess_loggp(samples, n_msgs, LogGPParams{}).status().reason(), ngx::Reason::invalid_input);
     std::vector<double> short_ci(3, 0.01);
     QualityOptions opt;
     opt.rel_ci = short_ci;
-    EXPECT_EQ(assess_loggp(samples, n_msgs, fit->params, opt).status(), Status::invalid_input);
+    EXPECT_EQ(assess_loggp(samples, n_msgs, fit->params, opt).status().reason(), ngx::Reason::invalid_input);
 }

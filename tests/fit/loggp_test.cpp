@@ -243,14 +243,14 @@ TEST(LogGP, TooShortDelayIsFlagged)
 TEST(LogGP, InvalidInputs)
 {
     const auto samples = generate(Truth{}, 0, 0);
-    EXPECT_EQ(fit_loggp(samples, 1).status(), Status::invalid_input);
-    EXPECT_EQ(fit_loggp(std::span(samples).first(1), n_msgs).status(), Status::too_few_points);
+    EXPECT_EQ(fit_loggp(samples, 1).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(fit_loggp(std::span(samples).first(1), n_msgs).status().reason(), ngx::Reason::too_few_points);
     auto unsorted = samples;
     std::swap(unsorted[2], unsorted[3]);
-    EXPECT_EQ(fit_loggp(unsorted, n_msgs).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggp(unsorted, n_msgs).status().reason(), ngx::Reason::invalid_input);
     auto nan = samples;
     nan[4].prtt_n_0 = NAN;
-    EXPECT_EQ(fit_loggp(nan, n_msgs).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggp(nan, n_msgs).status().reason(), ngx::Reason::invalid_input);
 }
 
 namespace {
@@ -513,7 +513,7 @@ TEST(LogGP, MeasuredNoiseFindsASwitchFollowedByACurvedStretch)
     }
     EXPECT_LT(found_estimated, 5); // the reason for relative_noise
     opt.relative_noise = -1;
-    EXPECT_EQ(fit_loggp(inline_switch(0, 0), n_msgs, opt).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggp(inline_switch(0, 0), n_msgs, opt).status().reason(), ngx::Reason::invalid_input);
 }
 
 TEST(LogGP, MeasuredNoiseKeepsOneProtocolOneRange)

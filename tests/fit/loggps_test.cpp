@@ -212,7 +212,7 @@ TEST(LogGPS, GivenThresholdsAreUsed)
     ASSERT_TRUE(f);
     expect_rel(f->params.O_r, t.O_r, 1e-6, "O_r");
     opt.S = 4096; // S < s
-    EXPECT_EQ(fit_loggps(c.k, c.w0, c.wW, W, opt).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggps(c.k, c.w0, c.wW, W, opt).status().reason(), ngx::Reason::invalid_input);
 }
 
 TEST(LogGPS, PrttOfOneMessageIsTheRoundTrip)
@@ -270,9 +270,9 @@ TEST(LogGPS, Table4RoutineCosts)
 TEST(LogGPS, InvalidInputs)
 {
     const std::vector<double> k{1, 2, 3}, y{1, 2, 3}, y2{1, 2};
-    EXPECT_EQ(fit_loggps(k, y, y2, W).status(), Status::invalid_input);
-    EXPECT_EQ(fit_loggps(k, y, y, 0).status(), Status::invalid_input);
-    EXPECT_EQ(derive_loggps_paper(k, y, y, W, 5, 2).status(), Status::invalid_input);
+    EXPECT_EQ(fit_loggps(k, y, y2, W).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(fit_loggps(k, y, y, 0).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(derive_loggps_paper(k, y, y, W, 5, 2).status().reason(), ngx::Reason::invalid_input);
     EXPECT_TRUE(std::isnan(myrinet().rtt(-1, 0)));
 }
 

@@ -191,13 +191,13 @@ TEST(MaxRate, BroadcastPredictionsUseOneStream)
 TEST(MaxRate, InvalidAndDegenerateInputs)
 {
     std::vector<NodeCommPoint> one_k{{1, 10, 1}, {1, 20, 2}, {1, 30, 3}};
-    EXPECT_EQ(fit_maxrate(one_k).status(), Status::degenerate);
+    EXPECT_EQ(fit_maxrate(one_k).status().reason(), ngx::Reason::degenerate);
     std::vector<NodeCommPoint> bad{{0, 10, 1}, {1, 20, 2}, {2, 30, 3}};
-    EXPECT_EQ(fit_maxrate(bad).status(), Status::invalid_input);
-    EXPECT_EQ(fit_maxrate(std::span(one_k).first(2)).status(), Status::too_few_points);
+    EXPECT_EQ(fit_maxrate(bad).status().reason(), ngx::Reason::invalid_input);
+    EXPECT_EQ(fit_maxrate(std::span(one_k).first(2)).status().reason(), ngx::Reason::too_few_points);
     std::vector<NodeCommPoint> one_n{{1, 1, 10}, {2, 1, 10}, {3, 1, 10}, {4, 1, 11}, {5, 1, 11}};
-    EXPECT_EQ(fit_maxrate(one_n).status(), Status::degenerate); // nodecomm's 1-byte regime
+    EXPECT_EQ(fit_maxrate(one_n).status().reason(), ngx::Reason::degenerate); // nodecomm's 1-byte regime
     std::vector<NodeCommPoint> four{{1, 10, 1}, {2, 20, 2}, {1, 30, 3}, {2, 40, 4}};
-    EXPECT_TRUE(fit_maxrate(four).ok());
-    EXPECT_EQ(fit_maxrate(four, MaxRateVariant::four_parameter).status(), Status::too_few_points);
+    EXPECT_TRUE(fit_maxrate(four).has_value());
+    EXPECT_EQ(fit_maxrate(four, MaxRateVariant::four_parameter).status().reason(), ngx::Reason::too_few_points);
 }

@@ -74,6 +74,7 @@ TEST(Postal, PredictionsAndPooledOverload)
 TEST(Postal, InvalidInputs)
 {
     const std::vector<double> n{1, 2, 3}, t{1, 0, 3};
-    EXPECT_EQ(fit_postal(n, t).status(), Status::invalid_input); // zero time: no relative weight
-    EXPECT_EQ(fit_postal(std::vector<double>{1}, std::vector<double>{1}).status(), Status::too_few_points);
+    EXPECT_EQ(fit_postal(n, t).status().reason(), ngx::Reason::invalid_input); // zero time: no relative weight
+    EXPECT_EQ(fit_postal(std::vector<double>{1}, std::vector<double>{1}).status().reason(),
+              ngx::Reason::too_few_points);
 }

@@ -107,10 +107,8 @@ std::string patterns_with(const PatternCatalog& patterns, bool for_fit)
 // pattern claims); a usage error for what is not a readable result at all.
 Result<const PatternInfo*> named_pattern(const std::string& path, const PatternCatalog& patterns, bool for_fit)
 {
-    Result<std::string> text = read_regular_file(path); // a FIFO would block: refused
-    if (!text)
-        return text.status();
-    std::istringstream in(*text);
+    NGX_ASSIGN_OR_RETURN(const std::string text, read_regular_file(path)); // a FIFO would block: refused
+    std::istringstream in(text);
     in >> std::ws;
     if (in.peek() == '{' || in.peek() == '[') {
         Json document = Json::parse(in, nullptr, false);

@@ -17,13 +17,11 @@ namespace {
 
 Result<HistoryEntry> read_entry(const std::string& path)
 {
-    Result<SavedFile> file = read_saved_file(path);
-    if (!file)
-        return file.status();
-    const Json& document = file->document;
+    NGX_ASSIGN_OR_RETURN(SavedFile file, read_saved_file(path));
+    const Json& document = file.document;
     if (!document.contains("started_at") || !document["started_at"].is_string())
         return Status::usage(path + ": no recorded time (\"started_at\"): not the result of a measurement");
-    return HistoryEntry{document["started_at"].get<std::string>(), std::move(*file)};
+    return HistoryEntry{document["started_at"].get<std::string>(), std::move(file)};
 }
 
 std::string cell(double value)
@@ -87,10 +85,8 @@ Result<std::vector<HistoryEntry>> read_history(const std::string& directory)
         return Status::usage(directory + ": cannot read the directory: " + error.message());
     std::vector<HistoryEntry> entries;
     for (const std::string& path : paths) {
-        Result<HistoryEntry> entry = read_entry(path);
-        if (!entry)
-            return entry.status();
-        entries.push_back(std::move(*entry));
+        NGX_ASSIGN_OR_RETURN(HistoryEntry entry, read_entry(path));
+        entries.push_back(std::move(entry));
     }
     if (entries.size() < 2)
         return Status::usage(directory + ": a history needs at least two result files (*.json), found " +
@@ -105,10 +101,8 @@ Result<std::vector<CheckResult>> check_history(const std::vector<HistoryEntry>& 
 {
     std::vector<CheckResult> steps;
     for (size_t i = 1; i < entries.size(); ++i) {
-        Result<CheckResult> step = check_files(entries[i - 1].file, entries[i].file, options);
-        if (!step)
-            return step.status();
-        steps.push_back(std::move(*step));
+        NGX_ASSIGN_OR_RETURN(CheckResult step, check_files(entries[i - 1].file, entries[i].file, options));
+        steps.push_back(std::move(step));
     }
     return steps;
 }

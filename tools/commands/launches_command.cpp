@@ -327,10 +327,8 @@ Result<Json> summarize_launches(const std::vector<std::string>& paths)
                              std::string(usage_text));
     std::vector<SavedFile> files;
     for (const std::string& path : paths) {
-        Result<SavedFile> file = read_saved_file(path);
-        if (!file)
-            return file.status();
-        files.push_back(std::move(*file));
+        NGX_ASSIGN_OR_RETURN(SavedFile file, read_saved_file(path));
+        files.push_back(std::move(file));
     }
     NGX_TRY(check_alike(files));
     Json between = Json::array();

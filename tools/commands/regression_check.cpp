@@ -214,10 +214,8 @@ Status check_pair(const ComparedRun& base, const ComparedRun& next, CheckResult&
     std::map<uint64_t, const Json*> a = results_by_size(base.run), b = results_by_size(next.run);
     NGX_TRY(check_same_sizes(base, a, next, b));
     for (const auto& [size, result_a] : a) {
-        Result<CheckedValue> value = check_size(base, *result_a, next, *b.at(size), size);
-        if (!value)
-            return value.status();
-        result.values.push_back(*value);
+        NGX_ASSIGN_OR_RETURN(CheckedValue value, check_size(base, *result_a, next, *b.at(size), size));
+        result.values.push_back(value);
     }
     check_parameters(base, next, result);
     return Status::ok();

@@ -56,10 +56,8 @@ Result<std::vector<ComparedRun>> runs_of(const Json& document, const std::string
 // The file parsed as a JSON object: a regular file with a known schema_version.
 Result<Json> read_result_file(const std::string& path)
 {
-    Result<Json> read = read_json_input(path);
-    if (!read)
-        return read.status();
-    const Json& document = *read;
+    NGX_ASSIGN_OR_RETURN(Json read, read_json_input(path));
+    const Json& document = read;
     if (!document.is_object())
         return Status::usage(path + ": not an ngx result (expected a JSON object)");
     return document;
@@ -69,24 +67,18 @@ Result<Json> read_result_file(const std::string& path)
 
 Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
 {
-    Result<SavedFile> file = read_saved_file(path);
-    if (!file)
-        return file.status();
+    NGX_ASSIGN_OR_RETURN(SavedFile file, read_saved_file(path));
     const std::string stem = std::filesystem::path(path).stem().string();
-    for (ComparedRun& run : file->runs)
+    for (ComparedRun& run : file.runs)
         runs.push_back({stem + run.label.substr(path.size()), std::move(run.run)}); // "path:module" -> "stem:module"
     return Status::ok();
 }
 
 Result<SavedFile> read_saved_file(const std::string& path)
 {
-    Result<Json> document = read_result_file(path);
-    if (!document)
-        return document.status();
-    Result<std::vector<ComparedRun>> runs = runs_of(*document, path);
-    if (!runs)
-        return runs.status();
-    return SavedFile{path, std::move(*document), std::move(*runs)};
+    NGX_ASSIGN_OR_RETURN(Json document, read_result_file(path));
+    NGX_ASSIGN_OR_RETURN(std::vector<ComparedRun> runs, runs_of(document, path));
+    return SavedFile{path, std::move(document), std::move(runs)};
 }
 
 } // namespace ngx

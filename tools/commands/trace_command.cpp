@@ -53,10 +53,8 @@ const Json* find_model(const Json& doc)
 
 Result<fit::LogGPSParams> read_params(const std::string& path)
 {
-    Result<Json> doc = read_json_input(path);
-    if (!doc)
-        return doc.status();
-    const Json* model = find_model(*doc);
+    NGX_ASSIGN_OR_RETURN(Json doc, read_json_input(path));
+    const Json* model = find_model(doc);
     if (model == nullptr)
         return Status::usage(path + ": no LogGPS model (a run of `ngx -x loggps -o FILE.json` or `ngx fit` of one)");
     if (!model->contains("S_bytes") || !(*model)["S_bytes"].is_number())
@@ -126,10 +124,8 @@ Result<trace::Analysis> analyze(const OptionValues& values, opt::OptionReader& r
         return Status::usage("--params FILE is required (LogGPS parameters: ngx -x loggps -o FILE.json)");
     a.trace = read.text("trace");
     a.params_file = read.text("params");
-    Result<fit::LogGPSParams> p = read_params(a.params_file);
-    if (!p)
-        return p.status();
-    a.params = *p;
+    NGX_ASSIGN_OR_RETURN(fit::LogGPSParams p, read_params(a.params_file));
+    a.params = p;
     trace::WhatIf w;
     w.params = a.params;
     for (const auto& [key, value] : values)
@@ -139,15 +135,11 @@ Result<trace::Analysis> analyze(const OptionValues& values, opt::OptionReader& r
                 return s;
             w.set.push_back(one);
         }
-    Result<std::vector<trace::RankReader>> ranks = trace::open_trace(a.trace);
-    if (!ranks)
-        return ranks.status();
-    Result<trace::ReplayReport> base = trace::replay_trace(*ranks, a.params);
-    if (!base)
-        return base.status();
-    a.report = std::move(*base);
+    NGX_ASSIGN_OR_RETURN(std::vector<trace::RankReader> ranks, trace::open_trace(a.trace));
+    NGX_ASSIGN_OR_RETURN(trace::ReplayReport base, trace::replay_trace(ranks, a.params));
+    a.report = std::move(base);
     if (!w.set.empty()) {
-        Result<trace::ReplayReport> changed = trace::replay_trace(*ranks, w.params);
+        Result<trace::ReplayReport> changed = trace::replay_trace(ranks, w.params);
         if (!changed)
             return Status::usage("with the changed parameters: " + changed.status().message());
         w.report = std::move(*changed);

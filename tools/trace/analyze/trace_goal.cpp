@@ -264,10 +264,8 @@ Status Builder::rank(RankReader& reader)
     int64_t last_return = 0;
     bool started = false;
     while (true) {
-        Result<bool> got = reader.next(t);
+        NGX_ASSIGN_OR_RETURN(bool got, reader.next(t));
         if (!got)
-            return got.status();
-        if (!*got)
             break;
         if (started)
             calc(double(t.call.t_call - last_return - t.tracer_ns) * 1e-3);

@@ -142,10 +142,8 @@ Result<bool> RankReader::next(TraceCall& out)
     const int expected = std::max(r.aux, 0);
     while (int(out.completions.size()) < expected) {
         ngx_trace_record c;
-        Result<bool> got = read_record(c);
+        NGX_ASSIGN_OR_RETURN(bool got, read_record(c));
         if (!got)
-            return got.status();
-        if (!*got)
             return Status::usage(path_ + ": ends inside a " + kind_label(r.kind) + "'s completion records");
         if (c.kind == NGX_TRACE_FLUSH)
             NGX_TRY(add_tracer_time(c, out.tracer_ns, path_));
@@ -193,10 +191,8 @@ Result<std::vector<RankReader>> open_trace(const std::string& dir)
     std::sort(paths.begin(), paths.end());
     std::vector<RankReader> ranks;
     for (const std::string& p : paths) {
-        Result<RankReader> r = RankReader::open(p);
-        if (!r)
-            return r.status();
-        ranks.push_back(std::move(*r));
+        NGX_ASSIGN_OR_RETURN(RankReader r, RankReader::open(p));
+        ranks.push_back(std::move(r));
     }
     const int P = ranks[0].header().world_size;
     std::set<int> seen;

@@ -149,10 +149,8 @@ Result<ReplayReport> Replay::run()
         done = 0;
         for (RankState& r : ranks_) {
             for (int i = 0; i < events_per_turn; ++i) {
-                Result<bool> moved = step(r);
+                NGX_ASSIGN_OR_RETURN(bool moved, step(r));
                 if (!moved)
-                    return moved.status();
-                if (!*moved)
                     break;
                 progress = true;
             }
@@ -190,10 +188,8 @@ Status Replay::start_times()
         if (Status s = r.reader->rewind(); !s)
             return s;
         TraceCall first;
-        Result<bool> got = r.reader->next(first);
-        if (!got)
-            return got.status();
-        r.first_aligned_ns = *got ? r.reader->aligned_ns(first.call.t_call) : 0;
+        NGX_ASSIGN_OR_RETURN(bool got, r.reader->next(first));
+        r.first_aligned_ns = got ? r.reader->aligned_ns(first.call.t_call) : 0;
         r.last_aligned_ns = r.first_aligned_ns;
         earliest = std::min(earliest, r.first_aligned_ns);
         if (Status s = r.reader->rewind(); !s)
@@ -211,10 +207,8 @@ Result<bool> Replay::step(RankState& r)
     if (r.phase == Phase::done)
         return false;
     if (r.phase == Phase::idle) {
-        Result<bool> got = r.reader->next(r.call);
-        if (!got)
-            return got.status();
-        if (!*got) {
+        NGX_ASSIGN_OR_RETURN(bool got, r.reader->next(r.call));
+        if (!got) {
             r.phase = Phase::done;
             return true;
         }

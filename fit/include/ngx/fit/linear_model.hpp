@@ -13,7 +13,7 @@
 // Solved by Householder QR on the weighted, column-scaled design (no normal
 // equations, so columns of very different magnitude, e.g. 1 and 1e6 bytes,
 // keep their digits). A design whose columns are (numerically) dependent
-// gives Status::degenerate.
+// fails with Reason::degenerate.
 #ifndef NGX_FIT_LINEAR_MODEL_HPP
 #define NGX_FIT_LINEAR_MODEL_HPP
 

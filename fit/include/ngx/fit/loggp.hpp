@@ -6,7 +6,7 @@
 //
 //     std::vector<PrttSample> samples = ...;   // one per message size
 //     Result<LogGPFit> fit = fit_loggp(samples, /*n=*/16);
-//     if (!fit) return describe(fit.status());
+//     if (!fit) return fit.status();           // "too few points: 1 size, LogGP needs 2"
 //     const LogGPParams& p = fit->params;
 //     for (const LogGPRange& r : p.ranges)
 //         show(r.from_bytes, r.g, r.G, r.L, r.send_line.at_one, r.send_line.per_byte,

@@ -1,82 +1,50 @@
-// Errors as values for ngx::fit: every fit returns a Result<T> holding either
-// the fitted value or the Status that says why there is none. Nothing in
-// fit/ throws across its API, prints or does I/O.
+// How fit/ fails: every fit returns an ngx::Result<T> (ngx/status.hpp, the
+// one error type of ngx) holding the fitted value or the ngx::Status that says
+// what failed and where. Nothing in fit/ throws across its API, prints or does
+// I/O. The four constructors below give a failure its Reason (callers and
+// tests branch on it) and a message that starts with the reason:
 //
 //     Result<LineFit> r = fit_line(x, y);
-//     if (!r) return describe(r.status());   // "too few points"
-//     double slope = r->slope.value;
+//     if (!r) return r.status();   // "too few points: 2 sizes, a line needs 3"
+//     NGX_ASSIGN_OR_RETURN(LineFit line, fit_line(x, y));
 //
-// A Result built from a Status must not be built from Status::ok (asserted);
-// reading value() of a failed Result is a precondition violation (asserted).
+// Which kind (and so which exit code) a fit failure is:
+//  - invalid_input and too_few_points are usage errors (exit 2): the data or
+//    options handed to the fit cannot give the quantity asked for, whatever
+//    the machine measured -- a model file, a size range or an option the user
+//    chose to `ngx fit`, or a pattern asking for a fit it cannot have.
+//  - degenerate and not_converged are runtime errors (exit 1): the inputs
+//    were well-formed but the measured values admit no (unique) solution.
+// A caller that knows better (a pattern's own measurements are never the
+// user's input) may report the message under its own kind.
 #ifndef NGX_FIT_STATUS_HPP
 #define NGX_FIT_STATUS_HPP
 
-#include <cassert>
-#include <optional>
-#include <string_view>
-#include <utility>
+#include <ngx/status.hpp>
+
+#include <string>
 
 namespace ngx::fit {
 
-enum class Status {
-    ok,
-    invalid_input,  // mismatched lengths, non-finite values, bad options
-    too_few_points, // not enough data for the requested quantity
-    degenerate,     // data admit no unique solution (e.g. all x equal)
-    not_converged,  // an iterative search did not meet its tolerance
-};
-
-constexpr std::string_view describe(Status s) noexcept
+inline Status invalid_input(const std::string& what)
 {
-    switch (s) {
-    case Status::ok:
-        return "ok";
-    case Status::invalid_input:
-        return "invalid input";
-    case Status::too_few_points:
-        return "too few points";
-    case Status::degenerate:
-        return "degenerate data (no unique solution)";
-    case Status::not_converged:
-        return "did not converge";
-    }
-    return "unknown status";
+    return Status::usage("invalid input: " + what, Reason::invalid_input);
 }
 
-template <class T>
-class Result {
-public:
-    Result(T value) : value_(std::move(value)), status_(Status::ok) {}
-    Result(Status failure) : status_(failure) { assert(failure != Status::ok); }
+inline Status too_few_points(const std::string& what)
+{
+    return Status::usage("too few points: " + what, Reason::too_few_points);
+}
 
-    bool ok() const noexcept { return status_ == Status::ok; }
-    explicit operator bool() const noexcept { return ok(); }
-    Status status() const noexcept { return status_; }
+inline Status degenerate(const std::string& what)
+{
+    return Status::runtime("degenerate data: " + what, Reason::degenerate);
+}
 
-    const T& value() const&
-    {
-        assert(ok());
-        return *value_;
-    }
-    T& value() &
-    {
-        assert(ok());
-        return *value_;
-    }
-    T&& value() &&
-    {
-        assert(ok());
-        return std::move(*value_);
-    }
-    const T& operator*() const& { return value(); }
-    T& operator*() & { return value(); }
-    const T* operator->() const { return &value(); }
-    T* operator->() { return &value(); }
-
-private:
-    std::optional<T> value_;
-    Status status_;
-};
+inline Status not_converged(const std::string& what)
+{
+    return Status::runtime("did not converge: " + what, Reason::not_converged);
+}
 
 } // namespace ngx::fit
 
