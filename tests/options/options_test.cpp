@@ -88,7 +88,8 @@ TEST(OptionRows, OutOfRangeAndMalformedValuesSayWhyInTheOneFormat)
               "--demo-size '2Gi': expected a size such as 4Ki in 1..1073741824 bytes");
     EXPECT_EQ(first_error({{"demo-mode", "fast"}}, [](opt::Reader& r) { r(demo_mode); }),
               "--demo-mode 'fast': expected robust, paper or none");
-    EXPECT_EQ(first_error({{"demo-rate", "2"}}, [](opt::Reader& r) { r(demo_rate); }), "--demo-rate '2': must be in 0..1");
+    EXPECT_EQ(first_error({{"demo-rate", "2"}}, [](opt::Reader& r) { r(demo_rate); }),
+              "--demo-rate '2': must be in 0..1");
     EXPECT_EQ(first_error({{"demo-poll", "maybe"}}, [](opt::Reader& r) { r(demo_poll); }),
               "--demo-poll 'maybe': expected 0, 1, no, yes, false, true, off or on");
     EXPECT_EQ(first_error({{"demo-mtu", "9"}}, [](opt::Reader& r) { r(demo_mtu); }),
@@ -160,7 +161,7 @@ TEST(ModuleOptions, ReadsDeclaredRowsAndReportsABadValueAsInvalidOption)
     mod::ModuleOptions read(&args, table);
     EXPECT_EQ(read(demo_n), 20u);
     EXPECT_EQ(read(demo_file), ""); // a module reads an absent row without default as empty
-    EXPECT_FALSE(read(demo_poll));   // absent: the row's default
+    EXPECT_FALSE(read(demo_poll));  // absent: the row's default
     ngx_error err{};
     EXPECT_EQ(read.status(&err), NGX_OK);
 
