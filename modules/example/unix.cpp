@@ -31,16 +31,18 @@ struct Context {
     const volatile int* cancel = nullptr;
 };
 
-const ngx_option_spec options[] = {
-    {"unix-name", "", "abstract socket name to listen on (default: unique per run)"},
-};
+// Each option is a typed row, declared once; the table lists them for the
+// core (--help shows the type and range) and for reading them back.
+constexpr auto unix_name =
+    ngx::opt::row::text("unix-name", "", "abstract socket name to listen on (default: unique per run)");
+const ngx::mod::OptionTable options("unix", {unix_name});
 
 ngx_status unix_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
-    std::string name = read.text("unix-name", "");
+    ngx::mod::ModuleOptions read(args, options);
+    std::string name = read(unix_name);
     if (name.size() >= sizeof Context::name)
-        read.reject("unix-name", "longer than " + std::to_string(sizeof Context::name - 1) + " characters");
+        read.reject(unix_name, "longer than " + std::to_string(sizeof Context::name - 1) + " characters");
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     auto* context = new (std::nothrow) Context;
@@ -178,8 +180,8 @@ const ngx_module descriptor = {
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY,
     0,
-    options,
-    sizeof options / sizeof options[0],
+    options.specs(),
+    options.size(),
     &ops,
 };
 

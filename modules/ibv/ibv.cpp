@@ -49,33 +49,44 @@ using ngx::mod::fail;
 constexpr size_t default_slot = 1 << 20;        // when the core gives no max_message_size
 constexpr size_t ring_limit = size_t(64) << 20; // receive ring memory above which rx-depth shrinks
 
-const ngx_option_spec option_specs[] = {
-    {"ibv-mode", "send", "send (send/recv), write (RDMA write with immediate) or read (the receiver pulls)"},
-    {"ibv-device", nullptr, "RDMA device name (default: the first with an ACTIVE port)"},
-    {"ibv-port", nullptr, "port number (default: the device's first ACTIVE port)"},
-    {"ibv-gid", nullptr,
-     "GID index (default: on RoCE the IPv4-mapped RoCE v2 GID, never link-local; InfiniBand uses LIDs)"},
-    {"ibv-rx-depth", "32",
-     "receives kept pre-posted (send) or ring buffers the peer writes into (write); "
-     "at most 254, fewer when they would need more than 64 MiB"},
-    {"ibv-sq-depth", "128", "send queue depth"},
-    {"ibv-signal", "16", "request a send completion every N-th send (at most sq-depth/2)"},
-    {"ibv-inline", "256", "inline data to ask the device for (it may give less; 0: never inline)"},
-};
+namespace row = ngx::opt::row;
+constexpr auto ibv_mode = row::choice("ibv-mode", "send", {"send", "write", "read"},
+                                      "send (send/recv), write (RDMA write with immediate) or read (the receiver "
+                                      "pulls)");
+constexpr auto ibv_device =
+    row::text("ibv-device", ngx::opt::no_default, "RDMA device name (default: the first with an ACTIVE port)");
+constexpr auto ibv_port = row::whole_number("ibv-port", ngx::opt::no_default, 1, 255,
+                                            "port number (default: the device's first ACTIVE port)");
+constexpr auto ibv_gid = row::whole_number(
+    "ibv-gid", ngx::opt::no_default, 0, 65535,
+    "GID index (default: on RoCE the IPv4-mapped RoCE v2 GID, never link-local; InfiniBand uses LIDs)");
+constexpr auto ibv_rx_depth =
+    row::whole_number("ibv-rx-depth", "32", 1, 254,
+                      "receives kept pre-posted (send) or ring buffers the peer writes into (write); fewer when they "
+                      "would need more than 64 MiB");
+constexpr auto ibv_sq_depth = row::whole_number("ibv-sq-depth", "128", 4, 4096, "send queue depth");
+constexpr auto ibv_signal =
+    row::whole_number("ibv-signal", "16", 1, 2048, "request a send completion every N-th send (at most sq-depth/2)");
+constexpr auto ibv_inline = row::whole_number("ibv-inline", "256", 0, 4096,
+                                              "inline data to ask the device for (it may give less; 0: never inline)");
+const ngx::mod::OptionTable option_table("ibv", {ibv_mode, ibv_device, ibv_port, ibv_gid, ibv_rx_depth, ibv_sq_depth,
+                                                 ibv_signal, ibv_inline});
 
 Mode read_mode(ngx::mod::ModuleOptions& read)
 {
-    std::string mode = read.choice("ibv-mode", "send", {"send", "write", "read"});
+    std::string mode = read(ibv_mode);
     return mode == "write" ? Mode::write : mode == "read" ? Mode::read : Mode::send;
 }
 
 void read_settings(ngx::mod::ModuleOptions& read, const ngx_init_args* args, Settings& s)
 {
     s.mode = read_mode(read);
-    uint64_t rx = read.whole_number("ibv-rx-depth", 32, 1, 254);
-    uint64_t sq = read.whole_number("ibv-sq-depth", s.sq_depth, 4, 4096);
-    uint64_t sig = read.whole_number("ibv-signal", s.signal_every, 1, sq / 2);
-    uint64_t inl = read.whole_number("ibv-inline", s.inline_request, 0, 4096);
+    uint64_t rx = read(ibv_rx_depth);
+    uint64_t sq = read(ibv_sq_depth);
+    uint64_t sig = read(ibv_signal);
+    if (read.ok() && sig > sq / 2)
+        read.reject(ibv_signal, "must be in 1.." + std::to_string(sq / 2));
+    uint64_t inl = read(ibv_inline);
     size_t max = args->max_message_size != 0 ? args->max_message_size : default_slot;
     s.slot_size = (std::max<size_t>(max, 64) + 4095) / 4096 * 4096;
     s.rx_depth = unsigned(std::min<uint64_t>(rx, std::max<uint64_t>(2, ring_limit / s.slot_size)));
@@ -88,10 +99,10 @@ void read_settings(ngx::mod::ModuleOptions& read, const ngx_init_args* args, Set
 
 void read_device(ngx::mod::ModuleOptions& read, DeviceRequest& req)
 {
-    req.name = read.text("ibv-device", req.name);
-    req.port = unsigned(read.whole_number("ibv-port", 0, 1, 255));
-    if (read.given("ibv-gid"))
-        req.gid = uint32_t(read.whole_number("ibv-gid", 0, 0, 65535));
+    req.name = read.optional(ibv_device).value_or(req.name);
+    req.port = unsigned(read(ibv_port));
+    if (std::optional<uint64_t> gid = read.optional(ibv_gid))
+        req.gid = uint32_t(*gid);
 }
 
 struct Link {
@@ -129,7 +140,7 @@ ngx_status ibv_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
     Settings settings;
     DeviceRequest request;
-    ngx::mod::ModuleOptions read(args);
+    ngx::mod::ModuleOptions read(args, option_table);
     read_settings(read, args, settings);
     read_device(read, request);
     if (ngx_status st = read.status(err); st != NGX_OK)
@@ -437,8 +448,8 @@ const ngx_module ibv_module = {
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY | NGX_CAP_ZERO_BYTE |
         NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     uint64_t(1) << 30,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &ibv_ops,
 };
 

@@ -165,34 +165,39 @@ ngx_status mpi_fail(ngx_error* err, int code, const char* step)
     return fail(err, NGX_ERR_SYSTEM, "%s: %.*s", step, length, text);
 }
 
-const ngx_option_spec option_specs[] = {
-    {"mpi-mode", "standard",
-     "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend (non-blocking "
-     "+ wait)"},
-    {"mpi-progress", "block",
-     "block: blocking MPI calls (thinnest; a stuck call ends the job by the watchdog past --timeout); poll: "
-     "MPI_Test loop with the deadline and Ctrl-C"},
-    {"mpi-bsend-messages", "4", "buffered modes: messages the attached buffer holds"},
-    {"mpi-vector-stride", "0", "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)"},
-    {"mpi-vector-block", "1", "derived datatype: bytes per block when the stride is set"},
-};
+namespace row = ngx::opt::row;
+constexpr auto mpi_mode = row::choice(
+    "mpi-mode", "standard", {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"},
+    "send mode: standard, synchronous, ready, buffered (blocking) or isend, issend, irsend, ibsend "
+    "(non-blocking + wait)");
+constexpr auto mpi_progress =
+    row::choice("mpi-progress", "block", {"block", "poll"},
+                "block: blocking MPI calls (thinnest; a stuck call ends the job by the watchdog past --timeout); "
+                "poll: MPI_Test loop with the deadline and Ctrl-C");
+constexpr auto mpi_bsend_messages = row::whole_number("mpi-bsend-messages", "4", 1, uint64_t(1) << 30,
+                                                      "buffered modes: messages the attached buffer holds");
+constexpr auto mpi_vector_stride =
+    row::byte_count("mpi-vector-stride", "0", 0, uint64_t(1) << 30,
+                    "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)");
+constexpr auto mpi_vector_block = row::byte_count("mpi-vector-block", "1", 1, uint64_t(1) << 30,
+                                                  "derived datatype: bytes per block when the stride is set");
+const ngx::mod::OptionTable option_table("mpi", {mpi_mode, mpi_progress, mpi_bsend_messages, mpi_vector_stride,
+                                                 mpi_vector_block});
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
+    ngx::mod::ModuleOptions read(args, option_table);
     Options o;
-    std::string mode =
-        read.choice("mpi-mode", "standard",
-                    {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"});
+    std::string mode = read(mpi_mode);
     for (const ModeName& m : mode_names)
         if (mode == m.name)
             o.mode = m.mode;
-    o.poll = read.choice("mpi-progress", "block", {"block", "poll"}) == "poll";
-    o.bsend_messages = read.whole_number("mpi-bsend-messages", o.bsend_messages, 1, uint64_t(1) << 30);
-    o.vector_stride = read.byte_count("mpi-vector-stride", o.vector_stride, 0, uint64_t(1) << 30);
-    o.vector_block = read.byte_count("mpi-vector-block", o.vector_block, 1, uint64_t(1) << 30);
+    o.poll = read(mpi_progress) == "poll";
+    o.bsend_messages = read(mpi_bsend_messages);
+    o.vector_stride = read(mpi_vector_stride);
+    o.vector_block = read(mpi_vector_block);
     if (read.ok() && o.vector_stride != 0 && o.vector_stride < o.vector_block)
-        read.reject("mpi-vector-stride", "must be 0 or at least --mpi-vector-block");
+        read.reject(mpi_vector_stride, "must be 0 or at least --mpi-vector-block");
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *out = o;
@@ -843,8 +848,8 @@ const ngx_module mpi_module = {
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
         NGX_CAP_PEER_LINKS | NGX_CAP_LIBRARY_COLLECTIVES,
     0,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &mpi_ops,
 };
 

@@ -58,15 +58,16 @@ inline bool valid_ring_bytes(uint64_t bytes)
     return bytes >= min_ring_bytes && bytes <= max_ring_bytes && (bytes & (bytes - 1)) == 0;
 }
 
-// Reads the ring size option `name` (absent: `fallback`): a power of two in
+// Reads a ring size option (absent: its default): a power of two in
 // [min_ring_bytes, max_ring_bytes], or 0 when `zero_allowed` (the caller then
 // picks a size); a bad value is kept in `read`. Shared by shm and sim.
-inline size_t read_ring_bytes(ngx::mod::ModuleOptions& read, std::string_view name, size_t fallback, bool zero_allowed)
+inline size_t read_ring_bytes(ngx::mod::ModuleOptions& read, const ngx::opt::Option<uint64_t>& option,
+                              bool zero_allowed)
 {
-    uint64_t value = read.byte_count(name, fallback, 0, max_ring_bytes);
+    uint64_t value = read(option);
     if (read.ok() && !((zero_allowed && value == 0) || valid_ring_bytes(value)))
-        read.reject(name, std::string("expected ") + (zero_allowed ? "0 or " : "") + "a power of two in " +
-                              std::to_string(min_ring_bytes) + ".." + std::to_string(max_ring_bytes));
+        read.reject(option, std::string("expected ") + (zero_allowed ? "0 or " : "") + "a power of two in " +
+                                std::to_string(min_ring_bytes) + ".." + std::to_string(max_ring_bytes));
     return size_t(value);
 }
 

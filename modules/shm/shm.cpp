@@ -55,15 +55,15 @@ struct Context {
     SelfRing self;
 };
 
-const ngx_option_spec option_specs[] = {
-    {"shm-ring-bytes", "65536",
-     "bytes of each of the two rings: a power of two, at least 4096 (the lower rank's value is used)"},
-};
+constexpr auto shm_ring_bytes = ngx::opt::row::byte_count(
+    "shm-ring-bytes", "65536", 0, ngx::shm::max_ring_bytes,
+    "bytes of each of the two rings: a power of two, at least 4096 (the lower rank's value is used)");
+const ngx::mod::OptionTable option_table("shm", {shm_ring_bytes});
 
 ngx_status shm_init(const ngx_init_args* args, void** ctx, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
-    size_t ring_bytes = ngx::shm::read_ring_bytes(read, "shm-ring-bytes", 65536, false);
+    ngx::mod::ModuleOptions read(args, option_table);
+    size_t ring_bytes = ngx::shm::read_ring_bytes(read, shm_ring_bytes, false);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     auto* c = new (std::nothrow) Context;
@@ -250,8 +250,8 @@ const ngx_module shm_module = {
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     0,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &shm_ops,
 };
 

@@ -15,7 +15,6 @@
 namespace ngx::sim {
 namespace {
 
-constexpr double max_rate_bytes_per_s = 1e13;
 constexpr double ns_per_s = 1e9;
 constexpr double rounds_counted = 3; // a pair counts for three of its round trips after a send
 
@@ -96,9 +95,9 @@ SharedLink::~SharedLink()
 LinkSettings read_link_settings(mod::ModuleOptions& read)
 {
     LinkSettings settings;
-    settings.rn_bytes_per_s = read.number("sim-RN", 0, 0, max_rate_bytes_per_s);
-    settings.rc_bytes_per_s = read.number("sim-RC", 0, 0, max_rate_bytes_per_s);
-    settings.name = read.text("sim-link", "");
+    settings.rn_bytes_per_s = read(sim_RN);
+    settings.rc_bytes_per_s = read(sim_RC);
+    settings.name = read(sim_link);
     return settings;
 }
 

@@ -50,6 +50,18 @@ struct LinkSettings {
     std::string name; // "": the job's
 };
 
+inline constexpr double max_rate_bytes_per_s = 1e13;
+
+// The options of the shared link, rows of the sim module's table.
+inline constexpr auto sim_RN = opt::row::number(
+    "sim-RN", "0", 0, max_rate_bytes_per_s,
+    "bytes/s of the node's link, shared by all pairs of a node (max-rate model, Gropp et al. 2016); 0 = none");
+inline constexpr auto sim_RC = opt::row::number("sim-RC", "0", 0, max_rate_bytes_per_s,
+                                                "bytes/s of each pair's own path to the link (max-rate model R_C); "
+                                                "0 = none");
+inline constexpr auto sim_link =
+    opt::row::text("sim-link", "", "name of the shared link record (default: the job's name, else the driver's pid)");
+
 // Reads --sim-RN, --sim-RC (bytes/s, 0 = unlimited) and --sim-link.
 LinkSettings read_link_settings(mod::ModuleOptions& read);
 

@@ -250,46 +250,76 @@ static_assert(sizeof(Stamp) <= ngx::shm::inline_payload_bytes);
 
 // ---- options ------------------------------------------------------------
 
-const ngx_option_spec option_specs[] = {
-    {"sim-L", "5", "latency L in microseconds (at least 1)"},
-    {"sim-os", "1", "send overhead o_s in microseconds"},
-    {"sim-or", "1", "receive overhead o_r in microseconds"},
-    {"sim-g", "2", "gap g between message injections in microseconds"},
-    {"sim-G", "0.001", "gap per byte G in microseconds per byte"},
-    {"sim-O", "0", "send overhead per byte O_s in microseconds per byte: sending s bytes costs o_s + (s-1) O_s"},
-    {"sim-Or", "0", "receive overhead per byte O_r in microseconds per byte: receiving costs o_r + (s-1) O_r"},
-    {"sim-S", "0", "rendezvous threshold S in bytes: larger messages first exchange request and ack; 0 = never"},
-    {"sim-strided", "0", "middleware cost of strided data in microseconds per element, at sender and receiver"},
-    {"sim-mode", "standard",
-     "send mode (the mpi module's): standard, synchronous, ready, buffered, or isend, issend, irsend, ibsend "
-     "(send/recv = post + wait)"},
-    {"sim-copy", "0", "buffered modes: the copy into the attached buffer, microseconds per byte (added to o_s)"},
-    {"sim-ring-bytes", "0",
-     "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from the "
-     "largest message"},
-    {"sim-RN", "0",
-     "bytes/s of the node's link, shared by all pairs of a node (max-rate model, Gropp et al. 2016); 0 = none"},
-    {"sim-RC", "0", "bytes/s of each pair's own path to the link (max-rate model R_C); 0 = none"},
-    {"sim-link", "", "name of the shared link record (default: the job's name, else the driver's pid)"},
-    {"sim-clock", "real",
-     "real: calls busy-wait the model's costs on this machine's clock; virtual: each process keeps a simulated "
-     "clock that calls advance by exactly the model's costs, and ngx times samples with it (exact, deterministic "
-     "ground truth)"},
-    {"sim-noise", "",
-     "virtual time only: seeded noise on the model, components joined with +: jitter:F (o_s, o_r, L + (s-1)G "
-     "times 1 + N(0, F)), "
-     "outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times FACTOR with probability P), "
-     "launch:F (the whole model times 1 + N(0, F) for this launch)"},
-    {"sim-links", "",
-     "file of L and G per ordered pair of ranks, one 'FROM TO L G' a line (us, us/byte); pairs it does not name "
-     "keep --sim-L and --sim-G (rank layouts: allpairs)"},
-    {"sim-seed", "1",
-     "seed of --sim-noise (the same seed repeats a run exactly; launch i of ngx --launches uses a seed derived from it "
-     "and i)"},
-    {"sim-sleep", "0",
-     "sleep through waits longer than this many microseconds, spinning only the rest (many processes on few "
-     "cores); 0 = always spin"},
-};
+namespace row = ngx::opt::row;
+constexpr auto sim_L = row::number("sim-L", "5", min_latency_us, max_time_us, "latency L in microseconds (at least 1)");
+constexpr auto sim_os = row::number("sim-os", "1", 0, max_time_us, "send overhead o_s in microseconds");
+constexpr auto sim_or = row::number("sim-or", "1", 0, max_time_us, "receive overhead o_r in microseconds");
+constexpr auto sim_g = row::number("sim-g", "2", 0, max_time_us, "gap g between message injections in microseconds");
+constexpr auto sim_G = row::number("sim-G", "0.001", 0, max_gap_per_byte_us, "gap per byte G in microseconds per byte");
+constexpr auto sim_O =
+    row::number("sim-O", "0", 0, max_gap_per_byte_us,
+                "send overhead per byte O_s in microseconds per byte: sending s bytes costs o_s + (s-1) O_s");
+constexpr auto sim_Or =
+    row::number("sim-Or", "0", 0, max_gap_per_byte_us,
+                "receive overhead per byte O_r in microseconds per byte: receiving costs o_r + (s-1) O_r");
+constexpr auto sim_S =
+    row::byte_count("sim-S", "0", 0, uint64_t(1) << 40,
+                    "rendezvous threshold S: larger messages first exchange request and ack; 0 = never");
+constexpr auto sim_strided =
+    row::number("sim-strided", "0", 0, max_gap_per_byte_us,
+                "middleware cost of strided data in microseconds per element, at sender and receiver");
+constexpr auto sim_mode = row::choice(
+    "sim-mode", "standard", {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"},
+    "send mode (the mpi module's); isend, issend, irsend, ibsend: send/recv = post + wait");
+constexpr auto sim_copy =
+    row::number("sim-copy", "0", 0, max_gap_per_byte_us,
+                "buffered modes: the copy into the attached buffer, microseconds per byte (added to o_s)");
+constexpr auto sim_ring_bytes =
+    row::byte_count("sim-ring-bytes", "0", 0, ngx::shm::max_ring_bytes,
+                    "bytes of each shared-memory ring (power of two; the lower rank's value is used); 0 sizes it from "
+                    "the largest message");
+constexpr auto sim_clock = row::choice(
+    "sim-clock", "real", {"real", "virtual"},
+    "real: calls busy-wait the model's costs on this machine's clock; virtual: each process keeps a simulated "
+    "clock that calls advance by exactly the model's costs, and ngx times samples with it (exact, deterministic "
+    "ground truth)");
+constexpr auto sim_noise =
+    row::text("sim-noise", "",
+              "virtual time only: seeded noise on the model, components joined with +: jitter:F (o_s, o_r, L + (s-1)G "
+              "times 1 + N(0, F)), outliers:P:US (a call US longer with probability P), bimodal:P:FACTOR (L times "
+              "FACTOR with probability P), launch:F (the whole model times 1 + N(0, F) for this launch)");
+constexpr auto sim_links =
+    row::text("sim-links", "",
+              "file of L and G per ordered pair of ranks, one 'FROM TO L G' a line (us, us/byte); pairs it does not "
+              "name keep --sim-L and --sim-G (rank layouts: allpairs)");
+constexpr auto sim_seed = row::whole_number(
+    "sim-seed", "1", 0, UINT64_MAX,
+    "seed of --sim-noise (the same seed repeats a run exactly; launch i of ngx --launches uses a seed "
+    "derived from it and i)");
+constexpr auto sim_sleep =
+    row::number("sim-sleep", "0", 0, max_time_us,
+                "sleep through waits longer than this many microseconds, spinning only the rest (many processes on "
+                "few cores); 0 = always spin");
+const ngx::mod::OptionTable option_table("sim", {sim_L,
+                                                 sim_os,
+                                                 sim_or,
+                                                 sim_g,
+                                                 sim_G,
+                                                 sim_O,
+                                                 sim_Or,
+                                                 sim_S,
+                                                 sim_strided,
+                                                 sim_mode,
+                                                 sim_copy,
+                                                 sim_ring_bytes,
+                                                 ngx::sim::sim_RN,
+                                                 ngx::sim::sim_RC,
+                                                 ngx::sim::sim_link,
+                                                 sim_clock,
+                                                 sim_noise,
+                                                 sim_links,
+                                                 sim_seed,
+                                                 sim_sleep});
 
 // --sim-mode: the mpi module's eight modes.
 struct ModeName {
@@ -304,35 +334,21 @@ const ModeName mode_names[] = {
     {"irsend", SendMode::ready, true},       {"ibsend", SendMode::buffered, true},
 };
 
-// A time option in microseconds into *out_ns; absent: *out_ns stays.
-void read_time(ngx::mod::ModuleOptions& read, const char* name, double min_us, double max_us, double* out_ns)
-{
-    if (read.given(name))
-        *out_ns = read.number(name, 0, min_us, max_us) * 1e3;
-}
-
 ngx_status parse_model(const ngx_init_args* args, Model* model, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
+    ngx::mod::ModuleOptions read(args, option_table);
     Model m;
-    m.latency = 5e3;
-    m.send_overhead = 1e3;
-    m.recv_overhead = 1e3;
-    m.gap = 2e3;
-    m.gap_per_byte = 1.0;
-    read_time(read, "sim-L", min_latency_us, max_time_us, &m.latency);
-    read_time(read, "sim-os", 0, max_time_us, &m.send_overhead);
-    read_time(read, "sim-or", 0, max_time_us, &m.recv_overhead);
-    read_time(read, "sim-g", 0, max_time_us, &m.gap);
-    read_time(read, "sim-G", 0, max_gap_per_byte_us, &m.gap_per_byte);
-    read_time(read, "sim-O", 0, max_gap_per_byte_us, &m.send_overhead_per_byte);
-    read_time(read, "sim-Or", 0, max_gap_per_byte_us, &m.recv_overhead_per_byte);
-    m.rendezvous_above = read.byte_count("sim-S", 0, 0, uint64_t(1) << 40);
-    read_time(read, "sim-strided", 0, max_gap_per_byte_us, &m.strided_per_element);
-    read_time(read, "sim-copy", 0, max_gap_per_byte_us, &m.copy_per_byte);
-    std::string mode =
-        read.choice("sim-mode", "standard",
-                    {"standard", "synchronous", "ready", "buffered", "isend", "issend", "irsend", "ibsend"});
+    m.latency = read(sim_L) * 1e3;
+    m.send_overhead = read(sim_os) * 1e3;
+    m.recv_overhead = read(sim_or) * 1e3;
+    m.gap = read(sim_g) * 1e3;
+    m.gap_per_byte = read(sim_G) * 1e3;
+    m.send_overhead_per_byte = read(sim_O) * 1e3;
+    m.recv_overhead_per_byte = read(sim_Or) * 1e3;
+    m.rendezvous_above = read(sim_S);
+    m.strided_per_element = read(sim_strided) * 1e3;
+    m.copy_per_byte = read(sim_copy) * 1e3;
+    std::string mode = read(sim_mode);
     for (const ModeName& named : mode_names)
         if (mode == named.name)
             m.mode = named.mode, m.nonblocking_calls = named.nonblocking;
@@ -806,14 +822,14 @@ ngx_status sim_init(const ngx_init_args* args, void** ctx, ngx_error* err)
     size_t ring_bytes = 0;
     if (ngx_status s = parse_model(args, &model, err); s != NGX_OK)
         return s;
-    ngx::mod::ModuleOptions read(args);
-    ring_bytes = ngx::shm::read_ring_bytes(read, "sim-ring-bytes", 0, true);
-    uint64_t sleep_margin_ns = uint64_t(read.number("sim-sleep", 0, 0, max_time_us) * 1e3);
-    bool virtual_time = read.choice("sim-clock", "real", {"real", "virtual"}) == "virtual";
-    std::string noise_spec = read.text("sim-noise", "");
-    uint64_t seed = read.whole_number("sim-seed", 1, 0, UINT64_MAX);
+    ngx::mod::ModuleOptions read(args, option_table);
+    ring_bytes = ngx::shm::read_ring_bytes(read, sim_ring_bytes, true);
+    uint64_t sleep_margin_ns = uint64_t(read(sim_sleep) * 1e3);
+    bool virtual_time = read(sim_clock) == "virtual";
+    std::string noise_spec = read(sim_noise);
+    uint64_t seed = read(sim_seed);
     ngx::sim::LinkSettings link = ngx::sim::read_link_settings(read);
-    std::string links_file = read.text("sim-links", "");
+    std::string links_file = read(sim_links);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     ngx::sim::LinkTable link_costs;
@@ -1023,8 +1039,8 @@ const ngx_module sim_module = {
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES |
         NGX_CAP_PEER_LINKS,
     0,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &sim_ops,
 };
 

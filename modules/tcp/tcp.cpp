@@ -85,28 +85,33 @@ struct Context {
 
 // ---- options ------------------------------------------------------------
 
-const ngx_option_spec option_specs[] = {
-    {"tcp-address", nullptr, "address to listen on (default: the bootstrap's local address)"},
-    {"tcp-port", "0", "port to listen on; 0 picks a free one"},
-    {"tcp-port-per-rank", "no",
-     "yes: the listening rank listens on tcp-port + its rank (each pair its own port, e.g. for per-pair tc classes)"},
-    {"tcp-sndbuf", "0", "SO_SNDBUF in bytes; 0 keeps the kernel default"},
-    {"tcp-rcvbuf", "0", "SO_RCVBUF in bytes; 0 keeps the kernel default"},
-    {"tcp-progress", "block", "receive by a blocking recv() (block) or by spinning on recv(MSG_DONTWAIT) (poll)"},
-};
+namespace row = ngx::opt::row;
+constexpr auto tcp_address =
+    row::text("tcp-address", ngx::opt::no_default, "address to listen on (default: the bootstrap's local address)");
+constexpr auto tcp_port = row::whole_number("tcp-port", "0", 0, 65535, "port to listen on; 0 picks a free one");
+constexpr auto tcp_port_per_rank = row::yes_no(
+    "tcp-port-per-rank", "no",
+    "yes: the listening rank listens on tcp-port + its rank (each pair its own port, e.g. for per-pair tc classes)");
+constexpr auto tcp_sndbuf = row::byte_count("tcp-sndbuf", "0", 0, 1u << 30, "SO_SNDBUF; 0 keeps the kernel default");
+constexpr auto tcp_rcvbuf = row::byte_count("tcp-rcvbuf", "0", 0, 1u << 30, "SO_RCVBUF; 0 keeps the kernel default");
+constexpr auto tcp_progress =
+    row::choice("tcp-progress", "block", {"block", "poll"},
+                "receive by a blocking recv() (block) or by spinning on recv(MSG_DONTWAIT) (poll)");
+const ngx::mod::OptionTable option_table("tcp", {tcp_address, tcp_port, tcp_port_per_rank, tcp_sndbuf, tcp_rcvbuf,
+                                                 tcp_progress});
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
+    ngx::mod::ModuleOptions read(args, option_table);
     Options options;
-    options.address = read.text("tcp-address", "");
-    options.port = uint16_t(read.whole_number("tcp-port", 0, 0, 65535));
-    options.port_per_rank = read.yes_no("tcp-port-per-rank", false);
+    options.address = read(tcp_address);
+    options.port = uint16_t(read(tcp_port));
+    options.port_per_rank = read(tcp_port_per_rank);
     if (options.port_per_rank && options.port == 0 && read.ok())
-        read.reject("tcp-port-per-rank", "needs a --tcp-port other than 0 (0 picks a free port anyway)");
-    options.sndbuf = int(read.byte_count("tcp-sndbuf", 0, 0, 1u << 30));
-    options.rcvbuf = int(read.byte_count("tcp-rcvbuf", 0, 0, 1u << 30));
-    options.poll = read.choice("tcp-progress", "block", {"block", "poll"}) == "poll";
+        read.reject(tcp_port_per_rank, "needs a --tcp-port other than 0 (0 picks a free port anyway)");
+    options.sndbuf = int(read(tcp_sndbuf));
+    options.rcvbuf = int(read(tcp_rcvbuf));
+    options.poll = read(tcp_progress) == "poll";
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *out = options;
@@ -762,8 +767,8 @@ const ngx_module tcp_module = {
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     0,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &tcp_ops,
 };
 

@@ -22,46 +22,40 @@ namespace {
 
 // ---- options ---------------------------------------------------------------
 
-const ngx_option_spec option_specs[] = {
-    {"udp-address", nullptr, "address to bind (default: the bootstrap's local address)"},
-    {"udp-port", "0",
-     "port to bind, 0 picks a free one; with P the lower rank binds P and its peer P+1 (the first peer's socket; "
-     "further peers' sockets bind free ports)"},
-    {"udp-mtu-payload", "auto",
-     "UDP payload bytes per datagram, including the 16-byte ngx header; auto: path MTU minus IP/UDP headers "
-     "(1472 on 1500-byte Ethernet, 65507 on loopback); the peers use the smaller of their two values"},
-    {"udp-loss-timeout-us", "100000",
-     "a message is lost (NGX_ERR_LOST; NGX_ERR_TIMEOUT when nothing arrived) when nothing new of it arrives for "
-     "this long: since recv() began, "
-     "then since its last fragment; at most the core's --timeout"},
-    {"udp-busy-poll", "0", "1: spin on non-blocking receives instead of blocking (one core per process)"},
-    {"udp-buffer", "auto",
-     "SO_RCVBUF and SO_SNDBUF in bytes; auto: room for 2 of the largest messages as the kernel counts them, "
-     "16 MiB to 256 MiB"},
-};
-
-// "auto" (0: the module picks) or a byte count in [min, max].
-size_t size_or_auto(ngx::mod::ModuleOptions& read, std::string_view name, uint64_t min, uint64_t max)
-{
-    if (!read.given(name) || read.text(name, "") == "auto")
-        return 0;
-    if (auto value = ngx::opt::byte_count(name, read.text(name, ""), min, max))
-        return size_t(*value);
-    read.reject(name, "expected auto or a byte count in " + std::to_string(min) + ".." + std::to_string(max));
-    return 0;
-}
+namespace row = ngx::opt::row;
+constexpr auto udp_address =
+    row::text("udp-address", ngx::opt::no_default, "address to bind (default: the bootstrap's local address)");
+constexpr auto udp_port =
+    row::whole_number("udp-port", "0", 0, 65534,
+                      "port to bind, 0 picks a free one; with P the lower rank binds P and its peer P+1 (the first "
+                      "peer's socket; further peers' sockets bind free ports)");
+constexpr auto udp_mtu_payload = row::auto_or_bytes(
+    "udp-mtu-payload", "auto", header_size + 1, max_payload_v6,
+    "UDP payload bytes per datagram, including the 16-byte ngx header; auto: path MTU minus IP/UDP headers "
+    "(1472 on 1500-byte Ethernet, 65507 on loopback); the peers use the smaller of their two values");
+constexpr auto udp_loss_timeout_us =
+    row::whole_number("udp-loss-timeout-us", "100000", 1, 3600ull * 1000000,
+                      "a message is lost (NGX_ERR_LOST; NGX_ERR_TIMEOUT when nothing arrived) when nothing new of it "
+                      "arrives for this long: since recv() began, then since its last fragment; at most the core's "
+                      "--timeout");
+constexpr auto udp_busy_poll =
+    row::yes_no("udp-busy-poll", "0", "1: spin on non-blocking receives instead of blocking (one core per process)");
+constexpr auto udp_buffer = row::auto_or_bytes("udp-buffer", "auto", 4096, size_t{1} << 30,
+                                               "SO_RCVBUF and SO_SNDBUF; auto: room for 2 of the largest messages as "
+                                               "the kernel counts them, 16 MiB to 256 MiB");
+const ngx::mod::OptionTable option_table("udp", {udp_address, udp_port, udp_mtu_payload, udp_loss_timeout_us,
+                                                 udp_busy_poll, udp_buffer});
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
-    ngx::mod::ModuleOptions read(args);
+    ngx::mod::ModuleOptions read(args, option_table);
     Options options;
-    options.address = read.text("udp-address", "");
-    options.port = uint16_t(read.whole_number("udp-port", 0, 0, 65534));
-    options.loss_timeout_ns =
-        read.whole_number("udp-loss-timeout-us", options.loss_timeout_ns / 1000, 1, 3600ull * 1000000) * 1000;
-    options.mtu_payload = size_or_auto(read, "udp-mtu-payload", header_size + 1, max_payload_v6);
-    options.buffer = size_or_auto(read, "udp-buffer", 4096, size_t{1} << 30);
-    options.busy_poll = read.yes_no("udp-busy-poll", false);
+    options.address = read(udp_address);
+    options.port = uint16_t(read(udp_port));
+    options.loss_timeout_ns = read(udp_loss_timeout_us) * 1000;
+    options.mtu_payload = size_t(read(udp_mtu_payload));
+    options.buffer = size_t(read(udp_buffer));
+    options.busy_poll = read(udp_busy_poll);
     if (ngx_status s = read.status(err); s != NGX_OK)
         return s;
     *out = std::move(options);
@@ -269,8 +263,8 @@ const ngx_module udp_module = {
     "1.1",
     NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
     ngx::udp::max_message,
-    option_specs,
-    sizeof option_specs / sizeof option_specs[0],
+    option_table.specs(),
+    option_table.size(),
     &udp_ops,
 };
 

@@ -48,6 +48,21 @@ using allpairs::Matrix;
 
 constexpr double missing = missing_value;
 
+constexpr auto allpairs_quiet_baseline =
+    opt::row::choice("allpairs-quiet-baseline", "no", {"no", "yes"},
+                     "yes: one ordered pair at a time, no other traffic (the quiet baseline)");
+constexpr auto allpairs_window =
+    opt::row::whole_number("allpairs-window", "16", 2, 1u << 16, "messages of the last size per bandwidth stream");
+constexpr auto allpairs_streams = opt::row::whole_number("allpairs-streams", "5", 1, 1u << 16,
+                                                         "timed streams per pair (median), of W messages and of one");
+constexpr auto allpairs_csv = opt::row::output_file(
+    "allpairs-csv", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps", "");
+
+opt::Table allpairs_options()
+{
+    return {"allpairs", {allpairs_quiet_baseline, allpairs_window, allpairs_streams, allpairs_csv}};
+}
+
 struct Settings {
     bool quiet = false;
     uint64_t window = 16;
@@ -66,11 +81,11 @@ class AllPairs final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        settings_.quiet = read.choice("allpairs-quiet-baseline", {"no", "yes"}) == "yes";
-        settings_.window = read.whole_number("allpairs-window", 2, 1u << 16);
-        settings_.streams = read.whole_number("allpairs-streams", 1, 1u << 16);
-        settings_.csv = read.text("allpairs-csv");
+        opt::Reader read(allpairs_options(), values);
+        settings_.quiet = read(allpairs_quiet_baseline) == "yes";
+        settings_.window = read(allpairs_window);
+        settings_.streams = read(allpairs_streams);
+        settings_.csv = read(allpairs_csv);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -284,13 +299,7 @@ PatternInfo allpairs_pattern()
     info.default_sizes = "8,64Ki";
     info.default_count = 100;
     info.default_warmup = 10;
-    info.options = {
-        {"allpairs-quiet-baseline", "no", "yes: one ordered pair at a time, no other traffic (the quiet baseline)"},
-        {"allpairs-window", "16", "messages of the last size per bandwidth stream (W >= 2)"},
-        {"allpairs-streams", "5", "timed streams per pair (median), of W messages and of one"},
-        {"allpairs-csv", "", "file for the cells: sender,receiver,sender_host,receiver_host,latency_us,bandwidth_MBps",
-         opt::OptionKind::output_file},
-    };
+    info.options = allpairs_options().specs();
     info.create = [] { return std::make_unique<AllPairs>(); };
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::shift_rounds, LayoutKind::one_at_a_time};

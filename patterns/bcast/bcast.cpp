@@ -24,6 +24,14 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr LayoutRows bcast_layout = {type_row("bcast-type"),
+                                     opt::row::text("bcast-strides", "1,64", "strides in elements (1: contiguous)")};
+
+opt::Table bcast_options()
+{
+    return {"bcast", {bcast_layout.type, bcast_layout.strides}};
+}
+
 class Bcast final : public Pattern {
 public:
     Status configure(const OptionValues& values) override;
@@ -40,7 +48,8 @@ private:
 
 Status Bcast::configure(const OptionValues& values)
 {
-    Result<LayoutChoice> layout = read_layout_choice(values, "bcast");
+    opt::Reader read(bcast_options(), values);
+    Result<LayoutChoice> layout = read_layout_choice(read, bcast_layout);
     if (!layout)
         return layout.status();
     layout_ = std::move(*layout);
@@ -138,7 +147,7 @@ PatternInfo bcast_pattern()
                            "collective)",
             .metric = "broadcast time of the last receiver",
             .default_sizes = "1Ki-64Ki",
-            .options = layout_options("bcast", "1,64", "strides in elements (1: contiguous)"),
+            .options = bcast_options().specs(),
             .create = [] { return std::make_unique<Bcast>(); },
             .default_count = 200,
             .default_warmup = 20,

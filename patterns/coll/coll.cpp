@@ -46,6 +46,27 @@ namespace ngx::patterns {
 namespace {
 
 constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+
+constexpr auto coll_op = opt::row::text(
+    "coll-op", "allreduce", "the collective: bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier");
+constexpr auto coll_algorithm =
+    opt::row::text("coll-algorithm", "all",
+                   "one algorithm of the op (ngx predict's names), all, or library: the module's own collective (mpi: "
+                   "MPI_Allreduce, ...; predicted as Open MPI's tuned choice)");
+constexpr auto coll_params = opt::row::text(
+    "coll-params", "", "a saved LogGP or LogGPS model (-x loggp/loggps -o FILE): the prediction and its error");
+constexpr auto coll_gamma =
+    opt::row::number("coll-gamma", opt::no_default, 0, 1e6,
+                     "reduction cost for the prediction, us per byte (default: the model's gamma_us_per_byte, else 0)");
+constexpr auto coll_segment =
+    opt::row::byte_count("coll-segment", "64Ki", 1, max_message_bytes, "pipeline segment of bcast pipeline");
+constexpr auto coll_extrapolate = opt::row::choice("coll-extrapolate", "no", {"no", "yes"},
+                                                   "yes: predict sizes beyond the largest the parameters cover");
+
+opt::Table coll_options()
+{
+    return {"coll", {coll_op, coll_algorithm, coll_params, coll_gamma, coll_segment, coll_extrapolate}};
+}
 // The module ABI's operations (module.h, collective) in fit's order.
 static_assert(int(fit::CollectiveOp::bcast) == NGX_COLL_BCAST && int(fit::CollectiveOp::reduce) == NGX_COLL_REDUCE &&
               int(fit::CollectiveOp::allreduce) == NGX_COLL_ALLREDUCE &&
@@ -121,13 +142,13 @@ private:
 
 Status Coll::configure(const OptionValues& values)
 {
-    opt::OptionReader read(values);
-    const std::string op = read.text("coll-op");
+    opt::Reader read(coll_options(), values);
+    const std::string op = read(coll_op);
     const std::optional<fit::CollectiveOp> parsed = fit::op_from_name(op);
     if (!parsed)
         return Status::usage("--coll-op " + op + ": not a collective (" + collective_op_names() + ")");
     settings_.op = *parsed;
-    const std::string algorithm = read.text("coll-algorithm");
+    const std::string algorithm = read(coll_algorithm);
     const std::vector<fit::Algorithm> known = fit::algorithms_of(settings_.op);
     const std::optional<fit::Algorithm> a = fit::algorithm_from_name(algorithm);
     if (algorithm == "all")
@@ -139,11 +160,11 @@ Status Coll::configure(const OptionValues& values)
     else
         return Status::usage("--coll-algorithm " + algorithm + ": " + op + " has " + fit::algorithm_list(*parsed) +
                              " (or all, library)");
-    settings_.params = read.text("coll-params");
-    settings_.gamma_given = !read.text("coll-gamma").empty();
-    settings_.gamma = settings_.gamma_given ? read.number("coll-gamma", 0, 1e6) : 0;
-    settings_.segment = double(read.byte_count("coll-segment", 1, max_message_bytes));
-    settings_.extrapolate = read.choice("coll-extrapolate", {"no", "yes"}) == "yes";
+    settings_.params = read(coll_params);
+    settings_.gamma_given = read.given(coll_gamma);
+    settings_.gamma = read.optional(coll_gamma).value_or(0);
+    settings_.segment = double(read(coll_segment));
+    settings_.extrapolate = read(coll_extrapolate) == "yes";
     if (!read.ok())
         return Status::usage(read.error());
     if (settings_.params.empty())
@@ -407,19 +428,7 @@ PatternInfo coll_pattern()
     info.default_sizes = "8,1Ki,64Ki";
     info.default_count = 50;
     info.default_warmup = 5;
-    info.options = {
-        {"coll-op", "allreduce",
-         "the collective: bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier"},
-        {"coll-algorithm", "all",
-         "one algorithm of the op (ngx predict's names), all, or library: the module's own collective (mpi: "
-         "MPI_Allreduce, ...; predicted as Open MPI's tuned choice)"},
-        {"coll-params", "", "a saved LogGP or LogGPS model (-x loggp/loggps -o FILE): the prediction and its error"},
-        {"coll-gamma", "",
-         "reduction cost for the prediction, us per byte (default: the model's gamma_us_per_byte, "
-         "else 0)"},
-        {"coll-segment", "64Ki", "pipeline segment of bcast pipeline"},
-        {"coll-extrapolate", "no", "yes: predict sizes beyond the largest the parameters cover"},
-    };
+    info.options = coll_options().specs();
     info.create = [] { return std::make_unique<Coll>(); };
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::group};

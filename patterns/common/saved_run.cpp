@@ -56,14 +56,14 @@ Result<const Json*> choose_saved_run(const Json& document, const std::string& na
     return runs.front();
 }
 
-std::string saved_module(opt::OptionReader& read)
+std::string saved_module(opt::Reader& read)
 {
-    return read.given("module") ? read.text("module") : "";
+    return read.optional(saved_module_row).value_or("");
 }
 
 opt::OptionSpec saved_module_spec()
 {
-    return opt::optional_value("module,m", "in a file of several runs (the main job's), the run of this module");
+    return opt::spec_of(saved_module_row);
 }
 
 } // namespace ngx::patterns

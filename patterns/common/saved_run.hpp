@@ -31,8 +31,10 @@ Result<const Json*> choose_saved_run(const Json& document, const std::string& na
 
 // --module NAME: the option that picks a run of a multi-run document, and
 // its value as choose_saved_run takes it ("" when not given).
+inline constexpr auto saved_module_row =
+    opt::row::text("module,m", opt::no_default, "in a file of several runs (the main job's), the run of this module");
 opt::OptionSpec saved_module_spec();
-std::string saved_module(opt::OptionReader& read);
+std::string saved_module(opt::Reader& read); // read's table includes saved_module_row
 
 } // namespace ngx::patterns
 

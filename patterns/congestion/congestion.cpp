@@ -39,6 +39,19 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr auto congestion_direction =
+    opt::row::choice("congestion-direction", "in", {"in", "out"},
+                     "in: N ranks stream into the root (Nto1); out: the root streams to N (1toN)");
+constexpr auto congestion_root =
+    opt::row::whole_number("congestion-root", "0", 0, 1u << 20, "the rank all flows go into or come out of");
+constexpr auto congestion_window = opt::row::whole_number(
+    "congestion-window", "16", 2, 1u << 16, "messages of the last size per stream; -c timed streams (median)");
+
+opt::Table congestion_options()
+{
+    return {"congestion", {congestion_direction, congestion_root, congestion_window}};
+}
+
 // One flow's median stream times, measured where its stream starts.
 struct FlowCell {
     int32_t peer = -1; // the rank other than the root
@@ -56,10 +69,10 @@ class Congestion final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        out_ = read.choice("congestion-direction", {"in", "out"}) == "out";
-        root_ = int(read.whole_number("congestion-root", 0, 1u << 20));
-        spec_.window = read.whole_number("congestion-window", 2, 1u << 16);
+        opt::Reader read(congestion_options(), values);
+        out_ = read(congestion_direction) == "out";
+        root_ = int(read(congestion_root));
+        spec_.window = read(congestion_window);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -314,11 +327,7 @@ PatternInfo congestion_pattern()
     info.default_sizes = "64Ki";
     info.default_count = 5;
     info.default_warmup = 0;
-    info.options = {
-        {"congestion-direction", "in", "in: N ranks stream into the root (Nto1); out: the root streams to N (1toN)"},
-        {"congestion-root", "0", "the rank all flows go into or come out of"},
-        {"congestion-window", "16", "messages of the last size per stream (W >= 2); -c timed streams (median)"},
-    };
+    info.options = congestion_options().specs();
     info.create = [] { return std::make_unique<Congestion>(); };
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::many_to_one, LayoutKind::one_to_many};

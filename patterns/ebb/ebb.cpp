@@ -41,6 +41,20 @@ namespace {
 
 constexpr LayoutKind layout = LayoutKind::random_matchings;
 
+constexpr auto ebb_bisections =
+    opt::row::whole_number("ebb-bisections", "8", 1, 1u << 16,
+                           "random bisections K (random perfect matchings; odd P: one rank idles in each)");
+constexpr auto ebb_seed =
+    opt::row::whole_number("ebb-seed", "1", 0, UINT64_MAX, "seed of the bisections: the same seed draws the same ones");
+constexpr auto ebb_window = opt::row::whole_number("ebb-window", "16", 2, 1u << 16,
+                                                   "messages of the last size per stream; -c timed streams per flow "
+                                                   "(median)");
+
+opt::Table ebb_options()
+{
+    return {"ebb", {ebb_bisections, ebb_seed, ebb_window}};
+}
+
 // One flow, measured by its sender.
 struct FlowCell {
     int32_t to = -1;
@@ -57,10 +71,10 @@ class Ebb final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        bisections_ = read.whole_number("ebb-bisections", 1, 1u << 16);
-        seed_ = read.whole_number("ebb-seed", 0, UINT64_MAX);
-        spec_.window = read.whole_number("ebb-window", 2, 1u << 16);
+        opt::Reader read(ebb_options(), values);
+        bisections_ = read(ebb_bisections);
+        seed_ = read(ebb_seed);
+        spec_.window = read(ebb_window);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -294,11 +308,7 @@ PatternInfo ebb_pattern()
     info.default_sizes = "64Ki";
     info.default_count = 5;
     info.default_warmup = 0;
-    info.options = {
-        {"ebb-bisections", "8", "random bisections K (random perfect matchings; odd P: one rank idles in each)"},
-        {"ebb-seed", "1", "seed of the bisections: the same seed draws the same ones"},
-        {"ebb-window", "16", "messages of the last size per stream (W >= 2); -c timed streams per flow (median)"},
-    };
+    info.options = ebb_options().specs();
     info.create = [] { return std::make_unique<Ebb>(); };
     info.ranks = RankGrouping::group;
     info.layouts = {layout};

@@ -127,12 +127,15 @@ Result<Json> load(const std::string& path, const std::string&)
     return *model;
 }
 
+// The one ngx predict option this kind reads, as a typed row of its own table.
+constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 0, uint64_t(1) << 40, "message size");
+
 int predict(const Json& model, const PredictRequest& request)
 {
-    opt::OptionReader read(request.values);
-    if (!read.given("size"))
+    opt::Reader read(opt::Table("ngx predict (" + std::string(kind_name) + ")", {size_row}), request.values);
+    if (!read.given(size_row))
         return fail(Status::usage("-s/--size is required"));
-    uint64_t bytes = read.byte_count("size", 0, uint64_t(1) << 40);
+    uint64_t bytes = read(size_row);
     if (!read.ok())
         return fail(Status::usage(read.error()));
     const PostalLine line{model["s_us"].get<double>(), model["r_us_per_byte"].get<double>()};

@@ -15,12 +15,22 @@ namespace {
 
 using namespace ngx;
 
+// Each option is a typed row, declared once: its type and range decide how
+// it is parsed and checked, and --help shows them.
+constexpr auto window_messages = opt::row::whole_number("window-messages", "64", 1, 4096, "messages W per window");
+
+// The pattern's table: what --help lists and what its reader accepts.
+opt::Table window_options()
+{
+    return {"window", {window_messages}};
+}
+
 class Window final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        messages_ = read.whole_number("window-messages", 1, 4096);
+        opt::Reader read(window_options(), values);
+        messages_ = read(window_messages);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -95,7 +105,7 @@ PatternInfo window_pattern()
     info.description = "streaming bandwidth: W messages back to back, one 1-byte reply (example, out of tree)";
     info.metric = "time per message in a window";
     info.default_sizes = "1-1Mi";
-    info.options = {{"window-messages", "64", "messages W per window"}};
+    info.options = window_options().specs();
     info.create = [] { return std::make_unique<Window>(); };
     info.default_count = 100;
     info.default_warmup = 10;

@@ -75,14 +75,33 @@ Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<doubl
     return decode(theirs, mine.size());
 }
 
+constexpr auto loggp_n = opt::row::whole_number("loggp-n", "16", 2, 10000, "messages n of PRTT(n,0,s) and PRTT(n,d,s)");
+constexpr auto loggp_timing = opt::row::choice(
+    "loggp-timing", "auto", {"auto", "per-sample", "batch"},
+    "PRTT(1,0,s) and PRTT(n,0,s): per-sample (timer read around every repetition, as Hoefler et al. 2007), batch "
+    "(once per --loggp-batch repetitions; statistics over batch means) or auto (a batch where a round trip is "
+    "shorter than 100 timer steps)");
+constexpr auto loggp_batch =
+    opt::row::whole_number("loggp-batch", "16", 1, 4096, "repetitions per timed sample with --loggp-timing batch");
+constexpr auto raw_prtt =
+    opt::row::output_file("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)");
+
+opt::Table loggp_options()
+{
+    opt::Table table("loggp", {loggp_n, loggp_timing, loggp_batch});
+    table.add(fit_options());
+    table.add(raw_prtt);
+    return table;
+}
+
 class LogGP final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        messages_ = read.whole_number("loggp-n", 2, 10000);
-        timing_ = read.choice("loggp-timing", {"auto", "per-sample", "batch"});
-        fixed_batch_ = read.whole_number("loggp-batch", 1, 4096);
+        opt::Reader read(loggp_options(), values);
+        messages_ = read(loggp_n);
+        timing_ = read(loggp_timing);
+        fixed_batch_ = read(loggp_batch);
         fit_settings_ = read_fit_settings(read);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
@@ -303,26 +322,11 @@ private:
     std::vector<PerSize> sizes_; // per size of ctx.settings.sizes
 };
 
-std::vector<opt::OptionSpec> loggp_options()
-{
-    std::vector<opt::OptionSpec> options = {
-        {"loggp-n", "16", "messages n of PRTT(n,0,s) and PRTT(n,d,s)"},
-        {"loggp-timing", "auto",
-         "PRTT(1,0,s) and PRTT(n,0,s): per-sample (timer read around every repetition, as Hoefler et al. 2007), batch "
-         "(once per --loggp-batch repetitions; statistics over batch means) or auto (a batch where a round trip "
-         "is shorter than 100 timer steps)"},
-        {"loggp-batch", "16", "repetitions per timed sample with --loggp-timing batch"}};
-    for (opt::OptionSpec& spec : fit_option_specs())
-        options.push_back(std::move(spec));
-    options.push_back(opt::optional_value("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)",
-                                          opt::OptionKind::output_file));
-    return options;
-}
-
 std::vector<std::unique_ptr<Reporter>> loggp_reporters(const OptionValues& values)
 {
     std::vector<std::unique_ptr<Reporter>> reporters;
-    if (const std::string* path = opt::find(values, "raw-prtt"))
+    opt::Reader read(loggp_options(), values);
+    if (std::optional<std::string> path = read.optional(raw_prtt))
         reporters.push_back(make_prtt_csv_reporter(*path));
     return reporters;
 }
@@ -340,7 +344,7 @@ PatternInfo loggp_pattern()
     // eq. (1)-(7) with the slopes of o(s), and the detector sees where it ends.
     info.default_sizes = "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1Ki,1536,2Ki,3Ki,4Ki,6Ki,8Ki,"
                          "12Ki,16Ki,24Ki,32Ki,48Ki,64Ki,96Ki,128Ki";
-    info.options = loggp_options();
+    info.options = loggp_options().specs();
     info.create = [] { return std::make_unique<LogGP>(); };
     info.default_count = 100;
     info.default_warmup = 10;

@@ -24,12 +24,20 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr auto loggps_w_factor =
+    opt::row::number("loggps-w-factor", "3", 1, 100, "W per size as this multiple of RTT(k, 0)");
+
+opt::Table loggps_options()
+{
+    return {"loggps", {loggps_w_factor}};
+}
+
 class LogGPS final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        factor_ = read.number("loggps-w-factor", 1, 100);
+        opt::Reader read(loggps_options(), values);
+        factor_ = read(loggps_w_factor);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -98,7 +106,7 @@ PatternInfo loggps_pattern()
         "LogGPS parameters (o', O_s, O_r, G_s, G_l, L, s, S) from RTT with imbalance w (Ino et al. 2001)";
     info.metric = "RTT(k, w=0)";
     info.default_sizes = "1-256Ki";
-    info.options = {{"loggps-w-factor", "3", "W per size as this multiple of RTT(k, 0)"}};
+    info.options = loggps_options().specs();
     info.create = [] { return std::make_unique<LogGPS>(); };
     info.default_count = 200;
     info.default_warmup = 20;

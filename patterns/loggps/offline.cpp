@@ -22,13 +22,20 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr auto file_row = opt::row::text("file", opt::no_default, "a saved loggps run (JSON)");
+
+opt::Table fit_table()
+{
+    return {"ngx fit (loggps)", {file_row, saved_module_row}};
+}
+
 std::vector<opt::OptionSpec> fit_specs()
 {
-    std::vector<opt::OptionSpec> specs = {opt::optional_value("file", "a saved loggps run (JSON)")};
+    std::vector<opt::OptionSpec> specs = {opt::spec_of(file_row)};
     for (opt::OptionSpec& spec : output_option_specs())
         specs.push_back(std::move(spec));
     specs.push_back(saved_module_spec());
-    specs.push_back(opt::flag("help,h", "show this help"));
+    specs.push_back(opt::spec_of(opt::row::flag("help,h", "show this help")));
     return specs;
 }
 
@@ -86,11 +93,11 @@ int loggps_fit_offline(const CommandArguments& arguments)
             parse_command("fit", arguments, fit_specs(), "file",
                           "Usage: ngx fit RUN.json [options]   (loggps: a saved loggps run)", values))
         return *done;
-    opt::OptionReader read(values);
+    opt::Reader read(fit_table(), values);
     OutputChoice outputs;
     if (Status chosen = read_output_choice(values, outputs); !chosen)
         return fail("fit", chosen);
-    std::string path = read.text("file");
+    std::string path = read(file_row);
     Result<Json> document = read_json_document(path);
     if (!document)
         return fail("fit", document.status());
@@ -110,7 +117,7 @@ namespace {
 
 int predict_loggps(const Json& model, const ngx::PredictRequest& request)
 {
-    opt::OptionReader read(predict_values(request));
+    opt::Reader read(predict_options("loggps"), predict_values(request));
     Result<fit::LogGPSParams> params = loggps_params_from_model(model);
     if (!params)
         return fail("predict", params.status());

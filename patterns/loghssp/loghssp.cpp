@@ -134,11 +134,14 @@ Result<TierPairs> choose_pairs(const RankHosts& hosts)
     return Status::usage(need + "; no host has two ranks" + seen);
 }
 
+constexpr OverheadRows loghssp_rows = overhead_rows("loghssp-call", "loghssp-delay");
+
 class LogHssP final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        Result<OverheadSettings> settings = read_overhead_settings(values, "loghssp", false);
+        opt::Reader read(loghssp_rows.table("loghssp"), values);
+        Result<OverheadSettings> settings = read_overhead_settings(read, loghssp_rows);
         if (!settings)
             return settings.status();
         settings_ = *settings;
@@ -269,7 +272,7 @@ PatternInfo loghssp_pattern()
     info.default_sizes = "1,1Ki,4Ki,16Ki,64Ki";
     info.default_count = 200;
     info.default_warmup = 20;
-    info.options = overhead_option_specs("loghssp", false);
+    info.options = loghssp_rows.table("loghssp").specs();
     info.create = [] { return std::make_unique<LogHssP>(); };
     info.models = {loghssp_model_kind()};
     info.reporters = [](const OptionValues&) { return tier_reporters(); };

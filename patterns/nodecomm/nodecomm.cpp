@@ -27,6 +27,31 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr auto nodecomm_pairs =
+    opt::row::text("nodecomm-pairs", opt::no_default,
+                   "pair counts: K for 1..K, or a list (1,2,4,8); default: every pair of the ranks (2K ranks: rank i "
+                   "pairs with rank K+i), or the list of --pairs LIST (not both)");
+constexpr auto nodecomm_regimes =
+    opt::row::text("nodecomm-regimes", opt::no_default,
+                   "fit regimes FROM-TO,...,FROM- (half-open, e.g. 1-1Ki,1Ki-64Ki,64Ki-); default: the protocol "
+                   "ranges of the k = 1 curve");
+constexpr auto nodecomm_passes =
+    opt::row::whole_number("nodecomm-passes", "1", 1, 1000,
+                           "passes over every (k, n), each in a new interleaved order; T(k, n) keeps the fastest pass "
+                           "(noise only adds time)");
+constexpr auto nodecomm_sync =
+    opt::row::choice("nodecomm-sync", opt::no_default, {"repetition", "series"},
+                     "repetition (default): a barrier of all ranks before every round trip, so the k pairs' messages "
+                     "cross together; series: one barrier per point, then each pair runs freely (pairs drift apart "
+                     "and overlap less)");
+constexpr auto nodecomm_one_node = opt::row::flag(
+    "nodecomm-one-node", "measure even when a pair's two ranks share a node (a note instead of an error)");
+
+opt::Table nodecomm_options()
+{
+    return {"nodecomm", {nodecomm_pairs, nodecomm_regimes, nodecomm_passes, nodecomm_sync, nodecomm_one_node}};
+}
+
 constexpr uint64_t max_pairs = 4096;
 constexpr uint32_t schedule_seed = 2016; // the same order on every rank
 
@@ -79,23 +104,22 @@ class NodeComm final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        if (read.given("nodecomm-pairs"))
-            NGX_TRY(parse_pairs(read.text("nodecomm-pairs")));
-        if (read.given("nodecomm-regimes")) {
-            Result<std::vector<Regime>> regimes = parse_regimes(read.text("nodecomm-regimes"));
+        opt::Reader read(nodecomm_options(), values);
+        if (std::optional<std::string> pairs = read.optional(nodecomm_pairs))
+            NGX_TRY(parse_pairs(*pairs));
+        if (std::optional<std::string> text = read.optional(nodecomm_regimes)) {
+            Result<std::vector<Regime>> regimes = parse_regimes(*text);
             if (!regimes)
                 return regimes.status();
             regimes_ = std::move(*regimes);
         }
-        one_node_ok_ = read.given("nodecomm-one-node");
-        if (read.given("nodecomm-sync")) {
-            std::string sync = read.text("nodecomm-sync");
-            if (sync != "repetition" && sync != "series")
-                return Status::usage(opt::bad_value("nodecomm-sync", sync, "expected repetition or series"));
-            sync_each_ = sync == "repetition";
+        one_node_ok_ = read(nodecomm_one_node);
+        if (std::optional<std::string> sync = read.optional(nodecomm_sync)) {
+            sync_each_ = *sync == "repetition";
+        } else if (!read.ok()) {
+            return Status::usage(read.error());
         }
-        passes_ = read.whole_number("nodecomm-passes", 1, 1000);
+        passes_ = read(nodecomm_passes);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -348,22 +372,7 @@ PatternInfo nodecomm_pattern()
     info.default_sizes = "1-1Mi";
     info.default_count = 200;
     info.default_warmup = 20;
-    info.options = {
-        opt::optional_value("nodecomm-pairs",
-                            "pair counts: K for 1..K, or a list (1,2,4,8); default: every pair of the ranks "
-                            "(2K ranks: rank i pairs with rank K+i), or the list of --pairs LIST (not both)"),
-        opt::optional_value("nodecomm-regimes", "fit regimes FROM-TO,...,FROM- (half-open, e.g. 1-1Ki,1Ki-64Ki,64Ki-); "
-                                                "default: the protocol ranges of the k = 1 curve"),
-        {"nodecomm-passes", "1",
-         "passes over every (k, n), each in a new interleaved order; T(k, n) keeps the fastest pass (noise only "
-         "adds time)"},
-        opt::optional_value("nodecomm-sync",
-                            "repetition (default): a barrier of all ranks before every round trip, so the k "
-                            "pairs' messages cross together; series: one barrier per point, then each pair runs "
-                            "freely (pairs drift apart and overlap less)"),
-        opt::flag("nodecomm-one-node",
-                  "measure even when a pair's two ranks share a node (a note instead of an error)"),
-    };
+    info.options = nodecomm_options().specs();
     info.create = [] { return std::make_unique<NodeComm>(); };
     info.reporters = [](const OptionValues&) {
         std::vector<std::unique_ptr<Reporter>> reporters;

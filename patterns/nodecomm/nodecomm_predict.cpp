@@ -31,6 +31,18 @@ int fail(const char* command, const Status& status)
 // The largest k predicted (-k, or a saved run's pair counts for best-k).
 constexpr uint64_t max_predicted_pairs = 4096;
 
+constexpr auto file_row = opt::row::text("file", opt::no_default, "a saved nodecomm run (-x nodecomm -o FILE.json)");
+constexpr auto regimes_row = opt::row::text("nodecomm-regimes", opt::no_default,
+                                            "regimes FROM-TO,...,FROM- (default: the k = 1 curve's ranges)");
+constexpr auto output_row =
+    opt::row::output_file("output,o", "write the document with the new models to this JSON file");
+constexpr auto help_row = opt::row::flag("help,h", "this text");
+
+constexpr auto size_row =
+    opt::row::byte_count("size,s", opt::no_default, 0, max_message_bytes * 1024, "message size n");
+constexpr auto pairs_row =
+    opt::row::whole_number("pairs,k", opt::no_default, 1, max_predicted_pairs, "concurrent pairs k");
+
 Result<Json> read_document(const std::string& path)
 {
     Result<Json> document = read_json_input(path); // a regular file, a known schema_version
@@ -172,43 +184,39 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json
 
 int fit_nodecomm(const CommandArguments& arguments)
 {
-    std::vector<opt::OptionSpec> specs = {
-        opt::optional_value("file", "a saved nodecomm run (-x nodecomm -o FILE.json)"),
-        opt::optional_value("nodecomm-regimes", "regimes FROM-TO,...,FROM- (default: the k = 1 curve's ranges)"),
-        {"output,o", "", "write the document with the new models to this JSON file", opt::OptionKind::output_file,
-         false},
-        opt::flag("help,h", "this text")};
+    const opt::Table table("ngx fit (nodecomm)", {file_row, regimes_row, output_row, help_row});
+    const std::vector<opt::OptionSpec> specs = table.specs();
     Result<OptionValues> values = parse_arguments(arguments, specs, "file");
     if (!values)
         return fail("fit", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
+    opt::Reader read(table, *values);
+    if (read(help_row)) {
         std::cout << options_help("Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]", specs);
         return 0;
     }
-    if (!read.given("file"))
+    if (!read.given(file_row))
         return fail("fit", Status::usage("no file given (ngx fit nc.json)"));
-    Result<Json> document = read_document(read.text("file"));
+    const std::string path = read(file_row);
+    Result<Json> document = read_document(path);
     if (!document)
         return fail("fit", document.status());
     Json* model = nodecomm_model_in(*document);
     if (model == nullptr || !model->contains("nodecomm"))
-        return fail("fit",
-                    Status::usage(read.text("file") + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
+        return fail("fit", Status::usage(path + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
     Result<NodeCommData> data = data_from_json((*model)["nodecomm"]);
     if (!data)
         return fail("fit", data.status());
     std::vector<Regime> regimes = detect_regimes(*data);
-    if (read.given("nodecomm-regimes")) {
-        Result<std::vector<Regime>> given = parse_regimes(read.text("nodecomm-regimes"));
+    if (std::optional<std::string> text = read.optional(regimes_row)) {
+        Result<std::vector<Regime>> given = parse_regimes(*text);
         if (!given)
             return fail("fit", given.status());
         regimes = std::move(*given);
     }
     *model = nodecomm_model(*data, regimes);
     std::cout << nodecomm_tables(*data) << model_text(*model);
-    if (read.given("output"))
-        if (Status written = write_atomically(read.text("output"), document->dump(2) + "\n"); !written)
+    if (std::optional<std::string> output = read.optional(output_row))
+        if (Status written = write_atomically(*output, document->dump(2) + "\n"); !written)
             return fail("fit", written);
     return 0;
 }
@@ -217,11 +225,11 @@ namespace {
 
 int predict_maxrate(const Json& model, const PredictRequest& request)
 {
-    opt::OptionReader read(request.values);
-    if (!read.given("size"))
+    opt::Reader read(opt::Table("ngx predict (maxrate)", {size_row, pairs_row}), request.values);
+    if (!read.given(size_row))
         return fail("predict", Status::usage("-s SIZE is required"));
-    uint64_t n = read.byte_count("size", 0, max_message_bytes * 1024);
-    uint64_t k = read.given("pairs") ? read.whole_number("pairs", 1, max_predicted_pairs) : 0;
+    uint64_t n = read(size_row);
+    uint64_t k = read.optional(pairs_row).value_or(0);
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
     if (request.op == "nodecomm")

@@ -13,11 +13,14 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr OverheadRows overhead_rows_of_pattern = overhead_rows("overhead-call", "overhead-delay", "overhead-root");
+
 class Overhead final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        Result<OverheadSettings> settings = read_overhead_settings(values, "overhead", true);
+        opt::Reader read(overhead_rows_of_pattern.table("overhead"), values);
+        Result<OverheadSettings> settings = read_overhead_settings(read, overhead_rows_of_pattern);
         if (!settings)
             return settings.status();
         settings_ = *settings;
@@ -40,7 +43,7 @@ PatternInfo overhead_pattern()
         "send overhead o_s and receive overhead o_r per size, barrier + delay (Al-Tawil and Moritz 1998)";
     info.metric = "send overhead o_s";
     info.default_sizes = "1-64Ki";
-    info.options = overhead_option_specs("overhead", true);
+    info.options = overhead_rows_of_pattern.table("overhead").specs();
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
     info.models = {loghssp_model_kind()};

@@ -14,13 +14,22 @@ namespace {
 constexpr uint64_t max_messages = 100000;
 constexpr double max_delay_us = 1e6;
 
+constexpr auto pingping_n = opt::row::whole_number("pingping-n", "16", 1, max_messages, "messages n per round trip");
+constexpr auto pingping_delay =
+    opt::row::number("pingping-delay", "0", 0, max_delay_us, "busy-wait d between sends, microseconds");
+
+opt::Table pingping_options()
+{
+    return {"pingping", {pingping_n, pingping_delay}};
+}
+
 class PingPing final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        messages_ = read.whole_number("pingping-n", 1, max_messages);
-        delay_us_ = read.number("pingping-delay", 0, max_delay_us);
+        opt::Reader read(pingping_options(), values);
+        messages_ = read(pingping_n);
+        delay_us_ = read(pingping_delay);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -55,8 +64,7 @@ PatternInfo pingping_pattern()
     info.description = "PRTT(n, d, s): n messages with delay d between sends, one reply (Hoefler et al. 2007)";
     info.metric = "PRTT(n, d, s)";
     info.default_sizes = "1-64Ki";
-    info.options = {{"pingping-n", "16", "messages n per round trip"},
-                    {"pingping-delay", "0", "busy-wait d between sends, microseconds"}};
+    info.options = pingping_options().specs();
     info.create = [] { return std::make_unique<PingPing>(); };
     return info;
 }

@@ -15,13 +15,25 @@
 namespace ngx::patterns {
 namespace {
 
+constexpr auto pingpong_timing =
+    opt::row::choice("pingpong-timing", "per-sample", {"per-sample", "batch"},
+                     "per-sample: timer read around every round trip; batch: once per --pingpong-batch round trips, "
+                     "each sample a batch mean (for sub-microsecond paths)");
+constexpr auto pingpong_batch = opt::row::whole_number("pingpong-batch", "64", 1, 1u << 20,
+                                                       "round trips per timed sample with --pingpong-timing batch");
+
+opt::Table pingpong_options()
+{
+    return {"pingpong", {pingpong_timing, pingpong_batch}};
+}
+
 class PingPong final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
     {
-        opt::OptionReader read(values);
-        batched_ = read.choice("pingpong-timing", {"per-sample", "batch"}) == "batch";
-        batch_ = read.whole_number("pingpong-batch", 1, 1u << 20);
+        opt::Reader read(pingpong_options(), values);
+        batched_ = read(pingpong_timing) == "batch";
+        batch_ = read(pingpong_batch);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
 
@@ -70,10 +82,7 @@ PatternInfo pingpong_pattern()
     info.description = "half round-trip time per message size (PRTT(1,0,s)/2)";
     info.metric = "half round trip";
     info.default_sizes = "1-1Mi";
-    info.options = {{"pingpong-timing", "per-sample",
-                     "per-sample: timer read around every round trip; batch: once per --pingpong-batch round trips, "
-                     "each sample a batch mean (for sub-microsecond paths)"},
-                    {"pingpong-batch", "64", "round trips per timed sample with --pingpong-timing batch"}};
+    info.options = pingpong_options().specs();
     info.create = [] { return std::make_unique<PingPong>(); };
     return info;
 }

@@ -38,28 +38,43 @@ std::string bytes_text(double bytes)
     return out.str();
 }
 
-Result<Request> read_request(opt::OptionReader& read, const CollectiveModel& model)
+constexpr auto op_row = opt::row::text("op", opt::no_default, "the collective");
+constexpr auto sizes_row = opt::row::text("size,s", opt::no_default, "a size, a range 8-1Mi or a list");
+constexpr auto processes_row = opt::row::text("processes,P", "2", "processes: a count, a range or a list");
+constexpr auto algorithm_row =
+    opt::row::text("algorithm", opt::no_default, "collectives: one algorithm, auto (Open MPI 4.1's choice) or all");
+constexpr auto gamma_row = opt::row::number("gamma", opt::no_default, 0, 1e6,
+                                            "collectives: reduction cost, us per byte (default: the file's, else 0)");
+constexpr auto segment_row =
+    opt::row::byte_count("segment", "64Ki", 1, max_message_bytes, "collectives: segment of the pipelined bcast");
+constexpr auto element_row = opt::row::byte_count(
+    "element", "8", 1, 1024, "collectives: datatype size in bytes (Open MPI's choice counts elements)");
+constexpr auto extrapolate_row =
+    opt::row::flag("extrapolate", "collectives: price messages beyond the largest measured size");
+constexpr auto format_row =
+    opt::row::choice("format", opt::no_default, {"table", "json"}, "collectives: table (default) or json");
+
+Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
 {
     Request r;
-    r.op = *fit::op_from_name(read.text("op"));
-    if (!read.given("size") && r.op != fit::CollectiveOp::barrier)
+    const std::string op = read(op_row);
+    r.op = *fit::op_from_name(op);
+    if (!read.given(sizes_row) && r.op != fit::CollectiveOp::barrier)
         return Status::usage("-s/--size is required (a size, a range 8-1Mi or a list)");
-    Result<std::vector<uint64_t>> sizes =
-        parse_sizes(read.given("size") ? read.text("size") : "1", StepRule::geometric(2));
+    Result<std::vector<uint64_t>> sizes = parse_sizes(read.optional(sizes_row).value_or("1"), StepRule::geometric(2));
     if (!sizes)
         return Status::usage("-s/--size: " + sizes.status().message());
-    Result<std::vector<uint64_t>> ranks = parse_sizes(read.text("processes"), StepRule::geometric(2));
+    Result<std::vector<uint64_t>> ranks = parse_sizes(read(processes_row), StepRule::geometric(2));
     if (!ranks)
         return Status::usage("-P/--processes: " + ranks.status().message());
     r.sizes = *sizes;
     r.ranks = *ranks;
     if (r.ranks.front() < 2)
-        return Status::usage("-P " + std::to_string(r.ranks.front()) + ": " + read.text("op") +
-                             " needs at least 2 processes");
+        return Status::usage("-P " + std::to_string(r.ranks.front()) + ": " + op + " needs at least 2 processes");
     if (r.ranks.back() > (uint64_t(1) << 30))
         return Status::usage("-P " + std::to_string(r.ranks.back()) + ": at most 2^30 processes");
-    if (read.given("algorithm")) {
-        r.algorithm = read.text("algorithm");
+    if (std::optional<std::string> algorithm = read.optional(algorithm_row)) {
+        r.algorithm = *algorithm;
         const std::optional<fit::Algorithm> a = fit::algorithm_from_name(r.algorithm);
         const std::vector<fit::Algorithm> known = fit::algorithms_of(r.op);
         if (r.algorithm != "all" && r.algorithm != "auto" &&
@@ -67,11 +82,11 @@ Result<Request> read_request(opt::OptionReader& read, const CollectiveModel& mod
             return Status::usage("--algorithm " + r.algorithm + ": " + fit::op_name(r.op).data() + " has " +
                                  fit::algorithm_list(r.op) + " (or auto, all)");
     }
-    r.gamma = read.given("gamma") ? read.number("gamma", 0, 1e6) : model.gamma_us_per_byte;
-    r.segment = double(read.byte_count("segment", 1, max_message_bytes));
-    r.element = double(read.byte_count("element", 1, 1024));
-    r.extrapolate = read.given("extrapolate");
-    r.json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
+    r.gamma = read.optional(gamma_row).value_or(model.gamma_us_per_byte);
+    r.segment = double(read(segment_row));
+    r.element = double(read(element_row));
+    r.extrapolate = read(extrapolate_row);
+    r.json = read.optional(format_row) == "json";
     if (!read.ok())
         return Status::usage(read.error());
     return r;
@@ -305,17 +320,14 @@ std::string collective_op_names()
     return names;
 }
 
-std::vector<opt::OptionSpec> collective_specs()
+opt::Table collective_options()
 {
-    return {opt::optional_value("algorithm", "collectives: one algorithm, auto (Open MPI 4.1's choice) or all"),
-            opt::optional_value("gamma", "collectives: reduction cost, us per byte (default: the file's, else 0)"),
-            {"segment", "64Ki", "collectives: segment of the pipelined bcast"},
-            {"element", "8", "collectives: datatype size in bytes (Open MPI's choice counts elements)"},
-            opt::flag("extrapolate", "collectives: price messages beyond the largest measured size"),
-            opt::optional_value("format", "collectives: table (default) or json")};
+    return {"the collectives",
+            {op_row, sizes_row, processes_row, algorithm_row, gamma_row, segment_row, element_row, extrapolate_row,
+             format_row}};
 }
 
-int predict_collectives(opt::OptionReader& read, const CollectiveModel& model)
+int predict_collectives(opt::Reader& read, const CollectiveModel& model)
 {
     Result<Request> request = read_request(read, model);
     if (!request) {

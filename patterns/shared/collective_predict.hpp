@@ -30,8 +30,10 @@ bool is_collective_op(const std::string& op);
 // The names for --op's help: "allreduce, bcast, ...".
 std::string collective_op_names();
 
-// --algorithm, --gamma, --segment, --extrapolate, --format.
-std::vector<opt::OptionSpec> collective_specs();
+// What the collectives read of ngx predict's options: --op, -s and -P (a
+// value, a range or a list), --algorithm, --gamma, --segment, --element,
+// --extrapolate, --format.
+opt::Table collective_options();
 
 // What the saved model offers the collectives.
 struct CollectiveModel {
@@ -61,7 +63,7 @@ Result<double> checked_prediction(const fit::Collective& c, const CollectiveMode
                                   const fit::ScheduleRules& rules = {});
 
 // Prints the predictions --op, -s, -P, --algorithm ask for; the exit code.
-int predict_collectives(opt::OptionReader& read, const CollectiveModel& model);
+int predict_collectives(opt::Reader& read, const CollectiveModel& model); // read's table: collective_options()
 
 } // namespace ngx::patterns
 

@@ -291,26 +291,38 @@ std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSa
     return columns;
 }
 
-std::vector<opt::OptionSpec> fit_option_specs()
+namespace {
+
+constexpr auto loggp_detector = opt::row::choice("loggp-detector", "robust", {"robust", "paper", "none"},
+                                                 "protocol-change detection: robust, paper (section 3.5 as published) "
+                                                 "or none");
+constexpr auto loggp_lookahead =
+    opt::row::whole_number("loggp-lookahead", "5", 1, 100, "x: points of look-ahead (section 3.5)");
+constexpr auto loggp_pfact =
+    opt::row::number("loggp-pfact", "2.0", 1.0000001, 1000, "pfact: sensitivity (section 3.5)");
+constexpr auto loggp_weights =
+    opt::row::choice("loggp-weights", "relative", {"relative", "none"},
+                     "least-squares weights: relative (1/y^2, ngx) or none (the paper's plain fit)");
+constexpr auto loggp_fit =
+    opt::row::choice("loggp-fit", "joint", {"joint", "paper"},
+                     "joint (ngx: all parameters of a range together, where that reproduces the measurements better) "
+                     "or paper (each from its own equation)");
+
+} // namespace
+
+opt::Table fit_options()
 {
-    return {
-        {"loggp-detector", "robust", "protocol-change detection: robust, paper (section 3.5 as published) or none"},
-        {"loggp-lookahead", "5", "x: points of look-ahead (section 3.5)"},
-        {"loggp-pfact", "2.0", "pfact: sensitivity (section 3.5)"},
-        {"loggp-weights", "relative", "least-squares weights: relative (1/y^2, ngx) or none (the paper's plain fit)"},
-        {"loggp-fit", "joint",
-         "joint (ngx: all parameters of a range together, where that reproduces the measurements better) or paper "
-         "(each from its own equation)"}};
+    return {"the LogGP fit", {loggp_detector, loggp_lookahead, loggp_pfact, loggp_weights, loggp_fit}};
 }
 
-LogGPFitSettings read_fit_settings(opt::OptionReader& read)
+LogGPFitSettings read_fit_settings(opt::Reader& read)
 {
     LogGPFitSettings settings;
-    settings.detector = read.choice("loggp-detector", {"robust", "paper", "none"});
-    settings.lookahead = double(read.whole_number("loggp-lookahead", 1, 100));
-    settings.pfact = read.number("loggp-pfact", 1.0000001, 1000);
-    settings.weights = read.choice("loggp-weights", {"relative", "none"});
-    settings.fit = read.choice("loggp-fit", {"joint", "paper"});
+    settings.detector = read(loggp_detector);
+    settings.lookahead = double(read(loggp_lookahead));
+    settings.pfact = read(loggp_pfact);
+    settings.weights = read(loggp_weights);
+    settings.fit = read(loggp_fit);
     return settings;
 }
 

@@ -41,8 +41,8 @@ struct LogGPFitSettings {
 // The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact,
 // --loggp-weights, --loggp-fit): declared once, for the pattern and for
 // `ngx fit` alike, and recorded with the run's options.
-std::vector<opt::OptionSpec> fit_option_specs();
-LogGPFitSettings read_fit_settings(opt::OptionReader& read);
+opt::Table fit_options();
+LogGPFitSettings read_fit_settings(opt::Reader& read); // read's table includes fit_options()
 Json fit_settings_json(const LogGPFitSettings& settings);
 
 // rel_ci: per sample, or empty when the spread is unknown (then the detector

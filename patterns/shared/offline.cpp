@@ -30,16 +30,36 @@ int fail(const char* command, const Status& status)
 
 namespace {
 
+constexpr auto file_row = opt::row::text("file", opt::no_default, "the saved measurements (raw-PRTT CSV or JSON)");
+constexpr auto export_row = opt::row::choice("export", opt::no_default, {"loggopsim"},
+                                             "print the parameters for another tool instead: loggopsim");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+constexpr auto op_row = opt::row::choice("op", opt::no_default,
+                                         {"pingpong", "prtt", "bcast-linear", "bcast-tree", "bcast", "reduce",
+                                          "allreduce", "allgather", "alltoall", "gather", "scatter", "barrier"},
+                                         "the operation");
+constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 1, max_message_bytes, "message size");
+constexpr auto processes_row = opt::row::whole_number("processes,P", "2", 1, 1u << 24, "processes");
+constexpr auto messages_row = opt::row::whole_number("messages,n", "16", 1, 1u << 20, "n of PRTT(n,d,s)");
+constexpr auto delay_row = opt::row::number("delay,d", "0", 0, 1e9, "d of PRTT(n,d,s), microseconds");
+
+// ngx fit's table for a LogGP fit: the file, the fit's options, --export, --module, --help.
+opt::Table fit_table()
+{
+    opt::Table table("ngx fit (loggp)", {file_row});
+    table.add(fit_options());
+    table.add(export_row);
+    table.add(saved_module_row);
+    table.add(help_row);
+    return table;
+}
+
 std::vector<opt::OptionSpec> fit_specs()
 {
-    std::vector<opt::OptionSpec> specs = {opt::optional_value("file", "the saved measurements (raw-PRTT CSV or JSON)")};
-    for (opt::OptionSpec& spec : fit_option_specs())
-        specs.push_back(std::move(spec));
-    for (opt::OptionSpec& spec : output_option_specs())
-        specs.push_back(std::move(spec));
-    specs.push_back(opt::optional_value("export", "print the parameters for another tool instead: loggopsim"));
-    specs.push_back(saved_module_spec());
-    specs.push_back(opt::flag("help,h", "show this help"));
+    std::vector<opt::OptionSpec> specs = fit_table().specs();
+    std::vector<opt::OptionSpec> outputs = output_option_specs();
+    specs.insert(specs.end() - 3, outputs.begin(), outputs.end()); // where --help listed them before
     return specs;
 }
 
@@ -83,10 +103,9 @@ Prediction point_prediction(const std::string& model, const PointRequest& reques
 
 namespace {
 
-Status check_export(opt::OptionReader& read)
+Status check_export(opt::Reader& read)
 {
-    if (read.given("export"))
-        read.choice("export", {"loggopsim"});
+    read.optional(export_row);
     return read.ok() ? Status::ok() : Status::usage(read.error());
 }
 
@@ -186,7 +205,7 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
     if (!parsed)
         return fail(command, parsed.status());
     values = std::move(*parsed);
-    if (opt::OptionReader(values).given("help")) {
+    if (opt::find(values, "help") != nullptr) {
         std::cout << options_help(usage, specs);
         return 0;
     }
@@ -207,20 +226,27 @@ Result<Json> saved_model(const std::string& path, const std::string& module)
     return (**run)["model"];
 }
 
-Result<PointRequest> read_predict_request(opt::OptionReader& read)
+opt::Table predict_options(const std::string& kind)
+{
+    opt::Table table("ngx predict (" + kind + ")",
+                     {op_row, size_row, processes_row, messages_row, delay_row, saved_module_row});
+    table.add(collective_options());
+    return table;
+}
+
+Result<PointRequest> read_predict_request(opt::Reader& read)
 {
     PointRequest request;
-    if (!read.given("op"))
+    if (!read.given(op_row))
         return Status::usage("--op is required: pingpong, prtt, bcast-linear, bcast-tree or a collective (" +
                              collective_op_names() + ")");
-    request.op = read.choice("op", {"pingpong", "prtt", "bcast-linear", "bcast-tree", "bcast", "reduce", "allreduce",
-                                    "allgather", "alltoall", "gather", "scatter", "barrier"});
-    if (!read.given("size"))
+    request.op = read(op_row);
+    if (!read.given(size_row))
         return Status::usage("-s/--size is required");
-    request.size = double(read.byte_count("size", 1, max_message_bytes));
-    request.processes = double(read.whole_number("processes", 1, 1u << 24));
-    request.messages = double(read.whole_number("messages", 1, 1u << 20));
-    request.delay_us = read.number("delay", 0, 1e9);
+    request.size = double(read(size_row));
+    request.processes = double(read(processes_row));
+    request.messages = double(read(messages_row));
+    request.delay_us = read(delay_row);
     if (!read.ok())
         return Status::usage(read.error());
     return request;
@@ -251,8 +277,8 @@ int fit_offline(const CommandArguments& arguments)
             parse_command("fit", arguments, fit_specs(), "file",
                           "Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", values))
         return *done;
-    opt::OptionReader read(values);
-    if (!read.given("file"))
+    opt::Reader read(fit_table(), values);
+    if (!read.given(file_row))
         return fail("fit", Status::usage("no file given (ngx fit FILE.csv)"));
     LogGPFitSettings settings = read_fit_settings(read);
     if (Status exported = check_export(read); !exported)
@@ -260,14 +286,14 @@ int fit_offline(const CommandArguments& arguments)
     OutputChoice outputs;
     if (Status chosen = read_output_choice(values, outputs); !chosen)
         return fail("fit", chosen);
-    std::string path = read.text("file");
+    std::string path = read(file_row);
     Result<PrttTable> table = read_prtt_file(path, saved_module(read));
     if (!table)
         return fail("fit", table.status());
     Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
     if (!model)
         return fail("fit", model.status());
-    if (read.given("export"))
+    if (read.given(export_row))
         return export_loggopsim("fit", *model);
     Document document = offline_document(path, *table, settings, std::move(*model));
     if (Status written = write_offline_document(document, outputs); !written)
@@ -279,7 +305,9 @@ namespace {
 
 int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
-    opt::OptionReader read(predict_values(request));
+    opt::Table table = predict_options("loggp");
+    table.add(export_row);
+    opt::Reader read(table, predict_values(request));
     if (Status exported = check_export(read); !exported)
         return fail("predict", exported);
     if (request.op == "export")
@@ -320,7 +348,7 @@ ModelKind loggp_model_kind()
             .ops = std::move(ops),
             .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
             .predict = predict_loggp,
-            .options = {opt::optional_value("export", "print the parameters for another tool instead: loggopsim")},
+            .options = {opt::spec_of(export_row)},
             .implied_op =
                 [](const OptionValues& values) {
                     return opt::find(values, "export") != nullptr ? std::string("export") : std::string();

@@ -42,7 +42,7 @@ Result<Json> saved_model(const std::string& path, const std::string& module = ""
 // bcast-linear, bcast-tree and the collectives, with the options each reads.
 std::vector<ModelOp> point_to_point_and_collective_ops();
 // A kind's request with its defaults filled in (-P 2, -n 16, -d 0, the
-// collectives' segment and element) and --op, for an OptionReader.
+// collectives' segment and element) and --op, for an opt::Reader of predict_options().
 OptionValues predict_values(const ngx::PredictRequest& request);
 struct PointRequest {
     std::string op; // pingpong, prtt, bcast-linear, bcast-tree
@@ -50,7 +50,11 @@ struct PointRequest {
 };
 // The JSON row of one point-to-point prediction of `model`.
 Prediction point_prediction(const std::string& model, const PointRequest& request, double time_us);
-Result<PointRequest> read_predict_request(opt::OptionReader& read);
+// The rows a point-to-point prediction reads (--op, -s, -P, -n, -d), with
+// the collectives' (collective_options()) and --module: one table for a
+// kind's reader of ngx predict's options. `kind` names it in messages.
+opt::Table predict_options(const std::string& kind);
+Result<PointRequest> read_predict_request(opt::Reader& read); // read's table: predict_options()
 // A re-fitted document to the chosen outputs, as the live run reports.
 Status write_offline_document(const Document& document, const OutputChoice& outputs);
 

@@ -375,39 +375,28 @@ Status Measurement::run(PatternContext& ctx)
 
 } // namespace
 
-Result<OverheadSettings> read_overhead_settings(const OptionValues& values, const std::string& prefix, bool with_root)
+Result<OverheadSettings> read_overhead_settings(opt::Reader& read, const OverheadRows& rows)
 {
-    opt::OptionReader read(values);
     OverheadSettings settings;
-    settings.nonblocking = read.choice(prefix + "-call", {"blocking", "nonblocking"}) == "nonblocking";
-    if (with_root) {
-        std::string root = read.choice(prefix + "-root", {"both", "driver", "responder"});
+    settings.nonblocking = read(rows.call) == "nonblocking";
+    if (rows.with_root) {
+        std::string root = read(rows.root);
         settings.roots = root == "driver"      ? RootChoice::driver
                          : root == "responder" ? RootChoice::responder
                                                : RootChoice::both;
     }
     if (!read.ok())
         return Status::usage(read.error());
-    if (read.text(prefix + "-delay") == "auto")
-        return settings;
-    settings.delay_us = read.number(prefix + "-delay", 0, max_delay_us);
+    const std::string delay = read(rows.delay);
     if (!read.ok())
-        return Status::usage(read.error() + " (or auto)");
+        return Status::usage(read.error());
+    if (delay == "auto")
+        return settings;
+    opt::Parsed<double> us = opt::number(rows.delay.long_name(), delay, 0, max_delay_us);
+    if (!us)
+        return Status::usage(us.error + " (or auto)");
+    settings.delay_us = *us;
     return settings;
-}
-
-std::vector<opt::OptionSpec> overhead_option_specs(const std::string& prefix, bool with_root)
-{
-    std::vector<opt::OptionSpec> specs = {
-        {prefix + "-call", "blocking", "blocking: send()/recv(); nonblocking: isend()/irecv() timed, wait() apart"},
-        {prefix + "-delay", "auto",
-         "wait before the timed receive, microseconds; auto: the larger of 2 x the median arrival of the message after "
-         "the barrier + 5 and its p95 (up to 1000)"}};
-    if (with_root)
-        specs.push_back(
-            {prefix + "-root", "both",
-             "barrier root: driver, responder, or both (alternating repetitions, Al-Tawil and Moritz 1998)"});
-    return specs;
 }
 
 Json overhead_settings_json(const OverheadSettings& settings)

@@ -4,7 +4,9 @@
 // overhead pattern runs it over its pair; the loghssp pattern runs it once
 // within a node and once across nodes (overhead_measure.cpp says how).
 //
-//     Result<OverheadSettings> settings = read_overhead_settings(read, "overhead", true);
+//     constexpr OverheadRows rows = overhead_rows("overhead-call", "overhead-delay", "overhead-root");
+//     opt::Reader read(opt::Table("overhead", rows.all()), values);   // info.options: the table's specs()
+//     Result<OverheadSettings> settings = read_overhead_settings(read, rows);
 //     NGX_TRY(measure_overhead(ctx, *settings));
 #ifndef NGX_PATTERNS_OVERHEAD_MEASURE_HPP
 #define NGX_PATTERNS_OVERHEAD_MEASURE_HPP
@@ -25,11 +27,38 @@ struct OverheadSettings {
     RootChoice roots = RootChoice::both;
 };
 
-// The options PREFIX-call and PREFIX-delay (and PREFIX-root when `with_root`),
-// as the pattern declares them with overhead_option_specs(); a bad value is
-// a usage error naming the option.
-Result<OverheadSettings> read_overhead_settings(const OptionValues& values, const std::string& prefix, bool with_root);
-std::vector<opt::OptionSpec> overhead_option_specs(const std::string& prefix, bool with_root);
+// The options PREFIX-call and PREFIX-delay (and PREFIX-root when
+// with_root), under the names the pattern gives them.
+struct OverheadRows {
+    opt::Option<std::string> call;
+    opt::Option<std::string> delay; // auto or microseconds
+    opt::Option<std::string> root;
+    bool with_root = false;
+
+    opt::Table table(std::string pattern) const
+    {
+        opt::Table rows(std::move(pattern), {call, delay});
+        if (with_root)
+            rows.add(root);
+        return rows;
+    }
+};
+
+constexpr OverheadRows overhead_rows(std::string_view call, std::string_view delay, std::string_view root = {})
+{
+    return {opt::row::choice(call, "blocking", {"blocking", "nonblocking"},
+                             "blocking: send()/recv(); nonblocking: isend()/irecv() timed, wait() apart"),
+            opt::row::text(delay, "auto",
+                           "wait before the timed receive, microseconds; auto: the larger of 2 x the median arrival "
+                           "of the message after the barrier + 5 and its p95 (up to 1000)"),
+            opt::row::choice(root, "both", {"both", "driver", "responder"},
+                             "barrier root: driver, responder, or both (alternating repetitions, Al-Tawil and Moritz "
+                             "1998)"),
+            !root.empty()};
+}
+
+// Reads the rows (read's table: rows.table()); a bad value is a usage error naming the option.
+Result<OverheadSettings> read_overhead_settings(opt::Reader& read, const OverheadRows& rows);
 // The settings as the output files record them.
 Json overhead_settings_json(const OverheadSettings& settings);
 

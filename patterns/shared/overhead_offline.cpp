@@ -112,15 +112,22 @@ Status write_json(const std::string& path, const Json& document)
     return write_atomically(path, document.dump(2) + "\n");
 }
 
+constexpr auto file_row = opt::row::repeatable(opt::row::text("file", opt::no_default, "saved overhead runs (JSON)"));
+constexpr auto loghssp_row =
+    opt::row::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)");
+constexpr auto base_row =
+    opt::row::text("base", opt::no_default, "protocols: the run (variant) whose o_s, o_r, L, G are the transport's");
+constexpr auto output_row = opt::row::output_file("output,o", "write the decomposition or the model to this JSON file");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table fit_table()
+{
+    return {"ngx fit (overhead)", {file_row, loghssp_row, base_row, output_row, help_row}};
+}
+
 std::vector<opt::OptionSpec> fit_specs()
 {
-    opt::OptionSpec files = opt::optional_value("file", "saved overhead runs (JSON)");
-    files.repeatable = true;
-    return {files, opt::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)"),
-            opt::optional_value("base", "protocols: the run (variant) whose o_s, o_r, L, G are the transport's"),
-            opt::optional_value("output,o", "write the decomposition or the model to this JSON file",
-                                opt::OptionKind::output_file),
-            opt::flag("help,h", "show this help")};
+    return fit_table().specs();
 }
 
 const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::string& base)
@@ -166,7 +173,7 @@ Json decompose(const std::string& label, const OverheadPoint& point, const fit::
             {"measured_o_r_us", point.delayed}};
 }
 
-int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read)
+int fit_protocols(const std::vector<std::string>& files, opt::Reader& read)
 {
     if (files.size() != 1)
         return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
@@ -174,7 +181,7 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
     Result<std::vector<OverheadRun>> runs = load_runs(files.front());
     if (!runs)
         return fail("fit", runs.status());
-    std::string base_name = read.given("base") ? read.text("base") : "";
+    std::string base_name = read.optional(base_row).value_or("");
     const OverheadRun* base = find_base(*runs, base_name);
     if (base == nullptr)
         return fail("fit",
@@ -192,11 +199,11 @@ int fit_protocols(const std::vector<std::string>& files, opt::OptionReader& read
     for (const OverheadRun& run : *runs)
         for (const OverheadPoint& point : run.points)
             rows.push_back(decompose(run.label, point, p));
-    if (!read.given("output"))
+    if (!read.given(output_row))
         return 0;
     Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
                   {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
-    Status written = write_json(read.text("output"), document);
+    Status written = write_json(read(output_row), document);
     return written ? 0 : fail("fit", written);
 }
 
@@ -224,7 +231,7 @@ Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const Overhead
     return rows;
 }
 
-int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
+int fit_loghssp(const std::vector<std::string>& files, opt::Reader& read)
 {
     if (files.size() != 2)
         return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
@@ -246,12 +253,12 @@ int fit_loghssp(const std::vector<std::string>& files, opt::OptionReader& read)
     std::cout << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
               << ", gap per byte G/S " << gap_ratio << "\n";
     Json rows = compare_tiers(tiers, intra->front(), inter->front());
-    if (!read.given("output"))
+    if (!read.given(output_row))
         return 0;
     Json model{{"pattern", "overhead"}, {"kind", "loghssp"}, {"intra_source", files[0]}, {"inter_source", files[1]}};
     model.update(tiers_json(tiers));
     model["ratio"] = {{"overheads", overhead_ratio}, {"gap_per_byte", gap_ratio}, {"sizes", rows}};
-    Status written = write_json(read.text("output"), model);
+    Status written = write_json(read(output_row), model);
     return written ? 0 : fail("fit", written);
 }
 
@@ -329,19 +336,23 @@ int overhead_fit(const CommandArguments& arguments)
     for (const auto& [name, value] : values)
         if (name == "file")
             files.push_back(value);
-    opt::OptionReader read(values);
-    return read.given("loghssp") ? fit_loghssp(files, read) : fit_protocols(files, read);
+    opt::Reader read(fit_table(), values);
+    return read(loghssp_row) ? fit_loghssp(files, read) : fit_protocols(files, read);
 }
 
 namespace {
 
+constexpr auto tier_row =
+    opt::row::choice("tier", opt::no_default, {"intra", "inter"}, "intra (within a node) or inter (between nodes)");
+constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 0, max_message_bytes, "message size");
+
 int predict_loghssp(const Json& model, const PredictRequest& request)
 {
-    opt::OptionReader read(request.values);
-    if (!read.given("tier") || !read.given("size"))
+    opt::Reader read(opt::Table("ngx predict (loghssp)", {tier_row, size_row}), request.values);
+    if (!read.given(tier_row) || !read.given(size_row))
         read.fail("--tier intra|inter and -s SIZE are required");
-    std::string tier = read.ok() ? read.choice("tier", {"intra", "inter"}) : "";
-    uint64_t size = read.ok() ? read.byte_count("size", 0, max_message_bytes) : 0;
+    std::string tier = read.ok() ? read(tier_row) : "";
+    uint64_t size = read.ok() ? read(size_row) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
     Result<fit::Tiers> tiers = tiers_of(model, request.params);

@@ -34,22 +34,17 @@ Result<std::vector<uint64_t>> parse_strides(const std::string& text, const char*
     return strides;
 }
 
-std::vector<opt::OptionSpec> layout_options(const std::string& prefix, const std::string& default_strides,
-                                            const std::string& strides_help)
+Result<LayoutChoice> read_layout_choice(opt::Reader& read, const LayoutRows& rows)
 {
-    return {{prefix + "-type", "double", "element type: double, int or char"},
-            {prefix + "-strides", default_strides, strides_help}};
-}
-
-Result<LayoutChoice> read_layout_choice(const OptionValues& values, const std::string& prefix)
-{
-    opt::OptionReader read(values);
     LayoutChoice choice;
-    choice.type = read.text(prefix + "-type");
-    NGX_ASSIGN_OR_RETURN(size_t element, element_size(choice.type, prefix + "-type"));
+    choice.type = read(rows.type);
+    const std::string strides_text = read(rows.strides);
+    if (!read.ok())
+        return Status::usage(read.error());
+    NGX_ASSIGN_OR_RETURN(size_t element, element_size(choice.type, std::string(rows.type.long_name())));
     choice.element = element;
-    const std::string strides_option = prefix + "-strides";
-    Result<std::vector<uint64_t>> strides = parse_strides(read.text(strides_option), strides_option.c_str());
+    const std::string strides_option(rows.strides.long_name());
+    Result<std::vector<uint64_t>> strides = parse_strides(strides_text, strides_option.c_str());
     if (!strides)
         return strides.status();
     choice.strides = std::move(*strides);

@@ -48,13 +48,21 @@ struct LayoutChoice {
     std::vector<uint64_t> strides; // sorted, without repeats
 };
 
-// The specs of --<prefix>-type (default double, as in Cameron et al. 2007) and
-// --<prefix>-strides (default `default_strides`, described by `strides_help`).
-std::vector<opt::OptionSpec> layout_options(const std::string& prefix, const std::string& default_strides,
-                                            const std::string& strides_help);
+// The two options of a layout, declared by the pattern that uses them:
+// --<prefix>-type (type_row: default double, as in Cameron et al. 2007) and
+// --<prefix>-strides (its own default and help).
+struct LayoutRows {
+    opt::Option<std::string> type;
+    opt::Option<std::string> strides;
+};
 
-// Reads the two options of layout_options(prefix); a bad value is a usage error naming its option.
-Result<LayoutChoice> read_layout_choice(const OptionValues& values, const std::string& prefix);
+constexpr opt::Option<std::string> type_row(std::string_view name)
+{
+    return opt::row::text(name, "double", "element type: double, int or char");
+}
+
+// Reads the two rows; a bad value is a usage error naming its option.
+Result<LayoutChoice> read_layout_choice(opt::Reader& read, const LayoutRows& rows);
 
 // A usage error unless every size is a whole number of elements and the
 // largest array of the largest stride spans at most `limit` bytes.

@@ -49,7 +49,25 @@ Prediction loggps_prediction(const Models& m, double s, double P)
     return {m.loggps->half_rtt(s), m.loggps->linear_bcast(P, s), m.loggps->tree_bcast(P, s)};
 }
 
-Status load_models(opt::OptionReader& read, const Json& strided, const std::string& params, Models& m)
+constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 1, max_message_bytes, "message size");
+constexpr auto stride_row =
+    opt::row::byte_count("stride", "1", 1, uint64_t(1) << 24, "stride in elements of the run's type");
+constexpr auto processes_row =
+    opt::row::whole_number("processes,P", "2", 2, 1u << 24, "processes (a broadcast needs P >= 2)");
+constexpr auto loggp_row =
+    opt::row::text("loggp", opt::no_default, "a saved loggp run: LogGP's predictions beside log3P's");
+constexpr auto loggps_row =
+    opt::row::text("loggps", opt::no_default, "a saved loggps run: LogGPS's predictions beside log3P's");
+constexpr auto compare_to_row =
+    opt::row::text("compare-to", opt::no_default, "saved bcast runs (comma-separated): predicted vs measured");
+
+opt::Table log3p_options()
+{
+    return {"ngx predict (log3p)",
+            {size_row, stride_row, processes_row, loggp_row, loggps_row, compare_to_row, saved_module_row}};
+}
+
+Status load_models(opt::Reader& read, const Json& strided, const std::string& params, Models& m)
 {
     const std::string module = saved_module(read);
     Result<fit::Log3PParams> log3p = log3p_from_json(strided);
@@ -57,22 +75,22 @@ Status load_models(opt::OptionReader& read, const Json& strided, const std::stri
         return log3p.status().with_context(params);
     m.log3p = std::move(*log3p);
     m.element = size_t(strided["models"]["log3p"].value("element_bytes", 8.0));
-    if (read.given("loggp")) {
-        Result<Json> model = saved_model(read.text("loggp"), module);
+    if (std::optional<std::string> path = read.optional(loggp_row)) {
+        Result<Json> model = saved_model(*path, module);
         if (!model)
             return model.status();
         Result<fit::LogGPParams> p = loggp_params_from_model(*model);
         if (!p)
-            return p.status().with_context(read.text("loggp"));
+            return p.status().with_context(*path);
         m.loggp = std::move(*p);
     }
-    if (read.given("loggps")) {
-        Result<Json> model = saved_model(read.text("loggps"), module);
+    if (std::optional<std::string> path = read.optional(loggps_row)) {
+        Result<Json> model = saved_model(*path, module);
         if (!model)
             return model.status();
         Result<fit::LogGPSParams> p = loggps_params_from_model(*model);
         if (!p)
-            return p.status().with_context(read.text("loggps"));
+            return p.status().with_context(*path);
         m.loggps = std::move(*p);
     }
     return Status::ok();
@@ -235,22 +253,22 @@ int predict_one(const Models& m, const PredictRequest& request, double s, double
 
 int predict_log3p(const Json& model, const PredictRequest& request)
 {
-    opt::OptionReader read(with_defaults(request.values, {{"stride", "1"}, {"processes", "2"}}));
-    const double stride = double(read.byte_count("stride", 1, uint64_t(1) << 24));
-    const double processes = double(read.whole_number("processes", 2, 1u << 24)); // a broadcast needs P >= 2
+    opt::Reader read(log3p_options(), request.values);
+    const double stride = double(read(stride_row));
+    const double processes = double(read(processes_row));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     Models m;
     if (Status loaded = load_models(read, model, request.params, m); !loaded)
         return fail(command, loaded);
-    if (read.given("compare-to"))
-        return compare(m, read.text("compare-to"));
-    if (!read.given("size")) {
+    if (std::optional<std::string> runs = read.optional(compare_to_row))
+        return compare(m, *runs);
+    if (!read.given(size_row)) {
         if (request.op != "table")
             return fail(command, Status::usage("-s/--size is required"));
         return print_grid(model, m);
     }
-    const double size = double(read.byte_count("size", 1, max_message_bytes));
+    const double size = double(read(size_row));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     if (request.op != "table")
@@ -288,9 +306,7 @@ ModelKind log3p_model_kind()
             // --module picks the run of the --loggp and --loggps files, as before the registry.
             .load = [](const std::string& path, const std::string&) { return saved_model(path); },
             .predict = predict_log3p,
-            .options = {opt::optional_value("loggp", "a saved loggp run: LogGP's predictions beside log3P's"),
-                        opt::optional_value("loggps", "a saved loggps run: LogGPS's predictions beside log3P's"),
-                        opt::optional_value("compare-to", "saved bcast runs (comma-separated): predicted vs measured")},
+            .options = {opt::spec_of(loggp_row), opt::spec_of(loggps_row), opt::spec_of(compare_to_row)},
             .implied_op = [](const OptionValues&) { return std::string("table"); }};
 }
 

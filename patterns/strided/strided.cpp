@@ -39,6 +39,17 @@ namespace {
 
 constexpr const char* manual_self = "pack + copy + unpack in this process (the module cannot send to itself)";
 constexpr const char* module_self = "through the module (isend + recv + wait to this rank)";
+
+constexpr LayoutRows strided_layout = {
+    type_row("strided-type"),
+    opt::row::text("strided-strides", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)")};
+constexpr auto strided_max_span = opt::row::byte_count("strided-max-span", "512Mi", 1, max_message_bytes,
+                                                       "largest bytes one strided array may span (size x stride)");
+
+opt::Table strided_options()
+{
+    return {"strided", {strided_layout.type, strided_layout.strides, strided_max_span}};
+}
 constexpr const char* packed_self = "pack, send + recv to this process through the module, unpack";
 
 enum class SelfPath { module, packed, in_process };
@@ -69,14 +80,14 @@ private:
 
 Status Strided::configure(const OptionValues& values)
 {
-    Result<LayoutChoice> layout = read_layout_choice(values, "strided");
+    opt::Reader read(strided_options(), values);
+    Result<LayoutChoice> layout = read_layout_choice(read, strided_layout);
     if (!layout)
         return layout.status();
     layout_ = std::move(*layout);
     if (layout_.strides.front() != 1) // the model needs the contiguous case at every size
         layout_.strides.insert(layout_.strides.begin(), 1);
-    opt::OptionReader read(values);
-    max_span_ = read.byte_count("strided-max-span", 1, max_message_bytes);
+    max_span_ = read(strided_max_span);
     return read.ok() ? Status::ok() : Status::usage(read.error());
 }
 
@@ -205,15 +216,12 @@ Status Strided::run(PatternContext& ctx)
 
 PatternInfo strided_pattern()
 {
-    std::vector<opt::OptionSpec> options =
-        layout_options("strided", "1,2,16,64,256,1Ki", "strides in elements (1: contiguous; always measured)");
-    options.push_back({"strided-max-span", "512Mi", "largest bytes one strided array may span (size x stride)"});
     return {.name = "strided",
             .description = "strided messages over sizes x strides: T_0,1, send to self T_0,0, T_mem, pack/unpack, "
                            "log3P (Cameron et al. 2007)",
             .metric = "half round trip of s bytes of strided data",
             .default_sizes = "1Ki-64Ki",
-            .options = std::move(options),
+            .options = strided_options().specs(),
             .create = [] { return std::make_unique<Strided>(); },
             .default_count = 200,
             .default_warmup = 20,

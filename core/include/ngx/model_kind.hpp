@@ -117,7 +117,7 @@ Json predictions_json(const std::string& model, const std::string& op, const std
 Json prediction_json(const Prediction& prediction);
 
 // The value of a common option as given, or `fallback` when absent (a kind's
-// own default), for reading with opt::OptionReader.
+// own default), for reading with an opt::Reader.
 OptionValues with_defaults(OptionValues values, const OptionValues& defaults);
 
 } // namespace ngx

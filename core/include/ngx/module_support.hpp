@@ -4,10 +4,12 @@
 // exchange of connection blobs and plain aligned buffers. Header-only, so an
 // out-of-tree module needs nothing but the installed headers.
 //
-//     ngx::mod::ModuleOptions read(args);
-//     uint64_t port = read.whole_number("tcp-port", 0, 0, 65535);   // absent: 0
-//     if (ngx_status s = read.status(err); s != NGX_OK) return s;    // "--tcp-port 'x': expected ..."
+//     constexpr auto tcp_port = ngx::opt::row::whole_number("tcp-port", "0", 0, 65535, "port to listen on");
+//     const ngx::mod::OptionTable options("tcp", {tcp_port});    // descriptor: options.specs(), options.size()
 //
+//     ngx::mod::ModuleOptions read(args, options);
+//     uint64_t port = read(tcp_port);                                // absent: the row's default
+//     if (ngx_status s = read.status(err); s != NGX_OK) return s;    // "--tcp-port 'x': expected ..."
 //
 //     ngx_status my_recv(void* ctx, void* buf, size_t len, ngx_error* err) {
 //         auto* c = static_cast<Ctx*>(ctx);
@@ -36,6 +38,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -65,48 +68,63 @@ inline const char* errno_text(int error_number)
     return strerrordesc_np(error_number) != nullptr ? strerrordesc_np(error_number) : "unknown error";
 }
 
-// A module's options as init() got them, read with the one options helper
-// (ngx/options.hpp): every getter returns `fallback` when the option is
-// absent (a test harness may pass none), keeps the first bad value, and
-// status() turns it into NGX_ERR_INVALID_OPTION with the helper's message.
+// A module's option rows as the C ABI carries them (ngx_option_spec: name,
+// default, and the help with the row's type and range), built once from the
+// rows; the descriptor points at specs() and size(). Not copyable: the
+// specs point into its own strings.
+class OptionTable {
+public:
+    OptionTable(std::string module, std::initializer_list<opt::Row> rows) : table_(std::move(module), rows)
+    {
+        for (const opt::Row& row : table_.rows()) {
+            opt::OptionSpec spec = opt::spec_of(row);
+            names_.push_back(std::move(spec.name));
+            defaults_.push_back(std::move(spec.default_value));
+            helps_.push_back(std::move(spec.help));
+        }
+        for (size_t i = 0; i < names_.size(); ++i)
+            specs_.push_back(
+                {names_[i].c_str(), table_.rows()[i].has_default ? defaults_[i].c_str() : nullptr, helps_[i].c_str()});
+    }
+    OptionTable(const OptionTable&) = delete;
+    OptionTable& operator=(const OptionTable&) = delete;
+
+    const opt::Table& table() const { return table_; }
+    const ngx_option_spec* specs() const { return specs_.data(); }
+    size_t size() const { return specs_.size(); }
+
+private:
+    opt::Table table_;
+    std::vector<std::string> names_, defaults_, helps_;
+    std::vector<ngx_option_spec> specs_;
+};
+
+// A module's options as init() got them, read through its rows
+// (ngx/options.hpp): a row not given reads as its default, or as an empty
+// value when it has none (a test harness may pass no options at all); the
+// first bad value is kept, and status() turns it into NGX_ERR_INVALID_OPTION
+// with the one message format. A row not in the module's table is refused.
 class ModuleOptions {
 public:
-    explicit ModuleOptions(const ngx_init_args* args) : read_(opt::values_of(args)) {}
+    ModuleOptions(const ngx_init_args* args, const OptionTable& options) : read_(options.table(), opt::values_of(args))
+    {
+    }
 
-    bool given(std::string_view name) const { return read_.given(name); }
-    std::string text(std::string_view name, std::string fallback)
+    template <typename T>
+    T operator()(const opt::Option<T>& option)
     {
-        return given(name) ? read_.text(name) : std::move(fallback);
+        return read_.optional(option).value_or(T{});
     }
-    uint64_t whole_number(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max)
+    template <typename T>
+    std::optional<T> optional(const opt::Option<T>& option)
     {
-        return given(name) ? read_.whole_number(name, min, max) : fallback;
+        return read_.optional(option);
     }
-    double number(std::string_view name, double fallback, double min, double max)
-    {
-        return given(name) ? read_.number(name, min, max) : fallback;
-    }
-    uint64_t byte_count(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max)
-    {
-        return given(name) ? read_.byte_count(name, min, max) : fallback;
-    }
-    std::string choice(std::string_view name, std::string fallback, std::initializer_list<std::string_view> choices)
-    {
-        return given(name) ? read_.choice(name, choices) : std::move(fallback);
-    }
-    // A yes/no option: 1, yes, true, on or 0, no, false, off.
-    bool yes_no(std::string_view name, bool fallback)
-    {
-        if (!given(name))
-            return fallback;
-        std::string value = read_.choice(name, {"0", "1", "no", "yes", "false", "true", "off", "on"});
-        return value == "1" || value == "yes" || value == "true" || value == "on";
-    }
+    bool given(const opt::Row& option) { return read_.given(option); }
+    std::string text_of(const opt::Row& option) { return read_.text_of(option); }
+
     // A value the module rejects for its own reason, in the same format.
-    void reject(std::string_view name, std::string_view why)
-    {
-        read_.fail(opt::bad_value(name, given(name) ? read_.text(name) : std::string(), why));
-    }
+    void reject(const opt::Row& option, std::string_view why) { read_.reject(option, why); }
     void fail(std::string message) { read_.fail(std::move(message)); }
 
     bool ok() const { return read_.ok(); }
@@ -116,7 +134,7 @@ public:
     }
 
 private:
-    opt::OptionReader read_;
+    opt::Reader read_;
 };
 
 // The value of option `name` as the core passed it, or nullptr when absent.
