@@ -52,7 +52,12 @@ ok "command lines that are not runs refused with the reason"
 kill -0 "$srv" 2>/dev/null || fail "the server ended: $(cat server.log)"
 rss_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$srv/status")
 echo "server peak RSS: $rss_kb kB"
-((rss_kb < 400 * 1024)) || fail "the server's peak RSS is $rss_kb kB (over 400 MiB)"
+# 12 MiB in a release build. Under AddressSanitizer (the sanitized pass of
+# tools/test-all.sh) its allocator's quarantine (256 MiB by default) and the
+# shadow memory come on top: 417 MiB was seen there, so that pass allows 1 GiB.
+limit_mib=400
+[[ ${NGX_TEST_SANITIZED:-0} == 1 ]] && limit_mib=1024
+((rss_kb < limit_mib * 1024)) || fail "the server's peak RSS is $rss_kb kB (over $limit_mib MiB)"
 
 ngx_run 60 --connect "127.0.0.1:$port" -m tcp -x pingpong -s 1-1Ki -c 20 --warmup 2 -o c.json
 crc=$RC
