@@ -79,26 +79,26 @@ expect_client 2 "the server at $two: the server (--listen) refused the connectio
 stop "$one_pid"
 stop "$two_pid"
 
-# The second server's --allow leaves out the first server: refused; the
-# first had accepted and started its run, which ends.
-start_server s1 127.0.0.2 --allow 127.0.0.0/8
-one=$SERVER one_pid=$SERVER_PID
-start_server s2 127.0.0.3 --allow 127.0.0.1/32,127.0.0.3/32
-two=$SERVER two_pid=$SERVER_PID
-expect_client 2 "the server at $two: the server (--listen) refused the run: the client asks for a run of 3 hosts, and host 1 of it ($one at 127.0.0.2) is outside this server's --allow" \
-    --connect "$one,$two" "${RUN[@]}"
-expect_run_ended s1 "$one_pid"
-stop "$two_pid"
-
-# A server without --allow takes no run of more than two hosts.
-start_server s1 127.0.0.2 --allow 127.0.0.0/8
-one=$SERVER one_pid=$SERVER_PID
-start_server s2 127.0.0.3
-two=$SERVER two_pid=$SERVER_PID
-expect_client 2 "the server at $two: the server (--listen) refused the run: the client asks for a run of 3 hosts; this server's ranks would dial the other servers, which a server does only when its operator allows their networks with --allow" \
-    --connect "$one,$two" "${RUN[@]}"
-expect_run_ended s1 "$one_pid"
-stop "$two_pid"
+# second_server_refuses WHY [OPTION...]: the second server, started with
+# OPTIONs, refuses the run for WHY (the end of its message; @ONE@ stands for
+# the first server); the first had accepted and started its run, which ends.
+second_server_refuses() {
+    local why=$1
+    shift
+    start_server s1 127.0.0.2 --allow 127.0.0.0/8
+    one=$SERVER one_pid=$SERVER_PID
+    start_server s2 127.0.0.3 "$@"
+    two=$SERVER two_pid=$SERVER_PID
+    expect_client 2 "the server at $two: the server (--listen) refused the run: the client asks for a run of 3 hosts${why//@ONE@/$one}" \
+        --connect "$one,$two" "${RUN[@]}"
+    expect_run_ended s1 "$one_pid"
+    stop "$two_pid"
+}
+# Its --allow leaves out the first server.
+second_server_refuses ", and host 1 of it (@ONE@ at 127.0.0.2) is outside this server's --allow" \
+    --allow 127.0.0.1/32,127.0.0.3/32
+# Without --allow a server takes no run of more than two hosts.
+second_server_refuses "; this server's ranks would dial the other servers, which a server does only when its operator allows their networks with --allow"
 
 # The second server's run killed (the host gone) in round 2 of 5: sim in
 # real time, 2 ms latency, so that a round lasts about half a second.
