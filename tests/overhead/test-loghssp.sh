@@ -1,30 +1,33 @@
 #!/bin/bash
-# LoGH{sS}P (paper 003 section 3.3, eqs. 8-9) from two saved overhead runs:
-# intra-node = the shm module on this machine, inter-node = the tcp module
-# between two network namespaces joined by a veth pair (--listen/--connect;
-# each namespace its own "node"). Checks:
-#  1. `ngx fit --loghssp INTRA INTER -o MODEL` writes s_s, s_r, S and
-#     o_s, o_r, L, G, all finite and >= 0, and prints the tiers' ratio;
+# LoGH{sS}P (Al-Tawil and Moritz 1998, section 3.3, eqs. 8-9) from two saved
+# overhead runs, `ngx fit --loghssp INTRA INTER`, in two parts.
+#
+# Part 1, exact (sim in virtual time, known parameters): both runs measure
+# 1 B .. 64 KiB, the model is fitted without 32 KiB and predicts it
+# (ngx predict). The fitted tiers must be the sim's (s_s = o_s, s_r = o_r,
+# S = G of the intra run; o_s, o_r, L, G of the inter run) and eq. (9) must
+# equal the inter run's measured 32 KiB, both within 0.5%: a G or S taken
+# from the held-out size, or from a single size, or a wrong intercept, fails.
+#
+# Part 2, real: intra-node = the shm module on this machine, inter-node =
+# the tcp module between two network namespaces joined by a veth pair
+# (--listen/--connect; each namespace its own "node"). Checks:
+#  1. the model holds s_s, s_r, S and o_s, o_r, L, G, all finite and >= 0,
+#     and the fit prints the tiers' ratio;
 #  2. the gap the runs show: for small messages (<= 1 KiB: overheads and
-#     latency) the inter-node end-to-end time is more than 5x the
-#     intra-node one (the paper's "factor of ten"; a syscall and the kernel's
-#     stack against shared memory), and so are the overheads
+#     latency) the inter-node end-to-end time is more than 5x the intra-node
+#     one (the paper's "factor of ten"; a syscall and the kernel's stack
+#     against shared memory; 90-200x measured), and so are the overheads
 #     (o_s + o_r > s_s + s_r). Not asserted for large messages: a veth pair
 #     on one host copies through the same memory as shm (G/S is printed);
-#  3. eqs. (8) and (9) at a size held out of the fit: both runs measure
-#     32 KiB too, the model is fitted without it (the runs' other sizes: L
-#     at 1 B, G and S the median slope) and predicts it (ngx predict); the
-#     prediction must be within a tolerance of the measured half round trip
-#     (minimum of 100) of that size: the run's own noise there (its median
-#     less its minimum, relative: 5-7% seen, 36% in a run at load 12) plus
-#     what one straight line from 1 B cannot follow: shm's cost per byte
-#     falls with the size (caches: the median slope, 1-16 KiB, over-predicts
-#     32 KiB by 18-25% in quiet runs), hence 25% for eq. (8); the tcp curve
-#     is straighter above 16 KiB (eq. 9 off by 6-9%), hence 15% for eq. (9).
-#     Neither L nor G, S is taken at 32 KiB, so the check can fail: a G
-#     from a stalled size, 60x too large, once seen (offline.cpp), would;
-#  4. `ngx predict --params MODEL --op p2p --tier intra|inter -s SIZE` gives
+#  3. `ngx predict --params MODEL --op p2p --tier intra|inter -s SIZE` gives
 #     eq. (8) / eq. (9) of the model, inter > intra.
+# How well eqs. (8)/(9) predict a held-out size on the real transports is
+# printed, not asserted: on a shared 2-CPU VM tcp's half round trip across
+# the veth pair is bimodal per size (6 or 19 us at 1 B by whether the
+# receiving CPU was awake; 32 KiB once 29 us between 12 us at 16 KiB and
+# 32 us at 64 KiB), so it is an accuracy figure: bench/overhead/loghssp.sh
+# collects it over rounds.
 source "$(dirname "$0")/common.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
@@ -72,8 +75,8 @@ predict() {  # TIER SIZE
     "$NGX" predict --params "$SCRATCH/model.json" --op p2p --tier "$1" -s "$2" | sed -n 's/.*T_s-r \([0-9.]*\) us.*/\1/p'
 }
 
-# Fits the runs without the held-out size, checks the model, and tells
-# whether eqs. (8)/(9) predict the held-out size.
+# Fits the runs without the held-out size, checks the model, and
+# prints eqs. (8)/(9) at the held-out size beside the measured time.
 fit_and_check() {
     without_held_out "$SCRATCH/intra.json" "$SCRATCH/intra-fit.json" && without_held_out "$SCRATCH/inter.json" \
         "$SCRATCH/inter-fit.json" || fail "leaving $held_out B out of the runs"
@@ -97,37 +100,61 @@ for row in m["ratio"]["sizes"]:
         assert row["ratio"] > 5, row
 PY
 
+    held_out_report
+}
+
+# Prints eqs. (8)/(9) at the held-out size against the runs' measured half
+# round trip there (minimum of the samples; the median beside it).
+held_out_report() {
     python3 - "$SCRATCH/intra.json" "$SCRATCH/inter.json" "$held_out" "$(predict intra $held_out)" \
         "$(predict inter $held_out)" <<'PY'
 import json, sys
-MISFIT_INTRA, MISFIT_INTER = 0.25, 0.15  # what the line cannot follow (see above)
 size = int(sys.argv[3])
-ok = True
-for path, predicted, eq, misfit in ((sys.argv[1], float(sys.argv[4]), 8, MISFIT_INTRA),
-                                    (sys.argv[2], float(sys.argv[5]), 9, MISFIT_INTER)):
+for path, predicted, eq in ((sys.argv[1], float(sys.argv[4]), 8), (sys.argv[2], float(sys.argv[5]), 9)):
     r = next(r for r in json.load(open(path))["results"] if r["size_bytes"] == size)
     measured = r["half_rtt_min_us"]
-    noise = (r["half_rtt_us"] - measured) / measured
-    tol = misfit + noise
-    err = (predicted - measured) / measured
-    good = abs(err) <= tol
-    ok &= good
     print(f'held out {size} B: eq. ({eq}) {predicted:.2f} us, measured {measured:.2f} us (median '
-          f'{r["half_rtt_us"]:.2f}), error {100 * err:+.1f}% (tolerance {100 * misfit:.0f}% + noise {100 * noise:.0f}%){"" if good else "  <-- FAILS"}')
-sys.exit(0 if ok else 1)
+          f'{r["half_rtt_us"]:.2f}), error {100 * (predicted - measured) / measured:+.1f}%')
 PY
 }
 
-# Three attempts: tcp's 1 B half round trip across the veth pair is bimodal
-# on this VM (about 6 or 19 us, by whether the receiving CPU was awake), and
-# L is taken at 1 B, so one run in four or five missed the held-out size
-# with the module before and after issue 16's changes alike.
-for attempt in 1 2 3; do
-    measure
-    fit_and_check && break
-    [[ $attempt == 3 ]] && fail "eqs. (8)/(9) do not predict the held-out size (3 attempts)"
-    echo "attempt $attempt missed the held-out size (timing noise); measuring again"
-done
+# Part 1: the sim's tiers, exact. The intra run: a short, wide link
+# (L 1 us, G 0.0002 us/B) and small overheads; the inter run: a long,
+# narrow one with larger overheads.
+exact_part() {
+    local os=0.3 or=0.5 g=0.0002 Os=4 Or=2 L=20 G=0.004
+    sim_run "$SCRATCH/intra.json" --sim-os $os --sim-or $or --sim-L 1 --sim-G $g || fail "the sim intra run failed"
+    sim_run "$SCRATCH/inter.json" --sim-os $Os --sim-or $Or --sim-L $L --sim-G $G || fail "the sim inter run failed"
+    fit_and_check || fail "the fit of the sim runs failed"
+    python3 - "$SCRATCH/model.json" "$SCRATCH/inter.json" "$held_out" "$(predict inter $held_out)" \
+        $os $or $g $Os $Or $L $G <<'PY' || fail "LoGH{sS}P of the sim runs is not the sim's"
+import json, sys
+m, inter = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+size, predicted = int(sys.argv[3]), float(sys.argv[4])
+os_, or_, g, Os, Or, L, G = map(float, sys.argv[5:])
+truth = {("intra", "s_s_us"): os_, ("intra", "s_r_us"): or_, ("intra", "S_us_per_byte"): g,
+         ("inter", "o_s_us"): Os, ("inter", "o_r_us"): Or, ("inter", "L_us"): L, ("inter", "G_us_per_byte"): G}
+bad = [f"{t}.{k} {m[t][k]:.6g} (sim {v:.6g})" for (t, k), v in truth.items() if abs(m[t][k] - v) > 0.005 * v]
+measured = next(r for r in inter["results"] if r["size_bytes"] == size)["half_rtt_min_us"]
+print(f"sim, held out {size} B: eq. (9) {predicted:.3f} us, measured {measured:.3f} us")
+if abs(predicted - measured) > 0.005 * measured:
+    bad.append(f"eq. (9) at {size} B {predicted:.3f} us against {measured:.3f} us measured")
+assert not bad, "; ".join(bad)
+PY
+}
+sim_run() {  # OUT SIM_OPTION...
+    local out=$1
+    shift
+    timeout -k 5 60 "$NGX" -m sim --sim-clock virtual "$@" -x overhead -s $sizes -c 20 --warmup 2 -o "$out" \
+        >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; return 1; }
+}
+
+exact_part
+echo "part 1 (sim, exact): the tiers and the held-out size are the sim's"
+
+# Part 2: the real transports.
+measure
+fit_and_check || fail "the LoGH{sS}P model of the real runs"
 
 intra=$(predict intra 1Ki) inter=$(predict inter 1Ki)
 echo "predict 1 KiB: intra $intra us, inter $inter us"
