@@ -37,7 +37,10 @@
 #    for the message; swapping the root cancels the skew to first order,
 #    and L = 200 us keeps P2 waiting under either root (a late P2 leaves
 #    the barrier tens of microseconds after P1). o_s (0.5% of L) and the
-#    two roots' unequal skews are what the 5% must hold.
+#    two roots' unequal skews are what the 5% must hold; in real time the
+#    same allowance for this machine's scheduler as every check above
+#    (twice the reference run's error; at load 12 one root's median
+#    timer21 was 6.3 ms). In virtual time it is exact.
 source "$(dirname "$0")/common.sh"
 
 TOL=0.05
@@ -97,13 +100,17 @@ check_sync_latency() {
     local L=200 os=1
     "$NGX" -m sim "${SIM_CLOCK[@]}" --sim-mode synchronous --sim-os $os --sim-or 2 --sim-L $L -x overhead -s 1 -c 200 --warmup 20 \
         --cpus 0,1 -o "$SCRATCH/sync-L.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; return 1; }
-    python3 - "$SCRATCH/sync-L.json" $L $os "$TOL" <<'PY'
+    python3 - "$SCRATCH/sync-L.json" $L $os "$TOL" "$FIDELITY_US" <<'PY'
 import json, sys
-r, L, os_, tol = json.load(open(sys.argv[1]))["results"][0], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-good = abs(r["L_us"] - L) <= max(tol * L, os_)  # o_s: what the two roots leave of timer21 - timer12
-print(f'synchronous 1 B: L estimate (timer21 - timer12) {r["L_us"]:.2f} us, sim L {L:.0f} us (o_s {os_:.0f}); '
-      f'per root timer21 {r["timer21_root_driver_us"]:.2f} / {r["timer21_root_responder_us"]:.2f} us, '
-      f'timer12 {r["timer12_us"]:.2f} us{"" if good else "  <-- beyond the tolerance"}')
+r = json.load(open(sys.argv[1]))["results"][0]
+L, os_, tol, fidelity = map(float, sys.argv[2:6])
+# o_s: what the two roots leave of timer21 - timer12; in real time, the
+# scheduler's delays this machine showed at the start (as every check here)
+allowed = max(tol * L, os_) + 2 * fidelity
+good = abs(r["L_us"] - L) <= allowed
+print(f'synchronous 1 B: L estimate (timer21 - timer12) {r["L_us"]:.2f} us, sim L {L:.0f} us (o_s {os_:.0f}, '
+      f'allowed +-{allowed:.2f} us); per root timer21 {r["timer21_root_driver_us"]:.2f} / '
+      f'{r["timer21_root_responder_us"]:.2f} us, timer12 {r["timer12_us"]:.2f} us{"" if good else "  <-- beyond the tolerance"}')
 sys.exit(0 if good else 1)
 PY
 }
