@@ -7,7 +7,7 @@ the JSON file.
     report.py udp SAMPLES.tsv            bench/udp/run.sh
     report.py mpi SAMPLES.tsv            bench/mpi/run.sh
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
-    report.py ladder SAMPLES.tsv         bench/ladder/run.sh (issue 16's variant ladders)
+    report.py ladder SAMPLES.tsv         bench/ladder/run.sh (the variant ladders)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
 
 SAMPLES.tsv has one line per tool run: metric, tool, round, value ("NA" when
@@ -371,7 +371,7 @@ def report_mpi(samples_path):
                                          "ratio_paired_interval": interval_text(rounds),
                                          "goal_met": goal_text(paired, 1.05)[1]}
         group["like_for_like"] = pairs
-        # The goal (issue 16's floor is the minimal program): each of ngx's
+        # The goal (within 5% of the floor, the minimal program): each of ngx's
         # timings against the peer that times the same way. The best peer of
         # either timing stays beside it as information.
         met = [p["goal_met"] for p in pairs.values()]
@@ -431,7 +431,7 @@ LADDER_STEPS = {
         ("ring", "+ ngx's ring (modules/shm/ring.hpp), bare polling"),
         ("ring4k", "  the same with a 4 KiB ring (64 cells) instead of 64 KiB"),
         ("ops", "+ send/recv through an ops table (ctx, buf, len, err)"),
-        ("oldwait", "+ the module's wait before issue 16 (pause, clock at first failed poll)"),
+        ("oldwait", "+ the module's earlier wait (pause, clock at first failed poll)"),
         ("spinwait", "+ the module's SpinWait now (pause, clock-free spin bound first)"),
         ("ngx", "ngx -m shm -x pingpong (per sample)"),
         ("ngx-batch", "ngx ... --pingpong-timing batch"),
@@ -442,7 +442,7 @@ LADDER_STEPS = {
         ("tsc", "+ rdtscp around every round trip instead (ngx's timer)"),
         ("ops", "+ ops table, duplicated communicator"),
         ("checks", "+ cancel flag, progress mark, mode branches per repetition"),
-        ("funneled", "+ MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init (ngx before issue 16; now SINGLE)"),
+        ("funneled", "+ MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init (ngx's earlier init; now SINGLE)"),
         ("threads", "+ a second thread waking every 50 ms (ngx's watchdog)"),
         ("ngx", "ngx -m mpi -x pingpong (per sample)"),
         ("ngx-batch", "ngx ... --pingpong-timing batch"),

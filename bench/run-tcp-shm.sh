@@ -204,8 +204,9 @@ run_min_tcp() {   # run_min_tcp METRIC SIZE COUNT WARMUP ROUND
 }
 
 # The shm floor: the faster of the spin loop without and with a pause
-# instruction (shm_pingpong -p), both run each round (issue 16: which one
-# an expert would pick depends on the CPU; on the EPYC guest -p is faster).
+# instruction (shm_pingpong -p), both run each round (the floor is what an
+# expert writes, and which of the two an expert would pick depends on the
+# CPU; on the EPYC guest -p is faster).
 run_min_shm() {
     local r=$1 tag="minimal_shm_r$1" rc=0 v best="" flag
     if [[ ! -x $SHM_MIN ]]; then record shm_lat_us minimal "$r" NA "not built"; return; fi

@@ -1,6 +1,7 @@
 // mpi_ladder.cpp: the variant ladder from the minimal MPI_Send/MPI_Recv
-// ping-pong to what `ngx -m mpi -x pingpong` runs, one step at a time
-// (issue 16). Every step adds one thing to the one before it:
+// ping-pong to what `ngx -m mpi -x pingpong` runs, one step at a time, so
+// that what ngx adds over the minimal program is known step by step. Every
+// step adds one thing to the one before it:
 //
 //   batch    the minimal program: MPI_Send then MPI_Recv on MPI_COMM_WORLD,
 //            the timer (rdtscp) read once per batch of -B round trips, a

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run.sh: the variant ladders of issue 16 side by side, interleaved, with the
+# run.sh: the variant ladders (from the minimal program to ngx, one step at a
+# time, each step's cost measured) side by side, interleaved, with the
 # same CPU placement: for shm, shm_ladder's steps (batch, clock, tsc, pause, ring,
 # ring4k (the ring with 4 KiB instead of 64 KiB), ops, oldwait, spinwait) and `ngx -m shm -x pingpong` timed per sample and
 # in batches; for MPI (vader), mpi_ladder's steps (batch, wtime, tsc, ops,

@@ -1,7 +1,6 @@
 // shm_ladder.cpp: the variant ladder from the minimal shared-memory ping-pong
 // to what ngx's shm module does, one step at a time, so that each step's cost
-// is measured on its own (issue 16). Every step adds one thing to the one
-// before it:
+// is measured on its own. Every step adds one thing to the one before it:
 //
 //   batch     the minimal program: one 64-byte line per direction (sequence
 //             flag + 1-byte payload), spin on acquire loads, no pause; the
@@ -16,9 +15,9 @@
 //             line, waiting with nothing but the poll
 //   ops       + the module's calling convention: send/recv through a table
 //             of function pointers (ctx, buf, len, err), as Transport does
-//   oldwait   + the wait the module had before issue 16: a pause per failed
-//             poll, the clock read at the first one, the cancel flag at each
-//             (kept here so the step it cost stays measurable)
+//   oldwait   + the wait the module had before it was specialised: a pause
+//             per failed poll, the clock read at the first one, the cancel
+//             flag at each (kept here so the step it cost stays measurable)
 //   spinwait  + the module's SpinWait (a pause per failed poll, deadline,
 //             cancel flag and peer watch only after 4096 of them): exactly
 //             what shm_send/shm_recv run
@@ -115,9 +114,9 @@ struct BareWait {
     ngx_status idle(ngx_error*) { return NGX_OK; }
 };
 
-// The module's wait before issue 16, for the "oldwait" step: a pause at every
-// failed poll, the clock read at the first, the cancel flag at each; the
-// clock compared with the deadline every 1024 spins.
+// The module's wait before it was specialised, for the "oldwait" step: a
+// pause at every failed poll, the clock read at the first, the cancel flag at
+// each; the clock compared with the deadline every 1024 spins.
 struct OldWait {
     uint64_t timeout_ns;
     const volatile int* cancel;

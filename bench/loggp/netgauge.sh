@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/loggp/netgauge.sh: ngx's loggp next to Netgauge's (issue 16 item 4),
+# bench/loggp/netgauge.sh: ngx's loggp next to Netgauge's, compared honestly,
 # over TCP loopback, interleaved in rounds, both on CPUs 0 and 1:
 #   (a) wall time of each tool's default run: Netgauge `-x loggp -m tcp -s
 #       1-131072` (128 sizes 1, 1025, 2049, ..., n = 10, 100 repetitions) and
@@ -104,7 +104,7 @@ for tool in ("netgauge", "ngx-default", "ngx-ng-sizes"):
           f"{fmt(100 * entry['G_us_per_byte']['spread'] if p and entry['G_us_per_byte']['spread'] is not None else None, '7.1f')}")
 print("# L: Netgauge PRTT(1,0,1)/2, ngx L_eel; G: eq. (7)'s slope of y(s), Netgauge's last row and ngx's over its range"
       " of the largest size (the joint fit may move ngx's G into O_s); spr% = (max - min) / median"
-      " over the rounds. Goal (issue 16): ngx-default >= 4x faster than netgauge and spreads no larger.")
+      " over the rounds. Goal: ngx-default >= 4x faster than netgauge and spreads no larger.")
 if out:
     with open(out, "w") as f:
         json.dump(report, f, indent=1)

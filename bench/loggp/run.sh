@@ -5,7 +5,7 @@
 #
 #     bench/loggp/run.sh [BUILD_DIR] [-r ROUNDS] [-c "50 100 200"|default] [--cpus 0,1|none]
 #                        [-s 1-128Ki] [-m "tcp"|"shm tcp tcp:poll"] [-o FILE.json] [-l DIR]
-#     bench/loggp/run.sh --spread [BUILD_DIR]     # issue 9 item 6: -m "shm tcp tcp:poll" -c default -r 5
+#     bench/loggp/run.sh --spread [BUILD_DIR]     # five-run spread: -m "shm tcp tcp:poll" -c default -r 5
 #
 # A module entry NAME:MODE runs NAME with --tcp-progress MODE (tcp:poll is
 # tcp as the main job measures it: the receiver polls).
@@ -15,8 +15,9 @@
 # count it reports the median wall time and messages, and for L_eel, o_s, g,
 # G of the first protocol range (and L, o_r): median, spread = (max - min) /
 # |median| and coefficient of variation (stddev / |mean|). Goals: spread of
-# L_eel, o_s, g and G under 5% on shm and under 10% on tcp (issue 9 item 6;
-# other modules 5%), wall < 43 s / 4 = 10.75 s (issue 4). "-c default" runs
+# L_eel, o_s, g and G under 5% on shm and under 10% on tcp (other modules
+# 5%), wall < 43 s / 4 = 10.75 s (at least 4x faster than Netgauge's 43 s for
+# this sweep over TCP). "-c default" runs
 # ngx without -c (the pattern's default count).
 set -u
 build=./build rounds=5 counts="50 100 200" cpus=0,1 sizes=1-128Ki module=tcp out="" keep="" tmo=300
@@ -87,7 +88,7 @@ work, counts, lb, la, out, sizes, modules = sys.argv[1:8]
 # (key in the first range or the model, column name, part of the spread goal)
 params = [("L_eel_us", "L_eel", True), ("o_us", "o_s", True), ("g_us", "g", True), ("G_us_per_byte", "G", True),
           ("L_us", "L", False), ("o_r_us", "o_r", False)]
-spread_goal = {"shm": 0.05, "tcp": 0.10}  # issue 9 item 6; other modules 5%
+spread_goal = {"shm": 0.05, "tcp": 0.10}  # five runs in a row; other modules 5%
 
 
 def spread_of(v, med):

@@ -10,8 +10,9 @@
 # round trip; NPopenmpi: its 1-byte time, a mean), and the table shows the
 # median and min over the rounds and each tool's ratio to the best peer
 # (minimal or NPopenmpi), of the medians and paired per round
-# (bench/README.md). Goal (issue 16: within 5% of the minimal program),
-# paired per round, each timing against the peer that times the same way:
+# (bench/README.md). Goal (ngx within 5% of the minimal program: it must not
+# distort what it measures), paired per round, each timing against the peer
+# that times the same way:
 # ngx (a timer read per round trip) against the minimal program (the same),
 # and ngx --pingpong-timing batch (one read per batch of 100) against
 # NPopenmpi (one per batch of its own). The ratio to the best peer whatever

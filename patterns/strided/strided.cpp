@@ -1,5 +1,5 @@
-// Pattern "strided": non-contiguous messages and the log3P model of paper
-// 000 (Cameron, Ge, Sun). For every stride d (elements of --strided-type,
+// Pattern "strided": non-contiguous messages and the log3P model of
+// Cameron et al. 2007. For every stride d (elements of --strided-type,
 // d = 1 contiguous) and size s (data bytes) it measures
 //   T_0,1(s,d)  the remote half round trip,
 //   T_0,0(s,d)  send to self through the module (middleware without network),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite 'completion' (issue 15): the bash completion that `ngx --completion
+# Suite 'completion': the bash completion that `ngx --completion
 # bash` prints offers the subcommands, the module names after -m, the pattern
 # names after -x, a pattern's own options once -x names it (--loggp-n after
 # -x loggp) and a module's after -m; and `ngx --help` fits 80 columns, with or

@@ -6,8 +6,9 @@
     and a link with #anchor a heading of that file (GitHub's anchor rule);
   - every page of docs/ is linked from README.md and installed (docs/meson.build);
   - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now;
-  - the code cites works by authors and year: no "paper 00N" and no issue
-    number in core, modules, patterns, fit and tools;
+  - the tree cites works by authors and year and says what it means: no
+    "paper 00N" and no issue number in core, modules, patterns, fit, tools,
+    tests, bench and docs (also when a line break splits the two words);
   - patterns stand side by side: no pattern's folder includes or builds a file
     of another pattern's folder (what they share is in patterns/common and
     patterns/shared), as the docs promise.
@@ -21,8 +22,18 @@ import sys
 import tempfile
 
 README_MAX_LINES = 400
-CODE_DIRS = ["core", "modules", "patterns", "fit", "tools"]
-FORBIDDEN = re.compile(r"paper 00[0-4]|issue [0-9]", re.IGNORECASE)
+CITATION_DIRS = ["core", "modules", "patterns", "fit", "tools", "tests", "bench", "docs"]
+# Between the two words: blanks, or a line break with the next line's comment
+# or list marker ("paper\n// 000", "issue\n#   9").
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?:#+|//+|\*|>|-)?[ \t]*)"
+FORBIDDEN = re.compile(rf"\b(?:papers?{_GAP}00[0-4]|issues?{_GAP}#?[0-9])", re.IGNORECASE)
+# TEMPORARY: paths other engineers are editing while their references are
+# rewritten; each leaves this list once it is clean (then the list is empty).
+CITATION_PENDING = [
+    "tests/fit/", "tests/loggp/", "tests/coll/", "tests/options/", "tests/virtual/",
+    "tests/overhead/test-loghssp.sh",
+    "docs/loggp.md", "docs/collectives.md", "docs/usage.md", "docs/ngx.1",
+]
 
 
 def anchor_of(heading):
@@ -86,22 +97,28 @@ def man_page_problems(root, version):
     return []
 
 
+def forbidden_citations(rel, text):
+    """'FILE:LINE: ...' for each "paper 00N" or issue number in the text."""
+    return [f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites '{re.sub(_GAP, ' ', m.group(0))}'"
+            " (cite a work as docs/references.md does; say in words what an issue asked)"
+            for m in FORBIDDEN.finditer(text)]
+
+
 def citation_problems(root):
-    listed = subprocess.run(["git", "-C", root, "ls-files", "--", *CODE_DIRS],
+    listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", *CITATION_DIRS],
                             capture_output=True, text=True)
     if listed.returncode != 0:
         return []  # not a git checkout (a release tarball): nothing to list
     problems = []
-    for rel in listed.stdout.split():
+    for rel in filter(None, listed.stdout.split("\0")):
         path = os.path.join(root, rel)
-        if not os.path.isfile(path):
+        if rel.startswith(tuple(CITATION_PENDING)) or not os.path.isfile(path):
             continue
         try:
-            lines = open(path, encoding="utf-8").readlines()
+            text = open(path, encoding="utf-8").read()
         except UnicodeDecodeError:
-            continue
-        problems += [f"{rel}:{n}: cites '{m.group(0)}' (cite authors and year)"
-                     for n, line in enumerate(lines, 1) for m in [FORBIDDEN.search(line)] if m]
+            continue  # images and other binary files
+        problems += forbidden_citations(rel, text)
     return problems
 
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# bad-input.sh: table-driven malformed invocations (issue 6 item 4, issue 2's
-# "at least 20 malformed invocations exit 2 with a useful message").
+# bad-input.sh: table-driven malformed invocations: every one exits with its
+# expected code (2 for a usage error) and a message that names the problem.
 #
 # Each row: expected exit code, an extended regex the stderr message must
 # match (it names the option, the value or the problem), then the arguments.
@@ -135,7 +135,7 @@ row 2 "--listen '127\.0\.0\.1:0'.*port"          --listen 127.0.0.1:0
 row 2 "--connect 'nohost'.*port"                 -m tcp "${S[@]}" --connect nohost
 row 2 "--connect 'h:70000'.*port"                -m tcp "${S[@]}" --connect h:70000
 row 2 "--listen and --connect exclude"           --listen 1 --connect a:1
-# --- what a --listen server accepts (issue 31) ------------------------------
+# --- what a --listen server accepts (--allow, --serve, its limits) ---------
 row 2 "--allow '10\.0\.0\.0/33'.*prefix"          --listen 127.0.0.1:1 --allow 10.0.0.0/33
 row 2 "--allow 'example\.org'.*numeric"           --listen 127.0.0.1:1 --allow example.org
 row 2 "--serve 'never'.*forever"                 --listen 127.0.0.1:1 --serve never
@@ -154,7 +154,7 @@ row 2 "unknown option '----------'"              ----------   # dashes only: onc
 row 2 "foo"                                      foo
 row 2 "junk"                                     -m tcp "${S[@]}" junk
 
-# --- loss retries and verification (issue 6 items 1-2) ---------------------
+# --- loss retries (udp) and payload verification (--verify) -----------------
 row 2 "--retries '-1'"                           -m udp "${S[@]}" --retries -1
 row 2 "--retries 'abc'.*whole number"            -m udp "${S[@]}" --retries abc
 row 2 "--retries '2000000'.*must be in 0\.\.1000000" -m udp "${S[@]}" --retries 2000000

@@ -1,6 +1,6 @@
 #!/bin/bash
 # simlink-segment.sh: sim's shared-link segment (--sim-RN/--sim-RC) cannot be
-# planted (issue 31 item 8). A segment of its name made beforehand by another
+# planted by another user. A segment of its name made beforehand by another
 # user, mode 0666, is refused naming it, and left as it was; without it the
 # run works; after both runs no segment of the run's name is left. Needs
 # root (to plant a segment as another user); skipped otherwise.

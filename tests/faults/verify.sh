@@ -1,5 +1,6 @@
 #!/bin/bash
-# verify.sh pass|detect: --verify (issue 6 item 2).
+# verify.sh pass|detect: --verify (every payload byte checked on receipt; a
+# mismatch names module, size, iteration and offset, exit 1).
 #   pass:   ping-pong with --verify over tcp, shm, udp and sim (and a PRTT
 #           with n = 4 over tcp; and with --buffer-offset 3) completes,
 #           exit 0, every size reported.

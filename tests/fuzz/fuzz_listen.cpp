@@ -1,6 +1,7 @@
 // libFuzzer target: what a --listen server does with the bytes of a stranger
-// (issue 31): the framing of the control channel (a socketpair carries the
-// input; the frame is read with the handshake's size cap and a deadline),
+// (it must neither trust nor hang on them): the framing of the control
+// channel (a socketpair carries the input; the frame is read with the
+// handshake's size cap and a deadline),
 // the host list of a run of more than two hosts (unpack_run_hosts), the
 // client's argument list (unpack_proposal: the caps on count and length
 // that keep Boost's quadratic parser bounded) and the command line parsed as

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ngx check over a real rate limit (issue 30, "How it is checked"): two
+# ngx check over a real rate limit (a real change is flagged, none is not): two
 # namespaces joined by a veth pair with tbf on both directions; ngx --listen
 # in one, ngx --connect -m tcp -x pingpong --raw in the other, over sizes
 # where the link's rate dominates. A rate changed from 400 to 360 Mbit/s

@@ -1,7 +1,7 @@
 #!/bin/bash
-# `ngx check` (issue 30, items 5 and 6), on synthetic result files of known
-# truth (synthetic_results.py: seeded, so every count below is the same on
-# every run) and on real sim runs:
+# `ngx check` (regression checks for CI, and a history over a directory), on
+# synthetic result files of known truth (synthetic_results.py: seeded, so
+# every count below is the same on every run) and on real sim runs:
 #  1. rates: 50 null pairs and 50 pairs with a 10% latency shift, with raw
 #     samples (rank-sum) and without (intervals of the medians): at most
 #     10% false positives, at least 90% detected;
@@ -16,7 +16,7 @@ synth() { python3 "$IT_LIB_DIR/synthetic_results.py" "$@" || fail "synthetic_res
 mkdir rates
 synth rates "$NGX" rates >rates.txt
 cat rates.txt
-python3 - rates.txt <<'PY' || fail "rates of ngx check outside the bounds of issue 30"
+python3 - rates.txt <<'PY' || fail "rates of ngx check outside its bounds (<= 10% false positives, >= 90% detected)"
 import re, sys
 for line in open(sys.argv[1]):
     kind, fp, det = re.match(r"(\w+): false positives (\d+)/50, detected (\d+)/50", line).groups()

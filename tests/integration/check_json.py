@@ -2,9 +2,12 @@
 """check_json.py FILE MODULE SIZES COUNT [--status S] [--monotone] [--raw]
            [--bootstrap KIND] [--cpus A,B] [--min-results N]
 
-Checks an ngx JSON result file against issue 2's schema. SIZES is 'pow2:LO-HI'
-(every power of two from LO to HI bytes), a comma list, or '-' (any, with
---min-results). Prints one line per failed check and exits 1 on any failure."""
+Checks an ngx JSON result file: the fields every result carries (versions,
+host, CPU, timer, module, pattern, options, status) and per size the count,
+min, median, mean, stddev and p99, then the published schema. SIZES is
+'pow2:LO-HI' (every power of two from LO to HI bytes), a comma list, or '-'
+(any, with --min-results). Prints one line per failed check and exits 1 on
+any failure."""
 import argparse
 import json
 import math
@@ -135,7 +138,7 @@ if a.monotone and results and not errors:
     if len(med) >= 6 and not sum(med[-3:]) > sum(med[:3]):
         err(f"largest sizes' medians {med[-3:]} together not above smallest sizes' {med[:3]}")
 
-# The published schema (schema/ngx-result.schema.json, issue 15).
+# The published schema (schema/ngx-result.schema.json), which CI tools rely on.
 validate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "validate.py")
 schema_check = subprocess.run([sys.executable, validate, a.file], capture_output=True, text=True)
 if schema_check.returncode != 0:

@@ -1,7 +1,8 @@
 #!/bin/bash
-# default-job.sh: `ngx` with no arguments runs the main job, LogGP (paper 001)
-# over every local module, and exits 0 with one table and one parameter set
-# per module (shm and tcp) and their comparison; every printed parameter is a
+# default-job.sh: `ngx` with no arguments runs the main job, LogGP
+# (Hoefler et al. 2007) over every local module, and exits 0 with one table
+# and one parameter set per module (shm and tcp) and their comparison; every
+# printed parameter is a
 # finite number, no cost below 0 in any range and the prediction error is
 # reported. The same job with -o saves, per module, finite parameters,
 # L_eel > 0, costs >= 0 where G = 0 only when the joint fit says it held G

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The environment in every result (issue 30, item 3; Hoefler and Belli,
-# SC15): a sim run's JSON carries the CPU clock and governors, the load
-# before and after, the network interfaces with their MTU, each rank's host,
+# The environment in every result (what Hoefler and Belli, SC15, ask a
+# benchmark to report): a sim run's JSON carries the CPU clock and governors,
+# the load before and after, the network interfaces with their MTU, each rank's host,
 # CPU and SMT siblings, the module versions, the MPI library (builds with
 # MPI) and the timer; its warnings are those printed on stderr.
 source "$(dirname "$0")/lib.sh"

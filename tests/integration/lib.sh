@@ -48,7 +48,7 @@ ngx_run() {
 }
 
 # validate_json FILE...: the files conform to the published schema
-# (schema/ngx-result.schema.json, issue 15); fails the test otherwise.
+# (schema/ngx-result.schema.json); fails the test otherwise.
 validate_json() {
     python3 "$IT_LIB_DIR/../../schema/validate.py" "$@" || fail "$*: not valid against schema/ngx-result.schema.json"
 }
@@ -99,8 +99,9 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# check_results FILE MODULE SIZES_SPEC COUNT [STATUS]: the JSON schema of issue 2 and
-# sane per-size statistics; SIZES_SPEC is "1-1Mi" (every power of two) or a list.
+# check_results FILE MODULE SIZES_SPEC COUNT [STATUS]: the fields every result
+# carries (check_json.py), the published schema and sane per-size statistics;
+# SIZES_SPEC is "1-1Mi" (every power of two) or a list.
 check_results() {
     python3 "$IT_LIB_DIR/check_json.py" "$@" || fail "$1: JSON check failed"
 }

@@ -1,5 +1,6 @@
 #!/bin/bash
-# listen-access.sh: what a --listen server accepts (issue 31 items 3 and 4).
+# listen-access.sh: what a --listen server accepts: the clients --allow and
+# --secret-file admit, and runs within the operator's limits (--max-*).
 # --allow: a client outside the networks is closed on and logged, one inside
 # is served. --secret-file: a client without the secret, or with another one,
 # is refused (exit 2 naming why) and the server goes on; a client holding it

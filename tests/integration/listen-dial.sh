@@ -1,7 +1,8 @@
 #!/bin/bash
 # listen-dial.sh: the tcp module of a --listen server dials only the host its
-# client connected from (issue 31 item 2). A client whose tcp listener is on
-# 127.0.0.2 (--tcp-address) while its control connection comes from
+# client connected from (a client cannot make it connect to a third host). A
+# client whose tcp listener is on 127.0.0.2 (--tcp-address) while its control
+# connection comes from
 # 127.0.0.1 asks the server to dial another address: the server refuses,
 # saying why, and both sides fail (exit 1) instead of connecting. The same
 # for the udp module: a client bound to 127.0.0.2 (--udp-address) would have

@@ -1,6 +1,6 @@
 #!/bin/bash
 # listen-signals.sh: SIGTERM (and SIGINT) end a --listen server at every step
-# of the handshake with exit 130, as the README promises (issue 31 item 1):
+# of the handshake with exit 130, as the README promises:
 # waiting for a client; a client connected but silent (its version line
 # never sent); the version lines exchanged but no command line (and, with
 # --secret-file, no answer to the challenge); a run accepted whose pair

@@ -1,6 +1,7 @@
 #!/bin/bash
-# listen-strays.sh: a --listen server outlives bad clients (issue 31 items 1,
-# 5, 6). On one server, in turn: a connect-and-close, an idle connection
+# listen-strays.sh: a --listen server outlives bad clients (it drops them with
+# a log line and keeps listening). On one server, in turn: a
+# connect-and-close, an idle connection
 # (dropped at the handshake deadline, --timeout 3), a command line of 60 Ki
 # empty arguments (refused before Boost parses it, the answer back within the
 # deadline), a frame announcing 16 MiB (refused unread), and command lines

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """listen_client.py: a raw client of the --listen handshake, for the tests of
-a server that must not trust whoever connects (issue 31). It speaks the wire
+a server that must not trust whoever connects. It speaks the wire
 format (a 4-byte little-endian length, then the payload) and can stop or
 misbehave at any step:
 

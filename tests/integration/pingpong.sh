@@ -1,7 +1,8 @@
 #!/bin/bash
 # pingpong.sh MODULE: `ngx -m MODULE -x pingpong -s 1-1Mi` exits 0 and writes a
-# JSON file with issue 2's schema, every power of two from 1 B to 1 MiB, the
-# asked count per size, positive medians and a size-monotone-ish curve (see
+# JSON file with every field a result carries (check_json.py), every power of
+# two from 1 B to 1 MiB, the asked count per size, positive medians and a
+# size-monotone-ish curve (see
 # check_json.py --monotone for the noise tolerance).
 source "$(dirname "$0")/lib.sh"
 module=${1:?usage: pingpong.sh MODULE}

@@ -1,12 +1,12 @@
 #!/bin/bash
 # predict.sh: `ngx predict` against values computed by hand from a saved
 # two-range model (L, o, g, G per range), and `--export loggopsim` parsed
-# back. Formulas (paper 001; s bytes, the range holding s):
+# back. Formulas (Hoefler et al. 2007; s bytes, the range holding s):
 #   pingpong (half round trip)   L + 2o + (s-1)G
 #   prtt (n, d)                  2(L + 2o + (s-1)G) + (n-1) max(o + d, g + (s-1)G)
 #   bcast-linear to P            L + 2o + (s-1)G + (P-2) max(o, g + (s-1)G)
 #   bcast-tree to P              h (L + 2o + (s-1)G) + (h-1) g, h = ceil(log2 P)
-#                                (paper 000 section 4.3.3)
+#                                (Cameron et al. 2007, section 4.3.3)
 # The export prints, per range, "-L -o -g -G -O -S" in integer picoseconds
 # (G of 0.3 ns/B stays 300, not 0), -o/-O the intercept and slope of the
 # overhead line, -S the range's largest size (LogGOPSim: size > S is

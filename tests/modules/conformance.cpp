@@ -489,9 +489,10 @@ TEST(Deadline, SendingToAKilledPeerFailsWithinTheDeadline)
     EXPECT_LE(elapsed, short_timeout_s + 1.0);
 }
 
-// Issue 16: the waits of a running ping-pong are specialised (shm spins
-// clock-free first); a peer stopped in the middle of the series (SIGSTOP:
-// alive, silent, not exited) must still end the next recv by the deadline.
+// So that ngx adds nothing a minimal ping-pong does not, the waits of a
+// running ping-pong are specialised (shm spins clock-free first); a peer
+// stopped in the middle of the series (SIGSTOP: alive, silent, not exited)
+// must still end the next recv by the deadline.
 TEST(Deadline, PeerStoppedInAPingPongGivesTimeoutWithinTheDeadline)
 {
     constexpr int rounds = 2000;

@@ -55,12 +55,12 @@ struct Params {
     }
     double per_byte(size_t s, double x) const { return s == 0 ? 0 : double(s - 1) * x; }
     double wire(size_t s) const { return per_byte(s, G); }
-    // Paper 001 section 4: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
+    // Hoefler et al. 2007, section 4: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
     double send_overhead(size_t s) const { return o_s + per_byte(s, O_s); }
     double recv_overhead(size_t s) const { return o_r + per_byte(s, O_r); }
-    // Paper 001, eq. (1) with o = (o_s(s) + o_r(s)) / 2.
+    // Hoefler et al. 2007, eq. (1) with o = (o_s(s) + o_r(s)) / 2.
     double prtt1(size_t s) const { return 2 * (L + send_overhead(s) + recv_overhead(s) + wire(s)); }
-    // Paper 001, eq. (5) with o = o_s(s).
+    // Hoefler et al. 2007, eq. (5) with o = o_s(s).
     double prtt(int n, double d, size_t s) const
     {
         return prtt1(s) + (n - 1) * std::max(send_overhead(s) + d, g + wire(s));

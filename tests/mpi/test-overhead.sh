@@ -1,5 +1,5 @@
 #!/bin/bash
-# The overhead pattern (paper 003, Table 3: mode x size -> o_s, o_r):
+# The overhead pattern (Al-Tawil and Moritz 1998, Table 3: mode x size -> o_s, o_r):
 #  1. ground truth: over the sim module (o_s = 2.5 us, o_r = 1.5 us known),
 #     the pattern's o_s and o_r at 1 B and 1 KiB are within 5% + 0.25 us;
 #  2. every send mode of the mpi module in one run gives positive, finite

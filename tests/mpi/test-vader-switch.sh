@@ -1,6 +1,7 @@
 #!/bin/bash
 # test-vader-switch.sh: the loggp pattern over Open MPI's vader BTL finds the
-# eager/rendezvous switch where Open MPI says it is (issue 9, item 4):
+# eager/rendezvous switch where Open MPI says it is (a change point is found
+# where any measured curve changes level or slope, not only eq. (7)'s y(s)):
 # btl_vader_eager_limit from ompi_info counts the BTL's header, so the last
 # eager payload is just below it and a size equal to it already goes by the
 # RDMA protocol. Asserted: one of the fitted model's change points (the first

@@ -6,7 +6,8 @@
 # sides on one node: without --nodecomm-one-node both refuse (exit 2)
 # naming it. Bad input: --pairs 0
 # on either side exits 2; --pairs that differ between the sides exit 2 on
-# the client, both name the two counts, and the server (issue 31) goes on to
+# the client, both name the two counts, and the server (which outlives a bad
+# client) goes on to
 # serve a client that agrees. A server rank killed mid-run ends
 # both sides within the deadline (--timeout 5) + 5 s with exit 1, and the
 # client's JSON holds the points done.

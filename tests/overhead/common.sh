@@ -1,4 +1,4 @@
-# common.sh: sourced by the tests of suite 'overhead' (paper 003: the
+# common.sh: sourced by the tests of suite 'overhead' (Al-Tawil and Moritz 1998: the
 # overhead pattern, the protocol decomposition, LoGH{sS}P).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }

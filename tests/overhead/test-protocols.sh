@@ -1,16 +1,16 @@
 #!/bin/bash
-# The protocol decomposition (paper 003 section 3.2, eqs. 1-7; `ngx fit RUN.json`):
+# The protocol decomposition (Al-Tawil and Moritz 1998, section 3.2, eqs. 1-7; `ngx fit RUN.json`):
 #  1. sim with a rendezvous threshold (--sim-S 2048), standard mode (the base
 #     run: o_s, o_r, L, G) and synchronous mode: T at every size <= S in
 #     standard mode; above S the sim asks (zero-byte request), waits for the
-#     acknowledgement and pushes the data. Paper 003 (section 3.2, Figure 1)
+#     acknowledgement and pushes the data. Al-Tawil and Moritz 1998 (section 3.2, Figure 1)
 #     calls the push model RAT (Request, Acknowledge, Transfer; RTA pulls the
 #     data and acknowledges after it), and RAT is inferred at every size > S
 #     in both modes. The T sizes' predicted T_s-r (eq. 2) within 5% of the
 #     measured. The paper's RAT also ends with an acknowledgement of the
 #     pushed data (eq. 7: T_s-r = 4 o_s + 4L + 3 o_r + (k-1)G, the ACK's L
-#     and o_r included); the sim's rendezvous is LogGPS's (paper 004 Table
-#     3), without it: half its ping-pong is 3 o_s + 3L + 3 o_r + (k-1)G,
+#     and o_r included); the sim's rendezvous is LogGPS's (Ino et al. 2001,
+#     Table 3), without it: half its ping-pong is 3 o_s + 3L + 3 o_r + (k-1)G,
 #     eq. (7) less that ACK's o_s + L, which the RAT rows must match within
 #     5%. Synchronous mode below S: the send waits for the receiver's match
 #     (the sim's acknowledgement arrives L after the data), the data went

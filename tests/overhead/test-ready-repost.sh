@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ready mode of the mpi module (paper 003 section 3.1): the receive that
+# Ready mode of the mpi module (Al-Tawil and Moritz 1998, section 3.1): the receive that
 # ready mode keeps pre-posted is re-posted outside the overhead pattern's
 # timed receive. Every MPI_Irecv is made 30 us slow (LD_PRELOAD shim,
 # slow_irecv.c, built here with mpicc); under mpirun on the vader BTL,

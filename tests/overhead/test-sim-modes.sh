@@ -1,6 +1,6 @@
 #!/bin/bash
 # The overhead pattern over the sim module's eight send modes (--sim-mode,
-# the mpi module's table, paper 003 Table 1), against the configured
+# the mpi module's table, Al-Tawil and Moritz 1998, Table 1), against the configured
 # o_s(s) = o_s + (s-1) O_s and o_r(s) = o_r + (s-1) O_r (buffered: + s C for
 # the copy), with a rendezvous threshold S = 4 KiB:
 #  - blocking calls (standard, synchronous, ready, buffered) and
@@ -9,8 +9,9 @@
 #  - at 8 KiB (> S): ready and buffered stay eager (o_s(s), o_r(s) within
 #    5%); the non-blocking posts of standard and synchronous send only the
 #    zero-byte request (o_s within 5%, o_r(s) within 5%);
-#  - non-blocking modes: o_r is the post of P2's receive, timer21 (paper 003
-#    section 3.1), within 5% of o_r(s); the delayed post (timer12) too;
+#  - non-blocking modes: o_r is the post of P2's receive, timer21
+#    (Al-Tawil and Moritz 1998, section 3.1), within 5% of o_r(s); the
+#    delayed post (timer12) too;
 #  - non-local calls between their model's cost with a waiting peer (the
 #    lower bound, less 5%) and that cost plus the barrier's skew (the upper
 #    bound, plus 5%; the median of a call cannot exceed it unless the model

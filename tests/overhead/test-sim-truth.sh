@@ -1,6 +1,7 @@
 #!/bin/bash
-# The overhead pattern against the sim module's known parameters (paper 003
-# Figure 2; sim: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r):
+# The overhead pattern against the sim module's known parameters
+# (Al-Tawil and Moritz 1998, Figure 2; sim: o_s(s) = o_s + (s-1) O_s,
+# o_r(s) = o_r + (s-1) O_r):
 #  1. plain: o_s and o_r within 5% of the truth at 1 B, 1 KiB, 4 KiB, for
 #     each barrier root too (the roots alternate; both are recorded);
 #  2. per-byte overheads (--sim-O, --sim-Or): o_s(4 KiB), o_r(4 KiB) within 5%;

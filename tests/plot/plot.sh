@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite 'plot' (issue 15): `ngx plot` draws each family (pingpong with a ratio
+# Suite 'plot': `ngx plot` draws each family (pingpong with a ratio
 # panel, loggp, loggps, overhead) from runs made here with the sim module;
 # each figure is a valid PNG of the expected size, and its SVG holds the
 # expected series (the script names each series with a gid, which SVG keeps

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite 'schema' (issue 15): every kind of JSON ngx writes conforms to the
+# Suite 'schema': every kind of JSON ngx writes conforms to the
 # published schema (schema/ngx-result.schema.json): one run and several, each
 # pattern, --raw and --percentiles, an interrupted-free error-free sim run;
 # and the validator rejects a document that breaks it, naming the field.

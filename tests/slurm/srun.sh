@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Suite 'slurm' (issue 15): brings up a one-node Slurm cluster from Debian's
-# packages (munged, slurmctld, slurmd, all as root in a private folder with a
-# minimal slurm.conf on their own ports) and runs ngx under srun:
+# Suite 'slurm' (the srun lines of the docs, proven): brings up a one-node
+# Slurm cluster from Debian's packages (munged, slurmctld, slurmd, all as root
+# in a private folder with a minimal slurm.conf on their own ports) and runs
+# ngx under srun:
 #
 #   srun --mpi=pmix -n 2 ngx -m tcp,mpi -x pingpong     one pair, both modules
 #   srun --mpi=pmix -n 4 ngx -m tcp -x nodecomm --nodecomm-pairs 2 --nodecomm-one-node

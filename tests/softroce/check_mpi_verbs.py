@@ -154,7 +154,8 @@ def check_one_byte(args):
     return []
 
 
-# L, o_s, o_r, g, G and O of every range (issue 17: the parameters a user compares).
+# L, o_s, o_r, g, G and O of every range: the parameters a user compares to see
+# what MPI adds on top of raw verbs.
 LOGGP_PARAMETERS = ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte", "O_us_per_byte")
 
 

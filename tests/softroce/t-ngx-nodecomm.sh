@@ -1,8 +1,8 @@
 #!/bin/sh
 # `ngx --pairs 2 -m ibv -x nodecomm`: the local launch forks 4 ranks, each
 # pair connects its own RC queue pairs on the RDMA device, and the pairs
-# ping-pong at the same time (issue 10: every pairwise module works under
-# nodecomm). Asserts exit 0, status complete, k = 1 and 2 over the sizes, and
+# ping-pong at the same time (every pairwise module works under nodecomm,
+# ibv included). Asserts exit 0, status complete, k = 1 and 2 over the sizes, and
 # every T(k, n) > 0. Few samples: 4 spinning ranks on the guest's vCPUs wait
 # for each other's time slices. Exits 77 when ngx or its ibv module is missing.
 [ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }

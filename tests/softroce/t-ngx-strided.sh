@@ -1,5 +1,6 @@
 #!/bin/sh
-# Strided data over ibv (issue 11), in the guest:
+# Strided data over ibv (gathered into a contiguous buffer and scattered on
+# receipt, as for every raw module), in the guest:
 #  - send to self through the module in each mode (write and read: the
 #    conformance suite's SendToSelf tests; send mode runs them in the
 #    `conformance` entry): every size intact, a receive longer than the

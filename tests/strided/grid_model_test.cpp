@@ -1,7 +1,8 @@
 // The log3P algebra of the strided pattern on synthetic grids with known
 // o_mw(s), l_mw(s,d), o_net(s) and T_mem(s): the measurements are built
-// with paper 000's equations (section 4.1) and the fit must give the terms
-// back, predict held-out points, and LogGP (blind to strides) must not.
+// with the equations of Cameron et al. 2007, section 4.1, and the fit must
+// give the terms back, predict held-out points, and LogGP (blind to strides)
+// must not.
 #include "strided/grid_model.hpp"
 #include "shared/strided_layout.hpp"
 
@@ -102,9 +103,9 @@ TEST(StridedModel, BroadcastFormulasOfSection433)
 // contiguous ones (Open MPI over shared memory: single copy for contiguous
 // data, copy-in/copy-out fragments for a derived datatype): the remote
 // strided times carry o_net_packed(s) = o_net(s) + 0.004 s instead of
-// o_net(s). Paper 000's form (the model) misses that by construction; the
-// packed path reported beside it, calibrated from the other strides' remote
-// times, predicts held-out points.
+// o_net(s). The form of Cameron et al. 2007 (the model) misses that by
+// construction; the packed path reported beside it, calibrated from the
+// other strides' remote times, predicts held-out points.
 TEST(StridedModel, PackedPathPredictsWhatThePaperFormMisses)
 {
     std::vector<GridPoint> grid = synthetic_grid();

@@ -46,7 +46,7 @@ for p in loggp loggps; do
 done
 
 # Point to point: at stride 1 log3P's T_0,1 = o_mw + l_mw + o_net is the
-# measured T_0,1 itself (o_net is solved from it, paper 000 section 4.1).
+# measured T_0,1 itself (o_net is solved from it, Cameron et al. 2007, section 4.1).
 "$NGX" predict --params "$SCRATCH/strided.json" -s 64Ki --stride 1 -P 4 >"$SCRATCH/p2p.txt" 2>&1 ||
     { cat "$SCRATCH/p2p.txt"; fail "predict -s 64Ki --stride 1 -P 4 failed"; }
 cat "$SCRATCH/p2p.txt"

@@ -7,8 +7,9 @@
 //
 // Timing noise is roughly proportional to the time and message sizes span
 // 1 B..1 MiB, so ngx weights each point by 1/value^2 by default (inverse-
-// variance weights under proportional noise). Papers 001 and 004 fit plain,
-// unweighted least squares; Weighting::none reproduces that.
+// variance weights under proportional noise). Hoefler et al. 2007
+// and Ino et al. 2001 fit plain, unweighted least squares; Weighting::none
+// reproduces that.
 #ifndef NGX_FIT_WEIGHTING_HPP
 #define NGX_FIT_WEIGHTING_HPP
 
