@@ -299,8 +299,7 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
             std::cout << "Predicts costs from a saved model with its kind's equations (patterns with models: "
                       << patterns_with(patterns, false)
                       << ").\n`ngx predict --params FILE.json --help` lists that model's parameters and operations.\n"
-                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]",
-                                      predict_option_specs());
+                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]", predict_table());
             return 0;
         }
         return fail("predict", Status::usage("--params FILE.json is required"));
@@ -308,26 +307,28 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     Result<const ModelKind*> kind = kind_for_file(file, patterns);
     if (!kind)
         return fail("predict", kind.status());
-    std::vector<opt::OptionSpec> specs = predict_option_specs();
+    const opt::Table table = predict_table();
+    std::vector<opt::OptionSpec> specs = table.specs();
     specs.insert(specs.end(), (*kind)->options.begin(), (*kind)->options.end());
     Result<OptionValues> values = parse_arguments(arguments, specs, "");
     if (!values)
         return fail("predict", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
+    opt::Reader read(table, *values);
+    if (read(predict_option::help)) {
         std::cout << kind_help(**kind, specs);
         return 0;
     }
-    const bool json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
+    const bool json = read.optional(predict_option::format) == "json";
+    const std::string module = read.optional(predict_option::module).value_or("");
+    const std::optional<std::string> save_to = read.optional(predict_option::save_model);
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    const std::string module = read.given("module") ? read.text("module") : "";
-    if (read.given("save-model")) {
+    if (save_to) {
         Result<Json> model = (*kind)->load(file, module);
         Result<const PatternInfo*> pattern = pattern_for_file(file, patterns, false);
         if (!model || !pattern)
             return fail("predict", !model ? model.status() : pattern.status());
-        if (Status saved = save_model(read.text("save-model"), (*pattern)->name, **kind, *model, file); !saved)
+        if (Status saved = save_model(*save_to, (*pattern)->name, **kind, *model, file); !saved)
             return fail("predict", saved);
         if (opt::find(*values, "op") == nullptr)
             return 0; // saving was all that was asked
