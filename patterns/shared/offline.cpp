@@ -75,8 +75,8 @@ OptionValues predict_values(const ngx::PredictRequest& request)
     OptionValues values =
         with_defaults(request.values,
                       {{"processes", "2"}, {"messages", "16"}, {"delay", "0"}, {"segment", "64Ki"}, {"element", "8"}});
-    if (opt::find(values, "op") == nullptr)
-        values.emplace_back("op", request.op);
+    if (opt::find(values, predict_option::op.long_name()) == nullptr)
+        values.emplace_back(predict_option::op.long_name(), request.op);
     return values;
 }
 
@@ -196,7 +196,7 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
     if (!parsed)
         return fail(command, parsed.status());
     values = std::move(*parsed);
-    if (opt::find(values, "help") != nullptr) {
+    if (opt::find(values, help_row.long_name()) != nullptr) {
         std::cout << options_help(usage, specs);
         return 0;
     }
@@ -341,7 +341,7 @@ ModelKind loggp_model_kind()
             .options = {opt::spec_of(export_row)},
             .implied_op =
                 [](const OptionValues& values) {
-                    return opt::find(values, "export") != nullptr ? std::string("export") : std::string();
+                    return opt::find(values, export_row.long_name()) != nullptr ? std::string("export") : std::string();
                 }};
 }
 

@@ -253,8 +253,12 @@ std::string kind_help(const ModelKind& kind, const std::vector<opt::OptionSpec>&
 // The options every operation takes, whatever it predicts.
 bool always_read(const std::string& option)
 {
-    return option == "params" || option == "module" || option == "op" || option == "format" || option == "help" ||
-           option == "save-model";
+    using namespace predict_option;
+    for (const opt::Row* row :
+         std::initializer_list<const opt::Row*>{&params, &module, &op, &format, &help, &save_model})
+        if (option == row->long_name())
+            return true;
+    return false;
 }
 
 // --save-model FILE: the model `load` read, alone in a file that `ngx
@@ -274,13 +278,14 @@ Status save_model(const std::string& out, const std::string& pattern, const Mode
 // --op as given or implied, one the kind predicts, and no option given that it does not read.
 Result<const ModelOp*> checked_op(const ModelKind& kind, const OptionValues& values)
 {
-    const std::string* given = opt::find(values, "op");
+    const std::string* given = opt::find(values, predict_option::op.long_name());
     std::string name = given != nullptr ? *given : kind.implied_op ? kind.implied_op(values) : "";
     if (name.empty())
         return Status::usage("--op is required: " + op_names(kind));
     auto op = std::find_if(kind.ops.begin(), kind.ops.end(), [&](const ModelOp& o) { return o.name == name; });
     if (op == kind.ops.end())
-        return Status::usage(opt::bad_value("op", name, "expected " + op_names(kind) + " (model " + kind.name + ")"));
+        return Status::usage(opt::bad_value(predict_option::op.long_name(), name,
+                                            "expected " + op_names(kind) + " (model " + kind.name + ")"));
     std::string reads;
     for (const std::string& option : op->options)
         reads += (reads.empty() ? "" : ", ") + ("--" + option);
@@ -293,7 +298,7 @@ Result<const ModelOp*> checked_op(const ModelKind& kind, const OptionValues& val
 
 int run_predict(const std::vector<std::string>& arguments, const PatternCatalog& patterns)
 {
-    std::string file = option_value(arguments, "params");
+    std::string file = option_value(arguments, std::string(predict_option::params.long_name()));
     if (file.empty()) {
         if (!arguments.empty() && is_help(arguments.front())) {
             std::cout << "Predicts costs from a saved model with its kind's equations (patterns with models: "
@@ -330,7 +335,7 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
             return fail("predict", !model ? model.status() : pattern.status());
         if (Status saved = save_model(*save_to, (*pattern)->name, **kind, *model, file); !saved)
             return fail("predict", saved);
-        if (opt::find(*values, "op") == nullptr)
+        if (!read.given(predict_option::op))
             return 0; // saving was all that was asked
     }
     Result<const ModelOp*> op = checked_op(**kind, *values);
