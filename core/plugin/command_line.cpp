@@ -3,10 +3,50 @@
 
 #include "option_group.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 namespace ngx {
+
+namespace {
+
+// Edits (insertions, deletions, substitutions) that turn a into b.
+size_t edit_distance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+} // namespace
+
+// " (did you mean '--loggp-n'?)" for the long name of `group` nearest to
+// `bare` when it is a likely typo (at most 2 edits, or a quarter of the
+// name), else "".
+std::string closest_option_hint(const std::string& bare, const po::options_description& group)
+{
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, bare.size() / 4) + 1;
+    for (const auto& option : group.options()) {
+        size_t distance = edit_distance(bare, option->long_name());
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = option->long_name();
+        }
+    }
+    return best.empty() ? std::string() : " (did you mean '--" + best + "'?)";
+}
 
 po::options_description option_group(const std::string& title, const std::vector<opt::OptionSpec>& specs)
 {
@@ -62,10 +102,21 @@ Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments,
     } catch (const po::too_many_positional_options_error&) {
         return Status::usage("one " + (positional.empty() ? std::string("argument") : positional) +
                              " at most; options start with -");
+    } catch (const po::unknown_option& error) {
+        const std::string& option = error.get_option_name();
+        const size_t start = option.find_first_not_of('-'); // npos: dashes only
+        return Status::usage(error.what() +
+                             closest_option_hint(start == std::string::npos ? "" : option.substr(start), options));
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }
     return values_of(values, specs);
+}
+
+Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments, const opt::Table& table,
+                                     const std::string& positional)
+{
+    return parse_arguments(arguments, table.specs(), positional);
 }
 
 std::string options_help(const std::string& usage, const std::vector<opt::OptionSpec>& specs)
@@ -75,25 +126,31 @@ std::string options_help(const std::string& usage, const std::vector<opt::Option
     return text.str();
 }
 
+std::string options_help(const std::string& usage, const opt::Table& table)
+{
+    return options_help(usage, table.specs());
+}
+
+opt::Table output_options()
+{
+    return opt::Table("output", {output_option::file, output_option::format, output_option::percentiles});
+}
+
 std::vector<opt::OptionSpec> output_option_specs()
 {
-    opt::OptionSpec output = opt::optional_value("output,o", "write results to FILE (.json, .csv, .txt); repeatable",
-                                                 opt::OptionKind::output_file);
-    output.repeatable = true;
-    return {output,
-            opt::optional_value("format", "table, csv or json: for -o files without a known extension, or for stdout"),
-            opt::optional_value("percentiles", "extra percentiles to report, e.g. 90,99.9")};
+    return output_options().specs();
 }
 
 Status read_output_choice(const OptionValues& values, OutputChoice& choice)
 {
-    std::optional<OutputFormat> forced;
-    if (const std::string* name = opt::find(values, "format")) {
-        forced = format_from_name(*name);
-        if (!forced)
-            return Status::usage(opt::bad_value("format", *name, "expected table, csv or json"));
-    }
-    if (const std::string* list = opt::find(values, "percentiles"))
+    opt::Reader read(output_options(), values);
+    std::optional<std::string> format = read.optional(output_option::format);
+    std::optional<std::string> list = read.optional(output_option::percentiles);
+    std::vector<std::string> paths = read.all(output_option::file);
+    if (!read.ok())
+        return Status::usage(read.error());
+    std::optional<OutputFormat> forced = format ? format_from_name(*format) : std::nullopt;
+    if (list)
         for (const std::string& item : opt::split_list(*list)) {
             opt::Parsed<double> rank = opt::number("percentiles", item, 0, 100);
             if (!rank)
@@ -101,9 +158,7 @@ Status read_output_choice(const OptionValues& values, OutputChoice& choice)
             choice.percentiles.push_back(*rank);
         }
     bool any_file = false;
-    for (const auto& [name, path] : values) {
-        if (name != "output")
-            continue;
+    for (const std::string& path : paths) {
         any_file = true;
         if (path.empty())
             return Status::usage("-o/--output: empty file name");

@@ -3,29 +3,45 @@
 
 namespace ngx {
 
+opt::Table predict_table(const std::string& owner)
+{
+    using namespace predict_option;
+    return opt::Table(owner, {params, module, op, size, processes, messages, delay, stride, pairs, tier, algorithm,
+                              gamma, segment, element, extrapolate, format, save_model, help});
+}
+
 std::vector<opt::OptionSpec> predict_option_specs()
 {
-    return {opt::optional_value("params", "the saved run or model file to predict from"),
-            opt::optional_value("module,m", "the run whose model to use, when the file holds several"),
-            opt::optional_value("op", "the operation (`ngx predict --params FILE --help` lists the model's)"),
-            opt::optional_value("size,s", "message size, e.g. 4Ki (collectives: also a range 8-1Mi or a list)"),
-            opt::optional_value("processes,P", "processes (broadcasts: 2; collectives: also a list 4,16,64)"),
-            opt::optional_value("messages,n", "n of PRTT(n,d,s) (default 16)"),
-            opt::optional_value("delay,d", "d of PRTT(n,d,s), microseconds (default 0)"),
-            opt::optional_value("stride", "stride in elements of the run's type (default 1: contiguous)"),
-            opt::optional_value("pairs,k", "concurrent pairs k between two nodes"),
-            opt::optional_value("tier", "intra (within a node) or inter (between nodes)"),
-            opt::optional_value("algorithm", "collectives: one algorithm, auto (Open MPI 4.1's choice) or all"),
-            opt::optional_value("gamma", "collectives: reduction cost, us per byte (default: the file's, else 0)"),
-            opt::optional_value("segment", "collectives: segment of the pipelined bcast (default 64Ki)"),
-            opt::optional_value("element", "collectives: datatype size in bytes (default 8)"),
-            opt::flag("extrapolate", "collectives: price messages beyond the largest measured size"),
-            opt::optional_value("format", "table (default) or json"),
-            opt::optional_value("save-model",
-                                "write the model alone to FILE (JSON), which --params reads back; "
-                                "without --op nothing is predicted",
-                                opt::OptionKind::output_file),
-            opt::flag("help,h", "show this help (with --params: the model's parameters and operations)")};
+    return predict_table().specs();
+}
+
+std::optional<uint64_t> read_one(opt::Reader& read, const opt::Option<std::vector<uint64_t>>& row,
+                                 const std::string& op, uint64_t min, uint64_t max)
+{
+    if (!read.given(row))
+        return std::nullopt;
+    const std::string text = read.text_of(row);
+    const bool bytes = row.type == opt::Type::size_list;
+    if (text.find(',') == std::string::npos && text.find('-', 1) == std::string::npos) { // one value, as before lists
+        opt::Parsed<uint64_t> one = bytes ? opt::byte_count(row.long_name(), text, min, max)
+                                          : opt::whole_number(row.long_name(), text, min, max);
+        if (!one)
+            read.fail(one.error);
+        return one.value;
+    }
+    std::optional<std::vector<uint64_t>> values = read.optional(row);
+    if (!values)
+        return std::nullopt;
+    if (values->size() != 1) {
+        read.reject(row, "--op " + op + " takes one " + (bytes ? "size" : "count") + ", not a list of " +
+                             std::to_string(values->size()));
+        return std::nullopt;
+    }
+    if (values->front() < min || values->front() > max) {
+        read.reject(row, "must be in " + opt::whole_range_text(min, max, bytes));
+        return std::nullopt;
+    }
+    return values->front();
 }
 
 Json prediction_json(const Prediction& p)

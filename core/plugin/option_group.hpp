@@ -17,6 +17,10 @@ namespace po = boost::program_options;
 
 po::options_description option_group(const std::string& title, const std::vector<opt::OptionSpec>& specs);
 
+// " (did you mean '--loggp-n'?)" for the long name of `group` nearest to
+// `bare` (a name without its dashes) when it is a likely typo, else "".
+std::string closest_option_hint(const std::string& bare, const po::options_description& group);
+
 // The values of declared options, in declaration order; a repeated option
 // gives several entries, a flag the value "1".
 OptionValues values_of(const po::variables_map& values, const std::vector<opt::OptionSpec>& specs);

@@ -30,156 +30,210 @@ Status bad_value(const std::string& option, const std::string& value, const std:
     return Status::usage(opt::bad_value(option, value, why));
 }
 
-template <typename T>
-Result<T> usage_or(opt::Parsed<T> parsed)
+// The main command line's options, declared once as typed rows: Boost's
+// descriptions (--help, parsing) are made from them and their values are
+// parsed and range-checked by them.
+namespace core_option {
+using namespace opt::row;
+constexpr auto help = flag("help,h", "show this help; with -m and -x also their options");
+constexpr auto version = flag("version", "print the version");
+constexpr auto list_modules = flag("list-modules", "list the modules found, and the files rejected with the reason");
+constexpr auto list_patterns = flag("list-patterns", "list the patterns");
+constexpr auto module =
+    text("module,m", opt::no_default, "module(s) to measure, comma-separated (default: shm,tcp, tcp polled)");
+constexpr auto pattern = text("pattern,x", opt::no_default, "pattern to run (default: loggp)");
+constexpr auto sizes =
+    text("sizes,s", opt::no_default, "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)");
+constexpr auto grade =
+    number("grade", opt::no_default, 1.0001, 1024, "geometric factor between sizes of a range (default 2)");
+constexpr auto step = whole_number("step", opt::no_default, 1, max_message_bytes,
+                                   "linear step between sizes of a range, bytes (instead of --grade)");
+constexpr auto count = whole_number("count,c", opt::no_default, 1, max_count,
+                                    "samples kept per size (default: the pattern's, 1000 for pingpong)");
+constexpr auto warmup = whole_number("warmup", opt::no_default, 0, max_count,
+                                     "samples discarded per size before those (default: the pattern's)");
+constexpr auto timeout = number("timeout", "10", 0.001, max_timeout_s, "deadline of every blocking step, seconds");
+constexpr auto max_loss = percentage("max-loss", "50", 0, 100,
+                                     "lossy modules (udp): the share of a size's repetitions, percent, that may lose "
+                                     "a message and be retried; beyond, the run fails (e.g. 50 or 50%)");
+constexpr auto retries = whole_number("retries", opt::no_default, 0, max_retries,
+                                      "lossy modules (udp): an absolute cap on the repetitions per size that may "
+                                      "lose a message (default: none)");
+constexpr auto passes = whole_number("passes", opt::no_default, 1, max_count,
+                                     "split each size's repetitions into N passes over all sizes, measured "
+                                     "round-robin (default: 4, fewer when -c leaves a pass under 25 repetitions)");
+constexpr auto max_rel_ci = percentage("max-rel-ci", "5", 0, 1e6,
+                                       "measure a size again (a few extra passes) while its 95% interval of the "
+                                       "median is wider than this percentage of the median (e.g. 5 or 5%; off: "
+                                       "never); with --adaptive, the stopping rule");
+constexpr auto adaptive = flag("adaptive", "stop measuring each size once its 95% interval of the median is within "
+                                           "--max-rel-ci of the median (-c becomes a cap; see also --max-size-time)");
+constexpr auto max_size_time = number("max-size-time", "10", 1e-3, 86400,
+                                      "with --adaptive: seconds of measuring after which a size stops even if its "
+                                      "interval is still wide");
+constexpr auto launches = whole_number("launches", opt::no_default, 2, 1000,
+                                       "repeat the whole measurement K times as separate local launches, varying "
+                                       "the CPU pair where more than 2 CPUs exist, and state 95% intervals between "
+                                       "the launches (ngx launches)");
+constexpr auto verify =
+    flag("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)");
+constexpr auto cpus = text("cpus", opt::no_default, "pin rank r to CPU r of this list, e.g. 0,1");
+constexpr auto host_of = text("host-of", opt::no_default,
+                              "the host of each rank, for emulated nodes that share one host name: names separated "
+                              "by commas (rank i on the i-th) or @FILE (one name a line, # comments); default: each "
+                              "rank's own host name");
+constexpr auto pairs = text("pairs", opt::no_default,
+                            "pairs of processes, K or a list (1,2,4,8: K is the largest, nodecomm measures k = each "
+                            "listed count): the local launch starts 2K (rank i with rank K+i); --connect starts K on "
+                            "each side (a --listen server given it checks it is the client's); under mpirun/srun the "
+                            "ranks must be 2K (default: 1 locally, all ranks under a launcher)");
+constexpr auto strides = text("strides", opt::no_default,
+                              "strides in elements for the patterns that send strided data, e.g. 1,16,64 (-x "
+                              "strided: --strided-strides, -x bcast: --bcast-strides)");
+constexpr auto raw = flag("raw", "keep every sample in the JSON output");
+constexpr auto plot = flag("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)");
+constexpr auto timer = choice("timer", "auto", {"auto", "tsc", "clock"}, "the clock of the measurements");
+constexpr auto listen = text("listen", opt::no_default, "wait for a peer on [ADDR:]PORT (TCP rendezvous)");
+constexpr auto connect = text("connect", opt::no_default,
+                              "run against a peer started with --listen at HOST:PORT; a list HOST:PORT,HOST:PORT,... "
+                              "joins this host and every server in one run of layout patterns (ranks 0..R-1 here, "
+                              "then each server's in list order)");
+constexpr auto ranks_per_host = whole_number("ranks-per-host", opt::no_default, 1, max_local_pairs,
+                                             "with --connect of two or more servers: R ranks on every host, "
+                                             "(servers + 1) x R in all (default: 1; two hosts take --pairs K)");
+constexpr auto accept_timeout =
+    number("accept-timeout", "300", 0.001, max_timeout_s, "seconds --listen waits for a peer");
+constexpr auto completion = choice("completion", opt::no_default, {"bash"}, "print the completion script");
+constexpr auto bootstrap =
+    choice("bootstrap", "auto", {"auto", "local", "tcp", "mpi"}, "how the ranks find each other");
+
+// What a --listen server lets its clients do (server_policy.hpp); defaults from ServerLimits.
+constexpr auto allow = text("allow", opt::no_default,
+                            "accept clients only from these networks, CIDR[,CIDR], e.g. 10.1.0.0/16,::1 (default: "
+                            "any address)");
+constexpr auto secret_file = text("secret-file", opt::no_default,
+                                  "a shared secret (a file of 16+ bytes, mode 600) both sides must hold: each proves "
+                                  "it by a challenge, it never crosses the network");
+constexpr auto serve = text("serve", "1",
+                            "serve N good clients one after another, or 'forever'; bad clients are dropped and do "
+                            "not count");
+constexpr auto max_pairs =
+    whole_number("max-pairs", "16", 1, max_local_pairs, "the largest --pairs a client may ask for");
+constexpr auto max_timeout =
+    number("max-timeout", "60", 0.001, max_timeout_s, "the largest --timeout, seconds, a client may ask for");
+constexpr auto max_size = byte_count("max-size", "64Mi", 0, max_message_bytes,
+                                     "the largest message size a client may ask for (K, Ki, M, Mi, G, Gi)");
+constexpr auto max_count_row =
+    whole_number("max-count", "1000000", 1, max_count, "the largest -c / --warmup a client may ask for");
+
+// Its range is the page size of this machine.
+opt::Option<uint64_t> buffer_offset()
 {
-    if (!parsed)
-        return Status::usage(parsed.error);
-    return *parsed;
+    return whole_number("buffer-offset", opt::no_default, 0, uint64_t(page_size()) - 1,
+                        "start every message buffer this many bytes past a page boundary (default: where the "
+                        "module's alloc puts it); the page offset moves copy-bound transfers (docs/usage.md, "
+                        "Buffers)");
+}
+} // namespace core_option
+
+opt::Table general_table()
+{
+    using namespace core_option;
+    opt::Table table(
+        "ngx", {help,     version, list_modules, list_patterns, module,  pattern, sizes,      grade,    step,
+                count,    warmup,  timeout,      max_loss,      retries, passes,  max_rel_ci, adaptive, max_size_time,
+                launches, verify,  cpus,         host_of,       pairs,   strides, raw});
+    table.add(buffer_offset());
+    for (const opt::Row& row :
+         std::initializer_list<opt::Row>{plot, timer, listen, connect, ranks_per_host, accept_timeout, bootstrap})
+        table.add(row);
+    return table;
 }
 
-Result<uint64_t> parse_count(const std::string& option, const std::string& text, uint64_t min, uint64_t max)
+opt::Table server_table()
 {
-    return usage_or(opt::whole_number(option, text, min, max));
+    using namespace core_option;
+    return opt::Table("ngx --listen", {allow, secret_file, serve, max_pairs, max_timeout, max_size, max_count_row});
 }
 
-Result<double> parse_number(const std::string& option, const std::string& text, double min, double max)
+// Every row of the main command line: general, output and server options.
+opt::Table core_table()
 {
-    return usage_or(opt::number(option, text, min, max));
+    opt::Table table = general_table();
+    table.add(output_options());
+    table.add(server_table());
+    return table;
 }
 
 po::options_description general_options()
 {
-    po::options_description general("General options");
-    // clang-format off
-    general.add_options()
-        ("help,h", "show this help; with -m and -x also their options")
-        ("version", "print the version")
-        ("list-modules", "list the modules found, and the files rejected with the reason")
-        ("list-patterns", "list the patterns")
-        ("module,m", po::value<std::string>(), "module(s) to measure, comma-separated (default: shm,tcp, tcp polled)")
-        ("pattern,x", po::value<std::string>(), "pattern to run (default: loggp)")
-        ("sizes,s", po::value<std::string>(), "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)")
-        ("grade", po::value<std::string>(), "geometric factor between sizes of a range (default 2)")
-        ("step", po::value<std::string>(), "linear step between sizes of a range, bytes (instead of --grade)")
-        ("count,c", po::value<std::string>(), "samples kept per size (default: the pattern's, 1000 for pingpong)")
-        ("warmup", po::value<std::string>(), "samples discarded per size before those (default: the pattern's)")
-        ("timeout", po::value<std::string>()->default_value("10"), "deadline of every blocking step, seconds")
-        ("max-loss", po::value<std::string>()->default_value("50"),
-         "lossy modules (udp): the share of a size's repetitions, percent, that may lose a message and be "
-         "retried; beyond, the run fails (e.g. 50 or 50%)")
-        ("retries", po::value<std::string>(),
-         "lossy modules (udp): an absolute cap on the repetitions per size that may lose a message (default: none)")
-        ("passes", po::value<std::string>(),
-         "split each size's repetitions into N passes over all sizes, measured round-robin (default: 4, fewer "
-         "when -c leaves a pass under 25 repetitions)")
-        ("max-rel-ci", po::value<std::string>()->default_value("5"),
-         "measure a size again (a few extra passes) while its 95% interval of the median is wider than this "
-         "percentage of the median (e.g. 5 or 5%; off: never); with --adaptive, the stopping rule")
-        ("adaptive",
-         "stop measuring each size once its 95% interval of the median is within --max-rel-ci of the median "
-         "(-c becomes a cap; see also --max-size-time)")
-        ("max-size-time", po::value<std::string>()->default_value("10"),
-         "with --adaptive: seconds of measuring after which a size stops even if its interval is still wide")
-        ("launches", po::value<std::string>(),
-         "repeat the whole measurement K times (K >= 2) as separate local launches, varying the CPU pair where "
-         "more than 2 CPUs exist, and state 95% intervals between the launches (ngx launches)")
-        ("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)")
-        ("cpus", po::value<std::string>(), "pin rank r to CPU r of this list, e.g. 0,1")
-        ("host-of", po::value<std::string>(),
-         "the host of each rank, for emulated nodes that share one host name: names separated by commas (rank i "
-         "on the i-th) or @FILE (one name a line, # comments); default: each rank's own host name")
-        ("pairs", po::value<std::string>(),
-         "pairs of processes, K or a list (1,2,4,8: K is the largest, nodecomm measures k = each listed count): "
-         "the local launch starts 2K (rank i with rank K+i); --connect starts K on each side (a --listen server "
-         "given it checks it is the client's); under mpirun/srun the ranks must be 2K (default: 1 locally, all "
-         "ranks under a launcher)")
-        ("strides", po::value<std::string>(),
-         "strides in elements for the patterns that send strided data, e.g. 1,16,64 (-x strided: "
-         "--strided-strides, -x bcast: --bcast-strides)")
-        ("raw", "keep every sample in the JSON output")
-        ("buffer-offset", po::value<std::string>(),
-         "start every message buffer this many bytes past a page boundary, 0 to the page size - 1 (default: "
-         "where the module's alloc puts it); the page offset moves copy-bound transfers (docs/usage.md, Buffers)")
-        ("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)")
-        ("timer", po::value<std::string>()->default_value("auto"), "auto, tsc or clock")
-        ("listen", po::value<std::string>(), "wait for a peer on [ADDR:]PORT (TCP rendezvous)")
-        ("connect", po::value<std::string>(),
-         "run against a peer started with --listen at HOST:PORT; a list HOST:PORT,HOST:PORT,... joins this host "
-         "and every server in one run of layout patterns (ranks 0..R-1 here, then each server's in list order)")
-        ("ranks-per-host", po::value<std::string>(),
-         "with --connect of two or more servers: R ranks on every host, (servers + 1) x R in all (default: 1; "
-         "two hosts take --pairs K)")
-        ("accept-timeout", po::value<std::string>()->default_value("300"), "seconds --listen waits for a peer")
-        ("bootstrap", po::value<std::string>()->default_value("auto"), "auto, local, tcp or mpi");
-    // clang-format on
-    return general;
+    return option_group("General options", general_table().specs());
 }
 
-// What a --listen server lets its clients do (server_policy.hpp); defaults from ServerLimits.
 po::options_description server_options()
 {
-    po::options_description server("Server options (--listen; --secret-file on both sides)");
-    // clang-format off
-    server.add_options()
-        ("allow", po::value<std::string>(),
-         "accept clients only from these networks, CIDR[,CIDR], e.g. 10.1.0.0/16,::1 (default: any address)")
-        ("secret-file", po::value<std::string>(),
-         "a shared secret (a file of 16+ bytes, mode 600) both sides must hold: each proves it by a challenge, "
-         "it never crosses the network")
-        ("serve", po::value<std::string>()->default_value("1"),
-         "serve N good clients one after another, or 'forever'; bad clients are dropped and do not count")
-        ("max-pairs", po::value<std::string>()->default_value("16"), "the largest --pairs a client may ask for")
-        ("max-timeout", po::value<std::string>()->default_value("60"),
-         "the largest --timeout, seconds, a client may ask for")
-        ("max-size", po::value<std::string>()->default_value("64Mi"),
-         "the largest message size a client may ask for (K, Ki, M, Mi, G, Gi)")
-        ("max-count", po::value<std::string>()->default_value("1000000"),
-         "the largest -c / --warmup a client may ask for");
-    // clang-format on
-    return server;
+    return option_group("Server options (--listen; --secret-file on both sides)", server_table().specs());
+}
+
+// Whether the user gave the row's option (not Boost filling in its default).
+bool user_gave(const po::variables_map& values, const opt::Row& row)
+{
+    const std::string name(row.long_name());
+    return values.count(name) > 0 && !values[name].defaulted();
+}
+
+// The value of a row (given, else its default; nullopt when neither),
+// parsed and range-checked by the row; a bad value is a usage error.
+template <typename T>
+Result<std::optional<T>> value_of(opt::Reader& read, const opt::Option<T>& row)
+{
+    std::optional<T> value = read.optional(row);
+    if (!read.ok())
+        return Status::usage(read.error());
+    return value;
 }
 
 // The server options: only with --listen (a client's proposal carrying one is refused).
-Status read_server_options(const po::variables_map& values, Config& config)
+Status read_server_options(const po::variables_map& values, opt::Reader& read, Config& config)
 {
-    if (values.count("secret-file")) {
-        config.secret_file = values["secret-file"].as<std::string>();
+    using namespace core_option;
+    NGX_ASSIGN_OR_RETURN(std::optional<std::string> secret, value_of(read, secret_file));
+    if (secret) {
+        config.secret_file = *secret;
         if (config.secret_file.empty())
             return Status::usage("--secret-file: empty file name");
         if (config.listen.empty() && config.connect.empty())
             return Status::usage(
                 "--secret-file is for --listen and --connect (a local run has no stranger to keep out)");
     }
-    config.timeout_given = !values["timeout"].defaulted();
-    config.accept_timeout_given = !values["accept-timeout"].defaulted();
-    for (const char* name : {"allow", "serve", "max-pairs", "max-timeout", "max-size", "max-count"})
-        if (config.listen.empty() && values.count(name) && !values[name].defaulted())
-            return Status::usage(std::string("--") + name + " is an option of the server (--listen)");
+    config.timeout_given = user_gave(values, core_option::timeout);
+    config.accept_timeout_given = user_gave(values, core_option::accept_timeout);
+    const opt::Table server = server_table();
+    for (const opt::Row& row : server.rows()) // --secret-file is for both sides
+        if (config.listen.empty() && row.long_name() != core_option::secret_file.long_name() && user_gave(values, row))
+            return Status::usage("--" + std::string(row.long_name()) + " is an option of the server (--listen)");
     ServerPolicy& policy = config.policy;
-    if (values.count("allow")) {
-        Result<std::vector<Cidr>> allow = parse_cidrs(values["allow"].as<std::string>());
-        if (!allow)
-            return allow.status();
-        policy.allow = std::move(*allow);
+    NGX_ASSIGN_OR_RETURN(std::optional<std::string> networks, value_of(read, allow));
+    if (networks) {
+        Result<std::vector<Cidr>> allowed = parse_cidrs(*networks);
+        if (!allowed)
+            return allowed.status();
+        policy.allow = std::move(*allowed);
     }
-    std::string serve = values["serve"].as<std::string>();
-    if (serve == "forever") {
+    NGX_ASSIGN_OR_RETURN(std::optional<std::string> clients, value_of(read, serve));
+    if (*clients == "forever") {
         policy.serve = 0;
     } else {
-        Result<uint64_t> count = usage_or(opt::whole_number("serve", serve, 1, 1'000'000'000));
+        opt::Parsed<uint64_t> count = opt::whole_number("serve", *clients, 1, 1'000'000'000);
         if (!count)
-            return bad_value("serve", serve, "expected a number of clients (1 or more) or 'forever'");
+            return bad_value("serve", *clients, "expected a number of clients (1 or more) or 'forever'");
         policy.serve = *count;
     }
-    Result<uint64_t> pairs = parse_count("max-pairs", values["max-pairs"].as<std::string>(), 1, max_local_pairs);
-    Result<double> timeout = parse_number("max-timeout", values["max-timeout"].as<std::string>(), 0.001, max_timeout_s);
-    Result<uint64_t> size =
-        usage_or(opt::byte_count("max-size", values["max-size"].as<std::string>(), 0, max_message_bytes));
-    Result<uint64_t> count = parse_count("max-count", values["max-count"].as<std::string>(), 1, max_count);
-    for (const Status& status : {pairs.status(), timeout.status(), size.status(), count.status()})
-        NGX_TRY(status);
-    policy.limits = {*pairs, uint64_t(*timeout * 1e9), *size, *count};
+    const uint64_t pairs = read(max_pairs), size = read(max_size), count = read(max_count_row);
+    const double timeout = read(max_timeout);
+    if (!read.ok())
+        return Status::usage(read.error());
+    policy.limits = {pairs, uint64_t(timeout * 1e9), size, count};
     return Status::ok();
 }
 
@@ -189,7 +243,7 @@ std::vector<std::string> forwarded_arguments(const po::parsed_options& parsed)
 {
     std::vector<std::string> arguments;
     for (const po::option& option : parsed.options)
-        if (option.string_key != "secret-file")
+        if (option.string_key != core_option::secret_file.long_name())
             arguments.insert(arguments.end(), option.original_tokens.begin(), option.original_tokens.end());
     return arguments;
 }
@@ -198,23 +252,22 @@ std::vector<std::string> forwarded_arguments(const po::parsed_options& parsed)
 // and what the parent decides per launch (-o, --format, --plot, --cpus).
 std::vector<std::string> launch_arguments(const po::parsed_options& parsed)
 {
+    const std::initializer_list<const opt::Row*> per_launch = {
+        &core_option::launches, &output_option::file, &output_option::format, &core_option::plot, &core_option::cpus};
     std::vector<std::string> arguments;
     for (const po::option& option : parsed.options)
-        if (option.string_key != "launches" && option.string_key != "output" && option.string_key != "format" &&
-            option.string_key != "plot" && option.string_key != "cpus")
+        if (std::none_of(per_launch.begin(), per_launch.end(),
+                         [&](const opt::Row* row) { return option.string_key == row->long_name(); }))
             arguments.insert(arguments.end(), option.original_tokens.begin(), option.original_tokens.end());
     return arguments;
 }
 
 // --launches K: 2..1000, a local run only, results to JSON files (the summary's format).
-Status read_launches(const po::variables_map& values, Config& config)
+Status read_launches(opt::Reader& read, Config& config)
 {
-    if (!values.count("launches"))
-        return Status::ok();
-    std::string text = values["launches"].as<std::string>();
-    Result<uint64_t> launches = parse_count("launches", text, 2, 1000);
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> launches, value_of(read, core_option::launches));
     if (!launches)
-        return launches.status();
+        return Status::ok();
     if (!config.listen.empty() || !config.connect.empty() || config.bootstrap == BootstrapChoice::mpi)
         return Status::usage("--launches repeats a local run; over --listen/--connect or MPI, run the job K times "
                              "with -o and summarise the files with ngx launches A.json B.json ...");
@@ -272,12 +325,18 @@ po::options_description pattern_options(const PatternInfo& pattern)
     return option_group(wrapped_title("Pattern " + pattern.name + ": " + pattern.description), pattern.options);
 }
 
-// First pass: which modules and which pattern, ignoring everything else.
-Result<po::variables_map> first_pass(const std::vector<std::string>& arguments)
+// The rows the first pass reads.
+opt::Table selection_table()
 {
-    po::options_description selection;
-    selection.add_options()("module,m", po::value<std::string>())("pattern,x", po::value<std::string>())("help,h", "")(
-        "listen", po::value<std::string>());
+    using namespace core_option;
+    return opt::Table("ngx", {module, pattern, help, listen});
+}
+
+// First pass: which modules and which pattern, ignoring everything else.
+Result<OptionValues> first_pass(const std::vector<std::string>& arguments)
+{
+    const std::vector<opt::OptionSpec> specs = selection_table().specs();
+    po::options_description selection = option_group("", specs);
     po::variables_map values;
     try {
         auto parsed = po::command_line_parser(arguments).options(selection).allow_unregistered().run();
@@ -285,20 +344,21 @@ Result<po::variables_map> first_pass(const std::vector<std::string>& arguments)
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }
-    return values;
+    return values_of(values, specs);
 }
 
-Result<std::vector<ModuleChoice>> load_modules(const po::variables_map& first, const ModuleRegistry& registry)
+// -m LIST, or the main job's modules when absent.
+Result<std::vector<ModuleChoice>> load_modules(const std::optional<std::string>& list, const ModuleRegistry& registry)
 {
     std::vector<std::string> names = default_modules;
-    if (first.count("module"))
-        names = split_list(first["module"].as<std::string>());
+    if (list)
+        names = split_list(*list);
     if (names.empty())
         return Status::usage("-m/--module: no module named (see ngx --list-modules)");
     std::vector<ModuleChoice> modules;
     for (const std::string& name : names) {
         if (name.empty())
-            return Status::usage("-m/--module: empty module name in '" + first["module"].as<std::string>() + "'");
+            return Status::usage("-m/--module: empty module name in '" + *list + "'");
         Result<LoadedModulePtr> module = registry.load(name);
         if (!module)
             return module.status();
@@ -314,41 +374,6 @@ std::string option_list(const po::options_description& group)
     for (const auto& option : group.options())
         list += (list.empty() ? "--" : ", --") + option->long_name();
     return list.empty() ? "none" : list;
-}
-
-// Edits (insertions, deletions, substitutions) that turn a into b.
-size_t edit_distance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-// " (did you mean '--loggp-n'?)" for the long name of `group` nearest to
-// `bare` when it is a likely typo (at most 2 edits, or a quarter of the
-// name), else "".
-std::string closest_option_hint(const std::string& bare, const po::options_description& group)
-{
-    std::string best;
-    size_t best_distance = std::max<size_t>(2, bare.size() / 4) + 1;
-    for (const auto& option : group.options()) {
-        size_t distance = edit_distance(bare, option->long_name());
-        if (distance < best_distance) {
-            best_distance = distance;
-            best = option->long_name();
-        }
-    }
-    return best.empty() ? std::string() : " (did you mean '--" + best + "'?)";
 }
 
 // "--tcp-port" given with -m shm: say whose option it is. "--sim-O" given
@@ -395,24 +420,18 @@ Status explain_unknown_option(const std::string& option, const Config& config, c
     return Status::usage("unknown option '" + option + "'" + closest_option_hint(bare, selected) + " (see ngx --help)");
 }
 
-Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
+Status read_sizes(opt::Reader& read, const PatternInfo& pattern, RunSettings& settings)
 {
     StepRule rule;
-    if (values.count("grade") && values.count("step"))
+    if (read.given(core_option::grade) && read.given(core_option::step))
         return Status::usage("--grade and --step exclude each other: give one");
-    if (values.count("grade")) {
-        Result<double> grade = parse_number("grade", values["grade"].as<std::string>(), 1.0001, 1024);
-        if (!grade)
-            return grade.status();
+    NGX_ASSIGN_OR_RETURN(std::optional<double> grade, value_of(read, core_option::grade));
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> step, value_of(read, core_option::step));
+    if (grade)
         rule = StepRule::geometric(*grade);
-    }
-    if (values.count("step")) {
-        Result<uint64_t> step = parse_count("step", values["step"].as<std::string>(), 1, max_message_bytes);
-        if (!step)
-            return step.status();
+    if (step)
         rule = StepRule::linear(*step);
-    }
-    std::string text = values.count("sizes") ? values["sizes"].as<std::string>() : pattern.default_sizes;
+    std::string text = read.optional(core_option::sizes).value_or(pattern.default_sizes);
     Result<std::vector<uint64_t>> sizes = parse_sizes(text, rule);
     if (!sizes)
         return Status::usage("-s/--sizes: " + sizes.status().message());
@@ -421,114 +440,95 @@ Status read_sizes(const po::variables_map& values, const PatternInfo& pattern, R
 }
 
 // --max-loss PCT[%] (relative, always) and --retries N (absolute, when given).
-Status read_loss_budget(const po::variables_map& values, RunSettings& settings)
+Status read_loss_budget(opt::Reader& read, RunSettings& settings)
 {
-    Result<double> max_loss = usage_or(opt::percentage("max-loss", values["max-loss"].as<std::string>()));
-    if (!max_loss)
-        return max_loss.status();
+    NGX_ASSIGN_OR_RETURN(std::optional<double> max_loss, value_of(read, core_option::max_loss));
     settings.max_loss = *max_loss / 100;
-    if (!values.count("retries"))
-        return Status::ok();
-    Result<uint64_t> retries = parse_count("retries", values["retries"].as<std::string>(), 0, max_retries);
-    if (!retries)
-        return retries.status();
-    settings.retries = *retries;
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> retries, value_of(read, core_option::retries));
+    if (retries)
+        settings.retries = *retries;
     return Status::ok();
 }
 
 // --adaptive (not with --max-rel-ci off: it would stop at once, nor with
 // --passes: it chooses its own) and --max-size-time S (> 0).
-Status read_adaptive(const po::variables_map& values, bool ci_off, RunSettings& settings)
+Status read_adaptive(const po::variables_map& values, opt::Reader& read, bool ci_off, RunSettings& settings)
 {
-    settings.adaptive = values.count("adaptive") > 0;
+    settings.adaptive = read(core_option::adaptive);
     if (!settings.adaptive) {
-        if (!values["max-size-time"].defaulted())
+        if (user_gave(values, core_option::max_size_time))
             return Status::usage("--max-size-time is the time cap of --adaptive; give --adaptive as well");
         return Status::ok();
     }
     if (ci_off)
         return Status::usage("--adaptive stops a size when its interval is within --max-rel-ci; "
                              "--max-rel-ci off leaves it no rule (give a percentage)");
-    if (values.count("passes"))
+    if (read.given(core_option::passes))
         return Status::usage("--adaptive measures in short passes of its own; leave out --passes");
-    std::string text = values["max-size-time"].as<std::string>();
-    Result<double> seconds = parse_number("max-size-time", text, 1e-3, 86400);
-    if (!seconds)
-        return seconds.status();
+    NGX_ASSIGN_OR_RETURN(std::optional<double> seconds, value_of(read, core_option::max_size_time));
     settings.max_size_ns = uint64_t(*seconds * 1e9);
     return Status::ok();
 }
 
 // --passes N (1..-c; absent: automatic) and --max-rel-ci PCT (> 0, or off).
-Status read_passes(const po::variables_map& values, RunSettings& settings)
+Status read_passes(const po::variables_map& values, opt::Reader& read, RunSettings& settings)
 {
     // "off": no size is ever wide enough to be measured again (the largest value accepted).
-    const std::string max_rel_ci_text = values["max-rel-ci"].as<std::string>();
-    Result<double> max_rel_ci =
-        usage_or(opt::percentage("max-rel-ci", max_rel_ci_text == "off" ? "1e6" : max_rel_ci_text, 0, 1e6));
-    if (!max_rel_ci)
-        return max_rel_ci.status();
+    const std::string max_rel_ci_text = read.text_of(core_option::max_rel_ci);
+    const bool off = max_rel_ci_text == "off";
+    std::optional<double> max_rel_ci = core_option::max_rel_ci.high;
+    if (!off) {
+        NGX_ASSIGN_OR_RETURN(max_rel_ci, value_of(read, core_option::max_rel_ci));
+    }
     if (!(*max_rel_ci > 0))
-        return bad_value("max-rel-ci", values["max-rel-ci"].as<std::string>(),
+        return bad_value("max-rel-ci", max_rel_ci_text,
                          "expected a percentage above 0 (the widest interval of the median to accept)");
     settings.max_rel_ci = *max_rel_ci / 100;
-    NGX_TRY(read_adaptive(values, max_rel_ci_text == "off", settings));
-    if (!values.count("passes"))
-        return Status::ok();
-    std::string text = values["passes"].as<std::string>();
-    Result<uint64_t> passes = parse_count("passes", text, 1, max_count);
+    NGX_TRY(read_adaptive(values, read, off, settings));
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> passes, value_of(read, core_option::passes));
     if (!passes)
-        return passes.status();
+        return Status::ok();
     if (*passes > settings.count)
-        return bad_value("passes", text,
+        return bad_value("passes", read.text_of(core_option::passes),
                          "more passes than samples per size (-c " + std::to_string(settings.count) +
                              "): each pass keeps at least one");
     settings.passes = *passes;
     return Status::ok();
 }
 
-Status read_settings(const po::variables_map& values, const PatternInfo& pattern, RunSettings& settings)
+Status read_settings(const po::variables_map& values, opt::Reader& read, const PatternInfo& pattern,
+                     RunSettings& settings)
 {
-    NGX_TRY(read_sizes(values, pattern, settings));
-    std::string count_text =
-        values.count("count") ? values["count"].as<std::string>() : std::to_string(pattern.default_count);
-    std::string warmup_text =
-        values.count("warmup") ? values["warmup"].as<std::string>() : std::to_string(pattern.default_warmup);
-    Result<uint64_t> count = parse_count("count", count_text, 1, max_count);
-    if (!count)
-        return count.status();
-    Result<uint64_t> warmup = parse_count("warmup", warmup_text, 0, max_count);
-    if (!warmup)
-        return warmup.status();
-    Result<double> timeout = parse_number("timeout", values["timeout"].as<std::string>(), 0.001, max_timeout_s);
-    if (!timeout)
-        return timeout.status();
-    settings.count = *count;
-    settings.warmup = *warmup;
+    NGX_TRY(read_sizes(read, pattern, settings));
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> count, value_of(read, core_option::count));
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> warmup, value_of(read, core_option::warmup));
+    NGX_ASSIGN_OR_RETURN(std::optional<double> timeout, value_of(read, core_option::timeout));
+    settings.count = count.value_or(pattern.default_count);
+    settings.warmup = warmup.value_or(pattern.default_warmup);
     settings.timeout_ns = uint64_t(*timeout * 1e9);
-    NGX_TRY(read_loss_budget(values, settings));
-    NGX_TRY(read_passes(values, settings));
-    settings.keep_raw = values.count("raw") > 0;
-    settings.verify = values.count("verify") > 0;
-    if (values.count("host-of")) {
-        settings.host_of = values["host-of"].as<std::string>();
+    NGX_TRY(read_loss_budget(read, settings));
+    NGX_TRY(read_passes(values, read, settings));
+    settings.keep_raw = read(core_option::raw);
+    settings.verify = read(core_option::verify);
+    if (std::optional<std::string> hosts = read.optional(core_option::host_of)) {
+        settings.host_of = *hosts;
         if (settings.host_of.empty() || settings.host_of == "@")
             return Status::usage("--host-of: give host names separated by commas, or @FILE");
     }
     return Status::ok();
 }
 
-Result<std::vector<int>> read_cpus(const po::variables_map& values)
+Result<std::vector<int>> read_cpus(opt::Reader& read)
 {
     std::vector<int> cpus;
-    if (!values.count("cpus"))
+    if (!read.given(core_option::cpus))
         return cpus;
-    std::string text = values["cpus"].as<std::string>();
+    std::string text = read(core_option::cpus);
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     sched_getaffinity(0, sizeof allowed, &allowed);
     for (const std::string& item : split_list(text)) {
-        Result<uint64_t> cpu = parse_count("cpus", item, 0, CPU_SETSIZE - 1);
+        opt::Parsed<uint64_t> cpu = opt::whole_number("cpus", item, 0, CPU_SETSIZE - 1);
         if (!cpu)
             return bad_value("cpus", text, "expected CPU numbers such as 0,1");
         if (!CPU_ISSET(int(*cpu), &allowed))
@@ -551,15 +551,11 @@ Status read_outputs(const po::variables_map& values, Config& config)
 }
 
 // --buffer-offset B: the buffers' page offset (TransportSettings::buffer_offset).
-Status read_buffer_offset(const po::variables_map& values, Config& config)
+Status read_buffer_offset(opt::Reader& read, Config& config)
 {
-    if (!values.count("buffer-offset"))
-        return Status::ok();
-    Result<uint64_t> offset =
-        parse_count("buffer-offset", values["buffer-offset"].as<std::string>(), 0, uint64_t(page_size()) - 1);
-    if (!offset)
-        return offset.status();
-    config.buffer_offset = size_t(*offset);
+    NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> offset, value_of(read, core_option::buffer_offset()));
+    if (offset)
+        config.buffer_offset = size_t(*offset);
     return Status::ok();
 }
 
@@ -572,9 +568,9 @@ void apply_main_job_defaults(const po::variables_map& values, OptionValues& opti
                 text = value;
 }
 
-Status read_plot(const po::variables_map& values, Config& config)
+Status read_plot(opt::Reader& read, Config& config)
 {
-    config.plot = values.count("plot") > 0;
+    config.plot = read(core_option::plot);
     for (const OutputSpec& output : config.outputs)
         if (output.format == OutputFormat::json)
             return Status::ok();
@@ -588,9 +584,9 @@ Status read_pairs(const std::string& text, Config& config)
 {
     std::vector<std::string> items = split_list(text);
     if (items.size() == 1) {
-        Result<uint64_t> pairs = parse_count("pairs", text, 1, max_local_pairs);
+        opt::Parsed<uint64_t> pairs = opt::whole_number("pairs", text, 1, max_local_pairs);
         if (!pairs)
-            return pairs.status();
+            return Status::usage(pairs.error);
         config.pairs = int(*pairs);
     } else {
         uint64_t largest = 0;
@@ -645,14 +641,14 @@ Status hand_pattern_lists(const po::variables_map& values, Config& config)
 
 // --connect A:P,B:P,...: the servers; with two or more, --ranks-per-host R
 // takes the place of --pairs K (which pairs the ranks of two hosts).
-Status read_servers(const po::variables_map& values, Config& config)
+Status read_servers(opt::Reader& read, Config& config)
 {
     if (!config.connect.empty())
         config.servers = split_list(config.connect);
     for (const std::string& server : config.servers)
         if (server.empty())
             return bad_value("connect", config.connect, "an empty HOST:PORT in the list");
-    bool per_host = values.count("ranks-per-host") > 0;
+    bool per_host = read.given(core_option::ranks_per_host);
     if (per_host && !config.many_hosts())
         return Status::usage("--ranks-per-host is for --connect with two or more servers (HOST:PORT,HOST:PORT,...); "
                              "two hosts take --pairs K");
@@ -663,10 +659,7 @@ Status read_servers(const po::variables_map& values, Config& config)
                              std::to_string(config.servers.size()) + " servers joins " +
                              std::to_string(config.servers.size() + 1) + " hosts: give --ranks-per-host R");
     if (per_host) {
-        Result<uint64_t> ranks =
-            parse_count("ranks-per-host", values["ranks-per-host"].as<std::string>(), 1, max_local_pairs);
-        if (!ranks)
-            return ranks.status();
+        NGX_ASSIGN_OR_RETURN(std::optional<uint64_t> ranks, value_of(read, core_option::ranks_per_host));
         config.pairs = int(*ranks);
     }
     return Status::ok();
@@ -689,46 +682,28 @@ Status check_many_hosts(const Config& config, const PatternCatalog& patterns)
                          (layout_patterns.empty() ? "none found" : layout_patterns) + ")");
 }
 
-Status read_launch(const po::variables_map& values, Config& config)
+Status read_launch(opt::Reader& read, Config& config)
 {
-    std::string bootstrap = values["bootstrap"].as<std::string>();
-    if (bootstrap == "auto")
-        config.bootstrap = BootstrapChoice::automatic;
-    else if (bootstrap == "local")
-        config.bootstrap = BootstrapChoice::local;
-    else if (bootstrap == "tcp")
-        config.bootstrap = BootstrapChoice::tcp;
-    else if (bootstrap == "mpi")
-        config.bootstrap = BootstrapChoice::mpi;
-    else
-        return bad_value("bootstrap", bootstrap, "expected auto, local, tcp or mpi");
-    if (values.count("listen"))
-        config.listen = values["listen"].as<std::string>();
-    if (values.count("connect"))
-        config.connect = values["connect"].as<std::string>();
+    using namespace core_option;
+    NGX_ASSIGN_OR_RETURN(std::optional<std::string> how, value_of(read, bootstrap));
+    config.bootstrap = *how == "local" ? BootstrapChoice::local
+                       : *how == "tcp" ? BootstrapChoice::tcp
+                       : *how == "mpi" ? BootstrapChoice::mpi
+                                       : BootstrapChoice::automatic;
+    config.listen = read.optional(listen).value_or("");
+    config.connect = read.optional(connect).value_or("");
     if (!config.listen.empty() && !config.connect.empty())
         return Status::usage("--listen and --connect exclude each other: one side listens, the other connects");
     if (config.bootstrap == BootstrapChoice::tcp && config.listen.empty() && config.connect.empty())
         return Status::usage("--bootstrap tcp needs --listen [ADDR:]PORT or --connect HOST:PORT");
-    if (values.count("pairs"))
-        NGX_TRY(read_pairs(values["pairs"].as<std::string>(), config));
-    NGX_TRY(read_servers(values, config));
-    if (values.count("strides"))
-        config.strides = values["strides"].as<std::string>();
-    Result<double> accept =
-        parse_number("accept-timeout", values["accept-timeout"].as<std::string>(), 0.001, max_timeout_s);
-    if (!accept)
-        return accept.status();
+    if (std::optional<std::string> list = read.optional(pairs))
+        NGX_TRY(read_pairs(*list, config));
+    NGX_TRY(read_servers(read, config));
+    config.strides = read.optional(strides).value_or("");
+    NGX_ASSIGN_OR_RETURN(std::optional<double> accept, value_of(read, accept_timeout));
     config.accept_timeout_ns = uint64_t(*accept * 1e9);
-    std::string timer = values["timer"].as<std::string>();
-    if (timer == "auto")
-        config.timer = TimerChoice::automatic;
-    else if (timer == "tsc")
-        config.timer = TimerChoice::tsc;
-    else if (timer == "clock")
-        config.timer = TimerChoice::clock;
-    else
-        return bad_value("timer", timer, "expected auto, tsc or clock");
+    NGX_ASSIGN_OR_RETURN(std::optional<std::string> clock, value_of(read, timer));
+    config.timer = *clock == "tsc" ? TimerChoice::tsc : *clock == "clock" ? TimerChoice::clock : TimerChoice::automatic;
     return Status::ok();
 }
 
@@ -841,10 +816,12 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
 {
     Config config;
     config.arguments = arguments;
-    Result<po::variables_map> first = first_pass(arguments);
+    Result<OptionValues> first = first_pass(arguments);
     if (!first)
         return first.status();
-    std::string pattern_name = first->count("pattern") ? (*first)["pattern"].as<std::string>() : default_pattern;
+    opt::Reader selected(selection_table(), *first);
+    const std::optional<std::string> module_list = selected.optional(core_option::module);
+    const std::string pattern_name = selected.optional(core_option::pattern).value_or(default_pattern);
     config.pattern = patterns.find(pattern_name);
     if (config.pattern == nullptr) {
         std::string known;
@@ -853,9 +830,9 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
         return Status::usage("-x/--pattern: unknown pattern '" + pattern_name +
                              "' (known: " + (known.empty() ? "none; see ngx --list-patterns" : known) + ")");
     }
-    bool server = first->count("listen") > 0; // a --listen server learns its modules from the client
+    bool server = selected.given(core_option::listen); // a --listen server learns its modules from the client
     if (!server) {
-        Result<std::vector<ModuleChoice>> modules = load_modules(*first, registry);
+        Result<std::vector<ModuleChoice>> modules = load_modules(module_list, registry);
         if (!modules)
             return modules.status();
         config.modules = std::move(*modules);
@@ -869,8 +846,8 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     for (const ModuleChoice& choice : config.modules)
         all.add(module_options(*choice.module));
     all.add(pattern_options(*config.pattern));
-    po::options_description hidden;
-    hidden.add_options()("completion", po::value<std::string>(), "print the bash completion script");
+    const opt::Table hidden_table("ngx", {core_option::completion}); // not in --help
+    po::options_description hidden = option_group("", hidden_table.specs());
     po::options_description parsing;
     parsing.add(all).add(hidden);
     try {
@@ -889,41 +866,45 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     } catch (const po::error& error) {
         return Status::usage(error.what());
     }
-    if (values.count("help")) {
+    const opt::Table table = core_table();
+    opt::Reader read(table, values_of(values, table.specs()));
+    if (read(core_option::help)) {
         config.action = Action::help;
         config.help_text = help_text(all);
         return config;
     }
-    if (values.count("completion")) {
-        if (values["completion"].as<std::string>() != "bash")
-            return bad_value("completion", values["completion"].as<std::string>(), "expected bash");
+    opt::Reader read_hidden(hidden_table, values_of(values, hidden_table.specs()));
+    if (read_hidden.given(core_option::completion)) {
+        read_hidden(core_option::completion); // bash, the one shell so far
+        if (!read_hidden.ok())
+            return Status::usage(read_hidden.error());
         config.action = Action::completion;
         return config;
     }
-    if (values.count("version"))
+    if (read(core_option::version))
         config.action = Action::version;
-    else if (values.count("list-modules"))
+    else if (read(core_option::list_modules))
         config.action = Action::list_modules;
-    else if (values.count("list-patterns"))
+    else if (read(core_option::list_patterns))
         config.action = Action::list_patterns;
     if (config.action != Action::run)
         return config;
 
-    NGX_TRY(read_settings(values, *config.pattern, config.settings));
-    Result<std::vector<int>> cpus = read_cpus(values);
+    NGX_TRY(read_settings(values, read, *config.pattern, config.settings));
+    Result<std::vector<int>> cpus = read_cpus(read);
     if (!cpus)
         return cpus.status();
     config.cpus = std::move(*cpus);
     NGX_TRY(read_outputs(values, config));
-    NGX_TRY(read_plot(values, config));
-    NGX_TRY(read_buffer_offset(values, config));
-    NGX_TRY(read_launch(values, config));
+    NGX_TRY(read_plot(read, config));
+    NGX_TRY(read_buffer_offset(read, config));
+    NGX_TRY(read_launch(read, config));
     NGX_TRY(check_many_hosts(config, patterns));
-    NGX_TRY(read_launches(values, config));
-    NGX_TRY(read_server_options(values, config));
+    NGX_TRY(read_launches(read, config));
+    NGX_TRY(read_server_options(values, read, config));
     for (ModuleChoice& choice : config.modules) {
         choice.options = values_of(values, module_specs(choice.module->descriptor()));
-        if (!first->count("module"))
+        if (!module_list)
             apply_main_job_defaults(values, choice.options);
     }
     Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);

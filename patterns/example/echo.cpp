@@ -127,15 +127,13 @@ Result<Json> load(const std::string& path, const std::string&)
     return *model;
 }
 
-// The one ngx predict option this kind reads, as a typed row of its own table.
-constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 0, uint64_t(1) << 40, "message size");
-
 int predict(const Json& model, const PredictRequest& request)
 {
-    opt::Reader read(opt::Table("ngx predict (" + std::string(kind_name) + ")", {size_row}), request.values);
-    if (!read.given(size_row))
+    // ngx predict's common rows (ngx/model_kind.hpp); this kind reads one: -s, a list of one size.
+    opt::Reader read(predict_table("ngx predict (" + std::string(kind_name) + ")"), request.values);
+    if (!read.given(predict_option::size))
         return fail(Status::usage("-s/--size is required"));
-    uint64_t bytes = read(size_row);
+    uint64_t bytes = read_one(read, predict_option::size, request.op, 0, uint64_t(1) << 40).value_or(0);
     if (!read.ok())
         return fail(Status::usage(read.error()));
     const PostalLine line{model["s_us"].get<double>(), model["r_us_per_byte"].get<double>()};

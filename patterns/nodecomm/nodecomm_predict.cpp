@@ -38,11 +38,6 @@ constexpr auto output_row =
     opt::row::output_file("output,o", "write the document with the new models to this JSON file");
 constexpr auto help_row = opt::row::flag("help,h", "this text");
 
-constexpr auto size_row =
-    opt::row::byte_count("size,s", opt::no_default, 0, max_message_bytes * 1024, "message size n");
-constexpr auto pairs_row =
-    opt::row::whole_number("pairs,k", opt::no_default, 1, max_predicted_pairs, "concurrent pairs k");
-
 Result<Json> read_document(const std::string& path)
 {
     Result<Json> document = read_json_input(path); // a regular file, a known schema_version
@@ -225,11 +220,11 @@ namespace {
 
 int predict_maxrate(const Json& model, const PredictRequest& request)
 {
-    opt::Reader read(opt::Table("ngx predict (maxrate)", {size_row, pairs_row}), request.values);
-    if (!read.given(size_row))
+    opt::Reader read(predict_table("ngx predict (maxrate)"), request.values);
+    if (!read.given(predict_option::size))
         return fail("predict", Status::usage("-s SIZE is required"));
-    uint64_t n = read(size_row);
-    uint64_t k = read.optional(pairs_row).value_or(0);
+    uint64_t n = read_one(read, predict_option::size, request.op, 0, max_message_bytes * 1024).value_or(0);
+    uint64_t k = read.optional(predict_option::pairs).value_or(0);
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
     if (request.op == "nodecomm")

@@ -1,6 +1,8 @@
 // Collective predictions from a saved model (see collective_predict.hpp).
 #include "collective_predict.hpp"
 
+#include <ngx/model_kind.hpp>
+
 #include <ngx/fit/collective_schedule.hpp>
 #include <ngx/fit/ompi_decision.hpp>
 #include <ngx/record.hpp>
@@ -38,43 +40,26 @@ std::string bytes_text(double bytes)
     return out.str();
 }
 
-constexpr auto op_row = opt::row::text("op", opt::no_default, "the collective");
-constexpr auto sizes_row = opt::row::text("size,s", opt::no_default, "a size, a range 8-1Mi or a list");
-constexpr auto processes_row = opt::row::text("processes,P", "2", "processes: a count, a range or a list");
-constexpr auto algorithm_row =
-    opt::row::text("algorithm", opt::no_default, "collectives: one algorithm, auto (Open MPI 4.1's choice) or all");
-constexpr auto gamma_row = opt::row::number("gamma", opt::no_default, 0, 1e6,
-                                            "collectives: reduction cost, us per byte (default: the file's, else 0)");
-constexpr auto segment_row =
-    opt::row::byte_count("segment", "64Ki", 1, max_message_bytes, "collectives: segment of the pipelined bcast");
-constexpr auto element_row = opt::row::byte_count(
-    "element", "8", 1, 1024, "collectives: datatype size in bytes (Open MPI's choice counts elements)");
-constexpr auto extrapolate_row =
-    opt::row::flag("extrapolate", "collectives: price messages beyond the largest measured size");
-constexpr auto format_row =
-    opt::row::choice("format", opt::no_default, {"table", "json"}, "collectives: table (default) or json");
-
 Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
 {
+    namespace common = predict_option;
     Request r;
-    const std::string op = read(op_row);
-    r.op = *fit::op_from_name(op);
-    if (!read.given(sizes_row) && r.op != fit::CollectiveOp::barrier)
+    const std::string op_name = read(common::op);
+    r.op = *fit::op_from_name(op_name);
+    if (!read.given(common::size) && r.op != fit::CollectiveOp::barrier)
         return Status::usage("-s/--size is required (a size, a range 8-1Mi or a list)");
-    Result<std::vector<uint64_t>> sizes = parse_sizes(read.optional(sizes_row).value_or("1"), StepRule::geometric(2));
-    if (!sizes)
-        return Status::usage("-s/--size: " + sizes.status().message());
-    Result<std::vector<uint64_t>> ranks = parse_sizes(read(processes_row), StepRule::geometric(2));
-    if (!ranks)
-        return Status::usage("-P/--processes: " + ranks.status().message());
-    r.sizes = *sizes;
-    r.ranks = *ranks;
+    r.sizes = read.optional(common::size).value_or(std::vector<uint64_t>{1});
+    r.ranks = read.optional(common::processes).value_or(std::vector<uint64_t>{2});
+    if (!read.ok())
+        return Status::usage(read.error());
+    if (r.sizes.back() > max_message_bytes)
+        return Status::usage(opt::bad_value("size", read.text_of(common::size), "must be in 0..1Gi"));
     if (r.ranks.front() < 2)
-        return Status::usage("-P " + std::to_string(r.ranks.front()) + ": " + op + " needs at least 2 processes");
+        return Status::usage("-P " + std::to_string(r.ranks.front()) + ": " + op_name + " needs at least 2 processes");
     if (r.ranks.back() > (uint64_t(1) << 30))
         return Status::usage("-P " + std::to_string(r.ranks.back()) + ": at most 2^30 processes");
-    if (std::optional<std::string> algorithm = read.optional(algorithm_row)) {
-        r.algorithm = *algorithm;
+    if (std::optional<std::string> chosen = read.optional(common::algorithm)) {
+        r.algorithm = *chosen;
         const std::optional<fit::Algorithm> a = fit::algorithm_from_name(r.algorithm);
         const std::vector<fit::Algorithm> known = fit::algorithms_of(r.op);
         if (r.algorithm != "all" && r.algorithm != "auto" &&
@@ -82,11 +67,11 @@ Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
             return Status::usage("--algorithm " + r.algorithm + ": " + fit::op_name(r.op).data() + " has " +
                                  fit::algorithm_list(r.op) + " (or auto, all)");
     }
-    r.gamma = read.optional(gamma_row).value_or(model.gamma_us_per_byte);
-    r.segment = double(read(segment_row));
-    r.element = double(read(element_row));
-    r.extrapolate = read(extrapolate_row);
-    r.json = read.optional(format_row) == "json";
+    r.gamma = read.optional(common::gamma).value_or(model.gamma_us_per_byte);
+    r.segment = double(read.optional(common::segment).value_or(64 * 1024));
+    r.element = double(read.optional(common::element).value_or(8));
+    r.extrapolate = read(common::extrapolate);
+    r.json = read.optional(common::format) == "json";
     if (!read.ok())
         return Status::usage(read.error());
     return r;
@@ -318,13 +303,6 @@ std::string collective_op_names()
     for (fit::CollectiveOp op : every_op)
         names += (names.empty() ? "" : ", ") + std::string(fit::op_name(op));
     return names;
-}
-
-opt::Table collective_options()
-{
-    return {"the collectives",
-            {op_row, sizes_row, processes_row, algorithm_row, gamma_row, segment_row, element_row, extrapolate_row,
-             format_row}};
 }
 
 int predict_collectives(opt::Reader& read, const CollectiveModel& model)

@@ -30,11 +30,6 @@ bool is_collective_op(const std::string& op);
 // The names for --op's help: "allreduce, bcast, ...".
 std::string collective_op_names();
 
-// What the collectives read of ngx predict's options: --op, -s and -P (a
-// value, a range or a list), --algorithm, --gamma, --segment, --element,
-// --extrapolate, --format.
-opt::Table collective_options();
-
 // What the saved model offers the collectives.
 struct CollectiveModel {
     fit::MessageCostFn p2p;
@@ -63,7 +58,10 @@ Result<double> checked_prediction(const fit::Collective& c, const CollectiveMode
                                   const fit::ScheduleRules& rules = {});
 
 // Prints the predictions --op, -s, -P, --algorithm ask for; the exit code.
-int predict_collectives(opt::Reader& read, const CollectiveModel& model); // read's table: collective_options()
+// It reads ngx predict's common rows (predict_option::): --op, -s and -P (a
+// value, a range or a list), --algorithm, --gamma, --segment, --element,
+// --extrapolate, --format.
+int predict_collectives(opt::Reader& read, const CollectiveModel& model); // read's table: predict_table()
 
 } // namespace ngx::patterns
 

@@ -35,15 +35,6 @@ constexpr auto export_row = opt::row::choice("export", opt::no_default, {"loggop
                                              "print the parameters for another tool instead: loggopsim");
 constexpr auto help_row = opt::row::flag("help,h", "show this help");
 
-constexpr auto op_row = opt::row::choice("op", opt::no_default,
-                                         {"pingpong", "prtt", "bcast-linear", "bcast-tree", "bcast", "reduce",
-                                          "allreduce", "allgather", "alltoall", "gather", "scatter", "barrier"},
-                                         "the operation");
-constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 1, max_message_bytes, "message size");
-constexpr auto processes_row = opt::row::whole_number("processes,P", "2", 1, 1u << 24, "processes");
-constexpr auto messages_row = opt::row::whole_number("messages,n", "16", 1, 1u << 20, "n of PRTT(n,d,s)");
-constexpr auto delay_row = opt::row::number("delay,d", "0", 0, 1e9, "d of PRTT(n,d,s), microseconds");
-
 // ngx fit's table for a LogGP fit: the file, the fit's options, --export, --module, --help.
 opt::Table fit_table()
 {
@@ -84,8 +75,8 @@ OptionValues predict_values(const ngx::PredictRequest& request)
     OptionValues values =
         with_defaults(request.values,
                       {{"processes", "2"}, {"messages", "16"}, {"delay", "0"}, {"segment", "64Ki"}, {"element", "8"}});
-    if (opt::find(values, "op") == nullptr)
-        values.emplace_back("op", request.op);
+    if (opt::find(values, predict_option::op.long_name()) == nullptr)
+        values.emplace_back(predict_option::op.long_name(), request.op);
     return values;
 }
 
@@ -205,7 +196,7 @@ std::optional<int> parse_command(const char* command, const CommandArguments& ar
     if (!parsed)
         return fail(command, parsed.status());
     values = std::move(*parsed);
-    if (opt::find(values, "help") != nullptr) {
+    if (opt::find(values, help_row.long_name()) != nullptr) {
         std::cout << options_help(usage, specs);
         return 0;
     }
@@ -228,25 +219,24 @@ Result<Json> saved_model(const std::string& path, const std::string& module)
 
 opt::Table predict_options(const std::string& kind)
 {
-    opt::Table table("ngx predict (" + kind + ")",
-                     {op_row, size_row, processes_row, messages_row, delay_row, saved_module_row});
-    table.add(collective_options());
+    opt::Table table = predict_table("ngx predict (" + kind + ")");
+    table.add(saved_module_row);
     return table;
 }
 
 Result<PointRequest> read_predict_request(opt::Reader& read)
 {
     PointRequest request;
-    if (!read.given(op_row))
+    if (!read.given(predict_option::op))
         return Status::usage("--op is required: pingpong, prtt, bcast-linear, bcast-tree or a collective (" +
                              collective_op_names() + ")");
-    request.op = read(op_row);
-    if (!read.given(size_row))
+    request.op = read(predict_option::op);
+    if (!read.given(predict_option::size))
         return Status::usage("-s/--size is required");
-    request.size = double(read(size_row));
-    request.processes = double(read(processes_row));
-    request.messages = double(read(messages_row));
-    request.delay_us = read(delay_row);
+    request.size = double(read_one(read, predict_option::size, request.op, 1, max_message_bytes).value_or(0));
+    request.processes = double(read_one(read, predict_option::processes, request.op, 1, 1u << 24).value_or(0));
+    request.messages = double(read(predict_option::messages));
+    request.delay_us = read(predict_option::delay);
     if (!read.ok())
         return Status::usage(read.error());
     return request;
@@ -351,7 +341,7 @@ ModelKind loggp_model_kind()
             .options = {opt::spec_of(export_row)},
             .implied_op =
                 [](const OptionValues& values) {
-                    return opt::find(values, "export") != nullptr ? std::string("export") : std::string();
+                    return opt::find(values, export_row.long_name()) != nullptr ? std::string("export") : std::string();
                 }};
 }
 

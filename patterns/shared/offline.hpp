@@ -50,9 +50,9 @@ struct PointRequest {
 };
 // The JSON row of one point-to-point prediction of `model`.
 Prediction point_prediction(const std::string& model, const PointRequest& request, double time_us);
-// The rows a point-to-point prediction reads (--op, -s, -P, -n, -d), with
-// the collectives' (collective_options()) and --module: one table for a
-// kind's reader of ngx predict's options. `kind` names it in messages.
+// ngx predict's common rows (predict_table(): --op, -s, -P, -n, -d, the
+// collectives') and --module: one table for a kind's reader of ngx
+// predict's options. `kind` names it in messages.
 opt::Table predict_options(const std::string& kind);
 Result<PointRequest> read_predict_request(opt::Reader& read); // read's table: predict_options()
 // A re-fitted document to the chosen outputs, as the live run reports.

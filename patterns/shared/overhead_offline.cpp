@@ -342,17 +342,13 @@ int overhead_fit(const CommandArguments& arguments)
 
 namespace {
 
-constexpr auto tier_row =
-    opt::row::choice("tier", opt::no_default, {"intra", "inter"}, "intra (within a node) or inter (between nodes)");
-constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 0, max_message_bytes, "message size");
-
 int predict_loghssp(const Json& model, const PredictRequest& request)
 {
-    opt::Reader read(opt::Table("ngx predict (loghssp)", {tier_row, size_row}), request.values);
-    if (!read.given(tier_row) || !read.given(size_row))
+    opt::Reader read(predict_table("ngx predict (loghssp)"), request.values);
+    if (!read.given(predict_option::tier) || !read.given(predict_option::size))
         read.fail("--tier intra|inter and -s SIZE are required");
-    std::string tier = read.ok() ? read(tier_row) : "";
-    uint64_t size = read.ok() ? read(size_row) : 0;
+    std::string tier = read.ok() ? read(predict_option::tier) : "";
+    uint64_t size = read.ok() ? read_one(read, predict_option::size, request.op, 0, max_message_bytes).value_or(0) : 0;
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
     Result<fit::Tiers> tiers = tiers_of(model, request.params);

@@ -49,11 +49,6 @@ Prediction loggps_prediction(const Models& m, double s, double P)
     return {m.loggps->half_rtt(s), m.loggps->linear_bcast(P, s), m.loggps->tree_bcast(P, s)};
 }
 
-constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 1, max_message_bytes, "message size");
-constexpr auto stride_row =
-    opt::row::byte_count("stride", "1", 1, uint64_t(1) << 24, "stride in elements of the run's type");
-constexpr auto processes_row =
-    opt::row::whole_number("processes,P", "2", 2, 1u << 24, "processes (a broadcast needs P >= 2)");
 constexpr auto loggp_row =
     opt::row::text("loggp", opt::no_default, "a saved loggp run: LogGP's predictions beside log3P's");
 constexpr auto loggps_row =
@@ -63,8 +58,10 @@ constexpr auto compare_to_row =
 
 opt::Table log3p_options()
 {
-    return {"ngx predict (log3p)",
-            {size_row, stride_row, processes_row, loggp_row, loggps_row, compare_to_row, saved_module_row}};
+    opt::Table table = predict_table("ngx predict (log3p)");
+    for (const opt::Row& own : {loggp_row, loggps_row, compare_to_row, saved_module_row})
+        table.add(own);
+    return table;
 }
 
 Status load_models(opt::Reader& read, const Json& strided, const std::string& params, Models& m)
@@ -254,8 +251,8 @@ int predict_one(const Models& m, const PredictRequest& request, double s, double
 int predict_log3p(const Json& model, const PredictRequest& request)
 {
     opt::Reader read(log3p_options(), request.values);
-    const double stride = double(read(stride_row));
-    const double processes = double(read(processes_row));
+    const double stride = double(read.optional(predict_option::stride).value_or(1));
+    const double processes = double(read_one(read, predict_option::processes, request.op, 2, 1u << 24).value_or(2));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     Models m;
@@ -263,12 +260,12 @@ int predict_log3p(const Json& model, const PredictRequest& request)
         return fail(command, loaded);
     if (std::optional<std::string> runs = read.optional(compare_to_row))
         return compare(m, *runs);
-    if (!read.given(size_row)) {
+    if (!read.given(predict_option::size)) {
         if (request.op != "table")
             return fail(command, Status::usage("-s/--size is required"));
         return print_grid(model, m);
     }
-    const double size = double(read(size_row));
+    const double size = double(read_one(read, predict_option::size, request.op, 1, max_message_bytes).value_or(0));
     if (!read.ok())
         return fail(command, Status::usage(read.error()));
     if (request.op != "table")

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -131,6 +132,90 @@ TEST(OptionRows, HelpShowsTypeAndRangeFromTheRow)
     EXPECT_EQ(specs[6].kind, opt::OptionKind::flag);
     EXPECT_EQ(specs[7].help, "payload [auto or bytes, 17..65507]");
 }
+
+constexpr auto demo_sizes = opt::row::list("demo-sizes", opt::no_default, 1, uint64_t(1) << 30, true, "sizes");
+constexpr auto demo_ranks = opt::row::list("demo-ranks", "2", 2, 4096, false, "ranks");
+constexpr auto demo_files = opt::row::repeatable(opt::row::text("demo-files", opt::no_default, "inputs"));
+
+opt::Table list_table()
+{
+    return {"demo", {demo_sizes, demo_ranks, demo_files}};
+}
+
+TEST(OptionRows, ListRowsReadOneValueARangeOrAList)
+{
+    auto sizes = [](const std::string& text) {
+        opt::Reader read(list_table(), {{"demo-sizes", text}});
+        std::vector<uint64_t> values = read(demo_sizes);
+        EXPECT_TRUE(read.ok()) << read.error();
+        return values;
+    };
+    EXPECT_EQ(sizes("4Ki"), (std::vector<uint64_t>{4096})); // one value is a list of one
+    EXPECT_EQ(sizes("8-64"), (std::vector<uint64_t>{8, 16, 32, 64}));
+    EXPECT_EQ(sizes("8-100"), (std::vector<uint64_t>{8, 16, 32, 64, 100})); // the end is included
+    EXPECT_EQ(sizes("1Ki,8,64,8"), (std::vector<uint64_t>{8, 64, 1024}));   // sorted, no repeats
+    opt::Reader defaults(list_table(), {});
+    EXPECT_EQ(defaults(demo_ranks), (std::vector<uint64_t>{2}));
+}
+
+TEST(OptionRows, ABadListSaysWhyInTheOneFormat)
+{
+    auto error = [](const opt::Row& row, const std::string& text) {
+        opt::Reader read(list_table(), {{std::string(row.long_name()), text}});
+        read.optional(demo_sizes);
+        read.optional(demo_ranks);
+        return read.error();
+    };
+    EXPECT_EQ(error(demo_sizes, "8,x"),
+              "--demo-sizes '8,x': expected a size such as 4Ki, a range 8-1Mi or a list 8,64,1Ki in 1..1Gi (at most "
+              "100000 values)");
+    EXPECT_NE(error(demo_sizes, "8,,64").find("--demo-sizes '8,,64': expected"), std::string::npos);
+    EXPECT_NE(error(demo_sizes, "64-8").find("--demo-sizes '64-8': expected"), std::string::npos);
+    EXPECT_NE(error(demo_sizes, "2Gi").find("in 1..1Gi"), std::string::npos);
+    EXPECT_EQ(error(demo_ranks, "1,4"),
+              "--demo-ranks '1,4': expected a count such as 16, a range 4-64 or a list 4,16,64 in 2..4096 (at most "
+              "100000 values)");
+    EXPECT_NE(error(demo_ranks, "4Ki").find("--demo-ranks '4Ki': expected a count"), std::string::npos); // no units
+}
+
+TEST(OptionRows, ARepeatableRowIsReadWholeInOrder)
+{
+    opt::Reader read(list_table(), {{"demo-files", "b.json"}, {"demo-sizes", "8"}, {"demo-files", "a.json"}});
+    EXPECT_EQ(read.all(demo_files), (std::vector<std::string>{"b.json", "a.json"}));
+    EXPECT_EQ(read(demo_files), "b.json"); // read() takes the first
+    EXPECT_TRUE(read.ok()) << read.error();
+    EXPECT_TRUE(read.all(demo_n).empty()); // not in this table: refused, like a single read
+    EXPECT_FALSE(read.ok());
+}
+
+TEST(OptionRows, HelpShowsAListRowsTypeAndRange)
+{
+    std::vector<opt::OptionSpec> specs = list_table().specs();
+    EXPECT_EQ(specs[0].help, "sizes [bytes or a list of them, 1..1Gi]");
+    EXPECT_EQ(specs[1].help, "ranks [whole number or a list of them, 2..4096]");
+    EXPECT_TRUE(specs[2].repeatable);
+}
+
+// A reader takes rows, never names: reading an option by a string (a name
+// that may be misspelt) does not compile, so no such read can slip in.
+template <typename R>
+concept ReadsByName = requires(R read, std::string_view name)
+{
+    read(name);
+}
+|| requires(R read, std::string_view name)
+{
+    read.optional(name);
+}
+|| requires(R read, std::string_view name)
+{
+    read.all(name);
+}
+|| requires(R read, std::string_view name)
+{
+    read.text(name);
+};
+static_assert(!ReadsByName<opt::Reader>, "opt::Reader must read typed rows only");
 
 TEST(ModuleOptionTable, CarriesTheRowsThroughTheCAbi)
 {

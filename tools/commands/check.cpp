@@ -14,32 +14,32 @@ namespace {
 
 constexpr const char* usage_text =
     "usage: ngx check [--tolerance 5%] [--alpha 0.05] [--format text|junit] BASELINE.json NEW.json\n"
-    "       ngx check [options] DIR\n"
+    "       ngx check [options] DIR\n";
+constexpr const char* about_text =
     "Checks a new run against a baseline of the same measurement, per size and per fitted\n"
     "parameter: Mann-Whitney rank-sum on the raw samples when both files kept them (--raw),\n"
     "else a z test on the medians' 95% intervals; p-values Holm-corrected over the check.\n"
     "A change counts when significant and larger than --tolerance. With a directory: the\n"
     "trend of its *.json files ordered by their recorded time, each against the one before.\n"
-    "Exit 0: no regression; 1: a regression (DIR: in the newest file); 2: bad input.\n"
-    "  --tolerance P   smallest relative change that counts (default 5%)\n"
-    "  --alpha A       family-wise significance level (default 0.05)\n"
-    "  --format F      text (default) or junit (JUnit XML: one testcase per size / parameter)\n";
+    "Exit 0: no regression; 1: a regression (DIR: in the newest file); 2: bad input.";
+
+constexpr auto files_row =
+    opt::row::repeatable(opt::row::text("file", opt::no_default, "BASELINE.json NEW.json, or DIR"));
+constexpr auto tolerance_row = opt::row::percentage("tolerance", "5%", 0, 1000, "smallest relative change that counts");
+constexpr auto alpha_row = opt::row::number("alpha", "0.05", 1e-12, 0.5, "family-wise significance level");
+constexpr auto format_row =
+    opt::row::choice("format", "text", {"text", "junit"}, "text, or JUnit XML: one testcase per size / parameter");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table check_table()
+{
+    return opt::Table("ngx check", {files_row, tolerance_row, alpha_row, format_row, help_row});
+}
 
 int fail_with(const Status& status)
 {
     std::cerr << "ngx check: " << status.message() << "\n";
     return exit_code(status);
-}
-
-std::vector<opt::OptionSpec> check_specs()
-{
-    opt::OptionSpec files = opt::optional_value("file", "BASELINE.json NEW.json, or DIR");
-    files.repeatable = true;
-    return {files,
-            {"tolerance", "5%", "smallest relative change that counts"},
-            {"alpha", "0.05", "family-wise significance level"},
-            {"format", "text", "text or junit"},
-            opt::flag("help,h", "show this help")};
 }
 
 struct CheckRequest {
@@ -50,16 +50,14 @@ struct CheckRequest {
 
 Result<CheckRequest> read_request(const OptionValues& values)
 {
-    opt::OptionReader read(values);
+    opt::Reader read(check_table(), values);
     CheckRequest request;
-    request.options.tolerance = read.percentage("tolerance", 0, 1000) / 100;
-    request.options.alpha = read.number("alpha", 1e-12, 0.5);
-    request.junit = read.choice("format", {"text", "junit"}) == "junit";
+    request.options.tolerance = read(tolerance_row) / 100;
+    request.options.alpha = read(alpha_row);
+    request.junit = read(format_row) == "junit";
+    request.files = read.all(files_row);
     if (!read.ok())
         return Status::usage(read.error());
-    for (const auto& [name, value] : values)
-        if (name == "file")
-            request.files.push_back(value);
     std::error_code error;
     bool directory = request.files.size() == 1 && std::filesystem::is_directory(request.files.front(), error);
     if (request.files.size() != 2 && !directory)
@@ -101,11 +99,11 @@ int check_directory(const CheckRequest& request)
 
 int check_main(const std::vector<std::string>& arguments)
 {
-    Result<OptionValues> values = parse_arguments(arguments, check_specs(), "file");
+    Result<OptionValues> values = parse_arguments(arguments, check_table(), "file");
     if (!values)
         return fail_with(Status::usage(values.status().message() + "\n" + usage_text));
-    if (opt::OptionReader(*values).given("help")) {
-        std::cout << usage_text;
+    if (opt::Reader(check_table(), *values).given(help_row)) {
+        std::cout << options_help(usage_text + std::string(about_text), check_table());
         return 0;
     }
     Result<CheckRequest> request = read_request(*values);

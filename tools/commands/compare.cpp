@@ -18,12 +18,20 @@
 namespace ngx {
 namespace {
 
-constexpr const char* usage_text = "usage: ngx compare [--json] FILE.json FILE.json ...\n"
-                                   "Compares saved runs: per size the median of each run, and the difference and\n"
+constexpr const char* usage_text = "usage: ngx compare [--json] FILE.json FILE.json ...\n";
+constexpr const char* about_text = "Compares saved runs: per size the median of each run, and the difference and\n"
                                    "ratio to the first (the baseline); fitted LogGP parameters where present;\n"
                                    "all-pairs maps cell by cell (the cells and nodes that moved apart from the rest).\n"
-                                   "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.\n"
-                                   "  --json   print the comparison object as JSON instead of the table\n";
+                                   "A file with several runs (ngx -m tcp,mpi ... -o F.json) counts as several.";
+
+constexpr auto files_row = opt::row::repeatable(opt::row::text("file", opt::no_default, "saved runs (JSON)"));
+constexpr auto json_row = opt::row::flag("json", "print the comparison object as JSON instead of the table");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table compare_table()
+{
+    return opt::Table("ngx compare", {files_row, json_row, help_row});
+}
 
 Status check_same_pattern(const std::vector<ComparedRun>& runs)
 {
@@ -41,29 +49,20 @@ int fail_with(const Status& status)
     return exit_code(status);
 }
 
-std::vector<opt::OptionSpec> compare_specs()
-{
-    opt::OptionSpec files = opt::optional_value("file", "saved runs (JSON)");
-    files.repeatable = true;
-    return {files, opt::flag("json", "print the comparison object as JSON instead of the table"),
-            opt::flag("help,h", "show this help")};
-}
-
 int compare_main(const std::vector<std::string>& arguments)
 {
-    Result<OptionValues> values = parse_arguments(arguments, compare_specs(), "file");
+    Result<OptionValues> values = parse_arguments(arguments, compare_table(), "file");
     if (!values)
         return fail_with(Status::usage(values.status().message() + "\n" + usage_text));
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << usage_text;
+    opt::Reader read(compare_table(), *values);
+    if (read(help_row)) {
+        std::cout << options_help(usage_text + std::string(about_text), compare_table());
         return 0;
     }
-    bool as_json = read.given("json");
-    std::vector<std::string> files;
-    for (const auto& [name, value] : *values)
-        if (name == "file")
-            files.push_back(value);
+    const bool as_json = read(json_row);
+    const std::vector<std::string> files = read.all(files_row);
+    if (!read.ok())
+        return fail_with(Status::usage(read.error()));
     std::vector<ComparedRun> runs;
     for (const std::string& file : files)
         if (Status status = collect_runs(file, runs); !status)

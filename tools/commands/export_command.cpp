@@ -12,21 +12,31 @@
 namespace ngx {
 namespace {
 
-constexpr long long max_goal_ranks = 4096; // a schedule has up to P^2 operations (pairwise alltoall)
+constexpr uint64_t max_goal_ranks = 4096; // a schedule has up to P^2 operations (pairwise alltoall)
 
-std::vector<opt::OptionSpec> export_specs()
+constexpr auto goal_row = opt::row::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)");
+constexpr auto op_row =
+    opt::row::text("op", opt::no_default, "bcast, reduce, allreduce, allgather, alltoall, gather, scatter or barrier");
+constexpr auto algorithm_row =
+    opt::row::text("algorithm", opt::no_default, "the algorithm (ngx predict --op OP lists them)");
+constexpr auto processes_row =
+    opt::row::whole_number("processes,P", opt::no_default, 2, max_goal_ranks, "number of ranks");
+constexpr auto size_row = opt::row::byte_count("size,s", opt::no_default, 1, max_message_bytes,
+                                               "buffer (bcast, reduce, allreduce) or per-rank block, e.g. 1Mi "
+                                               "(not barrier)");
+constexpr auto gamma_row =
+    opt::row::number("gamma", "0", 0, 1e6, "reduction cost, us per byte (a calc per reduced message)");
+constexpr auto unit_row =
+    opt::row::choice("unit", "ps", {"ns", "ps", "fs"}, "time unit of calc (as LogGOPSim's other parameters)");
+constexpr auto segment_row =
+    opt::row::byte_count("segment", "64Ki", 1, max_message_bytes, "segment of the pipelined bcast");
+constexpr auto output_row = opt::row::output_file("output,o", "the GOAL file (default: stdout)");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table export_table()
 {
-    return {
-        opt::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)"),
-        opt::optional_value("op", "bcast, reduce, allreduce, allgather, alltoall, gather, scatter or barrier"),
-        opt::optional_value("algorithm", "the algorithm (ngx predict --op OP lists them)"),
-        opt::optional_value("processes,P", "number of ranks, 2..4096"),
-        opt::optional_value("size,s", "buffer (bcast, reduce, allreduce) or per-rank block, e.g. 1Mi (not barrier)"),
-        {"gamma", "0", "reduction cost, us per byte (a calc per reduced message)"},
-        {"unit", "ps", "time unit of calc: ns, ps or fs (as LogGOPSim's other parameters)"},
-        {"segment", "64Ki", "segment of the pipelined bcast"},
-        opt::optional_value("output,o", "the GOAL file (default: stdout)"),
-        opt::flag("help,h", "show this help")};
+    return opt::Table("ngx export", {goal_row, op_row, algorithm_row, processes_row, size_row, gamma_row, unit_row,
+                                     segment_row, output_row, help_row});
 }
 
 int fail(const std::string& message)
@@ -41,33 +51,33 @@ double per_us(const std::string& unit)
 }
 
 // The collective the options describe, or why there is none.
-Result<fit::Collective> read_collective(opt::OptionReader& read)
+Result<fit::Collective> read_collective(opt::Reader& read)
 {
-    if (!read.given("goal"))
+    if (!read(goal_row))
         return Status::usage("say what to export: --goal (a GOAL schedule for LogGOPSim)");
-    for (const char* needed : {"op", "algorithm", "processes"})
-        if (!read.given(needed))
-            return Status::usage(std::string("--") + needed + " is required");
-    const std::optional<fit::CollectiveOp> op = fit::op_from_name(read.text("op"));
+    for (const opt::Row* needed : std::initializer_list<const opt::Row*>{&op_row, &algorithm_row, &processes_row})
+        if (!read.given(*needed))
+            return Status::usage("--" + std::string(needed->long_name()) + " is required");
+    const std::string op_name = read(op_row), algorithm_name = read(algorithm_row);
+    const std::optional<fit::CollectiveOp> op = fit::op_from_name(op_name);
     if (!op)
-        return Status::usage("--op " + read.text("op") +
+        return Status::usage("--op " + op_name +
                              ": not a collective (bcast, reduce, allreduce, allgather, alltoall, gather, scatter, "
                              "barrier)");
-    const std::optional<fit::Algorithm> algorithm = fit::algorithm_from_name(read.text("algorithm"));
+    const std::optional<fit::Algorithm> algorithm = fit::algorithm_from_name(algorithm_name);
     const std::vector<fit::Algorithm> known = fit::algorithms_of(*op);
     if (!algorithm || std::find(known.begin(), known.end(), *algorithm) == known.end())
-        return Status::usage("--algorithm " + read.text("algorithm") + ": " + read.text("op") + " has " +
-                             fit::algorithm_list(*op));
+        return Status::usage("--algorithm " + algorithm_name + ": " + op_name + " has " + fit::algorithm_list(*op));
     fit::Collective c;
     c.op = *op;
     c.algorithm = *algorithm;
-    c.ranks = (long long)read.whole_number("processes", 2, max_goal_ranks);
-    if (!read.given("size") && c.op != fit::CollectiveOp::barrier)
+    c.ranks = (long long)read(processes_row);
+    if (!read.given(size_row) && c.op != fit::CollectiveOp::barrier)
         return Status::usage("--size is required");
-    c.bytes = read.given("size") ? double(read.byte_count("size", 1, max_message_bytes)) : 1;
-    c.gamma = read.number("gamma", 0, 1e6);
-    c.segment_bytes = double(read.byte_count("segment", 1, max_message_bytes));
-    read.choice("unit", {"ns", "ps", "fs"});
+    c.bytes = double(read.optional(size_row).value_or(1));
+    c.gamma = read(gamma_row);
+    c.segment_bytes = double(read(segment_row));
+    read(unit_row);
     if (!read.ok())
         return Status::usage(read.error());
     if (std::string why = fit::check_collective(c); !why.empty())
@@ -82,25 +92,26 @@ long long whole_bytes(double bytes)
 
 int run_export(const std::vector<std::string>& arguments, const PatternCatalog&)
 {
-    const std::vector<opt::OptionSpec> specs = export_specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "");
+    const opt::Table table = export_table();
+    Result<OptionValues> values = parse_arguments(arguments, table, "");
     if (!values)
         return fail(values.status().message());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
+    opt::Reader read(table, *values);
+    if (read(help_row)) {
         std::cout << options_help("Usage: ngx export --goal --op OP --algorithm ALG -P N -s SIZE [-o FILE.goal]",
-                                  specs);
+                                  table);
         return 0;
     }
     Result<fit::Collective> c = read_collective(read);
     if (!c)
         return fail(c.status().message());
-    const std::string text = goal_text(fit::collective_schedule(*c), per_us(read.text("unit")));
-    if (!read.given("output")) {
+    const std::string text = goal_text(fit::collective_schedule(*c), per_us(read(unit_row)));
+    const std::optional<std::string> output = read.optional(output_row);
+    if (!output) {
         std::cout << text;
         return 0;
     }
-    if (Status written = write_atomically(read.text("output"), text); !written) {
+    if (Status written = write_atomically(*output, text); !written) {
         std::cerr << "ngx export: " << written.message() << "\n";
         return exit_code(written);
     }

@@ -253,8 +253,12 @@ std::string kind_help(const ModelKind& kind, const std::vector<opt::OptionSpec>&
 // The options every operation takes, whatever it predicts.
 bool always_read(const std::string& option)
 {
-    return option == "params" || option == "module" || option == "op" || option == "format" || option == "help" ||
-           option == "save-model";
+    using namespace predict_option;
+    for (const opt::Row* row :
+         std::initializer_list<const opt::Row*>{&params, &module, &op, &format, &help, &save_model})
+        if (option == row->long_name())
+            return true;
+    return false;
 }
 
 // --save-model FILE: the model `load` read, alone in a file that `ngx
@@ -274,13 +278,14 @@ Status save_model(const std::string& out, const std::string& pattern, const Mode
 // --op as given or implied, one the kind predicts, and no option given that it does not read.
 Result<const ModelOp*> checked_op(const ModelKind& kind, const OptionValues& values)
 {
-    const std::string* given = opt::find(values, "op");
+    const std::string* given = opt::find(values, predict_option::op.long_name());
     std::string name = given != nullptr ? *given : kind.implied_op ? kind.implied_op(values) : "";
     if (name.empty())
         return Status::usage("--op is required: " + op_names(kind));
     auto op = std::find_if(kind.ops.begin(), kind.ops.end(), [&](const ModelOp& o) { return o.name == name; });
     if (op == kind.ops.end())
-        return Status::usage(opt::bad_value("op", name, "expected " + op_names(kind) + " (model " + kind.name + ")"));
+        return Status::usage(opt::bad_value(predict_option::op.long_name(), name,
+                                            "expected " + op_names(kind) + " (model " + kind.name + ")"));
     std::string reads;
     for (const std::string& option : op->options)
         reads += (reads.empty() ? "" : ", ") + ("--" + option);
@@ -293,14 +298,13 @@ Result<const ModelOp*> checked_op(const ModelKind& kind, const OptionValues& val
 
 int run_predict(const std::vector<std::string>& arguments, const PatternCatalog& patterns)
 {
-    std::string file = option_value(arguments, "params");
+    std::string file = option_value(arguments, std::string(predict_option::params.long_name()));
     if (file.empty()) {
         if (!arguments.empty() && is_help(arguments.front())) {
             std::cout << "Predicts costs from a saved model with its kind's equations (patterns with models: "
                       << patterns_with(patterns, false)
                       << ").\n`ngx predict --params FILE.json --help` lists that model's parameters and operations.\n"
-                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]",
-                                      predict_option_specs());
+                      << options_help("Usage: ngx predict --params FILE.json --op OP [options]", predict_table());
             return 0;
         }
         return fail("predict", Status::usage("--params FILE.json is required"));
@@ -308,28 +312,30 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     Result<const ModelKind*> kind = kind_for_file(file, patterns);
     if (!kind)
         return fail("predict", kind.status());
-    std::vector<opt::OptionSpec> specs = predict_option_specs();
+    const opt::Table table = predict_table();
+    std::vector<opt::OptionSpec> specs = table.specs();
     specs.insert(specs.end(), (*kind)->options.begin(), (*kind)->options.end());
     Result<OptionValues> values = parse_arguments(arguments, specs, "");
     if (!values)
         return fail("predict", values.status());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
+    opt::Reader read(table, *values);
+    if (read(predict_option::help)) {
         std::cout << kind_help(**kind, specs);
         return 0;
     }
-    const bool json = read.given("format") && read.choice("format", {"table", "json"}) == "json";
+    const bool json = read.optional(predict_option::format) == "json";
+    const std::string module = read.optional(predict_option::module).value_or("");
+    const std::optional<std::string> save_to = read.optional(predict_option::save_model);
     if (!read.ok())
         return fail("predict", Status::usage(read.error()));
-    const std::string module = read.given("module") ? read.text("module") : "";
-    if (read.given("save-model")) {
+    if (save_to) {
         Result<Json> model = (*kind)->load(file, module);
         Result<const PatternInfo*> pattern = pattern_for_file(file, patterns, false);
         if (!model || !pattern)
             return fail("predict", !model ? model.status() : pattern.status());
-        if (Status saved = save_model(read.text("save-model"), (*pattern)->name, **kind, *model, file); !saved)
+        if (Status saved = save_model(*save_to, (*pattern)->name, **kind, *model, file); !saved)
             return fail("predict", saved);
-        if (opt::find(*values, "op") == nullptr)
+        if (!read.given(predict_option::op))
             return 0; // saving was all that was asked
     }
     Result<const ModelOp*> op = checked_op(**kind, *values);

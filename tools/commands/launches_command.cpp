@@ -23,9 +23,7 @@ constexpr const char* usage_text =
     "usage: ngx launches FILE.json FILE.json ... [-o OUT.json] [--json]\n"
     "Summarises K saved launches of the same measurement (ngx --launches K makes them): per size the\n"
     "median of each launch, per fitted parameter its value in each launch, each with a 95% interval\n"
-    "over the K launch values (Student t): of the mean over launches, and for the next launch.\n"
-    "  -o, --output OUT.json   write the summary and every launch's document\n"
-    "  --json                  print the summary as JSON instead of the table\n";
+    "over the K launch values (Student t): of the mean over launches, and for the next launch.\n";
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
@@ -35,12 +33,14 @@ int fail_with(const Status& status)
     return exit_code(status);
 }
 
-std::vector<opt::OptionSpec> launches_specs()
+constexpr auto files_row = opt::row::repeatable(opt::row::text("file", opt::no_default, "one saved launch (JSON)"));
+constexpr auto output_row = opt::row::output_file("output,o", "write the summary and every launch's document (JSON)");
+constexpr auto json_row = opt::row::flag("json", "print the summary as JSON instead of the table");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table launches_table()
 {
-    opt::OptionSpec files = opt::optional_value("file", "one saved launch (JSON)");
-    files.repeatable = true;
-    return {files, opt::optional_value("output,o", "write the summary (JSON)"),
-            opt::flag("json", "print the summary as JSON"), opt::flag("help,h", "show this help")};
+    return opt::Table("ngx launches", {files_row, output_row, json_row, help_row});
 }
 
 Json number_or_null(double value)
@@ -259,22 +259,19 @@ std::string summary_table(const Json& summary)
 
 int launches_main(const std::vector<std::string>& arguments)
 {
-    Result<OptionValues> values = parse_arguments(arguments, launches_specs(), "file");
+    Result<OptionValues> values = parse_arguments(arguments, launches_table(), "file");
     if (!values)
         return fail_with(Status::usage(values.status().message() + "\n" + usage_text));
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << usage_text;
+    opt::Reader read(launches_table(), *values);
+    if (read(help_row)) {
+        std::cout << options_help(usage_text, launches_table());
         return 0;
     }
-    std::vector<std::string> files;
-    std::string output;
-    for (const auto& [name, value] : *values) {
-        if (name == "file")
-            files.push_back(value);
-        if (name == "output")
-            output = value;
-    }
+    const std::vector<std::string> files = read.all(files_row);
+    const std::string output = read.optional(output_row).value_or("");
+    const bool as_json = read(json_row);
+    if (!read.ok())
+        return fail_with(Status::usage(read.error()));
     Result<Json> summary = summarize_launches(files);
     if (!summary)
         return fail_with(summary.status());
@@ -282,7 +279,7 @@ int launches_main(const std::vector<std::string>& arguments)
         if (Status written = write_atomically(output, summary->dump(2) + "\n"); !written)
             return fail_with(written);
     }
-    if (read.given("json"))
+    if (as_json)
         std::cout << summary->dump(2) << "\n";
     else
         std::cout << summary_table(*summary);

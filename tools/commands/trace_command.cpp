@@ -101,40 +101,52 @@ Status set_param(fit::LogGPSParams& p, const std::string& assignment, std::pair<
 
 // ---- analyze ---------------------------------------------------------------
 
-std::vector<opt::OptionSpec> analyze_specs()
+constexpr auto trace_row = opt::row::text("trace", opt::no_default, "the trace directory");
+constexpr auto params_row =
+    opt::row::text("params", opt::no_default, "LogGPS parameters: a saved loggps run (ngx -x loggps -o FILE.json)");
+constexpr auto set_row = opt::row::repeatable(
+    opt::row::text("set", opt::no_default,
+                   "NAME=VALUE: re-predict with a parameter changed (repeatable; L, o, O, O_s, O_r, G, G_s, G_l in "
+                   "us or us/B, s and S in bytes)"));
+constexpr auto analysis_output_row =
+    opt::row::output_file("output,o", "write the analysis to FILE (.json or .csv by its extension)");
+constexpr auto format_row = opt::row::choice("format", "table", {"table", "json", "csv"}, "what to print");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table analyze_table()
 {
-    opt::OptionSpec set = opt::optional_value("set", "NAME=VALUE: re-predict with a parameter changed (repeatable; "
-                                                     "L, o, O, O_s, O_r, G, G_s, G_l in us or us/B, s and S in bytes)");
-    set.repeatable = true;
-    return {opt::optional_value("trace", "the trace directory"),
-            opt::optional_value("params", "LogGPS parameters: a saved loggps run (ngx -x loggps -o FILE.json)"),
-            set,
-            opt::optional_value("output,o", "write the analysis to FILE (.json or .csv by its extension)",
-                                opt::OptionKind::output_file),
-            {"format", "table", "what to print: table, json or csv"},
-            opt::flag("help,h", "show this help")};
+    return opt::Table("ngx trace analyze", {trace_row, params_row, set_row, analysis_output_row, format_row, help_row});
 }
 
-Result<trace::Analysis> analyze(const OptionValues& values, opt::OptionReader& read)
+constexpr auto goal_row = opt::row::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)");
+constexpr auto unit_row =
+    opt::row::choice("unit", "ps", {"ns", "ps", "fs"}, "time unit of calc (as the LogGOPSim parameters)");
+constexpr auto goal_output_row = opt::row::output_file("output,o", "the GOAL file (default: stdout)");
+
+opt::Table export_goal_table()
+{
+    return opt::Table("ngx trace export", {goal_row, trace_row, unit_row, goal_output_row, help_row});
+}
+
+Result<trace::Analysis> analyze(opt::Reader& read)
 {
     trace::Analysis a;
-    if (!read.given("trace"))
+    if (!read.given(trace_row))
         return Status::usage("no trace directory (ngx trace analyze DIR --params FILE)");
-    if (!read.given("params"))
+    if (!read.given(params_row))
         return Status::usage("--params FILE is required (LogGPS parameters: ngx -x loggps -o FILE.json)");
-    a.trace = read.text("trace");
-    a.params_file = read.text("params");
+    a.trace = read(trace_row);
+    a.params_file = read(params_row);
     NGX_ASSIGN_OR_RETURN(fit::LogGPSParams p, read_params(a.params_file));
     a.params = p;
     trace::WhatIf w;
     w.params = a.params;
-    for (const auto& [key, value] : values)
-        if (key == "set") {
-            std::pair<std::string, double> one;
-            if (Status s = set_param(w.params, value, one); !s)
-                return s;
-            w.set.push_back(one);
-        }
+    for (const std::string& value : read.all(set_row)) {
+        std::pair<std::string, double> one;
+        if (Status s = set_param(w.params, value, one); !s)
+            return s;
+        w.set.push_back(one);
+    }
     NGX_ASSIGN_OR_RETURN(std::vector<trace::RankReader> ranks, trace::open_trace(a.trace));
     NGX_ASSIGN_OR_RETURN(trace::ReplayReport base, trace::replay_trace(ranks, a.params));
     a.report = std::move(base);
@@ -159,23 +171,23 @@ std::string rendered(const trace::Analysis& a, const std::string& format)
 
 int run_analyze(const std::vector<std::string>& arguments)
 {
-    const std::vector<opt::OptionSpec> specs = analyze_specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "trace");
+    const opt::Table table = analyze_table();
+    Result<OptionValues> values = parse_arguments(arguments, table, "trace");
     if (!values)
         return usage_error(values.status().message());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << options_help("Usage: ngx trace analyze DIR --params LOGGPS.json [--set S=65536] [-o FILE]", specs);
+    opt::Reader read(table, *values);
+    if (read(help_row)) {
+        std::cout << options_help("Usage: ngx trace analyze DIR --params LOGGPS.json [--set S=65536] [-o FILE]", table);
         return 0;
     }
-    const std::string format = read.choice("format", {"table", "json", "csv"});
+    const std::string format = read(format_row);
     if (!read.ok())
         return usage_error(read.error());
-    Result<trace::Analysis> a = analyze(*values, read);
+    Result<trace::Analysis> a = analyze(read);
     if (!a)
         return fail(a.status());
-    if (read.given("output")) {
-        const std::string path = read.text("output");
+    if (std::optional<std::string> output = read.optional(analysis_output_row)) {
+        const std::string path = *output;
         const bool csv = path.size() > 4 && path.substr(path.size() - 4) == ".csv";
         if (Status written = write_atomically(path, rendered(*a, csv ? "csv" : "json")); !written)
             return fail(written);
@@ -188,28 +200,25 @@ int run_analyze(const std::vector<std::string>& arguments)
 
 int run_export_goal(const std::vector<std::string>& arguments)
 {
-    const std::vector<opt::OptionSpec> specs = {
-        opt::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)"),
-        opt::optional_value("trace", "the trace directory"),
-        {"unit", "ps", "time unit of calc: ns, ps or fs (as the LogGOPSim parameters)"},
-        opt::optional_value("output,o", "the GOAL file (default: stdout)", opt::OptionKind::output_file),
-        opt::flag("help,h", "show this help")};
-    Result<OptionValues> values = parse_arguments(arguments, specs, "trace");
+    const opt::Table table = export_goal_table();
+    Result<OptionValues> values = parse_arguments(arguments, table, "trace");
     if (!values)
         return usage_error(values.status().message());
-    opt::OptionReader read(*values);
-    if (read.given("help")) {
-        std::cout << options_help("Usage: ngx trace export --goal DIR [-o FILE.goal]", specs);
+    opt::Reader read(table, *values);
+    if (read(help_row)) {
+        std::cout << options_help("Usage: ngx trace export --goal DIR [-o FILE.goal]", table);
         return 0;
     }
-    const std::string unit = read.choice("unit", {"ns", "ps", "fs"});
+    const std::string unit = read(unit_row);
+    const std::optional<std::string> trace_dir = read.optional(trace_row);
+    const std::optional<std::string> output = read.optional(goal_output_row);
     if (!read.ok())
         return usage_error(read.error());
-    if (!read.given("goal"))
+    if (!read(goal_row))
         return usage_error("say what to export: --goal (a GOAL schedule for LogGOPSim)");
-    if (!read.given("trace"))
+    if (!trace_dir)
         return usage_error("no trace directory (ngx trace export --goal DIR)");
-    Result<std::vector<trace::RankReader>> ranks = trace::open_trace(read.text("trace"));
+    Result<std::vector<trace::RankReader>> ranks = trace::open_trace(*trace_dir);
     if (!ranks)
         return fail(ranks.status());
     Result<trace::GoalExport> g = trace::trace_schedule(*ranks);
@@ -222,11 +231,11 @@ int run_export_goal(const std::vector<std::string>& arguments)
                   << " written as calc of their measured duration (no model)\n";
     const double per_us = unit == "ns" ? 1e3 : unit == "fs" ? 1e9 : 1e6;
     const std::string text = goal_text(g->schedule, per_us);
-    if (!read.given("output")) {
+    if (!output) {
         std::cout << text;
         return 0;
     }
-    if (Status written = write_atomically(read.text("output"), text); !written)
+    if (Status written = write_atomically(*output, text); !written)
         return fail(written);
     return 0;
 }

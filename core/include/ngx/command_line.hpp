@@ -6,9 +6,11 @@
 // ngx/options.hpp. Output options shared by every command that writes
 // results are declared once here.
 //
-//     std::vector<opt::OptionSpec> specs = {{"file", "", "the saved run", opt::OptionKind::value, false}, ...};
-//     Result<OptionValues> values = parse_arguments(arguments, specs, "file");
+//     constexpr auto file = opt::row::text("file", opt::no_default, "the saved run");
+//     opt::Table table("ngx plot", {file, ...});
+//     Result<OptionValues> values = parse_arguments(arguments, table, "file");
 //     if (!values) return values.status();
+//     opt::Reader read(table, *values);          // read(file), read.all(file), ...
 #ifndef NGX_COMMAND_LINE_HPP
 #define NGX_COMMAND_LINE_HPP
 
@@ -29,10 +31,25 @@ namespace ngx {
 Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments,
                                      const std::vector<opt::OptionSpec>& specs, const std::string& positional);
 
-// --help text of a command: its usage line, then its options.
+Result<OptionValues> parse_arguments(const std::vector<std::string>& arguments, const opt::Table& table,
+                                     const std::string& positional);
+
+// --help text of a command: its usage line, then its options (each row's
+// type and range after its help).
 std::string options_help(const std::string& usage, const std::vector<opt::OptionSpec>& specs);
+std::string options_help(const std::string& usage, const opt::Table& table);
 
 // -o FILE (repeatable), --format table|csv|json, --percentiles LIST.
+namespace output_option {
+inline constexpr auto file =
+    opt::row::output_file("output,o", "write results to FILE (.json, .csv, .txt); repeatable", opt::no_default, true);
+inline constexpr auto format = opt::row::choice("format", opt::no_default, {"table", "csv", "json"},
+                                                "for -o files without a known extension, or for stdout");
+inline constexpr auto percentiles =
+    opt::row::text("percentiles", opt::no_default, "extra percentiles to report, e.g. 90,99.9");
+} // namespace output_option
+
+opt::Table output_options();
 std::vector<opt::OptionSpec> output_option_specs();
 
 struct OutputSpec {

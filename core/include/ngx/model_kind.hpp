@@ -6,11 +6,14 @@
 // Patterns bring the kinds they feed (PatternInfo::models); the core
 // gathers them into one registry at load and knows no kind by name.
 //
-// Every kind takes the same options, declared once (predict_option_specs):
-// --params, --module, --op, -s, -P, -n, -d, --stride, -k, --tier,
-// --algorithm, --gamma, --segment, --element, --extrapolate, --format,
-// --save-model. A
-// kind may add options of its own (ModelKind::options). `ngx predict` refuses
+// Every kind takes the same options, declared once as typed rows
+// (predict_option::): --params, --module, --op, -s, -P, -n, -d, --stride, -k,
+// --tier, --algorithm, --gamma, --segment, --element, --extrapolate,
+// --format, --save-model, each of one type for every kind: -s is a list of
+// sizes (one byte count is a list of one), -P a list of counts; an
+// operation of one message reads them with read_one(), which refuses a
+// list of several. A kind reads them through these rows (an opt::Reader
+// over predict_table()) and may add options of its own (ModelKind::options). `ngx predict` refuses
 // an option the chosen --op does not read, and an --op the kind does not
 // predict, before the kind's predict runs.
 //
@@ -31,10 +34,12 @@
 
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
+#include <ngx/sizes.hpp>
 #include <ngx/status.hpp>
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,8 +114,58 @@ struct ModelKind {
     std::function<std::string(const OptionValues&)> implied_op{};
 };
 
-// The options every kind takes, declared once.
+// The options every kind takes, declared once. None has a default here (a
+// kind applies its own: with_defaults), so that an option given is one the
+// user gave.
+namespace predict_option {
+inline constexpr uint64_t max_bytes = uint64_t(1) << 40; // the largest size a kind predicts (max-rate: 1 TiB)
+inline constexpr auto params = opt::row::text("params", opt::no_default, "the saved run or model file to predict from");
+inline constexpr auto module =
+    opt::row::text("module,m", opt::no_default, "the run whose model to use, when the file holds several");
+inline constexpr auto op =
+    opt::row::text("op", opt::no_default, "the operation (`ngx predict --params FILE --help` lists the model's)");
+inline constexpr auto size = opt::row::list("size,s", opt::no_default, 0, max_bytes, true,
+                                            "message size, e.g. 4Ki (collectives: also a range 8-1Mi or a list)");
+inline constexpr auto processes =
+    opt::row::list("processes,P", opt::no_default, 1, uint64_t(1) << 30, false,
+                   "processes (default 2; collectives: also a range 4-64 or a list 4,16,64)");
+inline constexpr auto messages =
+    opt::row::whole_number("messages,n", opt::no_default, 1, 1u << 20, "n of PRTT(n,d,s) (default 16)");
+inline constexpr auto delay =
+    opt::row::number("delay,d", opt::no_default, 0, 1e9, "d of PRTT(n,d,s), microseconds (default 0)");
+inline constexpr auto stride = opt::row::byte_count("stride", opt::no_default, 1, uint64_t(1) << 24,
+                                                    "stride in elements of the run's type (default 1: contiguous)");
+inline constexpr auto pairs =
+    opt::row::whole_number("pairs,k", opt::no_default, 1, 4096, "concurrent pairs k between two nodes");
+inline constexpr auto tier =
+    opt::row::choice("tier", opt::no_default, {"intra", "inter"}, "within a node (intra) or between nodes (inter)");
+inline constexpr auto algorithm =
+    opt::row::text("algorithm", opt::no_default, "collectives: one algorithm, auto (Open MPI 4.1's choice) or all");
+inline constexpr auto gamma = opt::row::number(
+    "gamma", opt::no_default, 0, 1e6, "collectives: reduction cost, us per byte (default: the file's, else 0)");
+inline constexpr auto segment = opt::row::byte_count("segment", opt::no_default, 1, max_message_bytes,
+                                                     "collectives: segment of the pipelined bcast (default 64Ki)");
+inline constexpr auto element =
+    opt::row::byte_count("element", opt::no_default, 1, 1024, "collectives: datatype size in bytes (default 8)");
+inline constexpr auto extrapolate =
+    opt::row::flag("extrapolate", "collectives: price messages beyond the largest measured size");
+inline constexpr auto format =
+    opt::row::choice("format", opt::no_default, {"table", "json"}, "what to print (default table)");
+inline constexpr auto save_model = opt::row::output_file(
+    "save-model", "write the model alone to FILE (JSON), which --params reads back; without --op nothing is predicted");
+inline constexpr auto help =
+    opt::row::flag("help,h", "show this help (with --params: the model's parameters and operations)");
+} // namespace predict_option
+
+// Every common option's row; a kind adds its own (ModelKind::options) to read them.
+opt::Table predict_table(const std::string& owner = "ngx predict");
 std::vector<opt::OptionSpec> predict_option_specs();
+
+// The one value an operation of one message takes from a list row (-s,
+// -P): absent -> nullopt without an error; a list of several, or a value
+// outside min..max, is an error on `read` in the one format.
+std::optional<uint64_t> read_one(opt::Reader& read, const opt::Option<std::vector<uint64_t>>& row,
+                                 const std::string& op, uint64_t min, uint64_t max);
 
 // {"model": ..., "op": ..., "predictions": [{model, op, bytes, P, ..., time_us}, ...]}
 Json predictions_json(const std::string& model, const std::string& op, const std::vector<Prediction>& predictions);

@@ -15,7 +15,7 @@
 //                                                      "how protocol changes are found");
 //     opt::Table table("loggp", {loggp_n, loggp_detector});        // info.options = table.specs()
 //
-//     opt::Reader read(table, values);
+//     opt::Reader read(table, values);                           // rows only: no read by a name
 //     uint64_t n = read(loggp_n);                                // parsed, range-checked
 //     std::string detector = read(loggp_detector);
 //     if (!read.ok()) return Status::usage(read.error());
@@ -28,6 +28,7 @@
 
 #include <ngx/module.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -222,73 +223,6 @@ inline OptionValues values_of(const ngx_init_args* args)
     return values;
 }
 
-// Reads values by name out of OptionValues, keeping the first error. A value
-// asked for but absent is an error too (declare a default, or ask given()).
-// Kept for the core's own subcommands (tools/commands: ngx check, compare,
-// ...), whose options are not typed rows yet; modules and patterns read
-// their options through typed rows and a Reader (below).
-class OptionReader {
-public:
-    explicit OptionReader(OptionValues values) : values_(std::move(values)) {}
-
-    bool given(std::string_view name) const { return find(values_, name) != nullptr; }
-    const std::string& text(std::string_view name) { return lookup(name); }
-
-    uint64_t whole_number(std::string_view name, uint64_t min, uint64_t max)
-    {
-        return keep(opt::whole_number(name, lookup(name), min, max), uint64_t(0));
-    }
-    double number(std::string_view name, double min, double max)
-    {
-        return keep(opt::number(name, lookup(name), min, max), 0.0);
-    }
-    double percentage(std::string_view name, double min = 0, double max = 100)
-    {
-        return keep(opt::percentage(name, lookup(name), min, max), 0.0);
-    }
-    uint64_t byte_count(std::string_view name, uint64_t min, uint64_t max)
-    {
-        return keep(opt::byte_count(name, lookup(name), min, max), uint64_t(0));
-    }
-    std::string choice(std::string_view name, std::initializer_list<std::string_view> choices)
-    {
-        return keep(opt::choice(name, lookup(name), choices), std::string());
-    }
-
-    // Records an error found by the caller (a rule between two options).
-    void fail(std::string message)
-    {
-        if (error_.empty())
-            error_ = std::move(message);
-    }
-
-    bool ok() const { return error_.empty(); }
-    const std::string& error() const { return error_; }
-
-private:
-    const std::string& lookup(std::string_view name)
-    {
-        static const std::string absent;
-        const std::string* value = find(values_, name);
-        if (value == nullptr)
-            fail("--" + std::string(name) + ": required");
-        return value != nullptr ? *value : absent;
-    }
-
-    template <typename T>
-    T keep(Parsed<T> parsed, T fallback)
-    {
-        if (!parsed) {
-            fail(parsed.error);
-            return fallback;
-        }
-        return *parsed;
-    }
-
-    OptionValues values_;
-    std::string error_;
-};
-
 // ---- typed rows ----------------------------------------------------------
 
 // What an option's value is: decides its parser, its range check and what
@@ -304,6 +238,8 @@ enum class Type {
     text,          // any text (a path, a list the plugin parses itself)
     flag,          // present or absent
     output_file,   // a file to write, checked before measuring
+    size_list,     // byte counts: 4Ki, a range 8-1Mi (doubling) or a list 8,64,1Ki
+    count_list,    // whole numbers: 16, a range 4-64 (doubling) or a list 4,16,64
 };
 
 inline constexpr size_t max_choices = 24;
@@ -421,7 +357,19 @@ constexpr Option<std::string> output_file(std::string_view name, std::string_vie
     return option;
 }
 
-// The same row, given any number of times (-o A -o B); the reader reads the first.
+// A list of sizes (or of counts, `bytes` false): "4Ki", "8-1Mi", "8,64,1Ki";
+// the value read is the sorted list without repeats.
+constexpr Option<std::vector<uint64_t>> list(std::string_view name, const char* default_text, uint64_t min,
+                                             uint64_t max, bool bytes, std::string_view help)
+{
+    Option<std::vector<uint64_t>> option =
+        make<std::vector<uint64_t>>(name, bytes ? Type::size_list : Type::count_list, default_text, help);
+    option.min = min;
+    option.max = max;
+    return option;
+}
+
+// The same row, given any number of times (-o A -o B); read() reads the first, all() every one.
 template <typename T>
 constexpr Option<T> repeatable(Option<T> option)
 {
@@ -475,6 +423,10 @@ inline std::string describe(const Row& row)
         return "yes or no";
     case Type::output_file:
         return "file to write";
+    case Type::size_list:
+        return "bytes or a list of them, " + whole_range_text(row.min, row.max, true);
+    case Type::count_list:
+        return "whole number or a list of them, " + whole_range_text(row.min, row.max, false);
     case Type::text:
     case Type::flag:
         return "";
@@ -538,6 +490,44 @@ inline Parsed<bool> parse_value(const Option<bool>& row, std::string_view text)
         if (text == word)
             return {false, {}};
     return failed<bool>(row.long_name(), text, "expected 0, 1, no, yes, false, true, off or on");
+}
+
+inline constexpr size_t max_list_items = 100000;
+
+// One item of a list: a value, or a range FIRST-LAST expanded by doubling
+// (FIRST, 2 FIRST, ..., LAST: the end is always included).
+inline bool expand_item(const Option<std::vector<uint64_t>>& row, std::string_view item, std::vector<uint64_t>& out)
+{
+    auto one = [&row](std::string_view text) {
+        return row.type == Type::size_list ? byte_count(row.long_name(), text, row.min, row.max)
+                                           : whole_number(row.long_name(), text, row.min, row.max);
+    };
+    const size_t dash = item.find('-');
+    Parsed<uint64_t> first = one(item.substr(0, dash));
+    Parsed<uint64_t> last = dash == std::string_view::npos ? first : one(item.substr(dash + 1));
+    if (!first || !last || *last < *first)
+        return false;
+    for (uint64_t value = *first; value < *last && out.size() <= max_list_items; value = std::max(value * 2, value + 1))
+        out.push_back(value);
+    out.push_back(*last);
+    return out.size() <= max_list_items;
+}
+
+inline Parsed<std::vector<uint64_t>> parse_value(const Option<std::vector<uint64_t>>& row, std::string_view text)
+{
+    std::vector<uint64_t> values;
+    for (const std::string& item : split_list(text))
+        if (!expand_item(row, item, values))
+            return failed<std::vector<uint64_t>>(
+                row.long_name(), text,
+                std::string(row.type == Type::size_list
+                                ? "expected a size such as 4Ki, a range 8-1Mi or a list 8,64,1Ki"
+                                : "expected a count such as 16, a range 4-64 or a list 4,16,64") +
+                    " in " + whole_range_text(row.min, row.max, row.type == Type::size_list) + " (at most " +
+                    std::to_string(max_list_items) + " values)");
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    return {values, {}};
 }
 
 // The options one plugin (or command) declared: its name, for messages, and its rows.
@@ -608,6 +598,25 @@ public:
             return std::nullopt;
         }
         return parsed.value;
+    }
+
+    // Every value given for a repeatable row (-o A -o B, or bare FILE arguments), in order, each parsed.
+    template <typename T>
+    std::vector<T> all(const Option<T>& option)
+    {
+        std::vector<T> values;
+        if (!declared(option))
+            return values;
+        for (const auto& [key, text] : values_)
+            if (key == option.long_name()) {
+                Parsed<T> parsed = parse_value(option, text);
+                if (!parsed) {
+                    fail(parsed.error);
+                    return {};
+                }
+                values.push_back(*parsed.value);
+            }
+        return values;
     }
 
     // Whether the user (or the core, filling in a default) gave the option.
