@@ -380,14 +380,8 @@ struct Forms {
     // jointly). The pipelined form only where its misfit() is smaller and the
     // data demand it: its weighted residual sum of squares drops below the
     // additive one's by more than the measured noise explains at
-    // model_choice_alpha (richer_fit_wins), or it drops at all and the
-    // additive form is itself refuted by the measured noise
-    // (fit_is_rejected: the choice between two approximations), so that
-    // noise alone does not turn a transport into a pipeline. With
-    // heavy-tailed noise the additive form is refuted by its outliers, and a
-    // pipelined fit with a smaller misfit() but a larger sum of squares (one
-    // outlier met more closely, the rest less) won 5 of 120 runs before the
-    // sum of squares had to drop as well.
+    // model_choice_alpha (richer_fit_wins), so that noise alone does not
+    // turn a transport into a pipeline.
     Candidate* better_than(double best_error, FitEvidence best, double relative_noise)
     {
         Candidate* chosen = nullptr;
@@ -400,8 +394,7 @@ struct Forms {
         // the same form, judged by misfit() alone.
         const bool same_form = best.params >= overlapped.evidence.params;
         if (std::isfinite(overlapped.error) && overlapped.error < best_error &&
-            (same_form || richer_fit_wins(best, overlapped.evidence, relative_noise) ||
-             (overlapped.evidence.rss < best.rss && fit_is_rejected(best, relative_noise))))
+            (same_form || richer_fit_wins(best, overlapped.evidence, relative_noise)))
             chosen = &overlapped;
         return chosen;
     }

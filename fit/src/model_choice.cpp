@@ -66,12 +66,12 @@ double improvement_p_value(const FitEvidence& simpler, const FitEvidence& richer
     const double extra = double(richer.params - simpler.params);
     const bool measured = std::isfinite(relative_noise) && relative_noise > 0;
     const double known = measured ? relative_noise * relative_noise : 0.0;
-    if (richer.points <= richer.params) // no residual degrees of freedom: only the measured noise can judge
-        return measured ? chi_square_upper_tail(drop / known, extra) : 1.0;
+    if (measured)
+        return chi_square_upper_tail(drop / known, extra); // Wilks 1938: likelihood ratio, known variance
+    if (richer.points <= richer.params)
+        return 1.0; // no residual degrees of freedom and no measured noise: nothing to judge by
     const double dof = double(richer.points - richer.params);
     const double residual = std::max(richer.rss / dof, numeric_floor * numeric_floor);
-    if (known >= residual)
-        return chi_square_upper_tail(drop / known, extra); // Wilks 1938: likelihood ratio, known variance
     return f_upper_tail(drop / extra / residual, extra, dof); // Seber and Lee 2003, ch. 4: extra sum of squares
 }
 
@@ -79,14 +79,6 @@ bool richer_fit_wins(const FitEvidence& simpler, const FitEvidence& richer, doub
                      double alpha) noexcept
 {
     return improvement_p_value(simpler, richer, relative_noise) < alpha;
-}
-
-bool fit_is_rejected(const FitEvidence& fit, double relative_noise, double alpha) noexcept
-{
-    if (!(std::isfinite(relative_noise) && relative_noise > 0) || fit.points <= fit.params || !std::isfinite(fit.rss))
-        return false;
-    const double dof = double(fit.points - fit.params);
-    return chi_square_upper_tail(fit.rss / (relative_noise * relative_noise), dof) < alpha;
 }
 
 } // namespace ngx::fit

@@ -459,10 +459,8 @@ bool any_overlapped(const LogGPFit& fit)
 // as well (its one per-byte term stands for the copies), noise of 1% and 3%,
 // normal and heavy-tailed, picks the pipelined form in at most a few of 80
 // runs (the stated rate is 1%). Chosen by misfit() alone it was picked in 6;
-// with the pipelined form's sum of squares not required to drop where the
-// additive form is refuted (heavy tails refute it) in 4; with eq. (5)'s
-// branches iterated from the paper's start alone (loggp_joint.cpp,
-// iterate_from_starts) in 37.
+// with eq. (5)'s branches iterated from the paper's start alone
+// (loggp_joint.cpp, iterate_from_starts) in 37.
 TEST(LogGPJoint, NoisyAdditiveTransportsAreReadAsAdditive)
 {
     for (const Transport& t : {additive(), copy_paced()}) {
@@ -527,7 +525,7 @@ TEST(LogGPJoint, ASwitchUnderNoiseIsSplitAtIt)
 // more closely, but by no more than the measured noise explains. Split
 // where the halves' misfit() is smaller, without the test, 15 of these 20
 // ranges were; tested with the sum of squares of the parameters kept
-// rather than the least one reached (JointFit::least_rss), 2.
+// rather than the least one reached (JointFit::least_rss), 3.
 TEST(LogGPJoint, NoiseWiderThanTheGoalDoesNotSplitARange)
 {
     constexpr double noise = 0.10;

@@ -91,12 +91,9 @@ TEST(ModelChoice, PureNoisePicksTheRicherModelAtTheStatedRate)
 
 TEST(ModelChoice, NoBetterFitOrNoMoreParametersNeverWins)
 {
-    EXPECT_EQ(improvement_p_value({1.0, 20, 3}, {1.0, 20, 4}, 0.01), 1.0);  // no drop
-    EXPECT_EQ(improvement_p_value({2.0, 20, 3}, {1.0, 20, 3}, 0.01), 1.0);  // no parameter more
-    EXPECT_EQ(improvement_p_value({2.0, 4, 2}, {0.0, 4, 4}, NAN), 1.0);     // no residual, no measured noise
-    EXPECT_LT(improvement_p_value({2.0, 4, 2}, {0.0, 4, 4}, 0.01), 1e-12);  // the measured noise judges it
-    EXPECT_EQ(improvement_p_value({1e-30, 9, 7}, {0.0, 9, 8}, NAN), 1.0);   // rounding, not evidence
-    EXPECT_FALSE(fit_is_rejected({20 * 1e-4, 27, 7}, 0.01));                // S / r^2 = 20 on 20 dof
-    EXPECT_TRUE(fit_is_rejected({60 * 1e-4, 27, 7}, 0.01));                 // 60 on 20: p ~ 1e-5
-    EXPECT_FALSE(fit_is_rejected({60 * 1e-4, 27, 7}, NAN));                 // no measured noise: no test
+    EXPECT_EQ(improvement_p_value({1.0, 20, 3}, {1.0, 20, 4}, 0.01), 1.0); // no drop
+    EXPECT_EQ(improvement_p_value({2.0, 20, 3}, {1.0, 20, 3}, 0.01), 1.0); // no parameter more
+    EXPECT_EQ(improvement_p_value({2.0, 4, 2}, {0.0, 4, 4}, NAN), 1.0);    // no residual, no measured noise
+    EXPECT_LT(improvement_p_value({2.0, 4, 2}, {0.0, 4, 4}, 0.01), 1e-12); // the measured noise judges it
+    EXPECT_EQ(improvement_p_value({1e-30, 9, 7}, {0.0, 9, 8}, NAN), 1.0);  // rounding, not evidence
 }
