@@ -423,9 +423,11 @@ Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSi
 // ngx: where the fitted model of a range misses the quality goal (misfit()
 // above 1: a mean relative error above 5% or a max above 15%), a protocol or
 // cache regime may change inside it that no single curve showed beyond its
-// noise. The range is split at the size where the two halves' misfit() is
-// least, when that is smaller than the whole range's and the halves are the
-// richer model the data demand: their weighted residual sum of squares drops
+// noise. The range is split at the size where the two halves leave the
+// least weighted residual sum of squares (the least-squares position; by
+// misfit() a heavy-tailed run put it one size late), when their misfit() is
+// smaller than the whole range's and the halves are the richer model the
+// data demand: their weighted residual sum of squares drops
 // below the whole range's by more than the measured noise explains
 // (model_choice.hpp), at model_choice_alpha / K for the K sizes the split
 // was sought at (Bonferroni), so that a range of pure noise is split with a
@@ -434,8 +436,9 @@ Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSi
 // change point found before stays.
 //
 // Halves of L >= 0 are preferred: a split with a half of L < 0 (a model no
-// simulator can run) is taken only when no other split will do, and only
-// where the range's mean misses the goal or its own L is < 0 (a regime
+// simulator can run) is taken only where the test prefers its position to
+// the best one of L >= 0 or no other split will do, and only where the
+// range's mean misses the goal or its own L is < 0 (a regime
 // change worth a range of its own: Open MPI over vader, whose small sizes'
 // range has L < 0), never for one point's sake (in shm runs such splits of
 // ranges missing on their max alone gave ranges of negative L). A range
