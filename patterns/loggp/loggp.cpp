@@ -11,7 +11,7 @@
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed
 // (less the one timer read that falls inside the interval).
-// Where the module has reliable non-blocking calls (--loggp-exchange auto),
+// With --loggp-exchange yes (a module with reliable non-blocking calls)
 // both ranks also run n exchanges of s bytes back to back (irecv + isend +
 // wait, as MPI_Sendrecv), timed by the driver: from them the fit takes the
 // share of O_s that occupies the CPU against a concurrent receive
@@ -89,9 +89,10 @@ constexpr auto loggp_timing = opt::row::choice(
 constexpr auto loggp_batch =
     opt::row::whole_number("loggp-batch", "16", 1, 4096, "repetitions per timed sample with --loggp-timing batch");
 constexpr auto loggp_exchange = opt::row::choice(
-    "loggp-exchange", "auto", {"auto", "no"},
-    "also time n exchanges of s bytes both ways at once (irecv + isend + wait on both ranks) per size, for the "
-    "CPU share of O_s (exchange_cpu_share): auto (where the module has reliable non-blocking calls) or no");
+    "loggp-exchange", "no", {"no", "yes"},
+    "yes: also time n exchanges of s bytes both ways at once (irecv + isend + wait on both ranks) per size, for "
+    "the CPU share of O_s (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi; sim without "
+    "rendezvous)");
 constexpr auto raw_prtt =
     opt::row::output_file("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)");
 
@@ -132,8 +133,10 @@ public:
     Status run(PatternContext& ctx) override
     {
         sizes_.assign(ctx.settings.sizes.size(), PerSize{});
-        exchanges_ =
-            exchange_ == "auto" && ctx.transport.has(NGX_CAP_NONBLOCKING) && ctx.transport.has(NGX_CAP_RELIABLE);
+        exchanges_ = exchange_ == "yes";
+        if (exchanges_ && !(ctx.transport.has(NGX_CAP_NONBLOCKING) && ctx.transport.has(NGX_CAP_RELIABLE)))
+            return Status::usage("--loggp-exchange yes: module '" + ctx.transport.module().name() +
+                                 "' has no reliable non-blocking calls (isend, irecv, wait) to exchange with");
         PassedSweep sweep;
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
         sweep.finish = [&] { return exchange_receive_overheads(ctx); };
@@ -286,7 +289,7 @@ private:
     // Both ranks run n exchanges back to back per repetition: irecv, isend,
     // wait for both (MPI_Sendrecv's order), into a second buffer; the driver
     // times each repetition and keeps its time per exchange
-    // (fit/exchange_share.hpp). Lossy modules are left out (exchanges_).
+    // (fit/exchange_share.hpp).
     Status measure_exchanges(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
     {
         Transport& transport = ctx.transport;
@@ -368,8 +371,8 @@ private:
 
     uint64_t messages_ = 16;
     std::string timing_ = "auto";
-    std::string exchange_ = "auto";
-    bool exchanges_ = false; // this run measures exchanges (exchange_ and the module's capabilities)
+    std::string exchange_ = "no";
+    bool exchanges_ = false; // this run measures exchanges (--loggp-exchange yes)
     uint64_t fixed_batch_ = 16;
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;

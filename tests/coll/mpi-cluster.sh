@@ -10,7 +10,7 @@
 # fit the predictions use; NGX_TEST_CLUSTER_P (default "4 8") the rank
 # counts; NGX_TEST_CLUSTER_MCA more mpirun words for every run (netns.sh
 # already passes --mca mpi_yield_when_idle 1). The loggp fit measures
-# exchanges too (its exchange_cpu_share: how much of a blocking send's O_s
+# exchanges too (--loggp-exchange yes) (its exchange_cpu_share: how much of a blocking send's O_s
 # is CPU time, docs/loggp.md), printed per size next to the fit's
 # X_f(s) and X_1(s); NGX_TEST_CLUSTER_KEEP=DIR keeps the run's JSON files
 # there. Not registered with meson: over P = 8 the 2 CPUs of these
@@ -58,7 +58,9 @@ mca+=(${NGX_TEST_CLUSTER_MCA:-})
 sizes=8Ki,16Ki,32Ki,48Ki,64Ki,96Ki,128Ki,192Ki,256Ki
 fit=${NGX_TEST_CLUSTER_FIT:-loggp}
 [[ $fit == loggp || $fit == loggps ]] || fail "NGX_TEST_CLUSTER_FIT=$fit: expected loggp or loggps"
-netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" -s "$sizes" -c 12 --warmup 1 --timeout 20 \
+exchange=()
+[[ $fit == loggp ]] && exchange=(--loggp-exchange yes)
+netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" "${exchange[@]}" -s "$sizes" -c 12 --warmup 1 --timeout 20 \
     -o "$SCRATCH/fit.json" >"$SCRATCH/fit.txt" 2>&1 ||
     { cat "$SCRATCH/fit.txt"; fail "the $fit run between nodes 0 and 1"; }
 sed -n "/^# $fit parameters/,/^# prediction error/p" "$SCRATCH/fit.txt"
