@@ -468,6 +468,9 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         r.g = *g;
         r.G = *G;
         read_overheads(range, r);
+        if (!(std::isnan(r.exchange_cpu_share) || (r.exchange_cpu_share >= 0 && r.exchange_cpu_share <= 1)))
+            return Status::usage("model range: \"exchange_cpu_share\" is " + range["exchange_cpu_share"].dump() +
+                                 ", expected a share of O_s in 0..1");
         if (!params.ranges.empty() && r.from_bytes <= params.ranges.back().from_bytes)
             return Status::usage("model ranges are not in increasing size order");
         params.ranges.push_back(r);
