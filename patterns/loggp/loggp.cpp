@@ -11,6 +11,11 @@
 // sent to it through the bootstrap, so both ranks use one d) before each
 // receive, so the message has arrived and only the receive call is timed
 // (less the one timer read that falls inside the interval).
+// With --loggp-exchange yes (a module with reliable non-blocking calls)
+// both ranks also run n exchanges of s bytes back to back (irecv + isend +
+// wait, as MPI_Sendrecv), timed by the driver: from them the fit takes the
+// share of O_s that occupies the CPU against a concurrent receive
+// (fit/exchange_share.hpp), which blocking calls cannot show.
 // The sizes are measured in passes (patterns/common/passes.hpp): in each pass
 // a size runs its series one after the other (PRTT(1,0,s), PRTT(n,0,s),
 // PRTT(n,d,s), o_r), and the sizes take turns. d is chosen in the size's
@@ -83,12 +88,17 @@ constexpr auto loggp_timing = opt::row::choice(
     "shorter than 100 timer steps)");
 constexpr auto loggp_batch =
     opt::row::whole_number("loggp-batch", "16", 1, 4096, "repetitions per timed sample with --loggp-timing batch");
+constexpr auto loggp_exchange = opt::row::choice(
+    "loggp-exchange", "no", {"no", "yes"},
+    "yes: also time n exchanges of s bytes both ways at once (irecv + isend + wait on both ranks) per size, for "
+    "the CPU share of O_s (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi; sim without "
+    "rendezvous)");
 constexpr auto raw_prtt =
     opt::row::output_file("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)");
 
 opt::Table loggp_options()
 {
-    opt::Table table("loggp", {loggp_n, loggp_timing, loggp_batch});
+    opt::Table table("loggp", {loggp_n, loggp_timing, loggp_batch, loggp_exchange});
     table.add(fit_options());
     table.add(raw_prtt);
     return table;
@@ -102,6 +112,7 @@ public:
         messages_ = read(loggp_n);
         timing_ = read(loggp_timing);
         fixed_batch_ = read(loggp_batch);
+        exchange_ = read(loggp_exchange);
         fit_settings_ = read_fit_settings(read);
         return read.ok() ? Status::ok() : Status::usage(read.error());
     }
@@ -111,6 +122,7 @@ public:
         Json options = fit_settings_json(fit_settings_);
         options["n"] = messages_;
         options["timing"] = timing_;
+        options["exchange"] = exchange_;
         if (timing_ == "batch")
             options["batch"] = fixed_batch_;
         if (timing_ != "per-sample")
@@ -121,6 +133,10 @@ public:
     Status run(PatternContext& ctx) override
     {
         sizes_.assign(ctx.settings.sizes.size(), PerSize{});
+        exchanges_ = exchange_ == "yes";
+        if (exchanges_ && !(ctx.transport.has(NGX_CAP_NONBLOCKING) && ctx.transport.has(NGX_CAP_RELIABLE)))
+            return Status::usage("--loggp-exchange yes: module '" + ctx.transport.module().name() +
+                                 "' has no reliable non-blocking calls (isend, irecv, wait) to exchange with");
         PassedSweep sweep;
         sweep.measure = [&](const PassSlice& slice, Buffer& buffer) { return measure_slice(ctx, slice, buffer); };
         sweep.finish = [&] { return exchange_receive_overheads(ctx); };
@@ -146,6 +162,7 @@ private:
         std::vector<double> d_spent;          // per pass: what wait(d) really took (driver)
         double o_r = fit::Measured::nan;      // the responder's median over all passes (driver, at the end)
         std::vector<double> receive_us;       // responder: the o_r samples of all passes
+        std::vector<double> exchange_us;      // driver: per exchange, the samples of all passes
     };
 
     // One pass of one size: the series one after the other (driver samples:
@@ -174,6 +191,8 @@ private:
         single.batch = 1; // o_r times each receive, after a wait of 2d
         single.warmup = series_warmup(state, slice.warmup, 1, 2 * state.d);
         NGX_TRY(measure_receive_overhead(ctx, buffer, single, state));
+        if (exchanges_)
+            NGX_TRY(measure_exchanges(ctx, buffer, burst, state));
         if (!ctx.bootstrap.is_driver())
             return Series{};
         state.d_spent.push_back(d_spent);
@@ -267,6 +286,38 @@ private:
         return Status::ok();
     }
 
+    // Both ranks run n exchanges back to back per repetition: irecv, isend,
+    // wait for both (MPI_Sendrecv's order), into a second buffer; the driver
+    // times each repetition and keeps its time per exchange
+    // (fit/exchange_share.hpp).
+    Status measure_exchanges(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
+    {
+        Transport& transport = ctx.transport;
+        NGX_ASSIGN_OR_RETURN(Buffer incoming, transport.alloc(spec.size));
+        const uint64_t repetitions = spec.warmup + spec.samples;
+        std::vector<double> per_exchange;
+        per_exchange.reserve(spec.samples);
+        for (uint64_t rep = 0; rep < repetitions; ++rep) {
+            const uint64_t start = ctx.timer.now();
+            for (uint64_t k = 0; k < spec.messages; ++k) {
+                ngx_request sent = 0, received = 0;
+                Status status = transport.irecv(incoming.data(), spec.size, received);
+                status = status ? transport.isend(buffer.data(), spec.size, sent) : status;
+                status = status ? transport.wait(sent) : status;
+                status = status ? transport.wait(received) : status;
+                if (!status)
+                    return status.with_context("exchange, " + where(spec.size, rep));
+            }
+            const uint64_t end = ctx.timer.now();
+            if (rep >= spec.warmup)
+                per_exchange.push_back(ctx.timer.to_us(end - start) / double(spec.messages));
+        }
+        ctx.sink.count_messages(2 * repetitions * spec.messages);
+        if (ctx.bootstrap.is_driver())
+            state.exchange_us.insert(state.exchange_us.end(), per_exchange.begin(), per_exchange.end());
+        return Status::ok();
+    }
+
     // After the last pass: the responder's o_r per size (the central mean of
     // all its passes' samples; NaN where none) reaches the driver.
     Status exchange_receive_overheads(PatternContext& ctx)
@@ -298,10 +349,15 @@ private:
         double prtt_n_0 = median(pooled[1]);
         double prtt_n_d = median(pooled[2]);
         SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
-        fit::PrttSample sample{double(last.size), record.summary.median, prtt_n_0, prtt_n_d, d_spent, state.o_r};
+        fit::PrttSample sample{double(last.size), record.summary.median, prtt_n_0, prtt_n_d, d_spent,
+                               state.o_r,         std::nullopt};
+        if (!state.exchange_us.empty())
+            sample.exchange = median(state.exchange_us);
         samples_.push_back(sample);
         rel_ci_.push_back(rel_ci);
         std::vector<std::pair<std::string, double>> columns = loggp_size_columns(sample, double(messages_));
+        if (sample.exchange)
+            columns.emplace_back("exchange_us", *sample.exchange);
         columns.emplace_back("rel_ci95", rel_ci);
         columns.emplace_back("batch", double(state.batch));
         record.extra.insert(record.extra.begin(), columns.begin(), columns.end()); // loss columns stay after them
@@ -315,6 +371,8 @@ private:
 
     uint64_t messages_ = 16;
     std::string timing_ = "auto";
+    std::string exchange_ = "no";
+    bool exchanges_ = false; // this run measures exchanges (--loggp-exchange yes)
     uint64_t fixed_batch_ = 16;
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;

@@ -94,6 +94,18 @@ RangeExport export_range(const fit::LogGPRange& r)
               << "% over the range (noise around a flat one): G exported as 0\n";
         G = 0;
     }
+    // A measured exchange share f < 1 (fit/exchange_share.hpp): LogGOPSim's O is
+    // the send's CPU, O - (1 - f) O_s, and G at least O, as ngx's collective
+    // models take it (fit/collectives.hpp, loggp_message_cost); its receive
+    // then pays max(O, G) per byte as before.
+    const double f = r.exchange_cpu_share;
+    if (std::isfinite(f) && f < 1) {
+        const double cpu = std::max(O - (1 - std::max(f, 0.0)) * std::max(o_slope_s, 0.0), 0.0);
+        G = std::max(G, O);
+        notes << "# " << range_name(r) << ": a send's CPU takes " << f << " of O_s (exchange_cpu_share): O exported "
+              << "as " << cpu << " us/byte (fitted " << O << "), G as " << G << " us/byte\n";
+        O = cpu;
+    }
     e.notes = notes.str();
     e.values = {{"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", G}, {"-O", "O", O}};
     return e;

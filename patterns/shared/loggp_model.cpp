@@ -3,6 +3,7 @@
 
 #include "../common/model_json.hpp"
 
+#include <ngx/fit/exchange_share.hpp>
 #include <ngx/fit/loggp_quality.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
@@ -71,6 +72,38 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
         json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
                           "or the range is a rendezvous protocol); use L_eel_us";
     return json;
+}
+
+// Per range: the CPU share of O_s from the measured exchanges
+// (fit/exchange_share.hpp), set on the range; nullopt where none was measured.
+std::vector<std::optional<fit::ExchangeShareFit>> fit_exchange_shares(const std::vector<fit::PrttSample>& samples,
+                                                                      fit::LogGPFit& f)
+{
+    std::vector<std::optional<fit::ExchangeShareFit>> shares(f.params.ranges.size());
+    for (size_t i = 0; i < shares.size(); ++i) {
+        const fit::Range& at = f.details[i].indices;
+        shares[i] = fit::fit_exchange_share(f.params.ranges[i], std::span(samples).subspan(at.first, at.count()));
+        if (shares[i])
+            f.params.ranges[i].exchange_cpu_share = shares[i]->share;
+    }
+    return shares;
+}
+
+void add_exchange_share(Json& range, const std::optional<fit::ExchangeShareFit>& share)
+{
+    if (!share)
+        return;
+    range["exchange_cpu_share"] = json_number(share->share);
+    range["intervals"]["exchange_cpu_share"] = measured_json(fit::Measured::exact(share->share));
+    range["exchange"] = {{"points", share->points},
+                         {"mean_relative", json_number(share->mean_rel)},
+                         {"mean_relative_all_cpu", json_number(share->mean_rel_cpu)}};
+    std::ostringstream note;
+    note << "exchange: a send's CPU takes " << share->share << " of O_s while the rank receives (" << share->points
+         << " sizes exchanged both ways; mean error " << 100 * share->mean_rel << "%, with all of O_s as CPU time "
+         << 100 * share->mean_rel_cpu << "%)";
+    const std::string before = range.contains("note") ? range["note"].get<std::string>() + "; " : "";
+    range["note"] = before + note.str();
 }
 
 std::string percent(double fraction)
@@ -251,6 +284,8 @@ bool has_number(const Json& range, const char* name)
 // o(s) as saved: intercept and slope when both are there, else a constant.
 void read_overheads(const Json& range, fit::LogGPRange& r)
 {
+    if (has_number(range, "exchange_cpu_share"))
+        r.exchange_cpu_share = range["exchange_cpu_share"].get<double>();
     r.overlapped = range.contains("overlapped") && range["overlapped"].is_boolean() && range["overlapped"].get<bool>();
     if (has_number(range, "O_us_per_byte"))
         r.send_line.per_byte = fit::Measured::exact(range["O_us_per_byte"].get<double>());
@@ -354,7 +389,8 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
     Result<fit::LogGPFit> fitted = fit::fit_loggp(samples, n, options);
     if (!fitted)
         return Status::runtime("LogGP fit: " + fitted.status().message());
-    const fit::LogGPFit& f = *fitted;
+    fit::LogGPFit& f = *fitted;
+    std::vector<std::optional<fit::ExchangeShareFit>> shares = fit_exchange_shares(samples, f);
     std::vector<double> widths = rel_ci;
     for (double& w : widths)
         if (!std::isfinite(w))
@@ -369,6 +405,7 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
     for (size_t i = 0; i < f.params.ranges.size(); ++i) {
         const fit::LogGPRange& range = f.params.ranges[i];
         ranges.push_back(range_json(range, f.details[i]));
+        add_exchange_share(ranges.back(), shares[i]);
         if (range.from_bytes > f.params.ranges.front().from_bytes)
             change_points.push_back(range.from_bytes);
     }
@@ -431,6 +468,9 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         r.g = *g;
         r.G = *G;
         read_overheads(range, r);
+        if (!(std::isnan(r.exchange_cpu_share) || (r.exchange_cpu_share >= 0 && r.exchange_cpu_share <= 1)))
+            return Status::usage("model range: \"exchange_cpu_share\" is " + range["exchange_cpu_share"].dump() +
+                                 ", expected a share of O_s in 0..1");
         if (!params.ranges.empty() && r.from_bytes <= params.ranges.back().from_bytes)
             return Status::usage("model ranges are not in increasing size order");
         params.ranges.push_back(r);

@@ -13,6 +13,9 @@
 // (intercepts and slopes, 95% intervals in "intervals"), L_us of eq. (1)
 // computed with them, g and G. loggp_params_from_model reads the lines back
 // exactly, so a saved model predicts what the run predicted, to the bit.
+// With measured exchanges (PrttSample::exchange, --loggp-exchange yes) a
+// range also holds exchange_cpu_share and "exchange" (fit/exchange_share.hpp);
+// a saved share outside 0..1 is refused.
 // The measured spread (rel_ci) sets LogGPOptions::relative_noise (the
 // median over the sizes of rel_ci / (2 * 1.96), at least the scatter
 // between neighbouring sizes and 1%) and the stated fit quality

@@ -103,7 +103,7 @@ Result<fit::PrttSample> parse_row(const std::string& name, size_t line, const st
         table.n = values[1];
     if (values[1] != table.n || table.n < 2)
         return bad(name, line, "n must be the same number >= 2 on every line");
-    fit::PrttSample sample{values[0], values[3], values[4], values[5], values[2], std::nullopt};
+    fit::PrttSample sample{values[0], values[3], values[4], values[5], values[2], std::nullopt, std::nullopt};
     if (columns > required_columns.size())
         sample.o_r = values[6];
     if (columns > required_columns.size() + 1)
@@ -145,7 +145,7 @@ double saved_n(const Json& run)
     return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
 }
 
-// A saved loggp run: results carry the medians and o_r, options the n.
+// A saved loggp run: results carry the medians, o_r and the exchanges, options the n.
 Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name, const std::string& module)
 {
     Result<const Json*> chosen = patterns::choose_saved_run(
@@ -156,10 +156,17 @@ Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name,
     PrttTable table;
     table.n = saved_n(*run);
     for (const Json& r : (*run)["results"]) {
-        fit::PrttSample sample{extra(r, "size_bytes"),  extra(r, "median_us"), extra(r, "prtt_n_0_us"),
-                               extra(r, "prtt_n_d_us"), extra(r, "delay_us"),  extra(r, "o_r_us")};
+        fit::PrttSample sample{extra(r, "size_bytes"),
+                               extra(r, "median_us"),
+                               extra(r, "prtt_n_0_us"),
+                               extra(r, "prtt_n_d_us"),
+                               extra(r, "delay_us"),
+                               extra(r, "o_r_us"),
+                               std::nullopt};
         if (!std::isfinite(*sample.o_r))
             sample.o_r.reset();
+        if (const double exchange = extra(r, "exchange_us"); std::isfinite(exchange)) // fit/exchange_share.hpp
+            sample.exchange = exchange;
         for (double value : {sample.size, sample.prtt_1_0, sample.prtt_n_0, sample.prtt_n_d, sample.delay})
             if (!std::isfinite(value))
                 return Status::usage(name + ": a loggp result lacks one of size_bytes, median_us, prtt_n_0_us, "

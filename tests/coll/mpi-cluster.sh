@@ -8,10 +8,15 @@
 # nodes. Prints the table of measured vs predicted and the time it took.
 # NGX_TEST_CLUSTER_FIT=loggp|loggps (default loggp) picks the point-to-point
 # fit the predictions use; NGX_TEST_CLUSTER_P (default "4 8") the rank
-# counts. Not registered with meson: over P = 8 the 2 CPUs of these machines,
-# not the network, set MPI_Allreduce's time, and from a loggp fit the
-# rendezvous range's blocking-send overhead is charged as CPU time in every
-# exchange (docs/collectives.md, "On an emulated cluster", has the numbers).
+# counts; NGX_TEST_CLUSTER_MCA more mpirun words for every run (netns.sh
+# already passes --mca mpi_yield_when_idle 1). The loggp fit measures
+# exchanges too (--loggp-exchange yes) (its exchange_cpu_share: how much of a blocking send's O_s
+# is CPU time, docs/loggp.md), printed per size next to the fit's
+# X_f(s) and X_1(s); NGX_TEST_CLUSTER_KEEP=DIR keeps the run's JSON files
+# there. Not registered with meson: over P = 8 the 2 CPUs of these
+# machines, not the network, set MPI_Allreduce's time, and the check needs
+# a quiet machine (docs/collectives.md, "On an emulated cluster", has the
+# numbers).
 #
 # The emulation, and why (docs/collectives.md, "On an emulated cluster"):
 # - 150 Mbit/s NICs: 8 ranks share 2 CPUs, the network must be the
@@ -42,6 +47,8 @@ netns_cluster c 8 "${rate}mbit" || fail "an 8-node cluster at $rate Mbit/s"
 # NGX_TEST_CLUSTER_OPS=bcast: MPI_Bcast alone.
 ops=${NGX_TEST_CLUSTER_OPS:-bcast allreduce}
 mca=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,need-ack,need-csum)
+# shellcheck disable=SC2206 # words on purpose
+mca+=(${NGX_TEST_CLUSTER_MCA:-})
 
 # The fit: ranks 0 and 1 on nodes 0 and 1, sizes from the smallest message
 # the collectives send (Rabenseifner over 8 ranks of 64 KiB: 8 KiB) up to
@@ -51,10 +58,33 @@ mca=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,nee
 sizes=8Ki,16Ki,32Ki,48Ki,64Ki,96Ki,128Ki,192Ki,256Ki
 fit=${NGX_TEST_CLUSTER_FIT:-loggp}
 [[ $fit == loggp || $fit == loggps ]] || fail "NGX_TEST_CLUSTER_FIT=$fit: expected loggp or loggps"
-netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" -s "$sizes" -c 12 --warmup 1 --timeout 20 \
+exchange=()
+[[ $fit == loggp ]] && exchange=(--loggp-exchange yes)
+netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" "${exchange[@]}" -s "$sizes" -c 12 --warmup 1 --timeout 20 \
     -o "$SCRATCH/fit.json" >"$SCRATCH/fit.txt" 2>&1 ||
     { cat "$SCRATCH/fit.txt"; fail "the $fit run between nodes 0 and 1"; }
 sed -n "/^# $fit parameters/,/^# prediction error/p" "$SCRATCH/fit.txt"
+[[ $fit == loggp ]] && python3 - "$SCRATCH/fit.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run = run.get("runs", [run])[0]
+ranges = run["model"]["ranges"]
+def exchange(r, s, f):  # fit/exchange_share.hpp, X_f(s)
+    x = s - 1
+    o_r = r["o_r_us"] + x * (r.get("O_r_us_per_byte") or 0)
+    send = r["o_us"] + f * x * max(r.get("O_us_per_byte") or 0, 0)
+    return max(r["g_us"] + x * r["G_us_per_byte"], send + r["L_us"] + x * r["G_us_per_byte"] + o_r)
+print("# exchanges (both ranks irecv + isend + wait): measured, X_f with the range's share, X_1")
+for row in run["results"]:
+    if "exchange_us" not in row:
+        continue
+    s = row["size_bytes"]
+    r = [q for q in ranges if q["from_bytes"] <= s][-1]
+    f = r.get("exchange_cpu_share")
+    f = 1 if f is None else f
+    print("  %8d B  %10.0f us  X_f %10.0f us (f = %.3f)  X_1 %10.0f us" % (s, row["exchange_us"], exchange(r, s, f), f,
+                                                                          exchange(r, s, 1)))
+PY
 echo "fit: $((SECONDS - start)) s"
 
 Ps=${NGX_TEST_CLUSTER_P:-4 8}
@@ -68,6 +98,7 @@ for P in $Ps; do
 done
 echo "fit and collectives: $((SECONDS - start)) s"
 
+[[ -n ${NGX_TEST_CLUSTER_KEEP:-} ]] && cp "$SCRATCH"/*.json "$NGX_TEST_CLUSTER_KEEP"/
 python3 - "$SCRATCH" "$ops" "$Ps" <<'PY'
 import glob, json, sys
 rows = []

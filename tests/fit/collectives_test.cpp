@@ -52,7 +52,12 @@ std::vector<Model> models()
     s.G_l = 8e-4;
     s.s = 2048;
     s.S = 4096;
+    // A send that is mostly waiting (fit/exchange_share.hpp), with O_s above G:
+    // its CPU pays O - 0.9 O_s per byte and its gap max(G, O).
+    LogGPRange waiting = range(3, 40, 0.004, 2, 0.0005, 4, 0.001, true);
+    waiting.exchange_cpu_share = 0.1;
     return {{"gap-bound", loggp_message_cost(params_of(range(5, 3, 0, 2, 0, 6, 0.002, false)))},
+            {"waiting-send", loggp_message_cost(params_of(waiting))},
             {"cpu-bound", loggp_message_cost(params_of(range(2, 4, 0.003, 4, 0.001, 1, 0.001, true)))},
             {"loggps-rendezvous", loggps_message_cost(s)}};
 }
@@ -144,6 +149,25 @@ TEST(Collectives, OneMessageIsTheHalfRoundTripOfTheRange)
     const LogGPParams q = params_of(range(5, 3, 1e-4, 2, 2e-4, 6, 0.002, true));
     const MessageCost n = loggp_message_cost(q)(4096);
     EXPECT_NEAR(n.arrival + n.recv_cpu, q.half_rtt(4096), 1e-12);
+}
+
+// With a measured exchange share of 0 an exchange pays the send's intercept
+// and the message, not the send's per-byte overhead before its receive;
+// without it (LogGOPSim's reading) the rank's CPU sends first. One message
+// alone costs the same either way.
+TEST(Collectives, AnExchangeChargesTheSendOnlyItsCpuShare)
+{
+    const double L = 20, o_s = 150, O_s = 0.029, o_r = 1, G = 0.0557, s = 1 << 20, x = s - 1;
+    LogGPRange r = range(L, o_s, O_s, o_r, 0, 12, G, true);
+    const MessageCostFn all_cpu = loggp_message_cost(params_of(r));
+    r.exchange_cpu_share = 0;
+    const MessageCostFn waiting = loggp_message_cost(params_of(r));
+    const Collective exchange{CollectiveOp::allreduce, Algorithm::recursive_doubling, 2, s, 0, 65536};
+    EXPECT_NEAR(predict_collective(exchange, waiting), o_s + L + o_r + x * G, 1e-9 * s);
+    EXPECT_NEAR(predict_collective(exchange, all_cpu), o_s + x * O_s + o_r + x * G, 1e-9 * s);
+    EXPECT_NEAR(evaluate_schedule(collective_schedule(exchange), waiting), o_s + L + o_r + x * G, 1e-9 * s);
+    const Collective one{CollectiveOp::bcast, Algorithm::linear, 2, s, 0, 65536};
+    EXPECT_NEAR(predict_collective(one, waiting), predict_collective(one, all_cpu), 1e-9 * s);
 }
 
 TEST(Collectives, EachMessageUsesTheRangeOfItsSize)

@@ -187,7 +187,7 @@ TEST(LogGP, OverheadLinearInSizeIsFollowed)
     for (double s = 1; s <= 65536; s *= 2) {
         const double o = o0 + o1 * (s - 1);
         const double p1 = 2 * (L + 2 * o + (s - 1) * G);
-        PrttSample p{s, p1, p1 + (n_msgs - 1) * std::max(o, g + (s - 1) * G), 0, p1, {}};
+        PrttSample p{s, p1, p1 + (n_msgs - 1) * std::max(o, g + (s - 1) * G), 0, p1, {}, {}};
         p.prtt_n_d = p1 + (n_msgs - 1) * (o + p.delay);
         v.push_back(p);
     }

@@ -5,8 +5,9 @@
 # and lands within 2% of `ngx predict`'s closed form, for every operation,
 # with and without a reduction cost (gamma).
 # Models: one overlapped range (o_s = o_r, so LogGOPSim's single o is ngx's;
-# the gap binds between sends) and one additive range (G exported as
-# O_s + O_r + G). Messages stay below the exported S: LogGOPSim's
+# the gap binds between sends), one additive range (G exported as
+# O_s + O_r + G) and one overlapped range whose sends take only a share of
+# O_s as CPU time (exchange_cpu_share: O and G exported as ngx reads them). Messages stay below the exported S: LogGOPSim's
 # rendezvous only delays the sender's completion, ngx's (LogGPS) adds a
 # handshake, so the two are compared where both send eagerly.
 # Where the closed forms are exact (fit/collectives.hpp) they agree with
@@ -37,6 +38,14 @@ cat >additive.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
   {"from_bytes": 1, "to_bytes": 4194304, "L_us": 3, "o_us": 2, "O_us_per_byte": 0.00005, "o_r_us": 2,
    "O_r_us_per_byte": 0.00005, "g_us": 1, "G_us_per_byte": 0.0004}]}}
+JSON
+# A range with a measured exchange share (fit/exchange_share.hpp): a send's
+# CPU takes 0.2 of O_s; exported as O = the send's CPU per byte and G at
+# least O (O_s above G here, so both exported values move).
+cat >exchange.json <<'JSON'
+{"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
+  {"from_bytes": 1, "to_bytes": 4194304, "L_us": 4, "o_us": 2, "O_us_per_byte": 0.0015, "o_r_us": 2,
+   "O_r_us_per_byte": 0.0002, "g_us": 3, "G_us_per_byte": 0.001, "overlapped": true, "exchange_cpu_share": 0.2}]}}
 JSON
 
 # check MODEL OP ALGORITHM P SIZE [GAMMA]
@@ -73,7 +82,7 @@ print(f"{'ok' if abs(err) <= 0.02 else 'FAIL'}: {sys.argv[4]}: LogGOPSim {sim:.4
 sys.exit(0 if abs(err) <= 0.02 else 1)
 PY
 }
-for model in overlapped.json additive.json; do
+for model in overlapped.json additive.json exchange.json; do
     check $model allreduce ring 16 1Mi
     check $model allreduce ring 6 96Ki 0.0005
     check $model allreduce recursive_doubling 16 64Ki 0.0005

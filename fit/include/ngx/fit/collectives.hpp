@@ -86,6 +86,9 @@ using MessageCostFn = std::function<MessageCost(double bytes)>;
 // LogGOPSim export uses: O = max(O_s, O_r) for an overlapped range, else
 // (O_s + O_r)/2 with G + O_s + O_r as the per-byte gap, so that one message
 // costs L + transfer_at(s), eq. (1) halved; negative per-byte costs are 0.
+// With a measured LogGPRange::exchange_cpu_share f < 1 the send's CPU per
+// byte is O - (1 - f) O_s and the per-byte gap max(G, O) (exchange_share.hpp):
+// an exchange then pays only the send's CPU before its receive.
 MessageCost loggp_message_cost(const LogGPRange& range, double bytes) noexcept;
 MessageCostFn loggp_message_cost(const LogGPParams& params);
 // LogGPS (Ino et al., Table 3): send CPU T1 = o' + kO_s, arrival T1 + T2,

@@ -86,6 +86,9 @@ struct PrttSample {
     double prtt_n_d = 0;       // PRTT(n, d, s)
     double delay = 0;          // d used for prtt_n_d
     std::optional<double> o_r; // receive overhead at s, if the pattern measured one
+    // Time per exchange of s bytes both ways at once (isend + irecv + wait on
+    // both ranks, back to back), if the pattern measured it (exchange_share.hpp).
+    std::optional<double> exchange;
 };
 
 // One overhead as a line in the message size (Hoefler et al. 2007 section 4):
@@ -122,6 +125,10 @@ struct LogGPRange {
     // and G once, as LogGOPSim's round trip 2 (2o + L + (s-1) max(O, G))
     // does, instead of their sum. Chosen by the joint fit (loggp_joint.hpp).
     bool overlapped = false;
+    // The share of the send's per-byte overhead O_s that occupies the CPU
+    // while the same rank receives (exchange_share.hpp), in [0, 1]; NaN:
+    // not measured, read as 1 (all of it, LogGOPSim's o + (s-1)O).
+    double exchange_cpu_share = Measured::nan;
 
     // o_s at size s: send_line.at(s).
     double o_at(double s) const noexcept { return send_line.at(s); }
