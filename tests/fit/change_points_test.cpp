@@ -76,7 +76,7 @@ bool covers_all(const std::vector<Range>& r, std::size_t n)
 
 } // namespace
 
-// Paper 001, eq. (8): 5 points x = 1..5, y = 2,4,5,4,5 have RSS 2.4 about
+// Hoefler et al. 2007, eq. (8): 5 points x = 1..5, y = 2,4,5,4,5 have RSS 2.4 about
 // their line; as printed the denominator is l - k - 2 = 2, by the stated
 // 2 degrees of freedom it is n - 2 = 3.
 TEST(ChangePoints, Eq8MeanDeviationBothReadings)

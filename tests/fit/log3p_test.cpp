@@ -50,7 +50,7 @@ Data generate(double noise, unsigned seed)
 
 } // namespace
 
-// Paper 000, section 4.1, Titan at 16 KiB and stride 1 KiB: o_mw = 29,
+// Cameron et al. 2007, section 4.1, Titan at 16 KiB and stride 1 KiB: o_mw = 29,
 // l_mw = 420, T_mem = 3, o_net = 131 us; T_00(s,d) = 452 us and the remote
 // strided half round trip T_01(s,d) = 580 us.
 TEST(Log3P, PaperTitanExample)

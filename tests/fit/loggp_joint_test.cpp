@@ -18,7 +18,7 @@ namespace {
 
 constexpr double n_msgs = 16;
 
-// A transport described by what Listing 1 of paper 001 would measure on it:
+// A transport described by what Listing 1 of Hoefler et al. 2007 would measure on it:
 // the round trip, the per-message time of a stream (eq. (5) with d = 0: the
 // larger of the sender's overhead and the gap), the sender's overhead and
 // the receive overhead, each a function of x = s - 1.

@@ -13,7 +13,7 @@ namespace {
 
 constexpr double n_msgs = 16;
 
-// Paper 001 eqs. (1) and (5) with an eager range up to 8 KiB and a
+// Hoefler et al. 2007, eqs. (1) and (5) with an eager range up to 8 KiB and a
 // rendezvous-like one above (g jumps, G changes), microseconds.
 struct Truth {
     double L = 5.0, o = 1.5;

@@ -30,7 +30,7 @@ struct Truth {
 
 constexpr double n_msgs = 16;
 
-// Listing 1 of paper 001 on the ground truth, sizes 1 B .. 1 MiB, d =
+// Listing 1 of Hoefler et al. 2007 on the ground truth, sizes 1 B .. 1 MiB, d =
 // PRTT(1,0,s). `noise` is the relative standard deviation of the timing
 // noise; it multiplies the communication part of each PRTT (the busy-wait
 // delay d itself is exact).
@@ -80,7 +80,7 @@ TEST(LogGP, NoiseFreeRecoversParametersAndSwitch)
         expect_rel(R.G.value, r == 0 ? t.G1 : t.G2, tol, "G");
         EXPECT_NEAR(R.send_line.per_byte.value, 0.0, 1e-12);
     }
-    EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12); // paper 001's reported L
+    EXPECT_NEAR(p.eel.value, t.L + 2 * t.o, 1e-12); // the L Hoefler et al. 2007 report
     EXPECT_TRUE(fit->eel_from_size_one);
     EXPECT_LT(fit->error.max_rel, 1e-9);
     EXPECT_EQ(fit->error.count, 3 * samples.size());
@@ -154,7 +154,7 @@ TEST(LogGP, PredictionsReproduceTheGeneratingFormulas)
             const double want = (P - 2) * std::max(t.g(s) + (s - 1) * t.G(s), t.o) + 2 * t.o + t.L + (s - 1) * t.G(s);
             EXPECT_NEAR(p.linear_bcast(P, s), want, 1e-9 * want) << s << " P " << P;
         }
-        // Tree of height h = ceil(log2 P): h (2o + L + (s-1)G) + (h-1) g (paper 000 section 4.3.3).
+        // Tree of height h = ceil(log2 P): h (2o + L + (s-1)G) + (h-1) g (Cameron et al. 2007, section 4.3.3).
         const double round = t.L + 2 * t.o + (s - 1) * t.G(s);
         EXPECT_NEAR(p.tree_bcast(64, s), 6 * round + 5 * t.g(s), 1e-9 * round);
         EXPECT_NEAR(p.tree_bcast(65, s), 7 * round + 6 * t.g(s), 1e-9 * round);
@@ -181,7 +181,7 @@ TEST(LogGP, RangeForUsesTheNextRangeFromItsFirstSize)
 
 TEST(LogGP, OverheadLinearInSizeIsFollowed)
 {
-    // o(s) = 1.5 + 0.0002 (s-1): not constant (paper 001 section 4).
+    // o(s) = 1.5 + 0.0002 (s-1): not constant (Hoefler et al. 2007, section 4).
     std::vector<PrttSample> v;
     const double L = 4, g = 6, G = 0.002, o0 = 1.5, o1 = 0.0002;
     for (double s = 1; s <= 65536; s *= 2) {
@@ -255,7 +255,7 @@ TEST(LogGP, InvalidInputs)
 
 namespace {
 
-// Paper 001 section 4 / LogGOPSim's O: both overheads linear in the size,
+// Hoefler et al. 2007, section 4 / LogGOPSim's O: both overheads linear in the size,
 // o_s(s) = os + (s-1) Os, o_r(s) = or_ + (s-1) Or; eq. (1) with o_s + o_r
 // for 2o, eq. (5) with o_s(s). Times in microseconds.
 struct SlopedTruth {
@@ -393,7 +393,7 @@ TEST(LogGP, UnweightedFitIsThePapersPlainLeastSquares)
 TEST(LogGP, TreeBroadcastByHand)
 {
     // L 5, o_s = o_r = 1.5, g 3, G 0.001, s = 1001 (k = 1000), P = 8 (h = 3):
-    // h (2o + L + kG) + (h-1) g = 3 (3 + 5 + 1) + 2 * 3 = 33 (paper 000 section 4.3.3).
+    // h (2o + L + kG) + (h-1) g = 3 (3 + 5 + 1) + 2 * 3 = 33 (Cameron et al. 2007, section 4.3.3).
     LogGPRange r;
     r.from_bytes = 1;
     r.to_bytes = 1e6;
@@ -411,7 +411,7 @@ TEST(LogGP, TreeBroadcastByHand)
 TEST(LogGP, ReceiveOverheadAboveTheGapIsFlagged)
 {
     // o_r = 5 us > g + (s-1)G = 3 + (s-1) 0.001 up to s ~ 2000: eq. (7) then
-    // measures the receiver, not the gap (paper 001 eq. (5), d = 0).
+    // measures the receiver, not the gap (Hoefler et al. 2007, eq. (5), d = 0).
     auto samples = generate(Truth{}, 0, 0);
     for (PrttSample& s : samples)
         s.o_r = 5.0;

@@ -10,7 +10,7 @@ using namespace ngx::fit;
 
 namespace {
 
-// Paper 004, Table 5, Myrinet (ns, bytes).
+// Ino et al. 2001, Table 5, Myrinet (ns, bytes).
 LogGPSParams myrinet()
 {
     LogGPSParams p;
@@ -25,7 +25,7 @@ LogGPSParams myrinet()
     return p;
 }
 
-constexpr double W = 5e5; // paper 004, section 4.3 (ns)
+constexpr double W = 5e5; // Ino et al. 2001, section 4.3 (ns)
 
 std::vector<double> sizes_up_to(double max)
 {
@@ -91,7 +91,7 @@ TEST(LogGPS, RttCurvesHaveTheSection43InterceptsAndSlopes)
     EXPECT_NEAR(slope(p.rtt(12000, W), p.rtt(2000, W), 10000), Os + Or, 1e-9);
     EXPECT_NEAR(slope(p.rtt(14000, 0), p.rtt(10000, 0), 4000), 2 * (Os + Or + p.G_l), 1e-9);
     EXPECT_NEAR(slope(p.rtt(60000, W), p.rtt(20000, W), 40000), 2 * Os + Or + p.G_l, 1e-9);
-    // Continuous at s for both w (paper 004, section 4.3, second point).
+    // Continuous at s for both w (Ino et al. 2001, section 4.3, second point).
     EXPECT_NEAR(p.rtt(8191, 0), p.rtt(8191 + 1e-6, 0), 1e-4);
     EXPECT_NEAR(p.rtt(8191, W), p.rtt(8191 + 1e-6, W), 1e-4);
 }
@@ -225,7 +225,7 @@ TEST(LogGPS, PrttOfOneMessageIsTheRoundTrip)
 TEST(LogGPS, EagerPrttWithLongDelayIsPaper001Eq5)
 {
     // With d large enough the receiver is idle before every message and
-    // PRTT(n,d,k) = PRTT(1,0,k) + (n-1)(T1 + d): eq. (5) of paper 001 with o = T1.
+    // PRTT(n,d,k) = PRTT(1,0,k) + (n-1)(T1 + d): eq. (5) of Hoefler et al. 2007 with o = T1.
     const LogGPSParams p = myrinet();
     const double k = 1000, d = 1e5, n = 8;
     EXPECT_NEAR(p.prtt(n, d, k), p.rtt(k, 0) + (n - 1) * (p.t1(k) + d), 1e-6);
@@ -278,7 +278,7 @@ TEST(LogGPS, InvalidInputs)
 
 TEST(LogGPS, TreeBroadcastByHandIncludesTheGaps)
 {
-    // Paper 000 section 4.3.3, h (2o + L + kG) + (h-1) g with the LogGPS
+    // Cameron et al. 2007, section 4.3.3, h (2o + L + kG) + (h-1) g with the LogGPS
     // message cost (Table 3 eq. (1)): L 5, o' 1, O_s 0.01, O_r 0.02, G_s 0.001,
     // k = 100 <= s: T1 + T2 + T3 = (1 + 1) + (0.1 + 5) + (1 + 2) = 10.1;
     // P = 8, h = 3, g = 4: 3 * 10.1 + 2 * 4 = 38.3.

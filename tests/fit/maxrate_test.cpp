@@ -11,7 +11,7 @@ using namespace ngx::fit;
 
 namespace {
 
-// Rates in bytes/us (= MB/s), times in us; paper 002, Table 1 magnitudes.
+// Rates in bytes/us (= MB/s), times in us; Gropp et al. 2016, Table 1 magnitudes.
 MaxRateParams eager3() // three parameters: s = 11 us, R_C = 1.7 GB/s, R_N = 5.5 GB/s
 {
     MaxRateParams p;
@@ -55,7 +55,7 @@ TEST(MaxRate, ModelFormulasAndKStar)
     EXPECT_NEAR(p.time(1, 1700), 11 + 1, 1e-12);     // s + n / R_C
     EXPECT_NEAR(p.time(2, 1700), 11 + 1, 1e-12);     // k R_C = 3400 < R_N: each pair at R_C
     EXPECT_NEAR(p.time(8, 5500), 11 + 8, 1e-12);     // network-limited: s + k n / R_N
-    EXPECT_NEAR(p.k_star(), 5500.0 / 1700.0, 1e-12); // paper 002: k* = R_N / R_C
+    EXPECT_NEAR(p.k_star(), 5500.0 / 1700.0, 1e-12); // Gropp et al. 2016: k* = R_N / R_C
     const MaxRateParams q = rendezvous4();
     EXPECT_NEAR(q.rate(3), std::min(5500.0, 3600 + 2 * 610.0), 1e-12);
     EXPECT_NEAR(q.k_star(), 1 + (5500 - 3600) / 610.0, 1e-12);
@@ -145,7 +145,7 @@ TEST(MaxRate, FourParameterRCiIntervalCoversTruth)
 
 TEST(MaxRate, FourParameterWithNegativeIncrementAndNoNetworkLimit)
 {
-    // Paper 002, Table 1, short regime: R_Ci < 0 and R_N = inf.
+    // Gropp et al. 2016, Table 1, short regime: R_Ci < 0 and R_N = inf.
     MaxRateParams t;
     t.s = 4;
     t.R_Cb = 630;
@@ -168,7 +168,7 @@ TEST(MaxRate, ThreeParameterWithoutNetworkLimitGivesInfiniteRN)
     expect_rel(f->params.R_Cb, 1700, 1e-9, "R_C");
 }
 
-// Paper 002's point: on multi-pair data the postal model fits badly, the
+// The point of Gropp et al. 2016: on multi-pair data the postal model fits badly, the
 // max-rate model well.
 TEST(MaxRate, BeatsPostalOnMultiPairData)
 {

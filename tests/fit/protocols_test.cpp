@@ -10,7 +10,7 @@ using namespace ngx::fit;
 namespace {
 
 // Transports of very different shapes: overhead-bound, latency-bound,
-// bandwidth-bound, and paper 003 Table 3's Cray T3D (o_s 30, o_r 15, L 3.1,
+// bandwidth-bound, and the Cray T3D of Al-Tawil and Moritz 1998, Table 3 (o_s 30, o_r 15, L 3.1,
 // G 0.04 us/byte).
 std::vector<ProtocolParams> transports()
 {
@@ -27,7 +27,7 @@ double stream(const ProtocolParams& p, uint64_t k)
     return double(k - 1) * p.G; // (k-1)G
 }
 
-// Paper 003 eqs. (1)-(7) written out again, term by term.
+// Al-Tawil and Moritz 1998, eqs. (1)-(7) written out again, term by term.
 ProtocolTimes equations(Protocol protocol, const ProtocolParams& p, uint64_t k)
 {
     const double os = p.o_s, orr = p.o_r, L = p.L, kG = stream(p, k);

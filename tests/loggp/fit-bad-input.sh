@@ -1,7 +1,6 @@
 #!/bin/bash
 # fit-bad-input.sh: `ngx fit` and `ngx predict` refuse bad input with exit 2
-# and a message naming the problem, never a silent fit (issue 4, "How it is
-# checked", bad input). Each row: the exit code, an extended regex the stderr
+# and a message naming the problem, never a silent fit. Each row: the exit code, an extended regex the stderr
 # message must match, then the arguments; every row is bounded (5 s) and must
 # print no fitted parameters. A valid file and a valid prediction are
 # checked first (regex '-': any message), so the rows fail for the reason

@@ -1,6 +1,6 @@
 #!/bin/bash
-# fit-roundtrip.sh MODULE: `ngx fit` reproduces a run offline (issue 4, "What
-# to build" item 5). One loggp run of MODULE (sim: the rendezvous set of
+# fit-roundtrip.sh MODULE: `ngx fit` reproduces a run offline (re-fitting a
+# saved run gives the pattern's own output). One loggp run of MODULE (sim: the rendezvous set of
 # sim-truth.sh, so there is a change point to reproduce; tcp: loopback,
 # 1 B..64 KiB, 50 samples) with --raw-prtt, then:
 #   ngx fit run.csv  -> the same change points, range bounds, and per range

@@ -16,7 +16,7 @@ behind each expected value.
       Without --S: one range (no change point on a straight line).
   overheads RUN.json --os OS --or OR [--tol 0.02] [--timer-step]
       the medians over the sizes of o_s(s) (eq. (6)) and o_r(s) within tol
-      of the sim's (issue 9 item 3); the first range's intercepts and the
+      of the sim's (no cost of the delay loop, the timer or the sim's own calls may enter o); the first range's intercepts and the
       per-size ranges are printed next to them.
       --timer-step: plus one step of the run's timer (timer.resolution_ns:
       10 ns on a KVM guest's TSC), the least a timed call can resolve.
@@ -35,7 +35,7 @@ behind each expected value.
   delay BASE.json DELAYED.json --us D [--tol 0.10] [--repeat BASE2.json]
       L_eel grows by D within tol (L of eq. (1), first range, is shown).
   loggps RUN.json --L --os --or --G [--tol 0.10]
-      every loggps parameter against the sim's (paper 004 on the sim: L, o' =
+      every loggps parameter against the sim's (Ino et al. 2001 on the sim: L, o' =
       (o_s + o_r)/2, no per-byte overheads O_s = O_r = 0 (|O| <= 5% of G),
       G_s = G_l = G); s is not asserted (the sim has no second threshold).
   same RUN.json FIT.json [--with-L] [--rtol 1e-6]
@@ -61,7 +61,7 @@ def load_model(path):
         sys.exit(2)
     validate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "validate.py")
     schema_check = subprocess.run([sys.executable, validate, path], capture_output=True, text=True)
-    if schema_check.returncode != 0:  # the published schema (issue 15)
+    if schema_check.returncode != 0:  # the published schema (schema/ngx-result.schema.json)
         print(f"ERROR: {path}: not valid against the schema: {(schema_check.stdout + schema_check.stderr).strip()}")
         sys.exit(1)
     model = doc.get("model")
@@ -282,11 +282,11 @@ def cmd_loggps(a):
     within("loggps L_us", v("L_us"), a.L, a.tol)
     within("loggps o_prime_us", v("o_prime_us"), (a.os + a.o_r) / 2, a.tol)
     if a.report_per_byte:
-        # Known bug (issue 9, LogGPS thresholds): with a rendezvous switch in
+        # Known bug (the LogGPS threshold search): with a rendezvous switch in
         # the data the fit may put s at the smallest sizes and fit G_s over
         # two points; the per-byte terms are printed, not asserted, here.
         for key in ("O_s_us_per_byte", "O_r_us_per_byte", "G_s_us_per_byte", "G_l_us_per_byte"):
-            print(f"  note loggps {key:<22} {v(key)}  (sim: O = 0, G = {a.G}; not asserted, see issue 9)")
+            print(f"  note loggps {key:<22} {v(key)}  (sim: O = 0, G = {a.G}; not asserted: the LogGPS threshold search is a known bug)")
         return
     for key in ("O_s_us_per_byte", "O_r_us_per_byte"):
         o = v(key)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # loggps-truth.sh E|F: loggps on the sim module recovers the LogGPS
-# parameters of paper 004 it implies, and `ngx fit run.json` gives the run's
+# parameters of Ino et al. 2001 it implies, and `ngx fit run.json` gives the run's
 # model exactly. The sim has o_s = o_r = o here (LogGPS has one o') and no
 # rendezvous or multi-packet switch, so, by Table 6 with k = s - 1 bytes:
 #   o' = o, O_s = O_s(sim), O_r = O_r(sim), G_s = G, L = L - (O_s + O_r + G)
@@ -9,7 +9,7 @@
 # O_s = O_r and says so), so both sets give the sim O_s = O_r.
 #   E: L 5, o 2, g 6, G 0.002, O 0.0003 us/B;  F: L 3, o 3, g 4, G 0.001, O 0.0005
 # Within 3% (L and o' + 0.15 us: the measurement's absolute bias on the
-# overheads, issue 9 item 3, see sim-lines.sh). 1 B..8 KiB.
+# overheads, see sim-lines.sh). 1 B..8 KiB.
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim

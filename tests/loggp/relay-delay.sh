@@ -1,6 +1,6 @@
 #!/bin/bash
 # relay-delay.sh: with a known added delay, loggp's latency grows by the
-# added one-way delay within 10% (issue 4, "How it is checked", third item).
+# added one-way delay within 10%.
 # Two namespace pairs joined by the ngx-netdelay TUN relay, one at 0 us, one
 # at 200 us each way (same relay overhead in both); `ngx --listen` /
 # `ngx --connect ... -m tcp -x loggp -s 1-64` over each. Asserted:

@@ -8,7 +8,8 @@
 # o_s and o_r intercepts, O_s, O_r, g, G, L_eel = L + o_s + o_r.
 # The intercepts used to carry an absolute bias (+0.09..0.11 us on o_s, the
 # delay loop's cost beyond d in eq. (6); +0.065..0.07 us on o_r, the timer
-# read and the sim's own call cost), fixed by issue 9 item 3: o_s, o_r and
+# read and the sim's own call cost), fixed when eq. (6) began to use the
+# delay really spent: o_s, o_r and
 # L are now checked within 3% plus one timer step (0.01 us, --bias), the
 # slopes O_s, O_r, g, G and L_eel within 3% flat.
 source "$(dirname "$0")/common.sh"

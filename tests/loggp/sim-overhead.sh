@@ -1,7 +1,7 @@
 #!/bin/bash
 # sim-overhead.sh O: loggp on the sim module with o_s = o_r = O us measures
 # o_s(s) (eq. (6)) and o_r(s) (the timed receive), median over the sizes,
-# within 2% of O (issue 9 item 3:
+# within 2% of O (unbiased overheads:
 # no cost of the delay loop, the timer or the sim's own calls may enter o),
 # plus one step of the run's timer (10 ns on a KVM guest, whose TSC moves in
 # 10 ns steps: 2% of 0.3 us is 6 ns, finer than one timed call resolves).

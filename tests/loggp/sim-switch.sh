@@ -1,6 +1,7 @@
 #!/bin/bash
 # sim-switch.sh: loggps' rendezvous threshold S agrees with loggp's change
-# point on the same module and parameters (issue 4, "What to build" item 3):
+# point on the same module and parameters (S must agree with the switch
+# loggp's change detection finds):
 # sim with L 4, o_s 2.5, o_r 1.5, g 4, G 0.001, S 2048, sizes 1 B..6 KiB in
 # steps of 1.25x, both patterns pinned to CPUs 0,1. Asserted: loggp has one
 # change point, loggps' S_next_bytes (first size above its S) is within one
@@ -8,8 +9,8 @@
 # size above the true S; and loggps' L and o' = (o_s + o_r)/2 are the sim's
 # within 10% (loggp_check.py loggps). Its per-byte terms O_s, O_r, G_s, G_l
 # are printed, not asserted: with a rendezvous switch in the data the LogGPS
-# threshold search may still put s at 2-3 B and fit G_s over two sizes (open,
-# issue 9; loggps-truth.sh asserts every LogGPS parameter on sims without a
+# threshold search may still put s at 2-3 B and fit G_s over two sizes (open:
+# the LogGPS threshold search; loggps-truth.sh asserts every LogGPS parameter on sims without a
 # switch). One retry on a noisy machine.
 source "$(dirname "$0")/common.sh"
 lg_need_cpus

@@ -1,6 +1,6 @@
 #!/bin/bash
 # sim-truth.sh A|B: loggp on the sim module recovers the parameters it was
-# given (issue 4, "How it is checked", second item). Both sets within 5%:
+# given (L, o, g, G each within 5%, the switch within one size step):
 #   A: L 5, o_s 3, o_r 2, g 6, G 0.002, no rendezvous, 1 B..8 KiB: L, o, g, G,
 #      L_eel = L + o_s + o_r, and no change point (a straight line).
 #   B: L 4, o_s 2.5, o_r 1.5, g 4, G 0.001, S 2048 (rendezvous above 2 KiB),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tbf-rate.sh: on a real link with a known rate, loggp's G is 1/rate within
-# 10% (issue 4, "How it is checked", third item). Two namespaces joined by a
+# 10%. Two namespaces joined by a
 # veth pair, tbf at 200 Mbit/s on both directions with a small bucket (burst
 # 4 kB, so the bucket's free bytes are a small part of every message; queue
 # latency 50 ms, so a burst of 16 x 64 KiB is queued, not dropped); `ngx
