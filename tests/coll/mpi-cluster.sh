@@ -42,7 +42,11 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 start=$SECONDS
 rate=${NGX_TEST_CLUSTER_MBIT:-150}
-export NETNS_MPI_TIMEOUT=120 NETNS_CLUSTER_BURST=4kb
+# A launch's deadline grows as the rate falls (220 s at 150 Mbit/s: the fit
+# takes about 110 s there).
+export NETNS_MPI_TIMEOUT=$((160 * 150 / rate + 60)) NETNS_CLUSTER_BURST=4kb
+# ngx's own deadline per step likewise (a series of 512 KiB round trips).
+step_timeout=$((20 * 150 / rate > 20 ? 20 * 150 / rate : 20))
 netns_cluster c 8 "${rate}mbit" || fail "an 8-node cluster at $rate Mbit/s"
 # NGX_TEST_CLUSTER_OPS=bcast: MPI_Bcast alone.
 ops=${NGX_TEST_CLUSTER_OPS:-bcast allreduce}
@@ -64,7 +68,7 @@ fit=${NGX_TEST_CLUSTER_FIT:-loggp}
 [[ $fit == loggp || $fit == loggps ]] || fail "NGX_TEST_CLUSTER_FIT=$fit: expected loggp or loggps"
 exchange=()
 [[ $fit == loggp ]] && exchange=(--loggp-exchange yes)
-netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" "${exchange[@]}" -s "$sizes" -c 12 --warmup 1 --timeout 20 \
+netns_cluster_mpirun c 2 "${mca[@]}" -- "$NGX" -m mpi -x "$fit" "${exchange[@]}" -s "$sizes" -c 12 --warmup 1 --timeout $step_timeout \
     -o "$SCRATCH/fit.json" >"$SCRATCH/fit.txt" 2>&1 ||
     { cat "$SCRATCH/fit.txt"; fail "the $fit run between nodes 0 and 1"; }
 sed -n "/^# $fit parameters/,/^# prediction error/p" "$SCRATCH/fit.txt"
@@ -95,7 +99,7 @@ Ps=${NGX_TEST_CLUSTER_P:-4 8}
 for P in $Ps; do
     for op in $ops; do
         netns_cluster_mpirun c "$P" "${mca[@]}" -- "$NGX" -m mpi -x coll --coll-op "$op" --coll-algorithm library \
-            -s 64Ki-1Mi -c 8 --warmup 1 --timeout 20 --coll-params "$SCRATCH/fit.json" --coll-extrapolate yes \
+            -s 64Ki-1Mi -c 8 --warmup 1 --timeout $step_timeout --coll-params "$SCRATCH/fit.json" --coll-extrapolate yes \
             -o "$SCRATCH/$op-$P.json" >"$SCRATCH/$op-$P.txt" 2>&1 ||
             { cat "$SCRATCH/$op-$P.txt"; fail "the library's $op over P = $P"; }
     done
