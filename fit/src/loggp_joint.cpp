@@ -123,7 +123,8 @@ System build(std::span<const PrttSample> samples, double n, const Theta& t, bool
 struct Solved {
     Theta theta{};
     std::array<Measured, param_count> measured{};
-    std::array<bool, param_count> solved{}; // false: kept at the start (fixed, unobserved) or held at 0
+    std::array<bool, param_count> solved{};  // false: kept at the start (fixed, unobserved) or held at 0
+    std::array<bool, param_count> at_zero{}; // held at 0 (a cost that solved below 0)
     std::vector<std::string> held;
 };
 
@@ -222,6 +223,7 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
         for (std::size_t j = 0; j < param_count; ++j) {
             out.theta[j] = fixed[j];
             out.measured[j] = Measured::exact(fixed[j]);
+            out.at_zero[j] = held[j];
             if (held[j])
                 out.held.push_back(param_names[j]);
         }
@@ -236,12 +238,15 @@ Result<Solved> solve(const System& sys, const Theta& start, std::array<bool, par
                          detail::count(param_count + 1, "attempt"));
 }
 
-// The solution where solved, else the paper's estimate (with its interval),
-// or 0 where held.
+// The solution where solved, 0 where held, else (not free, or in no row of
+// the system: G where the pipelined form has O_s as its slowest stage) the
+// paper's estimate with its interval, whatever the iteration started from:
+// a start of g = G = 0 (iterate_from_starts) must not leave a link that
+// costs nothing per byte.
 LogGPRange with_solution(const LogGPRange& paper, const Solved& s, bool with_o_r)
 {
     auto pick = [&](Param j, const Measured& estimate) {
-        return s.solved[j] || s.theta[j] != estimate.value ? s.measured[j] : estimate;
+        return s.solved[j] || s.at_zero[j] ? s.measured[j] : estimate;
     };
     LogGPRange r = paper;
     r.L = pick(L_, paper.L);
