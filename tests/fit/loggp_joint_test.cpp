@@ -546,7 +546,6 @@ TEST(LogGPJoint, NoiseWiderThanTheGoalDoesNotSplitARange)
     EXPECT_LE(split, 1);
 }
 
-
 // A range whose overheads, measured in streams, exceed what the round trip
 // leaves for them (shm with the vCPUs far apart, 2..8 KiB: a CI machine's
 // run gave L = -0.27..-0.33 us three times in a row): the paper's estimates
@@ -560,8 +559,8 @@ TEST(LogGPJoint, OverheadsOverlappingTheLatencyStillGiveARangeOfLAtLeastZero)
     struct Overlapping {
         double o_s, o_r, L, O_s, O_r, G; // L < 0: the overheads overlap the latency
     };
-    for (const Overlapping c : {Overlapping{0.3, 0.4, -0.2, 2e-5, 1.5e-5, 1e-5},
-                                Overlapping{0.5, 0.5, -0.3, 5e-5, 4e-5, 0}}) {
+    for (const Overlapping c :
+         {Overlapping{0.3, 0.4, -0.2, 2e-5, 1.5e-5, 1e-5}, Overlapping{0.5, 0.5, -0.3, 5e-5, 4e-5, 0}}) {
         Transport t;
         t.o_s = [c](double x) { return c.o_s + c.O_s * x; };
         t.o_r = [c](double x) { return c.o_r + c.O_r * x; };
@@ -573,7 +572,8 @@ TEST(LogGPJoint, OverheadsOverlappingTheLatencyStillGiveARangeOfLAtLeastZero)
                 opt.relative_noise = noise;
                 const auto fit = fit_loggp(listing1(t, noise, seed, {2048, 4096, 8192}), n_msgs, opt);
                 ASSERT_TRUE(fit);
-                EXPECT_GE(fit->params.ranges.front().L.value, 0) << "L " << c.L << " noise " << noise << " seed " << seed;
+                EXPECT_GE(fit->params.ranges.front().L.value, 0)
+                    << "L " << c.L << " noise " << noise << " seed " << seed;
                 EXPECT_LE(misfit(fit->error), 1) << "L " << c.L << " noise " << noise << " seed " << seed;
             }
     }
