@@ -15,8 +15,8 @@
   - README.md and docs/*.md hold no dated lab run: no date ("27 Nov 2026",
     "2026-11-27", "Nov 27, 2026") and no time of day in UTC outside a fenced
     code block (an example of what a command prints, in a fence, may show
-    its timestamps); runs belong in bench/results/, whose links are checked
-    too.
+    its timestamps); runs belong in bench/results/, whose links (and those of
+    bench's READMEs) are checked too.
 
     check_docs.py SOURCE_ROOT VERSION
 """
@@ -170,10 +170,12 @@ def main():
     lines = sum(1 for _ in open(readme, encoding="utf-8"))
     if lines >= README_MAX_LINES:
         problems.append(f"README.md has {lines} lines (a front door stays under {README_MAX_LINES})")
-    results = os.path.join(root, "bench", "results")
-    bench_pages = [os.path.join(root, "bench", "README.md")] + sorted(
-        os.path.join(results, f) for f in (os.listdir(results) if os.path.isdir(results) else [])
-        if f.endswith(".md"))
+    bench = os.path.join(root, "bench")
+    results = os.path.join(bench, "results")
+    bench_pages = sorted(p for p in [os.path.join(bench, "README.md")] + [
+        os.path.join(bench, d, "README.md") for d in os.listdir(bench)] if os.path.isfile(p))
+    bench_pages += sorted(os.path.join(results, f) for f in (
+        os.listdir(results) if os.path.isdir(results) else []) if f.endswith(".md"))
     for page in pages + bench_pages:
         problems += link_problems(root, page)
     for page in pages:
