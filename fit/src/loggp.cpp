@@ -1,6 +1,7 @@
 #include <ngx/fit/loggp.hpp>
 #include <ngx/fit/loggp_joint.hpp>
 #include <ngx/fit/loggp_quality.hpp>
+#include <ngx/fit/model_choice.hpp>
 
 #include "failure_text.hpp"
 #include "rounds.hpp"
@@ -284,8 +285,9 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
     range.L = average(paper_L(samples, r, range), guarded_relative_weights(prtt1), rel, opt.level);
     if (opt.joint && r.count() >= 3)
-        if (Result<JointFit> joint = refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights,
-                                                          opt.level, range, opt.signed_L_when_missing))
+        if (Result<JointFit> joint =
+                refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range,
+                                     opt.signed_L_when_missing, opt.relative_noise))
             detail.joint = std::move(*joint);
     const std::vector<double> Ls = paper_L(samples, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
@@ -299,8 +301,10 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
 }
 
 struct RangeFitError {
-    ModelError error{Measured::nan, Measured::nan, Measured::nan, 0}; // NaN: the range could not be fitted
+    ModelError error{
+        Measured::nan, Measured::nan, Measured::nan, 0, Measured::nan, 0}; // NaN: the range could not be fitted
     bool negative_L = false; // eq. (1)'s L below 0: a model LogGOPSim cannot simulate
+    std::size_t params = 0;  // LogGPRange::parameter_count of the fitted range
 };
 
 // The model's error over one range fitted alone.
@@ -311,11 +315,41 @@ RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerS
     if (!fit_range(samples, ps, r, n, opt, scratch))
         return {};
     const LogGPRange& range = scratch.params.ranges.front();
-    return {range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0};
+    RangeFitError out{range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0,
+                      range.parameter_count()};
+    // The model choice tests the least-squares objective of the range's model,
+    // not that of the parameters kept for their misfit().
+    if (const std::optional<JointFit>& joint = scratch.details.front().joint)
+        out.error.sum_sq_rel = std::fmin(out.error.sum_sq_rel, joint->least_rss);
+    return out;
 }
 
 constexpr std::size_t min_split_sizes = 3; // each side keeps a line with a residual
 constexpr std::size_t max_ranges = 8;
+
+// Two neighbouring ranges, each fitted alone.
+struct SplitFit {
+    double misfit = Measured::nan; // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
+    bool left_negative_L = false;  // the left half has L < 0
+    bool right_negative_L = false; // the right half has L < 0
+    FitEvidence evidence;          // both halves' residual sum of squares, points and parameters
+    bool negative_L() const noexcept { return left_negative_L || right_negative_L; }
+};
+
+SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
+                   const LogGPOptions& opt)
+{
+    const RangeFitError fa = fitted_model_error(samples, ps, left, n, opt);
+    const RangeFitError fb = fitted_model_error(samples, ps, right, n, opt);
+    const ModelError &a = fa.error, &b = fb.error;
+    if (a.count + b.count == 0 || !std::isfinite(a.max_rel) || !std::isfinite(b.max_rel))
+        return {};
+    ModelError both;
+    both.max_rel = std::max(a.max_rel, b.max_rel);
+    both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
+    const FitEvidence evidence{a.sum_sq_rel + b.sum_sq_rel, a.count_rel + b.count_rel, fa.params + fb.params};
+    return {misfit(both), fa.negative_L, fb.negative_L, evidence};
+}
 
 // ngx: switches closer than three sizes (each range keeps three) reach the
 // robust detector as one change with several candidate splits, and it puts
@@ -324,87 +358,96 @@ constexpr std::size_t max_ranges = 8;
 // o_r(s), 96 | 128 B) are two sizes apart; the curves may choose the second
 // and leave the first, a 70% step of PRTT(n,0,s), inside the range below.
 // Where the detector's split leaves either neighbouring range missing the
-// goal, another candidate is taken when it cuts the worse misfit() of the
-// two by a fifth or more (and gives no new range of L < 0); a range that
+// goal, the model decides among the candidates: the one whose two ranges
+// leave the least weighted residual sum of squares (the least-squares
+// position of the change; none that gives a new range of L < 0) replaces
+// the detector's when that drop is significant (model_choice.hpp, at
+// model_choice_alpha, the position counted as one parameter more: the
+// detector's position lies outside the likelihood-ratio confidence set of
+// the change's position) and its misfit() is smaller too. A range that
 // still misses is then split by split_misfits. A change whose ranges meet
 // the goal is never moved (Open MPI over vader: its 4 KiB eager switch
-// stays where the curves put it; its other candidates fit no better).
-constexpr double choose_margin = 0.8;
+// stays where the curves put it).
+bool choose_split(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
+                  Detected& d, std::size_t i)
+{
+    Range& left = d.ranges[i];
+    Range& right = d.ranges[i + 1];
+    if (d.candidates[i].size() < 2)
+        return false;
+    const SplitFit detector = split_fit(samples, ps, left, right, n, opt);
+    if (!(detector.misfit > 1))
+        return false;
+    std::size_t best_at = left.last;
+    SplitFit best;
+    for (std::size_t split : d.candidates[i]) {
+        if (split == left.last || split + 1 < left.first + min_split_sizes || split + min_split_sizes > right.last)
+            continue;
+        const SplitFit f = split_fit(samples, ps, {left.first, split}, {split + 1, right.last}, n, opt);
+        if ((f.left_negative_L && !detector.left_negative_L) || (f.right_negative_L && !detector.right_negative_L))
+            continue;
+        if (std::isfinite(f.misfit) && (!std::isfinite(best.misfit) || f.evidence.rss < best.evidence.rss)) {
+            best = f;
+            best_at = split;
+        }
+    }
+    if (best_at == left.last || !(best.misfit < detector.misfit))
+        return false;
+    FitEvidence moved = best.evidence;
+    moved.params = detector.evidence.params + 1; // the position, estimated here, fixed by the curves there
+    if (!richer_fit_wins(detector.evidence, moved, opt.relative_noise))
+        return false;
+    left.last = best_at;
+    right.first = best_at + 1;
+    return true;
+}
+
+// Moving a change changes the ranges its neighbours are judged with (Open
+// MPI over vader: its first change, judged against 32 B..2 KiB, moved to
+// 16 B; once the next change had cut that range at 512 B, 32 B fit better),
+// so the changes are judged again until none moves (at most three passes).
+constexpr std::size_t choose_passes = 3;
 Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSize& ps, double n,
                                 const LogGPOptions& opt, Detected d)
 {
-    for (std::size_t i = 0; i + 1 < d.ranges.size() && i < d.candidates.size(); ++i) {
-        Range& left = d.ranges[i];
-        Range& right = d.ranges[i + 1];
-        if (d.candidates[i].size() < 2)
-            continue;
-        const RangeFitError fl = fitted_model_error(samples, ps, left, n, opt);
-        const RangeFitError fr = fitted_model_error(samples, ps, right, n, opt);
-        double best = std::max(misfit(fl.error), misfit(fr.error));
-        if (!(best > 1))
-            continue;
-        std::size_t best_at = left.last;
-        for (std::size_t split : d.candidates[i]) {
-            if (split == left.last || split + 1 < left.first + min_split_sizes || split + min_split_sizes > right.last)
-                continue;
-            const RangeFitError a = fitted_model_error(samples, ps, {left.first, split}, n, opt);
-            const RangeFitError b = fitted_model_error(samples, ps, {split + 1, right.last}, n, opt);
-            if ((a.negative_L && !fl.negative_L) || (b.negative_L && !fr.negative_L))
-                continue;
-            const double m = std::max(misfit(a.error), misfit(b.error));
-            if (m < choose_margin * best) {
-                best = m;
-                best_at = split;
-            }
-        }
-        left.last = best_at;
-        right.first = best_at + 1;
+    for (std::size_t pass = 0; pass < choose_passes; ++pass) {
+        bool moved = false;
+        for (std::size_t i = 0; i + 1 < d.ranges.size() && i < d.candidates.size(); ++i)
+            moved = choose_split(samples, ps, n, opt, d, i) || moved;
+        if (!moved)
+            break;
     }
     return d;
 }
 
-struct SplitFit {
-    double misfit = Measured::nan; // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
-    bool negative_L = false;       // a half has L < 0
-};
-
-// Two neighbouring ranges, each fitted alone.
-SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
-                   const LogGPOptions& opt)
-{
-    const RangeFitError fa = fitted_model_error(samples, ps, left, n, opt);
-    const RangeFitError fb = fitted_model_error(samples, ps, right, n, opt);
-    const ModelError &a = fa.error, &b = fb.error;
-    if (a.count + b.count == 0)
-        return {};
-    ModelError both;
-    both.max_rel = std::max(a.max_rel, b.max_rel);
-    both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
-    return {misfit(both), fa.negative_L || fb.negative_L};
-}
-
 // ngx: where the fitted model of a range misses the quality goal (misfit()
-// above 1: a mean relative error above 5% or a max above 15%) and its mean
-// is above what the measured noise explains (the relative noise: a mean
-// relative error over many points is below it when only noise is missed), a
-// protocol or cache regime changes inside it that no single curve showed
-// beyond its noise. Split it at the size that minimises the misfit of the
-// two halves, when that meets the goal or at least halves the range's misfit;
-// repeat on the halves. Each side keeps >= 3 sizes. Ranges are only ever
-// split here, so every change point found before stays.
+// above 1: a mean relative error above 5% or a max above 15%), a protocol or
+// cache regime may change inside it that no single curve showed beyond its
+// noise. The range is split at the size where the two halves leave the
+// least weighted residual sum of squares (the least-squares position; by
+// misfit() a heavy-tailed run put it one size late), when their misfit() is
+// smaller than the whole range's and the halves are the richer model the
+// data demand: their weighted residual sum of squares drops
+// below the whole range's by more than the measured noise explains
+// (model_choice.hpp), at model_choice_alpha / K for the K sizes the split
+// was sought at (Bonferroni), so that a range of pure noise is split with a
+// probability of at most model_choice_alpha. This repeats on the halves.
+// Each side keeps >= 3 sizes. Ranges are only ever split here, so every
+// change point found before stays.
 //
 // Halves of L >= 0 are preferred: a split with a half of L < 0 (a model no
-// simulator can run) is taken only when no other split will do, and only
-// where the range's mean misses the goal or its own L is < 0 (a regime
+// simulator can run) is taken only where the test prefers its position to
+// the best one of L >= 0 or no other split will do, and only where the
+// range's mean misses the goal or its own L is < 0 (a regime
 // change worth a range of its own: Open MPI over vader, whose small sizes'
 // range has L < 0), never for one point's sake (in shm runs such splits of
 // ranges missing on their max alone gave ranges of negative L). A range
 // that meets the goal only with L < 0 (LogGPOptions::signed_L_when_missing)
-// is split where two halves of L >= 0 meet it.
+// is split where two halves of L >= 0 meet it: a constraint (a model
+// LogGOPSim can run), not a choice by the fit, so not tested.
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
                        Detected in)
 {
-    const double noise_floor = std::isfinite(opt.relative_noise) ? opt.relative_noise : 0.0;
     Detected out;
     std::vector<std::pair<Range, std::vector<LogGPCurve>>> todo;
     for (std::size_t i = in.ranges.size(); i-- > 0;)
@@ -414,29 +457,47 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
         todo.pop_back();
         const RangeFitError fitted = fitted_model_error(samples, ps, r, n, opt);
         const double whole = misfit(fitted.error);
+        const FitEvidence whole_evidence = fit_evidence(fitted.error, fitted.params);
         const bool allow_negative_L = fitted.negative_L || fitted.error.mean_rel > QualityGoal{}.mean_rel;
         const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
+        const bool misses = whole > 1;
         // A range that meets the goal only with L < 0 is split too where
         // two halves of L >= 0 meet it.
-        const bool misses = whole > 1 && fitted.error.mean_rel > noise_floor;
         const bool unrunnable = !(whole > 1) && fitted.negative_L;
         // The best split of L >= 0 halves, and the best of any.
         std::size_t runnable_at = 0, any_at = 0;
-        double runnable = Measured::nan, any = Measured::nan;
-        if (room && r.count() >= 2 * min_split_sizes && (misses || unrunnable))
+        SplitFit runnable, any;
+        const bool search = room && r.count() >= 2 * min_split_sizes && (misses || unrunnable);
+        const std::size_t positions = search ? r.count() - 2 * min_split_sizes + 1 : 1;
+        if (search)
             for (std::size_t k = r.first + min_split_sizes; k + min_split_sizes <= r.last + 1; ++k) {
                 const SplitFit f = split_fit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt);
                 if (!std::isfinite(f.misfit))
                     continue;
-                if (!f.negative_L && !(f.misfit >= runnable))
-                    runnable = f.misfit, runnable_at = k;
-                if (!(f.misfit >= any))
-                    any = f.misfit, any_at = k;
+                if (!f.negative_L() && !(f.evidence.rss >= runnable.evidence.rss && std::isfinite(runnable.misfit)))
+                    runnable = f, runnable_at = k;
+                if (!(f.evidence.rss >= any.evidence.rss && std::isfinite(any.misfit)))
+                    any = f, any_at = k;
             }
-        const auto acceptable = [&](double m) {
-            return std::isfinite(m) && (unrunnable ? m <= 1 : m <= whole / 2 || m <= 1);
+        const auto acceptable = [&](const SplitFit& f) {
+            if (unrunnable)
+                return f.misfit <= 1;
+            return f.misfit < whole && richer_fit_wins(whole_evidence, f.evidence, opt.relative_noise,
+                                                       model_choice_alpha / double(positions));
         };
-        const std::size_t at = acceptable(runnable)                                 ? runnable_at
+        // The least-squares position wins over the best one with halves of
+        // L >= 0 only where the data prefer it beyond the measured noise
+        // (the position counted as one parameter more, as in
+        // choose_splits_by_model): Open MPI over vader, 512 B..64 KiB, whose
+        // halves at its 4 KiB eager limit leave a tenth of the sum of
+        // squares that those at 8 KiB (both L >= 0) leave.
+        const bool any_first =
+            !unrunnable && allow_negative_L && any_at != runnable_at &&
+            (!std::isfinite(runnable.misfit) ||
+             richer_fit_wins(runnable.evidence, {any.evidence.rss, any.evidence.points, runnable.evidence.params + 1},
+                             opt.relative_noise));
+        const std::size_t at = any_first && acceptable(any)                         ? any_at
+                               : acceptable(runnable)                               ? runnable_at
                                : !unrunnable && allow_negative_L && acceptable(any) ? any_at
                                                                                     : 0;
         if (at != 0) {

@@ -14,6 +14,7 @@ void ModelErrorAccumulator::add(double measured, double predicted) noexcept
         const double rel = std::fabs(diff) / std::fabs(measured);
         max_rel_ = std::max(max_rel_, rel);
         sum_rel_ += rel;
+        sum_sq_rel_ += rel * rel;
         ++n_rel_;
     }
 }
@@ -26,6 +27,8 @@ ModelError ModelErrorAccumulator::result() const noexcept
         return e;
     e.rms = std::sqrt(sum_sq_ / static_cast<double>(n_));
     e.max_rel = max_rel_;
+    e.sum_sq_rel = sum_sq_rel_;
+    e.count_rel = n_rel_;
     e.mean_rel = n_rel_ > 0 ? sum_rel_ / static_cast<double>(n_rel_) : 0.0;
     return e;
 }

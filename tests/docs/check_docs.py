@@ -11,7 +11,12 @@
     tests, bench and docs (also when a line break splits the two words);
   - patterns stand side by side: no pattern's folder includes or builds a file
     of another pattern's folder (what they share is in patterns/common and
-    patterns/shared), as the docs promise.
+    patterns/shared), as the docs promise;
+  - README.md and docs/*.md hold no dated lab run: no date ("27 Nov 2026",
+    "2026-11-27", "Nov 27, 2026") and no time of day in UTC outside a fenced
+    code block (an example of what a command prints, in a fence, may show
+    its timestamps); runs belong in bench/results/, whose links (and those of
+    bench's READMEs) are checked too.
 
     check_docs.py SOURCE_ROOT VERSION
 """
@@ -27,6 +32,30 @@ CITATION_DIRS = ["core", "modules", "patterns", "fit", "tools", "tests", "bench"
 # or list marker ("paper\n// 000", "issue\n#   9").
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?:#+|//+|\*|>|-)?[ \t]*)"
 FORBIDDEN = re.compile(rf"\b(?:papers?{_GAP}00[0-4]|issues?{_GAP}#?[0-9])", re.IGNORECASE)
+
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+DATED = re.compile(r"\b(?:(?:19|20)\d\d-[01]\d-[0-3]\d"  # 2026-11-27
+                   rf"|[0-3]?\d {_MONTH},? (?:19|20)\d\d"  # 27 Nov 2026
+                   rf"|{_MONTH} [0-3]?\d,? (?:19|20)\d\d"  # Nov 27, 2026
+                   r"|[0-2]\d:[0-5]\d(?:-[0-2]\d:[0-5]\d)? UTC)\b")  # 14:35 UTC
+
+
+def dated_run_problems(root, page):
+    """'FILE:LINE: ...' for each date or UTC time of day outside a fenced code block."""
+    problems, fence = [], None
+    rel = os.path.relpath(page, root)
+    for number, line in enumerate(open(page, encoding="utf-8"), start=1):
+        marker = re.match(r"\s*(```|~~~)", line)
+        if marker:
+            fence = None if fence == marker.group(1) else (fence or marker.group(1))
+            continue
+        found = None if fence else DATED.search(line)
+        if found:
+            problems.append(f"{rel}:{number}: '{found.group(0)}' dates a lab run: such runs belong "
+                            "in bench/results/ (with the command that produced them); the page "
+                            "states the conclusion and links there")
+    return problems
 
 
 def anchor_of(heading):
@@ -141,8 +170,16 @@ def main():
     lines = sum(1 for _ in open(readme, encoding="utf-8"))
     if lines >= README_MAX_LINES:
         problems.append(f"README.md has {lines} lines (a front door stays under {README_MAX_LINES})")
-    for page in pages:
+    bench = os.path.join(root, "bench")
+    results = os.path.join(bench, "results")
+    bench_pages = sorted(p for p in [os.path.join(bench, "README.md")] + [
+        os.path.join(bench, d, "README.md") for d in os.listdir(bench)] if os.path.isfile(p))
+    bench_pages += sorted(os.path.join(results, f) for f in (
+        os.listdir(results) if os.path.isdir(results) else []) if f.endswith(".md"))
+    for page in pages + bench_pages:
         problems += link_problems(root, page)
+    for page in pages:
+        problems += dated_run_problems(root, page)
     problems += page_problems(root, pages)
     problems += man_page_problems(root, version)
     problems += citation_problems(root)

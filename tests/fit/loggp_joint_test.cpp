@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <initializer_list>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -33,12 +34,18 @@ std::vector<double> powers_of_two()
     return sizes;
 }
 
+// Timing noise around 1 with scale `noise`: normal, or heavy-tailed
+// (Student's t with 3 degrees of freedom times `noise`: one point in 70
+// off by more than 5 `noise`, as a descheduled repetition is).
+enum class Tails { normal, heavy };
+
 std::vector<PrttSample> listing1(const Transport& t, double noise, unsigned seed,
-                                 const std::vector<double>& sizes = powers_of_two())
+                                 const std::vector<double>& sizes = powers_of_two(), Tails tails = Tails::normal)
 {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> nd(0.0, noise);
-    auto jitter = [&] { return noise > 0 ? 1 + nd(rng) : 1.0; };
+    std::student_t_distribution<double> td(3.0);
+    auto jitter = [&] { return noise > 0 ? 1 + (tails == Tails::heavy ? noise * td(rng) : nd(rng)) : 1.0; };
     std::vector<PrttSample> v;
     for (double s : sizes) {
         const double x = s - 1;
@@ -125,7 +132,9 @@ std::vector<PrttSample> measured(std::initializer_list<MeasuredSize> run)
 // it to meet the goal (mean <= 5%, max <= 15%) and returns its L.
 double L_of_a_range_meeting_the_goal(std::initializer_list<MeasuredSize> run)
 {
-    const auto fit = fit_loggp(measured(run), n_msgs, joint_options());
+    LogGPOptions opt = joint_options();
+    opt.relative_noise = 0.01; // the least noise the pattern reports (patterns/shared/loggp_model.cpp)
+    const auto fit = fit_loggp(measured(run), n_msgs, opt);
     EXPECT_TRUE(fit);
     if (!fit || fit->params.ranges.size() != 1) {
         ADD_FAILURE() << "not one range";
@@ -395,4 +404,177 @@ TEST(LogGPPredict, OverlappedRangePaysMaxOfPerByteCostsOnce)
     EXPECT_NEAR(p.rtt(1001), 0.34, 1e-12);
     p.ranges.front().overlapped = false; // eq. (1) with the lines: 2 (0.15 + 1000 * 4.5e-5) = 0.39
     EXPECT_NEAR(p.rtt(1001), 0.39, 1e-12);
+}
+
+namespace {
+
+// What the pattern gives the fit: the noise it measured (the scale of the
+// timing noise around the medians) and its default steps.
+LogGPOptions as_the_pattern_fits(double noise)
+{
+    LogGPOptions o = joint_options();
+    o.relative_noise = noise;
+    return o;
+}
+
+// How many of the seeded runs of `t` (noise 1% and 3%; normal and
+// heavy-tailed; seeds 1..runs) give a fit for which `counts` holds; the
+// runs where it is not `expected` are printed with their ranges.
+template <class Counts>
+int runs_where(const Transport& t, const LogGPOptions& base, unsigned runs, Counts counts, bool expected, int& total)
+{
+    int hits = 0;
+    for (double noise : {0.01, 0.03})
+        for (Tails tails : {Tails::normal, Tails::heavy})
+            for (unsigned seed = 1; seed <= runs; ++seed) {
+                LogGPOptions opt = base;
+                opt.relative_noise = noise;
+                const auto fit = fit_loggp(listing1(t, noise, seed, powers_of_two(), tails), n_msgs, opt);
+                EXPECT_TRUE(fit);
+                ++total;
+                const bool hit = fit && counts(*fit);
+                hits += hit;
+                if (hit != expected && fit) {
+                    std::printf("  noise %g%s seed %u: mean %.3f max %.3f, ranges", noise,
+                                tails == Tails::heavy ? " heavy-tailed" : "", seed, fit->error.mean_rel,
+                                fit->error.max_rel);
+                    for (const LogGPRange& r : fit->params.ranges)
+                        std::printf(" %.0f..%.0f%s", r.from_bytes, r.to_bytes, r.overlapped ? " (overlapped)" : "");
+                    std::printf("\n");
+                }
+            }
+    return hits;
+}
+
+bool any_overlapped(const LogGPFit& fit)
+{
+    return std::any_of(fit.params.ranges.begin(), fit.params.ranges.end(),
+                       [](const LogGPRange& r) { return r.overlapped; });
+}
+
+} // namespace
+
+// The choice of the form by the stated test (model_choice.hpp): on additive
+// transports, among them the copy-paced one where the pipelined form fits
+// as well (its one per-byte term stands for the copies), noise of 1% and 3%,
+// normal and heavy-tailed, picks the pipelined form in at most a few of 80
+// runs (the stated rate is 1%). Chosen by misfit() alone it was picked in 6;
+// with eq. (5)'s branches iterated from the paper's start alone
+// (loggp_joint.cpp, iterate_from_starts) in 37.
+TEST(LogGPJoint, NoisyAdditiveTransportsAreReadAsAdditive)
+{
+    for (const Transport& t : {additive(), copy_paced()}) {
+        int total = 0;
+        const int overlapped = runs_where(t, as_the_pattern_fits(0.01), 20, any_overlapped, false, total);
+        EXPECT_LE(overlapped, 3) << "of " << total;
+    }
+}
+
+// ... and the test does not keep a pipelined transport additive: with the
+// same noise the pipelined form is found in (nearly) every run.
+TEST(LogGPJoint, NoisyPipelinedTransportIsReadAsOverlapped)
+{
+    int total = 0;
+    const int overlapped =
+        runs_where(pipelined(1.8e-5, 1.3e-5, 1e-5), as_the_pattern_fits(0.01), 20, any_overlapped, true, total);
+    EXPECT_GE(overlapped, total - 3) << "of " << total;
+}
+
+namespace {
+
+// A protocol switch at 2 KiB that only the round trip shows: above it a
+// message pays 0.002 us/B more from its first byte (a costlier copy), the
+// stream and the overheads do not change. The change-point search is made
+// blind, so only the model's misfit can find it.
+Transport switch_at_2k()
+{
+    Transport t = copy_paced();
+    const Transport base = t;
+    t.rtt = [base](double x) { return base.rtt(x) + (x > 2047 ? 0.002 * x : 0.0); };
+    return t;
+}
+
+LogGPOptions blind_detector_with_splits()
+{
+    LogGPOptions opt = as_the_pattern_fits(0.01);
+    opt.method = ChangePointMethod::robust;
+    opt.robust.pfact = 1e9;
+    opt.robust.confirm_alpha = 1e-300;
+    opt.split_misfits = true;
+    return opt;
+}
+
+} // namespace
+
+// The switch is split at (the upper range starts at 4 KiB, the first size
+// above it) in every noisy run, normal or heavy-tailed. Without the split
+// no run is; with the split placed where the halves' misfit() rather than
+// their sum of squares is least, 7 of 8.
+TEST(LogGPJoint, ASwitchUnderNoiseIsSplitAtIt)
+{
+    int total = 0;
+    const int at_the_knee = runs_where(
+        switch_at_2k(), blind_detector_with_splits(), 2,
+        [](const LogGPFit& f) { return f.params.ranges.size() == 2 && f.params.ranges[1].from_bytes == 4096; }, true,
+        total);
+    EXPECT_EQ(at_the_knee, total);
+}
+
+// A range whose model misses the goal through noise alone (10%: its max
+// error exceeds 15% in most runs) is not split: two halves fit the noise
+// more closely, but by no more than the measured noise explains. Split
+// where the halves' misfit() is smaller, without the test, 15 of these 20
+// ranges were; tested with the sum of squares of the parameters kept
+// rather than the least one reached (JointFit::least_rss), 3.
+TEST(LogGPJoint, NoiseWiderThanTheGoalDoesNotSplitARange)
+{
+    constexpr double noise = 0.10;
+    LogGPOptions opt = blind_detector_with_splits();
+    opt.relative_noise = noise;
+    int missing = 0, split = 0;
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        const auto samples = listing1(additive(), noise, seed);
+        LogGPOptions whole = opt;
+        whole.split_misfits = false;
+        const auto one = fit_loggp(samples, n_msgs, whole);
+        const auto fit = fit_loggp(samples, n_msgs, opt);
+        ASSERT_TRUE(one && fit);
+        missing += misfit(one->error) > 1;
+        split += fit->params.ranges.size() > 1;
+    }
+    EXPECT_GE(missing, 10); // the runs exercise the split's test
+    EXPECT_LE(split, 1);
+}
+
+// A range whose overheads, measured in streams, exceed what the round trip
+// leaves for them (shm with the vCPUs far apart, 2..8 KiB: a CI machine's
+// run gave L = -0.27..-0.33 us three times in a row): the paper's estimates
+// fit with L < 0, a model LogGOPSim cannot run. A form of L >= 0 that meets
+// the goal replaces them. With the pipelined form tested against the
+// paper's inadmissible fit rather than the additive one of L >= 0 (and no
+// form taken where the test took neither), 23 of 40 noisy runs of the first
+// transport and 1 of the second kept L < 0.
+TEST(LogGPJoint, OverheadsOverlappingTheLatencyStillGiveARangeOfLAtLeastZero)
+{
+    struct Overlapping {
+        double o_s, o_r, L, O_s, O_r, G; // L < 0: the overheads overlap the latency
+    };
+    for (const Overlapping c :
+         {Overlapping{0.3, 0.4, -0.2, 2e-5, 1.5e-5, 1e-5}, Overlapping{0.5, 0.5, -0.3, 5e-5, 4e-5, 0}}) {
+        Transport t;
+        t.o_s = [c](double x) { return c.o_s + c.O_s * x; };
+        t.o_r = [c](double x) { return c.o_r + c.O_r * x; };
+        t.rtt = [c, t](double x) { return 2 * (c.L + t.o_s(x) + t.o_r(x) + c.G * x); };
+        t.stream = [c, t](double x) { return std::max(t.o_s(x), 0.05 + c.G * x); };
+        for (double noise : {0.01, 0.02})
+            for (unsigned seed = 1; seed <= 20; ++seed) {
+                LogGPOptions opt = joint_options();
+                opt.relative_noise = noise;
+                const auto fit = fit_loggp(listing1(t, noise, seed, {2048, 4096, 8192}), n_msgs, opt);
+                ASSERT_TRUE(fit);
+                EXPECT_GE(fit->params.ranges.front().L.value, 0)
+                    << "L " << c.L << " noise " << noise << " seed " << seed;
+                EXPECT_LE(misfit(fit->error), 1) << "L " << c.L << " noise " << noise << " seed " << seed;
+            }
+    }
 }

@@ -145,6 +145,10 @@ struct LogGPRange {
     double send_slope() const noexcept { return o_at(2) - o_at(1); }
     double recv_slope() const noexcept { return std::isfinite(o_r_at(1)) ? o_r_at(2) - o_r_at(1) : send_slope(); }
     double recv_at_one() const noexcept { return std::isfinite(o_r_at(1)) ? o_r_at(1) : o_at(1); }
+    // The parameters the range spends on the PRTT curves: L, o_s, O_s, g, G
+    // and, where o_r was measured, o_r and O_r; an overlapped range one more
+    // (which per-byte stage is the slowest). model_choice.hpp counts them.
+    std::size_t parameter_count() const noexcept { return (recv_line.known() ? 7 : 5) + (overlapped ? 1 : 0); }
 };
 
 struct LogGPParams {
@@ -199,6 +203,11 @@ struct JointFit {
     double joint_max_rel = Measured::nan;  // ... and of the joint ones (NaN: not better)
     std::vector<std::string> held_at_zero; // e.g. "G_us_per_byte": solved below 0, held at 0
     std::size_t rounds = 0;                // branch updates used
+    // The least weighted residual sum of squares (ModelError::sum_sq_rel) that
+    // any parameter set tried reached: the least-squares objective the model
+    // choice tests (model_choice.hpp), where the kept parameters are chosen by
+    // misfit() and, toward the minimax solution, may have a larger one.
+    double least_rss = Measured::nan;
 };
 
 struct LogGPRangeDetail {
@@ -250,9 +259,9 @@ struct LogGPOptions {
     RobustDetectorOptions robust{};
     PaperDetectorOptions paper{};
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
-    // Split a range the fitted model misses (above the quality goal and the
-    // measured noise) where that halves its error (split_misfits in
-    // loggp.cpp); robust detector only.
+    // Split a range the fitted model misses (above the quality goal) where
+    // two halves fit it better than the measured noise explains (the test of
+    // model_choice.hpp; split_misfits in loggp.cpp); robust detector only.
     bool split_misfits = false;
     // Refine each range of >= 3 sizes with refine_range_jointly
     // (loggp_joint.hpp) where that reproduces the measurements better;
@@ -267,7 +276,9 @@ struct LogGPOptions {
     // sizes, e.g. the 95% interval's relative half-width / 1.96), for the
     // default detector: each curve's change must then stand out against
     // this measured noise (a chi^2 test) instead of a noise estimated from
-    // the curve itself, which a curved stretch inflates. NaN: estimate.
+    // the curve itself, which a curved stretch inflates. Every choice
+    // between two fits is tested against it too (model_choice.hpp: r).
+    // NaN: estimate (the choices then use F tests on the residuals).
     // It sets the noise of PRTT(1,0,s), y(s) and o(s), all made of PRTT
     // medians; o_r(s) (one timed call) keeps its noise estimated.
     double relative_noise = Measured::nan;

@@ -53,8 +53,14 @@
 //   PRTT(1,0,s) = 2 (L + o_s + o_r + x max(O_s, O_r, G)),
 // once with each of O_s, O_r, G as the max (the solutions are judged with
 // the real max), and takes the best of them (LogGPRange::overlapped) only
-// where the additive form misses by more than `overlapped_floor` mean and
-// this one's misfit is below `overlapped_margin` times the additive one's.
+// where it is the richer model the data demand: it has one parameter more
+// (which stage is the slowest), and its weighted residual sum of squares
+// must drop below the additive form's by more than the measured noise
+// explains, at the significance level model_choice_alpha
+// (model_choice.hpp: a chi^2 test against the measured noise, or an F test
+// against the residual noise where that is larger), with a smaller misfit()
+// as well. On an additive transport pure noise picks it in at most that
+// fraction of the ranges.
 #ifndef NGX_FIT_LOGGP_JOINT_HPP
 #define NGX_FIT_LOGGP_JOINT_HPP
 
@@ -63,20 +69,17 @@
 namespace ngx::fit {
 
 inline constexpr std::size_t joint_max_rounds = 12;
-// How much smaller the misfit of the overlapped form must be than the
-// additive one's for a range to be read as pipelined, and the additive mean
-// relative error below which it is kept anyway (it already reproduces the
-// measurements; a smaller error of the other form is noise fitted).
-inline constexpr double overlapped_margin = 0.8;
-inline constexpr double overlapped_floor = 0.01;
 
 // JointFit (what happened) is declared in loggp.hpp, which reports it per range.
 // `samples`: the sizes of one range (>= 3). On success `range` holds the
 // better of the paper's and the joint parameters, with the joint fit's
 // intervals when it is the joint one.
 // `signed_L_when_missing`: LogGPOptions::signed_L_when_missing.
+// `relative_noise`: LogGPOptions::relative_noise (NaN: not measured), the
+// noise the choice of the form is tested against.
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
-                                      LogGPRange& range, bool signed_L_when_missing = true);
+                                      LogGPRange& range, bool signed_L_when_missing = true,
+                                      double relative_noise = Measured::nan);
 
 } // namespace ngx::fit
 
