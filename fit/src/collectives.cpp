@@ -66,12 +66,13 @@ MessageCost loggp_message_cost(const LogGPRange& r, double s) noexcept
     const double G = clamp0(r.overlapped ? r.G.value : r.G.value + O_s + O_r);
     const double x = s > 1 ? s - 1 : 0, o_s = r.o_at(1), o_r = r.recv_at_one();
     // A measured exchange share f < 1 (exchange_share.hpp): the send's CPU
-    // pays O less the part of O_s that is waiting, and that part still paces
-    // the rank's sends, so the gap per byte is at least O. The receive and
-    // the spacing of sends are as without it: max(O_cpu, G_send) = max(O, G).
+    // pays the share f of O, the rest is waiting that overlaps the flight,
+    // and still paces the rank's sends, so the gap per byte is at least O.
+    // The receive and the spacing of sends are as without it:
+    // max(O_cpu, G_send) = max(O, G).
     const double f = r.exchange_cpu_share;
     const bool waits = std::isfinite(f) && f < 1;
-    const double O_cpu = waits ? clamp0(O - (1 - std::max(f, 0.0)) * clamp0(O_s)) : O;
+    const double O_cpu = waits ? std::max(f, 0.0) * O : O;
     const double G_send = waits ? std::max(G, O) : G;
     MessageCost m;
     m.send_cpu = o_s + x * O_cpu;

@@ -38,9 +38,9 @@ double squared_relative_error(const LogGPRange& range, std::span<const PrttSampl
 double exchange_time(const LogGPRange& r, double s, double share) noexcept
 {
     const double x = s > 1 ? s - 1 : 0;
-    const double o_r = std::isfinite(r.o_r_at(s)) ? r.o_r_at(s) : r.o_at(s);
-    const double send_cpu = r.o_at(1) + share * x * std::max(r.send_slope(), 0.0);
-    return std::max(r.g.value + x * r.G.value, send_cpu + r.L.value + x * r.G.value + o_r);
+    const double per_byte = std::max(r.send_slope(), 0.0) + std::max(r.recv_slope(), 0.0);
+    const double cpu = r.o_at(1) + r.recv_at_one() + share * x * per_byte;
+    return std::max(r.g.value + x * r.G.value, cpu + r.L.value + x * r.G.value);
 }
 
 std::optional<ExchangeShareFit> fit_exchange_share(const LogGPRange& range, std::span<const PrttSample> samples)
@@ -48,7 +48,7 @@ std::optional<ExchangeShareFit> fit_exchange_share(const LogGPRange& range, std:
     ExchangeShareFit f;
     f.points = std::size_t(std::count_if(samples.begin(), samples.end(),
                                          [](const PrttSample& s) { return s.exchange && *s.exchange > 0; }));
-    if (f.points == 0 || !(range.send_slope() > 0))
+    if (f.points == 0 || !(range.send_slope() > 0 || range.recv_slope() > 0))
         return std::nullopt;
     constexpr int steps = 1000;
     double best = squared_relative_error(range, samples, 1.0);

@@ -14,7 +14,8 @@
 // With --loggp-exchange yes (a module with reliable non-blocking calls)
 // both ranks also run n exchanges of s bytes back to back (irecv + isend +
 // wait, as MPI_Sendrecv), timed by the driver: from them the fit takes the
-// share of O_s that occupies the CPU against a concurrent receive
+// share of the per-byte overheads O_s and O_r that occupies the CPU while
+// the rank sends and receives at once
 // (fit/exchange_share.hpp), which blocking calls cannot show.
 // The sizes are measured in passes (patterns/common/passes.hpp): in each pass
 // a size runs its series one after the other (PRTT(1,0,s), PRTT(n,0,s),
@@ -91,7 +92,8 @@ constexpr auto loggp_batch =
 constexpr auto loggp_exchange = opt::row::choice(
     "loggp-exchange", "no", {"no", "yes"},
     "yes: also time n exchanges of s bytes both ways at once (irecv + isend + wait on both ranks) per size, for "
-    "the CPU share of O_s (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi; sim without "
+    "the CPU share of O_s and O_r (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi; sim "
+    "without "
     "rendezvous)");
 constexpr auto raw_prtt =
     opt::row::output_file("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)");

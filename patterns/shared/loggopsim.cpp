@@ -95,14 +95,14 @@ RangeExport export_range(const fit::LogGPRange& r)
         G = 0;
     }
     // A measured exchange share f < 1 (fit/exchange_share.hpp): LogGOPSim's O is
-    // the send's CPU, O - (1 - f) O_s, and G at least O, as ngx's collective
-    // models take it (fit/collectives.hpp, loggp_message_cost); its receive
-    // then pays max(O, G) per byte as before.
+    // the send's CPU, f O, and G at least O, as ngx's collective models take
+    // it (fit/collectives.hpp, loggp_message_cost); its receive then pays
+    // max(O, G) per byte as before.
     const double f = r.exchange_cpu_share;
     if (std::isfinite(f) && f < 1) {
-        const double cpu = std::max(O - (1 - std::max(f, 0.0)) * std::max(o_slope_s, 0.0), 0.0);
+        const double cpu = std::max(std::max(f, 0.0) * O, 0.0);
         G = std::max(G, O);
-        notes << "# " << range_name(r) << ": a send's CPU takes " << f << " of O_s (exchange_cpu_share): O exported "
+        notes << "# " << range_name(r) << ": a send's CPU takes " << f << " of O (exchange_cpu_share): O exported "
               << "as " << cpu << " us/byte (fitted " << O << "), G as " << G << " us/byte\n";
         O = cpu;
     }

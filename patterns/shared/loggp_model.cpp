@@ -74,7 +74,7 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
     return json;
 }
 
-// Per range: the CPU share of O_s from the measured exchanges
+// Per range: the CPU share of the per-byte overheads from the measured exchanges
 // (fit/exchange_share.hpp), set on the range; nullopt where none was measured.
 std::vector<std::optional<fit::ExchangeShareFit>> fit_exchange_shares(const std::vector<fit::PrttSample>& samples,
                                                                       fit::LogGPFit& f)
@@ -99,9 +99,9 @@ void add_exchange_share(Json& range, const std::optional<fit::ExchangeShareFit>&
                          {"mean_relative", json_number(share->mean_rel)},
                          {"mean_relative_all_cpu", json_number(share->mean_rel_cpu)}};
     std::ostringstream note;
-    note << "exchange: a send's CPU takes " << share->share << " of O_s while the rank receives (" << share->points
-         << " sizes exchanged both ways; mean error " << 100 * share->mean_rel << "%, with all of O_s as CPU time "
-         << 100 * share->mean_rel_cpu << "%)";
+    note << "exchange: the CPU takes " << share->share << " of O_s and O_r while the rank sends and receives ("
+         << share->points << " sizes exchanged both ways; mean error " << 100 * share->mean_rel
+         << "%, with all of them as CPU time " << 100 * share->mean_rel_cpu << "%)";
     const std::string before = range.contains("note") ? range["note"].get<std::string>() + "; " : "";
     range["note"] = before + note.str();
 }
@@ -470,7 +470,7 @@ Result<fit::LogGPParams> loggp_params_from_model(const Json& model)
         read_overheads(range, r);
         if (!(std::isnan(r.exchange_cpu_share) || (r.exchange_cpu_share >= 0 && r.exchange_cpu_share <= 1)))
             return Status::usage("model range: \"exchange_cpu_share\" is " + range["exchange_cpu_share"].dump() +
-                                 ", expected a share of O_s in 0..1");
+                                 ", expected a share of O_s and O_r in 0..1");
         if (!params.ranges.empty() && r.from_bytes <= params.ranges.back().from_bytes)
             return Status::usage("model ranges are not in increasing size order");
         params.ranges.push_back(r);

@@ -79,9 +79,9 @@ run = run.get("runs", [run])[0]
 ranges = run["model"]["ranges"]
 def exchange(r, s, f):  # fit/exchange_share.hpp, X_f(s)
     x = s - 1
-    o_r = r["o_r_us"] + x * (r.get("O_r_us_per_byte") or 0)
-    send = r["o_us"] + f * x * max(r.get("O_us_per_byte") or 0, 0)
-    return max(r["g_us"] + x * r["G_us_per_byte"], send + r["L_us"] + x * r["G_us_per_byte"] + o_r)
+    per_byte = max(r.get("O_us_per_byte") or 0, 0) + max(r.get("O_r_us_per_byte") or 0, 0)
+    cpu = r["o_us"] + r["o_r_us"] + f * x * per_byte
+    return max(r["g_us"] + x * r["G_us_per_byte"], cpu + r["L_us"] + x * r["G_us_per_byte"])
 print("# exchanges (both ranks irecv + isend + wait): measured, X_f with the range's share, X_1")
 for row in run["results"]:
     if "exchange_us" not in row:

@@ -85,7 +85,7 @@ row 2 "no LogGP parameters" predict --params "$(f loggp-not-a-run.json)" --op pi
 echo '{"pattern":"loggp","model":{"ranges":[{"from_bytes":1,"to_bytes":8,"L_us":"x","o_us":1,"g_us":1,"G_us_per_byte":0.1}]}}' >"$(f bad-range.json)"
 row 2 "model range without a numeric 'L_us'" predict --params "$(f bad-range.json)" --op pingpong -s 4
 echo '{"pattern":"loggp","model":{"ranges":[{"from_bytes":1,"to_bytes":8,"L_us":1,"o_us":1,"g_us":1,"G_us_per_byte":0.1,"exchange_cpu_share":1.5}]}}' >"$(f bad-share.json)"
-row 2 "\"exchange_cpu_share\" is 1\.5, expected a share of O_s in 0\.\.1" predict --params "$(f bad-share.json)" --op allreduce -P 4 -s 4
+row 2 "\"exchange_cpu_share\" is 1\.5, expected a share of O_s and O_r in 0\.\.1" predict --params "$(f bad-share.json)" --op allreduce -P 4 -s 4
 row 2 "--op 'pingpang': expected pingpong, prtt, bcast-linear, bcast-tree, bcast, reduce, allreduce" \
     predict --params "$(f good.json)" --op pingpang -s 4Ki
 row 2 "--size '4Q': expected a size" predict --params "$(f good.json)" --op pingpong -s 4Q

@@ -1,6 +1,6 @@
-// How much of a send's per-byte overhead occupies the CPU when the same rank
-// receives at once: the share of O_s that an exchange (MPI_Sendrecv, or
-// isend + irecv + wait) pays before its receive can complete.
+// How much of the per-byte overheads occupies the CPU when the same rank
+// sends and receives at once: the share of O_s and O_r that an exchange
+// (MPI_Sendrecv, or isend + irecv + wait) pays besides the message's flight.
 //
 //     double x = exchange_time(range, 65536, 0.0);        // the model of an exchange
 //     std::optional<ExchangeShareFit> f = fit_exchange_share(range, samples_in_range);
@@ -15,19 +15,23 @@
 // bytes between two ranks that both post the receive, then send, then wait
 // for both (as MPI_Sendrecv does; not from a paper):
 //
-//   X_f(s) = max(g + (s-1)G, o_s + f (s-1) O_s + L + (s-1)G + o_r(s))
+//   X_f(s) = max(g + (s-1)G, o_s + o_r + f (s-1) (O_s + O_r) + L + (s-1)G)
 //
-// the send's CPU part (its intercept and the share f of its per-byte
-// overhead), the message's flight and the receive's overhead, one after the
-// other; never faster than the gap lets a rank send back to back. With f = 1
-// it is one message of eq. (1) (Hoefler et al. 2007), the sim module's exact
-// rule for irecv + isend + wait (modules/sim/sim.cpp: the send's whole
-// o_s(s) is busy-waited before the data leaves), and LogGOPSim's reading
-// (o + (s-1)O is CPU time); f = 0 is a send whose per-byte part is all
-// waiting, overlapped with the flight. fit_exchange_share takes the f in
+// the overheads' CPU part (their intercepts and the share f of their
+// per-byte parts) and the message's flight, one after the other; never
+// faster than the gap lets a rank send back to back. With f = 1 it is one
+// message of eq. (1) (Hoefler et al. 2007), the sim module's exact rule for
+// irecv + isend + wait (modules/sim/sim.cpp: the send's whole o_s(s) is
+// busy-waited before the data leaves), and LogGOPSim's reading
+// (o + (s-1)O is CPU time); f = 0: the per-byte parts are all waiting,
+// overlapped with the flight (a rendezvous send waiting for the socket to
+// drain; a receive call waiting for the data as it streams in: Open MPI's
+// tcp BTL above 128 KiB, ExchangeShare.AReceiveThatWaitsForTheFlightIsNotChargedAfterIt).
+// One share for both, since an exchange times them together. fit_exchange_share takes the f in
 // [0, 1] that reproduces the measured exchanges best (least squares of the
 // relative residuals over a grid of 1/1000, ties to the larger f), and the
-// collective models (collectives.hpp) charge a send's CPU only that share.
+// collective models (collectives.hpp) charge a send's CPU only that share
+// of its per-byte overhead.
 #ifndef NGX_FIT_EXCHANGE_SHARE_HPP
 #define NGX_FIT_EXCHANGE_SHARE_HPP
 
@@ -38,8 +42,8 @@
 
 namespace ngx::fit {
 
-// X_f(s) above with the range's parameters (o_r(s) the send's line where o_r
-// was not measured).
+// X_f(s) above with the range's parameters (o_r and O_r those of the send
+// where o_r was not measured).
 double exchange_time(const LogGPRange& range, double s, double share) noexcept;
 
 struct ExchangeShareFit {
