@@ -13,10 +13,12 @@
 # exchanges too (--loggp-exchange yes) (its exchange_cpu_share: how much of a blocking send's O_s
 # is CPU time, docs/loggp.md), printed per size next to the fit's
 # X_f(s) and X_1(s); NGX_TEST_CLUSTER_KEEP=DIR keeps the run's JSON files
-# there. Not registered with meson: over P = 8 the 2 CPUs of these
-# machines, not the network, set MPI_Allreduce's time, and the check needs
-# a quiet machine (docs/collectives.md, "On an emulated cluster", has the
-# numbers).
+# there; NGX_TEST_CLUSTER_MBIT (default 150) the NICs' rate. Not
+# registered with meson: over P = 8 at 150 Mbit/s the 2 CPUs of these
+# machines, not the network, set MPI_Allreduce's time (at 50 Mbit/s the
+# network does up to 256 KiB; a run then takes about 6 minutes), 1 MiB
+# varies between runs, and the check needs a quiet machine
+# (bench/results/coll-cluster.md has the runs).
 #
 # The emulation, and why (docs/collectives.md, "On an emulated cluster"):
 # - 150 Mbit/s NICs: 8 ranks share 2 CPUs, the network must be the
