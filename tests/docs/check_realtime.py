@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""check_realtime.py: no test of a timing suite asserts an accuracy figure
+measured in real time (docs/testing.md, "What the timing suites assert").
+
+The tests of the suites whose name ends in "-timing" are read from the build
+directory (meson-info/intro-tests.json). For each, its script and every
+.sh/.py file of the source tree that the script names (sourced libraries,
+checkers), transitively, are read. The convention they must follow: a bound
+on a real-time figure goes through tests/lib/bounds.py or bounds.sh
+(within_factor, error_within_factor with a literal factor of at least 2;
+at_least, an ordering); anything else that looks like a tolerance is a
+violation:
+  - the words tol, rtol, TOL, tolerance, rel_err, margin, fidelity;
+  - a percentage test (netns_within, "/ 100", "within N%");
+  - a literal factor between 0.5 and 2 in a product (1.1 * x, x * 0.9);
+  - a within_factor call whose factor is not a number of at least 2.
+Comments are not read (shell and Python '#' lines, Python docstrings).
+
+    check_realtime.py BUILD_DIR SOURCE_ROOT   check the suites; exit 1 naming each violation
+    check_realtime.py --self-test             the checks against planted files: each planted
+                                              violation found, a clean file passed
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+WORDS = re.compile(r"\b(r?tol|TOL|tolerance|rel_err|margin|fidelity|FIDELITY(_US)?)\b")
+PERCENT = re.compile(r"netns_within|/\s*100\b|within\s+\$?\{?\w*\}?\s*%|within\s+\d+(\.\d+)?\s*%")
+NEAR_ONE = r"(?:0\.[5-9]\d*|1\.\d*[1-9]\d*|1e0)"
+PRODUCT = re.compile(rf"(?<![\w.]){NEAR_ONE}\s*\*|\*\s*{NEAR_ONE}(?![\w.])")
+FACTOR_CALL = re.compile(r"\b(?:assert_)?(?:error_)?within_factor\b(.*)")
+REFERENCE = re.compile(r"[\w.$/{}-]*?([\w.-]+(?:/[\w.-]+)*\.(?:sh|py))\b")
+
+
+def code_lines(path):
+    """(number, text) of the lines that are code: '#' comments dropped,
+    Python docstrings skipped."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        return [(0, f"<unreadable: {e}>")]
+    out, in_doc = [], False
+    for n, line in enumerate(lines, 1):
+        s = line.strip()
+        if path.endswith(".py"):
+            quotes = s.count('"""') + s.count("'''")
+            if in_doc:
+                in_doc = quotes % 2 == 0
+                continue
+            if s.startswith(('"""', "'''", 'r"""')):
+                in_doc = quotes % 2 == 1
+                continue
+        if s.startswith("#"):
+            continue
+        out.append((n, re.sub(r"\s#\s.*$", "", line)))
+    return out
+
+
+def factor_ok(args):
+    """The factor of a within_factor call: its last argument (before any
+    ||, && or ;), which must be a literal of at least 2."""
+    args = re.split(r"\|\||&&|;|\)\s*$", args)[0]
+    tokens = re.findall(r"\"[^\"]*\"|'[^']*'|[^\s,()]+", args)
+    if not tokens:
+        return False, "none"
+    last = tokens[-1]
+    if not re.fullmatch(r"\d+(\.\d+)?", last):
+        return False, last
+    return float(last) >= 2, last
+
+
+def violations(path):
+    found = []
+    for n, line in code_lines(path):
+        where = f"{path}:{n}"
+        if re.search(r"\bdef (within_factor|error_within_factor|at_least)\b|^\s*assert_\w+\(\)", line):
+            continue  # the helpers' own definitions
+        m = WORDS.search(line)
+        if m:
+            found.append(f"{where}: '{m.group(0)}' names a tolerance: {line.strip()}")
+        m = PERCENT.search(line)
+        if m:
+            found.append(f"{where}: a percentage bound ('{m.group(0)}'): {line.strip()}")
+        m = PRODUCT.search(line)
+        if m:
+            found.append(f"{where}: a factor under 2 ('{m.group(0).strip()}'): {line.strip()}")
+        m = FACTOR_CALL.search(line)
+        if m and "(" not in line[:m.start()].split()[-1:] and not line.strip().startswith("def "):
+            good, factor = factor_ok(m.group(1))
+            if not good:
+                found.append(f"{where}: within_factor with factor {factor} (a literal of at least 2 is required):"
+                             f" {line.strip()}")
+    return found
+
+
+def referenced(path, roots):
+    """The .sh/.py files of the tree that PATH names, resolved against its
+    own folder and the roots."""
+    files = []
+    for _, line in code_lines(path):
+        for m in REFERENCE.finditer(line):
+            rel = m.group(1)
+            while rel.startswith("../") or rel.startswith("./"):
+                rel = rel.split("/", 1)[1] if rel.startswith("./") else rel
+                break
+            for base in [os.path.dirname(path)] + roots:
+                cand = os.path.normpath(os.path.join(base, m.group(1)))
+                if os.path.isfile(cand):
+                    files.append(cand)
+                    break
+    return files
+
+
+def closure(script, roots):
+    seen, todo = [], [os.path.normpath(script)]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.append(p)
+        todo.extend(f for f in referenced(p, roots) if f not in seen)
+    return seen
+
+
+def timing_tests(build):
+    with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
+        tests = json.load(f)
+    for t in tests:
+        if any(s.split(":")[-1].endswith("-timing") for s in t["suite"]):
+            script = next((a for a in t["cmd"][1:] if a.endswith((".sh", ".py")) and os.path.isfile(a)), None)
+            yield t["name"], script
+
+
+def check_tree(build, root):
+    roots = [root, os.path.join(root, "tests")]
+    bad, names = [], []
+    for name, script in timing_tests(build):
+        names.append(name)
+        if script is None:
+            bad.append(f"{name}: no script found in its command (the check cannot read it)")
+            continue
+        for path in closure(script, roots):
+            bad.extend(f"{name}: {v}" for v in violations(path))
+    return names, bad
+
+
+PLANTED = {
+    "tol.sh": "x=$(python3 -c 'print(1)')\nTOL=0.10\n",
+    "percent.sh": "netns_within \"$got\" \"$rate\" 10 || fail\n",
+    "near-one.py": "import sys\nok = a > 1.1 * b\n",
+    "near-one-right.sh": "awk -v a=1 'BEGIN { exit !(a <= b * 0.9) }'\n",
+    "rel-err.py": "rel_err = abs(a - b) / b\n",
+    "factor.sh": "assert_within_factor L \"$L\" 200 1.5 || fail \"L\"\n",
+    "factor-variable.py": "bounds.within_factor('G', g, want, factor)\n",
+    "sourced.sh": "source \"$(dirname \"$0\")/helper.sh\"\n",
+    "helper.sh": "margin=3\n",
+}
+CLEAN = ("# a comment may say tolerance 10%: comments are not read\n"
+         "source \"$(dirname \"$0\")/bounds.sh\"\n"
+         "assert_within_factor L \"$L\" 200 2 || fail \"L\"\n"
+         "assert_at_least 'slow link' \"$slow\" \"$fast\" || fail slow\n"
+         "x=$((2 * y))\n")
+
+
+def self_test():
+    failed = []
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in PLANTED.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        with open(os.path.join(d, "clean.sh"), "w") as f:
+            f.write(CLEAN)
+        with open(os.path.join(d, "bounds.sh"), "w") as f:
+            f.write("assert_within_factor() { python3 bounds.py within-factor \"$@\"; }\n")
+        for name in PLANTED:
+            if name == "helper.sh":
+                continue
+            found = [v for p in closure(os.path.join(d, name), [d]) for v in violations(p)]
+            print(f"planted {name}: {found[0] if found else 'NOT FOUND'}")
+            if not found:
+                failed.append(name)
+        clean = [v for p in closure(os.path.join(d, "clean.sh"), [d]) for v in violations(p)]
+        print(f"clean file: {clean or 'no violation'}")
+        if clean:
+            failed.append("clean.sh")
+    return failed
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        failed = self_test()
+        if failed:
+            print(f"FAIL: the check missed or misread: {', '.join(failed)}")
+            return 1
+        print("PASS: every planted violation found, the clean file passed")
+        return 0
+    if len(argv) != 3:
+        print("usage: check_realtime.py BUILD_DIR SOURCE_ROOT | --self-test", file=sys.stderr)
+        return 2
+    names, bad = check_tree(argv[1], argv[2])
+    print(f"{len(names)} tests in the timing suites: {' '.join(names)}")
+    if not names:
+        print("FAIL: no timing suite found in the build's test list")
+        return 1
+    for b in bad:
+        print(f"  {b}")
+    if bad:
+        print(f"FAIL: {len(bad)} real-time bound(s) under a factor of 2 or outside tests/lib/bounds")
+        return 1
+    print("PASS: every real-time bound of the timing suites goes through tests/lib/bounds with a factor >= 2")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
