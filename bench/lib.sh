@@ -157,3 +157,68 @@ install_tools() {
     DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "$@" >> "$WORK/apt.log" 2>&1 ||
         echo "bench: apt-get install failed (see $WORK/apt.log); missing tools are skipped" >&2
 }
+
+# The accuracy benches (bench/*/accuracy scripts): what the tests of the
+# timing suites bound only within a factor of 2, measured here against what
+# the setup implies, round by round. The caller sets ACCURACY (a TSV file),
+# records each round's figures with accuracy_record and prints the table
+# with accuracy_report.
+# accuracy_record QUANTITY ROUND MEASURED EXPECTED (MEASURED "NA" when the round failed)
+accuracy_record() {
+    local v=$3
+    is_number "${v#-}" || v=NA
+    printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$v" "$4" >> "$ACCURACY"
+}
+accuracy_report() {
+    python3 "$(dirname "${BASH_SOURCE[0]}")/report.py" accuracy "$ACCURACY"
+}
+
+# accuracy_args SCRIPT "$@": the common options of the accuracy scripts,
+# BUILD_DIR and -r ROUNDS; sets BUILD (absolute), ROUNDS, SOURCE_ROOT and
+# exports the NGX_* variables the test scripts read. Exits 2 on bad input.
+accuracy_args() {
+    local me=$1
+    shift
+    BUILD=./build ROUNDS=3
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+        -r|--rounds) ROUNDS=${2:-}; shift 2 || { echo "$me: -r wants a number" >&2; exit 2; } ;;
+        -h|--help) sed -n '2,/^$/p' "$me" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "$me: unknown option $1" >&2; exit 2 ;;
+        *) BUILD=$1; shift ;;
+        esac
+    done
+    [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "$me: -r wants a positive whole number, not '$ROUNDS'" >&2; exit 2; }
+    BUILD=$(cd "$BUILD" 2>/dev/null && pwd) && [[ -x $BUILD/ngx ]] ||
+        { echo "$me: no ngx in the build directory (meson setup BUILD && ninja -C BUILD)" >&2; exit 2; }
+    SOURCE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    export NGX=$BUILD/ngx NGX_MODULE_PATH=$BUILD/modules NGX_PATTERN_PATH=$BUILD/patterns NGX_BUILD_ROOT=$BUILD \
+        NGX_SOURCE_ROOT=$SOURCE_ROOT
+    echo "# $(basename "$me"): $ROUNDS round(s), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# accuracy_run_test ROUND PREFIX SCRIPT [ARG...]: runs a test script of the
+# source tree (bounded, 600 s) and records every figure it compared: the
+# lines of tests/lib/bounds.py ("ok NAME: MEASURED, expected EXPECTED ...")
+# and of the truth checkers ("ok NAME MEASURED expected EXPECTED ..."),
+# each as PREFIX NAME. Prints the test's verdict line.
+accuracy_run_test() {
+    local round=$1 prefix=$2 script=$3 log rc
+    shift 3
+    log=$(mktemp)
+    timeout -k 5 600 bash "$SOURCE_ROOT/$script" "$@" > "$log" 2>&1
+    rc=$?
+    python3 - "$log" "$prefix" "$round" >> "$ACCURACY" <<'PY'
+import re, sys
+pat = [re.compile(r"^\s+(?:ok|FAIL)\s+(.+?):\s+([-0-9.e+]+), expected ([-0-9.e+]+)"),
+       re.compile(r"^\s+(?:ok|FAIL)\s+(.+?)\s+([-0-9.e+]+)\s+expected\s+([-0-9.e+]+)")]
+for line in open(sys.argv[1], errors="replace"):
+    for p in pat:
+        m = p.match(line)
+        if m:
+            print(f"{sys.argv[2]} {m.group(1).strip()}\t{sys.argv[3]}\t{m.group(2)}\t{m.group(3)}")
+            break
+PY
+    echo "round $round: $script $* exit $rc ($(grep -E '^(PASS|FAIL|SKIP)' "$log" | tail -1))"
+    rm -f "$log"
+}

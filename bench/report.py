@@ -9,6 +9,8 @@ the JSON file.
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (the variant ladders)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
+    report.py accuracy SAMPLES.tsv       a real-time figure against what its setup implies, per round
+                                         (rows: quantity, round, measured, expected; bench_accuracy in lib.sh)
 
 SAMPLES.tsv has one line per tool run: metric, tool, round, value ("NA" when
 the run failed), note. The runners pass their settings as BENCH_* variables
@@ -481,8 +483,33 @@ def report_ladder(samples_path):
     finish(out)
 
 
+def report_accuracy(samples_path):
+    """The accuracy table of a real-time figure against what its setup
+    implies: per quantity, each round's measured value, its deviation from
+    the expected one, and the median, min and max deviation over the rounds.
+    Rows of SAMPLES: QUANTITY, ROUND, MEASURED, EXPECTED (tab-separated;
+    MEASURED "NA" when the round failed)."""
+    rows = {}
+    for line in open(samples_path):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) >= 4:
+            rows.setdefault(parts[0], []).append((parts[1], parts[2], float(parts[3])))
+    print(f"{'quantity':<44} {'expected':>10} {'median dev':>10} {'min dev':>9} {'max dev':>9}  rounds (measured)")
+    for name, rs in rows.items():
+        expected = rs[0][2]
+        devs = [100 * (float(m) - e) / e for _, m, e in rs if m != "NA" and e]
+        values = " ".join(m for _, m, _ in rs)
+        if devs:
+            print(f"{name:<44} {expected:>10.4g} {statistics.median(devs):>+9.1f}% {min(devs):>+8.1f}%"
+                  f" {max(devs):>+8.1f}%  {values}")
+        else:
+            print(f"{name:<44} {expected:>10.4g} {'none':>10} {'':>9} {'':>9}  {values}")
+
+
 def main(argv):
-    if len(argv) >= 2 and argv[0] == "tcp-shm":
+    if len(argv) >= 2 and argv[0] == "accuracy":
+        report_accuracy(argv[1])
+    elif len(argv) >= 2 and argv[0] == "tcp-shm":
         report_tcp_shm(argv[1])
     elif len(argv) >= 2 and argv[0] == "mpi":
         report_mpi(argv[1])

@@ -28,7 +28,7 @@ import tempfile
 
 WORDS = re.compile(r"\b(r?tol|TOL|tolerance|rel_err|margin|fidelity|FIDELITY(_US)?)\b")
 PERCENT = re.compile(r"netns_within|/\s*100\b|within\s+\$?\{?\w*\}?\s*%|within\s+\d+(\.\d+)?\s*%")
-NEAR_ONE = r"(?:0\.[5-9]\d*|1\.\d*[1-9]\d*|1e0)"
+NEAR_ONE = r"(?:0\.5\d*[1-9]\d*|0\.[6-9]\d*|1\.\d*[1-9]\d*)"
 PRODUCT = re.compile(rf"(?<![\w.]){NEAR_ONE}\s*\*|\*\s*{NEAR_ONE}(?![\w.])")
 FACTOR_CALL = re.compile(r"\b(?:assert_)?(?:error_)?within_factor\b(.*)")
 REFERENCE = re.compile(r"[\w.$/{}-]*?([\w.-]+(?:/[\w.-]+)*\.(?:sh|py))\b")
@@ -59,14 +59,39 @@ def code_lines(path):
     return out
 
 
+def call_arguments(text):
+    """The top-level arguments of a call that TEXT opens with '(' (Python),
+    or the words before any ||, && or ; (shell)."""
+    text = text.strip()
+    if not text.startswith("("):
+        words = re.split(r"\|\||&&|;", text)[0]
+        return re.findall(r"\"[^\"]*\"|'[^']*'|\S+", words)
+    depth, args, cur = 0, [], ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            if depth == 1:
+                continue
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(cur.strip())
+                return args
+        if ch == "," and depth == 1:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return args + [cur.strip()]
+
+
 def factor_ok(args):
-    """The factor of a within_factor call: its last argument (before any
-    ||, && or ;), which must be a literal of at least 2."""
-    args = re.split(r"\|\||&&|;|\)\s*$", args)[0]
-    tokens = re.findall(r"\"[^\"]*\"|'[^']*'|[^\s,()]+", args)
-    if not tokens:
+    """The factor of a within_factor call: its last argument, which must be
+    a literal of at least 2."""
+    words = call_arguments(args)
+    if not words:
         return False, "none"
-    last = tokens[-1]
+    last = words[-1]
     if not re.fullmatch(r"\d+(\.\d+)?", last):
         return False, last
     return float(last) >= 2, last
@@ -98,19 +123,17 @@ def violations(path):
 
 def referenced(path, roots):
     """The .sh/.py files of the tree that PATH names, resolved against its
-    own folder and the roots."""
+    own folder and the roots; a name behind a variable ($DIR/x.py) is tried
+    without its leading components."""
     files = []
     for _, line in code_lines(path):
         for m in REFERENCE.finditer(line):
-            rel = m.group(1)
-            while rel.startswith("../") or rel.startswith("./"):
-                rel = rel.split("/", 1)[1] if rel.startswith("./") else rel
-                break
-            for base in [os.path.dirname(path)] + roots:
-                cand = os.path.normpath(os.path.join(base, m.group(1)))
-                if os.path.isfile(cand):
-                    files.append(cand)
-                    break
+            parts = m.group(1).split("/")
+            cands = [os.path.normpath(os.path.join(base, *parts[i:]))
+                     for i in range(len(parts)) for base in [os.path.dirname(path)] + roots]
+            hit = next((c for c in cands if os.path.isfile(c)), None)
+            if hit:
+                files.append(hit)
     return files
 
 

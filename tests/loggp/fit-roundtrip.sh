@@ -8,7 +8,7 @@
 #   ngx fit run.json -> the same, plus L and o_r (the JSON carries o_r, the
 #                       raw-PRTT CSV does not: from the CSV, L uses 2o).
 # Relative tolerance 1e-6 (the CSV holds 10 significant digits).
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 module=${1:-sim}
 lg_need_module "$module"

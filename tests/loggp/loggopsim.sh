@@ -2,7 +2,9 @@
 # loggopsim.sh A|B: what `ngx predict --export loggopsim` exports for a sim
 # run, fed to LogGOPSim (../shared/tools/loggopsim, built from its source),
 # simulates the round trips ngx measured: for every measured size s, the
-# simulated ping-pong round trip is within 5% of the measured PRTT(1,0,s).
+# simulated ping-pong round trip is within 5% of the measured PRTT(1,0,s)
+# (sets A and B: the sim in virtual time, so the measured times are the
+# model's, whatever the machine).
 #   A: L 5, o_s 3, o_r 2, g 6, G 0.002 us/B (2 ns/B)
 #   B: L 4, o_s 2.5, o_r 1.5, g 4, G 0.0005 us/B (a link faster than 1 ns/B:
 #      exported in ps, G 500; in whole ns it would round to 0 or 1)
@@ -16,7 +18,7 @@
 #      model's own error is the fit quality's).
 # The line of the range holding s is used (its -S is the range's largest
 # size). Skipped (77) when LogGOPSim cannot be built here, with the reason.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 # shared/ sits beside the clone (as in CI), or beside the checkout a local
@@ -28,8 +30,8 @@ source "$tools/loggopsim/loggopsim.sh"
 why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
 module=sim sizes=1-8Ki against=measured tolerance=0.05
 case ${1:-A} in
-A) sim=(--sim-L 5 --sim-os 3 --sim-or 2 --sim-g 6 --sim-G 0.002) ;;
-B) sim=(--sim-L 4 --sim-os 2.5 --sim-or 1.5 --sim-g 4 --sim-G 0.0005) ;;
+A) sim=(--sim-clock virtual --sim-L 5 --sim-os 3 --sim-or 2 --sim-g 6 --sim-G 0.002) ;;
+B) sim=(--sim-clock virtual --sim-L 4 --sim-os 2.5 --sim-or 1.5 --sim-g 4 --sim-G 0.0005) ;;
 shm) lg_need_module shm; module=shm sizes=1-128Ki against=model tolerance=0.01 sim=() ;;
 *) fail "unknown parameter set '$1' (A, B or shm)" ;;
 esac

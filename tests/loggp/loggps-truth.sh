@@ -10,7 +10,7 @@
 #   E: L 5, o 2, g 6, G 0.002, O 0.0003 us/B;  F: L 3, o 3, g 4, G 0.001, O 0.0005
 # Within 3% (L and o' + 0.15 us: the measurement's absolute bias on the
 # overheads, see sim-lines.sh). 1 B..8 KiB.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 TOL=0.03 BIAS=0.15

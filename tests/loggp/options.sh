@@ -1,6 +1,7 @@
 #!/bin/bash
 # options.sh: the options of the loggp and loggps patterns and of ngx fit
-# change what they name (end to end, seconds each):
+# change what they name (end to end, seconds each; the sim in virtual time,
+# so the sim's truth is exact):
 #  - --loggp-n N: the run records n = N, and PRTT(N,0,s) = PRTT(1,0,s) +
 #    (N-1)(g + (s-1)G) of the sim (g = 2 us, G = 0.001 us/byte) for N = 4, 16;
 #  - --loggp-detector none, --loggp-lookahead, --loggp-pfact on a sim run:
@@ -16,7 +17,7 @@
 source "$(dirname "$0")/common.sh"
 lg_need_cpus
 lg_need_module sim
-sim=(-m sim --cpus 0,1 -s 1,64,1Ki,4Ki -c 30 --warmup 5)
+sim=(-m sim --sim-clock virtual --cpus 0,1 -s 1,64,1Ki,4Ki -c 30 --warmup 5)
 
 for n in 4 16; do
     ngx_run 60 "${sim[@]}" -x loggp --loggp-n "$n" -o "n$n.json"

@@ -1,10 +1,12 @@
 #!/bin/bash
 # relay-delay.sh: with a known added delay, loggp's latency grows by the
-# added one-way delay within 10%.
+# added one-way delay: within a factor of 2 (a real-time bound,
+# tests/lib/bounds.py: the delay shows up in L, neither lost nor doubled,
+# on any machine), and L_eel with the delay is at least the delay.
 # Two namespace pairs joined by the ngx-netdelay TUN relay, one at 0 us, one
 # at 200 us each way (same relay overhead in both); `ngx --listen` /
-# `ngx --connect ... -m tcp -x loggp -s 1-64` over each. Asserted:
-# L of eq. (1) (ranges[0].L_us) grows by 200 us within 10%.
+# `ngx --connect ... -m tcp -x loggp -s 1-64` over each. How close L's growth
+# comes to 200 us is an accuracy figure: bench/loggp/realtime.sh.
 #
 # Why L of eq. (1) and not L_eel = PRTT(1,0,1)/2: the delay adds to L only,
 # but the relay also changes what the sides spend per message (o measured by
@@ -39,11 +41,10 @@ measure() {  # PAIR OUT.json
     netns_wait_bg "$srv" 20 || echo "server: $(tr '\n' ' ' <"$IT_DIR/server-$p.log")"
     [[ $rc == 0 ]] || { echo "client ($p) exit $rc: $(tail -3 "$IT_DIR/err")"; return 1; }
 }
-# The undelayed pair twice (before and after the delayed one): their L
-# difference is the noise of this machine now, allowed twice on top of 10%.
-run() { measure r0 "$IT_DIR/base.json" && measure rd "$IT_DIR/delayed.json" && measure r0 "$IT_DIR/base2.json"; }
-lg_measure_and_check "L growth with $delay us one way" run \
-    '"${LG_CHECK[@]}" delay "$IT_DIR/base.json" "$IT_DIR/delayed.json" --us "$delay" --repeat "$IT_DIR/base2.json"'
+measure r0 "$IT_DIR/base.json" || fail "the run without delay"
+measure rd "$IT_DIR/delayed.json" || fail "the run with $delay us"
+python3 "$LG_DIR/realtime_check.py" delay "$IT_DIR/base.json" "$IT_DIR/delayed.json" --us "$delay" ||
+    fail "L growth with $delay us one way"
 for p in r0 rd; do
     _netns_stop_pid "$(netns_get "$p" relay_pid)"
     sed 's/^/  relay: /' "$(netns_get "$p" relay_log)"

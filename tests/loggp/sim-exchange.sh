@@ -13,7 +13,7 @@
 # O_r 0.00025 us/B, 1 B..8 KiB, no rendezvous (the sim cannot cross two
 # rendezvous requests). And `--loggp-exchange yes` over tcp (no non-blocking
 # calls) exits 2 naming the module.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 TOL=0.03

@@ -12,7 +12,7 @@
 # delay really spent: o_s, o_r and
 # L are now checked within 3% plus one timer step (0.01 us, --bias), the
 # slopes O_s, O_r, g, G and L_eel within 3% flat.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 TOL=0.03 BIAS=0.01

@@ -20,7 +20,7 @@
 # on a quiet machine the floor is 0.04-0.05 us). For O below 1 us such a
 # miss is measured again after a pause, and only when all five attempts
 # were at the floor does the test exit 77, with the values.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 o=${1:?usage: sim-overhead.sh O_US [virtual]}

@@ -12,7 +12,7 @@
 # threshold search may still put s at 2-3 B and fit G_s over two sizes (open:
 # the LogGPS threshold search; loggps-truth.sh asserts every LogGPS parameter on sims without a
 # switch). One retry on a noisy machine.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 TOL=0.10

@@ -12,7 +12,7 @@
 # o_s (beyond that the measured o grows with s), and the longest repetition
 # (PRTT(16,d,s) in the rendezvous range, about 1.3 ms) stays short on a
 # shared 2-core machine. Pinned with --cpus 0,1; medians of 200; one retry.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module sim
 set_name=${1:-A}

@@ -89,8 +89,6 @@
 #                        nodes (rank r on node r mod N), launched inside
 #                        node 0, each node with its namespace's host name
 #   netns_kv "LINE" KEY  the value of a key=value word (ngx-netprobe output)
-#   netns_within VALUE TARGET PERCENT
-#                        true when |VALUE - TARGET| <= PERCENT% of TARGET
 #   netns_cleanup        stop jobs and relays, kill what is left inside our
 #                        namespaces, delete them and the scratch dir
 #   netns_sweep_stale    delete namespaces left by runs whose process is gone
@@ -468,10 +466,6 @@ netns_kv() {
     done
     _netns_err "no '$2=' in: $1"
     return 1
-}
-
-netns_within() {
-    awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= p / 100 * (t < 0 ? -t : t)) }'
 }
 
 # --- Emulated clusters: N nodes on one bridge -----------------------------

@@ -1,9 +1,11 @@
 #!/bin/bash
 # test-tbf.sh: a tbf rate limit set by netns_tbf holds: a 2 s TCP stream over
-# the veth pair measures within 10% of the configured rate (goodput, so
-# TCP/IP/Ethernet headers already cost about 4%).
+# the veth pair measures the configured rate within a factor of 2 (a real-time
+# bound, tests/lib/bounds.sh; how close it comes is in bench/net/netns-tools.sh),
+# netns_tbf is idempotent and netns_tbf_clear removes it.
 set -u
 source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/../lib/bounds.sh"
 netns_require tbf probe
 netns_init
 fail() { echo "FAIL: $*"; exit 1; }
@@ -22,7 +24,7 @@ mss=$(netns_kv "$out" mss)
 wire=$(awk -v g="$got" -v m="$mss" 'BEGIN { printf "%.1f", g * (m + 66) / m }')
 echo "goodput $got Mbit/s = $(awk -v g="$got" -v r="$rate_mbit" 'BEGIN { printf "%.1f", 100 * g / r }')% of the rate;" \
      "with headers $wire Mbit/s = $(awk -v g="$wire" -v r="$rate_mbit" 'BEGIN { printf "%.1f", 100 * g / r }')%"
-netns_within "$got" "$rate_mbit" 10 || fail "goodput $got Mbit/s is not within 10% of $rate_mbit"
+assert_within_factor "goodput (Mbit/s)" "$got" "$rate_mbit" 2 || fail "goodput $got Mbit/s is not the tbf rate $rate_mbit within a factor of 2"
 
 netns_tbf_clear v
 tc -n "$(netns_get v ns_a)" qdisc show dev veth-a | grep -q tbf && fail "tbf still present after netns_tbf_clear"

@@ -132,41 +132,39 @@ nc_htb_carried() {
 }
 
 # nc_check_maxrate FILE RC RN (Mbit/s): the three-parameter max-rate fit of
-# the run's first regime has R_C and R_N within 10% of the configured rates
-# (payload rates: MTU 9000 keeps the headers the shaper also counts under
-# 1%); prints the fitted values. False (with the reason) when one misses.
+# the run's first regime has R_C and R_N within a factor of 2 of the
+# configured rates (a real-time bound, tests/lib/bounds.py; payload rates:
+# MTU 9000 keeps the headers the shaper also counts under 1%) and R_N at
+# least R_C (the shared link carries at least one pair's rate); prints the
+# fitted values. False when one misses. How close they come is measured by
+# bench/nodecomm/htb.sh.
 nc_check_maxrate() {
-    nc_py "$1" '
+    NC_LIB=$NGX_SOURCE_ROOT/tests/lib nc_py "$1" '
+sys.path.insert(0, os.environ["NC_LIB"])
+import bounds
 r = m["ranges"][0]["models"]["maxrate3"]
 alpha, rc, rn, ks = (r["alpha_us"]["value"], r["R_C_Bps"]["value"], r["R_N_Bps"]["value"] or math.inf,
                      r["k_star"] or math.inf)
-want_rc, want_rn = '"$2"'e6 / 8, '"$3"'e6 / 8
-print(f"fitted alpha {alpha:.0f} us, R_C {rc/1e6:.3f} MB/s (configured {want_rc/1e6}), "
-      f"R_N {rn/1e6:.3f} MB/s (configured {want_rn/1e6}), k* {ks:.2f}")
-bad = [f"{name} {got:.4g} not within 10% of {want:.4g}"
-       for name, got, want in (("R_C", rc, want_rc), ("R_N", rn, want_rn)) if not want * 0.9 <= got <= want * 1.1]
-if bad: print("; ".join(bad)); sys.exit(1)
+print(f"fitted alpha {alpha:.0f} us, k* {ks:.2f}")
+good = [bounds.within_factor("R_C (MB/s)", rc / 1e6, '"$2"' / 8, 2),
+        bounds.within_factor("R_N (MB/s)", rn / 1e6, '"$3"' / 8, 2),
+        bounds.at_least("R_N over R_C (MB/s)", rn / 1e6, rc / 1e6)]
+sys.exit(0 if all(good) else 1)
 '
 }
 
-# nc_htb_attempts RC RN (Mbit/s): the verdict of a test over nc_htb_pairs
+# nc_htb_verdict RC RN (Mbit/s): the verdict of a test over nc_htb_pairs
 # or nc_htb_loopback. It calls the test's `measure JSON` (one nodecomm run
 # written to JSON; it fails the test itself when the run does) and checks
 # that every pair's class carried its flow and that the fit meets the
-# rates: PASS and exit 0. Noisy machine: one more run before failing.
-nc_htb_attempts() {
-    local attempt json
-    for attempt in 1 2; do
-        json=$SCRATCH/run$attempt.json
-        measure "$json"
-        nc_htb_carried 1000000
-        if nc_check_maxrate "$json" "$1" "$2"; then
-            echo PASS
-            exit 0
-        fi
-        echo "attempt $attempt off; measuring once more"
-    done
-    fail "the max-rate fit missed the htb rates twice in a row"
+# rates (nc_check_maxrate): PASS and exit 0.
+nc_htb_verdict() {
+    local json=$SCRATCH/run.json
+    measure "$json"
+    nc_htb_carried 1000000
+    nc_check_maxrate "$json" "$1" "$2" || fail "the max-rate fit missed the htb rates by more than a factor of 2"
+    echo PASS
+    exit 0
 }
 
 # nc_complete FILE WHAT: a short run (k = 1, 2 over the sizes 1 B and 1 KiB)

@@ -7,7 +7,7 @@
 # the port each pair's listener (rank i, node A) binds: 7100 + i (--tcp-port
 # 7100 --tcp-port-per-rank yes); each pair is guaranteed R_N / K and may
 # borrow up to R_C, so k* = 2.5. The three-parameter max-rate fit over the
-# large sizes must give R_C and R_N within 10% of the configured rates, and
+# large sizes must give R_C and R_N within a factor of 2 of the configured rates (R_N at least R_C), and
 # every pair's class must have carried its flow. Two things made R_N read
 # 7% to 31% high before: GSO (see _nc_htb_root), and pairs whose round trips
 # ran freely: on a busy machine they drift apart until some pairs send while
@@ -15,7 +15,7 @@
 # k = 3 and 4 each ran at R_C and R_N read 16.4 MB/s for 12.5; at load 6
 # --nodecomm-sync series read 12.55): the pattern now puts a barrier before
 # every round trip. Every pair spans the two nodes (no "one node" note).
-# Noisy machine: one more run before failing (nc_htb_attempts).
+# How close they come: bench/nodecomm/htb.sh.
 source "$(dirname "$0")/common.sh"
 nc_two_nodes mpi
 pairs=4
@@ -35,4 +35,4 @@ measure() { # JSON
     [[ $rc == 0 ]] || { cat "$SCRATCH/err"; fail "mpirun across the namespaces: exit $rc"; }
     ! grep -q 'run on one node' "$SCRATCH/err" || fail "a pair was placed on one node: $(cat "$SCRATCH/err")"
 }
-nc_htb_attempts 40 100
+nc_htb_verdict 40 100

@@ -1,0 +1,18 @@
+#!/bin/bash
+# shm-model.sh: the loggp pattern over shm fits a model that holds on any
+# machine: over 16..256 B (steps of 1.2x, pinned to CPUs 0,1) every range's
+# L, o, o_r, g are finite, o and g positive, G not negative, the ranges in
+# order over the measured sizes, and L_eel = PRTT(1,0,1)/2 within a factor
+# of 2 of the smallest size's median (realtime_check.py model). Whether the
+# change detection finds shm's inline switch (a record of up to 56 bytes
+# shares one 64-byte cell with its header, modules/shm/ring.hpp: a step of
+# one cache line, ~10% of a round trip) depends on this machine's noise: it
+# is measured by bench/loggp/realtime.sh, not asserted.
+source "$(dirname "$0")/common.sh"
+lg_need_cpus
+lg_need_module shm
+ngx_run 120 -m shm -x loggp -s 16-256 --grade 1.2 --cpus 0,1 -o "$IT_DIR/shm.json"
+[[ $RC == 0 ]] || fail "the measurement failed: $(tail -5 "$IT_DIR/err")"
+sed -n '/^# loggp parameters/,$p' "$IT_DIR/out"
+python3 "$LG_DIR/realtime_check.py" model "$IT_DIR/shm.json" || fail "the model of the shm run"
+echo PASS
