@@ -13,7 +13,8 @@ violation:
   - the words tol, rtol, TOL, tolerance, rel_err, margin, fidelity;
   - a percentage test (netns_within, "/ 100", "within N%");
   - a literal factor between 0.5 and 2 in a product (1.1 * x, x * 0.9);
-  - a within_factor call whose factor is not a number of at least 2.
+  - a within_factor call whose factor is not a number of at least 2;
+  - ngx check --tolerance under 100% (a change of less than a factor of 2).
 Comments are not read (shell and Python '#' lines, Python docstrings).
 
     check_realtime.py BUILD_DIR SOURCE_ROOT   check the suites; exit 1 naming each violation
@@ -103,6 +104,12 @@ def violations(path):
         where = f"{path}:{n}"
         if re.search(r"\bdef (within_factor|error_within_factor|at_least)\b|^\s*assert_\w+\(\)", line):
             continue  # the helpers' own definitions
+        # ngx check's own option: a change counts beyond PERCENT; 100% is a factor of 2
+        for m in re.finditer(r"--tolerance[ =](\S+)", line):
+            if not (re.fullmatch(r"\d+(\.\d+)?%?", m.group(1)) and float(m.group(1).rstrip("%")) >= 100):
+                found.append(f"{where}: ngx check --tolerance {m.group(1)} (at least 100%, a factor of 2):"
+                             f" {line.strip()}")
+        line = re.sub(r"--tolerance[ =]\S+", "", line)
         m = WORDS.search(line)
         if m:
             found.append(f"{where}: '{m.group(0)}' names a tolerance: {line.strip()}")
@@ -180,12 +187,14 @@ PLANTED = {
     "factor-variable.py": "bounds.within_factor('G', g, want, factor)\n",
     "sourced.sh": "source \"$(dirname \"$0\")/helper.sh\"\n",
     "helper.sh": "margin=3\n",
+    "check.sh": "ngx_run 30 check --tolerance 20% a.json b.json\n",
 }
 CLEAN = ("# a comment may say tolerance 10%: comments are not read\n"
          "source \"$(dirname \"$0\")/bounds.sh\"\n"
          "assert_within_factor L \"$L\" 200 2 || fail \"L\"\n"
          "assert_at_least 'slow link' \"$slow\" \"$fast\" || fail slow\n"
-         "x=$((2 * y))\n")
+         "x=$((2 * y))\n"
+         "ngx_run 30 check --tolerance 100% a.json b.json\n")
 
 
 def self_test():

@@ -10,7 +10,8 @@
 # the inter-node gap per byte (through the NIC's tbf; sizes from 64 KiB on,
 # above tbf's burst, so that the median slope is the rate's) is more than 5
 # times the intra-node one (loopback inside the node), and within a factor
-# of two of 1 / the TCP goodput of RATE. Skipped without root, tbf or mpi.
+# of two of 1 / the TCP goodput of RATE (real-time bounds, tests/lib/bounds.py).
+# Skipped without root, tbf or mpi.
 source "$(dirname "$0")/common.sh"
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 netns_require tbf mpi
@@ -25,15 +26,18 @@ for attempt in 1 2; do
     sed -n '/^# LoGH/,$p' "$NETNS_DIR/out.txt"
     python3 "$(dirname "$0")/loghssp-check.py" "$NETNS_DIR/run.json" "$NGX" "$NETNS_DIR" --pairs 2,0,1,0 ||
         fail "the run's tiers do not hold"
-    python3 - "$NETNS_DIR/run.json" "$RATE" <<'PY' && exit 0
+    python3 - "$NETNS_DIR/run.json" "$RATE" "$NGX_SOURCE_ROOT/tests/lib" <<'PY' && exit 0
 import json, sys
+sys.path.insert(0, sys.argv[3])
+import bounds
 m = json.load(open(sys.argv[1]))["model"]
 rate = float(sys.argv[2])
 goodput = rate / 8 * 1448 / 1514  # MB/s of TCP payload
 S, G = m["intra"]["S_us_per_byte"], m["inter"]["G_us_per_byte"]
-print("S %.6f us/B (loopback), G %.6f us/B (tbf %g Mbit/s: 1/goodput %.6f us/B)" % (S, G, rate, 1 / goodput))
-ok = G > 5 * S and 0.5 / goodput <= G <= 2 / goodput
-sys.exit(0 if ok else "the tiers are not the cluster's: G %.6f, S %.6f us/B" % (G, S))
+print("S %.6f us/B (loopback), G %.6f us/B (tbf %g Mbit/s)" % (S, G, rate))
+ok = [bounds.at_least("inter-node G over 5 x intra-node S (us/B)", G, 5 * S),
+      bounds.within_factor("inter-node G against 1/goodput (us/B)", G, 1 / goodput, 2)]
+sys.exit(0 if all(ok) else "the tiers are not the cluster's: G %.6f, S %.6f us/B" % (G, S))
 PY
     echo "attempt $attempt: the gaps per byte miss (a rank descheduled on shared cores spoils a size); again"
 done

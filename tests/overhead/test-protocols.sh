@@ -1,27 +1,14 @@
 #!/bin/bash
-# The protocol decomposition (Al-Tawil and Moritz 1998, section 3.2, eqs. 1-7; `ngx fit RUN.json`):
-#  1. sim with a rendezvous threshold (--sim-S 2048), standard mode (the base
-#     run: o_s, o_r, L, G) and synchronous mode: T at every size <= S in
-#     standard mode; above S the sim asks (zero-byte request), waits for the
-#     acknowledgement and pushes the data. Al-Tawil and Moritz 1998 (section 3.2, Figure 1)
-#     calls the push model RAT (Request, Acknowledge, Transfer; RTA pulls the
-#     data and acknowledges after it), and RAT is inferred at every size > S
-#     in both modes. The T sizes' predicted T_s-r (eq. 2) within 5% of the
-#     measured. The paper's RAT also ends with an acknowledgement of the
-#     pushed data (eq. 7: T_s-r = 4 o_s + 4L + 3 o_r + (k-1)G, the ACK's L
-#     and o_r included); the sim's rendezvous is LogGPS's (Ino et al. 2001,
-#     Table 3), without it: half its ping-pong is 3 o_s + 3L + 3 o_r + (k-1)G,
-#     eq. (7) less that ACK's o_s + L, which the RAT rows must match within
-#     5%. Synchronous mode below S: the send waits for the receiver's match
-#     (the sim's acknowledgement arrives L after the data), the data went
-#     first: TA (eq. 3 nearer the measured send than eq. 1 when 2L > o_s +
-#     2 o_r: L = 10 us here, o_s 2, o_r 4);
-#  2. under mpirun on the vader BTL, standard mode: the inferred protocol
+# The protocol decomposition (Al-Tawil and Moritz 1998, section 3.2, eqs. 1-7; `ngx fit RUN.json`)
+# under mpirun, where the protocol switch is a fact of the MPI library, not
+# a timing accuracy (the sim's rendezvous in virtual time, with the
+# predictions checked: test-protocols-sim.sh):
+#  1. under mpirun on the vader BTL, standard mode: the inferred protocol
 #     turns from a pushed one (T or TA: the data move before the receiver
 #     answers) to a handshake (RTA or RAT) where Open MPI's eager limit
 #     (btl_vader_eager_limit, ompi_info) says, with one measured size of
 #     slack; sizes up to half the limit are pushed; the smallest is T;
-#  3. the same for the tcp BTL (btl_tcp_eager_limit) with one rank in each
+#  2. the same for the tcp BTL (btl_tcp_eager_limit) with one rank in each
 #     of two network namespaces joined by a veth pair (mpirun with the
 #     nsrsh agent, tests/net/netns.sh): its rendezvous sends the first
 #     btl_tcp_rndv_eager_limit bytes (= the eager limit) with the request,
@@ -34,42 +21,10 @@
 #     with (k-1)G, so tcp's sizes there may be inferred pushed again: the
 #     check is the switch, the flips are printed. Both BTL checks get
 #     up to three attempts (about one run in three has a spoiled size);
-#  4. `-o` writes the decomposition as JSON (rows mode x size).
 source "$(dirname "$0")/common.sh"
 
-sim_check() {
-    "$NGX" -m sim --sim-mode standard,synchronous --sim-os 2 --sim-or 4 --sim-L 10 --sim-S 2048 -x overhead \
-        -s 1,256,1Ki,2Ki,4Ki,8Ki,16Ki -c 200 --warmup 20 --cpus 0,1 -o "$SCRATCH/sim.json" >"$SCRATCH/log" 2>&1 ||
-        { cat "$SCRATCH/log"; return 1; }
-    "$NGX" fit "$SCRATCH/sim.json" -o "$SCRATCH/sim-protocols.json" || return 1
-    python3 - "$SCRATCH/sim-protocols.json" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-assert doc["kind"] == "protocols" and doc["rows"], doc
-p = doc["params"]
-ok = True
-for row in doc["rows"]:
-    s, sync = row["size_bytes"], row["run"].endswith("synchronous")
-    want = ("TA" if sync else "T") if s <= 2048 else "RAT"
-    good = row["protocol"] == want
-    measured = row["measured_end_to_end_us"]
-    if want == "T":  # eq. (2)
-        err = row["relative_error"]
-    elif want == "RAT":  # eq. (7) less the closing ACK the sim does not send
-        err = (row["predicted_end_to_end_us"] - p["o_s_us"] - p["L_us"] - measured) / measured
-    else:
-        err = None  # TA: half a ping-pong of synchronous sends is not eq. (3)'s two deliveries
-    good &= err is None or abs(err) <= 0.05
-    ok &= good
-    shown = "" if err is None else f", error {100 * err:+.1f}%"
-    print(f'{row["run"]} {s} B: {row["protocol"]} (sim: {want}), measured {measured:.2f} us{shown}'
-          f'{"" if good else "  <-- FAILS"}')
-sys.exit(0 if ok else 1)
-PY
-}
-twice sim_check || fail "protocols over sim"
 
-have_mpi || { echo "SKIP (after the sim part passed): mpirun, ompi_info or the mpi module missing"; exit 77; }
+have_mpi || { echo "SKIP: mpirun, ompi_info or the mpi module missing"; exit 77; }
 
 eager_limit() {  # BTL
     ompi_info --param btl "$1" --level 9 --parsable | sed -n "s/^mca:btl:$1:param:btl_$1_eager_limit:value://p"

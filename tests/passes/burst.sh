@@ -13,16 +13,17 @@
 #    clean median). --passes 10 (passes of 40 + 1 re-warm): 1300..1599 are
 #    the end of pass 5's 1 B slice, all of pass 5 and the start of pass 6:
 #    1 B keeps 52 of 400 samples with the burst, every other size 40, and
-#    every median stays within 15% (or 1 us) of the same run without a
+#    every median stays within a factor of 2 of the same run without a
 #    burst (the median moves only to the clean samples' 56th-58th
-#    percentile).
+#    percentile; the burst alone is 30 times the clean median).
 # B. --passes 1, -s 64 alone (so that it is the size the budget of one
 #    extra size-pass goes to, whatever the machine's noise does to the
 #    others): 200 sends from 220 hit 200 of its 400 samples (sends 20..419):
 #    the 95% interval of its median spans the clean and the disturbed half,
 #    so it is measured again (one extra pass of 400 after a re-warm of 5:
 #    schedule [[64],[64]], 800 samples) and its pooled median (200 of 800
-#    with the burst) is back within 15% (or 1 us) of the clean run.
+#    with the burst) is back within a factor of 2 of the clean run.
+# (Real-time bounds within a factor of 2, tests/lib/bounds.py.)
 # C. As B, but the burst goes on until send 639: it covers 215 of the extra
 #    pass's 400 samples (sends 425..824) as well, so 415 of 800 carry it,
 #    the interval still spans both, and 64 B is flagged after the budget
@@ -33,7 +34,7 @@ source "$(dirname "$0")/../integration/lib.sh"
 export NGX_MODULE_PATH="$NGX_FIXTURE_MODULE_DIR:${NGX_MODULE_PATH:-}"
 [[ $(nproc) -ge 2 ]] || { echo "SKIP: needs two CPUs (sim busy-waits on both sides)"; exit 77; }
 
-run() {  # NAME ARG...: a pingpong over burst; retried once (a timing check on a shared machine)
+run() {  # NAME ARG...: a pingpong over burst
     local name=$1
     shift
     ngx_run 120 -m burst -x pingpong --cpus 0,1 -c 400 --warmup 20 --burst-us 200 "$@" -o "$IT_DIR/$name.json"
@@ -50,20 +51,25 @@ case_a() {
     run clean1 -s $s --passes 1 && run seq -s $s --passes 1 --burst-from 1300 --burst-sends 300
     run clean10 -s $s --passes 10 && run rr -s $s --passes 10 --burst-from 1300 --burst-sends 300
     python3 - <<PY
-import json
+import json, sys
+sys.path.insert(0, "$NGX_SOURCE_ROOT/tests/lib")
+import bounds
 clean1, seq, clean10, rr = $(medians clean1), $(medians seq), $(medians clean10), $(medians rr)
 print("sequential:", {s: round(v, 2) for s, v in seq.items()})
 print("round-robin:", {s: round(v, 2) for s, v in rr.items()})
 assert seq[8] > 3 * clean1[8], f"--passes 1: the burst did not wreck 8 B ({seq[8]} vs {clean1[8]})"
-for s, v in rr.items():
-    assert abs(v - clean10[s]) <= max(0.15 * clean10[s], 1.0), f"--passes 10: {s} B median {v} vs {clean10[s]} without the burst"
+good = [bounds.within_factor(f"--passes 10: {s} B median with the burst against without (us)", v, clean10[s], 2)
+        for s, v in rr.items()]
+assert all(good), "--passes 10: a median moved by the burst"
 PY
 }
 
 case_b() {
     run cleanb -s 64 --passes 1 && run again -s 64 --passes 1 --burst-from 220 --burst-sends 200
     python3 - <<PY
-import json
+import json, sys
+sys.path.insert(0, "$NGX_SOURCE_ROOT/tests/lib")
+import bounds
 d = json.load(open("$IT_DIR/again.json"))
 m = d["measurement"]
 print(m)
@@ -72,7 +78,7 @@ assert m["remeasured_bytes"] == [64] and m["wide_bytes"] == [] and m["extra_pass
 r = {r["size_bytes"]: r for r in d["results"]}
 assert r[64]["passes"] == 2 and r[64]["count"] == 800, r
 clean = $(medians cleanb)
-assert abs(r[64]["median_us"] - clean[64]) <= max(0.15 * clean[64], 1.0), (r[64]["median_us"], clean[64])
+assert bounds.within_factor("64 B pooled median against the clean run (us)", r[64]["median_us"], clean[64], 2)
 PY
 }
 
