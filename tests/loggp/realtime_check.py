@@ -10,10 +10,11 @@ is measured by bench/loggp/realtime.sh.
   delay BASE.json DELAYED.json --us D
       L of eq. (1) (first range) grows by D within a factor of 2, and the
       delayed run's L_eel = PRTT(1,0,1)/2 is at least D (the delay is one way).
-  model RUN.json
-      a fitted model: every range's L, o, o_r, g finite, g and o positive,
-      G not negative, ranges in order over the measured sizes, L_eel within
-      a factor of 2 of half the smallest size's median round trip.
+  model RUN.json [--pingpong PINGPONG.json]
+      a fitted model: every range's L, o, o_r, g finite, g positive, o, o_r
+      and G not negative, ranges in order over the measured sizes; with
+      --pingpong, L_eel within a factor of 2 of the ping-pong's median half
+      round trip at the same size (a measurement of its own).
 Exit 1 when a check fails, 2 on unusable input.
 """
 import argparse
@@ -28,7 +29,7 @@ import bounds  # noqa: E402
 failures = []
 
 
-def load(path):
+def load(path, model=True):
     try:
         with open(path) as f:
             doc = json.load(f)
@@ -36,10 +37,10 @@ def load(path):
         print(f"ERROR: {path}: {e}")
         sys.exit(2)
     doc = (doc.get("runs") or [doc])[0]
-    if not isinstance(doc.get("model"), dict):
+    if model and not isinstance(doc.get("model"), dict):
         print(f"ERROR: {path}: no model object (status {doc.get('status')!r})")
         sys.exit(2)
-    return doc, doc["model"]
+    return doc, doc.get("model")
 
 
 def value(x):
@@ -83,14 +84,19 @@ def cmd_model(a):
     for i, r in enumerate(m["ranges"]):
         vals = {k: r[k] for k in ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte")}
         need(all(v is not None and math.isfinite(v) for v in vals.values()), f"range {i}: finite {vals}")
-        need(vals["o_us"] > 0 and vals["g_us"] > 0 and vals["G_us_per_byte"] >= 0,
-             f"range {i}: o and g positive, G not negative")
+        need(vals["g_us"] > 0 and vals["o_us"] >= 0 and vals["o_r_us"] >= 0 and vals["G_us_per_byte"] >= 0,
+             f"range {i}: g positive, o, o_r and G not negative")
         need(r["from_bytes"] in sizes and r["to_bytes"] in sizes and r["from_bytes"] <= r["to_bytes"]
              and (prev_to is None or r["from_bytes"] > prev_to), f"range {i}: {r['from_bytes']:g}..{r['to_bytes']:g} B in order")
         prev_to = r["to_bytes"]
-    half_rtt = doc["results"][0]["median_us"]  # the pingpong convention: median half round trip
-    if not bounds.within_factor("L_eel against the smallest size's median (us)", value(m["L_eel_us"]), half_rtt, 2):
-        failures.append("L_eel")
+    pp, _ = load(a.pingpong, model=False) if a.pingpong else (None, None)
+    if pp is not None:
+        size = int(value(m.get("L_eel_size_bytes", sizes[0])))
+        half_rtt = [r["median_us"] for r in pp["results"] if int(r["size_bytes"]) == size]
+        need(bool(half_rtt), f"the ping-pong measured {size} B")
+        if half_rtt and not bounds.within_factor(f"L_eel against the ping-pong's half round trip at {size} B (us)",
+                                                 value(m["L_eel_us"]), half_rtt[0], 2):
+            failures.append("L_eel")
 
 
 def main():
@@ -105,6 +111,7 @@ def main():
     d.add_argument("--us", type=float, required=True)
     m = sub.add_parser("model")
     m.add_argument("run")
+    m.add_argument("--pingpong", help="a pingpong run of the same module: L_eel against its half round trip")
     a = p.parse_args()
     {"rate": cmd_rate, "delay": cmd_delay, "model": cmd_model}[a.cmd](a)
     if failures:

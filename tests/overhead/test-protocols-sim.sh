@@ -24,7 +24,7 @@ source "$(dirname "$0")/common.sh"
 
 sim_check() {
     "$NGX" -m sim --sim-clock virtual --sim-mode standard,synchronous --sim-os 2 --sim-or 4 --sim-L 10 --sim-S 2048 -x overhead \
-        -s 1,256,1Ki,2Ki,4Ki,8Ki,16Ki -c 200 --warmup 20 -o "$SCRATCH/sim.json" >"$SCRATCH/log" 2>&1 ||
+        -s 1,256,1Ki,2Ki,4Ki,8Ki,16Ki -c 20 --warmup 2 -o "$SCRATCH/sim.json" >"$SCRATCH/log" 2>&1 ||
         { cat "$SCRATCH/log"; return 1; }
     "$NGX" fit "$SCRATCH/sim.json" -o "$SCRATCH/sim-protocols.json" || return 1
     python3 - "$SCRATCH/sim-protocols.json" <<'PY'
