@@ -14,7 +14,7 @@
 #      pairs, every collective through LogGOPSim) and the tests
 #      that compare timings with ground truth or run mpirun (suites net-timing,
 #      loggp-timing, nodecomm-timing, strided-timing, overhead-timing and
-#      passes-timing, which the sanitizers slow past their tolerances);
+#      passes-timing, which the sanitizers slow: they measure in real time);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
 # Exits non-zero if anything fails.
 #
