@@ -13,8 +13,9 @@
 #      (virtual-rates) or many times (repeats: ngx check's rates over 100
 #      pairs, every collective through LogGOPSim) and the tests
 #      that compare timings with ground truth or run mpirun (suites net-timing,
-#      loggp-timing, nodecomm-timing, strided-timing, overhead-timing and
-#      passes-timing, which the sanitizers slow: they measure in real time);
+#      loggp-timing, nodecomm-timing, strided-timing, overhead-timing,
+#      passes-timing and mpi-timing, which the sanitizers slow: they measure
+#      in real time);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
 # Exits non-zero if anything fails.
 #
@@ -136,7 +137,7 @@ step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
     --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
-    --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing
+    --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing --no-suite mpi-timing
 
 step "fuzzing"
 if ! command -v clang++ >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then

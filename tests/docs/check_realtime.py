@@ -13,6 +13,7 @@ violation:
   - the words tol, rtol, TOL, tolerance, rel_err, margin, fidelity;
   - a percentage test (netns_within, "/ 100", "within N%");
   - a literal factor between 0.5 and 2 in a product (1.1 * x, x * 0.9);
+  - a comparison with a fraction of a value (abs(a - b) <= 0.05 * b);
   - a within_factor call whose factor is not a number of at least 2;
   - ngx check --tolerance under 100% (a change of less than a factor of 2).
 Comments are not read (shell and Python '#' lines, Python docstrings).
@@ -31,7 +32,9 @@ WORDS = re.compile(r"\b(r?tol|TOL|tolerance|rel_err|margin|fidelity|FIDELITY(_US
 PERCENT = re.compile(r"netns_within|/\s*100\b|within\s+\$?\{?\w*\}?\s*%|within\s+\d+(\.\d+)?\s*%")
 NEAR_ONE = r"(?:0\.5\d*[1-9]\d*|0\.[6-9]\d*|1\.\d*[1-9]\d*)"
 PRODUCT = re.compile(rf"(?<![\w.]){NEAR_ONE}\s*\*|\*\s*{NEAR_ONE}(?![\w.])")
-FACTOR_CALL = re.compile(r"\b(?:assert_)?(?:error_)?within_factor\b(.*)")
+# a comparison against a fraction of a value: |a - b| <= 0.05 * b, x < max(0.15 * y, 1)
+FRACTION_BOUND = re.compile(r"[<>]=?\s*(?:max\(\s*)?(0\.(?!5\b)\d+)\s*\*")
+FACTOR_CALL = re.compile(r"\b(?:(?:assert_)?(?:error_)?within_factor|ratio_within)\b(.*)")
 REFERENCE = re.compile(r"[\w.$/{}-]*?([\w.-]+(?:/[\w.-]+)*\.(?:sh|py))\b")
 
 
@@ -98,11 +101,16 @@ def factor_ok(args):
     return float(last) >= 2, last
 
 
+HELPER = os.path.join("tests", "lib", "bounds.py")
+
+
 def violations(path):
+    if path.endswith(HELPER):
+        return []  # the helper itself: the one place a factor is a variable (and refused under 2 when used)
     found = []
     for n, line in code_lines(path):
         where = f"{path}:{n}"
-        if re.search(r"\bdef (within_factor|error_within_factor|at_least)\b|^\s*assert_\w+\(\)", line):
+        if re.search(r"\bdef (within_factor|error_within_factor|at_least|ratio_within)\b|^\s*assert_\w+\(\)", line):
             continue  # the helpers' own definitions
         # ngx check's own option: a change counts beyond PERCENT; 100% is a factor of 2
         for m in re.finditer(r"--tolerance[ =](\S+)", line):
@@ -119,6 +127,9 @@ def violations(path):
         m = PRODUCT.search(line)
         if m:
             found.append(f"{where}: a factor under 2 ('{m.group(0).strip()}'): {line.strip()}")
+        m = FRACTION_BOUND.search(line)
+        if m:
+            found.append(f"{where}: a relative bound of {m.group(1)} (a factor under 2): {line.strip()}")
         m = FACTOR_CALL.search(line)
         if m and "(" not in line[:m.start()].split()[-1:] and not line.strip().startswith("def "):
             good, factor = factor_ok(m.group(1))
@@ -185,6 +196,8 @@ PLANTED = {
     "rel-err.py": "rel_err = abs(a - b) / b\n",
     "factor.sh": "assert_within_factor L \"$L\" 200 1.5 || fail \"L\"\n",
     "factor-variable.py": "bounds.within_factor('G', g, want, factor)\n",
+    "ratio.py": "ok = bounds.ratio_within(got, want, 1.2)\n",
+    "fraction.py": "assert abs(got - want) <= 0.05 * want + 0.25\n",
     "sourced.sh": "source \"$(dirname \"$0\")/helper.sh\"\n",
     "helper.sh": "margin=3\n",
     "check.sh": "ngx_run 30 check --tolerance 20% a.json b.json\n",

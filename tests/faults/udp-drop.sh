@@ -17,7 +17,9 @@
 #   - pooled loss_rate within 9.75% +- 3.5 points, i.e. the per-packet drop
 #     estimate 1 - sqrt(1 - loss_rate) within about 5% +- 2 points;
 #   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
-#   - each size's median within 60% (or 40 us; the two runs share a noisy 2-core machine) of the no-drop run's.
+#   - each size's median within a factor of 3 of the no-drop run's (a
+#     real-time bound, tests/lib/bounds.py: the two runs share a noisy
+#     machine, and a median of tens of us through the relay moves by tens).
 # Then a lossy link must stay measurable at ordinary counts (-c 1000 -s 1-8Ki,
 # and loggp) over the same path: see the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
@@ -56,7 +58,9 @@ run_over() {  # PAIR PORT OUT [NGX_OPTION...] (default: the ping-pong of the fir
 run_over d 7331 "$IT_DIR/drop.json"
 run_over c 7332 "$IT_DIR/clean.json"
 python3 - "$IT_DIR/drop.json" "$IT_DIR/clean.json" "$count" "$warmup" <<'PY' || fail "loss report"
-import json, math, sys
+import json, math, os, sys
+sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
+import bounds
 drop, clean = (json.load(open(f)) for f in sys.argv[1:3])
 count, warmup = int(sys.argv[3]), int(sys.argv[4])
 def pooled(doc):
@@ -82,7 +86,7 @@ assert clean_rate < 0.02, f"the no-drop run lost {clean_rate:.4f} of its repetit
 for r, c in zip(drop["results"], clean["results"]):
     a, b = r["median_us"], c["median_us"]
     print(f"size {r['size_bytes']}: median {a:.2f} us with drops, {b:.2f} us without")
-    assert abs(a - b) <= max(0.6 * b, 40.0), f"size {r['size_bytes']}: median {a} vs {b} without drops"
+    assert bounds.within_factor(f"size {r['size_bytes']}: median with drops against without (us)", a, b, 3)
 PY
 ok "udp with 5% random drops: completes, loss rate reported, medians close"
 

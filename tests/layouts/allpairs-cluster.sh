@@ -12,9 +12,11 @@
 #   sim      6 ranks over sim in virtual time with a --sim-links table of the
 #            same rates.
 # Asserted: the verdict of each map names exactly node 4 (and for mpirun and
-# sim exactly its ten links); every bandwidth cell is within 10% of the pair's goodput
-# (min of the two NICs' rates, less the TCP/IP/Ethernet headers: 1448 bytes
-# of payload in a 1514-byte frame); the three runs' cells agree within 10%.
+# sim exactly its ten links); every bandwidth cell is within a factor of 2
+# of the pair's goodput (min of the two NICs' rates, less the TCP/IP/Ethernet
+# headers: 1448 bytes of payload in a 1514-byte frame); the three runs' cells
+# agree within a factor of 2 (real-time bounds, tests/lib/bounds.py; the
+# slow node's links at a third of the rate still miss the fast goodput).
 # The real-time runs get up to three attempts, each started within the
 # first 30 s (a rank descheduled on a shared machine can spoil a cell); each
 # attempt says what failed. The time of each
@@ -66,7 +68,9 @@ echo "sim run: $(since "$t") s"
 
 # The checks of one attempt: python3 check.py DIR HOSTS SLOW_NODE FAST SLOW
 cat > "$NETNS_DIR/check.py" <<'PY'
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
+import bounds
 work, hosts, slow_node, fast, slow = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 P = len(hosts)
 errors = []
@@ -81,8 +85,8 @@ def load(name):
 def expected(i, j):  # MB/s of TCP payload between nodes i and j
     return (slow if slow_node in (i, j) else fast) / 8 * 1448 / 1514
 
-def within(got, want, percent=10):
-    return got is not None and abs(got - want) <= percent / 100 * want
+def within(got, want):  # a real-time bound: a factor of 2 (docs/testing.md)
+    return bounds.ratio_within(got, want, 2)
 
 def show(name, a, what):
     print("%s %s (row = sender):" % (name, what))
@@ -111,7 +115,7 @@ for name in ("mpirun", "listen", "sim"):
     for i in range(P):
         for j in range(P):
             if i != j and not within(a["bandwidth_MBps"][i][j], expected(i, j)):
-                errors.append("%s: bandwidth %d -> %d is %s MB/s, not within 10%% of %.2f" %
+                errors.append("%s: bandwidth %d -> %d is %s MB/s, not within a factor of 2 of %.2f" %
                               (name, i, j, a["bandwidth_MBps"][i][j], expected(i, j)))
             if i != j and not within(maps["mpirun"]["bandwidth_MBps"][i][j], a["bandwidth_MBps"][i][j]):
                 errors.append("mpirun and %s disagree on %d -> %d: %s and %s MB/s" %
@@ -124,7 +128,7 @@ for i in range(P):
 if errors:
     sys.exit("FAIL:\n  " + "\n  ".join(errors))
 print("ok: node %d (%s) named by mpirun, --listen/--connect and sim, its %d links by mpirun and sim; every cell "
-      "within 10%% of the NIC rates; the three maps agree within 10%%" % (slow_node, hosts[slow_node], len(want_links)))
+      "within a factor of 2 of the NIC rates; the three maps agree within a factor of 2" % (slow_node, hosts[slow_node], len(want_links)))
 PY
 
 # One attempt: the real-time runs (mpirun, then --listen/--connect) and the

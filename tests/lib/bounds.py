@@ -18,6 +18,8 @@ Python:  import bounds (tests/lib on sys.path)
         relative error of at most FACTOR - 1
     bounds.at_least(NAME, VALUE, FLOOR)
         VALUE >= FLOOR, an ordering without a tolerance
+    bounds.ratio_within(MEASURED, EXPECTED, FACTOR)
+        within_factor's test alone, nothing printed (tables of many cells)
 Each prints one line (ok/FAIL, the values and the ratio) and returns True
 when it holds; FACTOR under 2 is a mistake of the test: ValueError.
 
@@ -47,12 +49,24 @@ def _report(good, name, detail):
     return good
 
 
+def ratio_within(measured, expected, factor):
+    """The test of within_factor without the printed line (for tables of
+    many cells that print only their misses)."""
+    f = _factor(factor)
+    if measured is None:
+        return False
+    m, e = float(measured), float(expected)
+    if not (e > 0 and math.isfinite(e)):
+        raise ValueError(f"the expected value must be positive and finite, got {expected!r}")
+    return math.isfinite(m) and e / f <= m <= e * f
+
+
 def within_factor(name, measured, expected, factor):
     f = _factor(factor)
     m, e = float(measured), float(expected)
     if not (e > 0 and math.isfinite(e)):
         raise ValueError(f"{name}: the expected value must be positive and finite, got {expected!r}")
-    good = math.isfinite(m) and e / f <= m <= e * f
+    good = ratio_within(m, e, f)
     ratio = m / e if math.isfinite(m) else m
     return _report(good, name, f"{m:.6g}, expected {e:.6g} within a factor {f:g} (ratio {ratio:.3g})")
 

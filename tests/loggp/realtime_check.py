@@ -94,8 +94,8 @@ def cmd_model(a):
         size = int(value(m.get("L_eel_size_bytes", sizes[0])))
         half_rtt = [r["median_us"] for r in pp["results"] if int(r["size_bytes"]) == size]
         need(bool(half_rtt), f"the ping-pong measured {size} B")
-        if half_rtt and not bounds.within_factor(f"L_eel against the ping-pong's half round trip at {size} B (us)",
-                                                 value(m["L_eel_us"]), half_rtt[0], 2):
+        name = f"L_eel against the ping-pong's half round trip at {size} B (us)"
+        if half_rtt and not bounds.within_factor(name, value(m["L_eel_us"]), half_rtt[0], 2):
             failures.append("L_eel")
 
 

@@ -5,18 +5,15 @@
 #     per BTL, --mpi-mode takes the list); each run is labelled with its mode
 #     and gives positive, sane (< 10 ms) 1-byte and 4 KiB medians;
 #  2. tcp BTL, 1 byte: a synchronous send waits for the receiver's match
-#     (a handshake), so synchronous and issend take longer than standard
-#     and isend, by more than the noise (below);
+#     (a handshake), so synchronous and issend are not faster than standard
+#     and isend (minimums; an ordering, tests/lib/bounds.sh);
 #  3. 4 KiB, vader BTL: at the eager limit (btl_vader_eager_limit 4096,
 #     header included) standard and isend take the rendezvous, while
 #     buffered and ibsend, sending a copy from the attached buffer, came out
 #     far faster (minimums 0.56 against 2.06 us, medians 0.60-0.65 against
-#     2.08-2.17 us; 2.18 against 3.5 us in a CI run at load 10): buffered
-#     and ibsend must be faster than isend by more than the noise.
-#     The noise is measured in the same run: standard and isend take the
-#     same path at both sizes, so their minimums differ by noise alone; a
-#     mode must differ by 1 + max(10%, 3 x that) (a constant factor chosen
-#     on one machine, 0.6x, failed on a loaded one at 0.62x);
+#     2.08-2.17 us; 2.18 against 3.5 us in a CI run at load 10): isend must
+#     not be faster than buffered and ibsend (an ordering: how far apart
+#     they are depends on the machine);
 #     Not claimed at 1 MiB: which is faster there differed between machines
 #     (buffered 36 us against isend's 67 us on one, the reverse on another,
 #     and over tcp the copy overlaps the pipelined transfer);
@@ -24,32 +21,27 @@
 #     2x + 1 us (polling measures the same transfer);
 #  5. --mpi-vector-stride 64 --mpi-vector-block 8 (a derived datatype): runs
 #     at 64 B and 4 KiB (the buffer spans the strided layout: this crashed
-#     before), is not faster than contiguous at 4 KiB (it packs), and a size
+#     before), its 4 KiB minimum at least half the contiguous one (it packs:
+#     not faster; a real-time bound with a factor of 2), and a size
 #     that is not a multiple of the block exits 2 naming the block. (--verify
 #     checks contiguous payloads; a strided layout leaves gaps, so it is not
 #     used here: the strided pattern will check its own layout.)
-# The timing claims (2-4) are measured once more before they fail, claim 5's
+# The orderings (2-4) are measured once more before they fail, claim 5's
 # three times (the host moves the two vCPUs: a cache line between them costs
-# 0.1 or 0.5 us, and the two runs compared can land on either).
+# 0.1 or 0.5 us, and the two runs compared can land on either). How far
+# apart the modes are is an accuracy figure, not asserted.
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/../lib/bounds.sh"
 modes=(standard synchronous ready buffered isend issend irsend ibsend)
 
 # min_of FILE SIZE RUN: the minimum (us) of SIZE bytes of run RUN.
 min_of() { field_of "$1" "$2" min_us "$3"; }
 # index_of MODE: the run number of MODE.
 index_of() { local i; for i in "${!modes[@]}"; do [[ ${modes[$i]} == "$1" ]] && echo "$i"; done; }
-# noise_factor FILE SIZE: 1 + max(0.1, 3 |min(standard) - min(isend)| / min(isend)).
-noise_factor() {
-    local s i
-    s=$(min_of "$1" "$2" "$(index_of standard)") i=$(min_of "$1" "$2" "$(index_of isend)")
-    python3 -c "import sys; s, i = map(float, sys.argv[1:]); print(round(1 + max(0.1, 3 * abs(s - i) / i), 3))" "$s" "$i"
-}
-# above FILE SIZE A B FACTOR PLUS: min(A) > FACTOR * min(B) + PLUS, printed.
-above() {
-    local a b
-    a=$(min_of "$1" "$2" "$(index_of "$3")") b=$(min_of "$1" "$2" "$(index_of "$4")")
-    echo "  $2 B: $3 min $a us vs $4 min $b us (needs > $5 x + $6)"
-    gt "$a" "$(python3 -c "print($5 * $b + $6)")"
+# not_faster FILE SIZE A B: min(A) >= min(B), printed (an ordering).
+not_faster() {
+    assert_at_least "$2 B: $3 min against $4 min (us)" "$(min_of "$1" "$2" "$(index_of "$3")")" \
+        "$(min_of "$1" "$2" "$(index_of "$4")")"
 }
 
 run_modes() {  # BTL: every mode, 1 B .. 1 MiB
@@ -58,18 +50,13 @@ run_modes() {  # BTL: every mode, 1 B .. 1 MiB
 }
 modes_differ() {  # BTL
     local out=$SCRATCH/$1.json ok=0
-    local factor
     if [[ $1 == tcp ]]; then
-        factor=$(noise_factor "$out" 1)
-        echo "  noise: standard and isend at 1 B differ by a factor up to $factor"
-        above "$out" 1 synchronous standard "$factor" 0 || ok=1
-        above "$out" 1 issend isend "$factor" 0 || ok=1
+        not_faster "$out" 1 synchronous standard || ok=1
+        not_faster "$out" 1 issend isend || ok=1
     fi
     if [[ $1 == vader ]]; then
-        factor=$(noise_factor "$out" 4096)
-        echo "  noise: standard and isend at 4 KiB differ by a factor up to $factor"
-        above "$out" 4096 isend buffered "$factor" 0 || ok=1
-        above "$out" 4096 isend ibsend "$factor" 0 || ok=1
+        not_faster "$out" 4096 isend buffered || ok=1
+        not_faster "$out" 4096 isend ibsend || ok=1
     fi
     return $ok
 }
@@ -116,11 +103,10 @@ strided_not_faster() {  # the two runs back to back; the host may move the vCPUs
     ngx_mpirun vader -np 2 -- "$NGX" -m mpi -x pingpong -s 64,4Ki -c 200 --cpus 0,1 \
         -o "$SCRATCH/contiguous.json" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "contiguous run failed"; }
     v=$(min_of "$SCRATCH/vector.json" 4096 0) c=$(min_of "$SCRATCH/contiguous.json" 4096 0)
-    echo "4 KiB: strided min $v us, contiguous min $c us"
-    gt "$v" "$(python3 -c "print(0.9 * $c)")"
+    assert_at_least "4 KiB: strided min against half the contiguous min (us)" "$v" "$(python3 -c "print($c / 2)")"
 }
 strided_not_faster || strided_not_faster || strided_not_faster ||
-    fail "a strided 4 KiB ($v us) is faster than a contiguous one ($c us), three times"
+    fail "a strided 4 KiB ($v us) is faster than half a contiguous one ($c us), three times"
 ngx_mpirun vader -np 2 -- "$NGX" -m mpi "${vector[@]}" -x pingpong -s 60 -c 10 >"$SCRATCH/log" 2>&1
 rc=$?
 [[ $rc == 2 ]] || { cat "$SCRATCH/log"; fail "60 B with --mpi-vector-block 8: exit $rc, expected 2"; }
