@@ -183,7 +183,7 @@ accuracy_args() {
     while [[ $# -gt 0 ]]; do
         case $1 in
         -r|--rounds) ROUNDS=${2:-}; shift 2 || { echo "$me: -r wants a number" >&2; exit 2; } ;;
-        -h|--help) sed -n '2,/^$/p' "$me" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$me"; exit 0 ;;
         -*) echo "$me: unknown option $1" >&2; exit 2 ;;
         *) BUILD=$1; shift ;;
         esac
