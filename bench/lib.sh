@@ -219,6 +219,6 @@ for line in open(sys.argv[1], errors="replace"):
             print(f"{sys.argv[2]} {m.group(1).strip()}\t{sys.argv[3]}\t{m.group(2)}\t{m.group(3)}")
             break
 PY
-    echo "round $round: $script $* exit $rc ($(grep -E '^(PASS|FAIL|SKIP)' "$log" | tail -1))"
+    echo "round $round: $script${*:+ $*} exit $rc ($(grep -E '^(PASS|FAIL|SKIP)' "$log" | tail -1))"
     rm -f "$log"
 }
