@@ -198,6 +198,8 @@ class NgxCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('performance')
     def set_performance(self):
+        if self.is_dry_run():
+            return
         values = self.performance_values(self._document())
         self.perf_variables = {name: sn.make_performance_function(_value, unit, float(f'{value:.6g}'))
                                for name, (value, unit) in values.items()
