@@ -18,6 +18,9 @@
 #     - with sd 3% between launches, a new launch with L 5 -> 7 (+20%) is
 #       flagged (exit 1) and an unchanged one is not (exit 0);
 #     - the text and JUnit say how many launches each side held.
+#  3. Fitted parameters between launches (loggp, 4 launches of sd 5%): a new
+#     launch of the same network passes, its per-byte overheads fitted as 0
+#     (+- 1e-11) included; one with L 5 -> 8 us has L_us flagged.
 source "$(dirname "$0")/common.sh"
 cd "$SCRATCH" || fail "cd $SCRATCH"
 net() { echo "--sim-os ${1:-3} --sim-L ${2:-5} --sim-or ${3:-2} --sim-g ${4:-6} --sim-G ${5:-0.002}"; }
@@ -83,4 +86,21 @@ grep -q '<property name="launches" value="6 1"/>' out || fail "JUnit does not gi
 "$NGX" launches six.json launch2.json >out 2>&1
 [[ $? == 2 ]] && grep -q 'six.json: holds 6 launches already' out || fail "ngx launches took a file of 6 launches as one"
 echo "ok: a baseline of 6 launches absorbs what launches spread and still flags latency +20%"
+
+# --- 3. fitted parameters between launches -------------------------------------
+loggp() { # loggp FILE L [OPTION...]
+    local file=$1 latency=$2
+    shift 2
+    "$NGX" -m sim --sim-clock virtual --sim-L "$latency" -x loggp -s 1-4Ki --sim-noise launch:0.05 "$@" \
+        -o "$file" >log 2>&1 || { cat log; fail "ngx -x loggp -o $file"; }
+}
+loggp fit4.json 5 --launches 4
+NGX_LAUNCH=6 loggp fit-next.json 5
+NGX_LAUNCH=6 loggp fit-latency.json 8
+check 0 fit4.json fit-next.json
+grep -Eq '^ +O_us_per_byte \[1 B\.\.4 KiB\] .* unchanged$' out || fail "O_us_per_byte (fitted as 0) is not unchanged"
+check 1 fit4.json fit-latency.json
+row 'L_us \[1 B\.\.4 KiB\]' regression
+grep -c ' regression$' out | grep -qx 1 || fail "only L_us must be flagged"
+echo "ok: parameters between launches: L 5 -> 8 us flagged, parameters fitted as 0 not"
 echo PASS

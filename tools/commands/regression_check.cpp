@@ -265,22 +265,41 @@ double min_effect(const CheckedValue& value, const CheckOptions& options, bool b
     return value.is_parameter ? single_launch_parameter_effect : single_launch_size_effect;
 }
 
+double mean_of(const std::vector<Estimate>& values)
+{
+    double sum = 0;
+    for (const Estimate& e : values)
+        sum += e.value;
+    return sum / double(values.size());
+}
+
 // Two-sided p of "both sides' launches share one mean": Student's (1908)
 // pooled two-sample t test on one value per launch, the variance pooled over
 // both sides' deviations from their own mean, df = K_a + K_b - 2. A side of
 // one launch adds no variance, so one new launch against K is the prediction
-// interval of one more launch (se = s sqrt(1/K + 1)). NaN below 1 df.
-double launch_test(const std::vector<double>& a, const std::vector<double>& b)
+// interval of one more launch (se = s sqrt(1/K + 1)). A launch's value is
+// itself uncertain (its 95% interval): the variance is at least the mean of
+// the values' own squared standard errors, so launches that agree closer
+// than they can be known (a parameter fitted as 0 +- 1e-19) do not make
+// every difference significant. NaN below 1 df.
+double launch_test(const std::vector<Estimate>& a, const std::vector<Estimate>& b)
 {
     double df = double(a.size() + b.size()) - 2;
     if (a.empty() || b.empty() || df < 1)
         return NAN;
-    double mean_a = mean(a), mean_b = mean(b), squares = 0;
-    for (double v : a)
-        squares += (v - mean_a) * (v - mean_a);
-    for (double v : b)
-        squares += (v - mean_b) * (v - mean_b);
-    double se = std::sqrt(squares / df * (1.0 / double(a.size()) + 1.0 / double(b.size())));
+    double mean_a = mean_of(a), mean_b = mean_of(b), squares = 0, within = 0;
+    size_t with_interval = 0;
+    for (const auto& [side, side_mean] : {std::pair{&a, mean_a}, std::pair{&b, mean_b}})
+        for (const Estimate& e : *side) {
+            squares += (e.value - side_mean) * (e.value - side_mean);
+            double se = (e.high - e.low) / (2 * 1.959964);
+            if (std::isfinite(se)) {
+                within += se * se;
+                ++with_interval;
+            }
+        }
+    double variance = std::max(squares / df, with_interval > 0 ? within / double(with_interval) : 0.0);
+    double se = std::sqrt(variance * (1.0 / double(a.size()) + 1.0 / double(b.size())));
     if (!(se > 0))
         return mean_a == mean_b ? 1.0 : 0.0;
     return 2 * fit::student_t_cdf(-std::fabs(mean_b - mean_a) / se, df);
@@ -288,22 +307,22 @@ double launch_test(const std::vector<double>& a, const std::vector<double>& b)
 
 using Launches = std::vector<std::vector<ComparedRun>>;
 
-// Each launch's median of one size of run `r`.
-std::vector<double> launch_medians(const Launches& side, size_t r, uint64_t size)
+// Each launch's median of one size of run `r`, with its 95% interval where the launch stated one.
+std::vector<Estimate> launch_medians(const Launches& side, size_t r, uint64_t size)
 {
-    std::vector<double> values;
+    std::vector<Estimate> values;
     for (const std::vector<ComparedRun>& launch : side) {
         const Json* result = results_by_size(launch[r].run).at(size);
-        values.push_back(median_of(*result, raw_of(*result)));
+        values.push_back(median_estimate(*result).value_or(Estimate{median_of(*result, raw_of(*result)), NAN, NAN}));
     }
     return values;
 }
 
 // Each launch's value of one parameter of run `r`, from the launches that
 // fitted a range with the same bounds as `range` (a launch may split elsewhere).
-std::vector<double> launch_parameters(const Launches& side, size_t r, const Json& range, const std::string& name)
+std::vector<Estimate> launch_parameters(const Launches& side, size_t r, const Json& range, const std::string& name)
 {
-    std::vector<double> values;
+    std::vector<Estimate> values;
     for (const std::vector<ComparedRun>& launch : side) {
         const Json* ranges = ranges_of(launch[r].run);
         for (size_t i = 0; ranges != nullptr && i < ranges->size(); ++i) {
@@ -311,20 +330,20 @@ std::vector<double> launch_parameters(const Launches& side, size_t r, const Json
             if (!same_bounds(range, other) || !other.contains("intervals") || !other["intervals"].contains(name))
                 continue;
             if (std::optional<Estimate> e = parameter_estimate(other["intervals"][name]))
-                values.push_back(e->value);
+                values.push_back(*e);
         }
     }
     return values;
 }
 
-CheckedValue between_launches(const std::string& run, const std::string& name, const std::vector<double>& a,
-                              const std::vector<double>& b)
+CheckedValue between_launches(const std::string& run, const std::string& name, const std::vector<Estimate>& a,
+                              const std::vector<Estimate>& b)
 {
     CheckedValue value;
     value.run = run;
     value.name = name;
-    value.baseline = mean(a);
-    value.current = mean(b);
+    value.baseline = mean_of(a);
+    value.current = mean_of(b);
     value.test = "launches";
     value.p = launch_test(a, b);
     return value;
@@ -340,8 +359,8 @@ void check_parameters_between(const Launches& base, const Launches& next, size_t
         if (!range.contains("intervals") || !range["intervals"].is_object())
             continue;
         for (const auto& [name, measured] : range["intervals"].items()) {
-            std::vector<double> a = launch_parameters(base, r, range, name),
-                                b = launch_parameters(next, r, range, name);
+            std::vector<Estimate> a = launch_parameters(base, r, range, name),
+                                  b = launch_parameters(next, r, range, name);
             std::string label = name + " " + range_name(range);
             if (b.empty() || a.size() + b.size() < 3) {
                 result.notes.push_back(run + ": " + label + " was fitted by " + std::to_string(a.size()) + " of " +
