@@ -87,6 +87,9 @@ Result<SavedFile> read_launches(const std::string& path, const Json& document)
 Status collect_runs(const std::string& path, std::vector<ComparedRun>& runs)
 {
     NGX_ASSIGN_OR_RETURN(SavedFile file, read_saved_file(path));
+    if (file.launches.size() > 1)
+        std::cerr << "ngx: note: " << path << " holds " << file.launches.size()
+                  << " launches; the first one is compared (ngx check tests between launches)\n";
     const std::string stem = std::filesystem::path(path).stem().string();
     for (ComparedRun& run : file.runs)
         runs.push_back({stem + run.label.substr(path.size()), std::move(run.run)}); // "path:module" -> "stem:module"
