@@ -19,7 +19,7 @@ packages=(
     openmpi-bin libopenmpi-dev gfortran hpcc
     libibverbs-dev rdma-core ibverbs-providers
     iproute2 procps
-    python3-matplotlib python3-jsonschema
+    python3-matplotlib python3-jsonschema python3-venv
     slurmctld slurmd munge
 )
 missing=()

@@ -8,7 +8,7 @@
 #      suites mpi and trace (Open MPI is not instrumented: ASan reports its
 #      allocations as leaks and mpirun would have to preload the runtime;
 #      the trace reader alone still runs, suite trace-dump), the suites
-#      that test scripts rather than C++ (plot, slurm, completion), the
+#      that test scripts rather than C++ (plot, slurm, reframe, completion), the
 #      coverage tests that repeat one sanitized path over 100 seeds
 #      (virtual-rates) or many times (repeats: ngx check's rates over 100
 #      pairs, every collective through LogGOPSim) and the tests
@@ -136,7 +136,7 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
+    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
     --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing --no-suite mpi-timing
 
 step "fuzzing"

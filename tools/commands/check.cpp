@@ -7,25 +7,31 @@
 #include <ngx/command_line.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
 namespace ngx {
 namespace {
 
 constexpr const char* usage_text =
-    "usage: ngx check [--tolerance 5%] [--alpha 0.05] [--format text|junit] BASELINE.json NEW.json\n"
+    "usage: ngx check [--tolerance PCT] [--alpha 0.05] [--format text|junit] BASELINE.json NEW.json\n"
     "       ngx check [options] DIR\n";
 constexpr const char* about_text =
     "Checks a new run against a baseline of the same measurement, per size and per fitted\n"
     "parameter: Mann-Whitney rank-sum on the raw samples when both files kept them (--raw),\n"
     "else a z test on the medians' 95% intervals; p-values Holm-corrected over the check.\n"
-    "A change counts when significant and larger than --tolerance. With a directory: the\n"
-    "trend of its *.json files ordered by their recorded time, each against the one before.\n"
+    "A change counts when significant and larger than the minimum effect: --tolerance, else\n"
+    "15% per size and 30% per parameter against one launch (what launches spread), 5% when\n"
+    "a side holds several launches (a file of ngx --launches K, or ngx launches -o): then\n"
+    "each size and parameter is tested between launches (a t test on the launch values).\n"
+    "With a directory: the trend of its *.json files ordered by their recorded time, each\n"
+    "against the one before.\n"
     "Exit 0: no regression; 1: a regression (DIR: in the newest file); 2: bad input.";
 
 constexpr auto files_row =
     opt::row::repeatable(opt::row::text("file", opt::no_default, "BASELINE.json NEW.json, or DIR"));
-constexpr auto tolerance_row = opt::row::percentage("tolerance", "5%", 0, 1000, "smallest relative change that counts");
+constexpr auto tolerance_row = opt::row::percentage("tolerance", opt::no_default, 0, 1000,
+                                                    "smallest relative change that counts (default: see above)");
 constexpr auto alpha_row = opt::row::number("alpha", "0.05", 1e-12, 0.5, "family-wise significance level");
 constexpr auto format_row =
     opt::row::choice("format", "text", {"text", "junit"}, "text, or JUnit XML: one testcase per size / parameter");
@@ -52,7 +58,8 @@ Result<CheckRequest> read_request(const OptionValues& values)
 {
     opt::Reader read(check_table(), values);
     CheckRequest request;
-    request.options.tolerance = read(tolerance_row) / 100;
+    if (std::optional<double> tolerance = read.optional(tolerance_row))
+        request.options.tolerance = *tolerance / 100;
     request.options.alpha = read(alpha_row);
     request.junit = read(format_row) == "junit";
     request.files = read.all(files_row);

@@ -26,6 +26,10 @@ std::string p_value(double p)
 
 std::string methods(const CheckResult& result)
 {
+    if (result.baseline_launches > 1 || result.current_launches > 1)
+        return "between launches (" + std::to_string(result.baseline_launches) + " baseline, " +
+               std::to_string(result.current_launches) +
+               " new): t tests on each launch's median (parameter), the spread between launches as the noise";
     bool rank_sum = false, intervals = false;
     for (const CheckedValue& v : result.values)
         (v.test == "rank-sum" ? rank_sum : intervals) = true;
@@ -66,6 +70,24 @@ std::string describe(const CheckedValue& v)
            ", Holm-adjusted p = " + p_value(v.p_adjusted) + ", " + v.test + ")";
 }
 
+// The smallest change that counts, as a percentage per kind of value.
+std::string effect_of(const CheckResult& result, bool parameters)
+{
+    for (const CheckedValue& v : result.values)
+        if (v.is_parameter == parameters)
+            return number(v.min_effect * 100, "%g") + "%";
+    return "";
+}
+
+// "beyond 15% (sizes), 30% (parameters)", or "beyond 5%" when both agree.
+std::string effects(const CheckResult& result)
+{
+    std::string sizes = effect_of(result, false), parameters = effect_of(result, true);
+    if (sizes.empty() || parameters.empty() || sizes == parameters)
+        return "beyond " + (sizes.empty() ? parameters : sizes);
+    return "beyond " + sizes + " (sizes), " + parameters + " (parameters)";
+}
+
 } // namespace
 
 std::string percent_change(double change)
@@ -87,8 +109,7 @@ std::string check_table(const CheckResult& result, const CheckOptions& options)
     std::ostringstream out;
     out << "baseline " << result.baseline << ", new " << result.current << "\n"
         << methods(result) << "; a change counts when significant (p < " << number(options.alpha, "%g")
-        << ", Holm over " << result.values.size() << " tests) and beyond " << number(options.tolerance * 100, "%g")
-        << "%\n";
+        << ", Holm over " << result.values.size() << " tests) and " << effects(result) << "\n";
     std::string run;
     for (const CheckedValue& v : result.values) {
         if (v.run != run) {
@@ -116,8 +137,10 @@ std::string check_junit(const CheckResult& result, const CheckOptions& options)
         << "<testsuites name=\"ngx check\" tests=\"" << result.values.size() << "\" failures=\"" << failures << "\">\n"
         << "  <testsuite name=\"" << xml_escaped(result.baseline + " -> " + result.current) << "\" tests=\""
         << result.values.size() << "\" failures=\"" << failures << "\">\n"
-        << "    <properties><property name=\"tolerance\" value=\"" << number(options.tolerance, "%g")
-        << "\"/><property name=\"alpha\" value=\"" << number(options.alpha, "%g") << "\"/></properties>\n";
+        << "    <properties><property name=\"tolerance\" value=\"" << xml_escaped(effects(result).substr(7))
+        << "\"/><property name=\"alpha\" value=\"" << number(options.alpha, "%g")
+        << "\"/><property name=\"launches\" value=\"" << result.baseline_launches << " " << result.current_launches
+        << "\"/></properties>\n";
     for (const CheckedValue& v : result.values) {
         out << "    <testcase classname=\"" << xml_escaped("ngx.check." + v.run) << "\" name=\"" << xml_escaped(v.name)
             << "\">";

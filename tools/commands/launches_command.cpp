@@ -325,6 +325,9 @@ Result<Json> summarize_launches(const std::vector<std::string>& paths)
     std::vector<SavedFile> files;
     for (const std::string& path : paths) {
         NGX_ASSIGN_OR_RETURN(SavedFile file, read_saved_file(path));
+        if (file.launches.size() > 1)
+            return Status::usage(path + ": holds " + std::to_string(file.launches.size()) +
+                                 " launches already; give the files of single launches");
         files.push_back(std::move(file));
     }
     NGX_TRY(check_alike(files));

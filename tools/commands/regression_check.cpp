@@ -2,6 +2,7 @@
 #include "regression_check.hpp"
 
 #include "comparison.hpp"
+#include <ngx/fit/student_t.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 #include <ngx/two_sample.hpp>
@@ -208,17 +209,30 @@ void note_status(const ComparedRun& run, CheckResult& result)
 
 Status check_pair(const ComparedRun& base, const ComparedRun& next, CheckResult& result)
 {
-    NGX_TRY(check_same_kind(base, next));
     note_status(base, result);
     note_status(next, result);
     std::map<uint64_t, const Json*> a = results_by_size(base.run), b = results_by_size(next.run);
-    NGX_TRY(check_same_sizes(base, a, next, b));
     for (const auto& [size, result_a] : a) {
         NGX_ASSIGN_OR_RETURN(CheckedValue value, check_size(base, *result_a, next, *b.at(size), size));
         result.values.push_back(value);
     }
     check_parameters(base, next, result);
     return Status::ok();
+}
+
+// The file a side's runs came from: the label of a lone run, else the label up to ":module".
+std::string file_of(const std::vector<ComparedRun>& runs)
+{
+    const std::string& label = runs.front().label;
+    return runs.size() == 1 ? label : label.substr(0, label.rfind(':'));
+}
+
+std::string run_list(const std::vector<ComparedRun>& runs)
+{
+    std::string list;
+    for (const ComparedRun& run : runs)
+        list += (list.empty() ? "" : ", ") + run_name(run.run);
+    return list;
 }
 
 // Higher is worse for times and per-byte costs; better for rates.
@@ -235,26 +249,159 @@ Verdict decide(const CheckedValue& value, const CheckOptions& options)
     if (!(value.p_adjusted < options.alpha) || std::isnan(value.change)) // no relative change of a zero baseline
         return Verdict::unchanged;
     double worse_by = worse_when_higher(value) ? value.change : -value.change;
-    if (worse_by > options.tolerance)
+    if (worse_by > value.min_effect)
         return Verdict::regression;
-    if (worse_by < -options.tolerance)
+    if (worse_by < -value.min_effect)
         return Verdict::improvement;
     return Verdict::within_tolerance;
 }
 
-// The file a side's runs came from: the label of a lone run, else the label up to ":module".
-std::string file_of(const std::vector<ComparedRun>& runs)
+double min_effect(const CheckedValue& value, const CheckOptions& options, bool between_launches)
 {
-    const std::string& label = runs.front().label;
-    return runs.size() == 1 ? label : label.substr(0, label.rfind(':'));
+    if (std::isfinite(options.tolerance))
+        return options.tolerance;
+    if (between_launches)
+        return several_launches_effect;
+    return value.is_parameter ? single_launch_parameter_effect : single_launch_size_effect;
 }
 
-std::string run_list(const std::vector<ComparedRun>& runs)
+double mean_of(const std::vector<Estimate>& values)
 {
-    std::string list;
-    for (const ComparedRun& run : runs)
-        list += (list.empty() ? "" : ", ") + run_name(run.run);
-    return list;
+    double sum = 0;
+    for (const Estimate& e : values)
+        sum += e.value;
+    return sum / double(values.size());
+}
+
+// Two-sided p of "both sides' launches share one mean": Student's (1908)
+// pooled two-sample t test on one value per launch, the variance pooled over
+// both sides' deviations from their own mean, df = K_a + K_b - 2. A side of
+// one launch adds no variance, so one new launch against K is the prediction
+// interval of one more launch (se = s sqrt(1/K + 1)). A launch's value is
+// itself uncertain (its 95% interval): the variance is at least the mean of
+// the values' own squared standard errors, so launches that agree closer
+// than they can be known (a parameter fitted as 0 +- 1e-19) do not make
+// every difference significant. NaN below 1 df.
+double launch_test(const std::vector<Estimate>& a, const std::vector<Estimate>& b)
+{
+    double df = double(a.size() + b.size()) - 2;
+    if (a.empty() || b.empty() || df < 1)
+        return NAN;
+    double mean_a = mean_of(a), mean_b = mean_of(b), squares = 0, within = 0;
+    size_t with_interval = 0;
+    for (const auto& [side, side_mean] : {std::pair{&a, mean_a}, std::pair{&b, mean_b}})
+        for (const Estimate& e : *side) {
+            squares += (e.value - side_mean) * (e.value - side_mean);
+            double se = (e.high - e.low) / (2 * 1.959964);
+            if (std::isfinite(se)) {
+                within += se * se;
+                ++with_interval;
+            }
+        }
+    double variance = std::max(squares / df, with_interval > 0 ? within / double(with_interval) : 0.0);
+    double se = std::sqrt(variance * (1.0 / double(a.size()) + 1.0 / double(b.size())));
+    if (!(se > 0))
+        return mean_a == mean_b ? 1.0 : 0.0;
+    return 2 * fit::student_t_cdf(-std::fabs(mean_b - mean_a) / se, df);
+}
+
+using Launches = std::vector<std::vector<ComparedRun>>;
+
+// Each launch's median of one size of run `r`, with its 95% interval where the launch stated one.
+std::vector<Estimate> launch_medians(const Launches& side, size_t r, uint64_t size)
+{
+    std::vector<Estimate> values;
+    for (const std::vector<ComparedRun>& launch : side) {
+        const Json* result = results_by_size(launch[r].run).at(size);
+        values.push_back(median_estimate(*result).value_or(Estimate{median_of(*result, raw_of(*result)), NAN, NAN}));
+    }
+    return values;
+}
+
+// Each launch's value of one parameter of run `r`, from the launches that
+// fitted a range with the same bounds as `range` (a launch may split elsewhere).
+std::vector<Estimate> launch_parameters(const Launches& side, size_t r, const Json& range, const std::string& name)
+{
+    std::vector<Estimate> values;
+    for (const std::vector<ComparedRun>& launch : side) {
+        const Json* ranges = ranges_of(launch[r].run);
+        for (size_t i = 0; ranges != nullptr && i < ranges->size(); ++i) {
+            const Json& other = (*ranges)[i];
+            if (!same_bounds(range, other) || !other.contains("intervals") || !other["intervals"].contains(name))
+                continue;
+            if (std::optional<Estimate> e = parameter_estimate(other["intervals"][name]))
+                values.push_back(*e);
+        }
+    }
+    return values;
+}
+
+CheckedValue between_launches(const std::string& run, const std::string& name, const std::vector<Estimate>& a,
+                              const std::vector<Estimate>& b)
+{
+    CheckedValue value;
+    value.run = run;
+    value.name = name;
+    value.baseline = mean_of(a);
+    value.current = mean_of(b);
+    value.test = "launches";
+    value.p = launch_test(a, b);
+    return value;
+}
+
+// The fitted parameters of run `r`, per range of the baseline's first launch, between launches.
+void check_parameters_between(const Launches& base, const Launches& next, size_t r, CheckResult& result)
+{
+    const Json* ranges = ranges_of(base.front()[r].run);
+    std::string run = run_name(base.front()[r].run);
+    for (size_t i = 0; ranges != nullptr && i < ranges->size(); ++i) {
+        const Json& range = (*ranges)[i];
+        if (!range.contains("intervals") || !range["intervals"].is_object())
+            continue;
+        for (const auto& [name, measured] : range["intervals"].items()) {
+            std::vector<Estimate> a = launch_parameters(base, r, range, name),
+                                  b = launch_parameters(next, r, range, name);
+            std::string label = name + " " + range_name(range);
+            if (b.empty() || a.size() + b.size() < 3) {
+                result.notes.push_back(run + ": " + label + " was fitted by " + std::to_string(a.size()) + " of " +
+                                       std::to_string(base.size()) + " baseline and " + std::to_string(b.size()) +
+                                       " of " + std::to_string(next.size()) + " new launches: not compared");
+                continue;
+            }
+            CheckedValue value = between_launches(run, label, a, b);
+            value.is_parameter = true;
+            result.values.push_back(value);
+        }
+    }
+}
+
+// Every launch of a side holds the runs, patterns, modules and sizes of the baseline's first launch.
+Status check_alike(const std::vector<ComparedRun>& first, const std::vector<ComparedRun>& launch)
+{
+    if (first.size() != launch.size())
+        return Status::usage("different runs: " + file_of(first) + " holds " + run_list(first) + "; " +
+                             file_of(launch) + " holds " + run_list(launch));
+    for (size_t r = 0; r < first.size(); ++r) {
+        NGX_TRY(check_same_kind(first[r], launch[r]));
+        NGX_TRY(check_same_sizes(first[r], results_by_size(first[r].run), launch[r], results_by_size(launch[r].run)));
+    }
+    return Status::ok();
+}
+
+Status check_between_launches(const Launches& base, const Launches& next, CheckResult& result)
+{
+    for (const Launches* side : {&base, &next})
+        for (const std::vector<ComparedRun>& launch : *side)
+            NGX_TRY(check_alike(base.front(), launch));
+    for (size_t r = 0; r < base.front().size(); ++r) {
+        note_status(base.front()[r], result);
+        std::string run = run_name(base.front()[r].run);
+        for (const auto& [size, ignored] : results_by_size(base.front()[r].run))
+            result.values.push_back(between_launches(run, format_bytes(size), launch_medians(base, r, size),
+                                                     launch_medians(next, r, size)));
+        check_parameters_between(base, next, r, result);
+    }
+    return Status::ok();
 }
 
 } // namespace
@@ -299,17 +446,21 @@ std::vector<std::string> environment_notes(const Json& baseline, const std::stri
     return notes;
 }
 
-Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const std::vector<ComparedRun>& current,
-                               const CheckOptions& options)
+Result<CheckResult> check_runs(const Launches& baseline, const Launches& current, const CheckOptions& options)
 {
-    if (baseline.empty() || current.empty())
+    if (baseline.front().empty() || current.front().empty())
         return Status::usage("nothing to check: a side holds no run");
     CheckResult result;
-    if (baseline.size() != current.size())
-        return Status::usage("different runs: " + file_of(baseline) + " holds " + run_list(baseline) + "; " +
-                             file_of(current) + " holds " + run_list(current));
-    for (size_t i = 0; i < baseline.size(); ++i)
-        NGX_TRY(check_pair(baseline[i], current[i], result));
+    result.baseline_launches = baseline.size();
+    result.current_launches = current.size();
+    bool between = baseline.size() > 1 || current.size() > 1;
+    if (between) {
+        NGX_TRY(check_between_launches(baseline, current, result));
+    } else {
+        NGX_TRY(check_alike(baseline.front(), current.front()));
+        for (size_t i = 0; i < baseline.front().size(); ++i)
+            NGX_TRY(check_pair(baseline.front()[i], current.front()[i], result));
+    }
     std::vector<double> p;
     for (const CheckedValue& value : result.values)
         p.push_back(value.p);
@@ -318,6 +469,7 @@ Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const s
         CheckedValue& value = result.values[i];
         value.p_adjusted = adjusted[i];
         value.change = value.baseline != 0 ? (value.current - value.baseline) / std::fabs(value.baseline) : NAN;
+        value.min_effect = min_effect(value, options, between);
         value.verdict = decide(value, options);
     }
     return result;
@@ -327,7 +479,7 @@ Result<CheckResult> check_runs(const std::vector<ComparedRun>& baseline, const s
 
 Result<CheckResult> check_files(const SavedFile& baseline, const SavedFile& current, const CheckOptions& options)
 {
-    Result<CheckResult> result = check_runs(baseline.runs, current.runs, options);
+    Result<CheckResult> result = check_runs(baseline.launches, current.launches, options);
     if (!result)
         return result;
     result->baseline = baseline.path;

@@ -8,7 +8,9 @@
 //     Result<SavedFile> file = read_saved_file("results/tcp.json");
 //
 // Input shapes: a single-run document has module/pattern/results at the top
-// level; a multi-run document has `runs: [...]`. collect_runs labels runs by
+// level; a multi-run document has `runs: [...]`; a file of several launches
+// (`ngx --launches K -o`, `ngx launches -o`) holds each launch's document
+// under `launches[].document`. collect_runs labels runs by
 // the file name without directory and extension ("tcp", or "both:mpi" for a
 // run of a multi-run file); read_saved_file by the path as given.
 #ifndef NGX_SAVED_RUNS_HPP
@@ -30,6 +32,9 @@ struct SavedFile {
     std::string path;
     Json document;
     std::vector<ComparedRun> runs; // labelled "path", or "path:module" in a multi-run file
+    // Each launch's runs: one entry for a result file, K for a file of K
+    // launches (then `runs` and `document` are the first launch's).
+    std::vector<std::vector<ComparedRun>> launches;
 };
 
 Result<SavedFile> read_saved_file(const std::string& path);
