@@ -15,7 +15,7 @@ def main():
     try:
         import jsonschema
     except ImportError:
-        print("validate.py: python3-jsonschema is missing (bash tools/setup.sh installs it)", file=sys.stderr)
+        print("validate.py: python3-jsonschema is missing (apt-get install python3-jsonschema; bash tools/test-deps.sh installs it)", file=sys.stderr)
         return 2
     with open(SCHEMA) as f:
         schema = json.load(f)

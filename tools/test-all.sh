@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Sets up everything and runs every test suite:
+# Sets up everything (tools/test-deps.sh: the packages only the tests need;
+# tools/setup.sh: the build's) and runs every test suite:
 #   1. the release build's full suite: unit, fit, modules, integration,
 #      faults, bad-input, net, mpi, loggp, the SoftRoCE guest and the two
 #      SoftRoCE guests (softroce2);
 #   2. the same code under AddressSanitizer and UndefinedBehaviorSanitizer:
-#      every test but the guests (suites softroce and softroce2), the MPI
+#      every test but the guests (suites softroce and softroce2), the build
+#      and install as an unprivileged user (install-user: a release build of
+#      its own, already run in step 1), the MPI
 #      suites mpi and trace (Open MPI is not instrumented: ASan reports its
 #      allocations as leaks and mpirun would have to preload the runtime;
 #      the trace reader alone still runs, suite trace-dump), the suites
@@ -126,6 +129,9 @@ finish() {
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 trap finish EXIT
 
+step "test packages"
+bash tools/test-deps.sh
+
 step "format"
 bash tools/check-format.sh
 
@@ -136,12 +142,9 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite softroce2 --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
+    --no-suite softroce --no-suite softroce2 --no-suite install-user --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
     --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing --no-suite mpi-timing
 
 step "fuzzing"
-if ! command -v clang++ >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev >/dev/null
-fi
 bash tests/fuzz/run.sh build-fuzz 10  # 10 s a target, one target per CPU at a time
 step "all suites passed"

@@ -6,6 +6,7 @@
 #include "interrupt.hpp"
 #include "launches.hpp"
 #include "local_group.hpp"
+#include "missing_features.hpp"
 #include "mpi_bootstrap.hpp"
 #include "progress_reporter.hpp"
 #include "server_policy.hpp"
@@ -73,6 +74,23 @@ std::string side_of(const Bootstrap& boot, int per_host)
     return "rank " + std::to_string(boot.rank());
 }
 
+// The in-tree modules this build left out (unless another file of that name was found).
+void print_not_built(const ModuleListing& listing)
+{
+    bool header = false;
+    for (const MissingFeature& feature : modules_not_built()) {
+        bool found = false;
+        for (const LoadedModulePtr& module : listing.loaded)
+            found = found || module->name() == feature.name;
+        if (found)
+            continue;
+        if (!header)
+            std::cout << "Not built:\n";
+        header = true;
+        std::cout << "  " << feature.name << ": " << feature.how << "\n";
+    }
+}
+
 int list_modules(const ModuleRegistry& registry)
 {
     ModuleListing listing = registry.load_all();
@@ -87,6 +105,7 @@ int list_modules(const ModuleRegistry& registry)
         for (const RejectedModule& rejected : listing.rejected)
             std::cout << "  " << rejected.path << ": " << rejected.reason << "\n";
     }
+    print_not_built(listing);
     std::cout << "Searched: ";
     for (const std::string& directory : registry.search_path())
         std::cout << directory << " ";

@@ -2,6 +2,8 @@
 #include <ngx/loader.hpp>
 #include <ngx/module_support.hpp>
 
+#include "install_dirs.hpp"
+#include "missing_features.hpp"
 #include "plugin_files.hpp"
 
 #include "ngx_config.h"
@@ -187,7 +189,8 @@ LoadedModule::~LoadedModule()
 
 std::vector<std::string> module_search_path(const char* env_module_path, const std::string& executable)
 {
-    return plugin_search_path(env_module_path, executable, NGX_BUILD_MODULE_DIR, NGX_MODULE_INSTALL_DIR);
+    return plugin_search_path(env_module_path, executable, NGX_BUILD_MODULE_DIR,
+                              installed_dir(executable, NGX_MODULE_INSTALL_SUBDIR, NGX_MODULE_INSTALL_DIR));
 }
 
 Result<LoadedModulePtr> load_module_file(const std::string& path)
@@ -227,6 +230,9 @@ Result<LoadedModulePtr> ModuleRegistry::load(const std::string& name) const
         std::string known;
         for (const auto& [known_name, path] : first_file_)
             known += (known.empty() ? "" : ", ") + known_name;
+        for (const MissingFeature& feature : modules_not_built())
+            if (feature.name == name)
+                return Status::usage("module '" + name + "' " + feature.how);
         return Status::usage("unknown module '" + name + "' (found: " + (known.empty() ? "none" : known) +
                              "; see ngx --list-modules)");
     }

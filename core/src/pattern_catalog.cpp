@@ -1,6 +1,8 @@
 // Pattern plugin discovery and validation (see pattern_catalog.hpp).
 #include "pattern_catalog.hpp"
 
+#include "install_dirs.hpp"
+
 #include <ngx/pattern_plugin.hpp>
 
 #include "ngx_config.h"
@@ -77,7 +79,8 @@ Result<Opened> open_pattern(const std::string& path, const std::string& name)
 
 std::vector<std::string> pattern_search_path(const char* env_pattern_path, const std::string& executable)
 {
-    return plugin_search_path(env_pattern_path, executable, NGX_BUILD_PATTERN_DIR, NGX_PATTERN_INSTALL_DIR);
+    return plugin_search_path(env_pattern_path, executable, NGX_BUILD_PATTERN_DIR,
+                              installed_dir(executable, NGX_PATTERN_INSTALL_SUBDIR, NGX_PATTERN_INSTALL_DIR));
 }
 
 PatternCatalog PatternCatalog::load(std::vector<std::string> search_path)

@@ -2,7 +2,8 @@
 //
 // A search path is the entries of an environment variable (colon-separated),
 // then the build tree's plugin folder when ngx itself runs from the build
-// tree, then the install folder. In each folder, and one level below it,
+// tree, then the install folder (install_dirs.hpp: below the prefix the
+// binary is in). In each folder, and one level below it,
 // files named <prefix><name>.so are candidates; the first file for a name
 // wins and later ones are reported as shadowed.
 //

@@ -168,6 +168,8 @@ expect 2 "different patterns" "$NGX" plot loggp.json overhead.json -o bad.png
 mkdir -p fake/matplotlib
 echo 'raise ImportError("no matplotlib here")' >fake/matplotlib/__init__.py
 PYTHONPATH=$dir/fake expect 1 "matplotlib is missing" "$NGX" plot loggp.json -o bad.png
+grep -q "apt-get install python3-matplotlib.*pip install --user matplotlib" err || fail "no way to get matplotlib named: $(cat err)"
 NGX_PYTHON=/nonexistent/python3 expect 1 "python3 is missing" "$NGX" plot loggp.json -o bad.png
+grep -q "pip install --user matplotlib" err || fail "no way to get python3 named: $(cat err)"
 [ ! -e bad.png ] || fail "a failed plot left bad.png"
 echo "plot: 5 families and a history drawn and checked"

@@ -7,7 +7,7 @@
 # 77 with the reason when the packages or root are missing).
 [ "$(id -u)" -eq 0 ] || skip "the test cluster's daemons run as root"
 for p in munged slurmctld slurmd srun sinfo; do
-    command -v "$p" >/dev/null || skip "$p is missing (tools/setup.sh installs munge, slurmctld, slurmd)"
+    command -v "$p" >/dev/null || skip "$p is missing (tools/test-deps.sh installs munge, slurmctld, slurmd)"
 done
 [ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] || ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
     skip "this Slurm has no PMIx plugin (mpi_pmix.so)"

@@ -5,6 +5,9 @@
 // schema_version or a size of -5 is refused here as by compare or fit.
 #include "plot.hpp"
 
+#include "install_dirs.hpp"
+#include "ngx_config.h"
+
 #include <ngx/json_input.hpp>
 #include <ngx/status.hpp>
 
@@ -25,8 +28,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* script_name = "ngx_plot.py";
+constexpr const char* matplotlib_hint = "Debian/Ubuntu: apt-get install python3-matplotlib; RHEL/Rocky: dnf install "
+                                        "python3-matplotlib; without root: python3 -m pip install --user matplotlib";
 
-// Beside the binary in the build tree (build/tools/plot/), else installed.
+// Beside the binary in the build tree (build/tools/plot/), else installed
+// (below the binary's prefix, else the configured one: install_dirs.hpp).
 Result<std::string> find_script()
 {
     std::error_code error;
@@ -34,7 +40,9 @@ Result<std::string> find_script()
     std::vector<fs::path> candidates;
     if (!error)
         candidates.push_back(exe.parent_path() / "tools" / "plot" / script_name);
-    candidates.push_back(fs::path(NGX_PLOT_INSTALL_DIR) / script_name);
+    candidates.push_back(
+        fs::path(installed_dir(error ? "" : exe.string(), NGX_PLOT_INSTALL_SUBDIR, NGX_PLOT_INSTALL_DIR)) /
+        script_name);
     std::string searched;
     for (const fs::path& candidate : candidates) {
         if (fs::is_regular_file(candidate, error))
@@ -59,8 +67,8 @@ Result<int> run_python(const std::string& script, const std::vector<std::string>
     pid_t child = -1;
     int spawned = posix_spawnp(&child, interpreter.c_str(), nullptr, nullptr, argv.data(), environ);
     if (spawned == ENOENT)
-        return Status::runtime(interpreter + " is missing: ngx plot needs python3 with matplotlib "
-                                             "(Debian: apt-get install python3-matplotlib, or bash tools/setup.sh)");
+        return Status::runtime(interpreter + " is missing: ngx plot needs python3 with matplotlib (" + matplotlib_hint +
+                               "; NGX_PYTHON names another interpreter)");
     if (spawned != 0)
         return Status::runtime("cannot start " + interpreter + ": " + std::strerror(spawned));
     int status = 0;

@@ -2,6 +2,7 @@
 #include "trace_command.hpp"
 
 #include "export_command.hpp"
+#include "missing_features.hpp"
 
 #include "../trace/analyze/trace_goal.hpp"
 #include "../trace/analyze/trace_report.hpp"
@@ -245,6 +246,8 @@ int run_export_goal(const std::vector<std::string>& arguments)
 // ngx-trace-run next to this program (build tree: tools/trace/), else on PATH.
 int run_traced(const std::vector<std::string>& arguments)
 {
+    if (std::string missing = mpi_not_built(); !missing.empty())
+        return fail(Status::runtime("the MPI tracer (libngx-trace.so) was " + missing));
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();

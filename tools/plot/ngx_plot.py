@@ -33,8 +33,9 @@ def import_pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as error:
-        fail(f"matplotlib is missing ({error}): install python3-matplotlib "
-             "(Debian: apt-get install python3-matplotlib, or bash tools/setup.sh)", 1)
+        fail(f"matplotlib is missing for {sys.executable} ({error}): Debian/Ubuntu: apt-get install "
+             "python3-matplotlib; RHEL/Rocky: dnf install python3-matplotlib; without root: "
+             f"{sys.executable} -m pip install --user matplotlib (or NGX_PYTHON names a python3 that has it)", 1)
     return plt
 
 
