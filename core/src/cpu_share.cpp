@@ -151,8 +151,8 @@ Json cpu_verdict(const Json& ranks)
         waiting_known = true;
         most_waiting = std::max(most_waiting, value);
         if (value >= waited_share)
-            reasons.push_back("rank " + std::to_string(rank.value("rank", -1)) + " waited for a CPU " +
-                              percent(value) + " of the run");
+            reasons.push_back("rank " + std::to_string(rank.value("rank", -1)) + " waited for a CPU " + percent(value) +
+                              " of the run");
     }
     return {{"ranks", ranks},
             {"max_waiting_share", waiting_known ? Json(most_waiting) : Json()},

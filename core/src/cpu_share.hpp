@@ -23,9 +23,9 @@ namespace ngx {
 // Cumulative use of this process since it started (or, from
 // usage_between, over an interval).
 struct CpuUsage {
-    double wall_s = 0;           // steady clock
-    double cpu_s = 0;            // user + system, every thread
-    double waiting_s = -1;       // runnable but not running, every thread; < 0: unknown
+    double wall_s = 0;     // steady clock
+    double cpu_s = 0;      // user + system, every thread
+    double waiting_s = -1; // runnable but not running, every thread; < 0: unknown
     long involuntary_switches = 0;
 };
 

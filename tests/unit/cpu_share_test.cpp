@@ -14,9 +14,14 @@ namespace {
 
 Json rank(int number, const std::string& host, int cpus, double waiting_share)
 {
-    return {{"rank", number},       {"host", host},         {"cpus_online", cpus},
-            {"wall_s", 10.0},       {"cpu_s", 10.0},        {"cpu_share", 1.0},
-            {"waiting_s", 10 * waiting_share}, {"waiting_share", waiting_share}};
+    return {{"rank", number},
+            {"host", host},
+            {"cpus_online", cpus},
+            {"wall_s", 10.0},
+            {"cpu_s", 10.0},
+            {"cpu_share", 1.0},
+            {"waiting_s", 10 * waiting_share},
+            {"waiting_share", waiting_share}};
 }
 
 TEST(CpuShare, TwoRanksOnTwoCpusThatNeverWaitedKeptUp)

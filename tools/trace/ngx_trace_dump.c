@@ -207,7 +207,8 @@ static void print_header(const struct rank_file* rf, int json)
                              ",\"fini_rtt_ns\":%" PRId64 ",\"drift\":%.9g,\"requests_untracked\":%" PRIu64 "%s}\n"
                            : "# rank %d of %d on %s pid %" PRId64 " finalized %s records %zu\n"
                              "#   init t %" PRId64 " offset %" PRId64 " ns rtt %" PRId64 " ns; fini t %" PRId64
-                             " offset %" PRId64 " ns rtt %" PRId64 " ns; drift %.9g; requests untracked %" PRIu64 "\n%s";
+                             " offset %" PRId64 " ns rtt %" PRId64 " ns; drift %.9g; requests untracked %" PRIu64
+                             "\n%s";
     char host[65], cpu[256];
     snprintf(host, sizeof host, "%.64s", h->hostname);
     for (char* p = host; *p; p++)

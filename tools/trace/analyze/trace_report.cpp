@@ -213,7 +213,8 @@ std::string analysis_table(const Analysis& a)
         << (r.finalized ? "" : " (not every rank reached MPI_Finalize)") << "; LogGPS from " << a.params_file
         << " (S = " << fmt("%.0f", a.params.S) << " B)\n";
     out << "T_m " << seconds(r.measured_s) << " s, T_p " << seconds(r.predicted_s) << " s, sigma "
-        << fmt("%+.1f", r.error_percent()) << " %\n" << cpu_verdict_line(a.cpu) << "\n";
+        << fmt("%+.1f", r.error_percent()) << " %\n"
+        << cpu_verdict_line(a.cpu) << "\n";
     out << "seconds (sums over ranks; computation " << seconds(r.computation_s) << " s, in MPI "
         << seconds(r.measured_mpi_s) << " s)\n";
     table_header(out, "rank", "measured");
