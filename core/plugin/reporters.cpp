@@ -177,9 +177,53 @@ std::string bimodal_line(const Json& measurement)
     return out.str();
 }
 
+} // namespace
+
+std::string cpu_verdict_line(const Json& verdict)
+{
+    if (!verdict.is_object() || !verdict.contains("ranks") || !verdict["ranks"].is_array())
+        return "";
+    if (std::string why = cpu_verdict_text(verdict); !why.empty())
+        return "# warning: " + why + "\n";
+    double least = 1e300, most = 0;
+    for (const Json& rank : verdict["ranks"]) {
+        least = std::min(least, rank.value("cpu_share", 0.0));
+        most = std::max(most, rank.value("cpu_share", 0.0));
+    }
+    const Json& waited = verdict.contains("max_waiting_share") ? verdict["max_waiting_share"] : Json();
+    char text[200];
+    if (waited.is_number())
+        std::snprintf(text, sizeof text,
+                      "# CPUs: %zu ranks on a CPU %.0f-%.0f%% of the run, none waited for one more than %.1f%%: "
+                      "the CPUs kept up\n",
+                      verdict["ranks"].size(), least * 100, most * 100, waited.get<double>() * 100);
+    else
+        std::snprintf(text, sizeof text,
+                      "# CPUs: %zu ranks on a CPU %.0f-%.0f%% of the run (the kernel keeps no run-queue times)\n",
+                      verdict["ranks"].size(), least * 100, most * 100);
+    return text;
+}
+
+std::string cpu_verdict_text(const Json& verdict)
+{
+    if (!verdict.is_object() || !verdict.value("cpu_bound", false) || !verdict.contains("reasons"))
+        return "";
+    std::string text = "the CPUs, not the network, may have set this run's time:";
+    const char* separator = " ";
+    for (const Json& reason : verdict["reasons"])
+        if (reason.is_string()) {
+            text += separator + reason.get<std::string>();
+            separator = "; ";
+        }
+    return text;
+}
+
+namespace {
+
 std::string run_footer(const RunRecord& run)
 {
     std::ostringstream out;
+    out << cpu_verdict_line(run.cpu);
     out << passes_line(run.measurement) << adaptive_line(run.measurement) << bimodal_line(run.measurement);
     if (!run.sizes.empty()) // what the stated intervals cover (ngx --launches K: between launches)
         out << "# the 95% intervals above are within this launch: the next launch (another placement, frequency, "
@@ -361,6 +405,8 @@ Json to_json(const RunRecord& run, bool keep_raw)
         json["model"] = run.model;
     if (!run.measurement.is_null())
         json["measurement"] = run.measurement;
+    if (!run.cpu.is_null())
+        json["cpu_use"] = run.cpu;
     return json;
 }
 

@@ -96,6 +96,8 @@ Status Session::run_module(const ModuleChoice& choice)
     NGX_TRY(in_users_terms(pattern->configure(config_.pattern_options), config_));
     run_start_ = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
+    if (status.is_ok())
+        status = gather_cpu_usage();
     mark_step(&progress_, "ending the run");
     // After Ctrl-C an error is its consequence: the run was interrupted. Under
     // MPI a signal is mostly the launcher ending the job because a rank
@@ -121,6 +123,7 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
 {
     mark_step(&progress_, "waiting for the peer before the run", 0);
     NGX_TRY(boot_.barrier().with_context("waiting for the peer before the run"));
+    cpu_start_ = read_cpu_usage();
     mark_step(&progress_, "opening the module");
     TransportSettings settings;
     settings.timeout_ns = config_.settings.timeout_ns;
@@ -149,6 +152,25 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
     }
     mark_step(&progress_, "waiting for the peer after the run");
     return boot_.barrier().with_context("waiting for the peer after the run");
+}
+
+// Every rank's CPU use over the run reaches rank 0, which records it with
+// its verdict: did the CPUs, not the network, set the run's time?
+Status Session::gather_cpu_usage()
+{
+    mark_step(&progress_, "gathering the ranks' CPU use");
+    Json mine = rank_usage_json(boot_.rank(), usage_between(cpu_start_, read_cpu_usage()));
+    std::vector<Bytes> all;
+    NGX_TRY(boot_.gather(to_bytes(mine.dump()), all).with_context("gathering the ranks' CPU use"));
+    if (all.empty()) // rank 0 records it
+        return Status::ok();
+    Json ranks = Json::array();
+    for (const Bytes& one : all)
+        ranks.push_back(Json::parse(to_string(one), nullptr, false));
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (current_ != nullptr)
+        current_->cpu = cpu_verdict(ranks);
+    return Status::ok();
 }
 
 // The run's options say when it was timed by a simulated clock, not the
@@ -254,6 +276,9 @@ Status Session::close_locked()
     if (reporting()) { // the environment at the end of the run, and what in it hurts the numbers
         document_.context["load_average_1min_after"] = load_average_1min();
         document_.context["warnings"] = setting_warnings(document_.context, smallest_median_us(document_));
+        for (const RunRecord& run : document_.runs)
+            if (std::string verdict = cpu_verdict_text(run.cpu); !verdict.empty())
+                document_.context["warnings"].push_back(run.module + " " + run.pattern + ": " + verdict);
     }
     Status first_failure;
     for (auto& reporter : reporters_) {

@@ -9,6 +9,7 @@
 #define NGX_SESSION_HPP
 
 #include "cli.hpp"
+#include "cpu_share.hpp"
 #include <ngx/reporter.hpp>
 
 #include <chrono>
@@ -45,6 +46,7 @@ public:
 private:
     Status run_module(const ModuleChoice& choice);
     Status measure(const ModuleChoice& choice, Pattern& pattern);
+    Status gather_cpu_usage();
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
     void end_run(const Status& status);
     void note_timer(const Timer& timer);
@@ -62,6 +64,7 @@ private:
     std::mutex mutex_; // the document and the reporters, against abandon()
     bool closed_ = false;
     std::chrono::steady_clock::time_point run_start_;
+    CpuUsage cpu_start_; // this rank's use when the run began (cpu_share.hpp)
 };
 
 } // namespace ngx

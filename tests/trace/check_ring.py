@@ -138,6 +138,12 @@ def check_clocks():
             check(h["init_offset_ns"] == 0 and h["fini_offset_ns"] == 0, "rank 0: offset not 0")
         else:
             check(h["init_rtt_ns"] > 0 and h["fini_rtt_ns"] > 0, f"rank {rank}: no alignment round trip")
+        # the rank's CPU use between the alignments: some CPU time, no more than the span allows
+        span_ns = h["fini_t"] - h["init_t"]
+        check(h["cpu_ns"] is not None and 0 < h["cpu_ns"] <= 1.1 * span_ns + 5e7,
+              f"rank {rank}: cpu_ns {h['cpu_ns']} over a span of {span_ns} ns")
+        check(h["cpus_online"] is not None and h["cpus_online"] > 0, f"rank {rank}: cpus_online {h['cpus_online']}")
+        check(h["waiting_ns"] is None or h["waiting_ns"] >= -1, f"rank {rank}: waiting_ns {h['waiting_ns']}")
 
 
 for rank in range(P):

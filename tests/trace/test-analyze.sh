@@ -21,6 +21,19 @@ timeout 60 "$NGX" trace analyze "$SCRATCH/t" --params "$here/params-slow.json" -
 python3 "$here/check_analyze.py" "$here/params-slow.json" "$SCRATCH/w.json" "$SCRATCH/out" 1048576 ||
     fail "the what-if differs from the hand computation"
 grep -q '^what_if,total,' "$SCRATCH/w.csv" || fail "the CSV has no what_if total row"
+# Each rank's CPU use between MPI_Init and MPI_Finalize, and the verdict on it:
+# 4 ranks on a host of fewer CPUs are named; the table prints the verdict.
+python3 - "$SCRATCH/a.json" "$(getconf _NPROCESSORS_ONLN)" <<'PY' || fail "the CPU verdict of the analysis"
+import json, sys
+a, cpus = json.load(open(sys.argv[1])), int(sys.argv[2])
+cpu = a["cpu_use"]
+assert sorted(r["rank"] for r in cpu["ranks"]) == [0, 1, 2, 3], cpu["ranks"]
+for r in cpu["ranks"]:
+    assert r["wall_s"] > 0 and 0 <= r["cpu_s"] <= 1.1 * r["wall_s"] + 0.05 and r["cpus_online"] == cpus, r
+assert cpu["cpu_bound"] == (cpus < 4) or any("waited" in why for why in cpu["reasons"]), cpu
+assert (cpus < 4) == any("4 ranks share the" in why for why in cpu["reasons"]), cpu["reasons"]
+PY
+grep -q "^# warning: the CPUs, not the network\|^# CPUs: 4 ranks" "$SCRATCH/table" || fail "no CPU line in the table"
 if python3 -c 'import jsonschema' 2>/dev/null; then
     for f in a w; do
         python3 -c 'import json, sys, jsonschema

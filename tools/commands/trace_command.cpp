@@ -151,6 +151,7 @@ Result<trace::Analysis> analyze(opt::Reader& read)
     NGX_ASSIGN_OR_RETURN(std::vector<trace::RankReader> ranks, trace::open_trace(a.trace));
     NGX_ASSIGN_OR_RETURN(trace::ReplayReport base, trace::replay_trace(ranks, a.params));
     a.report = std::move(base);
+    a.cpu = trace::traced_cpu_verdict(ranks);
     if (!w.set.empty()) {
         Result<trace::ReplayReport> changed = trace::replay_trace(ranks, w.params);
         if (!changed)

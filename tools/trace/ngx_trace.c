@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +54,79 @@ struct req_slot {
     int is_send;
 };
 
+/* What the process has used since it started: CPU time, time runnable but
+ * off a CPU (-1: the kernel keeps no schedstat), involuntary switches. */
+struct cpu_use {
+    uint64_t cpu_ns;
+    int64_t waiting_ns;
+    uint64_t involuntary_switches;
+};
+
+static int64_t run_queue_wait_ns(void)
+{
+    DIR* tasks = opendir("/proc/self/task");
+    if (!tasks)
+        return -1;
+    int64_t total = 0;
+    int any = 0;
+    struct dirent* entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", entry->d_name);
+        FILE* f = fopen(path, "r");
+        unsigned long long running = 0, waiting = 0;
+        if (f && fscanf(f, "%llu %llu", &running, &waiting) == 2) {
+            total += (int64_t)waiting;
+            any = 1;
+        }
+        if (f)
+            fclose(f);
+    }
+    closedir(tasks);
+    return any ? total : -1;
+}
+
+static struct cpu_use read_cpu_use(void)
+{
+    struct cpu_use use = {0, run_queue_wait_ns(), 0};
+    struct rusage self;
+    if (getrusage(RUSAGE_SELF, &self) == 0) {
+        use.cpu_ns = (uint64_t)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) * 1000000000ull +
+                     (uint64_t)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1000ull;
+        use.involuntary_switches = (uint64_t)self.ru_nivcsw;
+    }
+    return use;
+}
+
+static uint32_t load_average_milli(void)
+{
+    double load = 0;
+    FILE* f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf", &load) != 1)
+        load = 0;
+    if (f)
+        fclose(f);
+    return (uint32_t)(load * 1000 + 0.5);
+}
+
+/* The header's cpu fields: this rank's use since MPI_Init. */
+static void record_cpu_use(struct ngx_trace_header* h, const struct cpu_use* start)
+{
+    struct cpu_use now = read_cpu_use();
+    h->cpu_ns = now.cpu_ns - start->cpu_ns;
+    if (now.waiting_ns < 0 || start->waiting_ns < 0)
+        h->waiting_ns = -1;
+    else /* threads that ended took their waits along: never below 0 */
+        h->waiting_ns = now.waiting_ns > start->waiting_ns ? now.waiting_ns - start->waiting_ns : 0;
+    h->involuntary_switches = now.involuntary_switches - start->involuntary_switches;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    h->cpus_online = cpus > 0 ? (uint32_t)cpus : 0;
+    h->load_milli = load_average_milli();
+    h->flags |= NGX_TRACE_FLAG_CPU;
+}
+
 /* The per-process tracer state (see the overview above). */
 static struct tracer {
     int started; /* ngx_trace_start ran (the alignment communicator exists) */
@@ -68,6 +143,7 @@ static struct tracer {
     size_t req_used;
     struct comm_slot comms[COMM_SLOTS];
     int ncomms;
+    struct cpu_use cpu_at_start; /* at MPI_Init, for the header's cpu fields */
     uint32_t next_comm_id;
     void* scratch; /* request/status copies for Waitall & co. */
     size_t scratch_size;
@@ -521,6 +597,7 @@ void ngx_trace_start(void)
         return;
     fill_header();
     tr.header.init = init;
+    tr.cpu_at_start = read_cpu_use();
     write_all(&tr.header, sizeof tr.header, 0);
     lseek(tr.fd, NGX_TRACE_HEADER_SIZE, SEEK_SET);
     tr.active = 1;
@@ -540,6 +617,7 @@ void ngx_trace_stop(void)
     }
     flush_buffer();
     tr.header.fini = fini;
+    record_cpu_use(&tr.header, &tr.cpu_at_start);
     tr.header.flags |= NGX_TRACE_FLAG_FINALIZED;
     write_all(&tr.header, sizeof tr.header, 0);
     tr.active = 0;

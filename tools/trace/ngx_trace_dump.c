@@ -180,6 +180,23 @@ static int64_t aligned(const struct ngx_trace_header* h, int64_t t)
     return t - (h->init.offset + (int64_t)(drift_of(h) * (double)(t - h->init.t_local)));
 }
 
+/* The rank's CPU use between MPI_Init and MPI_Finalize, when the tracer
+ * recorded it: JSON fields (null when not), or a text line. */
+static const char* cpu_text(const struct ngx_trace_header* h, int json, char* text, size_t size)
+{
+    if (!(h->flags & NGX_TRACE_FLAG_CPU))
+        return json ? ",\"cpu_ns\":null,\"waiting_ns\":null,\"involuntary_switches\":null,\"cpus_online\":null,"
+                      "\"load_average_1min\":null"
+                    : "";
+    snprintf(text, size,
+             json ? ",\"cpu_ns\":%" PRIu64 ",\"waiting_ns\":%" PRId64 ",\"involuntary_switches\":%" PRIu64
+                    ",\"cpus_online\":%u,\"load_average_1min\":%.3f"
+                  : "#   cpu %" PRIu64 " ns, waiting for a CPU %" PRId64 " ns, involuntary switches %" PRIu64
+                    ", %u CPUs online, load %.3f\n",
+             h->cpu_ns, h->waiting_ns, h->involuntary_switches, h->cpus_online, h->load_milli / 1000.0);
+    return text;
+}
+
 static void print_header(const struct rank_file* rf, int json)
 {
     const struct ngx_trace_header* h = &rf->h;
@@ -187,17 +204,19 @@ static void print_header(const struct rank_file* rf, int json)
     const char* fmt = json ? "{\"type\":\"header\",\"rank\":%d,\"world_size\":%d,\"host\":\"%s\",\"pid\":%" PRId64
                              ",\"finalized\":%s,\"records\":%zu,\"init_t\":%" PRId64 ",\"init_offset_ns\":%" PRId64
                              ",\"init_rtt_ns\":%" PRId64 ",\"fini_t\":%" PRId64 ",\"fini_offset_ns\":%" PRId64
-                             ",\"fini_rtt_ns\":%" PRId64 ",\"drift\":%.9g,\"requests_untracked\":%" PRIu64 "}\n"
+                             ",\"fini_rtt_ns\":%" PRId64 ",\"drift\":%.9g,\"requests_untracked\":%" PRIu64 "%s}\n"
                            : "# rank %d of %d on %s pid %" PRId64 " finalized %s records %zu\n"
                              "#   init t %" PRId64 " offset %" PRId64 " ns rtt %" PRId64 " ns; fini t %" PRId64
-                             " offset %" PRId64 " ns rtt %" PRId64 " ns; drift %.9g; requests untracked %" PRIu64 "\n";
-    char host[65];
+                             " offset %" PRId64 " ns rtt %" PRId64 " ns; drift %.9g; requests untracked %" PRIu64
+                             "\n%s";
+    char host[65], cpu[256];
     snprintf(host, sizeof host, "%.64s", h->hostname);
     for (char* p = host; *p; p++)
         if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
             *p = '?';
     printf(fmt, h->rank, h->world_size, host, h->pid, fin ? "true" : "false", rf->n, h->init.t_local, h->init.offset,
-           h->init.rtt, h->fini.t_local, h->fini.offset, h->fini.rtt, drift_of(h), h->requests_untracked);
+           h->init.rtt, h->fini.t_local, h->fini.offset, h->fini.rtt, drift_of(h), h->requests_untracked,
+           cpu_text(h, json, cpu, sizeof cpu));
 }
 
 static void print_record(const struct rank_file* rf, const struct ngx_trace_record* r, int json)

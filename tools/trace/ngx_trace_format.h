@@ -68,6 +68,7 @@
 
 /* header.flags */
 #define NGX_TRACE_FLAG_FINALIZED 0x1u /* MPI_Finalize ran: the second alignment is valid */
+#define NGX_TRACE_FLAG_CPU 0x2u       /* the header's cpu fields hold the rank's use between the alignments */
 
 /* record.flags */
 #define NGX_TRACE_RF_FORTRAN 0x1u     /* called through the Fortran bindings */
@@ -97,7 +98,14 @@ struct ngx_trace_header {
     struct ngx_trace_clock init;
     struct ngx_trace_clock fini;
     char hostname[64];
-    char reserved[72];
+    /* The rank's CPU use from MPI_Init to MPI_Finalize (NGX_TRACE_FLAG_CPU):
+     * whether the CPUs, not the network, set the program's time. */
+    uint64_t cpu_ns;               /* user + system time, every thread (getrusage) */
+    int64_t waiting_ns;            /* runnable but off a CPU (schedstat); -1: unknown */
+    uint64_t involuntary_switches; /* preempted (getrusage ru_nivcsw) */
+    uint32_t cpus_online;          /* of the rank's host */
+    uint32_t load_milli;           /* the host's 1-minute load average x 1000 at MPI_Finalize */
+    char reserved[40];
 };
 
 enum ngx_trace_kind {

@@ -48,6 +48,7 @@ struct RunRecord {
     std::string error;
     double wall_seconds = 0;
     uint64_t messages = 0; // messages sent by both sides together
+    Json cpu;              // every rank's CPU use and whether the CPUs set the run's time
 };
 
 struct Document {

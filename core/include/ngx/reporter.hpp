@@ -58,6 +58,13 @@ std::string to_table(const Document& document);
 // Writes the document to `path` when closed (atomically: temp file + rename).
 std::unique_ptr<Reporter> make_file_reporter(std::string path, OutputFormat format, bool keep_raw);
 
+// A run's CPU verdict (RunRecord::cpu) in one sentence: why the CPUs, not
+// the network, may have set its time ("" when they kept up or none was taken).
+std::string cpu_verdict_text(const Json& verdict);
+// The table's line for it: "# warning: ..." when the CPUs may have set the
+// time, else how long any rank waited for a CPU ("" without a verdict).
+std::string cpu_verdict_line(const Json& verdict);
+
 // A run's model as a table: its parameters with intervals, per protocol
 // range where it has ranges ("" when the run has none).
 std::string model_table(const Json& model);

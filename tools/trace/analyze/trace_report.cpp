@@ -1,8 +1,13 @@
 // Rendering an analysis (see trace_report.hpp).
 #include "trace_report.hpp"
 
+#include "cpu_share.hpp"
+
+#include <ngx/reporter.hpp>
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace ngx::trace {
@@ -121,6 +126,24 @@ std::string bin_label(int bin)
 
 } // namespace
 
+Json traced_cpu_verdict(const std::vector<RankReader>& ranks)
+{
+    Json used = Json::array();
+    for (const RankReader& reader : ranks) {
+        const ngx_trace_header& h = reader.header();
+        if (!(h.flags & NGX_TRACE_FLAG_CPU) || !(h.flags & NGX_TRACE_FLAG_FINALIZED))
+            continue;
+        CpuUsage use;
+        use.wall_s = double(h.fini.t_local - h.init.t_local) / 1e9;
+        use.cpu_s = double(h.cpu_ns) / 1e9;
+        use.waiting_s = h.waiting_ns < 0 ? -1 : double(h.waiting_ns) / 1e9;
+        use.involuntary_switches = long(h.involuntary_switches);
+        std::string host(h.hostname, strnlen(h.hostname, sizeof h.hostname));
+        used.push_back(usage_json(h.rank, host, int(h.cpus_online), h.load_milli / 1000.0, use));
+    }
+    return used.empty() ? Json() : cpu_verdict(used);
+}
+
 Json analysis_json(const Analysis& a)
 {
     const ReplayReport& r = a.report;
@@ -137,6 +160,8 @@ Json analysis_json(const Analysis& a)
               {"sites", sites_json(r)},
               {"unmodelled", counts_json(r.unmodelled)},
               {"approximated", counts_json(r.approximated)}};
+    if (!a.cpu.is_null())
+        j["cpu_use"] = a.cpu;
     if (a.what_if) {
         const WhatIf& w = *a.what_if;
         Json set = Json::object();
@@ -188,7 +213,8 @@ std::string analysis_table(const Analysis& a)
         << (r.finalized ? "" : " (not every rank reached MPI_Finalize)") << "; LogGPS from " << a.params_file
         << " (S = " << fmt("%.0f", a.params.S) << " B)\n";
     out << "T_m " << seconds(r.measured_s) << " s, T_p " << seconds(r.predicted_s) << " s, sigma "
-        << fmt("%+.1f", r.error_percent()) << " %\n\n";
+        << fmt("%+.1f", r.error_percent()) << " %\n"
+        << cpu_verdict_line(a.cpu) << "\n";
     out << "seconds (sums over ranks; computation " << seconds(r.computation_s) << " s, in MPI "
         << seconds(r.measured_mpi_s) << " s)\n";
     table_header(out, "rank", "measured");

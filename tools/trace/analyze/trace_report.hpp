@@ -8,6 +8,7 @@
 #ifndef NGX_TRACE_REPORT_HPP
 #define NGX_TRACE_REPORT_HPP
 
+#include "trace_reader.hpp"
 #include "trace_replay.hpp"
 
 #include <ngx/record.hpp>
@@ -31,7 +32,12 @@ struct Analysis {
     fit::LogGPSParams params;
     ReplayReport report;
     std::optional<WhatIf> what_if;
+    Json cpu; // the ranks' CPU use and whether the CPUs set the program's time (cpu_share.hpp); null if not traced
 };
+
+// The ranks' CPU use as the tracer recorded it in their headers (from
+// MPI_Init to MPI_Finalize), with its verdict; null when no rank has it.
+Json traced_cpu_verdict(const std::vector<RankReader>& ranks);
 
 Json analysis_json(const Analysis& a);
 std::string analysis_csv(const Analysis& a);
