@@ -1,6 +1,7 @@
 // The readable table of a comparison object (see comparison_table.hpp).
 #include "comparison_table.hpp"
 
+#include <ngx/size_token.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -23,11 +24,11 @@ std::string cell(const Json& value, int width, int precision)
 
 void print_size_rows(std::ostringstream& out, const Json& comparison)
 {
-    out << std::setw(10) << "size";
+    out << std::setw(10) << "bytes" << std::setw(8) << "size";
     const Json& labels = comparison["labels"];
     std::vector<int> widths;
     for (size_t i = 0; i < labels.size(); ++i) {
-        std::string label = labels[i].get<std::string>();
+        std::string label = labels[i].get<std::string>() + "_median";
         widths.push_back(std::max(12, int(label.size())));
         out << "  " << std::setw(widths.back()) << label;
         if (i > 0)
@@ -35,7 +36,8 @@ void print_size_rows(std::ostringstream& out, const Json& comparison)
     }
     out << "\n";
     for (const Json& row : comparison["sizes"]) {
-        out << std::setw(10) << format_bytes(row["size_bytes"].get<uint64_t>());
+        uint64_t bytes = row["size_bytes"].get<uint64_t>();
+        out << std::setw(10) << bytes << std::setw(8) << size_token(bytes);
         const Json& values = row["values"];
         for (size_t i = 0; i < values.size(); ++i) {
             out << "  " << cell(values[i]["median_us"], i < widths.size() ? widths[i] : 12, 3);

@@ -2,6 +2,7 @@
 #include <ngx/reporter.hpp>
 
 #include "comparison_table.hpp"
+#include <ngx/size_token.hpp>
 #include <ngx/sizes.hpp>
 
 #include "ngx_config.h"
@@ -59,8 +60,25 @@ std::string fixed(double value, int width, int precision = 2)
 std::string fixed_columns_header()
 {
     std::ostringstream out;
-    out << std::setw(10) << "size" << std::setw(9) << "count" << std::setw(11) << "min" << std::setw(11) << "median"
-        << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
+    out << std::setw(10) << "bytes" << std::setw(8) << "size" << std::setw(9) << "count" << std::setw(11) << "min"
+        << std::setw(11) << "median" << std::setw(11) << "mean" << std::setw(11) << "stddev" << std::setw(11) << "p99";
+    return out.str();
+}
+
+// "# sizes (-s; K = 1000, Ki = 1024, ...): 12 from 1 B to 64 KiB; statistics per size over -c 100 samples
+// after --warmup 10: ...": what -s and -c were read as, so that a unit slip shows in the first lines.
+std::string settings_line(const Json& options)
+{
+    if (!options.is_object() || !options.contains("sizes") || !options["sizes"].is_array() || options["sizes"].empty())
+        return "";
+    const Json& sizes = options["sizes"];
+    std::ostringstream out;
+    out << "# sizes (-s; " << size_units_text << "): " << sizes.size() << " from "
+        << format_bytes(sizes.front().get<uint64_t>()) << " to " << format_bytes(sizes.back().get<uint64_t>());
+    if (options.contains("count") && options["count"].is_number())
+        out << "; statistics of -c " << options["count"] << " samples per size after --warmup "
+            << options.value("warmup", Json(0));
+    out << "\n";
     return out.str();
 }
 
@@ -69,7 +87,7 @@ std::string table_header(const RunRecord& run)
     std::ostringstream out;
     out << "# " << run.module << (run.variant.empty() ? "" : " [" + run.variant + "]") << " " << run.pattern << ": "
         << run.metric << " in microseconds\n";
-    out << fixed_columns_header();
+    out << settings_line(run.options) << fixed_columns_header();
     return out.str();
 }
 
@@ -103,8 +121,8 @@ std::string table_row(const SizeRecord& size)
 {
     const Summary& s = size.summary;
     std::ostringstream out;
-    out << std::setw(10) << format_bytes(size.size_bytes) << std::setw(9) << s.count << fixed(s.min, 11)
-        << fixed(s.median, 11) << fixed(s.mean, 11) << fixed(s.stddev, 11) << fixed(s.p99, 11);
+    out << std::setw(10) << size.size_bytes << std::setw(8) << size_token(size.size_bytes) << std::setw(9) << s.count
+        << fixed(s.min, 11) << fixed(s.median, 11) << fixed(s.mean, 11) << fixed(s.stddev, 11) << fixed(s.p99, 11);
     for (const Percentile& p : s.percentiles)
         out << fixed(p.value, 11);
     for (const auto& [name, value] : size.extra)
@@ -533,11 +551,39 @@ std::string ranges_table(const Json& ranges)
     return out.str();
 }
 
+// A verdict a model states about what it measured (allpairs: the slow nodes
+// and links): {"summary": TEXT, "rows": [[TOKEN, ...], ...]}, printed as
+// "# KIND verdict: TEXT" and one line of blank-separated tokens per row, so
+// that `awk '$1 == "slow_node"'` reads it.
+std::string verdict_table(const std::string& kind, const Json& verdict)
+{
+    if (!verdict.is_object() || !verdict.contains("summary"))
+        return "";
+    std::ostringstream out;
+    out << "# " << kind << " verdict: " << verdict["summary"].get<std::string>() << "\n";
+    for (const Json& row : verdict.value("rows", Json::array())) {
+        out << " ";
+        for (const Json& token : row) {
+            out << " ";
+            if (token.is_string())
+                out << token.get<std::string>();
+            else if (token.is_number())
+                out << std::setprecision(4) << token.get<double>();
+            else
+                out << "-";
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
 } // namespace
 
 // Generic: the core knows no model. A model is a JSON object with a "kind";
 // its parameters are values with 95% intervals, its thresholds *_bytes, and
-// models with protocol ranges list them in "ranges" (from_bytes, to_bytes).
+// models with protocol ranges list them in "ranges" (from_bytes, to_bytes);
+// a model without parameters prints no parameter heading; a "verdict" is
+// printed after them (verdict_table).
 std::string model_table(const Json& model)
 {
     if (!model.is_object())
@@ -546,12 +592,13 @@ std::string model_table(const Json& model)
     bool ranged = model.contains("ranges") && model["ranges"].is_array();
     std::string overall = parameter_cells(model, "\n  ");
     std::ostringstream out;
-    out << "# " << kind << " parameters" << (ranged ? " per protocol range" : "") << " (95% intervals)\n";
+    if (ranged || !overall.empty())
+        out << "# " << kind << " parameters" << (ranged ? " per protocol range" : "") << " (95% intervals)\n";
     if (!overall.empty())
         out << overall.substr(1) << "\n";
     if (ranged)
         out << ranges_table(model["ranges"]);
-    return out.str() + prediction_error_line(model);
+    return out.str() + prediction_error_line(model) + verdict_table(kind, model.value("verdict", Json()));
 }
 
 } // namespace ngx

@@ -1,4 +1,5 @@
 // Parses size lists such as "1-64Ki", "1,8,64,4K" and "0-1M" (see sizes.hpp).
+#include <ngx/size_token.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ constexpr Unit units[] = {
 
 Status bad_size(std::string_view text, const std::string& why)
 {
-    return Status::usage("invalid size '" + std::string(text) + "': " + why);
+    return Status::usage("invalid size '" + std::string(text) + "': " + why + " (units: " + size_units_text + ")");
 }
 
 Result<uint64_t> unit_factor(std::string_view text, std::string_view suffix)
@@ -127,6 +128,13 @@ std::string format_bytes(uint64_t bytes)
     if (bytes >= 1024 && bytes % 1024 == 0)
         return std::to_string(bytes >> 10) + " KiB";
     return std::to_string(bytes) + " B";
+}
+
+std::string size_token(uint64_t bytes)
+{
+    std::string text = format_bytes(bytes);
+    text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+    return text;
 }
 
 } // namespace ngx

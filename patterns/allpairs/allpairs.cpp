@@ -201,6 +201,61 @@ std::string csv_cell(double v)
     return std::isfinite(v) ? std::to_string(v) : "";
 }
 
+Json number_or_null(double v)
+{
+    return std::isfinite(v) ? Json(v) : Json();
+}
+
+// The median of the cells from ranks on host `from` to ranks on host `to`.
+double link_median(const Matrix& m, const std::vector<std::string>& hosts, const std::string& from,
+                   const std::string& to)
+{
+    std::vector<double> cells;
+    for (size_t i = 0; i < m.size(); ++i)
+        for (size_t j = 0; j < m[i].size(); ++j)
+            if (i != j && hosts[i] == from && hosts[j] == to)
+                cells.push_back(m[i][j]);
+    return allpairs::finite_median(cells);
+}
+
+// The verdict the table prints ("verdict" of the model, printed by the core):
+// one row per slow node with its median cell and the number of its slow
+// links, one per slow link between normal nodes with its median cell; the
+// links of a slow node are in the JSON's outliers.links.
+Json verdict_json(const allpairs::Verdict& verdict, const Matrix& lat, const Matrix& bw,
+                  const std::vector<std::string>& hosts)
+{
+    auto slow = [&](const std::string& host) {
+        return std::find(verdict.outlier_nodes.begin(), verdict.outlier_nodes.end(), host) !=
+               verdict.outlier_nodes.end();
+    };
+    Json rows = Json::array();
+    for (const allpairs::NodeSummary& node : verdict.nodes) {
+        if (!node.outlier)
+            continue;
+        size_t links = size_t(std::count_if(verdict.links.begin(), verdict.links.end(), [&](const auto& link) {
+            return link.first == node.host || link.second == node.host;
+        }));
+        rows.push_back({"slow_node", node.host, "latency_us", number_or_null(node.latency_us), "bandwidth_MBps",
+                        number_or_null(node.bandwidth_MBps), "slow_links", links});
+    }
+    size_t other_links = 0;
+    for (const auto& [from, to] : verdict.links) {
+        if (slow(from) || slow(to))
+            continue;
+        ++other_links;
+        rows.push_back({"slow_link", from, to, "latency_us", number_or_null(link_median(lat, hosts, from, to)),
+                        "bandwidth_MBps", number_or_null(link_median(bw, hosts, from, to))});
+    }
+    std::ostringstream summary;
+    summary << verdict.outlier_nodes.size() << " slow node(s), " << other_links
+            << " slow link(s) between the other nodes, of " << verdict.nodes.size()
+            << " nodes (worse than the typical pair's median by more than 3 spreads)";
+    rows.push_back({"typical", "latency_us", number_or_null(verdict.baseline_latency_us), "bandwidth_MBps",
+                    number_or_null(verdict.baseline_bandwidth_MBps)});
+    return {{"summary", summary.str()}, {"rows", rows}};
+}
+
 Status AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matrix& lat, const Matrix& bw,
                         size_t rounds_done, size_t rounds) const
 {
@@ -224,7 +279,8 @@ Status AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matri
                 {"bandwidth_MBps", matrix_json(bw)},
                 {"nodes", nodes},
                 {"outliers", {{"nodes", verdict.outlier_nodes}, {"links", links}}}};
-    ctx.sink.set_model({{"kind", "allpairs"}, {"allpairs", map}});
+    ctx.sink.set_model(
+        {{"kind", "allpairs"}, {"allpairs", map}, {"verdict", verdict_json(verdict, lat, bw, hosts.by_rank())}});
     std::vector<double> latencies, per_message;
     for (size_t i = 0; i < lat.size(); ++i)
         for (size_t j = 0; j < lat.size(); ++j) {

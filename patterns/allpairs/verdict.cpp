@@ -134,6 +134,8 @@ Verdict find_outliers(const Matrix& latency_us, const Matrix& bandwidth_MBps,
         all_latency = baseline_cells(latency_us, host_of_rank, {});
         all_bandwidth = baseline_cells(bandwidth_MBps, host_of_rank, {});
     }
+    verdict.baseline_latency_us = finite_median(all_latency);
+    verdict.baseline_bandwidth_MBps = finite_median(all_bandwidth);
     for (size_t i = 0; i < latency_us.size(); ++i)
         for (size_t j = 0; j < latency_us[i].size(); ++j) {
             if (i == j || host_of_rank[i] == host_of_rank[j])

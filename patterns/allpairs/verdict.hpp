@@ -50,6 +50,8 @@ struct Verdict {
     std::vector<NodeSummary> nodes;                         // in the order of their first rank
     std::vector<std::string> outlier_nodes;                 // hosts
     std::vector<std::pair<std::string, std::string>> links; // (sender host, receiver host), no repeats
+    double baseline_latency_us = 0;     // median of the cells the links are judged against (NaN: none)
+    double baseline_bandwidth_MBps = 0; // the same for bandwidth
 };
 
 struct VerdictRule {

@@ -5,7 +5,9 @@
   - every relative link of README.md and docs/*.md reaches a file of the tree,
     and a link with #anchor a heading of that file (GitHub's anchor rule);
   - every page of docs/ is linked from README.md and installed (docs/meson.build);
-  - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now;
+  - docs/ngx.1 is what tools/docs/md2man.py makes of docs/usage.md now, with
+    the sections NAME, SYNOPSIS, DESCRIPTION, OPTIONS (the subcommands'
+    too), EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES and SEE ALSO in order;
   - the tree cites works by authors and year and says what it means: no
     "paper 00N" and no issue number in core, modules, patterns, fit, tools,
     tests, bench and docs (also when a line break splits the two words);
@@ -16,9 +18,24 @@
     "2026-11-27", "Nov 27, 2026") and no time of day in UTC outside a fenced
     code block (an example of what a command prints, in a fence, may show
     its timestamps); runs belong in bench/results/, whose links (and those of
-    bench's READMEs) are checked too.
+    bench's READMEs) are checked too;
+  - README.md and docs/*.md are a manual, not a lab notebook: no text about
+    the machine the docs were written on (NARRATION below names each
+    pattern: a load average, "load 7", a "2-vCPU" machine, "vCPUs", "the
+    loaded/shared/development machine", "this VM", "runs on this machine",
+    "this machine's", "not in the suite yet", "no one here",
+    "while other builds"), in prose and in fenced blocks alike;
+  - every option is documented: each `--option` of the core, of every module
+    and pattern (`ngx --completion bash` lists them from the option tables)
+    and of every subcommand (`ngx CMD --help`) appears in README.md or
+    docs/*.md (needs the built ngx: the environment's NGX; without it this
+    check is skipped, said on stdout).
 
-    check_docs.py SOURCE_ROOT VERSION
+    check_docs.py SOURCE_ROOT VERSION [DOCS_ROOT]
+
+DOCS_ROOT (default SOURCE_ROOT) is where README.md and docs/ are read: the
+test docs-refusals points it at a copy with a planted sentence or a
+removed option to show that the checks fail.
 """
 import os
 import re
@@ -39,6 +56,73 @@ DATED = re.compile(r"\b(?:(?:19|20)\d\d-[01]\d-[0-3]\d"  # 2026-11-27
                    rf"|[0-3]?\d {_MONTH},? (?:19|20)\d\d"  # 27 Nov 2026
                    rf"|{_MONTH} [0-3]?\d,? (?:19|20)\d\d"  # Nov 27, 2026
                    r"|[0-2]\d:[0-5]\d(?:-[0-2]\d:[0-5]\d)? UTC)\b")  # 14:35 UTC
+
+
+# Text about the build machine, by name: (pattern, what it narrates).
+NARRATION = [
+    (r"\bload averages?\b", "a load average"),
+    (r"\bload (?:of )?(?:about )?\d", "a machine's load ('load 7')"),
+    (r"\b\d+-v?(?:CPU|core) (?:machine|VM|guest|host)\b", "the build machine's CPUs ('a 2-vCPU VM')"),
+    (r"\bvCPUs?\b", "the build machine's virtual CPUs"),
+    (r"\b(?:the|this) (?:loaded|shared|quiet|busy|development|build)\b[\w -]{0,14}?\b(?:machine|VM)\b",
+     "the build machine ('the loaded machine')"),
+    (r"\bthis VM\b", "the build machine ('this VM')"),
+    (r"\b(?:runs?|calibration|goals?) (?:on|of) this machine\b", "runs on the build machine"),
+    (r"\bthis machine's\b", "the build machine ('this machine's')"),
+    (r"\bnot (?:in the suite|tested|explained|measured) yet\b", "the state of the work ('not in the suite yet')"),
+    (r"\bno one here\b", "the authors ('no one here')"),
+    (r"\bwhile other (?:builds|engineers|agents|jobs)\b", "the build machine's other work"),
+]
+
+
+def narration_problems(root, page):
+    """'FILE:LINE: ...' for each sentence about the build machine (NARRATION)."""
+    problems = []
+    rel = os.path.relpath(page, root)
+    for number, line in enumerate(open(page, encoding="utf-8"), start=1):
+        for pattern, what in NARRATION:
+            found = re.search(pattern, line, re.IGNORECASE)
+            if found:
+                problems.append(f"{rel}:{number}: '{found.group(0)}' narrates {what}: the manual says what ngx "
+                                "does; a run's machine and load belong in bench/results/ (linked)")
+    return problems
+
+
+def documented_options(pages):
+    """Every '--name' the pages mention."""
+    found = set()
+    for page in pages:
+        found.update(re.findall(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)", open(page, encoding="utf-8").read()))
+    return found
+
+
+def options_of(ngx):
+    """{'--name': 'where it is declared'} from the option tables of the built ngx."""
+    env = dict(os.environ, COLUMNS="200")
+    run = lambda *args: subprocess.run([ngx, *args], capture_output=True, text=True, timeout=60, env=env)
+    script = run("--completion", "bash").stdout
+    options = {}
+    for name in re.findall(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)", script):
+        options.setdefault(name, "ngx --completion bash (core, modules, patterns)")
+    commands = re.search(r"commands='([^']*)'", script)
+    for command in (commands.group(1).split() if commands else []):
+        text = run(command, "--help")
+        usage = re.search(r"usage: ngx \S+ ([^\n]*)", text.stdout + text.stderr)
+        for name in re.findall(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)", text.stdout + text.stderr):
+            # positional arguments appear as --NAME in the table but not in the usage line
+            positional = usage and f"--{name}" not in usage.group(1) and name in ("file", "trace")
+            if not positional:
+                options.setdefault(name, f"ngx {command} --help")
+    return options
+
+
+def option_problems(ngx, pages):
+    if not ngx or not os.access(ngx, os.X_OK):
+        print("docs: note: no built ngx (environment NGX): the options are not checked")
+        return []
+    known = documented_options(pages)
+    return [f"option --{name} ({where}) appears in no page of README.md and docs/*.md: document it"
+            for name, where in sorted(options_of(ngx).items()) if name not in known]
 
 
 def dated_run_problems(root, page):
@@ -119,6 +203,25 @@ def man_page_problems(root, version):
     return []
 
 
+MAN_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES",
+                "SEE ALSO"]
+
+
+def man_section_problems(root):
+    """The sections of a manual page (man-pages(7)), in that order, in docs/ngx.1."""
+    path = os.path.join(root, "docs/ngx.1")
+    if not os.path.exists(path):
+        return []
+    found = [line[4:].strip().strip('"') for line in open(path, encoding="utf-8") if line.startswith(".SH ")]
+    missing = [s for s in MAN_SECTIONS if s not in found]
+    if missing:
+        return [f"docs/ngx.1 lacks the section(s) {', '.join(missing)} (docs/usage.md's '# ' headings)"]
+    order = [s for s in found if s in MAN_SECTIONS]
+    if order != MAN_SECTIONS:
+        return [f"docs/ngx.1's sections run {', '.join(order)}; a manual page's order is {', '.join(MAN_SECTIONS)}"]
+    return []
+
+
 def forbidden_citations(rel, text):
     """'FILE:LINE: ...' for each "paper 00N" or issue number in the text."""
     return [f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites '{re.sub(_GAP, ' ', m.group(0))}'"
@@ -159,10 +262,11 @@ def pattern_independence_problems(root):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: check_docs.py SOURCE_ROOT VERSION", file=sys.stderr)
+    if len(sys.argv) not in (3, 4):
+        print("usage: check_docs.py SOURCE_ROOT VERSION [DOCS_ROOT]", file=sys.stderr)
         return 2
-    root, version = sys.argv[1], sys.argv[2]
+    source, version = sys.argv[1], sys.argv[2]
+    root = sys.argv[3] if len(sys.argv) == 4 else source
     readme = os.path.join(root, "README.md")
     pages = [readme] + sorted(os.path.join(root, "docs", f)
                               for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
@@ -173,17 +277,22 @@ def main():
     bench = os.path.join(root, "bench")
     results = os.path.join(bench, "results")
     bench_pages = sorted(p for p in [os.path.join(bench, "README.md")] + [
-        os.path.join(bench, d, "README.md") for d in os.listdir(bench)] if os.path.isfile(p))
+        os.path.join(bench, d, "README.md") for d in (os.listdir(bench) if os.path.isdir(bench) else [])]
+        if os.path.isfile(p))
     bench_pages += sorted(os.path.join(results, f) for f in (
         os.listdir(results) if os.path.isdir(results) else []) if f.endswith(".md"))
     for page in pages + bench_pages:
         problems += link_problems(root, page)
     for page in pages:
         problems += dated_run_problems(root, page)
+        problems += narration_problems(root, page)
     problems += page_problems(root, pages)
     problems += man_page_problems(root, version)
-    problems += citation_problems(root)
-    problems += pattern_independence_problems(root)
+    problems += man_section_problems(root)
+    problems += option_problems(os.environ.get("NGX"), pages)
+    if root == source:
+        problems += citation_problems(root)
+        problems += pattern_independence_problems(root)
     for p in problems:
         print("FAIL:", p)
     print(f"docs: README {lines} lines, {len(pages)} pages checked, {len(problems)} problem(s)")

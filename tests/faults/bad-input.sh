@@ -26,7 +26,7 @@ run_row() {  # RC REGEX ARG...
         problem="exit $rc, expected $want"
     elif ! grep -Eq -- "$regex" "$IT_DIR/err"; then
         problem="message does not match /$regex/"
-    elif grep -Eq '^ +[0-9]+ [KMG]?i?B ' "$IT_DIR/out"; then
+    elif grep -Eq '^ +[0-9]+ +[0-9]+[KMG]?i?B ' "$IT_DIR/out"; then
         problem="it measured something (result rows on stdout)"
     fi
     local shown

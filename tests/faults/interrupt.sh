@@ -18,11 +18,11 @@ setsid "$NGX" -m "$module" -x pingpong -s 1-1Mi -c "$count" --passes 1 --max-rel
 drv=$!
 IT_PIDS+=("$drv")
 for ((i = 0; i < 600; i++)); do
-    grep -Eq '^ +1 B ' out && break
+    grep -Eq '^ +1 +1B ' out && break
     kill -0 "$drv" 2>/dev/null || fail "ngx ended before the interrupt: $(cat err)"
     sleep 0.05
 done
-grep -Eq '^ +1 B ' out || fail "no size finished within 30 s"
+grep -Eq '^ +1 +1B ' out || fail "no size finished within 30 s"
 peer=$(pgrep -P "$drv")
 IT_PEERS+=($peer)
 kill -0 "$drv" 2>/dev/null || fail "ngx ended before the interrupt"
@@ -33,7 +33,7 @@ echo "SIG$sig to the $target: exit $RC after $ELAPSED s; stderr: $(tr '\n' ' ' <
 le "$ELAPSED" 2 || fail "exit took $ELAPSED s after SIG$sig, more than 2 s"
 grep -qi 'interrupt' err || fail "no message saying it was interrupted"
 check_results f.json "$module" - "$count" --status interrupted --min-results 1
-rows=$(awk '/^# /{t=1; next} t && $2 ~ /^[KMG]?i?B$/' out | wc -l)
+rows=$(awk '/^# /{t=1; next} t && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+[KMG]?i?B$/' out | wc -l)
 python3 - f.json f.csv "$rows" <<'PY' || fail "interrupted results"
 import csv, json, sys
 d = json.load(open(sys.argv[1]))

@@ -26,11 +26,11 @@ ip netns exec "$b" timeout -k 2 60 "$NGX" --connect "$ip:7312" -m "$module" -x p
 cli=$!
 IT_PIDS+=("$cli")
 for ((i = 0; i < 600; i++)); do
-    grep -Eq '^ +1 B ' "$IT_DIR/out" && break
+    grep -Eq '^ +1 +1B ' "$IT_DIR/out" && break
     kill -0 "$cli" 2>/dev/null || { cat "$IT_DIR/server.log"; fail "client ended before the fault: $(cat "$IT_DIR/err")"; }
     sleep 0.05
 done
-grep -Eq '^ +1 B ' "$IT_DIR/out" || fail "no size finished within 30 s"
+grep -Eq '^ +1 +1B ' "$IT_DIR/out" || fail "no size finished within 30 s"
 kill -0 "$cli" 2>/dev/null || fail "client ended before the fault"
 netns_link_down p a || fail "link down"
 wait_pid "$cli" 20

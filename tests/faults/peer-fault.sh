@@ -25,11 +25,11 @@ count=20000
 drv=$!
 IT_PIDS+=("$drv")
 for ((i = 0; i < 600; i++)); do  # up to 30 s for the first size (a loaded machine)
-    grep -Eq '^ +1 B ' out && break
+    grep -Eq '^ +1 +1B ' out && break
     kill -0 "$drv" 2>/dev/null || fail "ngx ended before the fault: $(cat err)"
     sleep 0.05
 done
-grep -Eq '^ +1 B ' out || fail "no size finished within 30 s"
+grep -Eq '^ +1 +1B ' out || fail "no size finished within 30 s"
 peer=$(pgrep -P "$drv")
 IT_PEERS+=($peer)
 [[ -n $peer && $peer =~ ^[0-9]+$ ]] || fail "no single forked peer under pid $drv: '$peer'"
@@ -51,7 +51,7 @@ if [[ $sig == STOP ]]; then
 else
     grep -Eqi 'exited|closed|gone|reset|lost' err || fail "the message does not say the peer is gone"
 fi
-rows=$(awk '/^# /{t=1; next} t && $2 ~ /^[KMG]?i?B$/ {print $1 $2}' out | wc -l)
+rows=$(awk '/^# /{t=1; next} t && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+[KMG]?i?B$/ {print $1}' out | wc -l)
 # the size in progress: the one after the $rows sizes reported (1, 2, 4, ... B)
 next=$((1 << rows))
 if ((next >= 1 << 20)); then next_text="$((next >> 20)) MiB"

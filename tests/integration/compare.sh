@@ -27,8 +27,8 @@ mk c.json shm 1
 ngx_run 30 compare a.json b.json
 [[ $RC == 0 ]] || fail "ngx compare a.json b.json: exit $RC"
 cat out
-grep -Eq '^ +1 B +2\.002 +3\.003 +1\.001 +1\.500$' out || fail "table row of 1 B (2.002, 3.003, diff 1.001, ratio 1.5)"
-grep -Eq '^ +1 KiB +4\.048 +6\.072 +2\.024 +1\.500$' out || fail "table row of 1 KiB (4.048, 6.072, diff 2.024, ratio 1.5)"
+grep -Eq '^ +1 +1B +2\.002 +3\.003 +1\.001 +1\.500$' out || fail "table row of 1 B (2.002, 3.003, diff 1.001, ratio 1.5)"
+grep -Eq '^ +1024 +1KiB +4\.048 +6\.072 +2\.024 +1\.500$' out || fail "table row of 1 KiB (4.048, 6.072, diff 2.024, ratio 1.5)"
 grep -Eq '^ +L_us +a 2 +b 3 \(1\)$' out || fail "L_us difference (2 -> 3)"
 grep -Eq '^ +o_us +a 1 +b 1\.5 \(0\.5\)$' out || fail "o_us difference (1 -> 1.5)"
 grep -Eq '^ +overlapped +a no +b yes$' out || fail "the form of eq. (1) per run (a additive, b overlapped)"

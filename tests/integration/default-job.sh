@@ -17,7 +17,7 @@ ngx_run 180
 for m in shm tcp; do
     grep -q "^# $m loggp" out || fail "no $m loggp table in the default job's output"
     # at least the 1-byte row of that table
-    awk -v m="$m" '/^# /{cur=$2} cur==m && $1=="1" && $2=="B"{found=1} END{exit !found}' out ||
+    awk -v m="$m" '/^# [a-z]+ loggp/{cur=$2} cur==m && $1=="1" && $2=="1B"{found=1} END{exit !found}' out ||
         fail "the $m table has no 1 B row"
 done
 [[ $(grep -c '^# loggp parameters per protocol range' out) == 2 ]] ||

@@ -53,7 +53,8 @@ lines = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith(
 header, rows = lines[0], lines[1:]
 assert "p90" in header and "p99.9" in header, f"table header {header}"
 for row, r in zip(rows, doc["results"]):
-    cells = dict(zip(header, [row[0] + " " + row[1]] + row[2:]))
+    assert len(row) == len(header) and int(row[0]) == r["size_bytes"], (header, row)  # a name over every field
+    cells = dict(zip(header, row))
     for name in ("p90", "p99.9"):
         assert abs(float(cells[name]) - r[name + "_us"]) <= 0.006, (name, cells[name], r[name + "_us"])
 PY
@@ -64,7 +65,8 @@ lines = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith(
 header, rows = lines[0], lines[1:]
 assert len(rows) == len(doc["results"]), rows
 for row, r in zip(rows, doc["results"]):
-    cells = dict(zip(header, [row[0] + " " + row[1]] + row[2:]))
+    assert len(row) == len(header) and int(row[0]) == r["size_bytes"], (header, row)  # a name over every field
+    cells = dict(zip(header, row))
     assert int(cells["count"]) == r["count"], cells
     for name in ("min", "median"):
         assert abs(float(cells[name]) - r[name + "_us"]) <= 0.006, (name, cells[name], r[name + "_us"])
@@ -72,7 +74,7 @@ PY
 
 ngx_run 60 -m sim -x pingpong -s 1,64 -c 30 --warmup 5 --format table -o t.data -o t.json
 [[ $RC == 0 ]] || fail "--format table run exited $RC"
-expect "--format table: a table on stdout" grep -Eq '^ +size +count +min +median' out
+expect "--format table: a table on stdout" grep -Eq '^ +bytes +size +count +min +median' out
 expect "--format table: -o t.data (no known extension) holds the stdout table" cmp -s t.data out
 expect "--format table: -o t.json stays JSON" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' t.json
 

@@ -25,7 +25,7 @@
 wait_first_size() {
     local out=$1 pid=$2 i
     for ((i = 0; i < 600; i++)); do
-        grep -Eq '^ +1 B ' "$out" 2>/dev/null && return 0
+        grep -Eq '^ +1 +1B ' "$out" 2>/dev/null && return 0
         kill -0 "$pid" 2>/dev/null || return 1
         sleep 0.05
     done

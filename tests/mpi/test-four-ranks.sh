@@ -13,12 +13,12 @@ for module in tcp mpi; do
     cat "$out"
     [[ $rc == 0 ]] || fail "$module: mpirun -np 4 exit $rc: $(tail -5 "$SCRATCH/$module.err")"
     for rank in 0 1; do
-        for size in '1 B' '1 KiB'; do
+        for size in '1 +1B' '1024 +1KiB'; do
             grep -Eq "^\[[0-9]+,$rank\]<stdout>: +$size " "$out" ||
                 fail "$module: no table row of $size from rank $rank (the driver of pair $rank <-> $((rank + 2)))"
         done
     done
-    grep -Eq '^\[[0-9]+,[23]\]<stdout>: +1 B ' "$out" && fail "$module: a responder (rank 2 or 3) printed results"
+    grep -Eq '^\[[0-9]+,[23]\]<stdout>: +1 +1B ' "$out" && fail "$module: a responder (rank 2 or 3) printed results"
     python3 - "$json" <<'PY' || fail "$module: rank 0's JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))

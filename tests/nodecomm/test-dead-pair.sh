@@ -38,7 +38,7 @@ for _ in $(seq 2400); do # mpirun may wait for /tmp/ngx-net.lock first (another 
 done
 [[ -n $victim ]] || { kill "$job" 2>/dev/null; fail "rank 3 not found"; }
 for _ in $(seq 600); do # the first point done (a row of the table), at most 60 s on a loaded machine
-    grep -Eq '^ +[0-9]+ (B|KiB) +[0-9]+ ' "$SCRATCH/log" && break
+    grep -Eq '^ +[0-9]+ +[0-9]+(B|KiB) +[0-9]+ ' "$SCRATCH/log" && break
     sleep 0.1
 done
 start=$(date +%s%N)

@@ -58,7 +58,7 @@ done
     cat "$SCRATCH/pp"
     fail "ngx --pairs 2 -x pingpong"
 }
-[[ $(grep -c '^ *1 B ' "$SCRATCH/pp") == 2 ]] || { cat "$SCRATCH/pp"; fail "pingpong: not one row per pair"; }
+[[ $(grep -Ec '^ *1 +1B ' "$SCRATCH/pp") == 2 ]] || { cat "$SCRATCH/pp"; fail "pingpong: not one row per pair"; }
 sleep 0.5
 ! pgrep -f "$NGX --pairs 2" >/dev/null || fail "a forked rank outlived the run"
 echo PASS

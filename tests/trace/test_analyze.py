@@ -115,6 +115,23 @@ def check_exact(tmp):
           f"{a['total']['sender_sync_s'] * 1e6:.1f} us; S=1e6 gains {a['what_if']['gain_s'] * 1e6:.1f} us")
 
 
+def check_eager_limit(tmp):
+    """--eager-limit gives a model without S its S: the analysis of a fit that found no rendezvous
+    switch equals that of the same model with S_bytes written in, and the file is left as it was."""
+    t = os.path.join(tmp, "good")
+    write_trace(t, [good(0), good(1)])
+    with_s = ngx("analyze", t, "--params", params_file(tmp, S=1000), "--format", "json")
+    without = params_file(tmp, drop_S=True)
+    before = open(without).read()
+    given = ngx("analyze", t, "--params", without, "--eager-limit", "1000", "--format", "json")
+    same = with_s[0] == 0 and given[0] == 0 and json.loads(with_s[1])["total"] == json.loads(given[1])["total"]
+    untouched = open(without).read() == before
+    print(f"{'ok  ' if same and untouched else 'FAIL'} --eager-limit 1000 on a model without S: exit {given[0]}, "
+          f"the totals of S_bytes 1000 {'matched' if same else 'differ'}")
+    if not same or not untouched:
+        failures.append(f"--eager-limit: exit {given[0]} {given[2]!r}; same totals {same}; file untouched {untouched}")
+
+
 def check_twice(tmp):
     """A Waitall whose completion records name one request twice: counted, not a crash."""
     t = os.path.join(tmp, "twice")
@@ -183,7 +200,8 @@ def expect_usage(tmp, name, ranks, message, *extra, drop_S=False):
 
 def check_bad(tmp):
     expect_usage(tmp, "truncated", [good(0), good(1)[:-10]], "truncated")
-    expect_usage(tmp, "params without S", [good(0), good(1)], "no rendezvous threshold S", drop_S=True)
+    expect_usage(tmp, "params without S", [good(0), good(1)], "give the MPI library's eager limit with --eager-limit",
+                 drop_S=True)
     expect_usage(tmp, "a rank file missing", [good(0), None], "holds 1 rank files for a run of 2 ranks")
     other = header(1, 3) + b"".join(RANK1)
     expect_usage(tmp, "rank counts disagree", [good(0), other], "a trace of 3 ranks")
@@ -257,6 +275,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check_goal(tmp)
     else:
         check_exact(tmp)
+        check_eager_limit(tmp)
         check_bad(tmp)
         check_cancelled(tmp)
         check_twice(tmp)

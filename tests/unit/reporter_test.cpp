@@ -55,11 +55,15 @@ TEST(TableReporter, PatternColumnsStaySeparateAtAnyMagnitude)
         one_size(summary, {{"delay_us", 0.2192}, {"o_s_us", 0.007177}, {"g", -1.234e-05}, {"big_us", 123456789.0}}));
     ASSERT_EQ(lines.size(), 3u);
     std::vector<std::string> row = words(lines[2]);
-    ASSERT_EQ(row.size(), 2u + 1u + 5u + 4u) << lines[2]; // "1 B", count, five statistics, four extras
+    ASSERT_EQ(row.size(), 2u + 1u + 5u + 4u) << lines[2]; // bytes, size, count, five statistics, four extras
+    EXPECT_EQ(row[0], "1");
+    EXPECT_EQ(row[1], "1B");
     EXPECT_EQ(row[8], "0.2192");
     EXPECT_EQ(row[9], "0.007177");
     EXPECT_EQ(row[10], "-1.234e-05");
-    EXPECT_EQ(words(lines[1]).size(), 1u + 1u + 5u + 4u) << lines[1];
+    EXPECT_EQ(words(lines[1]), (std::vector<std::string>{"bytes", "size", "count", "min", "median", "mean", "stddev",
+                                                         "p99", "delay_us", "o_s_us", "g", "big_us"}))
+        << lines[1]; // a name over every column, each statistic by its name
 }
 
 TEST(TableReporter, StatisticsStaySeparateAbove99999999)
@@ -96,7 +100,9 @@ TEST(TableReporter, ARowWithOtherColumnsGetsItsOwnHeader)
     ASSERT_EQ(lines.size(), 5u); // title, header, 1 B, header, 64 KiB
     EXPECT_EQ(words(lines[1]).back(), "lost");
     EXPECT_EQ(words(lines[3]).back(), "bandwidth_MBps");
-    EXPECT_EQ(words(lines[3]).size(), words(lines[4]).size() - 1) << lines[3] << "\n" << lines[4]; // "64 KiB": 2 words
+    EXPECT_EQ(words(lines[3]).size(), words(lines[4]).size()) << lines[3] << "\n" << lines[4];
+    EXPECT_EQ(words(lines[4])[0], "65536");
+    EXPECT_EQ(words(lines[4])[1], "64KiB");
     EXPECT_EQ(words(lines[4]).back(), "2854");
 
     std::ostringstream streamed;
@@ -109,4 +115,34 @@ TEST(TableReporter, ARowWithOtherColumnsGetsItsOwnHeader)
         table.size_done(run, size);
     }
     EXPECT_EQ(streamed.str(), ngx::to_table(document).substr(0, streamed.str().size()));
+}
+
+// The run's header says what -s and -c were read as, with the units of -s.
+TEST(TableReporter, HeaderStatesTheSizesAndTheirUnits)
+{
+    ngx::Summary summary;
+    ngx::Document document = one_size(summary, {});
+    document.runs[0].options = {{"sizes", {1, 4000, 65536}}, {"count", 50}, {"warmup", 5}};
+    std::string table = ngx::to_table(document);
+    EXPECT_NE(table.find("# sizes (-s; K = 1000, Ki = 1024, M = 10^6, Mi = 2^20, G = 10^9, Gi = 2^30): 3 from 1 B to "
+                         "64 KiB; statistics of -c 50 samples per size after --warmup 5\n"),
+              std::string::npos)
+        << table;
+}
+
+// A model without parameters prints no empty parameter heading; its verdict
+// is printed as a summary line and one line of tokens per row.
+TEST(ModelTable, VerdictRowsAndNoEmptyHeading)
+{
+    ngx::Json model = {{"kind", "allpairs"},
+                       {"allpairs", ngx::Json::object()},
+                       {"verdict",
+                        {{"summary", "1 slow node(s)"},
+                         {"rows",
+                          {{"slow_node", "node4", "latency_us", 17.0, "bandwidth_MBps", 330.4},
+                           {"typical", "latency_us", nullptr}}}}}};
+    EXPECT_EQ(ngx::model_table(model), "# allpairs verdict: 1 slow node(s)\n"
+                                       "  slow_node node4 latency_us 17 bandwidth_MBps 330.4\n"
+                                       "  typical latency_us -\n");
+    EXPECT_EQ(ngx::model_table({{"kind", "none"}}), "");
 }

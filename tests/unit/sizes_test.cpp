@@ -1,4 +1,5 @@
 // Size-list parsing: the forms the CLI accepts and the ones it refuses.
+#include <ngx/size_token.hpp>
 #include <ngx/sizes.hpp>
 
 #include <gtest/gtest.h>
@@ -77,6 +78,21 @@ TEST(Sizes, RefusesMalformedLists)
     EXPECT_NE(parse_error("1-").find("'': empty"), std::string::npos);
     EXPECT_NE(parse_error("0-1Gi", StepRule::linear(1)).find("more than"), std::string::npos);
     EXPECT_NE(parse_error("1-8", StepRule::geometric(1.0)).find("--grade"), std::string::npos);
+}
+
+// A refused size says how -s reads units (K = 1000 where a reader may expect 1024).
+TEST(Sizes, ARefusedSizeStatesTheUnits)
+{
+    EXPECT_NE(parse_error("4Q").find("K = 1000, Ki = 1024"), std::string::npos);
+}
+
+// A table's size token: the exact unit without the blank, so columns split on blanks.
+TEST(Sizes, SizeTokenIsOneWord)
+{
+    EXPECT_EQ(size_token(1), "1B");
+    EXPECT_EQ(size_token(65536), "64KiB");
+    EXPECT_EQ(size_token(1000), "1000B");
+    EXPECT_EQ(size_token(1u << 20), "1MiB");
 }
 
 TEST(Sizes, FormatsExactUnits)

@@ -10,6 +10,7 @@
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/output_file.hpp>
+#include <ngx/sizes.hpp>
 
 #include <shared/loggps_model.hpp>
 
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 namespace ngx {
@@ -52,18 +54,24 @@ const Json* find_model(const Json& doc)
     return nullptr;
 }
 
-Result<fit::LogGPSParams> read_params(const std::string& path)
+// The model of `path`; `eager_limit` (--eager-limit: the MPI library's own
+// eager limit, e.g. Open MPI's btl_vader_eager_limit) stands for its S,
+// which a fit leaves null when no rendezvous switch stood out of its noise.
+Result<fit::LogGPSParams> read_params(const std::string& path, std::optional<uint64_t> eager_limit)
 {
     NGX_ASSIGN_OR_RETURN(Json doc, read_json_input(path));
-    const Json* model = find_model(doc);
-    if (model == nullptr)
+    const Json* found = find_model(doc);
+    if (found == nullptr)
         return Status::usage(path + ": no LogGPS model (a run of `ngx -x loggps -o FILE.json` or `ngx fit` of one)");
-    if (!model->contains("S_bytes") || !(*model)["S_bytes"].is_number())
-        return Status::usage(
-            path + ": the model has no rendezvous threshold S (S_bytes is " +
-            (model->contains("S_bytes") ? (*model)["S_bytes"].dump() : std::string("missing")) +
-            "); the replay needs it (fit with sizes above the eager limit, or write S_bytes into the model)");
-    Result<fit::LogGPSParams> p = patterns::loggps_params_from_model(*model);
+    Json model = *found;
+    if (eager_limit)
+        model["S_bytes"] = *eager_limit;
+    if (!model.contains("S_bytes") || !model["S_bytes"].is_number())
+        return Status::usage(path + ": the model has no rendezvous threshold S (S_bytes is " +
+                             (model.contains("S_bytes") ? model["S_bytes"].dump() : std::string("missing")) +
+                             "); the replay needs it: give the MPI library's eager limit with --eager-limit BYTES "
+                             "(Open MPI: ompi_info --param btl vader --level 9), or fit with sizes above it");
+    Result<fit::LogGPSParams> p = patterns::loggps_params_from_model(model);
     if (!p)
         return Status::usage(path + ": " + p.status().message());
     return p;
@@ -105,6 +113,9 @@ Status set_param(fit::LogGPSParams& p, const std::string& assignment, std::pair<
 constexpr auto trace_row = opt::row::text("trace", opt::no_default, "the trace directory");
 constexpr auto params_row =
     opt::row::text("params", opt::no_default, "LogGPS parameters: a saved loggps run (ngx -x loggps -o FILE.json)");
+constexpr auto eager_limit_row = opt::row::byte_count(
+    "eager-limit", opt::no_default, 0, max_message_bytes,
+    "the rendezvous threshold S in bytes (the MPI library's eager limit), in place of the model's S");
 constexpr auto set_row = opt::row::repeatable(
     opt::row::text("set", opt::no_default,
                    "NAME=VALUE: re-predict with a parameter changed (repeatable; L, o, O, O_s, O_r, G, G_s, G_l in "
@@ -116,7 +127,8 @@ constexpr auto help_row = opt::row::flag("help,h", "show this help");
 
 opt::Table analyze_table()
 {
-    return opt::Table("ngx trace analyze", {trace_row, params_row, set_row, analysis_output_row, format_row, help_row});
+    return opt::Table("ngx trace analyze",
+                      {trace_row, params_row, eager_limit_row, set_row, analysis_output_row, format_row, help_row});
 }
 
 constexpr auto goal_row = opt::row::flag("goal", "write a GOAL schedule for LogGOPSim (the one format so far)");
@@ -138,7 +150,7 @@ Result<trace::Analysis> analyze(opt::Reader& read)
         return Status::usage("--params FILE is required (LogGPS parameters: ngx -x loggps -o FILE.json)");
     a.trace = read(trace_row);
     a.params_file = read(params_row);
-    NGX_ASSIGN_OR_RETURN(fit::LogGPSParams p, read_params(a.params_file));
+    NGX_ASSIGN_OR_RETURN(fit::LogGPSParams p, read_params(a.params_file, read.optional(eager_limit_row)));
     a.params = p;
     trace::WhatIf w;
     w.params = a.params;

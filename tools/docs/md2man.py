@@ -5,7 +5,8 @@ web page say the same thing.
     md2man.py USAGE.md VERSION OUT.1
 
 The Markdown the docs use maps onto man(7) macros: '#' headings become
-sections (.SH), '##'/'###' subsections (.SS), fenced code blocks no-fill
+sections (.SH: usage.md's are SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
+ENVIRONMENT, FILES and EXAMPLES; NAME comes first and SEE ALSO last), '##'/'###' subsections (.SS), fenced code blocks no-fill
 blocks, a table's rows tagged paragraphs (.TP: the first cell the tag, the
 others the text), `code` bold, [text](link) its text. Anything roff would
 read as a request (a line starting with '.' or "'") is escaped.
@@ -13,7 +14,8 @@ read as a request (a line starting with '.' or "'") is escaped.
 import re
 import sys
 
-SEE_ALSO = ["output", "modules", "patterns", "models", "multi-node", "writing-plugins", "references"]
+SEE_ALSO = ["recipes", "coming-from", "output", "modules", "patterns", "models", "multi-node", "writing-plugins",
+            "references"]
 
 
 def inline(text):
