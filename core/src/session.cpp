@@ -120,7 +120,7 @@ Status Session::run_module(const ModuleChoice& choice)
 Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
 {
     mark_step(&progress_, "waiting for the peer before the run", 0);
-    NGX_TRY(boot_.barrier().with_context("waiting for the peer before the run"));
+    NGX_TRY(boot_.barrier("waiting for the peer before the run"));
     mark_step(&progress_, "opening the module");
     TransportSettings settings;
     settings.timeout_ns = config_.settings.timeout_ns;
@@ -148,7 +148,7 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
         NGX_TRY(pattern.run(context));
     }
     mark_step(&progress_, "waiting for the peer after the run");
-    return boot_.barrier().with_context("waiting for the peer after the run");
+    return boot_.barrier("waiting for the peer after the run");
 }
 
 // The run's options say when it was timed by a simulated clock, not the

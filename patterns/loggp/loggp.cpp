@@ -74,10 +74,10 @@ double central_mean(std::vector<double> samples, double step_us)
 }
 
 // Each side's values reach the other: the driver's d, the responder's o_r per size.
-Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine)
+Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine, const std::string& step)
 {
     Bytes theirs;
-    NGX_TRY(boot.exchange(encode(mine), theirs));
+    NGX_TRY(boot.exchange(encode(mine), theirs, "loggp: " + step));
     return decode(theirs, mine.size());
 }
 
@@ -150,6 +150,7 @@ public:
             return Status::ok();
         if (samples_.size() < 3)
             return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
+        mark_step(ctx.settings.progress, "fitting the LogGP model (driver, after the last exchange with the peer)", 0);
         NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_));
         ctx.sink.set_model(std::move(model));
         return Status::ok();
@@ -181,7 +182,8 @@ private:
         NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_n_0, run_prtt(ctx, buffer, burst));
         if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
             NGX_ASSIGN_OR_RETURN(std::vector<double> delay,
-                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0}));
+                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0},
+                                             "d at " + format_bytes(slice.size)));
             state.d = ctx.bootstrap.is_driver() ? median(prtt_1_0) : delay.front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples,
@@ -224,7 +226,8 @@ private:
             typical = std::max(median(*times), step_us);
             wanted = std::clamp(std::ceil(auto_batch_steps * step_us / typical), 1.0, double(auto_batch_max));
         }
-        Result<std::vector<double>> agreed = swap_values(ctx.bootstrap, {wanted, typical});
+        Result<std::vector<double>> agreed =
+            swap_values(ctx.bootstrap, {wanted, typical}, "batch at " + format_bytes(size));
         if (!agreed || agreed->size() != 2)
             return agreed ? Status::runtime("batch: the peer sent " + std::to_string(agreed->size()) + " values, not 2")
                           : agreed.status().with_context("batch");
@@ -330,7 +333,7 @@ private:
             if (!sizes_[i].receive_us.empty())
                 medians[i] = central_mean(sizes_[i].receive_us, step_us);
         mark_step(ctx.settings.progress, "receiving o_r from the peer", 0);
-        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians);
+        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians, "o_r per size");
         if (!theirs)
             return theirs.status().with_context("o_r");
         if (ctx.bootstrap.is_driver())
