@@ -142,13 +142,21 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
         VirtualBootstrap timed(boot_, *clock);
         note_timer(simulated);
         PatternContext context{*transport, timed, simulated, run_settings, *this, cancel_, {}};
-        NGX_TRY(pattern.run(context));
-    } else {
-        PatternContext context{*transport, boot_, timer_, run_settings, *this, cancel_, {}};
-        NGX_TRY(pattern.run(context));
+        return run_and_conclude(pattern, context);
     }
+    PatternContext context{*transport, boot_, timer_, run_settings, *this, cancel_, {}};
+    return run_and_conclude(pattern, context);
+}
+
+// The ranks meet after the run, before the pattern's local work (a fit that
+// took 100 s under emulation would otherwise run out the peer's deadline).
+Status Session::run_and_conclude(Pattern& pattern, PatternContext& context)
+{
+    NGX_TRY(pattern.run(context));
     mark_step(&progress_, "waiting for the peer after the run");
-    return boot_.barrier("waiting for the peer after the run");
+    NGX_TRY(boot_.barrier("waiting for the peer after the run"));
+    mark_local_work(&progress_, "concluding the run (local work)");
+    return pattern.conclude(context);
 }
 
 // The run's options say when it was timed by a simulated clock, not the

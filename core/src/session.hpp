@@ -45,6 +45,7 @@ public:
 private:
     Status run_module(const ModuleChoice& choice);
     Status measure(const ModuleChoice& choice, Pattern& pattern);
+    Status run_and_conclude(Pattern& pattern, PatternContext& context);
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
     void end_run(const Status& status);
     void note_timer(const Timer& timer);

@@ -22,8 +22,9 @@
 // PRTT(n,d,s), o_r), and the sizes take turns. d is chosen in the size's
 // first pass and kept for the later ones, so every PRTT(n,d,s) sample of a
 // size has the same d; the medians are over the samples of all passes.
-// After the sweep the driver fits g and G per protocol range (section 3.5
-// change detection) and reports one parameter set per range (Table 2).
+// After the sweep and the ranks' meeting after the run (conclude(): local
+// work, no peer waits for it) the driver fits g and G per protocol range
+// (section 3.5 change detection) and reports one parameter set per range (Table 2).
 #include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
@@ -145,12 +146,18 @@ public:
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             return record(ctx, last, pooled);
         };
-        NGX_TRY(sweep_passes(ctx, sweep));
+        return sweep_passes(ctx, sweep);
+    }
+
+    // The fit, after the ranks have met: it waits for no peer (under TCG
+    // emulation it took 100 s, past the responder's deadline at the barrier).
+    Status conclude(PatternContext& ctx) override
+    {
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         if (samples_.size() < 3)
             return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
-        mark_step(ctx.settings.progress, "fitting the LogGP model (driver, after the last exchange with the peer)", 0);
+        mark_local_work(ctx.settings.progress, "fitting the LogGP model");
         NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_));
         ctx.sink.set_model(std::move(model));
         return Status::ok();
