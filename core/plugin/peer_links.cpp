@@ -47,14 +47,14 @@ Bytes encode(const Frame& frame)
 Result<std::vector<Frame>> relay_step(Bootstrap& boot, const Frame& mine)
 {
     std::vector<Bytes> all;
-    NGX_TRY(boot.gather(encode(mine), all).with_context("opening links: relay step"));
+    NGX_TRY(boot.gather(encode(mine), all, "opening links: relay step"));
     Bytes joined;
     if (boot.rank() == 0)
         for (const Bytes& frame : all) {
             put_u32(joined, uint32_t(frame.size()));
             joined.insert(joined.end(), frame.begin(), frame.end());
         }
-    NGX_TRY(boot.broadcast(joined).with_context("opening links: relay step"));
+    NGX_TRY(boot.broadcast(joined, "opening links: relay step"));
     std::vector<Frame> frames;
     size_t at = 0;
     uint32_t length = 0, to = 0;
@@ -77,7 +77,8 @@ Result<std::vector<Frame>> relay_step(Bootstrap& boot, const Frame& mine)
 }
 
 // The bootstrap a module sees while it opens one link: exchange() and
-// barrier() reach `peer` through relay steps; no collectives.
+// barrier() reach `peer` through relay steps; no collectives (nor, with
+// more than two ranks, a barrier of all).
 class RelayBootstrap final : public Bootstrap {
 public:
     RelayBootstrap(Bootstrap& all, int peer, std::string peer_address)
@@ -92,7 +93,7 @@ public:
     std::string local_address() const override { return all_.local_address(); }
     std::string peer_address() const override { return peer_address_; }
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override
     {
         NGX_ASSIGN_OR_RETURN(const std::vector<Frame> frames,
                              relay_step(all_, Frame{StepState::exchanging, peer_, mine}));
@@ -105,13 +106,9 @@ public:
         theirs = answer.blob;
         return Status::ok();
     }
-    Status barrier() override
-    {
-        Bytes ignored;
-        return exchange({}, ignored);
-    }
-    Status broadcast(Bytes&) override { return no_collectives(); }
-    Status gather(const Bytes&, std::vector<Bytes>&) override { return no_collectives(); }
+    bool has_collectives() const override { return false; }
+    Status raw_broadcast(Bytes&) override { return no_collectives(); }
+    Status raw_gather(const Bytes&, std::vector<Bytes>&) override { return no_collectives(); }
 
 private:
     static Status no_collectives()

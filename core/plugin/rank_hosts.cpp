@@ -99,14 +99,14 @@ std::string local_host_name()
 Result<RankHosts> gather_hosts(Bootstrap& boot, const std::string& mine)
 {
     std::vector<Bytes> all;
-    NGX_TRY(boot.gather(to_bytes(mine), all).with_context("gathering the ranks' host names"));
+    NGX_TRY(boot.gather(to_bytes(mine), all, "gathering the ranks' host names"));
     Bytes joined;
     if (boot.rank() == 0)
         for (const Bytes& name : all) {
             joined.insert(joined.end(), name.begin(), name.end());
             joined.push_back('\n');
         }
-    NGX_TRY(boot.broadcast(joined).with_context("sharing the ranks' host names"));
+    NGX_TRY(boot.broadcast(joined, "sharing the ranks' host names"));
     std::vector<std::string> names;
     std::string text = to_string(joined);
     for (size_t start = 0, end = 0; start < text.size(); start = end + 1) {

@@ -483,7 +483,7 @@ Result<Json> place(const Config& config, Bootstrap& boot)
     Json mine = placement(boot.rank(), requested);
     mine["pinning"] = config.cpus.empty() ? (requested < 0 ? "none" : "automatic") : "--cpus";
     std::vector<Bytes> all;
-    NGX_TRY(boot.gather(to_bytes(mine.dump()), all).with_context("placement"));
+    NGX_TRY(boot.gather(to_bytes(mine.dump()), all, "placement"));
     Json placements = Json::array();
     for (const Bytes& one : all)
         placements.push_back(Json::parse(to_string(one), nullptr, false));

@@ -16,10 +16,9 @@ public:
     bool is_driver() const override { return all_.rank() == 0; }
     std::string local_address() const override { return all_.local_address(); }
     std::string peer_address() const override { return all_.local_address(); }
-    Status exchange(const Bytes&, Bytes&) override { return refuse(); }
-    Status barrier() override { return refuse(); }
-    Status broadcast(Bytes&) override { return refuse(); }
-    Status gather(const Bytes&, std::vector<Bytes>&) override { return refuse(); }
+    Status raw_exchange(const Bytes&, Bytes&) override { return refuse(); }
+    Status raw_broadcast(Bytes&) override { return refuse(); }
+    Status raw_gather(const Bytes&, std::vector<Bytes>&) override { return refuse(); }
 
 private:
     static Status refuse()

@@ -109,7 +109,9 @@ public:
         return rank >= 0 && size_t(rank) < host_of_ranks_.size() ? host_of_ranks_[size_t(rank)] : "";
     }
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override
+    bool has_pair_channel() const override { return pair_ != nullptr; }
+
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override
     {
         if (!pair_)
             return Status::runtime("a run of more than two hosts has no pair connections: exchanges go through "
@@ -118,16 +120,8 @@ public:
         return pair_->receive(theirs);
     }
 
-    Status barrier() override
-    {
-        std::vector<Bytes> ignored;
-        NGX_TRY(gather({}, ignored));
-        Bytes nothing;
-        return broadcast(nothing);
-    }
-
     // Rank 0 sends to the other hosts' leaders first, so all sides fan out at once.
-    Status broadcast(Bytes& value) override
+    Status raw_broadcast(Bytes& value) override
     {
         if (!leader())
             return links_[0]->receive(value);
@@ -140,7 +134,7 @@ public:
     }
 
     // Each leader collects its side; every other side's part reaches rank 0 as one frame.
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override
     {
         if (!leader())
             return links_[0]->send(mine);

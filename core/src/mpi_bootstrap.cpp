@@ -90,16 +90,22 @@ public:
     std::string local_address() const override { return local_address_; }
     std::string peer_address() const override { return peer_address_; }
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override;
-    Status barrier() override;
-    Status broadcast(Bytes& value) override;
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+    bool has_pair_channel() const override { return grouping_ == RankGrouping::pairs; }
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override;
+    Status raw_broadcast(Bytes& value) override;
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override;
 
     Status exchange_addresses();
     void set_exit_code(int code) { exit_code_ = code; }
 
 private:
     Status complete(MPI_Request* requests, int count, const char* step);
+    // One-way steps of two paired ranks travel as half an exchange, on the
+    // exchange's tags, so that a rank in an exchange receives its peer's
+    // broadcast or gather and sees the other step at once.
+    bool one_pair() const { return grouping_ == RankGrouping::pairs && nranks_ == 2; }
+    Status send_to_peer(const Bytes& mine);
+    Status receive_from_peer(Bytes& theirs);
     Status started(int code, const char* step) const
     {
         return code == MPI_SUCCESS ? Status::ok() : Status::runtime(std::string(step) + ": " + mpi_error_text(code));
@@ -167,7 +173,7 @@ Status MpiBootstrap::complete(MPI_Request* requests, int count, const char* step
     }
 }
 
-Status MpiBootstrap::exchange(const Bytes& mine, Bytes& theirs)
+Status MpiBootstrap::raw_exchange(const Bytes& mine, Bytes& theirs)
 {
     if (grouping_ == RankGrouping::group) // with 3 ranks the "peers" 0 <- 2 would wait for each other forever
         return Status::runtime("exchange: the ranks form one group for a collective pattern: there is no pairwise "
@@ -187,15 +193,30 @@ Status MpiBootstrap::exchange(const Bytes& mine, Bytes& theirs)
     return complete(data, 2, "exchange");
 }
 
-Status MpiBootstrap::barrier()
+Status MpiBootstrap::send_to_peer(const Bytes& mine)
 {
-    MPI_Request request;
-    NGX_TRY(started(MPI_Ibarrier(comm_, &request), "barrier"));
-    return complete(&request, 1, "barrier");
+    uint64_t size = mine.size();
+    MPI_Request requests[2];
+    NGX_TRY(started(MPI_Isend(&size, 1, MPI_UINT64_T, peer(), tag_size, comm_, &requests[0]), "send"));
+    NGX_TRY(started(MPI_Isend(mine.data(), int(size), MPI_BYTE, peer(), tag_data, comm_, &requests[1]), "send"));
+    return complete(requests, 2, "send");
 }
 
-Status MpiBootstrap::broadcast(Bytes& value)
+Status MpiBootstrap::receive_from_peer(Bytes& theirs)
 {
+    uint64_t size = 0;
+    MPI_Request request;
+    NGX_TRY(started(MPI_Irecv(&size, 1, MPI_UINT64_T, peer(), tag_size, comm_, &request), "receive"));
+    NGX_TRY(complete(&request, 1, "receive (size)"));
+    theirs.assign(size_t(size), 0);
+    NGX_TRY(started(MPI_Irecv(theirs.data(), int(size), MPI_BYTE, peer(), tag_data, comm_, &request), "receive"));
+    return complete(&request, 1, "receive");
+}
+
+Status MpiBootstrap::raw_broadcast(Bytes& value)
+{
+    if (one_pair())
+        return rank_ == 0 ? send_to_peer(value) : receive_from_peer(value);
     uint64_t size = value.size();
     MPI_Request request;
     NGX_TRY(started(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm_, &request), "broadcast"));
@@ -205,8 +226,16 @@ Status MpiBootstrap::broadcast(Bytes& value)
     return complete(&request, 1, "broadcast");
 }
 
-Status MpiBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
+Status MpiBootstrap::raw_gather(const Bytes& mine, std::vector<Bytes>& all)
 {
+    if (one_pair()) {
+        if (rank_ != 0)
+            return send_to_peer(mine);
+        all.assign(2, Bytes());
+        all[0] = mine;
+        return receive_from_peer(all[1]);
+    }
+
     int my_size = int(mine.size());
     std::vector<int> sizes(rank_ == 0 ? size_t(nranks_) : 0);
     MPI_Request request;
@@ -233,7 +262,8 @@ Status MpiBootstrap::exchange_addresses()
     if (grouping_ == RankGrouping::group)
         return Status::ok(); // no peer: collective modules address the group, not an address
     Bytes theirs;
-    NGX_TRY(exchange(to_bytes(local_address_), theirs).with_context("exchanging addresses"));
+    NGX_TRY(
+        exchange(to_bytes(local_address_), theirs, "mpi bootstrap: addresses").with_context("exchanging addresses"));
     peer_address_ = to_string(theirs);
     return Status::ok();
 }

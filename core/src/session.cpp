@@ -96,8 +96,6 @@ Status Session::run_module(const ModuleChoice& choice)
     NGX_TRY(in_users_terms(pattern->configure(config_.pattern_options), config_));
     run_start_ = std::chrono::steady_clock::now();
     Status status = measure(choice, *pattern);
-    if (status.is_ok())
-        status = gather_cpu_usage();
     mark_step(&progress_, "ending the run");
     // After Ctrl-C an error is its consequence: the run was interrupted. Under
     // MPI a signal is mostly the launcher ending the job because a rank
@@ -122,7 +120,7 @@ Status Session::run_module(const ModuleChoice& choice)
 Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
 {
     mark_step(&progress_, "waiting for the peer before the run", 0);
-    NGX_TRY(boot_.barrier().with_context("waiting for the peer before the run"));
+    NGX_TRY(boot_.barrier("waiting for the peer before the run"));
     cpu_start_ = read_cpu_usage();
     mark_step(&progress_, "opening the module");
     TransportSettings settings;
@@ -145,13 +143,22 @@ Status Session::measure(const ModuleChoice& choice, Pattern& pattern)
         VirtualBootstrap timed(boot_, *clock);
         note_timer(simulated);
         PatternContext context{*transport, timed, simulated, run_settings, *this, cancel_, {}};
-        NGX_TRY(pattern.run(context));
-    } else {
-        PatternContext context{*transport, boot_, timer_, run_settings, *this, cancel_, {}};
-        NGX_TRY(pattern.run(context));
+        return run_and_conclude(pattern, context);
     }
+    PatternContext context{*transport, boot_, timer_, run_settings, *this, cancel_, {}};
+    return run_and_conclude(pattern, context);
+}
+
+// The ranks meet after the run, before the pattern's local work (a fit that
+// took 100 s under emulation would otherwise run out the peer's deadline).
+Status Session::run_and_conclude(Pattern& pattern, PatternContext& context)
+{
+    NGX_TRY(pattern.run(context));
     mark_step(&progress_, "waiting for the peer after the run");
-    return boot_.barrier().with_context("waiting for the peer after the run");
+    NGX_TRY(boot_.barrier("waiting for the peer after the run"));
+    NGX_TRY(gather_cpu_usage());
+    mark_local_work(&progress_, "concluding the run (local work)");
+    return pattern.conclude(context);
 }
 
 // Every rank's CPU use over the run reaches rank 0, which records it with
@@ -161,7 +168,7 @@ Status Session::gather_cpu_usage()
     mark_step(&progress_, "gathering the ranks' CPU use");
     Json mine = rank_usage_json(boot_.rank(), usage_between(cpu_start_, read_cpu_usage()));
     std::vector<Bytes> all;
-    NGX_TRY(boot_.gather(to_bytes(mine.dump()), all).with_context("gathering the ranks' CPU use"));
+    NGX_TRY(boot_.gather(to_bytes(mine.dump()), all, "gathering the ranks' CPU use"));
     if (all.empty()) // rank 0 records it
         return Status::ok();
     Json ranks = Json::array();

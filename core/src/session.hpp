@@ -46,6 +46,7 @@ public:
 private:
     Status run_module(const ModuleChoice& choice);
     Status measure(const ModuleChoice& choice, Pattern& pattern);
+    Status run_and_conclude(Pattern& pattern, PatternContext& context);
     Status gather_cpu_usage();
     void begin_run(const ModuleChoice& choice, const Pattern& pattern);
     void end_run(const Status& status);

@@ -335,24 +335,18 @@ StreamBootstrap::StreamBootstrap(BootstrapKind kind, int fd, int rank, uint64_t 
 {
 }
 
-Status StreamBootstrap::exchange(const Bytes& mine, Bytes& theirs)
+Status StreamBootstrap::raw_exchange(const Bytes& mine, Bytes& theirs)
 {
     NGX_TRY(channel_.send(mine));
     return channel_.receive(theirs);
 }
 
-Status StreamBootstrap::barrier()
-{
-    Bytes ignored;
-    return exchange({}, ignored);
-}
-
-Status StreamBootstrap::broadcast(Bytes& value)
+Status StreamBootstrap::raw_broadcast(Bytes& value)
 {
     return rank_ == 0 ? channel_.send(value) : channel_.receive(value);
 }
 
-Status StreamBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
+Status StreamBootstrap::raw_gather(const Bytes& mine, std::vector<Bytes>& all)
 {
     if (rank_ != 0)
         return channel_.send(mine);

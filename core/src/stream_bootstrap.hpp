@@ -58,10 +58,9 @@ public:
     std::string local_address() const override { return local_address_; }
     std::string peer_address() const override { return peer_address_; }
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override;
-    Status barrier() override;
-    Status broadcast(Bytes& value) override;
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override;
+    Status raw_broadcast(Bytes& value) override;
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override;
 
 private:
     BootstrapKind kind_;

@@ -26,16 +26,16 @@ Status VirtualBootstrap::take_stamp(Bytes& blob, const char* step) const
     return Status::ok();
 }
 
-Status VirtualBootstrap::exchange(const Bytes& mine, Bytes& theirs)
+Status VirtualBootstrap::raw_exchange(const Bytes& mine, Bytes& theirs)
 {
-    NGX_TRY(inner_.exchange(stamped(mine), theirs));
+    NGX_TRY(inner_.raw_exchange(stamped(mine), theirs));
     return take_stamp(theirs, "exchange");
 }
 
-Status VirtualBootstrap::broadcast(Bytes& value)
+Status VirtualBootstrap::raw_broadcast(Bytes& value)
 {
     Bytes carried = rank() == 0 ? stamped(value) : Bytes{};
-    NGX_TRY(inner_.broadcast(carried));
+    NGX_TRY(inner_.raw_broadcast(carried));
     if (rank() != 0) {
         NGX_TRY(take_stamp(carried, "broadcast"));
         value = std::move(carried);
@@ -43,22 +43,12 @@ Status VirtualBootstrap::broadcast(Bytes& value)
     return Status::ok();
 }
 
-Status VirtualBootstrap::gather(const Bytes& mine, std::vector<Bytes>& all)
+Status VirtualBootstrap::raw_gather(const Bytes& mine, std::vector<Bytes>& all)
 {
-    NGX_TRY(inner_.gather(stamped(mine), all));
+    NGX_TRY(inner_.raw_gather(stamped(mine), all));
     for (Bytes& blob : all)
         NGX_TRY(take_stamp(blob, "gather"));
     return Status::ok();
-}
-
-// Every rank reaches rank 0 (which takes the latest time), rank 0's time
-// reaches every rank.
-Status VirtualBootstrap::barrier()
-{
-    std::vector<Bytes> arrivals;
-    NGX_TRY(gather({}, arrivals));
-    Bytes release;
-    return broadcast(release);
 }
 
 } // namespace ngx

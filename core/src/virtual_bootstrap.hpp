@@ -7,8 +7,8 @@
 // exchanges) must carry time as well, or a barrier would leave the peers'
 // clocks apart. This decorator appends the sender's clock to every blob and
 // advances the receiver's clock to it, as a message that costs nothing: a
-// barrier releases every rank at the latest rank's time, as a perfect
-// barrier would.
+// barrier (an exchange of two ranks, or a gather and a broadcast) releases
+// every rank at the latest rank's time, as a perfect barrier would.
 //
 //     VirtualBootstrap timed(boot, clock);   // clock: Transport::virtual_clock()
 //     PatternContext context{transport, timed, Timer::virtual_time(clock), ...};
@@ -32,10 +32,10 @@ public:
     std::string peer_address() const override { return inner_.peer_address(); }
     std::string host_address_of(int rank) const override { return known_host_address(inner_, rank); }
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override;
-    Status barrier() override;
-    Status broadcast(Bytes& value) override;
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+    bool has_pair_channel() const override { return inner_.has_pair_channel(); }
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override;
+    Status raw_broadcast(Bytes& value) override;
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override;
 
 private:
     Bytes stamped(const Bytes& blob) const;

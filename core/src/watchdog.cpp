@@ -82,7 +82,7 @@ void Watchdog::watch()
             limit = std::chrono::nanoseconds(interrupt_grace_ns);
             since = clock::now();
         }
-        if (!(now == last)) {
+        if (!(now == last) || (!interrupted && progress_.local.load(std::memory_order_relaxed))) {
             last = now;
             since = clock::now();
             continue;

@@ -149,7 +149,7 @@ Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vec
     // ping-pongs overlap another pair's stream, whose CPU and NIC queues
     // would add to them by the luck of timing (on an emulated cluster with
     // more ranks than cores, more than the slow node's own cost).
-    NGX_TRY(ctx.bootstrap.barrier().with_context("starting a phase"));
+    NGX_TRY(ctx.bootstrap.barrier("starting a phase"));
     double lat = missing;
     if (mine) {
         NGX_TRY(links.use(sender ? mine->to : mine->from));
@@ -158,7 +158,7 @@ Status AllPairs::run_phase(PatternContext& ctx, PeerLinks& links, const std::vec
             return measured.status().with_context("latency between ranks " + pair);
         lat = *measured;
     }
-    NGX_TRY(ctx.bootstrap.barrier().with_context("starting a phase's streams"));
+    NGX_TRY(ctx.bootstrap.barrier("starting a phase's streams"));
     if (!mine)
         return Status::ok();
     Result<double> bw = stream_bandwidth(ctx, buffer, stream_spec(), sender);

@@ -76,7 +76,7 @@ Result<std::vector<double>> Bcast::series(PatternContext& ctx, Buffer& buffer, u
     for (uint64_t rep = 0; rep < s.warmup + s.count; ++rep) {
         if (ctx.interrupted())
             return Status::interrupted("size " + format_bytes(size) + ": interrupted");
-        NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": barrier"));
+        NGX_TRY(ctx.bootstrap.barrier("size " + format_bytes(size) + ": barrier"));
         uint64_t t0 = ctx.timer.now();
         NGX_TRY(ctx.transport.bcast(buffer.data(), size));
         uint64_t t1 = ctx.timer.now();
@@ -92,7 +92,7 @@ Result<std::vector<double>> Bcast::slowest(PatternContext& ctx, const std::vecto
     Bytes bytes(mine.size() * sizeof(double));
     std::memcpy(bytes.data(), mine.data(), bytes.size());
     std::vector<Bytes> all;
-    NGX_TRY(ctx.bootstrap.gather(bytes, all).with_context("gathering the ranks' times"));
+    NGX_TRY(ctx.bootstrap.gather(bytes, all, "gathering the ranks' times"));
     std::vector<double> worst = mine;
     for (const Bytes& rank : all) {
         if (rank.size() != bytes.size())

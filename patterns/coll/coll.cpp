@@ -237,7 +237,7 @@ Status gather_times(PatternContext& ctx, const std::vector<double>& mine, Point&
     Bytes bytes(mine.size() * sizeof(double));
     std::memcpy(bytes.data(), mine.data(), bytes.size());
     std::vector<Bytes> all;
-    NGX_TRY(ctx.bootstrap.gather(bytes, all).with_context("gathering the ranks' times"));
+    NGX_TRY(ctx.bootstrap.gather(bytes, all, "gathering the ranks' times"));
     if (ctx.bootstrap.rank() != 0)
         return Status::ok();
     point.slowest.assign(mine.size(), 0);
@@ -277,7 +277,7 @@ Result<Point> Coll::measure(PatternContext& ctx, PeerLinks& links, fit::Algorith
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
         if (ctx.interrupted())
             return Status::interrupted(what + ": interrupted");
-        NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
+        NGX_TRY(ctx.bootstrap.barrier(what + ": barrier"));
         const uint64_t t0 = ctx.timer.now();
         NGX_TRY(runner.run().with_context(what));
         const uint64_t t1 = ctx.timer.now();
@@ -307,7 +307,7 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
         if (ctx.interrupted())
             return Status::interrupted(what + ": interrupted");
-        NGX_TRY(ctx.bootstrap.barrier().with_context(what + ": barrier"));
+        NGX_TRY(ctx.bootstrap.barrier(what + ": barrier"));
         const uint64_t t0 = ctx.timer.now();
         NGX_TRY(ctx.transport.collective(op, send.data(), recv.data(), bytes).with_context(what));
         const uint64_t t1 = ctx.timer.now();

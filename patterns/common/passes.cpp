@@ -101,7 +101,7 @@ Status agree_on_pass(PatternContext& ctx, uint64_t pass, const PassPlan& plan, s
     std::string mine =
         driver || regular ? announce(pass, plan, ctx.settings, indices) : "ngx-pass " + std::to_string(pass) + " ?";
     Bytes theirs;
-    NGX_TRY(ctx.bootstrap.exchange(to_bytes(mine), theirs).with_context("pass " + std::to_string(pass + 1)));
+    NGX_TRY(ctx.bootstrap.exchange(to_bytes(mine), theirs, "pass " + std::to_string(pass + 1)));
     std::string text = to_string(theirs);
     if (regular) {
         if (text != mine)
@@ -393,6 +393,7 @@ Status sweep_passes(PatternContext& ctx, const PassedSweep& sweep)
         status = sweep.finish();
     if (!driver)
         return status;
+    mark_step(ctx.settings.progress, "reporting the sizes (driver, after the last exchange with the peer)", 0);
     Status emitted = report_in_order(ctx, sweep, plan, states, next_report, true); // finds the modes
     ctx.sink.set_measurement(measurement_json(ctx, plan, order, states));
     return status ? emitted : status;

@@ -85,7 +85,7 @@ Result<Meeting> meet(PatternContext& ctx, const Meeting& mine)
 {
     mark_step(ctx.settings.progress, mine.kind == Meet::done ? "meeting the peer after the series" : "resync");
     Bytes theirs;
-    NGX_TRY(ctx.bootstrap.exchange(encode(mine), theirs).with_context("meeting the peer to resync after a loss"));
+    NGX_TRY(ctx.bootstrap.exchange(encode(mine), theirs, "meeting the peer to resync after a loss"));
     return decode(theirs);
 }
 

@@ -33,7 +33,7 @@ Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
     NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(size_t(ctx.settings.sizes.back())));
     for (uint64_t size : ctx.settings.sizes) {
         mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
-        NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": waiting for the peer"));
+        NGX_TRY(ctx.bootstrap.barrier("size " + format_bytes(size) + ": waiting for the peer"));
         ctx.losses = LossTally{};
         mark_step(ctx.settings.progress, "measuring");
         NGX_ASSIGN_OR_RETURN(SizeRecord record, measure(size, buffer));

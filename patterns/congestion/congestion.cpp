@@ -156,7 +156,7 @@ Result<std::vector<double>> Congestion::fan_times(PatternContext& ctx, PeerLinks
 Status Congestion::run_round(PatternContext& ctx, PeerLinks& links, const std::vector<int>& peers, Buffer& buffer,
                              std::vector<FlowCell>& cells)
 {
-    NGX_TRY(ctx.bootstrap.barrier().with_context("starting a round"));
+    NGX_TRY(ctx.bootstrap.barrier("starting a round"));
     NGX_ASSIGN_OR_RETURN(std::vector<double> one, fan_times(ctx, links, buffer, peers, 1));
     NGX_ASSIGN_OR_RETURN(std::vector<double> many, fan_times(ctx, links, buffer, peers, spec_.window));
     const int me = ctx.bootstrap.rank();

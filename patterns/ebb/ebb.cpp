@@ -102,7 +102,7 @@ private:
 Status Ebb::run_phase(PatternContext& ctx, PeerLinks& links, const std::vector<Transfer>& phase, Buffer& buffer,
                       std::vector<FlowCell>& cells)
 {
-    NGX_TRY(ctx.bootstrap.barrier().with_context("starting a phase"));
+    NGX_TRY(ctx.bootstrap.barrier("starting a phase"));
     const int me = ctx.bootstrap.rank();
     for (const Transfer& t : phase) {
         if (t.from != me && t.to != me)

@@ -8,6 +8,7 @@
 #include <ngx/pattern.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace example {
 
@@ -20,7 +21,7 @@ ngx::Status each_size(ngx::PatternContext& ctx, Measure&& measure)
         ngx::Result<ngx::Buffer> buffer = ctx.transport.alloc(size > 0 ? size : 1);
         if (!buffer)
             return buffer.status();
-        if (ngx::Status barrier = ctx.bootstrap.barrier(); !barrier)
+        if (ngx::Status barrier = ctx.bootstrap.barrier("example: size " + std::to_string(size)); !barrier)
             return barrier;
         if (ngx::Status measured = measure(*buffer, size); !measured)
             return measured;

@@ -22,8 +22,9 @@
 // PRTT(n,d,s), o_r), and the sizes take turns. d is chosen in the size's
 // first pass and kept for the later ones, so every PRTT(n,d,s) sample of a
 // size has the same d; the medians are over the samples of all passes.
-// After the sweep the driver fits g and G per protocol range (section 3.5
-// change detection) and reports one parameter set per range (Table 2).
+// After the sweep and the ranks' meeting after the run (conclude(): local
+// work, no peer waits for it) the driver fits g and G per protocol range
+// (section 3.5 change detection) and reports one parameter set per range (Table 2).
 #include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
@@ -74,10 +75,10 @@ double central_mean(std::vector<double> samples, double step_us)
 }
 
 // Each side's values reach the other: the driver's d, the responder's o_r per size.
-Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine)
+Result<std::vector<double>> swap_values(Bootstrap& boot, const std::vector<double>& mine, const std::string& step)
 {
     Bytes theirs;
-    NGX_TRY(boot.exchange(encode(mine), theirs));
+    NGX_TRY(boot.exchange(encode(mine), theirs, "loggp: " + step));
     return decode(theirs, mine.size());
 }
 
@@ -145,11 +146,18 @@ public:
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             return record(ctx, last, pooled);
         };
-        NGX_TRY(sweep_passes(ctx, sweep));
+        return sweep_passes(ctx, sweep);
+    }
+
+    // The fit, after the ranks have met: it waits for no peer (under TCG
+    // emulation it took 100 s, past the responder's deadline at the barrier).
+    Status conclude(PatternContext& ctx) override
+    {
         if (!ctx.bootstrap.is_driver())
             return Status::ok();
         if (samples_.size() < 3)
             return Status::usage("loggp needs at least three message sizes to fit g and G (eq. (7))");
+        mark_local_work(ctx.settings.progress, "fitting the LogGP model");
         NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(samples_, double(messages_), fit_settings_, rel_ci_));
         ctx.sink.set_model(std::move(model));
         return Status::ok();
@@ -181,7 +189,8 @@ private:
         NGX_ASSIGN_OR_RETURN(std::vector<double> prtt_n_0, run_prtt(ctx, buffer, burst));
         if (slice.first) { // d = PRTT(1,0,s) (section 3.2), chosen by the driver, used by both sides
             NGX_ASSIGN_OR_RETURN(std::vector<double> delay,
-                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0}));
+                                 swap_values(ctx.bootstrap, {ctx.bootstrap.is_driver() ? median(prtt_1_0) : 0.0},
+                                             "d at " + format_bytes(slice.size)));
             state.d = ctx.bootstrap.is_driver() ? median(prtt_1_0) : delay.front();
         }
         PrttSpec delayed{slice.size, messages_, state.d, slice.samples,
@@ -224,7 +233,8 @@ private:
             typical = std::max(median(*times), step_us);
             wanted = std::clamp(std::ceil(auto_batch_steps * step_us / typical), 1.0, double(auto_batch_max));
         }
-        Result<std::vector<double>> agreed = swap_values(ctx.bootstrap, {wanted, typical});
+        Result<std::vector<double>> agreed =
+            swap_values(ctx.bootstrap, {wanted, typical}, "batch at " + format_bytes(size));
         if (!agreed || agreed->size() != 2)
             return agreed ? Status::runtime("batch: the peer sent " + std::to_string(agreed->size()) + " values, not 2")
                           : agreed.status().with_context("batch");
@@ -330,7 +340,7 @@ private:
             if (!sizes_[i].receive_us.empty())
                 medians[i] = central_mean(sizes_[i].receive_us, step_us);
         mark_step(ctx.settings.progress, "receiving o_r from the peer", 0);
-        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians);
+        Result<std::vector<double>> theirs = swap_values(ctx.bootstrap, medians, "o_r per size");
         if (!theirs)
             return theirs.status().with_context("o_r");
         if (ctx.bootstrap.is_driver())

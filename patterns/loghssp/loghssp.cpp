@@ -194,7 +194,7 @@ Status LogHssP::collect(PatternContext& ctx, const TierPairs& pairs, std::vector
         mine[tier_name(tier)] = {{"records", list}, {"measurement", sinks[tier]->measurement}};
     }
     std::vector<Bytes> all;
-    NGX_TRY(ctx.bootstrap.gather(to_bytes(mine.dump()), all).with_context("collecting the tiers"));
+    NGX_TRY(ctx.bootstrap.gather(to_bytes(mine.dump()), all, "collecting the tiers"));
     if (ctx.bootstrap.rank() != 0)
         return Status::ok();
     records.assign(2, {});

@@ -35,14 +35,14 @@ void put_length(Bytes& out, uint64_t length)
 Result<std::vector<Frame>> relay_step(Bootstrap& all, const Frame& mine)
 {
     std::vector<Bytes> gathered;
-    NGX_TRY(all.gather(encode(mine), gathered).with_context("relay step"));
+    NGX_TRY(all.gather(encode(mine), gathered, "relay step"));
     Bytes joined;
     if (all.rank() == 0)
         for (const Bytes& frame : gathered) {
             put_length(joined, frame.size());
             joined.insert(joined.end(), frame.begin(), frame.end());
         }
-    NGX_TRY(all.broadcast(joined).with_context("relay step"));
+    NGX_TRY(all.broadcast(joined, "relay step"));
     std::vector<Frame> frames;
     size_t at = 0;
     while (joined.size() - at >= 8) {
@@ -94,19 +94,14 @@ Result<Bytes> PairRelay::step(const Bytes& mine)
     return theirs.blob;
 }
 
-Status PairRelay::exchange(const Bytes& mine, Bytes& theirs)
+Status PairRelay::raw_exchange(const Bytes& mine, Bytes& theirs)
 {
     NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
     theirs = std::move(got);
     return Status::ok();
 }
 
-Status PairRelay::barrier()
-{
-    return step({}).status();
-}
-
-Status PairRelay::broadcast(Bytes& value)
+Status PairRelay::raw_broadcast(Bytes& value)
 {
     NGX_ASSIGN_OR_RETURN(Bytes got, step(is_driver() ? value : Bytes()));
     if (!is_driver())
@@ -114,7 +109,7 @@ Status PairRelay::broadcast(Bytes& value)
     return Status::ok();
 }
 
-Status PairRelay::gather(const Bytes& mine, std::vector<Bytes>& all)
+Status PairRelay::raw_gather(const Bytes& mine, std::vector<Bytes>& all)
 {
     NGX_ASSIGN_OR_RETURN(Bytes got, step(mine));
     all.clear();

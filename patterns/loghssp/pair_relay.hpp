@@ -42,10 +42,9 @@ public:
     std::string local_address() const override { return all_.local_address(); }
     std::string peer_address() const override { return ""; } // the pair's link is open already (PeerLinks)
 
-    Status exchange(const Bytes& mine, Bytes& theirs) override;
-    Status barrier() override;
-    Status broadcast(Bytes& value) override;
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override;
+    Status raw_exchange(const Bytes& mine, Bytes& theirs) override;
+    Status raw_broadcast(Bytes& value) override;
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override;
 
     // After the pair's measurement (`mine`: how it ended on this rank): relay
     // steps until every rank has ended, then the first failure, rank named.

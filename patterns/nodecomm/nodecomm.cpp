@@ -207,11 +207,11 @@ private:
     {
         Bootstrap& boot = ctx.bootstrap;
         std::vector<Bytes> hosts;
-        NGX_TRY(boot.gather(to_bytes(host_name()), hosts).with_context("nodecomm: gathering the host names"));
+        NGX_TRY(boot.gather(to_bytes(host_name()), hosts, "nodecomm: gathering the host names"));
         Bytes verdict;
         if (boot.rank() == 0)
             verdict = to_bytes(host_verdict(boot, hosts));
-        NGX_TRY(boot.broadcast(verdict).with_context("nodecomm: the host check"));
+        NGX_TRY(boot.broadcast(verdict, "nodecomm: the host check"));
         std::string text = to_string(verdict);
         if (text.starts_with("error: "))
             return Status::usage(text.substr(7));
@@ -252,7 +252,7 @@ private:
         uint64_t k = data.pairs[point.k_index], n = data.sizes[point.n_index];
         std::string where = "nodecomm k=" + std::to_string(k) + " size " + format_bytes(n);
         mark_step(ctx.settings.progress, "waiting for the other pairs before the point", n);
-        NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs"));
+        NGX_TRY(ctx.bootstrap.barrier(where + ": waiting for the other pairs"));
         ctx.losses = LossTally{};
         PrttSpec spec{n, 1, 0.0, ctx.settings.count, ctx.settings.warmup};
         NGX_ASSIGN_OR_RETURN(std::vector<double> samples, sync_each_ ? measure_in_step(ctx, buffer, spec, k, where)
@@ -261,7 +261,7 @@ private:
             sample /= 2.0; // half round trip, as the one-way T of the models
         mark_step(ctx.settings.progress, "gathering the pairs' times", n);
         std::vector<Bytes> all;
-        NGX_TRY(ctx.bootstrap.gather(pack(samples), all).with_context(where + ": gathering the pairs' times"));
+        NGX_TRY(ctx.bootstrap.gather(pack(samples), all, where + ": gathering the pairs' times"));
         if (ctx.bootstrap.rank() != 0)
             return Status::ok();
         ctx.sink.count_messages(prtt_message_count(spec) * k);
@@ -284,8 +284,7 @@ private:
         one.warmup = 0;
         for (uint64_t rep = 0; rep < spec.warmup + spec.samples; ++rep) {
             mark_step(ctx.settings.progress, "waiting for the other pairs before a repetition", spec.size);
-            NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs, repetition " +
-                                                         std::to_string(rep)));
+            NGX_TRY(ctx.bootstrap.barrier(where + ": waiting for the other pairs, repetition " + std::to_string(rep)));
             if (pair_index(ctx.bootstrap) >= k)
                 continue;
             mark_step(ctx.settings.progress, "measuring");

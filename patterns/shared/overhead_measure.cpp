@@ -339,7 +339,8 @@ Status Measurement::exchange_responder_timers(PatternContext& ctx)
     for (PerSize& state : sizes_)
         mine.push_back(&state.mine), peers.push_back(&state.peer);
     Bytes theirs;
-    NGX_TRY(ctx.bootstrap.exchange(ctx.bootstrap.is_driver() ? Bytes() : pack(mine), theirs));
+    NGX_TRY(ctx.bootstrap.exchange(ctx.bootstrap.is_driver() ? Bytes() : pack(mine), theirs,
+                                   "overhead: the responder's timers"));
     return ctx.bootstrap.is_driver() ? unpack(theirs, peers) : Status::ok();
 }
 

@@ -65,7 +65,7 @@ Status gather_cells(Bootstrap& boot, const std::vector<Cell>& mine, std::vector<
     if (!mine.empty())
         std::memcpy(bytes.data(), mine.data(), bytes.size());
     std::vector<Bytes> all;
-    NGX_TRY(boot.gather(bytes, all).with_context("collecting a round's cells"));
+    NGX_TRY(boot.gather(bytes, all, "collecting a round's cells"));
     by_rank.assign(all.size(), {});
     for (size_t rank = 0; rank < all.size(); ++rank)
         for (size_t at = 0; at + sizeof(Cell) <= all[rank].size(); at += sizeof(Cell)) {

@@ -6,15 +6,15 @@ namespace ngx::patterns {
 Status rooted_barrier(Bootstrap& bootstrap, BarrierRoot root)
 {
     if (bootstrap.nranks() > 2)
-        NGX_TRY(bootstrap.barrier());
+        NGX_TRY(bootstrap.barrier("rooted barrier: all ranks"));
     Bytes token;
     std::vector<Bytes> gathered;
     if (root == BarrierRoot::driver) {
-        NGX_TRY(bootstrap.gather({}, gathered)); // rank 0 waits for the arrivals
-        return bootstrap.broadcast(token);       // and releases the others
+        NGX_TRY(bootstrap.gather({}, gathered, "rooted barrier: arrivals")); // rank 0 waits for the arrivals
+        return bootstrap.broadcast(token, "rooted barrier: release");        // and releases the others
     }
-    NGX_TRY(bootstrap.broadcast(token));   // the responder waits for rank 0's arrival
-    return bootstrap.gather({}, gathered); // rank 0 waits for the responder's release
+    NGX_TRY(bootstrap.broadcast(token, "rooted barrier: arrival"));   // the responder waits for rank 0's arrival
+    return bootstrap.gather({}, gathered, "rooted barrier: release"); // rank 0 waits for the responder's release
 }
 
 std::vector<BarrierRoot> roots_of(RootChoice choice)

@@ -122,7 +122,7 @@ Result<GridPoint> Strided::measure(PatternContext& ctx, StridedBuffers& b, uint6
         NGX_ASSIGN_OR_RETURN(std::vector<double> prtt, run_prtt(ctx, b.a, spec));
         for (double& sample : prtt)
             t01.push_back(sample / 2);
-        NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ": before the manual transfer"));
+        NGX_TRY(ctx.bootstrap.barrier("size " + format_bytes(size) + ": before the manual transfer"));
         NGX_TRY(ctx.transport.set_layout(layout_.element, 1, false));
         NGX_ASSIGN_OR_RETURN(std::vector<double> manual, remote_manual(ctx, b, layout, size));
         if (!manual.empty())
@@ -188,8 +188,8 @@ Status Strided::run(PatternContext& ctx)
     for (uint64_t stride : layout_.strides)
         for (uint64_t size : ctx.settings.sizes) {
             mark_step(ctx.settings.progress, "waiting for the peer before the size", size);
-            NGX_TRY(ctx.bootstrap.barrier().with_context("size " + format_bytes(size) + ", stride " +
-                                                         std::to_string(stride) + ": waiting for the peer"));
+            NGX_TRY(ctx.bootstrap.barrier("size " + format_bytes(size) + ", stride " + std::to_string(stride) +
+                                          ": waiting for the peer"));
             mark_step(ctx.settings.progress, "measuring");
             double manual_us = 0;
             Result<GridPoint> point = measure(ctx, buffers, size, stride, manual_us);

@@ -67,10 +67,10 @@ public:
     int nranks() const override { return nranks_; }
     std::string local_address() const override { return "addr" + std::to_string(rank_); }
     std::string peer_address() const override { return ""; }
-    Status exchange(const Bytes&, Bytes&) override { return Status::runtime("no pairwise exchange here"); }
-    Status barrier() override { return Status::runtime("no barrier here"); }
-    Status broadcast(Bytes& value) override { return hub_.broadcast(rank_, calls_++, value); }
-    Status gather(const Bytes& mine, std::vector<Bytes>& all) override
+    bool has_pair_channel() const override { return false; }
+    Status raw_exchange(const Bytes&, Bytes&) override { return Status::runtime("no pairwise exchange here"); }
+    Status raw_broadcast(Bytes& value) override { return hub_.broadcast(rank_, calls_++, value); }
+    Status raw_gather(const Bytes& mine, std::vector<Bytes>& all) override
     {
         return hub_.gather(rank_, calls_++, mine, all);
     }
@@ -119,10 +119,9 @@ public:
     {
         return rank % 2 == 0 ? "10.0.0." + std::to_string(rank / 2 + 1) : "";
     }
-    Status exchange(const Bytes&, Bytes&) override { return Status::runtime("unused"); }
-    Status barrier() override { return Status::runtime("unused"); }
-    Status broadcast(Bytes&) override { return Status::runtime("unused"); }
-    Status gather(const Bytes&, std::vector<Bytes>&) override { return Status::runtime("unused"); }
+    Status raw_exchange(const Bytes&, Bytes&) override { return Status::runtime("unused"); }
+    Status raw_broadcast(Bytes&) override { return Status::runtime("unused"); }
+    Status raw_gather(const Bytes&, std::vector<Bytes>&) override { return Status::runtime("unused"); }
 };
 
 TEST(PeerLinks, LinksDialTheHostTheBootstrapKnowsNotWhatARankSays)
@@ -165,12 +164,13 @@ TEST_P(Collective, EveryLinksTwoRanksExchangeWithEachOther)
             [&](Bootstrap& to_peer) -> Status {
                 const int me = to_peer.rank(), peer = to_peer.peer();
                 Bytes theirs;
-                NGX_TRY(to_peer.exchange(to_bytes(std::to_string(me) + ">" + std::to_string(peer)), theirs));
+                NGX_TRY(
+                    to_peer.exchange(to_bytes(std::to_string(me) + ">" + std::to_string(peer)), theirs, "test: hello"));
                 if (to_string(theirs) != std::to_string(peer) + ">" + std::to_string(me))
                     return Status::runtime("rank " + std::to_string(me) + " got '" + to_string(theirs) + "'");
                 if (to_peer.peer_address() != "addr" + std::to_string(peer))
                     return Status::runtime("wrong peer address " + to_peer.peer_address());
-                NGX_TRY(to_peer.barrier());
+                NGX_TRY(to_peer.barrier("test: barrier"));
                 opened[size_t(me)].push_back(peer);
                 return Status::ok();
             },
@@ -196,7 +196,7 @@ TEST(PeerLinks, AFailedLinkEndsEveryRankWithAnErrorNamingIt)
             if (to_peer.rank() == 2 && to_peer.peer() == 3)
                 return Status::runtime("no route");
             Bytes theirs;
-            return to_peer.exchange(to_bytes("hello"), theirs);
+            return to_peer.exchange(to_bytes("hello"), theirs, "test: hello");
         });
     });
     for (int rank = 0; rank < 4; ++rank) {

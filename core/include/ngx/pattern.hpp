@@ -113,6 +113,12 @@ public:
     // The options as they will be used, for the output files.
     virtual Json options_json() const = 0;
     virtual Status run(PatternContext& context) = 0;
+    // Optional: local work after run() (a fit of what the driver measured),
+    // called on every rank once the ranks have met after the run, so that no
+    // peer waits for it under the deadline; the watchdog gives it no
+    // deadline either (mark_local_work). Every exchange with the peer
+    // belongs in run().
+    virtual Status conclude(PatternContext& /*context*/) { return Status::ok(); }
 };
 
 // How the ranks of a run take part in a pattern. `pairs`: rank i measures

@@ -17,7 +17,7 @@
 #include <cstdint>
 
 // Changes whenever ngx/pattern.hpp (or a type it exposes) changes incompatibly.
-#define NGX_PATTERN_ABI_VERSION 2
+#define NGX_PATTERN_ABI_VERSION 3
 #define NGX_PATTERN_ENTRY_SYMBOL "ngx_pattern_entry"
 
 #ifndef _GLIBCXX_USE_CXX11_ABI
