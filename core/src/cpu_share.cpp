@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <dirent.h>
 #include <fstream>
 #include <map>
 
@@ -27,27 +26,17 @@ double seconds(const timeval& t)
     return double(t.tv_sec) + double(t.tv_usec) / 1e6;
 }
 
-// The run-queue delay of every thread of this process, in seconds
-// (schedstat's second field, nanoseconds); < 0 when the kernel keeps none.
+// The run-queue delay of the calling thread, the one that measures, in
+// seconds (schedstat's second field, nanoseconds); < 0 when the kernel keeps
+// none. Other threads (the watchdog, a progress thread) wake briefly and
+// would count their own waits.
 double run_queue_wait_s()
 {
-    DIR* tasks = opendir("/proc/self/task");
-    if (tasks == nullptr)
+    std::ifstream stat("/proc/thread-self/schedstat");
+    double running_ns = 0, waiting_ns = 0;
+    if (!(stat >> running_ns >> waiting_ns))
         return -1;
-    double total_ns = 0;
-    bool any = false;
-    while (dirent* entry = readdir(tasks)) {
-        if (entry->d_name[0] == '.')
-            continue;
-        std::ifstream stat(std::string("/proc/self/task/") + entry->d_name + "/schedstat");
-        double running_ns = 0, waiting_ns = 0;
-        if (stat >> running_ns >> waiting_ns) {
-            total_ns += waiting_ns;
-            any = true;
-        }
-    }
-    closedir(tasks);
-    return any ? total_ns / 1e9 : -1;
+    return waiting_ns / 1e9;
 }
 
 std::string host_name()

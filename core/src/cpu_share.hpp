@@ -1,7 +1,7 @@
 // Whether the CPUs, not the network, set a run's time. Each rank reads what
-// it used over the run: CPU time (getrusage) and the time its threads were
-// runnable but waited for a CPU (the run-queue delay of
-// /proc/self/task/*/schedstat). Rank 0 gathers every rank's share and says
+// it used over the run: CPU time (getrusage) and the time its measuring
+// thread was runnable but waited for a CPU (the run-queue delay of
+// /proc/thread-self/schedstat). Rank 0 gathers every rank's share and says
 // when the ranks of one host outnumber its CPUs or a rank waited for a CPU
 // for a noticeable part of the run: the timings then hold the scheduler's
 // share, not only the network's.

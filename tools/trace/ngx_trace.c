@@ -29,7 +29,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -62,30 +61,16 @@ struct cpu_use {
     uint64_t involuntary_switches;
 };
 
+/* The calling thread's run-queue delay (the thread that calls MPI_Init and
+ * MPI_Finalize, the program's own), in ns; -1 when the kernel keeps none. */
 static int64_t run_queue_wait_ns(void)
 {
-    DIR* tasks = opendir("/proc/self/task");
-    if (!tasks)
-        return -1;
-    int64_t total = 0;
-    int any = 0;
-    struct dirent* entry;
-    while ((entry = readdir(tasks)) != NULL) {
-        if (entry->d_name[0] == '.')
-            continue;
-        char path[300];
-        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", entry->d_name);
-        FILE* f = fopen(path, "r");
-        unsigned long long running = 0, waiting = 0;
-        if (f && fscanf(f, "%llu %llu", &running, &waiting) == 2) {
-            total += (int64_t)waiting;
-            any = 1;
-        }
-        if (f)
-            fclose(f);
-    }
-    closedir(tasks);
-    return any ? total : -1;
+    FILE* f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long running = 0, waiting = 0;
+    int ok = f && fscanf(f, "%llu %llu", &running, &waiting) == 2;
+    if (f)
+        fclose(f);
+    return ok ? (int64_t)waiting : -1;
 }
 
 static struct cpu_use read_cpu_use(void)

@@ -101,7 +101,7 @@ struct ngx_trace_header {
     /* The rank's CPU use from MPI_Init to MPI_Finalize (NGX_TRACE_FLAG_CPU):
      * whether the CPUs, not the network, set the program's time. */
     uint64_t cpu_ns;               /* user + system time, every thread (getrusage) */
-    int64_t waiting_ns;            /* runnable but off a CPU (schedstat); -1: unknown */
+    int64_t waiting_ns;            /* the main thread runnable but off a CPU (schedstat); -1: unknown */
     uint64_t involuntary_switches; /* preempted (getrusage ru_nivcsw) */
     uint32_t cpus_online;          /* of the rank's host */
     uint32_t load_milli;           /* the host's 1-minute load average x 1000 at MPI_Finalize */
