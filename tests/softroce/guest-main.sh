@@ -72,15 +72,18 @@ fi
 asked=
 for l in $SOFTROCE_LISTS; do
     case " ${SOFTROCE_ALONE_LISTS:-} " in
-        *" $l "*) ;;
-        *) if [ -n "${SOFTROCE_ALONE_LISTS:-}" ] && [ -z "$asked" ]; then
-               for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-                   [ -e "$c" ] && { echo 0 > "$c" || echo "cannot take ${c%/online} offline"; }
-               done
-               say "peer-wanted (online CPUs: $(cat /sys/devices/system/cpu/online))"
-               asked=1
-           fi ;;
+        *" $l "*)
+            # Alone: mpirun keeps both ranks here, and this device carries both.
+            (unset SOFTROCE_MPIRUN_ARGS SOFTROCE_RANKS_HERE; "$here/run-list.sh" "$l")
+            continue ;;
     esac
+    if [ -n "${SOFTROCE_ALONE_LISTS:-}" ] && [ -z "$asked" ]; then
+        for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+            [ -e "$c" ] && { echo 0 > "$c" || echo "cannot take ${c%/online} offline"; }
+        done
+        say "peer-wanted (online CPUs: $(cat /sys/devices/system/cpu/online))"
+        asked=1
+    fi
     "$here/run-list.sh" "$l"
 done
 say "uptime $(cut -d' ' -f1 /proc/uptime)"
