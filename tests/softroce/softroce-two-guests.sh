@@ -107,7 +107,7 @@ port_b=$(free_port "$port_a")
 # Boots guest B for the seconds A has left plus 60; its server ends with them.
 boot_b() {
     local left
-    left=$(awk -v t="$guest_timeout" -v a="$t_boot" -v b="$(date +%s.%N)" 'BEGIN { l = t - (b - a); printf "%d", l > 30 ? l : 30 }')
+    left=$(awk -v t="$guest_timeout" -v a="$t_boot" -v b="$(date +%s.%N)" 'BEGIN { l = t - (b - a); printf "%d", (l > 30 ? l : 30) }')
     write_guest_env "$run_b" "" SOFTROCE_ADDR=10.0.2.16 SOFTROCE_HOSTNAME=ngx-b SOFTROCE_HOSTS="$hosts" \
         SOFTROCE_SERVE=10.0.2.15 SOFTROCE_SERVE_SECONDS="$left" SOFTROCE_PEER_RUN_DIR="$run_a"
     log "booting guest B (ngx-b), $left s for its server"
