@@ -2,8 +2,9 @@
 # Sets up everything (tools/test-deps.sh: the packages only the tests need;
 # tools/setup.sh: the build's) and runs every test suite:
 #   1. the release build's full suite: unit, fit, modules, integration,
-#      faults, bad-input, net, mpi, loggp, the SoftRoCE guest and the two
-#      SoftRoCE guests (softroce2);
+#      faults, bad-input, net, mpi, loggp, and the SoftRoCE guests (one
+#      test in suites softroce and softroce2: guest A boots once for the
+#      one-guest list, guest B joins it for the two-guest list);
 #   2. the same code under AddressSanitizer and UndefinedBehaviorSanitizer:
 #      every test but the guests (suites softroce and softroce2), the build
 #      and install as an unprivileged user (install-user: a release build of

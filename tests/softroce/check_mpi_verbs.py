@@ -20,9 +20,9 @@
         and whether one is slower (the verbs median's 95% interval wholly
         above MPI's), a timing relation reported, not checked, under TCG
     check_mpi_verbs.py loggp BOTH.json
-        `ngx -m ibv,mpi -x loggp`: every range of the comparison has L, o_s,
-        o_r, g, G and O fitted for both, each with diff = mpi value - ibv
-        value (printed per range)
+        `ngx -m ibv,mpi -x loggp`: both runs complete, every range of the
+        comparison has L, o_s, o_r, g, G and O fitted (finite) for both, each
+        with diff = mpi value - ibv value (printed per range)
 Exit 0 when the check holds, 1 otherwise (with the reason).
 """
 import argparse
@@ -176,6 +176,8 @@ def check_loggp(args):
     if [r.get("module") for r in runs] != ["ibv", "mpi"]:
         return ["runs are %s, expected ibv then mpi" % [r.get("module") for r in runs]]
     problems, checked = [], 0
+    problems += ["the %s run's status is %r" % (r["module"], r.get("status")) for r in runs
+                 if r.get("status") != "complete"]
     ranges = [r for r in (doc.get("comparison") or {}).get("model") or [] if r["range"] != "model"]
     if not ranges:
         problems.append("the comparison has no LogGP range")
@@ -188,7 +190,7 @@ def check_loggp(args):
             if ibv is None or mpi is None:
                 problems.append("range %s, %s: lacks ibv or mpi" % (rng["range"], name))
                 continue
-            if not all(isinstance(v.get("value"), (int, float)) for v in (ibv, mpi)):
+            if not all(isinstance(v.get("value"), (int, float)) and math.isfinite(v["value"]) for v in (ibv, mpi)):
                 if name in LOGGP_PARAMETERS:
                     problems.append("range %s, %s: not fitted (ibv %r, mpi %r)"
                                     % (rng["range"], name, ibv.get("value"), mpi.get("value")))

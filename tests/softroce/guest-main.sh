@@ -10,7 +10,9 @@
 # localhost), SOFTROCE_HOSTS ("ADDR NAME,..." lines for a private /etc/hosts)
 # and, in the guest that only serves mpirun's launches, SOFTROCE_SERVE (the
 # peer's address: run guest-rsh.py's command server instead of the lists)
-# and SOFTROCE_PEER_RUN_DIR (the other guest's run directory).
+# and SOFTROCE_PEER_RUN_DIR (the other guest's run directory); in the guest
+# that runs the lists, SOFTROCE_ALONE_LISTS (the lists to run before the
+# other guest boots).
 run=$1
 . "$run/env.sh"
 here=$NGX_SOURCE_ROOT/tests/softroce
@@ -64,7 +66,24 @@ if [ -n "${SOFTROCE_SERVE:-}" ]; then
     say "served rc=$? uptime $(cut -d' ' -f1 /proc/uptime)"
     exit 0
 fi
+# Guest A of two runs SOFTROCE_ALONE_LISTS first, alone with every vCPU;
+# before the first other list it takes all vCPUs but cpu0 offline (idle=poll
+# spins an online vCPU, and guest B needs a host core) and asks the host for B.
+asked=
 for l in $SOFTROCE_LISTS; do
+    case " ${SOFTROCE_ALONE_LISTS:-} " in
+        *" $l "*)
+            # Alone: mpirun keeps both ranks here, and this device carries both.
+            (unset SOFTROCE_MPIRUN_ARGS SOFTROCE_RANKS_HERE; "$here/run-list.sh" "$l")
+            continue ;;
+    esac
+    if [ -n "${SOFTROCE_ALONE_LISTS:-}" ] && [ -z "$asked" ]; then
+        for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+            [ -e "$c" ] && { echo 0 > "$c" || echo "cannot take ${c%/online} offline"; }
+        done
+        say "peer-wanted (online CPUs: $(cat /sys/devices/system/cpu/online))"
+        asked=1
+    fi
     "$here/run-list.sh" "$l"
 done
 say "uptime $(cut -d' ' -f1 /proc/uptime)"

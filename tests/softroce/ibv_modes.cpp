@@ -283,7 +283,8 @@ void check_dead_peer()
 
 void check_latency()
 {
-    constexpr int warmup = 50, rounds = 300;
+    // A functional check: the median is printed, not judged (TCG).
+    constexpr int warmup = 10, rounds = 50;
     bool pinned = harness::usable_cpus() >= 2; // spinning peers on one CPU wait for time slices
     Child child(
         [](PairBootstrap& boot) {

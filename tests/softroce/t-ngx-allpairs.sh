@@ -5,7 +5,8 @@
 # `-x coll` runs ngx's own allreduce (binomial, recursive doubling, ring,
 # Rabenseifner: exchanges with isend/irecv, whose requests stay with the
 # queue pair they were posted on) over the same links. Asserts exit 0, status complete, every ordered
-# pair's latency and bandwidth measured (> 0) in P - 1 = 3 rounds, and every
+# pair's latency measured (> 0) in P - 1 = 3 rounds, every bandwidth cell
+# given > 0 (an empty one is a timing relation under TCG, printed), and every
 # collective row measured. No timing is asserted (TCG). Exits 77 when ngx or
 # its ibv module is missing.
 [ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }
@@ -28,10 +29,18 @@ def run_of(path):
     return run
 a = run_of(sys.argv[1])["model"]["allpairs"]
 P = 4
-for name in ("latency_us", "bandwidth_MBps"):
-    cells = [a[name][i][j] for i in range(P) for j in range(P) if i != j]
-    if any(v is None or not math.isfinite(v) or v <= 0 for v in cells):
-        problems.append("allpairs %s has missing or non-positive cells: %r" % (name, a[name]))
+cells = [a["latency_us"][i][j] for i in range(P) for j in range(P) if i != j]
+if any(v is None or not math.isfinite(v) or v <= 0 for v in cells):
+    problems.append("allpairs latency_us has missing or non-positive cells: %r" % a["latency_us"])
+# A bandwidth cell is (W - 1) s / (t_W - t_1) of median stream times: under
+# TCG on a busy host t_1's median can exceed t_W's, and the cell is left
+# empty (a timing relation, not checked here); a cell given must be > 0.
+bw = [a["bandwidth_MBps"][i][j] for i in range(P) for j in range(P) if i != j]
+if any(v is not None and (not math.isfinite(v) or v <= 0) for v in bw):
+    problems.append("allpairs bandwidth_MBps has non-positive cells: %r" % a["bandwidth_MBps"])
+empty = sum(v is None for v in bw)
+if empty:
+    print("note (TCG timing, not checked): %d of %d bandwidth cells empty (t_W not above t_1)" % (empty, len(bw)))
 if a["rounds_done"] != P - 1:
     problems.append("allpairs: %r of %d rounds done" % (a["rounds_done"], P - 1))
 coll = run_of(sys.argv[2])
@@ -41,7 +50,7 @@ if len(rows) != 8 or not all(r.get("median_us") and r["median_us"] > 0 for r in 
 for p in problems:
     print("FAIL: per-peer queue pairs: " + p)
 if not problems:
-    print("PASS: per-peer queue pairs: 12 allpairs cells in 3 rounds; allreduce rows %s" %
+    print("PASS: per-peer queue pairs: 12 allpairs latency cells in 3 rounds; allreduce rows %s" %
           ", ".join("%s %d B %.0f us" % (r["algorithm"], r["bytes"], r["median_us"]) for r in rows))
 sys.exit(1 if problems else 0)
 PY

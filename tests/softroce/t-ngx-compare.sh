@@ -6,7 +6,7 @@
 [ -x "${NGX:-}" ] || { echo "no ngx binary at '${NGX:-}'"; exit 77; }
 "$NGX" --list-modules 2>/dev/null | grep -q "^ *ibv " || { echo "ngx has no module ibv"; exit 77; }
 out=${SOFTROCE_RUN_DIR:-.}/compare-ibv-tcp.json
-set -- -m ibv,tcp -x pingpong -s 1,4Ki,64Ki -c "${NGX_SOFTROCE_COUNT:-40}" --warmup 10 --timeout 30 -o "$out"
+set -- -m ibv,tcp -x pingpong -s 1,4Ki,64Ki -c "${NGX_SOFTROCE_COUNT:-20}" --warmup 3 --timeout 30 -o "$out"
 [ "$(nproc)" -ge 2 ] && set -- "$@" --cpus 0,1
 echo "+ ngx $*"
 "$NGX" "$@" || { echo "ngx exited $?"; exit 1; }

@@ -25,9 +25,9 @@ cpus=""
 [ "$(nproc)" -ge 2 ] && cpus="--cpus 0,1"
 for mode in send write read; do
     out=${SOFTROCE_RUN_DIR:-.}/strided-ibv-$mode.json
-    echo "+ ngx -m ibv --ibv-mode $mode -x strided -s 4Ki,16Ki,64Ki --strides 1,16,64 -c 50 $cpus -o $out"
+    echo "+ ngx -m ibv --ibv-mode $mode -x strided -s 4Ki,16Ki,64Ki --strides 1,16,64 -c 10 $cpus -o $out"
     # shellcheck disable=SC2086 # $cpus is empty or two words
-    "$NGX" -m ibv --ibv-mode "$mode" -x strided -s 4Ki,16Ki,64Ki --strides 1,16,64 -c 50 --warmup 5 \
+    "$NGX" -m ibv --ibv-mode "$mode" -x strided -s 4Ki,16Ki,64Ki --strides 1,16,64 -c 10 --warmup 2 \
         --timeout 30 $cpus -o "$out" || { echo "ngx strided over ibv $mode exited $?"; status=1; continue; }
     python3 - "$out" "$mode" <<'PY' || status=1
 import json, sys
