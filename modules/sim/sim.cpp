@@ -62,9 +62,12 @@
 // the data). wait returns at inj (at the ack for synchronous). irecv at r
 // returns at r + o_r(s); wait returns at the arrival, r standing for the
 // receive's call in every rule above (so a rendezvous or synchronous
-// acknowledgement is stamped from the post: progress is asynchronous). One
-// isend and one irecv may be pending at a time; test completes a request
-// when what it waits for is on the ring.
+// acknowledgement is stamped from the post: progress is asynchronous). Any
+// number of eager isends and of irecvs may be pending (a window of them, as
+// OSU's osu_bibw posts); a rendezvous or synchronous isend is pending alone,
+// since its wait reads the peer's answer off the ring. Pending irecvs take
+// the messages in the order they were posted, whatever order they are
+// waited in; test completes a request when what it waits for is on the ring.
 //
 // Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
 // cost of Cameron et al. 2007: with a stride d > 1 the send packs and the receive
@@ -190,7 +193,10 @@ struct PendingRecv {
     bool active = false;
     void* buf = nullptr;
     size_t len = 0;
-    uint64_t posted = 0; // model time of the call
+    uint64_t posted = 0;  // model time of the call
+    uint64_t order = 0;   // posted as the order-th irecv: messages are taken in this order
+    bool taken = false;   // its message is in buf (an earlier-posted irecv's wait took it)
+    uint64_t arrival = 0; // model time of the taken message's arrival
 };
 
 // Calls of one kind, and those that ended later than the model said.
@@ -226,8 +232,11 @@ struct Context {
     bool to_self = false;
     std::vector<uint8_t> staging; // packed strided data
     std::vector<uint8_t> self_message;
-    PendingSend pending_send;          // isend
-    PendingRecv pending_recv;          // irecv
+    // Pending isends and irecvs by slot (a request names its slot); the
+    // vectors grow to the largest window once and are reused.
+    std::vector<PendingSend> isends;
+    std::vector<PendingRecv> irecvs;
+    uint64_t irecvs_posted = 0;        // order of the next irecv
     std::vector<uint8_t> isend_packed; // a strided isend's data until its wait
     bool match_ack_taken = false;      // a synchronous send's acknowledgement read ahead (expect_message)
     uint64_t match_ack_arrival = 0;
@@ -563,6 +572,23 @@ ngx_status sim_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
 
 // ---- send and recv ----------------------------------------------------------------
 
+template <class Pending>
+bool any_pending(const std::vector<Pending>& slots)
+{
+    return std::any_of(slots.begin(), slots.end(), [](const Pending& p) { return p.active; });
+}
+
+// A free slot of `slots`, the vector growing only when every slot is pending.
+template <class Pending>
+size_t free_slot(std::vector<Pending>& slots)
+{
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (!slots[i].active)
+            return i;
+    slots.emplace_back();
+    return slots.size() - 1;
+}
+
 // The end of an eager send's CPU part, called at t: o_s(s), packing, the buffered copy.
 uint64_t eager_cpu(Context* c, uint64_t t, size_t len)
 {
@@ -584,10 +610,10 @@ ngx_status push_data(Context* c, const void* buf, size_t len, uint64_t cpu_done,
 // The first part of a send called at t: the rendezvous request (busy o_s,
 // it arrives at t + o_s + L), or the eager data. Leaves the rest to
 // finish_send; *post_end is when the CPU part ends (an isend returns there).
-ngx_status start_send(Context* c, const void* buf, size_t len, uint64_t t, uint64_t* post_end, ngx_error* err)
+ngx_status start_send(Context* c, PendingSend& p, const void* buf, size_t len, uint64_t t, uint64_t* post_end,
+                      ngx_error* err)
 {
     const Model& m = c->timing;
-    PendingSend& p = c->pending_send;
     p = PendingSend{true, m.rendezvous(len), buf, len, 0};
     if (!p.rendezvous) {
         *post_end = eager_cpu(c, t, len);
@@ -613,9 +639,8 @@ ngx_status take_match_ack(Context* c, size_t len, uint64_t* arrival, ngx_error* 
 // The rest of the pending send: a rendezvous takes the ack (T4 + T5 after
 // the call: it arrives, o_r) and pushes the data; a synchronous one takes
 // the receiver's match. *done: when the send completes, in model time.
-ngx_status finish_send(Context* c, uint64_t* done, ngx_error* err)
+ngx_status finish_send(Context* c, PendingSend& p, uint64_t* done, ngx_error* err)
 {
-    PendingSend& p = c->pending_send;
     p.active = false;
     if (p.rendezvous) {
         Stamp ack{};
@@ -644,12 +669,13 @@ ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     uint64_t start = call_time(c);
     if (c->probe_wait != 0) [[unlikely]] // CallCost at connect: the way in and out, nothing sent
         return return_at(c, c->probes, start + c->probe_wait, "send", err);
-    if (c->pending_send.active)
+    if (any_pending(c->isends))
         return fail(err, NGX_ERR_UNSUPPORTED, "send: an isend is pending (sim: wait for it first)");
+    PendingSend blocking;
     uint64_t post_end = 0, done = 0;
-    if (ngx_status s = start_send(c, gathered(c, buf, len), len, start, &post_end, err); s != NGX_OK)
+    if (ngx_status s = start_send(c, blocking, gathered(c, buf, len), len, start, &post_end, err); s != NGX_OK)
         return s;
-    if (ngx_status s = finish_send(c, &done, err); s != NGX_OK)
+    if (ngx_status s = finish_send(c, blocking, &done, err); s != NGX_OK)
         return s;
     return return_at(c, c->sends, done, "send", err);
 }
@@ -695,9 +721,9 @@ ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* ar
 }
 
 // irecv at t: the receive's whole CPU cost now; its end.
-uint64_t post_recv(Context* c, void* buf, size_t len, uint64_t t)
+uint64_t post_recv(Context* c, PendingRecv& p, void* buf, size_t len, uint64_t t)
 {
-    c->pending_recv = PendingRecv{true, buf, len, t};
+    p = PendingRecv{true, buf, len, t, c->irecvs_posted++, false, 0};
     return t + noisy_call(c, c->timing.o_r(len)) + strided_cost(c, len);
 }
 
@@ -706,12 +732,12 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->to_self)
         return self_recv(c, buf, len, err);
-    if (c->pending_recv.active)
+    if (any_pending(c->irecvs))
         return fail(err, NGX_ERR_UNSUPPORTED, "recv: an irecv is pending (sim: wait for it first)");
     uint64_t start = call_time(c), arrival = 0;
     if (c->timing.nonblocking_calls) { // irecv + wait: the overhead at the post, then the arrival
-        uint64_t posted = post_recv(c, buf, len, start);
-        c->pending_recv.active = false;
+        PendingRecv blocking;
+        uint64_t posted = post_recv(c, blocking, buf, len, start);
         if (ngx_status s = take_data(c, buf, len, start, &arrival, err); s != NGX_OK)
             return s;
         return return_at(c, c->recvs, std::max(posted, arrival), "recv", err);
@@ -724,8 +750,29 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 
 // ---- non-blocking calls -------------------------------------------------------------
 
-// The requests: at most one isend and one irecv pending (or a send to self, done at once).
-constexpr ngx_request send_request = 1, recv_request = 2, self_request = 3;
+// A request names its kind and its slot: (slot << 2) | kind.
+enum RequestKind : ngx_request { send_request = 1, recv_request = 2, self_request = 3 };
+ngx_request request_of(RequestKind kind, size_t slot)
+{
+    return ngx_request(slot) << 2 | kind;
+}
+
+// The pending isend or irecv a request names; nullptr: none.
+template <class Pending>
+Pending* pending_of(std::vector<Pending>& slots, ngx_request req, RequestKind kind)
+{
+    size_t slot = size_t(req >> 2);
+    if ((req & 3) != kind || slot >= slots.size() || !slots[slot].active)
+        return nullptr;
+    return &slots[slot];
+}
+
+// Whether a send must be the only pending isend: its wait reads the peer's
+// answer (a rendezvous acknowledgement, a synchronous match) off the ring.
+bool needs_answer(const Context* c, size_t len)
+{
+    return c->timing.rendezvous(len) || c->timing.match_ack(len);
+}
 
 ngx_status sim_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
@@ -734,17 +781,21 @@ ngx_status sim_isend(void* ctx, const void* buf, size_t len, ngx_request* req, n
     if (c->to_self)
         return self_send(c, buf, len, err);
     uint64_t start = call_time(c);
-    if (c->pending_send.active)
-        return fail(err, NGX_ERR_UNSUPPORTED, "isend: sim keeps one isend pending; wait for the previous one");
+    bool alone = std::any_of(c->isends.begin(), c->isends.end(),
+                             [c](const PendingSend& p) { return p.active && needs_answer(c, p.len); });
+    if (alone || (needs_answer(c, len) && any_pending(c->isends)))
+        return fail(err, NGX_ERR_UNSUPPORTED,
+                    "isend: sim keeps a rendezvous or synchronous isend pending alone; wait for the previous ones");
     const void* data = gathered(c, buf, len);
     if (data != buf) { // packed: kept apart from the staging a recv may reuse before the wait
         c->isend_packed = c->staging;
         data = c->isend_packed.data();
     }
+    size_t slot = free_slot(c->isends);
     uint64_t post_end = 0;
-    if (ngx_status s = start_send(c, data, len, start, &post_end, err); s != NGX_OK)
+    if (ngx_status s = start_send(c, c->isends[slot], data, len, start, &post_end, err); s != NGX_OK)
         return s;
-    *req = send_request;
+    *req = request_of(send_request, slot);
     return return_at(c, c->sends, post_end, "isend", err);
 }
 
@@ -754,25 +805,41 @@ ngx_status sim_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_err
     uint64_t start = call_time(c);
     if (c->to_self)
         return fail(err, NGX_ERR_UNSUPPORTED, "irecv from self: sim receives from self with recv");
-    if (c->pending_recv.active)
-        return fail(err, NGX_ERR_UNSUPPORTED, "irecv: sim keeps one irecv pending; wait for the previous one");
-    *req = recv_request;
-    return return_at(c, c->recvs, post_recv(c, buf, len, start), "irecv", err);
+    size_t slot = free_slot(c->irecvs);
+    *req = request_of(recv_request, slot);
+    return return_at(c, c->recvs, post_recv(c, c->irecvs[slot], buf, len, start), "irecv", err);
+}
+
+// The next message on the ring goes to the pending irecv posted first
+// that has none yet.
+ngx_status take_oldest(Context* c, ngx_error* err)
+{
+    PendingRecv* oldest = nullptr;
+    for (PendingRecv& p : c->irecvs)
+        if (p.active && !p.taken && (oldest == nullptr || p.order < oldest->order))
+            oldest = &p;
+    if (oldest == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "wait: no irecv waits for a message");
+    oldest->taken = true;
+    return take_data(c, oldest->buf, oldest->len, oldest->posted, &oldest->arrival, err);
 }
 
 ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     ngx_request which = std::exchange(*req, 0);
+    if (which == self_request)
+        return NGX_OK;
     uint64_t done = 0;
     ngx_status s = NGX_OK;
-    if (which == send_request && c->pending_send.active) {
-        s = finish_send(c, &done, err);
-    } else if (which == recv_request && c->pending_recv.active) {
-        PendingRecv& p = c->pending_recv;
-        p.active = false;
-        s = take_data(c, p.buf, p.len, p.posted, &done, err);
-    } else if (which != self_request) {
+    if (PendingSend* p = pending_of(c->isends, which, send_request)) {
+        s = finish_send(c, *p, &done, err);
+    } else if (PendingRecv* r = pending_of(c->irecvs, which, recv_request)) {
+        while (s == NGX_OK && !r->taken) // earlier-posted irecvs take their messages first
+            s = take_oldest(c, err);
+        r->active = false;
+        done = r->arrival;
+    } else {
         return fail(err, NGX_ERR_PROTOCOL, "wait: no such pending request");
     }
     return s == NGX_OK ? spin_until(c, done, "wait", err) : s;
@@ -783,13 +850,21 @@ ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)
 ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    const PendingSend& p = c->pending_send;
-    bool local = *req == send_request && !p.rendezvous && !c->timing.match_ack(p.len);
     Stamp next{};
-    // In virtual time nothing moves the clock while the caller polls: a local
-    // send is done at its injection, as polling until then would find it.
-    *done = *req == self_request || (local ? c->clock.is_virtual() || c->clock.now() >= p.done
-                                           : c->channel != nullptr && c->channel->in.peek(&next, sizeof next));
+    bool on_ring = c->channel != nullptr && c->channel->in.peek(&next, sizeof next);
+    if (const PendingSend* p = pending_of(c->isends, *req, send_request)) {
+        // In virtual time nothing moves the clock while the caller polls: a local
+        // send is done at its injection, as polling until then would find it.
+        bool local = !needs_answer(c, p->len);
+        *done = local ? c->clock.is_virtual() || c->clock.now() >= p->done : on_ring;
+    } else if (PendingRecv* r = pending_of(c->irecvs, *req, recv_request)) {
+        if (!r->taken && on_ring) // the next message goes to the oldest irecv, maybe this one
+            if (ngx_status s = take_oldest(c, err); s != NGX_OK)
+                return s;
+        *done = r->taken;
+    } else {
+        *done = *req == self_request;
+    }
     return *done ? sim_wait(ctx, req, err) : NGX_OK;
 }
 
@@ -905,7 +980,7 @@ void apply_link_costs(Context* c, int peer)
 ngx_status sim_select_peer(void* ctx, int peer, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    if (c->pending_send.active || c->pending_recv.active)
+    if (any_pending(c->isends) || any_pending(c->irecvs))
         return fail(err, NGX_ERR_PROTOCOL, "select_peer: an isend or irecv is pending (sim: wait for it first)");
     if (ngx_status s = c->links.select(peer, err); s != NGX_OK)
         return s;
