@@ -206,6 +206,8 @@ public:
                                  " has only blocking calls (no isend/irecv), so both sides cannot stream at once "
                                  "(each would block in a send the other does not drain); use --bw-direction uni, or a "
                                  "module with non-blocking calls (mpi, ibv, sim)");
+        if (!settings_.pairs.empty() || ctx.bootstrap.nranks() > 2)
+            NGX_TRY(resolve_pair_counts(settings_.pairs, ctx.bootstrap, "--bw-pairs"));
         Streamer streamer(settings_, ctx.settings.verify);
         NGX_TRY(streamer.allocate(ctx.transport, ctx.settings.sizes.back()));
         if (ctx.bootstrap.nranks() > 2)
@@ -244,7 +246,6 @@ private:
     // 2K ranks: for each k and size, k pairs stream at once (osu_mbw_mr).
     Status run_pairs(PatternContext& ctx, Streamer& streamer)
     {
-        NGX_TRY(resolve_pair_counts(settings_.pairs, ctx.bootstrap, "--bw-pairs"));
         const RunSettings& run = ctx.settings;
         std::vector<uint64_t> windows_run(run.sizes.size(), 0);
         for (uint64_t k : settings_.pairs)
