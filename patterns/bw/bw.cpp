@@ -107,7 +107,8 @@ public:
         if (settings_.both_ways)
             NGX_TRY(exchange(ctx.transport, bytes, slot, driver));
         else
-            NGX_TRY(stream_window(ctx.transport, (driver ? send_ : recv_).data(), bytes, settings_.window, slot, driver));
+            NGX_TRY(
+                stream_window(ctx.transport, (driver ? send_ : recv_).data(), bytes, settings_.window, slot, driver));
         uint64_t end = ctx.timer.now();
         if (verify_)
             NGX_TRY(check(ctx, bytes, iteration, driver));
@@ -264,7 +265,8 @@ private:
                             times.push_back(*us);
                     }
                 std::vector<std::vector<double>> by_rank;
-                NGX_TRY(gather_times(ctx.bootstrap, times, by_rank).with_context(where + ": gathering the pairs' times"));
+                NGX_TRY(
+                    gather_times(ctx.bootstrap, times, by_rank).with_context(where + ": gathering the pairs' times"));
                 if (ctx.bootstrap.rank() != 0)
                     continue;
                 ctx.sink.count_messages((run.warmup + run.count) * streamer.messages_per_window() * k);
@@ -340,7 +342,8 @@ private:
         extra.emplace_back("predicted_MBps", predicted_bw);
         extra.emplace_back("predicted_message_rate_per_s", messages_per_window() * 1e6 / predicted);
         if (!pair_rates.empty()) // LogGP's pairs share nothing: k times one pair's rate
-            extra.emplace_back("predicted_message_rate_total_per_s", double(k) * messages_per_window() * 1e6 / predicted);
+            extra.emplace_back("predicted_message_rate_total_per_s",
+                               double(k) * messages_per_window() * 1e6 / predicted);
         extra.emplace_back("error_pct", 100.0 * (per_us - predicted_bw) / predicted_bw);
     }
 
