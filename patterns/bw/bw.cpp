@@ -86,13 +86,18 @@ class Streamer {
 public:
     Streamer(const Settings& settings, bool verify) : settings_(settings), verify_(verify) {}
 
-    Status allocate(Transport& transport, uint64_t max_bytes)
+    // One way, the driver only sends and the responder only receives (the
+    // acknowledgement uses the same buffer); both ways each does both.
+    Status allocate(Transport& transport, uint64_t max_bytes, bool driver)
     {
-        slot_bytes_ = size_t(max_bytes);
-        size_t slots = verify_ ? size_t(settings_.window) : 1;
-        NGX_ASSIGN_OR_RETURN(send_, transport.alloc(std::max<size_t>(slots * slot_bytes_, stream_ack_bytes)));
-        NGX_ASSIGN_OR_RETURN(recv_, transport.alloc(std::max<size_t>(slots * slot_bytes_, stream_ack_bytes)));
-        requests_.assign(2 * settings_.window, 0);
+        size_t bytes = std::max<size_t>((verify_ ? size_t(settings_.window) : 1) * size_t(max_bytes), stream_ack_bytes);
+        if (settings_.both_ways || driver) {
+            NGX_ASSIGN_OR_RETURN(send_, transport.alloc(bytes));
+        }
+        if (settings_.both_ways || !driver) {
+            NGX_ASSIGN_OR_RETURN(recv_, transport.alloc(bytes));
+        }
+        requests_.assign(settings_.both_ways ? 2 * settings_.window : 0, 0);
         return Status::ok();
     }
 
@@ -159,7 +164,6 @@ private:
 
     const Settings& settings_;
     bool verify_;
-    size_t slot_bytes_ = 0;
     Buffer send_, recv_;
     std::vector<ngx_request> requests_;
 };
@@ -210,7 +214,7 @@ public:
         if (!settings_.pairs.empty() || ctx.bootstrap.nranks() > 2)
             NGX_TRY(resolve_pair_counts(settings_.pairs, ctx.bootstrap, "--bw-pairs"));
         Streamer streamer(settings_, ctx.settings.verify);
-        NGX_TRY(streamer.allocate(ctx.transport, ctx.settings.sizes.back()));
+        NGX_TRY(streamer.allocate(ctx.transport, ctx.settings.sizes.back(), ctx.bootstrap.is_driver()));
         if (ctx.bootstrap.nranks() > 2)
             return run_pairs(ctx, streamer);
         return run_one_pair(ctx, streamer);
@@ -263,22 +267,18 @@ private:
                             return us.status().with_context(where);
                         if (rep >= run.warmup && ctx.bootstrap.is_driver())
                             times.push_back(*us);
+                        if (ctx.interrupted())
+                            return Status::interrupted();
                     }
                 std::vector<std::vector<double>> by_rank;
                 NGX_TRY(
-                    gather_times(ctx.bootstrap, times, by_rank).with_context(where + ": gathering the pairs' times"));
+                    gather_cells(ctx.bootstrap, times, by_rank).with_context(where + ": gathering the pairs' times"));
                 if (ctx.bootstrap.rank() != 0)
                     continue;
                 ctx.sink.count_messages((run.warmup + run.count) * streamer.messages_per_window() * k);
                 ctx.sink.size_done(pairs_record(ctx, size, k, by_rank));
             }
         return Status::ok();
-    }
-
-    static Status gather_times(Bootstrap& boot, const std::vector<double>& mine,
-                               std::vector<std::vector<double>>& by_rank)
-    {
-        return gather_cells(boot, mine, by_rank);
     }
 
     // Rank 0: the slowest pair's samples; the rate per pair and in total.
