@@ -666,6 +666,25 @@ double LogGPParams::exchange_window(double W, double s) const noexcept
     return last_injection + t->flight + t->ack;
 }
 
+double LogGPParams::put_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // The last put leaves after W - 1 periods, lands a flight later; the target's NIC acknowledges it.
+    return t->o_s + (W - 1) * std::max(t->o_s, t->g_all) + t->flight + range_for(1)->L.value;
+}
+
+double LogGPParams::get_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // The first request reaches the target after o_s(1) + L, its NIC answers one per period.
+    const double request = range_for(1)->o_at(1);
+    return request + range_for(1)->L.value + (W - 1) * std::max(request, t->g_all) + t->flight;
+}
+
 ModelError range_error(std::span<const PrttSample> samples, double n, const LogGPRange& range)
 {
     LogGPParams p;

@@ -236,7 +236,16 @@ struct Context {
     // vectors grow to the largest window once and are reused.
     std::vector<PendingSend> isends;
     std::vector<PendingRecv> irecvs;
-    uint64_t irecvs_posted = 0;        // order of the next irecv
+    uint64_t irecvs_posted = 0; // order of the next irecv
+    // One-sided (ABI 1.7): this side's window and the peer's length; when
+    // the puts and gets since the last flush complete; where the gets'
+    // data go (in order); when the peer's NIC is free to answer a get.
+    uint8_t* window = nullptr;
+    size_t window_len = 0;
+    size_t peer_window_len = 0;
+    uint64_t flush_until = 0;
+    uint64_t peer_nic_free = 0;
+    std::vector<std::pair<void*, size_t>> gets;
     std::vector<uint8_t> isend_packed; // a strided isend's data until its wait
     bool match_ack_taken = false;      // a synchronous send's acknowledgement read ahead (expect_message)
     uint64_t match_ack_arrival = 0;
@@ -248,12 +257,13 @@ struct Context {
 };
 
 // What goes in front of every message on the ring.
-enum class Kind : uint32_t { data = 1, request = 2, ack = 3, match_ack = 4 };
+enum class Kind : uint32_t { data = 1, request = 2, ack = 3, match_ack = 4, put = 5, get_request = 6, get_reply = 7 };
 struct Stamp {
     uint64_t arrival; // clock ticks
     uint64_t size;    // bytes of the data message (also in request and ack)
     uint32_t kind;
     uint32_t reserved;
+    uint64_t offset = 0; // put, get_request: where in the peer's window
 };
 static_assert(sizeof(Stamp) <= ngx::shm::inline_payload_bytes);
 
@@ -440,11 +450,11 @@ uint64_t noisy_call(Context* c, uint64_t ticks)
 // ---- ring messages ----------------------------------------------------------
 
 ngx_status write_message(Context* c, Kind kind, uint64_t arrival, size_t size, const void* payload, size_t payload_len,
-                         ngx_error* err)
+                         ngx_error* err, uint64_t offset = 0)
 {
     if (c->channel == nullptr)
         return fail(err, NGX_ERR_PROTOCOL, "send: no link is open (connect was set-up only; open_link first)");
-    Stamp stamp{arrival, size, uint32_t(kind), 0};
+    Stamp stamp{arrival, size, uint32_t(kind), 0, offset};
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel->peer, ngx::shm::Waiting::for_space);
     return c->channel->out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
 }
@@ -460,8 +470,32 @@ const char* kind_name(uint32_t kind)
         return "a rendezvous acknowledgement";
     case Kind::match_ack:
         return "a synchronous send's acknowledgement";
+    case Kind::put:
+        return "a put";
+    case Kind::get_request:
+        return "a get";
+    case Kind::get_reply:
+        return "a get's data";
     }
     return "garbage";
+}
+
+// A put into this side's window (its bytes copied there) or a get from it
+// (its bytes sent back, arriving when the peer's get computed), taken off
+// the ring by whatever call of this side finds it.
+ngx_status serve_one_sided(Context* c, const Stamp& next, ngx::shm::SpinWait& wait, ngx_error* err)
+{
+    if (c->window == nullptr || next.offset > c->window_len || next.size > c->window_len - next.offset)
+        return fail(err, NGX_ERR_PROTOCOL, "%s of %llu bytes at offset %llu: outside the exposed window of %zu bytes",
+                    kind_name(next.kind), (unsigned long long)next.size, (unsigned long long)next.offset,
+                    c->window_len);
+    Stamp stamp{};
+    uint8_t* at = c->window + next.offset;
+    bool put = next.kind == uint32_t(Kind::put);
+    if (ngx_status s = c->channel->in.read(&stamp, sizeof stamp, put ? at : nullptr, put ? next.size : 0, wait, err);
+        s != NGX_OK)
+        return s;
+    return put ? NGX_OK : write_message(c, Kind::get_reply, stamp.arrival, stamp.size, at, stamp.size, err);
 }
 
 // Waits for the next message and checks, before consuming it, that it is the
@@ -477,6 +511,12 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
             if (ngx_status s = wait.idle(err); s != NGX_OK)
                 return s;
             ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+        }
+        if (stamp.kind == uint32_t(Kind::put) || stamp.kind == uint32_t(Kind::get_request)) {
+            // The peer's one-sided access to this side's window: the NIC's work, no CPU time.
+            if (ngx_status s = serve_one_sided(c, stamp, wait, err); s != NGX_OK)
+                return s;
+            continue;
         }
         if (stamp.kind != uint32_t(Kind::match_ack) || kind == Kind::match_ack)
             break;
@@ -868,6 +908,85 @@ ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
     return *done ? sim_wait(ctx, req, err) : NGX_OK;
 }
 
+// ---- one-sided (ABI 1.7) -------------------------------------------------------------
+//
+// put(s bytes) called at t: the CPU is busy o_s(s), the NIC sends as for an
+// eager message (inj = max(t + o_s(s), nic_free), nic_free += g + (s-1)G)
+// and the bytes land at inj + L + (s-1)G, acknowledged by the peer's NIC an
+// L later: a flush returns at the latest such acknowledgement. get(s bytes)
+// at t: a request (busy o_s, arriving t + o_s + L), answered by the peer's
+// NIC without its CPU as soon as that NIC is free (g + (s-1)G per answer),
+// the data arriving L + (s-1)G after it leaves; a flush returns at the
+// latest arrival. The peer takes the data off the ring in whatever call it
+// is in (the pattern keeps it in a receive until the flush is done).
+
+ngx_status check_peer_window(const Context* c, const char* op, size_t offset, size_t len, ngx_error* err)
+{
+    if (c->peer_window_len == 0)
+        return fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
+    if (offset > c->peer_window_len || len > c->peer_window_len - offset)
+        return fail(err, NGX_ERR_INVALID_OPTION, "%s of %zu bytes at offset %zu: beyond the peer's window of %zu bytes",
+                    op, len, offset, c->peer_window_len);
+    return NGX_OK;
+}
+
+ngx_status sim_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    c->window = static_cast<uint8_t*>(buf);
+    c->window_len = len;
+    std::string theirs;
+    if (ngx_status s = ngx::mod::exchange_blob(boot, std::to_string(len), &theirs, 32, err); s != NGX_OK)
+        return s;
+    c->peer_window_len = size_t(std::strtoull(theirs.c_str(), nullptr, 10));
+    return NGX_OK;
+}
+
+ngx_status sim_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (ngx_status s = check_peer_window(c, "put", offset, len, err); s != NGX_OK)
+        return s;
+    const Model& m = c->timing;
+    uint64_t cpu_done = eager_cpu(c, call_time(c), len);
+    uint64_t injection = std::max(cpu_done, c->nic_free);
+    c->nic_free = injection + m.g() + m.wire(len);
+    uint64_t arrival = injection + m.L() + m.wire(len);
+    c->flush_until = std::max(c->flush_until, arrival + m.L());
+    if (ngx_status s = write_message(c, Kind::put, arrival, len, local, len, err, offset); s != NGX_OK)
+        return s;
+    return return_at(c, c->sends, cpu_done, "put", err);
+}
+
+ngx_status sim_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (ngx_status s = check_peer_window(c, "get", offset, len, err); s != NGX_OK)
+        return s;
+    const Model& m = c->timing;
+    uint64_t cpu_done = call_time(c) + noisy_call(c, m.o_s());
+    uint64_t answer = std::max(cpu_done + m.L(), c->peer_nic_free);
+    c->peer_nic_free = answer + m.g() + m.wire(len);
+    c->flush_until = std::max(c->flush_until, answer + m.L() + m.wire(len));
+    c->gets.emplace_back(local, len);
+    if (ngx_status s = write_message(c, Kind::get_request, answer, len, nullptr, 0, err, offset); s != NGX_OK)
+        return s;
+    return return_at(c, c->sends, cpu_done, "get", err);
+}
+
+ngx_status sim_flush(void* ctx, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    uint64_t start = call_time(c);
+    for (const auto& [local, len] : c->gets) {
+        Stamp reply{};
+        if (ngx_status s = read_message(c, Kind::get_reply, len, local, len, "flush", &reply, err); s != NGX_OK)
+            return s;
+    }
+    c->gets.clear();
+    return return_at(c, c->sends, std::max(start, c->flush_until), "flush", err);
+}
+
 // ---- lifecycle -----------------------------------------------------------------------
 
 // Both peers must simulate the same network; this catches mismatched options.
@@ -1102,6 +1221,11 @@ const ngx_module_ops sim_ops = {
     sim_virtual_clock,
     sim_open_link,
     sim_select_peer,
+    nullptr, // collective
+    sim_expose,
+    sim_put,
+    sim_get,
+    sim_flush,
 };
 
 const ngx_module sim_module = {
@@ -1112,7 +1236,7 @@ const ngx_module sim_module = {
     "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES |
-        NGX_CAP_PEER_LINKS,
+        NGX_CAP_PEER_LINKS | NGX_CAP_ONE_SIDED,
     0,
     option_table.specs(),
     option_table.size(),

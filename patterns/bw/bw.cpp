@@ -61,6 +61,10 @@ constexpr auto bw_window = opt::row::whole_number("bw-window", "64", 1, 1u << 16
 constexpr auto bw_direction = opt::row::choice(
     "bw-direction", "uni", {"uni", "bi"},
     "uni: the driver streams, the responder acknowledges; bi: both stream at once (needs non-blocking calls)");
+constexpr auto bw_op = opt::row::choice(
+    "bw-op", "send", {"send", "put", "get"},
+    "send: two-sided messages; put, get: one-sided writes or reads into the peer's exposed buffer, a window ended by "
+    "one flush (modules with one-sided operations: sim); --bw-window 1 gives the latency of put or get + flush");
 constexpr auto bw_pairs = opt::row::text(
     "bw-pairs", opt::no_default,
     "concurrent pairs for the message rate: K for 1..K, or a list (1,2,4); default: every pair of the ranks (2K "
@@ -70,12 +74,15 @@ constexpr auto bw_params = opt::row::text(
 
 opt::Table bw_options()
 {
-    return {"bw", {bw_window, bw_direction, bw_pairs, bw_params}};
+    return {"bw", {bw_window, bw_direction, bw_op, bw_pairs, bw_params}};
 }
+
+enum class Op { send, put, get };
 
 struct Settings {
     uint64_t window = 64;
     bool both_ways = false;
+    Op op = Op::send;
     std::vector<uint64_t> pairs; // empty until run(): every pair the ranks allow
     std::string params;
 };
@@ -91,14 +98,26 @@ public:
     Status allocate(Transport& transport, uint64_t max_bytes, bool driver)
     {
         size_t bytes = std::max<size_t>((verify_ ? size_t(settings_.window) : 1) * size_t(max_bytes), stream_ack_bytes);
-        if (settings_.both_ways || driver) {
+        bool one_sided = settings_.op != Op::send;
+        if (settings_.both_ways || one_sided || driver) {
             NGX_ASSIGN_OR_RETURN(send_, transport.alloc(bytes));
         }
-        if (settings_.both_ways || !driver) {
+        if (settings_.both_ways || one_sided || !driver) {
             NGX_ASSIGN_OR_RETURN(recv_, transport.alloc(bytes));
         }
         requests_.assign(settings_.both_ways ? 2 * settings_.window : 0, 0);
         return Status::ok();
+    }
+
+    // One-sided: both sides expose the buffer the peer's puts write (their
+    // receive buffer) or gets read (their send buffer); a control buffer
+    // carries the untimed notice and acknowledgement after each flush.
+    Status expose(Transport& transport, Bootstrap& boot)
+    {
+        if (settings_.op == Op::send)
+            return Status::ok();
+        NGX_ASSIGN_OR_RETURN(control_, transport.alloc(stream_ack_bytes));
+        return transport.expose(boot, settings_.op == Op::put ? recv_ : send_);
     }
 
     // One window of `bytes`, timed on the driver (us); the responder returns 0.
@@ -109,12 +128,16 @@ public:
         if (verify_)
             fill(bytes, iteration, driver);
         uint64_t start = ctx.timer.now();
-        if (settings_.both_ways)
+        if (settings_.op != Op::send)
+            NGX_TRY(one_sided(ctx.transport, bytes, slot, driver));
+        else if (settings_.both_ways)
             NGX_TRY(exchange(ctx.transport, bytes, slot, driver));
         else
             NGX_TRY(
                 stream_window(ctx.transport, (driver ? send_ : recv_).data(), bytes, settings_.window, slot, driver));
         uint64_t end = ctx.timer.now();
+        if (settings_.op != Op::send)
+            NGX_TRY(settle(ctx.transport, driver));
         if (verify_)
             NGX_TRY(check(ctx, bytes, iteration, driver));
         ++iteration;
@@ -122,9 +145,42 @@ public:
     }
 
     // Messages both sides send in one window.
-    uint64_t messages_per_window() const { return (settings_.both_ways ? 2 : 1) * settings_.window + 1; }
+    uint64_t messages_per_window() const
+    {
+        return (settings_.both_ways ? 2 : 1) * settings_.window + (settings_.op == Op::send ? 1 : 2);
+    }
 
 private:
+    // One-sided, timed on the driver: W puts or gets at offset m * slot of
+    // the peer's window, then one flush. The responder takes no part.
+    Status one_sided(Transport& t, uint64_t bytes, size_t slot, bool driver)
+    {
+        if (!driver)
+            return Status::ok();
+        for (uint64_t m = 0; m < settings_.window; ++m)
+            NGX_TRY(settings_.op == Op::put ? t.put(send_.data() + m * slot, m * slot, bytes)
+                                            : t.get(recv_.data() + m * slot, m * slot, bytes));
+        return t.flush();
+    }
+
+    // Untimed, after a one-sided window: the driver's notice that the flush
+    // is done and the responder's acknowledgement (the responder, in its
+    // receive, sees the puts; the next window waits for it).
+    Status settle(Transport& t, bool driver)
+    {
+        uint8_t* c = control_.data();
+        if (driver) {
+            NGX_TRY(t.send(c, stream_ack_bytes));
+            return t.recv(c, stream_ack_bytes);
+        }
+        NGX_TRY(t.recv(c, stream_ack_bytes));
+        return t.send(c, stream_ack_bytes);
+    }
+
+    // Who writes the payloads (into its send buffer) and who checks them (in its receive buffer).
+    bool fills(bool driver) const { return settings_.both_ways || (settings_.op == Op::get ? !driver : driver); }
+    bool checks(bool driver) const { return settings_.both_ways || (settings_.op == Op::get ? driver : !driver); }
+
     // Both ways: W receives posted, W sends, all waited for; the responder acknowledges.
     Status exchange(Transport& t, uint64_t bytes, size_t slot, bool driver)
     {
@@ -145,7 +201,7 @@ private:
 
     void fill(uint64_t bytes, uint64_t iteration, bool driver)
     {
-        if (!driver && !settings_.both_ways)
+        if (!fills(driver))
             return;
         for (uint64_t m = 0; m < settings_.window; ++m)
             fill_payload(send_.data() + m * bytes, bytes, payload_iteration(iteration, m),
@@ -154,7 +210,7 @@ private:
 
     Status check(const PatternContext& ctx, uint64_t bytes, uint64_t iteration, bool driver) const
     {
-        if (driver && !settings_.both_ways)
+        if (!checks(driver))
             return Status::ok();
         for (uint64_t m = 0; m < settings_.window; ++m)
             NGX_TRY(check_payload(ctx, recv_.data() + m * bytes, bytes, payload_iteration(iteration, m),
@@ -164,7 +220,7 @@ private:
 
     const Settings& settings_;
     bool verify_;
-    Buffer send_, recv_;
+    Buffer send_, recv_, control_;
     std::vector<ngx_request> requests_;
 };
 
@@ -175,10 +231,15 @@ public:
         opt::Reader read(bw_options(), values);
         settings_.window = read(bw_window);
         settings_.both_ways = read(bw_direction) == "bi";
+        std::string op = read(bw_op);
+        settings_.op = op == "put" ? Op::put : op == "get" ? Op::get : Op::send;
         settings_.params = read(bw_params);
         std::optional<std::string> pairs = read.optional(bw_pairs);
         if (!read.ok())
             return Status::usage(read.error());
+        if (settings_.both_ways && settings_.op != Op::send)
+            return Status::usage("--bw-direction bi streams two-sided messages both ways; --bw-op " + op +
+                                 " is one way (use --bw-direction uni)");
         if (pairs) {
             NGX_ASSIGN_OR_RETURN(settings_.pairs, parse_pair_counts("bw-pairs", *pairs));
         }
@@ -196,10 +257,15 @@ public:
 
     Json options_json() const override
     {
+        const char* op = settings_.op == Op::put ? "put" : settings_.op == Op::get ? "get" : "send";
+        const char* calls = settings_.op != Op::send ? "one-sided (W put or get, one flush; untimed notice and ack)"
+                            : settings_.both_ways
+                                ? "non-blocking (W irecv, W isend, wait all; blocking acknowledgement)"
+                                : "blocking (W send, one recv of the acknowledgement)";
         return {{"window", settings_.window},
                 {"direction", settings_.both_ways ? "bi" : "uni"},
-                {"calls", settings_.both_ways ? "non-blocking (W irecv, W isend, wait all; blocking acknowledgement)"
-                                              : "blocking (W send, one recv of the acknowledgement)"},
+                {"op", op},
+                {"calls", calls},
                 {"pairs", settings_.pairs},
                 {"params", settings_.params}};
     }
@@ -213,8 +279,13 @@ public:
                                  "module with non-blocking calls (mpi, ibv, sim)");
         if (!settings_.pairs.empty() || ctx.bootstrap.nranks() > 2)
             NGX_TRY(resolve_pair_counts(settings_.pairs, ctx.bootstrap, "--bw-pairs"));
+        if (settings_.op != Op::send && !ctx.transport.has(NGX_CAP_ONE_SIDED))
+            return Status::usage("--bw-op " + std::string(settings_.op == Op::put ? "put" : "get") + ": module " +
+                                 ctx.transport.module().name() +
+                                 " has no one-sided operations (put, get, flush; NGX_CAP_ONE_SIDED); use --bw-op send");
         Streamer streamer(settings_, ctx.settings.verify);
         NGX_TRY(streamer.allocate(ctx.transport, ctx.settings.sizes.back(), ctx.bootstrap.is_driver()));
+        NGX_TRY(streamer.expose(ctx.transport, ctx.bootstrap));
         if (ctx.bootstrap.nranks() > 2)
             return run_pairs(ctx, streamer);
         return run_one_pair(ctx, streamer);
@@ -336,7 +407,10 @@ private:
         if (!model_)
             return;
         double s = double(record.size_bytes), W = double(settings_.window);
-        double predicted = settings_.both_ways ? model_->exchange_window(W, s) : model_->stream_window(W, s);
+        double predicted = settings_.op == Op::put   ? model_->put_window(W, s)
+                           : settings_.op == Op::get ? model_->get_window(W, s)
+                           : settings_.both_ways     ? model_->exchange_window(W, s)
+                                                     : model_->stream_window(W, s);
         double predicted_bw = predicted > 0 ? moved / predicted : unknown;
         extra.emplace_back("predicted_us", predicted);
         extra.emplace_back("predicted_MBps", predicted_bw);

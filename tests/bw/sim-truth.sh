@@ -6,7 +6,9 @@
 # pattern's own --bw-params column (fit/loggp.hpp, stream_window and
 # exchange_window) and against the closed forms computed here from the
 # sim's parameters. `ngx predict --op stream-bw|stream-bibw|message-rate`
-# gives the same numbers.
+# gives the same numbers. One-sided (--bw-op put|get, ABI 1.7): put + flush
+# and get + flush, alone (latency) and in windows, with --verify, equal
+# LogGP's put_window and get_window likewise.
 #   A: gap-bound (g + (s-1)G above both overheads at every size)
 #   B: CPU-bound small messages (o_r > o_s > g) with per-byte overheads O_s, O_r
 source "$(dirname "$0")/common.sh"
@@ -22,14 +24,20 @@ JSON
 W=16
 SIZES=1,7,64,1Ki,16Ki,64Ki
 SIM=(-m sim --sim-clock virtual --sim-L "$L" --sim-os "$OS" --sim-O "$OSB" --sim-or "$OR" --sim-Or "$ORB"
-    --sim-g "$G_" --sim-G "$GB" --sim-ring-bytes 4Mi -x bw -s "$SIZES" -c 6 --warmup 2 --bw-window "$W"
+    --sim-g "$G_" --sim-G "$GB" --sim-ring-bytes 4Mi -x bw -s "$SIZES" -c 6 --warmup 2
     --bw-params "$SCRATCH/model.json" --timeout 20)
 
 for direction in uni bi; do
-    bw_run "$SCRATCH/$direction.txt" "${SIM[@]}" --bw-direction "$direction" -o "$SCRATCH/$direction.json" ||
+    bw_run "$SCRATCH/$direction.txt" "${SIM[@]}" --bw-window "$W" --bw-direction "$direction" -o "$SCRATCH/$direction.json" ||
         { cat "$SCRATCH/$direction.txt"; fail "bw --bw-direction $direction over sim: exit $?"; }
 done
-bw_run "$SCRATCH/pairs.txt" --pairs 2 "${SIM[@]}" -o "$SCRATCH/pairs.json" ||
+for op in put get; do # one-sided: latency (W = 1) and bandwidth (W), with --verify
+    for w in 1 "$W"; do
+        bw_run "$SCRATCH/$op-$w.txt" "${SIM[@]}" --bw-op "$op" --bw-window "$w" --verify -o "$SCRATCH/$op-$w.json" ||
+            { cat "$SCRATCH/$op-$w.txt"; fail "bw --bw-op $op --bw-window $w over sim: exit $?"; }
+    done
+done
+bw_run "$SCRATCH/pairs.txt" --pairs 2 "${SIM[@]}" --bw-window "$W" -o "$SCRATCH/pairs.json" ||
     { cat "$SCRATCH/pairs.txt"; fail "bw with 2 pairs over sim: exit $?"; }
 
 python3 - "$SCRATCH" "$W" "$L" "$OS" "$OSB" "$OR" "$ORB" "$G_" "$GB" <<'PY' || fail "windows against LogGP"
@@ -62,6 +70,19 @@ for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2)):
         assert r["bandwidth_ci95_lo_MBps"] <= r["bandwidth_MBps"] <= r["bandwidth_ci95_hi_MBps"], (name, s)
         assert close(r["message_rate_per_s"], ways * W * 1e6 / formula(s)), (name, s, r["message_rate_per_s"])
     print(f"{name}: {len(rows)} sizes equal LogGP's window within 0.1%")
+def put(s, w):  # W puts, spaced by the gap, the last lands and is acknowledged
+    return o_s(s) + (w - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + L
+def get(s, w):  # W requests, the target's NIC answers one per period, the last answer arrives
+    return o_s(1) + L + (w - 1) * max(o_s(1), g + (s - 1) * G) + L + (s - 1) * G
+for name, formula in (("put", put), ("get", get)):
+    for w in (1, int(W)):
+        rows = json.load(open(f"{scratch}/{name}-{w}.json"))["results"]
+        assert [r["size_bytes"] for r in rows] == sizes, rows
+        for r in rows:
+            s = r["size_bytes"]
+            assert close(r["median_us"], formula(s, w)), (name, w, s, r["median_us"], formula(s, w))
+            assert abs(r["error_pct"]) <= 0.1, (name, w, s, r["error_pct"])
+    print(f"{name} + flush: latency (W = 1) and windows of {int(W)} equal LogGP's within 0.1%, payloads verified")
 rows = json.load(open(f"{scratch}/pairs.json"))["results"]
 assert sorted({(r["pairs"], r["size_bytes"]) for r in rows}) == [(k, s) for k in (1, 2) for s in sizes], rows
 for r in rows:

@@ -205,6 +205,16 @@ struct LogGPParams {
     //                         + L + (s-1)G + a(1)
     // Bidirectional bandwidth is 2 W s over it.
     double exchange_window(double W, double s) const noexcept;
+    // One-sided (RDMA write/read, MPI_Put/MPI_Get): W puts of s bytes and a
+    // flush, complete when the last put's bytes have landed and the target's
+    // NIC has acknowledged them (an L back, no CPU on the target); W gets and
+    // a flush, complete when the last answer has arrived (each get a request
+    // of o_s(1) and L, the target's NIC answering at most one per
+    // g + (s-1)G). With W = 1 the latency of put + flush and get + flush.
+    //   put_window(W, s) = o_s(s) + (W-1) max(o_s(s), g + (s-1)G) + L + (s-1)G + L
+    //   get_window(W, s) = o_s(1) + L + (W-1) max(o_s(1), g + (s-1)G) + L + (s-1)G
+    double put_window(double W, double s) const noexcept;
+    double get_window(double W, double s) const noexcept;
 };
 
 // Per-range fit details, for reports and plots.
