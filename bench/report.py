@@ -8,6 +8,7 @@ the JSON file.
     report.py mpi SAMPLES.tsv            bench/mpi/run.sh
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (the variant ladders)
+    report.py netpipe SAMPLES.tsv        bench/netpipe/run.sh (bw and pingpong against NPtcp)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
     report.py accuracy SAMPLES.tsv       a real-time figure against what its setup implies, per round
                                          (rows: quantity, round, measured, expected; bench_accuracy in lib.sh)
@@ -506,6 +507,45 @@ def report_accuracy(samples_path):
             print(f"{name:<44} {expected:>10.4g} {'none':>10} {'':>9} {'':>9}  {values}")
 
 
+def report_netpipe(samples_path):
+    """bench/netpipe/run.sh: per size, ngx's streaming bandwidth against
+    NPtcp -s and ngx's ping-pong bandwidth against NPtcp's ping-pong, from
+    ngx's median and from its fastest sample (NetPIPE keeps its fastest
+    trial), each as the median of the per-round ratios with its 95%
+    interval; goal: ngx within 5% of the peer (ratio >= 0.95)."""
+    samples = read_samples(samples_path)
+    sizes = [int(x) for x in ENV["BENCH_SIZES"].split(",")]
+    out = header("ngx-bench-netpipe/1")
+    out.update({"online_cpus": os.cpu_count(),
+                "load_average_start": ENV["BENCH_LOAD_START"], "load_average_end": ENV["BENCH_LOAD_END"],
+                "placement": {"cpus": ENV["BENCH_CPUS"], "note": "receivers on cpu A, timing sides on cpu B"},
+                "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "window": int(ENV["BENCH_WINDOW"]),
+                               "nptcp_repeats": int(ENV["BENCH_NP_N"])},
+                "versions": {"netpipe-tcp": ENV["BENCH_V_NETPIPE"]}, "sizes": {}})
+    print()
+    for size in sizes:
+        metric = f"MBps_{size}"
+        entry = {}
+        for ours, theirs, what in (("ngx-bw", "NPtcp-stream", "one-way stream, ngx's median window"),
+                                   ("ngx-bw-best", "NPtcp-stream", "one-way stream, ngx's fastest window"),
+                                   ("ngx-pingpong", "NPtcp", "ping-pong, s / median half round trip"),
+                                   ("ngx-pingpong-best", "NPtcp", "ping-pong, s / fastest half round trip")):
+            group = {"unit": "MB/s", "metric": what,
+                     "tools": {ours: summary(samples, metric, ours, True),
+                               theirs: summary(samples, metric, theirs, True)}}
+            group["ngx_ratio"] = ratio(group["tools"][ours]["median"], group["tools"][theirs]["median"])
+            add_paired(group, samples, metric, ours, theirs)
+            group["goal"] = f"{ours} / {theirs} >= 0.95, paired per round"
+            group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio_paired"], 0.95, False)
+            entry[what] = strip_text(group)
+            print_table(f"TCP loopback, {size} B, {what} (MB/s, higher is better); "
+                        f"{ENV['BENCH_ROUNDS']} rounds", group,
+                        floor_footer(group, f"{ours} / {theirs}", "goal >= 0.95"), width=14, best_name="max",
+                        nd=1, round_nd=1)
+        out["sizes"][str(size)] = entry
+    finish(out)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "accuracy":
         report_accuracy(argv[1])
@@ -517,6 +557,8 @@ def main(argv):
         report_udp(argv[1])
     elif len(argv) >= 3 and argv[0] == "ibv" and "--" in argv:
         report_ibv(argv[1:])
+    elif len(argv) >= 2 and argv[0] == "netpipe":
+        report_netpipe(argv[1])
     elif len(argv) >= 2 and argv[0] == "ladder":
         report_ladder(argv[1])
     elif len(argv) == 3 and argv[0] == "ngx-median":

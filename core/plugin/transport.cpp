@@ -176,6 +176,13 @@ Status Transport::collective(ngx_collective_op op, const void* send, void* recv,
     return code == NGX_OK ? Status() : failure("collective", code);
 }
 
+Status Transport::expose(Bootstrap& boot, Buffer& window)
+{
+    ngx_bootstrap view = boot.c_view();
+    ngx_status code = ops_->expose(ctx_, &view, window.data(), window.size(), &error_);
+    return code == NGX_OK ? Status() : failure("expose", code);
+}
+
 Status Transport::resync(Bootstrap& boot)
 {
     last_failure_ = NGX_OK;

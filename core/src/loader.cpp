@@ -130,6 +130,24 @@ ngx_status no_collective(void*, int, const void*, void*, size_t, ngx_error* err)
     return unsupported(err, "the library's own collectives (collective)");
 }
 
+// ABI 1.7: a module without one-sided operations.
+ngx_status no_expose(void*, const ngx_bootstrap*, void*, size_t, ngx_error* err)
+{
+    return unsupported(err, "one-sided operations (expose)");
+}
+ngx_status no_put(void*, const void*, size_t, size_t, ngx_error* err)
+{
+    return unsupported(err, "one-sided operations (put)");
+}
+ngx_status no_get(void*, void*, size_t, size_t, ngx_error* err)
+{
+    return unsupported(err, "one-sided operations (get)");
+}
+ngx_status no_flush(void*, ngx_error* err)
+{
+    return unsupported(err, "one-sided operations (flush)");
+}
+
 void keep(void*, void*) {} // the module's alloc without free: the module owns its buffers
 
 // The module's table with every entry set (see LoadedModule). Only the bytes
@@ -170,6 +188,14 @@ ngx_module_ops normalised(const ngx_module_ops& module_ops)
         ops.select_peer = no_select_peer;
     if (ops.collective == nullptr)
         ops.collective = no_collective;
+    if (ops.expose == nullptr)
+        ops.expose = no_expose;
+    if (ops.put == nullptr)
+        ops.put = no_put;
+    if (ops.get == nullptr)
+        ops.get = no_get;
+    if (ops.flush == nullptr)
+        ops.flush = no_flush;
     return ops;
 }
 

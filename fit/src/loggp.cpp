@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace ngx::fit {
 
@@ -614,6 +615,74 @@ double LogGPParams::tree_bcast(double P, double s) const noexcept
     // Cameron et al. 2007 section 4.3.3: h (2o + L + kG) + (h-1) g with k = s - 1,
     // 2o + L + kG = half_rtt(s) (eq. (1) of Hoefler et al. 2007, o_s + o_r for 2o).
     return h * half_rtt(s) + (h - 1) * r->g.value;
+}
+
+namespace {
+
+// The terms of a window of messages of s bytes (stream_window, exchange_window).
+struct WindowTerms {
+    double o_s = 0;    // o_s(s)
+    double o_r = 0;    // o_r(s), or o_s(s) where the receive overhead was not measured (eq. (1)'s 2o)
+    double g_all = 0;  // g + (s-1)G, Hoefler et al. 2007, eq. (2)
+    double first = 0;  // L + o_s(s) + (s-1)G + o_r(s): one message, eq. (1) halved
+    double flight = 0; // L + (s-1)G: the first without its two overheads
+    double ack = 0;    // the 1-byte acknowledgement, eq. (1) halved at s = 1
+};
+
+std::optional<WindowTerms> window_terms(const LogGPParams& p, double W, double s) noexcept
+{
+    const LogGPRange* r = p.range_for(s);
+    const LogGPRange* ack = p.range_for(1);
+    if (!r || !(s >= 1) || !(W >= 1))
+        return std::nullopt;
+    WindowTerms t;
+    t.o_s = r->o_at(s);
+    t.o_r = std::isfinite(r->o_r_at(s)) ? r->o_r_at(s) : t.o_s;
+    t.g_all = r->g.value + (s - 1) * r->G.value;
+    t.first = r->L.value + r->transfer_at(s);
+    t.flight = t.first - t.o_s - t.o_r;
+    t.ack = ack->L.value + ack->transfer_at(1);
+    return t;
+}
+
+} // namespace
+
+double LogGPParams::stream_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // The first message, W - 1 periods of the busiest of sender, wire and receiver, the acknowledgement.
+    return t->first + (W - 1) * std::max({t->o_s, t->o_r, t->g_all}) + t->ack;
+}
+
+double LogGPParams::exchange_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // W receives posted, then W sends spaced by max(o_s, G_all): the last one leaves here.
+    const double last_injection = W * t->o_r + t->o_s + (W - 1) * std::max(t->o_s, t->g_all);
+    return last_injection + t->flight + t->ack;
+}
+
+double LogGPParams::put_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // The last put leaves after W - 1 periods, lands a flight later; the target's NIC acknowledges it.
+    return t->o_s + (W - 1) * std::max(t->o_s, t->g_all) + t->flight + range_for(1)->L.value;
+}
+
+double LogGPParams::get_window(double W, double s) const noexcept
+{
+    const std::optional<WindowTerms> t = window_terms(*this, W, s);
+    if (!t)
+        return nan_v;
+    // The first request reaches the target after o_s(1) + L, its NIC answers one per period.
+    const double request = range_for(1)->o_at(1);
+    return request + range_for(1)->L.value + (W - 1) * std::max(request, t->g_all) + t->flight;
 }
 
 ModelError range_error(std::span<const PrttSample> samples, double n, const LogGPRange& range)

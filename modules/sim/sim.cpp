@@ -62,9 +62,12 @@
 // the data). wait returns at inj (at the ack for synchronous). irecv at r
 // returns at r + o_r(s); wait returns at the arrival, r standing for the
 // receive's call in every rule above (so a rendezvous or synchronous
-// acknowledgement is stamped from the post: progress is asynchronous). One
-// isend and one irecv may be pending at a time; test completes a request
-// when what it waits for is on the ring.
+// acknowledgement is stamped from the post: progress is asynchronous). Any
+// number of eager isends and of irecvs may be pending (a window of them, as
+// OSU's osu_bibw posts); a rendezvous or synchronous isend is pending alone,
+// since its wait reads the peer's answer off the ring. Pending irecvs take
+// the messages in the order they were posted, whatever order they are
+// waited in; test completes a request when what it waits for is on the ring.
 //
 // Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
 // cost of Cameron et al. 2007: with a stride d > 1 the send packs and the receive
@@ -190,7 +193,10 @@ struct PendingRecv {
     bool active = false;
     void* buf = nullptr;
     size_t len = 0;
-    uint64_t posted = 0; // model time of the call
+    uint64_t posted = 0;  // model time of the call
+    uint64_t order = 0;   // posted as the order-th irecv: messages are taken in this order
+    bool taken = false;   // its message is in buf (an earlier-posted irecv's wait took it)
+    uint64_t arrival = 0; // model time of the taken message's arrival
 };
 
 // Calls of one kind, and those that ended later than the model said.
@@ -226,8 +232,20 @@ struct Context {
     bool to_self = false;
     std::vector<uint8_t> staging; // packed strided data
     std::vector<uint8_t> self_message;
-    PendingSend pending_send;          // isend
-    PendingRecv pending_recv;          // irecv
+    // Pending isends and irecvs by slot (a request names its slot); the
+    // vectors grow to the largest window once and are reused.
+    std::vector<PendingSend> isends;
+    std::vector<PendingRecv> irecvs;
+    uint64_t irecvs_posted = 0; // order of the next irecv
+    // One-sided (ABI 1.7): this side's window and the peer's length; when
+    // the puts and gets since the last flush complete; where the gets'
+    // data go (in order); when the peer's NIC is free to answer a get.
+    uint8_t* window = nullptr;
+    size_t window_len = 0;
+    size_t peer_window_len = 0;
+    uint64_t flush_until = 0;
+    uint64_t peer_nic_free = 0;
+    std::vector<std::pair<void*, size_t>> gets;
     std::vector<uint8_t> isend_packed; // a strided isend's data until its wait
     bool match_ack_taken = false;      // a synchronous send's acknowledgement read ahead (expect_message)
     uint64_t match_ack_arrival = 0;
@@ -239,12 +257,13 @@ struct Context {
 };
 
 // What goes in front of every message on the ring.
-enum class Kind : uint32_t { data = 1, request = 2, ack = 3, match_ack = 4 };
+enum class Kind : uint32_t { data = 1, request = 2, ack = 3, match_ack = 4, put = 5, get_request = 6, get_reply = 7 };
 struct Stamp {
     uint64_t arrival; // clock ticks
     uint64_t size;    // bytes of the data message (also in request and ack)
     uint32_t kind;
     uint32_t reserved;
+    uint64_t offset = 0; // put, get_request: where in the peer's window
 };
 static_assert(sizeof(Stamp) <= ngx::shm::inline_payload_bytes);
 
@@ -431,11 +450,11 @@ uint64_t noisy_call(Context* c, uint64_t ticks)
 // ---- ring messages ----------------------------------------------------------
 
 ngx_status write_message(Context* c, Kind kind, uint64_t arrival, size_t size, const void* payload, size_t payload_len,
-                         ngx_error* err)
+                         ngx_error* err, uint64_t offset = 0)
 {
     if (c->channel == nullptr)
         return fail(err, NGX_ERR_PROTOCOL, "send: no link is open (connect was set-up only; open_link first)");
-    Stamp stamp{arrival, size, uint32_t(kind), 0};
+    Stamp stamp{arrival, size, uint32_t(kind), 0, offset};
     ngx::shm::SpinWait wait(c->timeout_ns, c->cancel, &c->channel->peer, ngx::shm::Waiting::for_space);
     return c->channel->out.write(&stamp, sizeof stamp, payload, payload_len, wait, err);
 }
@@ -451,8 +470,32 @@ const char* kind_name(uint32_t kind)
         return "a rendezvous acknowledgement";
     case Kind::match_ack:
         return "a synchronous send's acknowledgement";
+    case Kind::put:
+        return "a put";
+    case Kind::get_request:
+        return "a get";
+    case Kind::get_reply:
+        return "a get's data";
     }
     return "garbage";
+}
+
+// A put into this side's window (its bytes copied there) or a get from it
+// (its bytes sent back, arriving when the peer's get computed), taken off
+// the ring by whatever call of this side finds it.
+ngx_status serve_one_sided(Context* c, const Stamp& next, ngx::shm::SpinWait& wait, ngx_error* err)
+{
+    if (c->window == nullptr || next.offset > c->window_len || next.size > c->window_len - next.offset)
+        return fail(err, NGX_ERR_PROTOCOL, "%s of %llu bytes at offset %llu: outside the exposed window of %zu bytes",
+                    kind_name(next.kind), (unsigned long long)next.size, (unsigned long long)next.offset,
+                    c->window_len);
+    Stamp stamp{};
+    uint8_t* at = c->window + next.offset;
+    bool put = next.kind == uint32_t(Kind::put);
+    if (ngx_status s = c->channel->in.read(&stamp, sizeof stamp, put ? at : nullptr, put ? next.size : 0, wait, err);
+        s != NGX_OK)
+        return s;
+    return put ? NGX_OK : write_message(c, Kind::get_reply, stamp.arrival, stamp.size, at, stamp.size, err);
 }
 
 // Waits for the next message and checks, before consuming it, that it is the
@@ -468,6 +511,12 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
             if (ngx_status s = wait.idle(err); s != NGX_OK)
                 return s;
             ngx::sim::nap(c->sleep_margin_ns); // --sim-sleep: messages are written long before they "arrive"
+        }
+        if (stamp.kind == uint32_t(Kind::put) || stamp.kind == uint32_t(Kind::get_request)) {
+            // The peer's one-sided access to this side's window: the NIC's work, no CPU time.
+            if (ngx_status s = serve_one_sided(c, stamp, wait, err); s != NGX_OK)
+                return s;
+            continue;
         }
         if (stamp.kind != uint32_t(Kind::match_ack) || kind == Kind::match_ack)
             break;
@@ -563,6 +612,23 @@ ngx_status sim_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
 
 // ---- send and recv ----------------------------------------------------------------
 
+template <class Pending>
+bool any_pending(const std::vector<Pending>& slots)
+{
+    return std::any_of(slots.begin(), slots.end(), [](const Pending& p) { return p.active; });
+}
+
+// A free slot of `slots`, the vector growing only when every slot is pending.
+template <class Pending>
+size_t free_slot(std::vector<Pending>& slots)
+{
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (!slots[i].active)
+            return i;
+    slots.emplace_back();
+    return slots.size() - 1;
+}
+
 // The end of an eager send's CPU part, called at t: o_s(s), packing, the buffered copy.
 uint64_t eager_cpu(Context* c, uint64_t t, size_t len)
 {
@@ -584,10 +650,10 @@ ngx_status push_data(Context* c, const void* buf, size_t len, uint64_t cpu_done,
 // The first part of a send called at t: the rendezvous request (busy o_s,
 // it arrives at t + o_s + L), or the eager data. Leaves the rest to
 // finish_send; *post_end is when the CPU part ends (an isend returns there).
-ngx_status start_send(Context* c, const void* buf, size_t len, uint64_t t, uint64_t* post_end, ngx_error* err)
+ngx_status start_send(Context* c, PendingSend& p, const void* buf, size_t len, uint64_t t, uint64_t* post_end,
+                      ngx_error* err)
 {
     const Model& m = c->timing;
-    PendingSend& p = c->pending_send;
     p = PendingSend{true, m.rendezvous(len), buf, len, 0};
     if (!p.rendezvous) {
         *post_end = eager_cpu(c, t, len);
@@ -613,9 +679,8 @@ ngx_status take_match_ack(Context* c, size_t len, uint64_t* arrival, ngx_error* 
 // The rest of the pending send: a rendezvous takes the ack (T4 + T5 after
 // the call: it arrives, o_r) and pushes the data; a synchronous one takes
 // the receiver's match. *done: when the send completes, in model time.
-ngx_status finish_send(Context* c, uint64_t* done, ngx_error* err)
+ngx_status finish_send(Context* c, PendingSend& p, uint64_t* done, ngx_error* err)
 {
-    PendingSend& p = c->pending_send;
     p.active = false;
     if (p.rendezvous) {
         Stamp ack{};
@@ -644,12 +709,13 @@ ngx_status sim_send(void* ctx, const void* buf, size_t len, ngx_error* err)
     uint64_t start = call_time(c);
     if (c->probe_wait != 0) [[unlikely]] // CallCost at connect: the way in and out, nothing sent
         return return_at(c, c->probes, start + c->probe_wait, "send", err);
-    if (c->pending_send.active)
+    if (any_pending(c->isends))
         return fail(err, NGX_ERR_UNSUPPORTED, "send: an isend is pending (sim: wait for it first)");
+    PendingSend blocking;
     uint64_t post_end = 0, done = 0;
-    if (ngx_status s = start_send(c, gathered(c, buf, len), len, start, &post_end, err); s != NGX_OK)
+    if (ngx_status s = start_send(c, blocking, gathered(c, buf, len), len, start, &post_end, err); s != NGX_OK)
         return s;
-    if (ngx_status s = finish_send(c, &done, err); s != NGX_OK)
+    if (ngx_status s = finish_send(c, blocking, &done, err); s != NGX_OK)
         return s;
     return return_at(c, c->sends, done, "send", err);
 }
@@ -695,9 +761,9 @@ ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* ar
 }
 
 // irecv at t: the receive's whole CPU cost now; its end.
-uint64_t post_recv(Context* c, void* buf, size_t len, uint64_t t)
+uint64_t post_recv(Context* c, PendingRecv& p, void* buf, size_t len, uint64_t t)
 {
-    c->pending_recv = PendingRecv{true, buf, len, t};
+    p = PendingRecv{true, buf, len, t, c->irecvs_posted++, false, 0};
     return t + noisy_call(c, c->timing.o_r(len)) + strided_cost(c, len);
 }
 
@@ -706,12 +772,12 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     auto* c = static_cast<Context*>(ctx);
     if (c->to_self)
         return self_recv(c, buf, len, err);
-    if (c->pending_recv.active)
+    if (any_pending(c->irecvs))
         return fail(err, NGX_ERR_UNSUPPORTED, "recv: an irecv is pending (sim: wait for it first)");
     uint64_t start = call_time(c), arrival = 0;
     if (c->timing.nonblocking_calls) { // irecv + wait: the overhead at the post, then the arrival
-        uint64_t posted = post_recv(c, buf, len, start);
-        c->pending_recv.active = false;
+        PendingRecv blocking;
+        uint64_t posted = post_recv(c, blocking, buf, len, start);
         if (ngx_status s = take_data(c, buf, len, start, &arrival, err); s != NGX_OK)
             return s;
         return return_at(c, c->recvs, std::max(posted, arrival), "recv", err);
@@ -724,8 +790,29 @@ ngx_status sim_recv(void* ctx, void* buf, size_t len, ngx_error* err)
 
 // ---- non-blocking calls -------------------------------------------------------------
 
-// The requests: at most one isend and one irecv pending (or a send to self, done at once).
-constexpr ngx_request send_request = 1, recv_request = 2, self_request = 3;
+// A request names its kind and its slot: (slot << 2) | kind.
+enum RequestKind : ngx_request { send_request = 1, recv_request = 2, self_request = 3 };
+ngx_request request_of(RequestKind kind, size_t slot)
+{
+    return ngx_request(slot) << 2 | kind;
+}
+
+// The pending isend or irecv a request names; nullptr: none.
+template <class Pending>
+Pending* pending_of(std::vector<Pending>& slots, ngx_request req, RequestKind kind)
+{
+    size_t slot = size_t(req >> 2);
+    if ((req & 3) != kind || slot >= slots.size() || !slots[slot].active)
+        return nullptr;
+    return &slots[slot];
+}
+
+// Whether a send must be the only pending isend: its wait reads the peer's
+// answer (a rendezvous acknowledgement, a synchronous match) off the ring.
+bool needs_answer(const Context* c, size_t len)
+{
+    return c->timing.rendezvous(len) || c->timing.match_ack(len);
+}
 
 ngx_status sim_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
 {
@@ -734,17 +821,21 @@ ngx_status sim_isend(void* ctx, const void* buf, size_t len, ngx_request* req, n
     if (c->to_self)
         return self_send(c, buf, len, err);
     uint64_t start = call_time(c);
-    if (c->pending_send.active)
-        return fail(err, NGX_ERR_UNSUPPORTED, "isend: sim keeps one isend pending; wait for the previous one");
+    bool alone = std::any_of(c->isends.begin(), c->isends.end(),
+                             [c](const PendingSend& p) { return p.active && needs_answer(c, p.len); });
+    if (alone || (needs_answer(c, len) && any_pending(c->isends)))
+        return fail(err, NGX_ERR_UNSUPPORTED,
+                    "isend: sim keeps a rendezvous or synchronous isend pending alone; wait for the previous ones");
     const void* data = gathered(c, buf, len);
     if (data != buf) { // packed: kept apart from the staging a recv may reuse before the wait
         c->isend_packed = c->staging;
         data = c->isend_packed.data();
     }
+    size_t slot = free_slot(c->isends);
     uint64_t post_end = 0;
-    if (ngx_status s = start_send(c, data, len, start, &post_end, err); s != NGX_OK)
+    if (ngx_status s = start_send(c, c->isends[slot], data, len, start, &post_end, err); s != NGX_OK)
         return s;
-    *req = send_request;
+    *req = request_of(send_request, slot);
     return return_at(c, c->sends, post_end, "isend", err);
 }
 
@@ -754,25 +845,41 @@ ngx_status sim_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_err
     uint64_t start = call_time(c);
     if (c->to_self)
         return fail(err, NGX_ERR_UNSUPPORTED, "irecv from self: sim receives from self with recv");
-    if (c->pending_recv.active)
-        return fail(err, NGX_ERR_UNSUPPORTED, "irecv: sim keeps one irecv pending; wait for the previous one");
-    *req = recv_request;
-    return return_at(c, c->recvs, post_recv(c, buf, len, start), "irecv", err);
+    size_t slot = free_slot(c->irecvs);
+    *req = request_of(recv_request, slot);
+    return return_at(c, c->recvs, post_recv(c, c->irecvs[slot], buf, len, start), "irecv", err);
+}
+
+// The next message on the ring goes to the pending irecv posted first
+// that has none yet.
+ngx_status take_oldest(Context* c, ngx_error* err)
+{
+    PendingRecv* oldest = nullptr;
+    for (PendingRecv& p : c->irecvs)
+        if (p.active && !p.taken && (oldest == nullptr || p.order < oldest->order))
+            oldest = &p;
+    if (oldest == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "wait: no irecv waits for a message");
+    oldest->taken = true;
+    return take_data(c, oldest->buf, oldest->len, oldest->posted, &oldest->arrival, err);
 }
 
 ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
     ngx_request which = std::exchange(*req, 0);
+    if (which == self_request)
+        return NGX_OK;
     uint64_t done = 0;
     ngx_status s = NGX_OK;
-    if (which == send_request && c->pending_send.active) {
-        s = finish_send(c, &done, err);
-    } else if (which == recv_request && c->pending_recv.active) {
-        PendingRecv& p = c->pending_recv;
-        p.active = false;
-        s = take_data(c, p.buf, p.len, p.posted, &done, err);
-    } else if (which != self_request) {
+    if (PendingSend* p = pending_of(c->isends, which, send_request)) {
+        s = finish_send(c, *p, &done, err);
+    } else if (PendingRecv* r = pending_of(c->irecvs, which, recv_request)) {
+        while (s == NGX_OK && !r->taken) // earlier-posted irecvs take their messages first
+            s = take_oldest(c, err);
+        r->active = false;
+        done = r->arrival;
+    } else {
         return fail(err, NGX_ERR_PROTOCOL, "wait: no such pending request");
     }
     return s == NGX_OK ? spin_until(c, done, "wait", err) : s;
@@ -783,14 +890,101 @@ ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)
 ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    const PendingSend& p = c->pending_send;
-    bool local = *req == send_request && !p.rendezvous && !c->timing.match_ack(p.len);
     Stamp next{};
-    // In virtual time nothing moves the clock while the caller polls: a local
-    // send is done at its injection, as polling until then would find it.
-    *done = *req == self_request || (local ? c->clock.is_virtual() || c->clock.now() >= p.done
-                                           : c->channel != nullptr && c->channel->in.peek(&next, sizeof next));
+    bool on_ring = c->channel != nullptr && c->channel->in.peek(&next, sizeof next);
+    if (const PendingSend* p = pending_of(c->isends, *req, send_request)) {
+        // In virtual time nothing moves the clock while the caller polls: a local
+        // send is done at its injection, as polling until then would find it.
+        bool local = !needs_answer(c, p->len);
+        *done = local ? c->clock.is_virtual() || c->clock.now() >= p->done : on_ring;
+    } else if (PendingRecv* r = pending_of(c->irecvs, *req, recv_request)) {
+        if (!r->taken && on_ring) // the next message goes to the oldest irecv, maybe this one
+            if (ngx_status s = take_oldest(c, err); s != NGX_OK)
+                return s;
+        *done = r->taken;
+    } else {
+        *done = *req == self_request;
+    }
     return *done ? sim_wait(ctx, req, err) : NGX_OK;
+}
+
+// ---- one-sided (ABI 1.7) -------------------------------------------------------------
+//
+// put(s bytes) called at t: the CPU is busy o_s(s), the NIC sends as for an
+// eager message (inj = max(t + o_s(s), nic_free), nic_free += g + (s-1)G)
+// and the bytes land at inj + L + (s-1)G, acknowledged by the peer's NIC an
+// L later: a flush returns at the latest such acknowledgement. get(s bytes)
+// at t: a request (busy o_s, arriving t + o_s + L), answered by the peer's
+// NIC without its CPU as soon as that NIC is free (g + (s-1)G per answer),
+// the data arriving L + (s-1)G after it leaves; a flush returns at the
+// latest arrival. The peer takes the data off the ring in whatever call it
+// is in (the pattern keeps it in a receive until the flush is done).
+
+ngx_status check_peer_window(const Context* c, const char* op, size_t offset, size_t len, ngx_error* err)
+{
+    if (c->peer_window_len == 0)
+        return fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
+    if (offset > c->peer_window_len || len > c->peer_window_len - offset)
+        return fail(err, NGX_ERR_INVALID_OPTION, "%s of %zu bytes at offset %zu: beyond the peer's window of %zu bytes",
+                    op, len, offset, c->peer_window_len);
+    return NGX_OK;
+}
+
+ngx_status sim_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    c->window = static_cast<uint8_t*>(buf);
+    c->window_len = len;
+    std::string theirs;
+    if (ngx_status s = ngx::mod::exchange_blob(boot, std::to_string(len), &theirs, 32, err); s != NGX_OK)
+        return s;
+    c->peer_window_len = size_t(std::strtoull(theirs.c_str(), nullptr, 10));
+    return NGX_OK;
+}
+
+ngx_status sim_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (ngx_status s = check_peer_window(c, "put", offset, len, err); s != NGX_OK)
+        return s;
+    const Model& m = c->timing;
+    uint64_t cpu_done = eager_cpu(c, call_time(c), len);
+    uint64_t injection = std::max(cpu_done, c->nic_free);
+    c->nic_free = injection + m.g() + m.wire(len);
+    uint64_t arrival = injection + m.L() + m.wire(len);
+    c->flush_until = std::max(c->flush_until, arrival + m.L());
+    if (ngx_status s = write_message(c, Kind::put, arrival, len, local, len, err, offset); s != NGX_OK)
+        return s;
+    return return_at(c, c->sends, cpu_done, "put", err);
+}
+
+ngx_status sim_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (ngx_status s = check_peer_window(c, "get", offset, len, err); s != NGX_OK)
+        return s;
+    const Model& m = c->timing;
+    uint64_t cpu_done = call_time(c) + noisy_call(c, m.o_s());
+    uint64_t answer = std::max(cpu_done + m.L(), c->peer_nic_free);
+    c->peer_nic_free = answer + m.g() + m.wire(len);
+    c->flush_until = std::max(c->flush_until, answer + m.L() + m.wire(len));
+    c->gets.emplace_back(local, len);
+    if (ngx_status s = write_message(c, Kind::get_request, answer, len, nullptr, 0, err, offset); s != NGX_OK)
+        return s;
+    return return_at(c, c->sends, cpu_done, "get", err);
+}
+
+ngx_status sim_flush(void* ctx, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    uint64_t start = call_time(c);
+    for (const auto& [local, len] : c->gets) {
+        Stamp reply{};
+        if (ngx_status s = read_message(c, Kind::get_reply, len, local, len, "flush", &reply, err); s != NGX_OK)
+            return s;
+    }
+    c->gets.clear();
+    return return_at(c, c->sends, std::max(start, c->flush_until), "flush", err);
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -905,7 +1099,7 @@ void apply_link_costs(Context* c, int peer)
 ngx_status sim_select_peer(void* ctx, int peer, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
-    if (c->pending_send.active || c->pending_recv.active)
+    if (any_pending(c->isends) || any_pending(c->irecvs))
         return fail(err, NGX_ERR_PROTOCOL, "select_peer: an isend or irecv is pending (sim: wait for it first)");
     if (ngx_status s = c->links.select(peer, err); s != NGX_OK)
         return s;
@@ -1027,6 +1221,11 @@ const ngx_module_ops sim_ops = {
     sim_virtual_clock,
     sim_open_link,
     sim_select_peer,
+    nullptr, // collective
+    sim_expose,
+    sim_put,
+    sim_get,
+    sim_flush,
 };
 
 const ngx_module sim_module = {
@@ -1037,7 +1236,7 @@ const ngx_module sim_module = {
     "simulated LogGP/LogGPS network with known parameters, busy-waiting over shared memory",
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES |
-        NGX_CAP_PEER_LINKS,
+        NGX_CAP_PEER_LINKS | NGX_CAP_ONE_SIDED,
     0,
     option_table.specs(),
     option_table.size(),

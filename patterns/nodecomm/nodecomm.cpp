@@ -14,6 +14,7 @@
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
+#include "../shared/pair_counts.hpp"
 #include "nodecomm_model.hpp"
 #include "nodecomm_predict.hpp"
 
@@ -52,7 +53,6 @@ opt::Table nodecomm_options()
     return {"nodecomm", {nodecomm_pairs, nodecomm_regimes, nodecomm_passes, nodecomm_sync, nodecomm_one_node}};
 }
 
-constexpr uint64_t max_pairs = 4096;
 constexpr uint32_t schedule_seed = 2016; // the same order on every rank
 
 struct Point {
@@ -159,47 +159,13 @@ private:
     bool sync_each_ = true; // a barrier before every repetition (--nodecomm-sync)
     uint64_t passes_ = 1;
 
-    // "--nodecomm-pairs K" is 1..K; "--nodecomm-pairs 1,2,4" the listed counts.
     Status parse_pairs(const std::string& text)
     {
-        std::vector<std::string> items = opt::split_list(text);
-        for (const std::string& item : items) {
-            opt::Parsed<uint64_t> k = opt::whole_number("nodecomm-pairs", item, 1, max_pairs);
-            if (!k)
-                return Status::usage(opt::bad_value("nodecomm-pairs", text,
-                                                    "expected a pair count K (1.." + std::to_string(max_pairs) +
-                                                        ") or a list of them; at least 1 pair"));
-            pairs_.push_back(*k);
-        }
-        if (items.size() == 1) {
-            uint64_t k_max = pairs_.front();
-            pairs_.clear();
-            for (uint64_t k = 1; k <= k_max; ++k)
-                pairs_.push_back(k);
-        }
-        std::sort(pairs_.begin(), pairs_.end());
-        pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
+        NGX_ASSIGN_OR_RETURN(pairs_, parse_pair_counts("nodecomm-pairs", text));
         return Status::ok();
     }
 
-    Status resolve_pairs(const Bootstrap& boot)
-    {
-        uint64_t available = uint64_t(boot.nranks() / 2);
-        if (pairs_.empty())
-            for (uint64_t k = 1; k <= available; ++k)
-                pairs_.push_back(k);
-        if (pairs_.back() <= available)
-            return Status::ok();
-        std::string want = std::to_string(2 * pairs_.back());
-        std::string launch =
-            boot.kind() == BootstrapKind::mpi ? "start 2K ranks: mpirun -np " + want
-            : boot.kind() == BootstrapKind::local
-                ? "start them with --pairs " + std::to_string(pairs_.back())
-                : "start them with --pairs " + std::to_string(pairs_.back()) + " on the --connect side";
-        return Status::usage("--nodecomm-pairs: " + std::to_string(pairs_.back()) + " pairs need " +
-                             std::to_string(2 * pairs_.back()) + " ranks, this run has " +
-                             std::to_string(boot.nranks()) + " (" + std::to_string(available) + " pairs); " + launch);
-    }
+    Status resolve_pairs(const Bootstrap& boot) { return resolve_pair_counts(pairs_, boot, "--nodecomm-pairs"); }
 
     // Each pair should span two nodes: rank 0 compares the host names and
     // tells every rank whether to go on.
@@ -244,8 +210,6 @@ private:
                                       "ppr:K:node)";
         return "error: " + what + "; " + placement + ", or pass --nodecomm-one-node to measure anyway";
     }
-
-    size_t pair_index(const Bootstrap& boot) const { return size_t(boot.rank() % (boot.nranks() / 2)); }
 
     Status measure_point(PatternContext& ctx, Buffer& buffer, const Point& point, NodeCommData& data)
     {

@@ -293,6 +293,44 @@ int fit_offline(const CommandArguments& arguments)
 
 namespace {
 
+bool is_stream_op(const std::string& op)
+{
+    return op == "stream-bw" || op == "stream-bibw" || op == "message-rate";
+}
+
+// A window of W messages (bw pattern): its time, bandwidth and message rate;
+// k pairs (message-rate) do not share anything in LogGP: k times one pair's rate.
+int predict_stream(const fit::LogGPParams& params, opt::Reader& read, const ngx::PredictRequest& request)
+{
+    std::optional<uint64_t> size = read_one(read, predict_option::size, request.op, 1, max_message_bytes);
+    double W = opt::find(request.values, predict_option::messages.long_name()) != nullptr
+                   ? double(read(predict_option::messages))
+                   : 64.0;
+    double k = double(read.optional(predict_option::pairs).value_or(1));
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    if (!size)
+        return fail("predict", Status::usage("-s/--size is required"));
+    double s = double(*size), ways = request.op == "stream-bibw" ? 2 : 1;
+    double T = ways == 2 ? params.exchange_window(W, s) : params.stream_window(W, s);
+    Prediction p{.model = "loggp", .op = request.op, .bytes = s, .messages = W, .time_us = T};
+    if (request.op == "message-rate")
+        p.pairs = k;
+    if (request.json) {
+        std::cout << predictions_json("loggp", request.op, {p}).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "# " << request.op << ": windows of " << W << " messages of " << format_bytes(*size)
+              << (ways == 2 ? " both ways" : "") << ", one 1-byte acknowledgement each (LogGP)\n"
+              << "window: " << T << " us\n"
+              << "bandwidth: " << ways * W * s / T << " MB/s (" << ways * W * s / T * 1e6 / 1048576.0 << " MiB/s)\n"
+              << "message rate: " << ways * W * 1e6 / T << " per second";
+    if (request.op == "message-rate")
+        std::cout << " per pair, " << k * ways * W * 1e6 / T << " for " << k << " pairs";
+    std::cout << "\n";
+    return 0;
+}
+
 int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
     opt::Table table = predict_options("loggp");
@@ -307,6 +345,8 @@ int predict_loggp(const Json& model, const ngx::PredictRequest& request)
         return fail("predict", params.status());
     if (is_collective_op(request.op))
         return predict_collectives(read, loggp_collective_model(*params, model));
+    if (is_stream_op(request.op))
+        return predict_stream(*params, read, request);
     Result<PointRequest> point = read_predict_request(read);
     if (!point)
         return fail("predict", point.status());
@@ -324,6 +364,15 @@ int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 ModelKind loggp_model_kind()
 {
     std::vector<ModelOp> ops = point_to_point_and_collective_ops();
+    ops.push_back({"stream-bw",
+                   "a window of -n (default 64) messages of -s bytes and its 1-byte acknowledgement "
+                   "(bw pattern): time, bandwidth, message rate",
+                   {"size", "messages"}});
+    ops.push_back(
+        {"stream-bibw", "the same window streamed both ways at once (bw --bw-direction bi)", {"size", "messages"}});
+    ops.push_back({"message-rate",
+                   "messages per second of -k pairs streaming windows of -n messages at once",
+                   {"size", "messages", "pairs"}});
     ops.push_back({"export", "the parameters for another tool (--export loggopsim), no prediction", {"export"}});
     return {.name = "loggp",
             .description = "LogGP per protocol range (Hoefler et al. 2007, eqs. (1)-(8)); each message is costed "

@@ -25,17 +25,20 @@ std::vector<std::vector<Transfer>> phases_of(const Round& round)
     return phases;
 }
 
+Status stream_window(Transport& transport, uint8_t* data, uint64_t bytes, uint64_t messages, size_t slot, bool sender)
+{
+    for (uint64_t m = 0; m < messages; ++m)
+        NGX_TRY(sender ? transport.send(data + m * slot, bytes) : transport.recv(data + m * slot, bytes));
+    return sender ? transport.recv(data, stream_ack_bytes) : transport.send(data, stream_ack_bytes);
+}
+
 Result<double> stream_time(PatternContext& ctx, Buffer& buffer, const StreamSpec& spec, uint64_t messages, bool sender)
 {
     const Timer& timer = ctx.timer;
     std::vector<double> times;
     for (uint64_t k = 0; k < spec.streams + 1; ++k) { // the first stream warms up
         uint64_t start = timer.now();
-        for (uint64_t m = 0; m < messages; ++m)
-            NGX_TRY(sender ? ctx.transport.send(buffer.data(), spec.bytes)
-                           : ctx.transport.recv(buffer.data(), spec.bytes));
-        NGX_TRY(sender ? ctx.transport.recv(buffer.data(), stream_ack_bytes)
-                       : ctx.transport.send(buffer.data(), stream_ack_bytes));
+        NGX_TRY(stream_window(ctx.transport, buffer.data(), spec.bytes, messages, 0, sender));
         if (k > 0)
             times.push_back(timer.to_us(timer.now() - start));
         if (ctx.interrupted())

@@ -13,6 +13,7 @@
 // (G_all, Hoefler et al. 2007, eq. (2)).
 //
 //     for (const std::vector<Transfer>& phase : phases_of(round)) { ... }
+//     NGX_TRY(stream_window(ctx.transport, buffer.data(), bytes, window, 0, i_am_sender));   // one stream (bw)
 //     Result<double> bw = stream_bandwidth(ctx, buffer, spec, i_am_sender);   // MB/s, NaN: not measurable
 //     NGX_TRY(gather_cells(ctx.bootstrap, my_cells, by_rank));                 // on rank 0: every rank's cells
 #ifndef NGX_PATTERNS_PAIR_STREAMS_HPP
@@ -41,6 +42,12 @@ struct StreamSpec {
 // The transfers of a round split into phases in which no rank appears twice
 // (greedily, in the round's order: the same phases on every rank).
 std::vector<std::vector<Transfer>> phases_of(const Round& round);
+
+// One stream, untimed: `messages` messages of `bytes` sent (sender) or
+// received, the n-th at data + n * slot (slot 0: all at data), then the
+// acknowledgement of stream_ack_bytes the other way, at data. Nothing but
+// the module's calls: the caller reads the timer around it.
+Status stream_window(Transport& transport, uint8_t* data, uint64_t bytes, uint64_t messages, size_t slot, bool sender);
 
 // The median time (us) of a stream of `messages` to (sender) or from the
 // selected peer; the buffer holds at least spec.bytes.

@@ -143,7 +143,8 @@ TEST(Descriptor, CapabilitiesAreKnownAndBackedByOperations)
     const ngx_module& d = descriptor();
     constexpr uint32_t known = NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY |
                                NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
-                               NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS;
+                               NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS | NGX_CAP_LIBRARY_COLLECTIVES |
+                               NGX_CAP_ONE_SIDED;
     EXPECT_EQ(d.capabilities & ~known, 0u) << "unknown capability bits";
     // ABI 1.2: the optional operations the two new capabilities promise.
     auto covers = [&](size_t end) { return d.ops->size >= end; };
@@ -165,6 +166,11 @@ TEST(Descriptor, CapabilitiesAreKnownAndBackedByOperations)
         EXPECT_TRUE(covers(offsetof(ngx_module_ops, select_peer) + sizeof d.ops->select_peer) &&
                     d.ops->open_link != nullptr && d.ops->select_peer != nullptr)
             << "NGX_CAP_PEER_LINKS needs open_link() and select_peer()";
+    }
+    if (module().has(NGX_CAP_ONE_SIDED)) { // ABI 1.7: put, get and flush into an exposed window
+        EXPECT_TRUE(covers(offsetof(ngx_module_ops, flush) + sizeof d.ops->flush) && d.ops->expose != nullptr &&
+                    d.ops->put != nullptr && d.ops->get != nullptr && d.ops->flush != nullptr)
+            << "NGX_CAP_ONE_SIDED needs expose(), put(), get() and flush()";
     }
     if (module().has(NGX_CAP_NONBLOCKING)) {
         EXPECT_NE(d.ops->isend, nullptr);

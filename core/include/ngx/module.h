@@ -34,7 +34,7 @@ extern "C" {
 /* A module built against another major version is rejected unread. */
 #define NGX_MODULE_ABI_MAJOR 1
 /* Minor versions only append members; `size` fields tell what is present. */
-#define NGX_MODULE_ABI_MINOR 6
+#define NGX_MODULE_ABI_MINOR 7
 #define NGX_MODULE_ENTRY_SYMBOL "ngx_module_entry"
 
 typedef enum ngx_status {
@@ -70,7 +70,8 @@ typedef struct ngx_error {
 #define NGX_CAP_SEND_TO_SELF (1u << 8)      /* 1.3: set_layout() with to_self sends to this process */
 #define NGX_CAP_PEER_LINKS (1u << 9)        /* 1.5: open_link()/select_peer(): one link per peer, many peers */
 #define NGX_CAP_LIBRARY_COLLECTIVES                                                                                    \
-    (1u << 10) /* 1.6: collective(): the library's own collectives (MPI_Allreduce, ...) */
+    (1u << 10)                       /* 1.6: collective(): the library's own collectives (MPI_Allreduce, ...) */
+#define NGX_CAP_ONE_SIDED (1u << 11) /* 1.7: expose(), put(), get(), flush(): one-sided access to the peer's memory */
 
 /* One module option, shown by `ngx -m NAME --help`. `name` carries the module
  * prefix ("tcp-port"); the command line spells it `--tcp-port`. A NULL
@@ -239,6 +240,22 @@ typedef struct ngx_module_ops {
      * at the root, recv bytes; barrier neither. */
     ngx_status (*collective)(void* ctx, int op, const void* send, void* recv, size_t bytes,
                              ngx_error* err) NGX_LATER_MEMBER;
+    /* ABI 1.7, optional (NGX_CAP_ONE_SIDED): one-sided communication (RDMA
+     * write and read, MPI_Put and MPI_Get). Both peers call expose() once,
+     * at the same step, with a buffer from alloc(): it becomes the window
+     * that the peer's put() and get() address (`boot` to exchange what the
+     * peer needs: lengths, keys). put() starts writing len bytes of `local`
+     * into the peer's window at `offset`, get() reading len bytes of it
+     * into `local`; both return when the call's own work is done. flush()
+     * returns when every put and get started since the last flush is
+     * complete at both ends (a put's bytes are in the peer's window, a
+     * get's in `local`). The peer's process takes no part in them; a put
+     * that a flush completed is seen by the peer once it receives a message
+     * sent after that flush. */
+    ngx_status (*expose)(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err) NGX_LATER_MEMBER;
+    ngx_status (*put)(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err) NGX_LATER_MEMBER;
+    ngx_status (*get)(void* ctx, void* local, size_t offset, size_t len, ngx_error* err) NGX_LATER_MEMBER;
+    ngx_status (*flush)(void* ctx, ngx_error* err) NGX_LATER_MEMBER;
 } ngx_module_ops;
 
 typedef struct ngx_module {

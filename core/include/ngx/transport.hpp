@@ -140,6 +140,26 @@ public:
     // collective among every rank (the buffers: module.h, collective).
     Status collective(ngx_collective_op op, const void* send, void* recv, size_t bytes);
 
+    // ABI 1.7, modules with NGX_CAP_ONE_SIDED: both peers expose a buffer
+    // of alloc() as the window the other's put/get address; flush completes
+    // every put and get since the last one at both ends (module.h).
+    Status expose(Bootstrap& boot, Buffer& window);
+    Status put(const void* local, size_t offset, size_t size)
+    {
+        ngx_status code = ops_->put(ctx_, local, offset, size, &error_);
+        return code == NGX_OK ? Status() : failure("put", code);
+    }
+    Status get(void* local, size_t offset, size_t size)
+    {
+        ngx_status code = ops_->get(ctx_, local, offset, size, &error_);
+        return code == NGX_OK ? Status() : failure("get", code);
+    }
+    Status flush()
+    {
+        ngx_status code = ops_->flush(ctx_, &error_);
+        return code == NGX_OK ? Status() : failure("flush", code);
+    }
+
     Status isend(const void* data, size_t size, ngx_request& request);
     Status irecv(void* data, size_t size, ngx_request& request);
     Result<bool> test(ngx_request& request);

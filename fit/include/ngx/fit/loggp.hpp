@@ -182,6 +182,39 @@ struct LogGPParams {
     // Tree broadcast of height h = ceil(log2 P), Cameron et al. 2007 section 4.3.3:
     // h (2o + L + (s-1)G) + (h-1) g (0 for P = 1).
     double tree_bcast(double P, double s) const noexcept;
+
+    // Streaming (ngx's bw pattern, OSU's osu_bw and osu_bibw): the time of a
+    // window of W messages of s bytes, from the first call to the receipt of
+    // the one 1-byte acknowledgement that answers the window. With
+    // P(s) = max(o_s(s), o_r(s), g + (s-1)G), the period of a busy stream
+    // (G_all of eq. (2) or the slower CPU, eq. (5) with d = 0), and a(1) =
+    // L + o_s(1) + o_r(1) the acknowledgement (eq. (1) halved at s = 1):
+    //   stream_window(W, s) = L + o_s(s) + (s-1)G + o_r(s)      the first message
+    //                       + (W-1) P(s)                       the others, one per period
+    //                       + a(1)
+    // o_r(s) is o_s(s) where the receive overhead was not measured.
+    double stream_window(double W, double s) const noexcept;
+    // Both ranks stream W messages at once, each posting W receives (o_r(s)
+    // each, all the CPU time of a non-blocking receive at its post), then W
+    // sends (o_s(s) each, spaced by the gap), then waiting for them all; the
+    // responder then acknowledges with 1 byte. The responder runs a(1) ahead
+    // (its window starts as its acknowledgement leaves, the driver's as it
+    // arrives), so the driver's last message lands after the responder's and
+    // the window ends with the acknowledgement that follows it:
+    //   exchange_window(W, s) = W o_r(s) + o_s(s) + (W-1) max(o_s(s), g + (s-1)G)
+    //                         + L + (s-1)G + a(1)
+    // Bidirectional bandwidth is 2 W s over it.
+    double exchange_window(double W, double s) const noexcept;
+    // One-sided (RDMA write/read, MPI_Put/MPI_Get): W puts of s bytes and a
+    // flush, complete when the last put's bytes have landed and the target's
+    // NIC has acknowledged them (an L back, no CPU on the target); W gets and
+    // a flush, complete when the last answer has arrived (each get a request
+    // of o_s(1) and L, the target's NIC answering at most one per
+    // g + (s-1)G). With W = 1 the latency of put + flush and get + flush.
+    //   put_window(W, s) = o_s(s) + (W-1) max(o_s(s), g + (s-1)G) + L + (s-1)G + L
+    //   get_window(W, s) = o_s(1) + L + (W-1) max(o_s(1), g + (s-1)G) + L + (s-1)G
+    double put_window(double W, double s) const noexcept;
+    double get_window(double W, double s) const noexcept;
 };
 
 // Per-range fit details, for reports and plots.

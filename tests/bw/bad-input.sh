@@ -1,0 +1,32 @@
+#!/bin/bash
+# bad-input.sh: the bw pattern refuses what it cannot measure with exit 2
+# and a message naming the reason: a window of 0, both ways over a module
+# with only blocking calls (tcp, shm), put or get over a module without
+# one-sided operations (tcp, shm), put both ways, a pair count of 0, more pairs than
+# ranks, an empty message, a --bw-params file without a LogGP model.
+source "$(dirname "$0")/common.sh"
+echo '{"not": "a model"}' >"$SCRATCH/nomodel.json"
+
+# refused WANT_TEXT ARGS...: exit 2 and WANT_TEXT in the output.
+refused() {
+    local want=$1
+    shift
+    bw_run "$SCRATCH/out.txt" "$@"
+    local rc=$?
+    [[ $rc == 2 ]] || { cat "$SCRATCH/out.txt"; fail "$*: exit $rc, expected 2"; }
+    grep -q -- "$want" "$SCRATCH/out.txt" || { cat "$SCRATCH/out.txt"; fail "$*: the message does not say '$want'"; }
+    echo "ok: $* -> $(grep -m1 -- "$want" "$SCRATCH/out.txt")"
+}
+
+refused "bw-window '0': must be in 1.." -m sim -x bw -s 64 -c 2 --bw-window 0
+refused "module tcp has only blocking calls" -m tcp -x bw -s 64 -c 2 --bw-direction bi --timeout 10
+refused "module shm has only blocking calls" -m shm -x bw -s 64 -c 2 --bw-direction bi --timeout 10
+refused "module tcp has no one-sided operations" -m tcp -x bw -s 64 -c 2 --bw-op put --timeout 10
+refused "module shm has no one-sided operations" -m shm -x bw -s 64 -c 2 --bw-op get --timeout 10
+refused "bw-op put is one way" -m sim -x bw -s 64 -c 2 --bw-op put --bw-direction bi
+refused "bw-direction 'sideways'" -m sim -x bw -s 64 -c 2 --bw-direction sideways
+refused "bw-pairs '0'" -m sim -x bw -s 64 -c 2 --bw-pairs 0
+refused "2 pairs need 4 ranks, this run has 2" -m sim --sim-clock virtual -x bw -s 64 -c 2 --bw-pairs 2 --timeout 10
+refused "s - 1" -m sim -x bw -s 0 -c 2
+refused "bw-params $SCRATCH/nomodel.json" -m sim -x bw -s 64 -c 2 --bw-params "$SCRATCH/nomodel.json"
+echo PASS

@@ -1,0 +1,34 @@
+#!/bin/bash
+# real.sh MODULE: a real run of the bw pattern over tcp or shm completes
+# with every size reported, functional checks only (real time is this
+# machine's, not a figure to assert): positive bandwidths within their own
+# intervals, MiB/s = MB/s x 10^6 / 2^20, a message rate of W per window,
+# and 2 pairs reporting a total rate of both.
+source "$(dirname "$0")/common.sh"
+module=${1:?usage: real.sh tcp|shm}
+"$NGX" --list-modules 2>/dev/null | grep -q "^  $module " || { echo "SKIP: module $module not built"; exit 77; }
+bw_run "$SCRATCH/one.txt" -m "$module" -x bw -s 1,4Ki,1Mi -c 8 --warmup 1 --bw-window 16 --timeout 20 \
+    -o "$SCRATCH/one.json" || { cat "$SCRATCH/one.txt"; fail "bw over $module: exit $?"; }
+bw_run "$SCRATCH/two.txt" --pairs 2 -m "$module" -x bw -s 64 -c 8 --warmup 1 --bw-window 16 --timeout 20 \
+    -o "$SCRATCH/two.json" || { cat "$SCRATCH/two.txt"; fail "bw with 2 pairs over $module: exit $?"; }
+python3 - "$SCRATCH" <<'PY' || fail "the rows"
+import json, sys
+scratch = sys.argv[1]
+run = json.load(open(f"{scratch}/one.json"))
+assert run["status"] == "complete", run["status"]
+rows = run["results"]
+assert [r["size_bytes"] for r in rows] == [1, 4096, 1 << 20], [r["size_bytes"] for r in rows]
+for r in rows:
+    assert r["count"] >= 8, r
+    assert r["bandwidth_MBps"] > 0, r
+    assert r["bandwidth_ci95_lo_MBps"] <= r["bandwidth_MBps"] <= r["bandwidth_ci95_hi_MBps"], r
+    assert abs(r["bandwidth_MiBps"] - r["bandwidth_MBps"] * 1e6 / 2**20) <= 1e-9 * r["bandwidth_MBps"], r
+    assert abs(r["message_rate_per_s"] - 16e6 / r["median_us"]) <= 1e-9 * r["message_rate_per_s"], r
+rows = json.load(open(f"{scratch}/two.json"))["results"]
+assert [r["pairs"] for r in rows] == [1, 2], rows
+for r in rows:
+    assert r["message_rate_total_per_s"] > 0 and r["message_rate_per_pair_per_s"] > 0, r
+    assert abs(r["message_rate_total_per_s"] - r["pairs"] * r["message_rate_per_pair_per_s"]) <= 1e-6 * r["message_rate_total_per_s"], r
+print("sizes:", [(r["size_bytes"], round(r["bandwidth_MBps"], 1)) for r in json.load(open(f"{scratch}/one.json"))["results"]])
+PY
+echo PASS

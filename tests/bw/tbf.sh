@@ -1,0 +1,43 @@
+#!/bin/bash
+# tbf.sh: over a link of known rate the bw pattern's streaming bandwidth at
+# large sizes is physical: two namespaces joined by a veth pair, tbf at
+# NGX_TEST_TBF_MBIT (default 200) Mbit/s both ways; `ngx --listen` in one,
+# `ngx --connect -m tcp -x bw` in the other, 256 KiB and 1 MiB in windows
+# of 16. The bandwidth must not exceed the rate by more than 10% (tbf's
+# bucket and its count of the headers) and must reach at least half of it
+# (a functional bound: how close it comes is bench/netpipe's question).
+IT_NO_TRAP=1
+source "$NGX_SOURCE_ROOT/tests/integration/lib.sh"
+NETNS_NO_TRAP=1
+source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
+trap 'netns_cleanup; it_cleanup' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+netns_require tbf
+"$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || { echo "SKIP: module tcp not built"; exit 77; }
+netns_init
+rate=${NGX_TEST_TBF_MBIT:-200}
+netns_veth_pair v || fail "veth pair"
+netns_tbf v "${rate}mbit" 4kb 50ms || fail "tbf"
+a=$(netns_get v ns_a) b=$(netns_get v ns_b) ip=$(netns_get v ip_a)
+port=7431
+netns_bg "$a" "$IT_DIR/server.log" "$NGX" --listen "$ip:$port" --accept-timeout 30 --timeout 20
+srv=$NETNS_BG_PID
+ip netns exec "$b" timeout -k 5 120 "$NGX" --connect "$ip:$port" --timeout 20 -m tcp -x bw -s 256Ki,1Mi \
+    --bw-window 16 -c 8 --warmup 1 -o "$IT_DIR/tbf.json" >"$IT_DIR/out" 2>"$IT_DIR/err" </dev/null
+rc=$?
+netns_wait_bg "$srv" 20 || echo "server: $(tr '\n' ' ' <"$IT_DIR/server.log")"
+[[ $rc == 0 ]] || fail "client exit $rc: $(tail -3 "$IT_DIR/err")"
+python3 - "$IT_DIR/tbf.json" "$rate" <<'PY' || fail "bandwidth outside the link's physical bounds"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+rate_MBps = float(sys.argv[2]) / 8  # Mbit/s to 10^6 bytes per second
+assert [r["size_bytes"] for r in rows] == [262144, 1048576], [r["size_bytes"] for r in rows]
+for r in rows:
+    bw = r["bandwidth_MBps"]
+    print(f"{r['size_bytes']} B: {bw:.2f} MB/s over a {rate_MBps:.2f} MB/s link ({100 * bw / rate_MBps:.1f}%)")
+    assert 0.5 * rate_MBps <= bw <= 1.1 * rate_MBps, (r["size_bytes"], bw, rate_MBps)
+PY
+ok "bandwidth over tbf ${rate} Mbit/s within the link's physical bounds"
+echo PASS
