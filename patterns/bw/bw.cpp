@@ -329,7 +329,7 @@ private:
                 uint64_t size = run.sizes[index];
                 std::string where = "bw k=" + std::to_string(k) + " size " + format_bytes(size);
                 mark_step(run.progress, "waiting for the other pairs", size);
-                NGX_TRY(ctx.bootstrap.barrier().with_context(where + ": waiting for the other pairs"));
+                NGX_TRY(ctx.bootstrap.barrier(where + ": waiting for the other pairs"));
                 std::vector<double> times;
                 if (pair_index(ctx.bootstrap) < k)
                     for (uint64_t rep = 0; rep < run.warmup + run.count; ++rep) {
