@@ -92,7 +92,7 @@ helps() { # WHAT EXPECTED... : `ngx WHAT --help` shows every EXPECTED text
 helps "" "--timeout arg (=10) deadline of every blocking step, seconds [number, 0.001..86400]" \
     "--retries arg" "[whole number, 0..1000000]" "--timer arg (=auto)" "[auto, tsc or clock]" \
     "--max-size arg (=64Mi)" "[bytes, 0..1Gi]" "--format arg" "[table, csv or json]"
-helps check "--tolerance arg (=5%)" "[percent, 0..1000]" "[number, 1e-12..0.5]" "[text or junit]"
+helps check "smallest relative change that counts (default: see above)" "[percent, 0..1000]" "[number, 1e-12..0.5]" "[text or junit]"
 helps compare "--json" "--help"
 helps launches "-o [ --output ] arg" "[file to write]"
 helps export "[whole number, 2..4096]" "[bytes, 1..1Gi]" "[ns, ps or fs]" "[number, 0..1000000]"
