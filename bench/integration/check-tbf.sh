@@ -28,8 +28,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     rc_same=$?
     [[ $rc_changed == 1 ]] && caught=$((caught + 1))
     [[ $rc_same == 0 ]] && quiet=$((quiet + 1))
-    echo "round $r: 100 -> 85 Mbit/s exit $rc_changed (changes: $(awk '/ B / { printf "%s %s ", $1 $2, $5 }' "$keep/changed.txt")),"
-    echo "         100 -> 100 Mbit/s exit $rc_same (changes: $(awk '/ B / { printf "%s %s ", $1 $2, $5 }' "$keep/same.txt"))"
+    echo "round $r: 100 -> 85 Mbit/s exit $rc_changed (changes: $(awk '/ (B|KiB|MiB) / { printf "%s %s ", $1 $2, $5 }' "$keep/changed.txt")),"
+    echo "         100 -> 100 Mbit/s exit $rc_same (changes: $(awk '/ (B|KiB|MiB) / { printf "%s %s ", $1 $2, $5 }' "$keep/same.txt"))"
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "100 -> 85 Mbit/s flagged in $caught of $ROUNDS rounds; 100 -> 100 not flagged in $quiet of $ROUNDS"
