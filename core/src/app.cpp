@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,22 @@ std::string seconds_of(uint64_t ns)
 
 // How long an interrupted forked peer gets to finish before it is killed.
 constexpr uint64_t interrupt_grace_ns = 500'000'000;
+// How long a running forked peer gets, after the run failed, to report its
+// own error (often the cause: the driver saw only that the peer left) and exit.
+constexpr uint64_t failure_grace_ns = 500'000'000;
+
+// Whether process `pid` is stopped (state T or t in /proc/PID/stat).
+bool is_stopped(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    size_t end_of_name = line.rfind(')');
+    if (end_of_name == std::string::npos || end_of_name + 2 >= line.size())
+        return false;
+    char state = line[end_of_name + 2];
+    return state == 'T' || state == 't';
+}
 
 struct Launch {
     std::unique_ptr<Bootstrap> bootstrap;
@@ -580,9 +597,10 @@ Status measure(const Config& config, Bootstrap& boot, const InterruptGuard& guar
 }
 
 // The peers' outcome joins the driver's: a failed peer fails the run. After a
-// failure a peer may be dead, stopped or stuck: it is killed at once, so
-// the deadline is never spent twice. After Ctrl-C it gets SIGTERM (and
-// SIGCONT, should it be stopped) and a moment to finish.
+// failure a peer may be dead, stopped or stuck: a stopped one is killed at
+// once, a running one gets half a second to report its own error and exit
+// before it is killed, so the deadline is never spent twice. After Ctrl-C it
+// gets SIGTERM (and SIGCONT, should it be stopped) and a moment to finish.
 // `first` is the rank of the process that forked them: they are ranks first + 1, ...
 Status finish_local_peers(const std::vector<pid_t>& children, int first, Status status, uint64_t timeout_ns)
 {
@@ -593,7 +611,9 @@ Status finish_local_peers(const std::vector<pid_t>& children, int first, Status 
             kill(child, SIGCONT);
             grace_ns = interrupt_grace_ns;
         } else if (!status.is_ok()) {
-            kill(child, SIGKILL);
+            if (is_stopped(child))
+                kill(child, SIGKILL);
+            grace_ns = failure_grace_ns;
         }
     }
     for (size_t i = 0; i < children.size(); ++i) {
