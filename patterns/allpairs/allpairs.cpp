@@ -22,6 +22,11 @@
 //             leaves the gap per message, g + (s-1) G in LogGP terms
 //             (G_all, Hoefler et al. 2007, eq. (2)).
 //
+// A stream whose window of W did not outlast one message (noise larger than
+// W - 1 messages, e.g. ranks waiting for shared CPUs) leaves its bandwidth
+// cell null: the JSON counts them (unresolved_bandwidth_cells) and the
+// verdict's summary names the remedy.
+//
 // After every round the senders' cells reach rank 0, which alone holds the
 // P x P matrices: when a rank dies in round r, rank 0 writes the r - 1
 // rounds done, the missing cells null (never zero), and the error.
@@ -218,6 +223,16 @@ double link_median(const Matrix& m, const std::vector<std::string>& hosts, const
     return allpairs::finite_median(cells);
 }
 
+// Cells whose latency was measured but whose stream gave no bandwidth.
+size_t unresolved_bandwidth_cells(const Matrix& lat, const Matrix& bw)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lat.size(); ++i)
+        for (size_t j = 0; j < lat.size(); ++j)
+            n += i != j && std::isfinite(lat[i][j]) && !std::isfinite(bw[i][j]);
+    return n;
+}
+
 // The verdict the table prints ("verdict" of the model, printed by the core):
 // one row per slow node with its median cell and the number of its slow
 // links, one per slow link between normal nodes with its median cell; the
@@ -251,6 +266,10 @@ Json verdict_json(const allpairs::Verdict& verdict, const Matrix& lat, const Mat
     summary << verdict.outlier_nodes.size() << " slow node(s), " << other_links
             << " slow link(s) between the other nodes, of " << verdict.nodes.size()
             << " nodes (worse than the typical pair's median by more than 3 spreads)";
+    if (size_t unresolved = unresolved_bandwidth_cells(lat, bw); unresolved > 0)
+        summary << "; " << unresolved
+                << " bandwidth cell(s) unresolved: a window did not outlast one message (noise, e.g. ranks waiting "
+                   "for a CPU); raise --allpairs-window";
     rows.push_back({"typical", "latency_us", number_or_null(verdict.baseline_latency_us), "bandwidth_MBps",
                     number_or_null(verdict.baseline_bandwidth_MBps)});
     return {{"summary", summary.str()}, {"rows", rows}};
@@ -277,6 +296,7 @@ Status AllPairs::report(PatternContext& ctx, const RankHosts& hosts, const Matri
                 {"rounds", rounds},
                 {"latency_us", matrix_json(lat)},
                 {"bandwidth_MBps", matrix_json(bw)},
+                {"unresolved_bandwidth_cells", unresolved_bandwidth_cells(lat, bw)},
                 {"nodes", nodes},
                 {"outliers", {{"nodes", verdict.outlier_nodes}, {"links", links}}}};
     ctx.sink.set_model(

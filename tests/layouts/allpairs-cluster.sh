@@ -11,9 +11,9 @@
 #            rank r is on node r as under mpirun;
 #   sim      6 ranks over sim in virtual time with a --sim-links table of the
 #            same rates.
-# Asserted: the verdict of each map names exactly node 4 (and for mpirun and
-# sim exactly its ten links); every bandwidth cell is within a factor of 2
-# of the pair's goodput (min of the two NICs' rates, less the TCP/IP/Ethernet
+# Asserted: the verdict of each map names exactly node 4 (and its ten
+# links: exactly over sim, at least them under mpirun); every bandwidth
+# cell is within a factor of 2 of the pair's goodput (min of the two NICs' rates, less the TCP/IP/Ethernet
 # headers: 1448 bytes of payload in a 1514-byte frame); the three runs' cells
 # agree within a factor of 2 (real-time bounds, tests/lib/bounds.py; the
 # slow node's links at a third of the rate still miss the fast goodput).
@@ -107,11 +107,14 @@ for name in ("mpirun", "listen", "sim"):
     if a["outliers"]["nodes"] != want_nodes:
         errors.append("%s: outlier nodes %s, expected exactly %s" % (name, a["outliers"]["nodes"], want_nodes))
     # The links of a map are named from its latency cells too: one rank
-    # descheduled in a ping-pong names an extra link. mpirun and sim check
-    # them; the third map's checks are its cells and its node.
-    if name != "listen" and sorted(a["outliers"]["links"]) != sorted(want_links):
-        errors.append("%s: outlier links %s, expected exactly the slow node's %s" %
-                      (name, a["outliers"]["links"], want_links))
+    # descheduled in a ping-pong (six ranks share two cores) names an extra
+    # link. The sim's map names exactly the slow node's links, mpirun's
+    # names at least them; the third map's checks are its cells and its node.
+    named = sorted(a["outliers"]["links"])
+    if name == "sim" and named != sorted(want_links):
+        errors.append("sim: outlier links %s, expected exactly the slow node's %s" % (named, want_links))
+    if name == "mpirun" and any(link not in named for link in want_links):
+        errors.append("mpirun: outlier links %s, expected at least the slow node's %s" % (named, want_links))
     for i in range(P):
         for j in range(P):
             if i != j and not within(a["bandwidth_MBps"][i][j], expected(i, j)):

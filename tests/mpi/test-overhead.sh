@@ -16,6 +16,9 @@
 #     2x + 1 us;
 #  4. on the tcp BTL the synchronous o_s at 1 byte exceeds the standard one
 #     (it waits for the receiver's handshake).
+# Each mpirun gets 240 s: 8 modes x 2 sizes of ping-pongs between two
+# polling ranks take a minute when another process keeps a CPU busy.
+MPI_TIMEOUT=240
 source "$(dirname "$0")/common.sh"
 sim_os=2.5 sim_or=1.5
 "$NGX" -m sim --sim-os $sim_os --sim-or $sim_or -x overhead -s 1,1Ki -c 300 --warmup 20 --cpus 0,1 \
@@ -51,12 +54,12 @@ out=$SCRATCH/modes.json nb=$SCRATCH/nonblocking.json isend=4
 # are minutes apart on shared cores (CI measured 6.7 against 22.2 us once),
 # so the comparison gets three attempts; the checks of each run do not.
 blocking_agrees() {
-    ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead -s 1,4Ki -c 300 \
-        -o "$out" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "mpirun failed"; }
+    ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead -s 1,4Ki -c 100 \
+        --warmup 10 -o "$out" >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; fail "mpirun failed"; }
     check_modes "$out" blocking || fail "blocking overheads"
     grep -q "^# comparison: overhead" "$SCRATCH/log" || fail "no mode-by-mode comparison table"
     ngx_mpirun tcp -np 2 -- "$NGX" -m mpi --mpi-mode "$(IFS=,; echo "${modes[*]}")" -x overhead \
-        --overhead-call nonblocking -s 1,4Ki -c 300 -o "$nb" >"$SCRATCH/log" 2>&1 ||
+        --overhead-call nonblocking -s 1,4Ki -c 100 --warmup 10 -o "$nb" >"$SCRATCH/log" 2>&1 ||
         { cat "$SCRATCH/log"; fail "--overhead-call nonblocking"; }
     check_modes "$nb" nonblocking || fail "non-blocking overheads"
     local size key b n post
