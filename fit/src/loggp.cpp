@@ -204,10 +204,86 @@ PerSize per_size(std::span<const PrttSample> samples, double n)
     return p;
 }
 
+// A line of costs, y = a + b x with a, b >= 0 (a time or a time per byte
+// below 0 has no physical reading), and the names of what was held at 0.
+// Where the least-squares line (Hoefler et al. 2007 section 3.3; section 4's
+// overhead lines) has both >= 0 it is the fit; else the constrained least
+// squares (with two coefficients the optimum lies on a bound: Lawson and
+// Hanson 1974, ch. 23): the slope held at 0 (a the weighted mean of y) or
+// the intercept held at 0 (b through the origin, the mean of y/x weighted
+// by w x^2, whose spread is the residual's), whichever is >= 0 and leaves
+// the smaller weighted sum of squares; both 0 where neither is.
+struct CostLine {
+    OverheadLine line;
+    std::vector<std::string> held;
+};
+
+double weighted_sum_sq(std::span<const double> x, std::span<const double> y, std::span<const double> w, double a,
+                       double b)
+{
+    double sum = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        sum += w[i] * (y[i] - a - b * x[i]) * (y[i] - a - b * x[i]);
+    return sum;
+}
+
+CostLine cost_line(const LineFit& fitted, std::span<const double> x, std::span<const double> y,
+                   std::span<const double> w, double level, const char* intercept_name, const char* slope_name)
+{
+    if (fitted.intercept.value >= 0 && fitted.slope.value >= 0)
+        return {{fitted.intercept, fitted.slope}, {}};
+    const Measured flat = weighted_mean_of(y, w, level);
+    std::vector<double> ratio, ratio_w;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (x[i] > 0) {
+            ratio.push_back(y[i] / x[i]);
+            ratio_w.push_back(w[i] * x[i] * x[i]);
+        }
+    const Measured through_origin = weighted_mean_of(ratio, ratio_w, level);
+    const double flat_ss = flat.value >= 0 ? weighted_sum_sq(x, y, w, flat.value, 0) : nan_v;
+    const double origin_ss = through_origin.value >= 0 ? weighted_sum_sq(x, y, w, 0, through_origin.value) : nan_v;
+    if (std::isfinite(flat_ss) && !(origin_ss < flat_ss))
+        return {{flat, Measured::exact(0)}, {slope_name}};
+    if (std::isfinite(origin_ss))
+        return {{Measured::exact(0), through_origin}, {intercept_name}};
+    return {OverheadLine::exact(0, 0), {intercept_name, slope_name}};
+}
+
+// How the paper's estimates of a range are taken: each cost line held >= 0
+// (cost_line), or as fitted, a cost below 0 kept.
+enum class Costs { admissible, as_fitted };
+
+// The line through (x, y) with weights w (relative or 1, as `rel`), as `costs` says.
+Result<CostLine> line_of_costs(std::span<const double> x, std::span<const double> y, std::span<const double> w,
+                               bool rel, double level, Costs costs, const char* intercept_name, const char* slope_name,
+                               std::optional<LineFit>& fitted)
+{
+    NGX_ASSIGN_OR_RETURN(LineFit f, line(x, y, w, rel, level));
+    fitted = f;
+    if (costs == Costs::as_fitted)
+        return CostLine{overhead_line(f), {}};
+    const std::vector<double> ones(x.size(), 1.0);
+    return cost_line(f, x, y, rel ? w : std::span<const double>(ones), level, intercept_name, slope_name);
+}
+
+// A constant overhead (a range of one size): held at 0 where it is below.
+OverheadLine constant_cost(const Measured& mean, Costs costs, const char* name, std::vector<std::string>& held)
+{
+    if (costs == Costs::as_fitted || !(mean.value < 0))
+        return {mean, {}};
+    held.push_back(name);
+    return {Measured::exact(0), {}};
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& names)
+{
+    to.insert(to.end(), names.begin(), names.end());
+}
+
 // Hoefler et al. 2007 section 4: the receive overhead as a line o_r(s) = o_r + (s-1) O_r
 // through the sizes that measured it, weights 1/o_r(s)^2; also its mean.
-void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const LogGPOptions& opt, LogGPRange& range,
-                          LogGPRangeDetail& detail)
+void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const LogGPOptions& opt, Costs costs,
+                          LogGPRange& range, LogGPRangeDetail& detail)
 {
     std::vector<double> xs, ors;
     for (std::size_t i = r.first; i <= r.last; ++i)
@@ -217,11 +293,12 @@ void fit_receive_overhead(std::span<const PrttSample> samples, Range r, const Lo
         }
     detail.o_r_mean = mean_of(ors, opt.level);
     const bool rel = opt.weights == Weighting::relative;
-    if (Result<LineFit> line_r = line(xs, ors, guarded_relative_weights(ors), rel, opt.level)) {
-        range.recv_line = overhead_line(*line_r);
-        detail.o_r_line = std::move(*line_r);
+    if (Result<CostLine> line_r = line_of_costs(xs, ors, guarded_relative_weights(ors), rel, opt.level, costs, "o_r_us",
+                                                "O_r_us_per_byte", detail.o_r_line)) {
+        range.recv_line = line_r->line;
+        append(detail.held_at_zero, line_r->held);
     } else if (!ors.empty()) {
-        range.recv_line.at_one = detail.o_r_mean; // one size: a constant
+        range.recv_line = constant_cost(detail.o_r_mean, costs, "o_r_us", detail.held_at_zero);
     }
 }
 
@@ -238,9 +315,11 @@ std::vector<double> paper_L(std::span<const PrttSample> samples, Range r, const 
     return Ls;
 }
 
-// Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
-Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt,
-                 LogGPFit& fit)
+// Hoefler et al. 2007's estimates of one range, each from its own equation:
+// g and G of eq. (7), the overhead lines (eq. (6) and the measured o_r), L
+// of eq. (1) with them; `costs` says whether each line is held >= 0.
+Result<LogGPRange> paper_estimates(std::span<const PrttSample> samples, const PerSize& ps, Range r,
+                                   const LogGPOptions& opt, Costs costs, LogGPRangeDetail& detail)
 {
     const bool rel = opt.weights == Weighting::relative;
     const std::span<const double> xs(ps.x.data() + r.first, r.count());
@@ -249,21 +328,24 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     const auto prtt1 = slice(samples, r, [](const PrttSample& s, std::size_t) { return s.prtt_1_0; });
     const auto prttd = slice(samples, r, [](const PrttSample& s, std::size_t) { return s.prtt_n_d; });
 
+    LogGPRange range;
+    range.from_bytes = samples[r.first].size;
+    range.to_bytes = samples[r.last].size;
     // Hoefler et al. 2007 section 3.3: least squares over eq. (7), intercept g, slope G.
-    Result<LineFit> gap = line(xs, ys, guarded_relative_weights(ys), rel, opt.level);
+    // A time per byte below 0 has no reading: over a few small sizes the
+    // slope is noise around 0; eq. (7) with G held at 0 leaves g the mean
+    // of y(s). This one hold is the paper's fit's even as fitted.
+    std::optional<LineFit> gap_line;
+    Result<CostLine> gap =
+        line_of_costs(xs, ys, guarded_relative_weights(ys), rel, opt.level, costs, "g_us", "G_us_per_byte", gap_line);
     if (!gap)
         return gap.status().with_context("the range " + detail::number(samples[r.first].size) + ".." +
                                          detail::number(samples[r.last].size) + " B");
-
-    LogGPRange range;
-    LogGPRangeDetail detail;
-    range.from_bytes = samples[r.first].size;
-    range.to_bytes = samples[r.last].size;
-    range.g = gap->intercept;
-    range.G = gap->slope;
-    if (gap->slope.value < 0) {
-        // A time per byte below 0 has no reading: over a few small sizes the
-        // slope is noise around 0. Eq. (7) with G held at 0 leaves g = y(s).
+    detail.gap_line = *gap_line;
+    range.g = gap->line.at_one;
+    range.G = gap->line.per_byte;
+    append(detail.held_at_zero, gap->held);
+    if (costs == Costs::as_fitted && range.G.value < 0) {
         range.G = Measured::exact(0);
         range.g = average(ys, guarded_relative_weights(ys), rel, opt.level);
         detail.held_at_zero.push_back("G_us_per_byte");
@@ -274,28 +356,62 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
     const auto w_o = guarded_relative_weights(prttd);
     detail.o_mean = average(os, w_o, rel, opt.level);
     detail.o_median = median_of(os);
-    if (Result<LineFit> ol = line(xs, os, w_o, rel, opt.level)) {
-        range.send_line = overhead_line(*ol);
-        detail.o_line = std::move(*ol);
+    if (Result<CostLine> ol =
+            line_of_costs(xs, os, w_o, rel, opt.level, costs, "o_us", "O_us_per_byte", detail.o_line)) {
+        range.send_line = ol->line;
+        append(detail.held_at_zero, ol->held);
     } else {
-        range.send_line.at_one = detail.o_mean; // one size: a constant
+        range.send_line = constant_cost(detail.o_mean, costs, "o_us", detail.held_at_zero); // one size
     }
-    fit_receive_overhead(samples, r, opt, range, detail);
+    fit_receive_overhead(samples, r, opt, costs, range, detail);
 
     // L of Hoefler et al. 2007 eq. (1) with the overhead lines, the mean of L(s)
     // weighted by 1/PRTT(1,0,s)^2, so that rtt() reproduces PRTT(1,0,s).
     range.L = average(paper_L(samples, r, range), guarded_relative_weights(prtt1), rel, opt.level);
+    return range;
+}
+
+// ngx: every cost of a LogGP range is >= 0, so the paper's estimates are
+// taken with their lines held >= 0 and the joint fit holds its costs (and
+// L, but where no L >= 0 meets the goal) at 0 too (loggp_joint.hpp). Where
+// no such admissible model meets the goal and the paper's estimates as
+// fitted do, a cost below 0 is what the data demand (o and L overlap; a
+// stream's gap that grows faster than its messages): those are taken, and
+// the range says it is not LogGP (LogGPRange::negative_parameters).
+void as_fitted_where_alone_meeting(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n,
+                                   const LogGPOptions& opt, LogGPRange& range, LogGPRangeDetail& detail)
+{
+    const std::span<const PrttSample> part = samples.subspan(r.first, r.count());
+    if (!opt.signed_when_missing || !(misfit(range_error(part, n, range)) > 1))
+        return;
+    LogGPRangeDetail as_fitted_detail;
+    Result<LogGPRange> as_fitted = paper_estimates(samples, ps, r, opt, Costs::as_fitted, as_fitted_detail);
+    if (!as_fitted || as_fitted->admissible() || !(misfit(range_error(part, n, *as_fitted)) <= 1))
+        return;
+    range = *as_fitted;
+    as_fitted_detail.joint = std::move(detail.joint);
+    if (as_fitted_detail.joint)
+        as_fitted_detail.joint->improved = false;
+    detail = std::move(as_fitted_detail);
+}
+
+// Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
+Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r, double n, const LogGPOptions& opt,
+                 LogGPFit& fit)
+{
+    LogGPRangeDetail detail;
+    NGX_ASSIGN_OR_RETURN(LogGPRange range, paper_estimates(samples, ps, r, opt, Costs::admissible, detail));
     if (opt.joint && r.count() >= 3)
         if (Result<JointFit> joint =
                 refine_range_jointly(samples.subspan(r.first, r.count()), n, opt.weights, opt.level, range,
-                                     opt.signed_L_when_missing, opt.relative_noise))
+                                     opt.signed_when_missing, opt.relative_noise))
             detail.joint = std::move(*joint);
+    as_fitted_where_alone_meeting(samples, ps, r, n, opt, range, detail);
     const std::vector<double> Ls = paper_L(samples, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());
 
     detail.indices = r;
-    detail.gap_line = std::move(*gap);
     fit.params.ranges.push_back(range);
     fit.details.push_back(std::move(detail));
     return Status::ok();
@@ -304,8 +420,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
 struct RangeFitError {
     ModelError error{
         Measured::nan, Measured::nan, Measured::nan, 0, Measured::nan, 0}; // NaN: the range could not be fitted
-    bool negative_L = false; // eq. (1)'s L below 0: a model LogGOPSim cannot simulate
-    std::size_t params = 0;  // LogGPRange::parameter_count of the fitted range
+    bool inadmissible = false; // a parameter below 0 (L of eq. (1) or a cost): not LogGP, LogGOPSim cannot run it
+    std::size_t params = 0;    // LogGPRange::parameter_count of the fitted range
 };
 
 // The model's error over one range fitted alone.
@@ -316,7 +432,7 @@ RangeFitError fitted_model_error(std::span<const PrttSample> samples, const PerS
     if (!fit_range(samples, ps, r, n, opt, scratch))
         return {};
     const LogGPRange& range = scratch.params.ranges.front();
-    RangeFitError out{range_error(samples.subspan(r.first, r.count()), n, range), range.L.value < 0,
+    RangeFitError out{range_error(samples.subspan(r.first, r.count()), n, range), !range.admissible(),
                       range.parameter_count()};
     // The model choice tests the least-squares objective of the range's model,
     // not that of the parameters kept for their misfit().
@@ -330,11 +446,11 @@ constexpr std::size_t max_ranges = 8;
 
 // Two neighbouring ranges, each fitted alone.
 struct SplitFit {
-    double misfit = Measured::nan; // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
-    bool left_negative_L = false;  // the left half has L < 0
-    bool right_negative_L = false; // the right half has L < 0
-    FitEvidence evidence;          // both halves' residual sum of squares, points and parameters
-    bool negative_L() const noexcept { return left_negative_L || right_negative_L; }
+    double misfit = Measured::nan;   // misfit() (loggp_quality.hpp) of both halves; NaN: a half cannot be fitted
+    bool left_inadmissible = false;  // the left half has a parameter below 0 (L < 0)
+    bool right_inadmissible = false; // the right half has one
+    FitEvidence evidence;            // both halves' residual sum of squares, points and parameters
+    bool inadmissible() const noexcept { return left_inadmissible || right_inadmissible; }
 };
 
 SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range left, Range right, double n,
@@ -349,7 +465,7 @@ SplitFit split_fit(std::span<const PrttSample> samples, const PerSize& ps, Range
     both.max_rel = std::max(a.max_rel, b.max_rel);
     both.mean_rel = (a.mean_rel * double(a.count) + b.mean_rel * double(b.count)) / double(a.count + b.count);
     const FitEvidence evidence{a.sum_sq_rel + b.sum_sq_rel, a.count_rel + b.count_rel, fa.params + fb.params};
-    return {misfit(both), fa.negative_L, fb.negative_L, evidence};
+    return {misfit(both), fa.inadmissible, fb.inadmissible, evidence};
 }
 
 // ngx: switches closer than three sizes (each range keeps three) reach the
@@ -385,7 +501,8 @@ bool choose_split(std::span<const PrttSample> samples, const PerSize& ps, double
         if (split == left.last || split + 1 < left.first + min_split_sizes || split + min_split_sizes > right.last)
             continue;
         const SplitFit f = split_fit(samples, ps, {left.first, split}, {split + 1, right.last}, n, opt);
-        if ((f.left_negative_L && !detector.left_negative_L) || (f.right_negative_L && !detector.right_negative_L))
+        if ((f.left_inadmissible && !detector.left_inadmissible) ||
+            (f.right_inadmissible && !detector.right_inadmissible))
             continue;
         if (std::isfinite(f.misfit) && (!std::isfinite(best.misfit) || f.evidence.rss < best.evidence.rss)) {
             best = f;
@@ -443,7 +560,7 @@ Detected choose_splits_by_model(std::span<const PrttSample> samples, const PerSi
 // change worth a range of its own: Open MPI over vader, whose small sizes'
 // range has L < 0), never for one point's sake (in shm runs such splits of
 // ranges missing on their max alone gave ranges of negative L). A range
-// that meets the goal only with L < 0 (LogGPOptions::signed_L_when_missing)
+// that meets the goal only with L < 0 (LogGPOptions::signed_when_missing)
 // is split where two halves of L >= 0 meet it: a constraint (a model
 // LogGOPSim can run), not a choice by the fit, so not tested.
 Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, double n, const LogGPOptions& opt,
@@ -459,12 +576,12 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
         const RangeFitError fitted = fitted_model_error(samples, ps, r, n, opt);
         const double whole = misfit(fitted.error);
         const FitEvidence whole_evidence = fit_evidence(fitted.error, fitted.params);
-        const bool allow_negative_L = fitted.negative_L || fitted.error.mean_rel > QualityGoal{}.mean_rel;
+        const bool allow_negative_L = fitted.inadmissible || fitted.error.mean_rel > QualityGoal{}.mean_rel;
         const bool room = out.ranges.size() + todo.size() + 2 <= max_ranges;
         const bool misses = whole > 1;
         // A range that meets the goal only with L < 0 is split too where
         // two halves of L >= 0 meet it.
-        const bool unrunnable = !(whole > 1) && fitted.negative_L;
+        const bool unrunnable = !(whole > 1) && fitted.inadmissible;
         // The best split of L >= 0 halves, and the best of any.
         std::size_t runnable_at = 0, any_at = 0;
         SplitFit runnable, any;
@@ -475,7 +592,7 @@ Detected split_misfits(std::span<const PrttSample> samples, const PerSize& ps, d
                 const SplitFit f = split_fit(samples, ps, {r.first, k - 1}, {k, r.last}, n, opt);
                 if (!std::isfinite(f.misfit))
                     continue;
-                if (!f.negative_L() && !(f.evidence.rss >= runnable.evidence.rss && std::isfinite(runnable.misfit)))
+                if (!f.inadmissible() && !(f.evidence.rss >= runnable.evidence.rss && std::isfinite(runnable.misfit)))
                     runnable = f, runnable_at = k;
                 if (!(f.evidence.rss >= any.evidence.rss && std::isfinite(any.misfit)))
                     any = f, any_at = k;
@@ -549,6 +666,19 @@ const LogGPRange* LogGPParams::range_for(double s) const noexcept
         if (candidate.from_bytes <= s)
             r = &candidate;
     return r;
+}
+
+std::vector<std::string> LogGPRange::negative_parameters() const
+{
+    std::vector<std::string> out;
+    for (const auto& [name, value] :
+         {std::pair{"L_us", L.value}, std::pair{"o_us", send_line.at_one.value},
+          std::pair{"O_us_per_byte", send_line.per_byte.value}, std::pair{"o_r_us", recv_line.at_one.value},
+          std::pair{"O_r_us_per_byte", recv_line.per_byte.value}, std::pair{"g_us", g.value},
+          std::pair{"G_us_per_byte", G.value}})
+        if (value < 0)
+            out.push_back(name);
+    return out;
 }
 
 double LogGPRange::overheads_at(double s) const noexcept

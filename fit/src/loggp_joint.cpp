@@ -462,7 +462,7 @@ Forms best_forms(std::span<const PrttSample> samples, double n, Weighting weight
 } // namespace
 
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
-                                      LogGPRange& range, bool signed_L_when_missing, double relative_noise)
+                                      LogGPRange& range, bool signed_when_missing, double relative_noise)
 {
     if (samples.size() < 3 || !(n >= 2))
         return too_few_points(detail::count(samples.size(), "size") + " with n = " + detail::number(n) +
@@ -502,7 +502,7 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
     // (LogGPJoint.OverheadsOverlappingTheLatencyStillGiveARangeOfLAtLeastZero),
     // most likely why a CI machine's shm run kept its 2..8 KiB range at
     // L = -0.3 us three times in a row.
-    const bool paper_admissible = !(range.L.value < 0);
+    const bool paper_admissible = range.admissible();
     double best_error = paper_admissible ? misfit(paper) : std::max(misfit(paper), 1.0);
     Forms held = best_forms(samples, n, weights, level, range, theta, free, with_o_r, false, out.rounds);
     out.least_rss = std::fmin(paper.sum_sq_rel, held.least_rss);
@@ -528,11 +528,11 @@ Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, doubl
     // with L free of sign is taken if it meets the goal, or if the model has
     // L < 0 already (the paper's) and it fits closer; the report warns of
     // L < 0 and the LogGOPSim export refuses it, never silently.
-    if (signed_L_when_missing && best_error > 1) {
+    if (signed_when_missing && best_error > 1) {
         Forms free_L = best_forms(samples, n, weights, level, range, theta, free, with_o_r, true, out.rounds);
         out.least_rss = std::fmin(out.least_rss, free_L.least_rss);
         Candidate* c = free_L.better_than(best_error, current, relative_noise);
-        if (c && (c->error <= 1 || range.L.value < 0))
+        if (c && (c->error <= 1 || !range.admissible()))
             take(*c);
     }
     return out;

@@ -65,7 +65,11 @@
 // acknowledgement is stamped from the post: progress is asynchronous). Any
 // number of eager isends and of irecvs may be pending (a window of them, as
 // OSU's osu_bibw posts); a rendezvous or synchronous isend is pending alone,
-// since its wait reads the peer's answer off the ring. Pending irecvs take
+// since its wait reads the peer's answer off the ring. Two ranks may cross
+// rendezvous isends (each with an irecv posted, as an exchange posts them):
+// the peer's request, met where the isend's wait looks for its
+// acknowledgement, is answered for the oldest pending irecv
+// (answer_crossing_request). Pending irecvs take
 // the messages in the order they were posted, whatever order they are
 // waited in; test completes a request when what it waits for is on the ring.
 //
@@ -193,10 +197,11 @@ struct PendingRecv {
     bool active = false;
     void* buf = nullptr;
     size_t len = 0;
-    uint64_t posted = 0;  // model time of the call
-    uint64_t order = 0;   // posted as the order-th irecv: messages are taken in this order
-    bool taken = false;   // its message is in buf (an earlier-posted irecv's wait took it)
-    uint64_t arrival = 0; // model time of the taken message's arrival
+    uint64_t posted = 0;   // model time of the call
+    uint64_t order = 0;    // posted as the order-th irecv: messages are taken in this order
+    bool taken = false;    // its message is in buf (an earlier-posted irecv's wait took it)
+    uint64_t arrival = 0;  // model time of the taken message's arrival
+    bool answered = false; // its rendezvous request was answered while an isend waited (crossing)
 };
 
 // Calls of one kind, and those that ended later than the model said.
@@ -498,6 +503,28 @@ ngx_status serve_one_sided(Context* c, const Stamp& next, ngx::shm::SpinWait& wa
     return put ? NGX_OK : write_message(c, Kind::get_reply, stamp.arrival, stamp.size, at, stamp.size, err);
 }
 
+ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* err);
+
+// Two ranks exchanging rendezvous messages at once (isend + irecv each, as
+// an exchange step of recursive doubling): the peer's request reaches this
+// side ahead of the acknowledgement its isend waits for (expect_message). The oldest pending
+// irecv without a message takes it: answered as a receive posted at its
+// irecv (LogGPS's receiver half, progress being asynchronous), its data
+// then taken by its wait. Without a pending irecv it is a protocol error,
+// as before.
+ngx_status answer_crossing_request(Context* c, bool* answered, ngx_error* err)
+{
+    *answered = false;
+    PendingRecv* oldest = nullptr;
+    for (PendingRecv& r : c->irecvs)
+        if (r.active && !r.taken && !r.answered && (oldest == nullptr || r.order < oldest->order))
+            oldest = &r;
+    if (oldest == nullptr || !c->timing.rendezvous(oldest->len))
+        return NGX_OK;
+    oldest->answered = *answered = true;
+    return take_request_and_ack(c, oldest->posted, oldest->len, err);
+}
+
 // Waits for the next message and checks, before consuming it, that it is the
 // kind and size this side expects.
 ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, ngx_error* err)
@@ -517,6 +544,13 @@ ngx_status expect_message(Context* c, Kind kind, size_t size, const char* step, 
             if (ngx_status s = serve_one_sided(c, stamp, wait, err); s != NGX_OK)
                 return s;
             continue;
+        }
+        if (kind == Kind::ack && stamp.kind == uint32_t(Kind::request)) {
+            bool answered = false;
+            if (ngx_status s = answer_crossing_request(c, &answered, err); s != NGX_OK)
+                return s;
+            if (answered)
+                continue;
         }
         if (stamp.kind != uint32_t(Kind::match_ack) || kind == Kind::match_ack)
             break;
@@ -739,9 +773,10 @@ ngx_status take_request_and_ack(Context* c, uint64_t t, size_t size, ngx_error* 
 // The message of a receive called (or posted) at t, into buf: the
 // rendezvous answered, the data taken, a synchronous sender's match
 // acknowledged (at max(arrival, t) + L). *arrival: the data's.
-ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* arrival, ngx_error* err)
+ngx_status take_data(Context* c, void* buf, size_t len, uint64_t t, uint64_t* arrival, ngx_error* err,
+                     bool answered = false)
 {
-    if (c->timing.rendezvous(len))
+    if (c->timing.rendezvous(len) && !answered)
         if (ngx_status s = take_request_and_ack(c, t, len, err); s != NGX_OK)
             return s;
     Stamp stamp{};
@@ -861,7 +896,7 @@ ngx_status take_oldest(Context* c, ngx_error* err)
     if (oldest == nullptr)
         return fail(err, NGX_ERR_PROTOCOL, "wait: no irecv waits for a message");
     oldest->taken = true;
-    return take_data(c, oldest->buf, oldest->len, oldest->posted, &oldest->arrival, err);
+    return take_data(c, oldest->buf, oldest->len, oldest->posted, &oldest->arrival, err, oldest->answered);
 }
 
 ngx_status sim_wait(void* ctx, ngx_request* req, ngx_error* err)

@@ -93,9 +93,8 @@ constexpr auto loggp_batch =
 constexpr auto loggp_exchange = opt::row::choice(
     "loggp-exchange", "no", {"no", "yes"},
     "yes: also time n exchanges of s bytes both ways at once (irecv + isend + wait on both ranks) per size, for "
-    "the CPU share of O_s and O_r (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi; sim "
-    "without "
-    "rendezvous)");
+    "the CPU share of O_s and O_r (exchange_cpu_share); needs a module with reliable non-blocking calls (mpi, "
+    "sim)");
 constexpr auto raw_prtt =
     opt::row::output_file("raw-prtt", "write the per-size PRTT medians to this CSV (for ngx fit)");
 

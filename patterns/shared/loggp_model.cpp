@@ -41,6 +41,31 @@ Json fit_json(const fit::LogGPRangeDetail& detail)
             {"held_at_zero", held}};
 }
 
+} // namespace
+
+std::string not_loggp_text(const fit::LogGPRange& range)
+{
+    const std::vector<std::string> negative = range.negative_parameters();
+    if (negative.empty())
+        return "";
+    std::ostringstream out;
+    out << "not LogGP: ";
+    for (size_t i = 0; i < negative.size(); ++i)
+        out << (i ? ", " : "") << negative[i];
+    out << " < 0, which no admissible model of the range (every parameter >= 0) could replace within the goal";
+    // Hoefler et al. 2007 section 3.4: o and L overlap; eq. (1) then leaves no room for L
+    if (range.L.value < 0)
+        out << "; L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, or the range "
+               "is a rendezvous protocol); use L_eel_us";
+    if (range.g.value < 0)
+        out << "; g < 0: the stream's time per message grows faster than its size (eq. (7)'s line crosses 0 "
+               "inside the range)";
+    out << "; LogGOPSim's export refuses it";
+    return out.str();
+}
+
+namespace {
+
 Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detail)
 {
     const fit::Measured &o_s = range.send_line.at_one, &O_s = range.send_line.per_byte;
@@ -68,9 +93,12 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
     if (range.overlapped)
         json["note"] = "overlapped: the per-byte costs run at once (a pipelined transfer), so eq. (1) pays "
                        "(s-1) max(O_s, O_r, G) once instead of their sum, as LogGOPSim's round trip does";
-    if (range.L.value < 0) // Hoefler et al. 2007 section 3.4: o and L overlap; eq. (1) then leaves no room for L
-        json["warning"] = "L < 0: the overheads o_s + o_r exceed PRTT(1,0,s)/2 - (s-1)G here (o and L overlap, "
-                          "or the range is a rendezvous protocol); use L_eel_us";
+    const std::vector<std::string> negative = range.negative_parameters();
+    json["admissible"] = negative.empty();
+    if (!negative.empty()) {
+        json["negative_parameters"] = negative;
+        json["warning"] = not_loggp_text(range);
+    }
     return json;
 }
 

@@ -64,6 +64,11 @@ std::vector<std::pair<std::string, double>> loggp_size_columns(const fit::PrttSa
 // overhead lines; null where o_r was not measured).
 Json predictions_at(const fit::LogGPParams& params, double s, double n);
 
+// Where a range has a parameter below 0 (fit::LogGPRange::negative_parameters:
+// the fit keeps one only where no admissible model meets the goal), what the
+// table, the JSON ("warning") and `ngx predict` say; "" where it has none.
+std::string not_loggp_text(const fit::LogGPRange& range);
+
 // The parameters of a saved model (`model.ranges`, kind "loggp"), for
 // predictions: o_us/O_us_per_byte and o_r_us/O_r_us_per_byte as exact lines.
 Result<fit::LogGPParams> loggp_params_from_model(const Json& model);

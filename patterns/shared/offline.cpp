@@ -331,6 +331,18 @@ int predict_stream(const fit::LogGPParams& params, opt::Reader& read, const ngx:
     return 0;
 }
 
+// A range with a parameter below 0 is not LogGP: it reproduces the sizes it
+// was fitted on (the fit keeps it only where no admissible model meets the
+// goal), so ngx predict uses it, and says on stderr that a prediction past
+// those sizes or in a collective's schedule may have no physical reading.
+void warn_not_loggp(const fit::LogGPParams& params)
+{
+    for (const fit::LogGPRange& range : params.ranges)
+        if (std::string text = not_loggp_text(range); !text.empty())
+            std::cerr << "ngx predict: warning: range " << format_bytes(uint64_t(range.from_bytes)) << " .. "
+                      << format_bytes(uint64_t(range.to_bytes)) << ": " << text << "\n";
+}
+
 int predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
     opt::Table table = predict_options("loggp");
@@ -343,6 +355,7 @@ int predict_loggp(const Json& model, const ngx::PredictRequest& request)
     Result<fit::LogGPParams> params = loggp_params_from_model(model);
     if (!params)
         return fail("predict", params.status());
+    warn_not_loggp(*params);
     if (is_collective_op(request.op))
         return predict_collectives(read, loggp_collective_model(*params, model));
     if (is_stream_op(request.op))

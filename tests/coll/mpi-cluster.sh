@@ -24,8 +24,9 @@
 # - 150 Mbit/s NICs: 8 ranks share 2 CPUs, the network must be the
 #   bottleneck, not the CPUs (an exchange between two ranks runs at the full
 #   rate both ways at 50 and at 150 Mbit/s);
-# - tbf burst 4 KiB, not netns.sh's 32 KiB: after an idle moment tbf lets a
-#   full bucket through at veth speed, so a 32 KiB bucket makes a lone
+# - tbf burst 4 KiB (netns.sh's default; set here so that the emulation
+#   stays what the results were measured on): after an idle moment tbf lets
+#   a full bucket through at veth speed, so a 32 KiB bucket makes a lone
 #   message up to ~30 KiB nearly free while a stream pays the rate, which
 #   no NIC does and LogGP cannot describe (the fit's L and o came out 0);
 # - Open MPI's tcp BTL without its `put` flag (btl_tcp_flags): with it, two

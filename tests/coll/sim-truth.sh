@@ -4,9 +4,11 @@
 # and every algorithm of it, ngx's own implementation (the schedule of
 # fit/collective_schedule.hpp over sim's send/recv) within 3% of the
 # prediction, at sizes in both protocol ranges of a LogGPS model (eager up to
-# S = 4 KiB, rendezvous above). In the rendezvous range only the algorithms
-# whose ranks never send to each other at once: sim cannot cross two
-# rendezvous requests (docs/collectives.md, "Limits").
+# S = 4 KiB, rendezvous above). In the rendezvous range also the algorithms
+# whose ranks send each other at once (recursive doubling, Bruck, pairwise,
+# Rabenseifner: isend + irecv on both ranks, the sim answering the crossing
+# request; without that they stopped with "both sending a rendezvous
+# message at once?").
 # The prediction plays the schedule as the ranks run it (ScheduleRules::
 # program_order: blocking calls in order, a message that arrived early
 # taken when its receive is called, as the sim charges it), so no point is
@@ -28,15 +30,15 @@ JSON
 SIM=(-m sim --sim-clock virtual --sim-g 0 --sim-S 4096 --sim-G 0.0002 -c 3 --warmup 1 --timeout 20
      -x coll --coll-params "$SCRATCH/model.json")
 # op algorithms sizes: every algorithm at sizes whose messages all stay eager
-# (allgather and alltoall send up to P blocks at once: 256 and 512 B), the
-# trees also at 24 KiB (rendezvous messages).
+# (allgather and alltoall send up to P blocks at once: 256 and 512 B), and
+# at 24 KiB (rendezvous messages: the exchanges cross).
 RUNS=(
     "bcast all 8,3Ki"
     "bcast linear 24Ki" "bcast binomial 24Ki"
     "reduce all 8,3Ki" "reduce binomial 24Ki"
-    "allreduce all 8,3Ki" "allreduce binomial 24Ki"
-    "allgather all 8,256"
-    "alltoall all 8,512"
+    "allreduce all 8,3Ki,24Ki"
+    "allgather all 8,256,24Ki"
+    "alltoall all 8,512,24Ki"
     "gather all 8,3Ki" "gather linear 24Ki" "gather binomial 24Ki"
     "scatter all 8,3Ki" "scatter linear 24Ki" "scatter binomial 24Ki"
     "barrier all 1"

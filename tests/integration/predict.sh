@@ -10,7 +10,8 @@
 # The export prints, per range, "-L -o -g -G -O -S" in integer picoseconds
 # (G of 0.3 ns/B stays 300, not 0), -o/-O the intercept and slope of the
 # overhead line, -S the range's largest size (LogGOPSim: size > S is
-# rendezvous); a negative L is refused with exit 2.
+# rendezvous); a negative L is refused with exit 2. A range with a parameter
+# below 0 (not LogGP) is predicted with a warning on stderr.
 source "$(dirname "$0")/lib.sh"
 cat >model.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
@@ -146,6 +147,20 @@ ngx_run 30 predict --params negative.json --export loggopsim
 [[ $RC == 2 ]] || fail "--export loggopsim of a negative L: exit $RC, expected 2: $(cat out err)"
 grep -q "L = -0.5 us is negative" err || fail "--export loggopsim of a negative L: no reason given: $(cat err)"
 ok "--export loggopsim refuses a negative L (exit 2)"
+
+# A range with a parameter below 0 is not LogGP (the fit keeps one only where
+# no admissible model meets its goal): ngx predict still predicts with it and
+# warns on stderr, naming the range and the parameter; the export refuses it.
+sed 's/"g_us": 4,/"g_us": -0.25,/' model.json >not-loggp.json
+ngx_run 30 predict --params not-loggp.json --op pingpong -s 4096
+[[ $RC == 0 ]] && grep -q '^prediction: ' out || fail "predict with a range of g < 0: exit $RC: $(cat out err)"
+grep -q "warning: range 2 KiB .. 64 KiB: not LogGP: g_us < 0" err ||
+    fail "predict with a range of g < 0: no warning naming the range and g: $(cat err)"
+ngx_run 30 predict --params model.json --op pingpong -s 4096
+! grep -q "not LogGP" err || fail "predict warned of a model with no negative parameter: $(cat err)"
+ngx_run 30 predict --params not-loggp.json --export loggopsim
+[[ $RC == 2 ]] && grep -q "g = -0.25 us is negative" err || fail "--export loggopsim of g < 0: exit $RC: $(cat err)"
+ok "a range of g < 0: predicted with a warning naming it, refused by the export (exit 2)"
 
 sed 's/"kind": "loggp"/"kind": "loggps"/' model.json >kind.json
 ngx_run 30 predict --params kind.json --op pingpong -s 100

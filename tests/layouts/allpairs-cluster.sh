@@ -42,7 +42,7 @@ netns_cluster c "$NODES" "${FAST}mbit" "$SLOW_NODE" "${SLOW}mbit" || fail "build
 HOSTS=
 for ((i = 0; i < NODES; i++)); do HOSTS+="${HOSTS:+,}$(netns_cluster_get c ns_$i)"; done
 # 64 KiB messages, 5 a stream (320 KiB, 20 to 60 ms on these NICs), each
-# cell the median of 5 streams: tbf's 32 KiB burst is cancelled by the
+# cell the median of 5 streams: tbf's 4 KiB burst is cancelled by the
 # stream of one message, subtracted, which starts with the same burst, and
 # the median outlasts two streams slowed by a descheduled rank. (16 a stream
 # and 3 streams, as before one --listen/--connect run measured the whole map,

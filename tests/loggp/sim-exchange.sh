@@ -10,8 +10,8 @@
 # 9%), and the 8 KiB exchange must be one message of eq. (1) within a
 # quarter of (s-1) O_s, so that reading O_s as waiting (share 0) fails it.
 # Sim set C of sim-lines.sh: L 5, o_s 2, o_r 1.5, g 6, G 0.002, O_s 0.0005,
-# O_r 0.00025 us/B, 1 B..8 KiB, no rendezvous (the sim cannot cross two
-# rendezvous requests). And `--loggp-exchange yes` over tcp (no non-blocking
+# O_r 0.00025 us/B, 1 B..8 KiB, no rendezvous (ngx's model of an exchange
+# has no rendezvous handshake). And `--loggp-exchange yes` over tcp (no non-blocking
 # calls) exits 2 naming the module.
 source "$(dirname "$0")/truth.sh"
 lg_need_cpus

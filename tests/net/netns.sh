@@ -40,7 +40,14 @@
 #                        subnet (CIDR), relay_pid, relay_log
 #   netns_tbf PAIR RATE BURST LATENCY [a|b|both]
 #                        tbf rate limit on the pair's devices (default both
-#                        directions), e.g. netns_tbf p 100mbit 32kb 10ms
+#                        directions), e.g. netns_tbf p 100mbit 4kb 10ms.
+#                        Keep the bucket (BURST) a few KiB: an emulated NIC
+#                        must not burst. After an idle moment tbf sends a
+#                        full bucket at the veth's speed, so with a large one
+#                        a lone message crosses nearly free while a stream
+#                        pays the rate: a ping-pong fit then underestimates
+#                        G (and L, o) for the streams an application sends.
+#                        4 KiB holds two 1514-byte frames.
 #   netns_tbf_clear PAIR [a|b|both]
 #   netns_link_down PAIR [a|b|both] / netns_link_up PAIR [a|b|both]
 #                        take a device down or up mid-run (fault tests)
@@ -470,11 +477,13 @@ netns_kv() {
 
 # --- Emulated clusters: N nodes on one bridge -----------------------------
 
+# The bucket is NETNS_CLUSTER_BURST (default 4 KiB: a NIC that does not
+# burst; see netns_tbf above).
 _netns_cluster_tbf() {  # NS DEV RATE: limit one end of a node's NIC
     local out
     [[ -z $3 || $3 == none ]] && { tc -n "$1" qdisc del dev "$2" root 2>/dev/null; return 0; }
     if ! out=$(tc -n "$1" qdisc replace dev "$2" root tbf rate "$3" \
-        burst "${NETNS_CLUSTER_BURST:-32kb}" latency "${NETNS_CLUSTER_LATENCY:-200ms}" 2>&1); then
+        burst "${NETNS_CLUSTER_BURST:-4kb}" latency "${NETNS_CLUSTER_LATENCY:-200ms}" 2>&1); then
         _netns_err "tbf $3 on $1/$2: $out"; return 1
     fi
 }

@@ -148,7 +148,17 @@ struct LogGPRange {
     // The parameters the range spends on the PRTT curves: L, o_s, O_s, g, G
     // and, where o_r was measured, o_r and O_r; an overlapped range one more
     // (which per-byte stage is the slowest). model_choice.hpp counts them.
-    std::size_t parameter_count() const noexcept { return (recv_line.known() ? 7 : 5) + (overlapped ? 1 : 0); }
+    std::size_t parameter_count() const noexcept
+    {
+        return (recv_line.known() ? 7 : 5) + (overlapped ? 1 : 0);
+    } // The parameters below 0, by their JSON names ("L_us", "o_us",
+    // "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us",
+    // "G_us_per_byte"). A time or a time per byte below 0 has no physical
+    // reading: a range with one is not LogGP (LogGOPSim cannot run it). The
+    // fit gives one only where no admissible model meets its goal
+    // (LogGPOptions::signed_when_missing).
+    std::vector<std::string> negative_parameters() const;
+    bool admissible() const { return negative_parameters().empty(); }
 };
 
 struct LogGPParams {
@@ -258,8 +268,10 @@ struct LogGPRangeDetail {
     Measured o_r_mean;
     double o_median = Measured::nan;
     double L_median = Measured::nan;
-    // "G_us_per_byte" where eq. (7)'s line sloped below 0 and G was held at 0
-    // (g then the mean of y(s)); the joint fit's own holds are in `joint`.
+    // The paper's costs held at 0 ("G_us_per_byte" where eq. (7)'s line
+    // sloped below 0: g then the mean of y(s); "g_us": G then the line
+    // through the origin; the same for o_s, O_s, o_r, O_r); the joint fit's
+    // own holds are in `joint`.
     std::vector<std::string> held_at_zero;
     std::optional<JointFit> joint; // set when LogGPOptions::joint refined the range
 };
@@ -300,10 +312,13 @@ struct LogGPOptions {
     // (loggp_joint.hpp) where that reproduces the measurements better;
     // false: Hoefler et al. 2007's estimates, each from its own equation.
     bool joint = false;
-    // With joint: where no solution with L >= 0 meets the quality goal, take
-    // one with L free of sign (loggp_joint.hpp). With split_misfits a range
-    // that meets the goal only so is split where two halves of L >= 0 do.
-    bool signed_L_when_missing = true;
+    // Where no admissible model (every parameter >= 0) meets the quality
+    // goal: with joint, take one with L free of sign (loggp_joint.hpp); then
+    // the paper's estimates as fitted, a cost below 0 kept (fit_loggp), if
+    // they meet it. Such a range is not LogGP and says so
+    // (LogGPRange::negative_parameters). With split_misfits a range that
+    // meets the goal only so is split where two admissible halves do.
+    bool signed_when_missing = true;
     double level = 0.95; // confidence level of every interval
     // Relative standard error of the measured PRTT medians (typical over the
     // sizes, e.g. the 95% interval's relative half-width / 1.96), for the

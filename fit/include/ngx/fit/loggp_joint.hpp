@@ -74,11 +74,11 @@ inline constexpr std::size_t joint_max_rounds = 12;
 // `samples`: the sizes of one range (>= 3). On success `range` holds the
 // better of the paper's and the joint parameters, with the joint fit's
 // intervals when it is the joint one.
-// `signed_L_when_missing`: LogGPOptions::signed_L_when_missing.
+// `signed_when_missing`: LogGPOptions::signed_when_missing.
 // `relative_noise`: LogGPOptions::relative_noise (NaN: not measured), the
 // noise the choice of the form is tested against.
 Result<JointFit> refine_range_jointly(std::span<const PrttSample> samples, double n, Weighting weights, double level,
-                                      LogGPRange& range, bool signed_L_when_missing = true,
+                                      LogGPRange& range, bool signed_when_missing = true,
                                       double relative_noise = Measured::nan);
 
 } // namespace ngx::fit
