@@ -203,6 +203,8 @@ std::string cpu_verdict_line(const Json& verdict)
         return "";
     if (std::string why = cpu_verdict_text(verdict); !why.empty())
         return "# warning: " + why + "\n";
+    if (verdict.value("clock", "") == "virtual")
+        return "# CPUs: the sim's virtual clock timed this run: the CPUs do not set its times\n";
     double least = 1e300, most = 0;
     for (const Json& rank : verdict["ranks"]) {
         least = std::min(least, rank.value("cpu_share", 0.0));

@@ -121,8 +121,10 @@ Json usage_json(int rank, const std::string& host, int cpus_online, double load_
     return json;
 }
 
-Json cpu_verdict(const Json& ranks)
+Json cpu_verdict(const Json& ranks, bool virtual_clock)
 {
+    if (virtual_clock)
+        return {{"ranks", ranks}, {"clock", "virtual"}, {"cpu_bound", false}, {"reasons", Json::array()}};
     Json reasons = Json::array();
     for (const auto& [host, count_cpus] : ranks_per_host(ranks)) {
         const auto& [count, cpus] = count_cpus;
@@ -146,6 +148,7 @@ Json cpu_verdict(const Json& ranks)
     return {{"ranks", ranks},
             {"max_waiting_share", waiting_known ? Json(most_waiting) : Json()},
             {"waited_share_threshold", waited_share},
+            {"clock", "real"},
             {"cpu_bound", !reasons.empty()},
             {"reasons", reasons}};
 }

@@ -38,8 +38,10 @@ Json usage_json(int rank, const std::string& host, int cpus_online, double load_
 Json rank_usage_json(int rank, const CpuUsage& used);
 
 // From every rank's rank_usage_json: the ranks, and whether (and why) the
-// CPUs may have set the run's time. Pure.
-Json cpu_verdict(const Json& ranks);
+// CPUs may have set the run's time. A run timed by a virtual clock (the
+// sim's) is never CPU-bound: its times do not depend on the CPUs ("clock":
+// "virtual"). Pure.
+Json cpu_verdict(const Json& ranks, bool virtual_clock = false);
 
 } // namespace ngx
 

@@ -176,7 +176,7 @@ Status Session::gather_cpu_usage()
         ranks.push_back(Json::parse(to_string(one), nullptr, false));
     std::lock_guard<std::mutex> lock(mutex_);
     if (current_ != nullptr)
-        current_->cpu = cpu_verdict(ranks);
+        current_->cpu = cpu_verdict(ranks, current_->options.value("timer", "") == "virtual");
     return Status::ok();
 }
 

@@ -2,7 +2,8 @@
 # Every run records each rank's CPU use (getrusage, the run-queue wait of
 # schedstat) and says when the CPUs, not the network, may have set its time:
 # more ranks on a host than it has CPUs is named in the table, the JSON and
-# the warnings; two ranks on a host of two or more CPUs are not.
+# the warnings; two ranks on a host of two or more CPUs are not; a run timed
+# by the sim's virtual clock never is, however many ranks share the CPUs.
 source "$(dirname "$0")/lib.sh"
 cpus=$(getconf _NPROCESSORS_ONLN)
 pairs=$((cpus / 2 + 1)) # one rank more than CPUs, at least
@@ -25,8 +26,8 @@ PY
 ok "$((2 * pairs)) ranks on $cpus CPUs: warned in the table, the JSON and on stderr"
 
 if ((cpus >= 2)); then
-    ngx_run 60 -m sim --sim-clock virtual -x pingpong -s 1,64 -c 20 -o two.json
-    [[ $RC == 0 ]] || fail "ngx -m sim -x pingpong: exit $RC"
+    ngx_run 60 -m tcp -x pingpong -s 1,64 -c 20 -o two.json
+    [[ $RC == 0 ]] || fail "ngx -m tcp -x pingpong: exit $RC"
     grep -q "^# CPUs: 2 ranks on a CPU\|^# warning: the CPUs" out || fail "no CPU line in the table"
     python3 - two.json <<'PY' || fail "the CPU record of two.json"
 import json, sys
@@ -39,3 +40,15 @@ print("two ranks: waited at most", cpu["max_waiting_share"], "reasons", cpu["rea
 PY
     ok "two ranks on $cpus CPUs: recorded, not counted as oversubscribed"
 fi
+
+ngx_run 120 --pairs "$pairs" -m sim --sim-clock virtual -x pingpong -s 1,64 -c 20 --warmup 2 -o virtual.json
+[[ $RC == 0 ]] || fail "ngx --pairs $pairs -m sim --sim-clock virtual: exit $RC"
+grep -q "^# CPUs: the sim's virtual clock timed this run" out || fail "no virtual-clock line in the table: $(grep '^# ' out | tail -3)"
+! grep -q "may have set this run's time" out err || fail "a virtual-time run is called CPU-bound"
+python3 - virtual.json "$((2 * pairs))" <<'PY' || fail "the CPU record of virtual.json"
+import json, sys
+cpu = json.load(open(sys.argv[1]))["cpu_use"]
+assert cpu["clock"] == "virtual" and not cpu["cpu_bound"] and cpu["reasons"] == [], cpu
+assert len(cpu["ranks"]) == int(sys.argv[2]), cpu["ranks"]
+PY
+ok "$((2 * pairs)) ranks in the sim's virtual time: recorded, never CPU-bound"

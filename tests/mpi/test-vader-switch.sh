@@ -9,7 +9,9 @@
 # 2 limit]: the step of the default geometric sizes that holds the switch, or
 # the next one when the run's noise makes the detector place the range's
 # start one size later (a real-time bound, docs/testing.md). Three attempts:
-# the two ranks share two cores.
+# the two ranks share two cores. Each run gets 240 s: two polling ranks
+# take minutes when other processes keep the CPUs busy.
+MPI_TIMEOUT=240
 source "$(dirname "$0")/common.sh"
 limit=$(ompi_info --param btl vader --level 9 --parsable 2>/dev/null |
     sed -n 's/^mca:btl:vader:param:btl_vader_eager_limit:value:\([0-9]*\)$/\1/p')
