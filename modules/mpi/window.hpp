@@ -192,12 +192,9 @@ private:
     // pscw opened by the window's first operation.
     ngx_status begin(size_t offset, size_t len, int lock_type, const char* op, ngx_error* err)
     {
-        if (win_ == MPI_WIN_NULL)
-            return ngx::mod::fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
-        if (offset > peer_len_ || len > peer_len_ - offset)
-            return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION,
-                                  "%s of %zu bytes at offset %zu: beyond the peer's window of %zu bytes", op, len,
-                                  offset, peer_len_);
+        if (ngx_status s = ngx::mod::check_window_range(op, offset, len, win_ == MPI_WIN_NULL ? 0 : peer_len_, err);
+            s != NGX_OK)
+            return s;
         if (len > size_t(INT_MAX))
             return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION, "%s of %zu bytes: beyond MPI's int count", op, len);
         started_ = true;

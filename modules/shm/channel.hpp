@@ -69,6 +69,20 @@ inline ngx_status create_object(const char* step, const char* prefix, size_t byt
     return NGX_OK;
 }
 
+// Maps `bytes` of the object `fd` shared, pre-faulted so that the first
+// accesses take no page faults, and closes fd; errors start with `step`.
+inline ngx_status map_object(const char* step, int fd, size_t bytes, void** base, ngx_error* err)
+{
+    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    int e = errno;
+    ::close(fd);
+    if (mapped == MAP_FAILED)
+        return ngx::mod::fail(err, NGX_ERR_NO_MEMORY, "%s: mapping %zu bytes of shared memory: %s", step, bytes,
+                              ngx::mod::errno_text(e));
+    *base = mapped;
+    return NGX_OK;
+}
+
 // A mapping of the whole segment; the name is unlinked by whoever created it.
 class Segment {
 public:
@@ -133,15 +147,11 @@ public:
     }
 
 private:
-    // Maps and pre-faults the segment so the first messages take no page faults.
     ngx_status map(int fd, size_t bytes, ngx_error* err)
     {
-        void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-        int e = errno;
-        ::close(fd);
-        if (base == MAP_FAILED)
-            return ngx::mod::fail(err, NGX_ERR_NO_MEMORY, "connect: mapping %zu bytes of shared memory: %s", bytes,
-                                  ngx::mod::errno_text(e));
+        void* base = nullptr;
+        if (ngx_status s = map_object("connect", fd, bytes, &base, err); s != NGX_OK)
+            return s;
         base_ = base;
         bytes_ = bytes;
         return NGX_OK;

@@ -209,12 +209,9 @@ private:
             return ngx::mod::fail(err, NGX_ERR_PROTOCOL, "expose: the peer's window %s is smaller than it says", name);
         }
         size_t bytes = size_t(st.st_size);
-        void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-        int e = errno;
-        ::close(fd);
-        if (base == MAP_FAILED)
-            return ngx::mod::fail(err, NGX_ERR_NO_MEMORY, "expose: mapping the peer's window (%zu bytes): %s", bytes,
-                                  ngx::mod::errno_text(e));
+        void* base = nullptr;
+        if (ngx_status s = map_object("expose", fd, bytes, &base, err); s != NGX_OK)
+            return s;
         peer_base_ = base;
         peer_bytes_ = bytes;
         peer_ = static_cast<unsigned char*>(base) + offset;
@@ -224,13 +221,7 @@ private:
 
     ngx_status check(size_t offset, size_t len, const char* op, ngx_error* err) const
     {
-        if (peer_ == nullptr)
-            return ngx::mod::fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
-        if (offset > peer_len_ || len > peer_len_ - offset)
-            return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION,
-                                  "%s of %zu bytes at offset %zu: beyond the peer's window of %zu bytes", op, len,
-                                  offset, peer_len_);
-        return NGX_OK;
+        return ngx::mod::check_window_range(op, offset, len, peer_ == nullptr ? 0 : peer_len_, err);
     }
 
     void* peer_base_ = nullptr;
