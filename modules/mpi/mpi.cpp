@@ -53,7 +53,7 @@
 // reductions MPI_SUM of MPI_DOUBLE).
 //
 // One-sided (ABI 1.7, NGX_CAP_ONE_SIDED; window.hpp): expose() is
-// MPI_Win_create over the pair, put() and get() MPI_Put and MPI_Get, and
+// MPI_Win_create over every rank (each addresses its peer's part), put() and get() MPI_Put and MPI_Get, and
 // flush() ends the epoch in the synchronization --mpi-rma-sync chooses:
 // flush (MPI_Win_flush under a passive lock_all), lock (MPI_Win_lock /
 // MPI_Win_unlock per window), fence (MPI_Win_fence) or pscw
@@ -789,7 +789,7 @@ ngx_status mpi_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t le
     if (c->comm == MPI_COMM_NULL)
         return fail(err, NGX_ERR_PROTOCOL, "expose: connect first");
     ngx::mpi::RmaSettings settings{c->options.rma_sync, c->options.poll, c->timeout_ns, c->cancel};
-    return c->window.expose(boot, c->comm, c->self, boot->peer, buf, len, settings, err);
+    return c->window.expose(boot, c->comm, boot->peer, buf, len, settings, err);
 }
 
 ngx_status mpi_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)

@@ -1,8 +1,9 @@
 // One-sided MPI (ABI 1.7, NGX_CAP_ONE_SIDED) for the `mpi` module: the
-// exposed buffer is an MPI window (MPI_Win_create over the pair's own
-// communicator), put() and get() are MPI_Put and MPI_Get of MPI_BYTE at the
-// byte displacement `offset`, and the synchronization is the user's choice
-// (--mpi-rma-sync). What a window of W operations and its flush holds:
+// exposed buffer is this rank's part of an MPI window over every rank
+// (MPI_Win_create), put() and get() are MPI_Put and MPI_Get of MPI_BYTE at
+// the byte displacement `offset` of the peer's part, and the
+// synchronization is the user's choice (--mpi-rma-sync). What a window of
+// W operations and its flush holds:
 //
 //   flush  passive target: MPI_Win_lock_all (MPI_MODE_NOCHECK) once, at
 //          expose; a window is W MPI_Put/MPI_Get and MPI_Win_flush(peer),
@@ -29,7 +30,8 @@
 // to the target's loads once a later message reaches it.
 //
 // Deadlines: expose first meets the peer through the bootstrap (its own
-// deadline), then creates the window; with --mpi-progress poll the target's
+// deadline), then creates the window (MPI_Win_create over every rank, so
+// all of them expose at the same step); with --mpi-progress poll the target's
 // MPI_Win_wait is an MPI_Win_test loop bounded by --timeout. MPI has no
 // test form of MPI_Win_fence, MPI_Win_flush, MPI_Win_unlock, MPI_Win_start
 // or MPI_Win_complete: a peer that stops there is caught, as for every
@@ -63,21 +65,26 @@ public:
     // Whether `buf` is the exposed buffer.
     bool holds(const void* buf) const { return win_ != MPI_WIN_NULL && buf == buffer_; }
 
-    // Both peers, at the same step: `buf` becomes the window of the pair
-    // (this rank `self` and `peer` of `comm`).
-    ngx_status expose(const ngx_bootstrap* boot, MPI_Comm comm, int self, int peer, void* buf, size_t len,
+    // Every rank of `comm`, at the same step: `buf` becomes this rank's
+    // part of the window that `peer` (a rank of `comm`) addresses.
+    ngx_status expose(const ngx_bootstrap* boot, MPI_Comm comm, int peer, void* buf, size_t len,
                       const RmaSettings& settings, ngx_error* err)
     {
         if (win_ != MPI_WIN_NULL)
             return ngx::mod::fail(err, NGX_ERR_PROTOCOL, "expose: a window is exposed already (one per run)");
+        if (settings.sync == RmaSync::fence && boot->nranks > 2)
+            return ngx::mod::fail(err, NGX_ERR_INVALID_OPTION,
+                                  "--mpi-rma-sync fence: MPI_Win_fence synchronizes every rank of the window, which "
+                                  "spans the run's %d ranks; with several pairs use flush, lock or pscw",
+                                  boot->nranks);
         settings_ = settings;
         std::string theirs; // the peer's length; the exchange also proves it is in expose
         if (ngx_status s = ngx::mod::exchange_blob(boot, std::to_string(len), &theirs, 32, err); s != NGX_OK)
             return s;
         peer_len_ = size_t(std::strtoull(theirs.c_str(), nullptr, 10));
-        if (ngx_status s = pair_communicator(comm, self, peer, err); s != NGX_OK)
+        if (ngx_status s = peer_group(comm, peer, err); s != NGX_OK)
             return s;
-        int code = MPI_Win_create(buf, MPI_Aint(len), 1, MPI_INFO_NULL, pair_, &win_);
+        int code = MPI_Win_create(buf, MPI_Aint(len), 1, MPI_INFO_NULL, comm, &win_);
         if (code != MPI_SUCCESS)
             return mpi_fail(err, code, "expose: MPI_Win_create");
         MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
@@ -134,31 +141,28 @@ public:
         ngx_status s = close_epochs(err);
         MPI_Win_free(&win_);
         MPI_Group_free(&peer_group_);
-        MPI_Comm_free(&pair_);
         buffer_ = nullptr;
         return s;
     }
 
 private:
-    // The pair's communicator (only the two ranks take part in its
-    // creation, MPI_Comm_create_group), the peer's rank in it and its group.
-    ngx_status pair_communicator(MPI_Comm comm, int self, int peer, ngx_error* err)
+    // The peer's rank and group, for a window over every rank of `comm`.
+    // Every rank of the run calls expose at the same step (MPI_Win_create
+    // is collective; the bw pattern exposes all pairs at once). A window
+    // per pair (a communicator of the two) would spare the others, but
+    // Open MPI's osc/rdma names its shared-memory segment by the
+    // communicator's context id, which disjoint pairs on one node share:
+    // two pairs' windows would collide.
+    ngx_status peer_group(MPI_Comm comm, int peer, ngx_error* err)
     {
-        MPI_Group all = MPI_GROUP_NULL, pair = MPI_GROUP_NULL;
-        int ranks[2] = {std::min(self, peer), std::max(self, peer)};
-        target_ = self < peer ? 1 : 0;
+        MPI_Group all = MPI_GROUP_NULL;
+        target_ = peer;
         int code = MPI_Comm_group(comm, &all);
         if (code == MPI_SUCCESS)
-            code = MPI_Group_incl(all, 2, ranks, &pair);
-        if (code == MPI_SUCCESS)
-            code = MPI_Comm_create_group(comm, pair, tag_window, &pair_);
-        if (code == MPI_SUCCESS)
-            code = MPI_Group_incl(pair, 1, &target_, &peer_group_);
+            code = MPI_Group_incl(all, 1, &target_, &peer_group_);
         if (all != MPI_GROUP_NULL)
             MPI_Group_free(&all);
-        if (pair != MPI_GROUP_NULL)
-            MPI_Group_free(&pair);
-        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "expose: the pair's communicator");
+        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "expose: the peer's group");
     }
 
     ngx_status check_unified(ngx_error* err) const
@@ -258,14 +262,11 @@ private:
         return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, step);
     }
 
-    static constexpr int tag_window = 9;
-
     RmaSettings settings_;
-    MPI_Comm pair_ = MPI_COMM_NULL;
     MPI_Group peer_group_ = MPI_GROUP_NULL;
     MPI_Win win_ = MPI_WIN_NULL;
     void* buffer_ = nullptr;
-    int target_ = -1; // the peer's rank in pair_
+    int target_ = -1; // the peer's rank
     size_t peer_len_ = 0;
     bool started_ = false; // an operation since the last flush
     bool access_ = false;  // lock, pscw: this side's access epoch is open

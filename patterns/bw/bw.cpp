@@ -31,7 +31,10 @@
 // --verify (the core's payload validation, as OSU's -c): every message of a
 // window gets its own slot of the buffer and its own pattern, filled before
 // and checked after the timed window; a corrupted, stale or reordered
-// message fails the run naming size, window and offset.
+// message fails the run naming size, window and offset. One-sided, the
+// responder checks the puts before its acknowledgement (no put of the next
+// window overwrites them), and fills its window before it tells the driver
+// (untimed) that the gets may start.
 #include <ngx/fit/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
@@ -64,7 +67,8 @@ constexpr auto bw_direction = opt::row::choice(
 constexpr auto bw_op = opt::row::choice(
     "bw-op", "send", {"send", "put", "get"},
     "send: two-sided messages; put, get: one-sided writes or reads into the peer's exposed buffer, a window ended by "
-    "one flush (modules with one-sided operations: sim); --bw-window 1 gives the latency of put or get + flush");
+    "one flush (modules with one-sided operations: sim, shm, mpi); --bw-window 1 gives the latency of put or get + "
+    "flush");
 constexpr auto bw_pairs = opt::row::text(
     "bw-pairs", opt::no_default,
     "concurrent pairs for the message rate: K for 1..K, or a list (1,2,4); default: every pair of the ranks (2K "
