@@ -23,7 +23,9 @@
 // every pair's windows and reports the slowest pair's samples, the rate per
 // pair (mean of the pairs' rates) and the total rate (their sum).
 //
-// --bw-params FILE (a saved loggp run or model): each row carries the LogGP
+// --bw-params FILE (a saved loggp run or model; in a file of several runs,
+// -m a,b -x loggp -o FILE, each module's rows take its own run's model):
+// each row carries the LogGP
 // prediction of the window (fit/loggp.hpp: stream_window and
 // exchange_window, Hoefler et al. 2007 eqs. (1), (2), (5)) and the error of
 // the measured bandwidth against it; over sim in virtual time they agree exactly.
@@ -41,6 +43,7 @@
 #include <ngx/statistics.hpp>
 
 #include "../common/passes.hpp"
+#include "../common/saved_run.hpp"
 #include "../common/sweep.hpp"
 #include "../common/verify.hpp"
 #include "../shared/loggp_model.hpp"
@@ -74,7 +77,9 @@ constexpr auto bw_pairs = opt::row::text(
     "concurrent pairs for the message rate: K for 1..K, or a list (1,2,4); default: every pair of the ranks (2K "
     "ranks: rank i with rank K+i), or the list of --pairs LIST");
 constexpr auto bw_params = opt::row::text(
-    "bw-params", "", "a saved LogGP run or model (-x loggp -o FILE): each row's prediction and its error");
+    "bw-params", "",
+    "a saved LogGP run or model (-x loggp -o FILE): each row's prediction and its error; a file of several modules' "
+    "runs (-m a,b -x loggp) gives each module its own run's model");
 
 opt::Table bw_options()
 {
@@ -268,13 +273,14 @@ public:
         }
         if (settings_.params.empty())
             return Status::ok();
-        Result<Json> model = saved_model(settings_.params);
-        if (!model)
-            return Status::usage("--bw-params " + settings_.params + ": " + model.status().message());
-        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
-        if (!params)
-            return Status::usage("--bw-params " + settings_.params + ": " + params.status().message());
-        model_ = std::move(*params);
+        Result<Json> document = read_json_document(settings_.params);
+        if (!document)
+            return Status::usage("--bw-params: " + document.status().message());
+        const Json* runs = json_member(*document, "runs");
+        models_per_module_ = runs != nullptr && runs->is_array() && runs->size() > 1;
+        if (models_per_module_) // -m a,b -x loggp -o FILE: each module's run, chosen in run()
+            return Status::ok();
+        NGX_ASSIGN_OR_RETURN(fixed_model_, read_model(""));
         return Status::ok();
     }
 
@@ -295,6 +301,11 @@ public:
 
     Status run(PatternContext& ctx) override
     {
+        if (models_per_module_) {
+            NGX_ASSIGN_OR_RETURN(model_, read_model(ctx.transport.module().name()));
+        } else {
+            model_ = fixed_model_;
+        }
         if (settings_.both_ways && !ctx.transport.has(NGX_CAP_NONBLOCKING))
             return Status::usage("--bw-direction bi: module " + ctx.transport.module().name() +
                                  " has only blocking calls (no isend/irecv), so both sides cannot stream at once "
@@ -444,8 +455,23 @@ private:
         extra.emplace_back("error_pct", 100.0 * (per_us - predicted_bw) / predicted_bw);
     }
 
+    // The LogGP model of --bw-params: the file's one model, or that of
+    // `module`'s run in a file of several.
+    Result<std::optional<fit::LogGPParams>> read_model(const std::string& module) const
+    {
+        Result<Json> model = saved_model(settings_.params, module);
+        if (!model)
+            return Status::usage("--bw-params " + settings_.params + ": " + model.status().message());
+        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+        if (!params)
+            return Status::usage("--bw-params " + settings_.params + ": " + params.status().message());
+        return std::optional<fit::LogGPParams>(std::move(*params));
+    }
+
     Settings settings_;
-    std::optional<fit::LogGPParams> model_;
+    bool models_per_module_ = false;              // --bw-params holds several runs
+    std::optional<fit::LogGPParams> fixed_model_; // its one model otherwise
+    std::optional<fit::LogGPParams> model_;       // this run's
 };
 
 } // namespace
