@@ -51,12 +51,15 @@
 // 1.2) is MPI_Bcast from rank 0 over every rank of the run; collective (ABI
 // 1.6) the library's own MPI_Bcast, MPI_Reduce, MPI_Allreduce, ... (root 0,
 // reductions MPI_SUM of MPI_DOUBLE).
-#include <ngx/module.h>
-#include <ngx/module_support.hpp>
-
-#define OMPI_SKIP_MPICXX 1 // the C API only: no C++ binding headers
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
+//
+// One-sided (ABI 1.7, NGX_CAP_ONE_SIDED; window.hpp): expose() is
+// MPI_Win_create over every rank (each addresses its peer's part), put() and get() MPI_Put and MPI_Get, and
+// flush() ends the epoch in the synchronization --mpi-rma-sync chooses:
+// flush (MPI_Win_flush under a passive lock_all), lock (MPI_Win_lock /
+// MPI_Win_unlock per window), fence (MPI_Win_fence) or pscw
+// (post-start-complete-wait).
+#include "progress.hpp"
+#include "window.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -69,6 +72,7 @@
 namespace {
 
 using ngx::mod::fail;
+using ngx::mpi::mpi_fail;
 
 constexpr int tag_message = 7;
 constexpr int tag_ready = 8;
@@ -107,6 +111,7 @@ struct Options {
     uint64_t bsend_messages = 4;
     uint64_t vector_stride = 0;
     uint64_t vector_block = 1;
+    ngx::mpi::RmaSync rma_sync = ngx::mpi::RmaSync::flush;
 };
 
 struct Context {
@@ -143,6 +148,7 @@ struct Context {
     // call MPI_Send/MPI_Recv with nothing in between. Set by
     // update_plain_path() whenever the mode or the layout changes.
     bool plain_path = false;
+    ngx::mpi::Window window; // one-sided (ABI 1.7)
 };
 
 // Whether the blocking calls may go straight to MPI_Send/MPI_Recv: what
@@ -156,14 +162,6 @@ void update_plain_path(Context* c)
 static_assert(sizeof(MPI_Request) <= sizeof(ngx_request), "an MPI_Request must fit an ngx_request");
 
 // ---- errors and options -------------------------------------------------------
-
-ngx_status mpi_fail(ngx_error* err, int code, const char* step)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(code, text, &length);
-    return fail(err, NGX_ERR_SYSTEM, "%s: %.*s", step, length, text);
-}
 
 namespace row = ngx::opt::row;
 constexpr auto mpi_mode = row::choice(
@@ -181,8 +179,13 @@ constexpr auto mpi_vector_stride =
                     "derived datatype: bytes between block starts (0: contiguous MPI_BYTE)");
 constexpr auto mpi_vector_block = row::byte_count("mpi-vector-block", "1", 1, uint64_t(1) << 30,
                                                   "derived datatype: bytes per block when the stride is set");
+constexpr auto mpi_rma_sync =
+    row::choice("mpi-rma-sync", "flush", {"flush", "lock", "fence", "pscw"},
+                "one-sided synchronization of a window of puts or gets: flush (MPI_Win_flush under a passive "
+                "lock_all), lock (MPI_Win_lock, exclusive for puts, shared for gets, and MPI_Win_unlock per window), "
+                "fence (MPI_Win_fence on both sides), pscw (start/complete; the target's post/wait)");
 const ngx::mod::OptionTable option_table("mpi", {mpi_mode, mpi_progress, mpi_bsend_messages, mpi_vector_stride,
-                                                 mpi_vector_block});
+                                                 mpi_vector_block, mpi_rma_sync});
 
 ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err)
 {
@@ -196,6 +199,11 @@ ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err
     o.bsend_messages = read(mpi_bsend_messages);
     o.vector_stride = read(mpi_vector_stride);
     o.vector_block = read(mpi_vector_block);
+    std::string sync = read(mpi_rma_sync);
+    o.rma_sync = sync == "lock"    ? ngx::mpi::RmaSync::lock
+                 : sync == "fence" ? ngx::mpi::RmaSync::fence
+                 : sync == "pscw"  ? ngx::mpi::RmaSync::pscw
+                                   : ngx::mpi::RmaSync::flush;
     if (read.ok() && o.vector_stride != 0 && o.vector_stride < o.vector_block)
         read.reject(mpi_vector_stride, "must be 0 or at least --mpi-vector-block");
     if (ngx_status s = read.status(err); s != NGX_OK)
@@ -214,20 +222,8 @@ ngx_status complete(Context* c, MPI_Request* request, MPI_Status* status, const 
         int code = MPI_Wait(request, status);
         return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, step);
     }
-    ngx::mod::Deadline deadline(c->timeout_ns);
-    for (;;) {
-        int done = 0;
-        int code = MPI_Test(request, &done, status);
-        if (code != MPI_SUCCESS)
-            return mpi_fail(err, code, step);
-        if (done)
-            return NGX_OK;
-        if (deadline.poll_expired())
-            return fail(err, NGX_ERR_TIMEOUT, "%s: no progress with the peer within %.1f s (is it alive?)", step,
-                        deadline.seconds());
-        if (ngx::mod::cancelled(c->cancel))
-            return fail(err, NGX_ERR_INTERRUPTED, "%s: interrupted", step);
-    }
+    return ngx::mpi::poll_until([&](int* done) { return MPI_Test(request, done, status); }, c->timeout_ns, c->cancel,
+                                step, err);
 }
 
 // ---- datatypes (the hook for strided data) ---------------------------------------
@@ -785,9 +781,39 @@ void drop_preposted(Context* c)
         MPI_Recv(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm, MPI_STATUS_IGNORE);
 }
 
+// ---- ABI 1.7: one-sided (window.hpp) ---------------------------------------------------
+
+ngx_status mpi_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    if (c->comm == MPI_COMM_NULL)
+        return fail(err, NGX_ERR_PROTOCOL, "expose: connect first");
+    ngx::mpi::RmaSettings settings{c->options.rma_sync, c->options.poll, c->timeout_ns, c->cancel};
+    return c->window.expose(boot, c->comm, boot->peer, buf, len, settings, err);
+}
+
+ngx_status mpi_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->window.put(local, offset, len, err);
+}
+
+ngx_status mpi_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->window.get(local, offset, len, err);
+}
+
+ngx_status mpi_flush(void* ctx, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->window.flush(err);
+}
+
 void mpi_free(void* ctx, void* buf)
 {
     auto* c = static_cast<Context*>(ctx);
+    if (c->window.holds(buf)) { // the window goes first (MPI_Win_free, both peers at this step)
+        ngx_error ignored{};
+        c->window.close(&ignored);
+    }
     if (buf == c->preposted_buffer) {
         drop_preposted(c);
         c->preposted_buffer = nullptr;
@@ -802,6 +828,8 @@ void mpi_finalize(void* ctx)
     if (c == nullptr)
         return;
     drop_preposted(c);
+    ngx_error ignored{};
+    c->window.close(&ignored);
     if (c->bsend_buffer != nullptr) {
         void* attached = nullptr;
         int size = 0;
@@ -836,6 +864,10 @@ const ngx_module_ops mpi_ops = {
     mpi_open_link,
     mpi_select_peer,
     mpi_collective,
+    mpi_expose,
+    mpi_put,
+    mpi_get,
+    mpi_flush,
 };
 
 const ngx_module mpi_module = {
@@ -843,10 +875,11 @@ const ngx_module mpi_module = {
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
     "mpi",
-    "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) between the ranks of a pair",
+    "MPI point-to-point (Send/Ssend/Rsend/Bsend, Isend/Issend/Irsend/Ibsend) and one-sided (Put/Get) between the "
+    "ranks of a pair",
     "1.0",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_ZERO_BYTE | NGX_CAP_DATATYPES | NGX_CAP_COLLECTIVES |
-        NGX_CAP_PEER_LINKS | NGX_CAP_LIBRARY_COLLECTIVES,
+        NGX_CAP_PEER_LINKS | NGX_CAP_LIBRARY_COLLECTIVES | NGX_CAP_ONE_SIDED,
     0,
     option_table.specs(),
     option_table.size(),

@@ -43,6 +43,46 @@ inline size_t segment_bytes(size_t ring_bytes)
     return page_bytes + 2 * ring_region_bytes(ring_bytes);
 }
 
+// Creates a POSIX shared-memory object of `bytes` under a fresh name
+// "<prefix>-<pid>-<64 random bits>" (O_EXCL, 0600): its name and open fd,
+// or an error starting with `step`. The caller unlinks the name.
+inline ngx_status create_object(const char* step, const char* prefix, size_t bytes, std::string* name, int* fd,
+                                ngx_error* err)
+{
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce))
+        nonce = ngx::mod::monotonic_ns();
+    char text[64];
+    std::snprintf(text, sizeof text, "%s-%d-%016" PRIx64, prefix, int(getpid()), nonce);
+    int opened = shm_open(text, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (opened < 0)
+        return ngx::mod::fail(err, NGX_ERR_SYSTEM, "%s: shm_open(%s): %s", step, text, ngx::mod::errno_text(errno));
+    if (ftruncate(opened, off_t(bytes)) != 0) {
+        int e = errno;
+        ::close(opened);
+        shm_unlink(text);
+        return ngx::mod::fail(err, NGX_ERR_SYSTEM, "%s: sizing %s to %zu bytes: %s", step, text, bytes,
+                              ngx::mod::errno_text(e));
+    }
+    *name = text;
+    *fd = opened;
+    return NGX_OK;
+}
+
+// Maps `bytes` of the object `fd` shared, pre-faulted so that the first
+// accesses take no page faults, and closes fd; errors start with `step`.
+inline ngx_status map_object(const char* step, int fd, size_t bytes, void** base, ngx_error* err)
+{
+    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    int e = errno;
+    ::close(fd);
+    if (mapped == MAP_FAILED)
+        return ngx::mod::fail(err, NGX_ERR_NO_MEMORY, "%s: mapping %zu bytes of shared memory: %s", step, bytes,
+                              ngx::mod::errno_text(e));
+    *base = mapped;
+    return NGX_OK;
+}
+
 // A mapping of the whole segment; the name is unlinked by whoever created it.
 class Segment {
 public:
@@ -65,23 +105,11 @@ public:
 
     ngx_status create(size_t ring_bytes, ngx_error* err)
     {
-        uint64_t nonce = 0;
-        if (getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce))
-            nonce = ngx::mod::monotonic_ns();
-        char name[64];
-        std::snprintf(name, sizeof name, "/ngx-shm-%d-%016" PRIx64, int(getpid()), nonce);
-        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0)
-            return ngx::mod::fail(err, NGX_ERR_SYSTEM, "connect: shm_open(%s): %s", name, ngx::mod::errno_text(errno));
-        name_ = name;
-        owner_ = true;
         size_t bytes = segment_bytes(ring_bytes);
-        if (ftruncate(fd, off_t(bytes)) != 0) {
-            int e = errno;
-            ::close(fd);
-            return ngx::mod::fail(err, NGX_ERR_SYSTEM, "connect: sizing %s to %zu bytes: %s", name, bytes,
-                                  ngx::mod::errno_text(e));
-        }
+        int fd = -1;
+        if (ngx_status s = create_object("connect", "/ngx-shm", bytes, &name_, &fd, err); s != NGX_OK)
+            return s;
+        owner_ = true;
         if (ngx_status s = map(fd, bytes, err); s != NGX_OK)
             return s;
         auto* header = static_cast<SegmentHeader*>(base_);
@@ -119,15 +147,11 @@ public:
     }
 
 private:
-    // Maps and pre-faults the segment so the first messages take no page faults.
     ngx_status map(int fd, size_t bytes, ngx_error* err)
     {
-        void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-        int e = errno;
-        ::close(fd);
-        if (base == MAP_FAILED)
-            return ngx::mod::fail(err, NGX_ERR_NO_MEMORY, "connect: mapping %zu bytes of shared memory: %s", bytes,
-                                  ngx::mod::errno_text(e));
+        void* base = nullptr;
+        if (ngx_status s = map_object("connect", fd, bytes, &base, err); s != NGX_OK)
+            return s;
         base_ = base;
         bytes_ = bytes;
         return NGX_OK;

@@ -14,7 +14,13 @@
 // first such call. One thread writes and reads it, so a message travels in
 // pieces of at most half the ring: send() writes the first, the recv() that
 // follows reads each piece and writes the next.
+//
+// One-sided (ABI 1.7, NGX_CAP_ONE_SIDED; window.hpp): buffers are
+// page-aligned mappings; expose() shares the window's in place and maps the
+// peer's, put() and get() are one memcpy into or out of the peer's window
+// and flush() the fence that orders them before the next message.
 #include "peer_channels.hpp"
+#include "window.hpp"
 
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
@@ -27,8 +33,6 @@
 namespace {
 
 using ngx::mod::fail;
-
-constexpr size_t buffer_alignment = 64;
 
 struct FreeRegion {
     void operator()(void* p) const { std::free(p); }
@@ -53,6 +57,8 @@ struct Context {
     ngx::shm::PeerChannels links; // calls use links.selected()
     bool to_self = false;         // set_layout's to_self: send/recv go through `self`
     SelfRing self;
+    ngx::shm::Mappings buffers; // alloc()'s; a buffer still held at finalize stays mapped
+    ngx::shm::PeerWindow window;
 };
 
 constexpr auto shm_ring_bytes = ngx::opt::row::byte_count(
@@ -214,6 +220,40 @@ ngx_status shm_recv(void* ctx, void* buf, size_t len, ngx_error* err)
     return channel->in.read(nullptr, 0, buf, len, wait, err);
 }
 
+// ---- one-sided (ABI 1.7) ------------------------------------------------------------
+
+ngx_status shm_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->buffers.alloc(len, buf, err);
+}
+
+void shm_free(void* ctx, void* buf)
+{
+    static_cast<Context*>(ctx)->buffers.free(buf);
+}
+
+ngx_status shm_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
+{
+    auto* c = static_cast<Context*>(ctx);
+    return c->window.expose(boot, buf, len, c->buffers, err);
+}
+
+ngx_status shm_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->window.put(local, offset, len, err);
+}
+
+ngx_status shm_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return static_cast<Context*>(ctx)->window.get(local, offset, len, err);
+}
+
+ngx_status shm_flush(void*, ngx_error*)
+{
+    ngx::shm::PeerWindow::flush();
+    return NGX_OK;
+}
+
 void shm_finalize(void* ctx)
 {
     delete static_cast<Context*>(ctx);
@@ -223,8 +263,8 @@ const ngx_module_ops shm_ops = {
     sizeof(ngx_module_ops),
     shm_init,
     shm_connect,
-    ngx::mod::heap_alloc<buffer_alignment>,
-    ngx::mod::heap_free,
+    shm_alloc,
+    shm_free,
     shm_send,
     shm_recv,
     nullptr, // isend
@@ -239,6 +279,11 @@ const ngx_module_ops shm_ops = {
     nullptr, // virtual_clock
     shm_open_link,
     shm_select_peer,
+    nullptr, // collective
+    shm_expose,
+    shm_put,
+    shm_get,
+    shm_flush,
 };
 
 const ngx_module shm_module = {
@@ -246,9 +291,11 @@ const ngx_module shm_module = {
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
     "shm",
-    "shared memory: spin-polled single-producer single-consumer rings between two processes on one node",
+    "shared memory: spin-polled single-producer single-consumer rings between two processes on one node; put "
+    "and get as one memcpy into or out of the peer's shared window",
     "1.0",
-    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
+    NGX_CAP_RELIABLE | NGX_CAP_SAME_NODE_ONLY | NGX_CAP_ZERO_BYTE | NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS |
+        NGX_CAP_ONE_SIDED,
     0,
     option_table.specs(),
     option_table.size(),

@@ -23,7 +23,9 @@
 // every pair's windows and reports the slowest pair's samples, the rate per
 // pair (mean of the pairs' rates) and the total rate (their sum).
 //
-// --bw-params FILE (a saved loggp run or model): each row carries the LogGP
+// --bw-params FILE (a saved loggp run or model; in a file of several runs,
+// -m a,b -x loggp -o FILE, each module's rows take its own run's model):
+// each row carries the LogGP
 // prediction of the window (fit/loggp.hpp: stream_window and
 // exchange_window, Hoefler et al. 2007 eqs. (1), (2), (5)) and the error of
 // the measured bandwidth against it; over sim in virtual time they agree exactly.
@@ -31,13 +33,17 @@
 // --verify (the core's payload validation, as OSU's -c): every message of a
 // window gets its own slot of the buffer and its own pattern, filled before
 // and checked after the timed window; a corrupted, stale or reordered
-// message fails the run naming size, window and offset.
+// message fails the run naming size, window and offset. One-sided, the
+// responder checks the puts before its acknowledgement (no put of the next
+// window overwrites them), and fills its window before it tells the driver
+// (untimed) that the gets may start.
 #include <ngx/fit/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 
 #include "../common/passes.hpp"
+#include "../common/saved_run.hpp"
 #include "../common/sweep.hpp"
 #include "../common/verify.hpp"
 #include "../shared/loggp_model.hpp"
@@ -64,13 +70,16 @@ constexpr auto bw_direction = opt::row::choice(
 constexpr auto bw_op = opt::row::choice(
     "bw-op", "send", {"send", "put", "get"},
     "send: two-sided messages; put, get: one-sided writes or reads into the peer's exposed buffer, a window ended by "
-    "one flush (modules with one-sided operations: sim); --bw-window 1 gives the latency of put or get + flush");
+    "one flush (modules with one-sided operations: sim, shm, mpi); --bw-window 1 gives the latency of put or get + "
+    "flush");
 constexpr auto bw_pairs = opt::row::text(
     "bw-pairs", opt::no_default,
     "concurrent pairs for the message rate: K for 1..K, or a list (1,2,4); default: every pair of the ranks (2K "
     "ranks: rank i with rank K+i), or the list of --pairs LIST");
 constexpr auto bw_params = opt::row::text(
-    "bw-params", "", "a saved LogGP run or model (-x loggp -o FILE): each row's prediction and its error");
+    "bw-params", "",
+    "a saved LogGP run or model (-x loggp -o FILE): each row's prediction and its error; a file of several modules' "
+    "runs (-m a,b -x loggp) gives each module its own run's model");
 
 opt::Table bw_options()
 {
@@ -125,10 +134,13 @@ public:
     {
         bool driver = ctx.bootstrap.is_driver();
         size_t slot = verify_ ? size_t(bytes) : 0;
+        bool one_sided_op = settings_.op != Op::send;
         if (verify_)
             fill(bytes, iteration, driver);
+        if (one_sided_op && verify_ && settings_.op == Op::get)
+            NGX_TRY(announce_filled(ctx.transport, driver));
         uint64_t start = ctx.timer.now();
-        if (settings_.op != Op::send)
+        if (one_sided_op)
             NGX_TRY(one_sided(ctx.transport, bytes, slot, driver));
         else if (settings_.both_ways)
             NGX_TRY(exchange(ctx.transport, bytes, slot, driver));
@@ -136,9 +148,9 @@ public:
             NGX_TRY(
                 stream_window(ctx.transport, (driver ? send_ : recv_).data(), bytes, settings_.window, slot, driver));
         uint64_t end = ctx.timer.now();
-        if (settings_.op != Op::send)
-            NGX_TRY(settle(ctx.transport, driver));
-        if (verify_)
+        if (one_sided_op)
+            NGX_TRY(settle(ctx, bytes, iteration, driver));
+        else if (verify_)
             NGX_TRY(check(ctx, bytes, iteration, driver));
         ++iteration;
         return driver ? ctx.timer.to_us(end - start) : 0.0;
@@ -152,29 +164,45 @@ public:
 
 private:
     // One-sided, timed on the driver: W puts or gets at offset m * slot of
-    // the peer's window, then one flush. The responder takes no part.
+    // the peer's window, then one flush. The responder starts nothing; it
+    // calls flush() once at the same step, which is its part of the epoch
+    // where the module's synchronization needs the target (mpi
+    // --mpi-rma-sync fence, pscw) and returns at once elsewhere (module.h).
     Status one_sided(Transport& t, uint64_t bytes, size_t slot, bool driver)
     {
-        if (!driver)
-            return Status::ok();
-        for (uint64_t m = 0; m < settings_.window; ++m)
-            NGX_TRY(settings_.op == Op::put ? t.put(send_.data() + m * slot, m * slot, bytes)
-                                            : t.get(recv_.data() + m * slot, m * slot, bytes));
+        if (driver)
+            for (uint64_t m = 0; m < settings_.window; ++m)
+                NGX_TRY(settings_.op == Op::put ? t.put(send_.data() + m * slot, m * slot, bytes)
+                                                : t.get(recv_.data() + m * slot, m * slot, bytes));
         return t.flush();
     }
 
-    // Untimed, after a one-sided window: the driver's notice that the flush
-    // is done and the responder's acknowledgement (the responder, in its
-    // receive, sees the puts; the next window waits for it).
-    Status settle(Transport& t, bool driver)
+    // --verify with gets, untimed: the responder's notice that its window
+    // holds this window's payloads, so that no get reads them half written.
+    Status announce_filled(Transport& t, bool driver)
     {
+        uint8_t* c = control_.data();
+        return driver ? t.recv(c, stream_ack_bytes) : t.send(c, stream_ack_bytes);
+    }
+
+    // Untimed, after a one-sided window: the driver's notice that the flush
+    // is done, the responder's check of the puts (it sees them once it has
+    // the notice) and its acknowledgement, which the next window waits for
+    // (so no put overwrites a payload being checked); the driver checks its
+    // gets.
+    Status settle(const PatternContext& ctx, uint64_t bytes, uint64_t iteration, bool driver)
+    {
+        Transport& t = ctx.transport;
         uint8_t* c = control_.data();
         if (driver) {
             NGX_TRY(t.send(c, stream_ack_bytes));
-            return t.recv(c, stream_ack_bytes);
+            NGX_TRY(t.recv(c, stream_ack_bytes));
+        } else {
+            NGX_TRY(t.recv(c, stream_ack_bytes));
         }
-        NGX_TRY(t.recv(c, stream_ack_bytes));
-        return t.send(c, stream_ack_bytes);
+        if (verify_)
+            NGX_TRY(check(ctx, bytes, iteration, driver));
+        return driver ? Status::ok() : t.send(c, stream_ack_bytes);
     }
 
     // Who writes the payloads (into its send buffer) and who checks them (in its receive buffer).
@@ -245,13 +273,14 @@ public:
         }
         if (settings_.params.empty())
             return Status::ok();
-        Result<Json> model = saved_model(settings_.params);
-        if (!model)
-            return Status::usage("--bw-params " + settings_.params + ": " + model.status().message());
-        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
-        if (!params)
-            return Status::usage("--bw-params " + settings_.params + ": " + params.status().message());
-        model_ = std::move(*params);
+        Result<Json> document = read_json_document(settings_.params);
+        if (!document)
+            return Status::usage("--bw-params: " + document.status().message());
+        const Json* runs = json_member(*document, "runs");
+        models_per_module_ = runs != nullptr && runs->is_array() && runs->size() > 1;
+        if (models_per_module_) // -m a,b -x loggp -o FILE: each module's run, chosen in run()
+            return Status::ok();
+        NGX_ASSIGN_OR_RETURN(fixed_model_, read_model(""));
         return Status::ok();
     }
 
@@ -272,6 +301,11 @@ public:
 
     Status run(PatternContext& ctx) override
     {
+        if (models_per_module_) {
+            NGX_ASSIGN_OR_RETURN(model_, read_model(ctx.transport.module().name()));
+        } else {
+            model_ = fixed_model_;
+        }
         if (settings_.both_ways && !ctx.transport.has(NGX_CAP_NONBLOCKING))
             return Status::usage("--bw-direction bi: module " + ctx.transport.module().name() +
                                  " has only blocking calls (no isend/irecv), so both sides cannot stream at once "
@@ -421,8 +455,23 @@ private:
         extra.emplace_back("error_pct", 100.0 * (per_us - predicted_bw) / predicted_bw);
     }
 
+    // The LogGP model of --bw-params: the file's one model, or that of
+    // `module`'s run in a file of several.
+    Result<std::optional<fit::LogGPParams>> read_model(const std::string& module) const
+    {
+        Result<Json> model = saved_model(settings_.params, module);
+        if (!model)
+            return Status::usage("--bw-params " + settings_.params + ": " + model.status().message());
+        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+        if (!params)
+            return Status::usage("--bw-params " + settings_.params + ": " + params.status().message());
+        return std::optional<fit::LogGPParams>(std::move(*params));
+    }
+
     Settings settings_;
-    std::optional<fit::LogGPParams> model_;
+    bool models_per_module_ = false;              // --bw-params holds several runs
+    std::optional<fit::LogGPParams> fixed_model_; // its one model otherwise
+    std::optional<fit::LogGPParams> model_;       // this run's
 };
 
 } // namespace

@@ -2,7 +2,7 @@
 # bad-input.sh: the bw pattern refuses what it cannot measure with exit 2
 # and a message naming the reason: a window of 0, both ways over a module
 # with only blocking calls (tcp, shm), put or get over a module without
-# one-sided operations (tcp, shm), put both ways, a pair count of 0, more pairs than
+# one-sided operations (tcp, udp), put both ways, a pair count of 0, more pairs than
 # ranks, an empty message, a --bw-params file without a LogGP model.
 source "$(dirname "$0")/common.sh"
 echo '{"not": "a model"}' >"$SCRATCH/nomodel.json"
@@ -22,7 +22,7 @@ refused "bw-window '0': must be in 1.." -m sim -x bw -s 64 -c 2 --bw-window 0
 refused "module tcp has only blocking calls" -m tcp -x bw -s 64 -c 2 --bw-direction bi --timeout 10
 refused "module shm has only blocking calls" -m shm -x bw -s 64 -c 2 --bw-direction bi --timeout 10
 refused "module tcp has no one-sided operations" -m tcp -x bw -s 64 -c 2 --bw-op put --timeout 10
-refused "module shm has no one-sided operations" -m shm -x bw -s 64 -c 2 --bw-op get --timeout 10
+refused "module udp has no one-sided operations" -m udp -x bw -s 64 -c 2 --bw-op get --timeout 10
 refused "bw-op put is one way" -m sim -x bw -s 64 -c 2 --bw-op put --bw-direction bi
 refused "bw-direction 'sideways'" -m sim -x bw -s 64 -c 2 --bw-direction sideways
 refused "bw-pairs '0'" -m sim -x bw -s 64 -c 2 --bw-pairs 0

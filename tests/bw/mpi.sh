@@ -5,15 +5,7 @@
 # the message rate of 1 and 2 concurrent pairs over 4 ranks, the total the
 # sum of the pairs'.
 source "$(dirname "$0")/common.sh"
-command -v mpirun >/dev/null || { echo "SKIP: needs mpirun (install openmpi-bin)"; exit 77; }
-"$NGX" --list-modules 2>/dev/null | grep -qw mpi || [[ -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
-    { echo "SKIP: the mpi module is not built"; exit 77; }
-mpi_run() { # NP OUT ARGS...
-    local np=$1 out=$2
-    shift 2
-    timeout -k 5 90 mpirun --allow-run-as-root --bind-to none --oversubscribe --mca oob_tcp_if_include lo \
-        --mca btl self,vader -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" "$@" >"$out" 2>&1
-}
+need_mpi
 mpi_run 2 "$SCRATCH/bi.txt" -m mpi -x bw --bw-direction bi -s 1,64Ki,1Mi -c 8 --warmup 1 --bw-window 16 --verify \
     --timeout 20 -o "$SCRATCH/bi.json" || { cat "$SCRATCH/bi.txt"; fail "bw both ways over mpi: exit $?"; }
 mpi_run 4 "$SCRATCH/rate.txt" -m mpi -x bw -s 8 -c 8 --warmup 1 --bw-window 16 --timeout 20 -o "$SCRATCH/rate.json" ||

@@ -337,6 +337,19 @@ inline std::string address_key(const std::string& host)
     return std::string(reinterpret_cast<const char*>(bytes), 16);
 }
 
+// ABI 1.7 put and get: whether len bytes at `offset` lie in the peer's
+// window of `window_len` bytes (0: none exposed yet), else the error naming
+// `op` ("put", "get").
+inline ngx_status check_window_range(const char* op, size_t offset, size_t len, size_t window_len, ngx_error* err)
+{
+    if (window_len == 0)
+        return fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
+    if (offset > window_len || len > window_len - offset)
+        return fail(err, NGX_ERR_INVALID_OPTION, "%s of %zu bytes at offset %zu: beyond the peer's window of %zu bytes",
+                    op, len, offset, window_len);
+    return NGX_OK;
+}
+
 } // namespace ngx::mod
 
 #endif
