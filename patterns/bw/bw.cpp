@@ -125,10 +125,13 @@ public:
     {
         bool driver = ctx.bootstrap.is_driver();
         size_t slot = verify_ ? size_t(bytes) : 0;
+        bool one_sided_op = settings_.op != Op::send;
         if (verify_)
             fill(bytes, iteration, driver);
+        if (one_sided_op && verify_ && settings_.op == Op::get)
+            NGX_TRY(announce_filled(ctx.transport, driver));
         uint64_t start = ctx.timer.now();
-        if (settings_.op != Op::send)
+        if (one_sided_op)
             NGX_TRY(one_sided(ctx.transport, bytes, slot, driver));
         else if (settings_.both_ways)
             NGX_TRY(exchange(ctx.transport, bytes, slot, driver));
@@ -136,9 +139,9 @@ public:
             NGX_TRY(
                 stream_window(ctx.transport, (driver ? send_ : recv_).data(), bytes, settings_.window, slot, driver));
         uint64_t end = ctx.timer.now();
-        if (settings_.op != Op::send)
-            NGX_TRY(settle(ctx.transport, driver));
-        if (verify_)
+        if (one_sided_op)
+            NGX_TRY(settle(ctx, bytes, iteration, driver));
+        else if (verify_)
             NGX_TRY(check(ctx, bytes, iteration, driver));
         ++iteration;
         return driver ? ctx.timer.to_us(end - start) : 0.0;
@@ -152,29 +155,45 @@ public:
 
 private:
     // One-sided, timed on the driver: W puts or gets at offset m * slot of
-    // the peer's window, then one flush. The responder takes no part.
+    // the peer's window, then one flush. The responder starts nothing; it
+    // calls flush() once at the same step, which is its part of the epoch
+    // where the module's synchronization needs the target (mpi
+    // --mpi-rma-sync fence, pscw) and returns at once elsewhere (module.h).
     Status one_sided(Transport& t, uint64_t bytes, size_t slot, bool driver)
     {
-        if (!driver)
-            return Status::ok();
-        for (uint64_t m = 0; m < settings_.window; ++m)
-            NGX_TRY(settings_.op == Op::put ? t.put(send_.data() + m * slot, m * slot, bytes)
-                                            : t.get(recv_.data() + m * slot, m * slot, bytes));
+        if (driver)
+            for (uint64_t m = 0; m < settings_.window; ++m)
+                NGX_TRY(settings_.op == Op::put ? t.put(send_.data() + m * slot, m * slot, bytes)
+                                                : t.get(recv_.data() + m * slot, m * slot, bytes));
         return t.flush();
     }
 
-    // Untimed, after a one-sided window: the driver's notice that the flush
-    // is done and the responder's acknowledgement (the responder, in its
-    // receive, sees the puts; the next window waits for it).
-    Status settle(Transport& t, bool driver)
+    // --verify with gets, untimed: the responder's notice that its window
+    // holds this window's payloads, so that no get reads them half written.
+    Status announce_filled(Transport& t, bool driver)
     {
+        uint8_t* c = control_.data();
+        return driver ? t.recv(c, stream_ack_bytes) : t.send(c, stream_ack_bytes);
+    }
+
+    // Untimed, after a one-sided window: the driver's notice that the flush
+    // is done, the responder's check of the puts (it sees them once it has
+    // the notice) and its acknowledgement, which the next window waits for
+    // (so no put overwrites a payload being checked); the driver checks its
+    // gets.
+    Status settle(const PatternContext& ctx, uint64_t bytes, uint64_t iteration, bool driver)
+    {
+        Transport& t = ctx.transport;
         uint8_t* c = control_.data();
         if (driver) {
             NGX_TRY(t.send(c, stream_ack_bytes));
-            return t.recv(c, stream_ack_bytes);
+            NGX_TRY(t.recv(c, stream_ack_bytes));
+        } else {
+            NGX_TRY(t.recv(c, stream_ack_bytes));
         }
-        NGX_TRY(t.recv(c, stream_ack_bytes));
-        return t.send(c, stream_ack_bytes);
+        if (verify_)
+            NGX_TRY(check(ctx, bytes, iteration, driver));
+        return driver ? Status::ok() : t.send(c, stream_ack_bytes);
     }
 
     // Who writes the payloads (into its send buffer) and who checks them (in its receive buffer).

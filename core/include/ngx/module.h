@@ -249,9 +249,14 @@ typedef struct ngx_module_ops {
      * into `local`; both return when the call's own work is done. flush()
      * returns when every put and get started since the last flush is
      * complete at both ends (a put's bytes are in the peer's window, a
-     * get's in `local`). The peer's process takes no part in them; a put
-     * that a flush completed is seen by the peer once it receives a message
-     * sent after that flush. */
+     * get's in `local`). The peer's process takes no part in put and get;
+     * a put that a flush completed is seen by the peer once it receives a
+     * message sent after that flush. A pattern calls flush() on both peers
+     * once per epoch (its window of puts and gets), at the same step: on
+     * the side that started nothing it returns at once, except in a module
+     * whose synchronization needs the target (mpi --mpi-rma-sync fence or
+     * pscw), where it is the target's part of the epoch and returns once
+     * the peer's flush has closed it. */
     ngx_status (*expose)(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err) NGX_LATER_MEMBER;
     ngx_status (*put)(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err) NGX_LATER_MEMBER;
     ngx_status (*get)(void* ctx, void* local, size_t offset, size_t len, ngx_error* err) NGX_LATER_MEMBER;
