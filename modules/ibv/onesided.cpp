@@ -82,8 +82,9 @@ ngx_status OneSided::check(const char* op, const void* local, size_t offset, siz
     if (!exposed_)
         return fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
     if (offset > peer_.len || len > peer_.len - offset)
-        return fail(err, NGX_ERR_INVALID_OPTION, "%s of %zu bytes at offset %zu: beyond the peer's window of %llu bytes",
-                    op, len, offset, static_cast<unsigned long long>(peer_.len));
+        return fail(err, NGX_ERR_INVALID_OPTION,
+                    "%s of %zu bytes at offset %zu: beyond the peer's window of %llu bytes", op, len, offset,
+                    static_cast<unsigned long long>(peer_.len));
     if (len > conn_.max_message())
         return fail(err, NGX_ERR_UNSUPPORTED, "%s of %zu bytes: the port carries at most %u bytes in one work request",
                     op, len, conn_.max_message());
@@ -107,8 +108,7 @@ ngx_status OneSided::room_for_read(ngx_error* err)
 {
     if (reads_ < read_seqs_.size())
         return NGX_OK;
-    return conn_.wait_done(read_seqs_[reads_ % read_seqs_.size()], "RDMA read completion (max_rd_atomic reached)",
-                           err);
+    return conn_.wait_done(read_seqs_[reads_ % read_seqs_.size()], "RDMA read completion (max_rd_atomic reached)", err);
 }
 
 ngx_status OneSided::get(void* local, size_t offset, size_t len, ngx_error* err)
