@@ -89,7 +89,7 @@ ngx_status OneSided::check(const char* op, const void* local, size_t offset, siz
         return fail(err, NGX_ERR_UNSUPPORTED, "%s of %zu bytes: the port carries at most %u bytes in one work request",
                     op, len, conn_.max_message());
     uint32_t rkey = 0;
-    return const_cast<Conn&>(conn_).keys_of(const_cast<void*>(local), len, false, op, lkey, &rkey, err);
+    return conn_.keys_of(const_cast<void*>(local), len, false, op, lkey, &rkey, err);
 }
 
 ngx_status OneSided::put(const void* local, size_t offset, size_t len, ngx_error* err)
