@@ -7,6 +7,7 @@ the JSON file.
     report.py udp SAMPLES.tsv            bench/udp/run.sh
     report.py mpi SAMPLES.tsv            bench/mpi/run.sh
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
+    report.py ibv-bw RUN_DIR             bench/ibv bw.list: ngx -x bw against ib_write_bw, ib_send_bw, ib_read_bw
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (the variant ladders)
     report.py netpipe SAMPLES.tsv        bench/netpipe/run.sh (bw and pingpong against NPtcp)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
@@ -425,6 +426,72 @@ def report_ibv(args):
               % (b, a, b / a))
 
 
+def ngx_bw_rows(path):
+    """label -> {size: MiB/s} of every run in an ngx -x bw JSON file (the
+    module's name; "ibv" alone for a one-module file)."""
+    with open(path) as f:
+        doc = json.load(f)
+    return {run.get("module", "ngx"): {int(r["size_bytes"]): float(r["bandwidth_MiBps"]) for r in run["results"]}
+            for run in doc.get("runs") or [doc]}
+
+
+def perftest_bw(path):
+    """BW average[MB/sec] of a perftest bandwidth report: MiB/s, as its
+    --report_gbits help says ("instead of MiB/sec")."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        if "BW average" in line:
+            return float(lines[i + 1].split()[3])
+    raise ValueError("%s: no BW average line" % path)
+
+
+# (what ngx runs, its files and run label, the peer and its files) of bench/ibv/bw.list
+IBV_BW_PAIRS = [
+    ("ngx -m ibv --ibv-mode write -x bw (two-sided, RDMA write with immediate)", "bw-write-{r}.json", "ibv",
+     "ib_write_bw", "pt-write-{s}-{r}.txt"),
+    ("ngx -m ibv -x bw --bw-op put (one-sided RDMA write, flush per window)", "bw-put-{r}.json", "ibv",
+     "ib_write_bw", "pt-write-{s}-{r}.txt"),
+    ("ngx -m ibv -x bw (send mode)", "bw-send-{r}.json", "ibv", "ib_send_bw", "pt-send-{s}-{r}.txt"),
+    ("ngx -m ibv -x bw --bw-op get (one-sided RDMA read, flush per window)", "bw-get-{r}.json", "ibv",
+     "ib_read_bw", "pt-read-{s}-{r}.txt"),
+    ("mpirun ngx -m mpi -x bw (Open MPI, UCX rc_verbs)", "bw-ibv-mpi-send-{r}.json", "mpi",
+     "ngx -m ibv -x bw, same launch", "bw-ibv-mpi-send-{r}.json:ibv"),
+    ("mpirun ngx -m mpi -x bw (Open MPI, UCX rc_verbs)", "bw-ibv-mpi-send-{r}.json", "mpi",
+     "ngx -m ibv --ibv-mode write -x bw", "bw-write-{r}.json:ibv"),
+]
+
+
+def ibv_bw_value(run_dir, pattern, label, size, rnd):
+    """One round's MiB/s of a pair's side, None when its run is missing."""
+    name = pattern.format(s=size, r=rnd)
+    path = os.path.join(run_dir, name.split(":")[0])
+    try:
+        if name.endswith(".txt"):
+            return perftest_bw(path)
+        return ngx_bw_rows(path)[name.split(":")[1] if ":" in name else label][size]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
+def report_ibv_bw(run_dir):
+    """Per size and pair: each tool's median over the rounds and the median
+    of the per-round ratios ngx / peer with its 95% interval (ratio_interval)."""
+    rounds = sorted({int(f.rsplit("-", 1)[1].split(".")[0]) for f in os.listdir(run_dir)
+                     if f.startswith("bw-put-") and f.endswith(".json")})
+    sizes = sorted({s for r in rounds for s in ngx_bw_rows(os.path.join(run_dir, f"bw-put-{r}.json"))["ibv"]})
+    print("bench-ibv: MiB/s (2^20 bytes/s, perftest's unit), %d alternated rounds; ratio = ngx / peer" % len(rounds))
+    for size in sizes:
+        for what, ours, label, peer, theirs in IBV_BW_PAIRS:
+            a = [ibv_bw_value(run_dir, ours, label, size, r) for r in rounds]
+            b = [ibv_bw_value(run_dir, theirs, "ibv", size, r) for r in rounds]
+            ratios = [x / y for x, y in zip(a, b) if x is not None and y]
+            med = lambda v: statistics.median([x for x in v if x is not None]) if any(x is not None for x in v) else None
+            print("bench-ibv: %6d B  %-72s %8s  %-30s %8s  ratio %s (%s)"
+                  % (size, what, fmt(med(a), 1), peer, fmt(med(b), 1),
+                     fmt(statistics.median(ratios) if ratios else None), interval_text(ratios)))
+
+
 LADDER_STEPS = {
     "shm": [
         ("batch", "minimal: spin on a line, rdtscp once per batch of round trips (batch means)"),
@@ -557,6 +624,8 @@ def main(argv):
         report_udp(argv[1])
     elif len(argv) >= 3 and argv[0] == "ibv" and "--" in argv:
         report_ibv(argv[1:])
+    elif len(argv) == 2 and argv[0] == "ibv-bw":
+        report_ibv_bw(argv[1])
     elif len(argv) >= 2 and argv[0] == "netpipe":
         report_netpipe(argv[1])
     elif len(argv) >= 2 and argv[0] == "ladder":

@@ -5,11 +5,14 @@
 #    perftest's ib_send_lat in the same run; prints both medians and their
 #    ratio;
 #  - mpi-loggp (mpi-loggp.list): LogGP of MPI over verbs next to raw verbs
-#    (`mpirun -np 2 ngx -m ibv,mpi -x loggp`), each parameter's difference.
+#    (`mpirun -np 2 ngx -m ibv,mpi -x loggp`), each parameter's difference;
+#  - bw (bw.list): ngx -m ibv -x bw (write mode, put, send mode, get) next to
+#    ib_write_bw, ib_send_bw and ib_read_bw, and MPI over UCX rc_verbs next to
+#    raw verbs, per size the paired ratio over alternated rounds.
 # Benchmarks, not tests: rxe under TCG is slow and noisy, so only ratios and
 # differences within one run mean something.
 #
-#     bench/ibv/run.sh [perftest|mpi-loggp] [BUILD_DIR]    (default: perftest build)
+#     bench/ibv/run.sh [perftest|mpi-loggp|bw] [BUILD_DIR]    (default: perftest build)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,6 +20,7 @@ list=$here/bench.list
 case ${1:-} in
     perftest) shift ;;
     mpi-loggp) list=$here/mpi-loggp.list; shift ;;
+    bw) list=$here/bw.list; shift ;;
 esac
 build=$(cd "${1:-${NGX_BUILD_ROOT:-$root/build}}" && pwd)
 export NGX_SOURCE_ROOT=$root NGX_BUILD_ROOT=$build NGX=$build/ngx NGX_MODULE_PATH=$build/modules

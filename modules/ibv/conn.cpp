@@ -6,7 +6,6 @@
 #include <ngx/module_support.hpp>
 
 #include <arpa/inet.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -226,7 +225,7 @@ ngx_status Conn::to_rtr(const WireInfo& peer, ngx_error* err)
     a.path_mtu = std::min(mtu_, ibv_mtu(peer.mtu));
     a.dest_qp_num = peer.qpn;
     a.rq_psn = peer.psn;
-    a.max_dest_rd_atomic = uint8_t(std::clamp(dev_.device_attr.max_qp_rd_atom, 1, 16));
+    a.max_dest_rd_atomic = uint8_t(max_reads());
     a.min_rnr_timer = 1; // 0.01 ms: receives are pre-posted, RNR is rare
     a.ah_attr.port_num = dev_.port;
     a.ah_attr.dlid = peer.lid;
@@ -253,7 +252,7 @@ ngx_status Conn::to_rts(ngx_error* err)
     a.timeout = 14;  // 4.096 us * 2^14 = 67 ms per try
     a.retry_cnt = 7; // a dead peer shows as RETRY_EXC after about 0.5 s
     a.rnr_retry = 7; // the peer's receives are pre-posted; wait if not
-    a.max_rd_atomic = uint8_t(std::clamp(dev_.device_attr.max_qp_rd_atom, 1, 16));
+    a.max_rd_atomic = uint8_t(max_reads());
     int mask =
         IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
     if (int e = ibv_modify_qp(qp_, &a, mask))
@@ -613,38 +612,6 @@ ngx_status Conn::progress(ngx_error* err)
         st = finish_reads(err);
     matching_ = false;
     return st;
-}
-
-// Busy-polls until done(). Every 64 empty polls it reads the clock: the
-// first read starts the deadline, and once the wait has lasted yield_after_ns
-// each further check also yields the CPU. Where the kernel itself moves the
-// data (rxe's deferred tasks run by ksoftirqd) it needs the CPU that two
-// spinning peers would otherwise keep busy until the next timer tick; on
-// hardware the answer comes long before the first yield.
-template <typename Done>
-ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
-{
-    constexpr uint64_t yield_after_ns = 20'000;
-    uint64_t start = 0;
-    for (unsigned spins = 1;; ++spins) {
-        if (done())
-            return NGX_OK;
-        if (ngx_status st = progress(err); st != NGX_OK)
-            return st;
-        if ((spins & 63) != 0)
-            continue;
-        uint64_t now = mod::monotonic_ns();
-        if (start == 0)
-            start = now;
-        if (now - start < yield_after_ns)
-            continue;
-        sched_yield();
-        if (mod::cancelled(settings_.cancel))
-            return fail(err, NGX_ERR_INTERRUPTED, "interrupted while waiting for %s", what);
-        if (now - start >= settings_.timeout_ns)
-            return fail(err, NGX_ERR_TIMEOUT, "no %s within %.1f s (ibv mode %s on %s): is the peer alive?", what,
-                        double(settings_.timeout_ns) / 1e9, mode_name(settings_.mode), dev_.name.c_str());
-    }
 }
 
 // ---- send ------------------------------------------------------------------

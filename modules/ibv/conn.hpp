@@ -27,7 +27,8 @@
 // for reads and for isend). Waits busy-poll the CQ (yielding the CPU between
 // polls only once a wait has lasted 20 us, for software RDMA such as rxe) and
 // give up at the deadline or when the cancel flag rises. Nothing is allocated
-// per message.
+// per message. One-sided put, get and flush (onesided.hpp) post on the same
+// send queue through the primitives below.
 #ifndef NGX_IBV_CONN_HPP
 #define NGX_IBV_CONN_HPP
 
@@ -35,9 +36,12 @@
 #include "wire.hpp"
 
 #include <ngx/module.h>
+#include <ngx/module_support.hpp>
 
 #include <infiniband/verbs.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,6 +103,28 @@ public:
     ngx_status wait(ngx_request* req, ngx_error* err);
 
     std::string summary() const;
+
+    // One-sided primitives (defined in onesided.cpp, used by OneSided):
+    // the keys of the registered region holding [buf, buf + len) (with
+    // `register_missing`, registered now when none does; else an error
+    // naming `op`); one RDMA WRITE or READ between local
+    // memory and the peer's, posted as the message path posts (room kept in
+    // the send queue, signalled every signal_every WRs or when asked), whose
+    // send-queue sequence number posted() then gives; a wait (with the
+    // deadline) until the WR of sequence `seq` completed, which a signalled
+    // WR at or after it must cover.
+    ngx_status keys_of(void* buf, size_t len, bool register_missing, const char* op, uint32_t* lkey, uint32_t* rkey,
+                       ngx_error* err);
+    ngx_status post_rdma(ibv_wr_opcode op, void* local, size_t len, uint32_t lkey, uint64_t remote_addr, uint32_t rkey,
+                         bool must_signal, ngx_error* err);
+    ngx_status wait_done(uint64_t seq, const char* what, ngx_error* err);
+    bool connected() const { return connected_; }
+    uint64_t posted() const { return sq_posted_; }
+    bool last_posted_signalled() const { return last_signaled_ == sq_posted_; }
+    uint32_t max_message() const { return dev_.port_attr.max_msg_sz; }
+    // RDMA reads (and atomics) the QP has outstanding at most: its
+    // max_rd_atomic and, at the peer, max_dest_rd_atomic.
+    unsigned max_reads() const { return unsigned(std::clamp(dev_.device_attr.max_qp_rd_atom, 1, 16)); }
 
 private:
     struct Region {
@@ -211,6 +237,38 @@ private:
     std::vector<uint32_t> reads_; // read mode: requests whose RDMA read is posted, in order
     uint64_t reads_head_ = 0, reads_tail_ = 0;
 };
+
+// Busy-polls until done(). Every 64 empty polls it reads the clock: the
+// first read starts the deadline, and once the wait has lasted yield_after_ns
+// each further check also yields the CPU. Where the kernel itself moves the
+// data (rxe's deferred tasks run by ksoftirqd) it needs the CPU that two
+// spinning peers would otherwise keep busy until the next timer tick; on
+// hardware the answer comes long before the first yield.
+template <typename Done>
+inline ngx_status Conn::wait_for(Done done, const char* what, ngx_error* err)
+{
+    constexpr uint64_t yield_after_ns = 20'000;
+    uint64_t start = 0;
+    for (unsigned spins = 1;; ++spins) {
+        if (done())
+            return NGX_OK;
+        if (ngx_status st = progress(err); st != NGX_OK)
+            return st;
+        if ((spins & 63) != 0)
+            continue;
+        uint64_t now = mod::monotonic_ns();
+        if (start == 0)
+            start = now;
+        if (now - start < yield_after_ns)
+            continue;
+        sched_yield();
+        if (mod::cancelled(settings_.cancel))
+            return mod::fail(err, NGX_ERR_INTERRUPTED, "interrupted while waiting for %s", what);
+        if (now - start >= settings_.timeout_ns)
+            return mod::fail(err, NGX_ERR_TIMEOUT, "no %s within %.1f s (ibv mode %s on %s): is the peer alive?", what,
+                             double(settings_.timeout_ns) / 1e9, mode_name(settings_.mode), dev_.name.c_str());
+    }
+}
 
 } // namespace ngx::ibv
 

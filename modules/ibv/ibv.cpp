@@ -2,7 +2,7 @@
 // (send/recv, RDMA write with immediate, RDMA read), on InfiniBand or RoCE.
 // This file is the C ABI glue: the descriptor, option parsing, the ops
 // table and send to self; conn.hpp has the data path and device.hpp the
-// device/port/GID rule.
+// device/port/GID rule, onesided.hpp put and get.
 //
 // Per-peer links (NGX_CAP_PEER_LINKS, ABI 1.5: rank layouts with several
 // peers): open_link makes one more Conn per further peer (its own PD, CQ,
@@ -22,10 +22,16 @@
 // blocking send waits for the ack of its own receive, which one thread
 // could never give.
 //
+// One-sided put, get and flush (NGX_CAP_ONE_SIDED, ABI 1.7; onesided.hpp):
+// expose makes a OneSided on the Conn the message path uses then (the
+// peer's, a link's after select_peer), and put, get and flush go through the
+// active Conn's.
+//
 //     ngx -m ibv -x pingpong --ibv-mode write
 //     ngx -m ibv --ibv-device mlx5_0 --ibv-port 1 --ibv-gid 3
 #include "conn.hpp"
 #include "device.hpp"
+#include "onesided.hpp"
 
 #include <ngx/module.h>
 #include <ngx/module_support.hpp>
@@ -43,6 +49,7 @@ using ngx::ibv::Conn;
 using ngx::ibv::DeviceChoice;
 using ngx::ibv::DeviceRequest;
 using ngx::ibv::Mode;
+using ngx::ibv::OneSided;
 using ngx::ibv::Settings;
 using ngx::mod::fail;
 
@@ -122,7 +129,8 @@ struct Context {
     bool to_self = false;
     ngx_request self_send = 0; // send() to self: the isend the next recv() waits for
     bool self_send_pending = false;
-    std::vector<std::pair<void*, size_t>> buffers; // alloc()'s, for self to register
+    std::vector<std::pair<void*, size_t>> buffers;  // alloc()'s, for self to register
+    std::vector<std::unique_ptr<OneSided>> windows; // expose()'s, one per Conn
 };
 
 // A Conn on `dev` (which it then owns) with its PD, CQ, QP and pool.
@@ -406,10 +414,65 @@ ngx_status ibv_wait(void* ctx, ngx_request* req, ngx_error* err)
         context_of(ctx), req, [&](Conn& conn, ngx_request* own) { return conn.wait(own, err); }, err);
 }
 
+// ABI 1.7 one-sided: the active Conn's OneSided (made by expose), or nullptr.
+OneSided* one_sided(Context* c)
+{
+    for (const auto& w : c->windows)
+        if (&w->conn() == c->active)
+            return w.get();
+    return nullptr;
+}
+
+template <typename Op>
+ngx_status with_window(void* ctx, const char* op, Op call, ngx_error* err)
+{
+    OneSided* w = one_sided(context_of(ctx));
+    if (w == nullptr)
+        return fail(err, NGX_ERR_PROTOCOL, "%s: no window exposed (both peers call expose first)", op);
+    return call(*w);
+}
+
+ngx_status ibv_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
+{
+    Context* c = context_of(ctx);
+    OneSided* w = one_sided(c);
+    if (w == nullptr) {
+        auto made = std::unique_ptr<OneSided>(new (std::nothrow) OneSided(*c->active));
+        if (!made)
+            return fail(err, NGX_ERR_NO_MEMORY, "expose: out of memory");
+        w = made.get();
+        try {
+            c->windows.push_back(std::move(made));
+        } catch (const std::bad_alloc&) {
+            return fail(err, NGX_ERR_NO_MEMORY, "expose: out of memory");
+        }
+    }
+    return w->expose(boot, buf, len, err);
+}
+
+ngx_status ibv_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return with_window(
+        ctx, "put", [&](OneSided& w) { return w.put(local, offset, len, err); }, err);
+}
+
+ngx_status ibv_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
+{
+    return with_window(
+        ctx, "get", [&](OneSided& w) { return w.get(local, offset, len, err); }, err);
+}
+
+ngx_status ibv_flush(void* ctx, ngx_error* err)
+{
+    return with_window(
+        ctx, "flush", [&](OneSided& w) { return w.flush(err); }, err);
+}
+
 void ibv_finalize(void* ctx)
 {
     Context* c = context_of(ctx);
     if (c != nullptr) { // deregister the adopted buffers before the peer's Conn unmaps them
+        c->windows.clear();
         c->self.reset();
         c->links.clear();
     }
@@ -436,6 +499,11 @@ const ngx_module_ops ibv_ops = {
     nullptr, // virtual_clock: real time
     ibv_open_link,
     ibv_select_peer,
+    nullptr, // collective
+    ibv_expose,
+    ibv_put,
+    ibv_get,
+    ibv_flush,
 };
 
 const ngx_module ibv_module = {
@@ -443,10 +511,11 @@ const ngx_module ibv_module = {
     NGX_MODULE_ABI_MINOR,
     sizeof(ngx_module),
     "ibv",
-    "InfiniBand verbs (libibverbs RC: send/recv, RDMA write with immediate, RDMA read; IB and RoCE)",
-    "1.1",
+    "InfiniBand verbs (libibverbs RC: send/recv, RDMA write with immediate, RDMA read; one-sided put/get; IB and "
+    "RoCE)",
+    "1.2",
     NGX_CAP_RELIABLE | NGX_CAP_NONBLOCKING | NGX_CAP_RDMA | NGX_CAP_REGISTERED_MEMORY | NGX_CAP_ZERO_BYTE |
-        NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS,
+        NGX_CAP_SEND_TO_SELF | NGX_CAP_PEER_LINKS | NGX_CAP_ONE_SIDED,
     uint64_t(1) << 30,
     option_table.specs(),
     option_table.size(),

@@ -9,6 +9,16 @@
         device sends one of the two messages and receives the other, so half;
         so the device carried at least the bytes the run measured (summed
         over every run in the file: ibv and mpi of `ngx -m ibv,mpi`)
+    check_mpi_verbs.py bw RUN.json --mtu M --sent N --received N --device D [--ranks-here 1|2]
+                      [--netdev NAME --netdev-sent B --netdev-received B]
+        `ngx -x bw --verify` (send, put or get; rank 0, the driver, here):
+        complete, payloads verified, and the device's packet counters in the
+        payload's direction (send, put: sent by the driver; get: the read
+        responses it received) moved by at least samples x window x
+        ceil(size / MTU) packets; with --ranks-here 2 both counters, as the
+        device then carries each packet out and in. With --netdev (the
+        netdev rxe sends over, between two guests) its byte counter in that
+        direction moved by at least the payload bytes: the bytes crossed
     check_mpi_verbs.py split BOTH.json --into DIR
         writes the two runs of BOTH.json as DIR/ibv.json and DIR/mpi.json
     check_mpi_verbs.py table BOTH.json --compared COMPARE.json [--compared ...]
@@ -64,6 +74,48 @@ def check_bytes(args):
         if moved < packets:
             problems.append("%s %s %d packets, fewer than the %d the measured messages need: MPI did not "
                             "send over %s" % (args.device, name, moved, packets, args.device))
+    return problems
+
+
+def check_bw(args):
+    doc = load(args.file)
+    problems = []
+    messages = packets = payload = 0
+    for run in doc.get("runs") or [doc]:
+        label = "%s bw" % run.get("module")
+        if run.get("status") != "complete":
+            problems.append("%s: status %r" % (label, run.get("status")))
+        if not run.get("options", {}).get("verify"):
+            problems.append("%s: ran without --verify" % label)
+        op = run["options"]["pattern_options"]["op"]
+        for r in run.get("results", []):
+            n = int(r["count"] * r["window"])
+            messages += n
+            payload += n * r["size_bytes"]
+            packets += n * max(1, math.ceil(r["size_bytes"] / args.mtu))
+    if messages == 0:
+        return problems + ["no bw results in %s" % args.file]
+    # send and put carry the payload from the driver; a get's read responses carry it to the driver
+    way = "received" if op == "get" else "sent"
+    print("the run (--bw-op %s) measured %d messages, %d payload bytes; at MTU %d they need at least %d packets %s"
+          " by %s (%s)" % (op, messages, payload, args.mtu, packets, way, args.device,
+                           "both ranks on it" if args.ranks_here == 2 else "the driver on it, the responder elsewhere"))
+    print("%s counters during the run: sent_pkts +%d, rcvd_pkts +%d" % (args.device, args.sent, args.received))
+    ways = ("sent", "received") if args.ranks_here == 2 else (way,)
+    for name in ways:
+        moved = args.sent if name == "sent" else args.received
+        if moved < packets:
+            problems.append("%s %s %d packets, fewer than the %d the measured messages need: the payload did not "
+                            "cross %s" % (args.device, name, moved, packets, args.device))
+    if args.netdev:
+        moved = args.netdev_sent if way == "sent" else args.netdev_received
+        print("%s byte counters during the run: tx +%d, rx +%d (payload %s: %d bytes)"
+              % (args.netdev, args.netdev_sent, args.netdev_received, way, payload))
+        if moved < payload:
+            problems.append("%s %s %d bytes, fewer than the %d payload bytes measured" % (args.netdev, way, moved, payload))
+    if not problems:
+        print("PASS: %d payload bytes of --bw-op %s crossed %s%s" % (payload, op, args.device,
+                                                                     " and " + args.netdev if args.netdev else ""))
     return problems
 
 
@@ -209,23 +261,26 @@ def check_loggp(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["bytes", "split", "table", "one-byte", "loggp"])
+    parser.add_argument("what", choices=["bytes", "bw", "split", "table", "one-byte", "loggp"])
     parser.add_argument("file")
     parser.add_argument("--mtu", type=int)
     parser.add_argument("--sent", type=int)
     parser.add_argument("--received", type=int)
     parser.add_argument("--device", default="rxe0")
     parser.add_argument("--ranks-here", type=int, choices=[1, 2], default=2)
+    parser.add_argument("--netdev")
+    parser.add_argument("--netdev-sent", type=int, default=0)
+    parser.add_argument("--netdev-received", type=int, default=0)
     parser.add_argument("--compared", action="append", default=[])
     parser.add_argument("--into")
     args = parser.parse_args()
-    if args.what == "bytes" and None in (args.mtu, args.sent, args.received):
-        parser.error("bytes needs --mtu, --sent and --received")
+    if args.what in ("bytes", "bw") and None in (args.mtu, args.sent, args.received):
+        parser.error(args.what + " needs --mtu, --sent and --received")
     if args.what == "table" and not args.compared:
         parser.error("table needs --compared")
     if args.what == "split" and not args.into:
         parser.error("split needs --into")
-    check = {"bytes": check_bytes, "split": split_runs, "table": check_table, "one-byte": check_one_byte,
+    check = {"bytes": check_bytes, "bw": check_bw, "split": split_runs, "table": check_table, "one-byte": check_one_byte,
              "loggp": check_loggp}
     problems = check[args.what](args)
     for p in problems:
