@@ -2,6 +2,7 @@
 // report, and turn the outcome into an exit code.
 #include "app.hpp"
 
+#include "bash_completion.hpp"
 #include "cli.hpp"
 #include "error_output.hpp"
 #include "interrupt.hpp"
