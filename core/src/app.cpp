@@ -15,7 +15,7 @@
 #include "server_policy.hpp"
 #include "session.hpp"
 #include "setting_warnings.hpp"
-#include "stream_bootstrap.hpp"
+#include "tcp_rendezvous.hpp"
 #include "sysinfo.hpp"
 
 #include "ngx_config.h"

@@ -4,7 +4,7 @@
 #include "listen_server.hpp"
 
 #include "error_output.hpp"
-#include "stream_bootstrap.hpp"
+#include "tcp_rendezvous.hpp"
 
 #include <ngx/module_support.hpp>
 #include <ngx/sizes.hpp>
