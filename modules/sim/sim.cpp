@@ -1,94 +1,10 @@
 // ngx module `sim`: a simulated network with known LogGP/LogGPS parameters,
 // the ground truth that ngx's fitting must recover. Messages really travel
 // (through the shared-memory rings of ../shm), but every send and receive
-// busy-waits so that its timing follows the model below exactly; the ring's
-// own latency (well under 1 us) is hidden because each message is written at
-// the start of its send and stamped with the absolute time (sim_clock.hpp:
-// TSC or CLOCK_MONOTONIC) at which it "arrives". Both peers must run on one
-// node (one clock). The times below are the caller's: a send called at t
-// returns to its caller at inj, the module's own way in and out of the call
-// measured at connect and taken off its busy-wait (sim_clock.hpp),
-// so that a pattern measuring o sees the configured o.
-//
-// Parameters (options, microseconds unless noted): L latency, o_s and o_r
-// send and receive overhead, O_s and O_r their per-byte parts (us/byte),
-// g gap, G gap per byte (us/byte), S rendezvous threshold in bytes (0 =
-// none). The overheads grow with the size as Hoefler et al. 2007 section 4 observes
-// and LogGOPSim's O models: o_s(s) = o_s + (s-1) O_s, o_r(s) = o_r + (s-1) O_r.
-// Below, o_s and o_r stand for o_s(s) and o_r(s) of the message at hand
-// (zero-byte requests and acknowledgements pay o_s, o_r). With (s-1)G and
-// (s-1)O read as 0 for s = 0:
-//
-// Eager message of s bytes (s <= S, or S = 0), send called at t:
-//     inj      = max(t + o_s, nic_free)      the CPU is busy o_s, then waits
-//                                            for the NIC; send returns at inj
-//     nic_free = inj + g + (s-1)G            the NIC is busy g + (s-1)G =
-//                                            G_all (Hoefler et al. 2007, eq. 2)
-//     arrival  = inj + L + (s-1)G            the last byte reaches the peer
-// recv called at r returns at max(r, arrival) + o_r.
-//
-// Hence PRTT(1,0,s) = 2(o_s + L + (s-1)G + o_r), which is eq. (1) of Hoefler et al. 2007
-// with o = (o_s + o_r)/2, and n messages sent d apart follow eq. (5):
-// PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o_s + d, g + (s-1)G), provided
-// o_r <= max(o_s + d, G_all) (the model's o < G_all; otherwise the receiver
-// is the bottleneck) and g <= 2(L + o_s + o_r) (the NIC is free again when
-// the next round trip starts).
-//
-// Rendezvous (S > 0 and s > S), as LogGPS (Ino et al. 2001, Table 3, eq. 3): the
-// sender at t sends a zero-byte request (busy o_s, it arrives at t + o_s + L);
-// the receiver notices it at c = max(arrival, r) + o_r, where r is the time
-// its recv was called, and answers with an acknowledgement (busy o_s, arrives
-// at c + o_s + L); the sender takes it at ack arrival + o_r and then sends the
-// data as an eager message from that time. So send costs T4 + T5 + T1 and a
-// ping-pong of rendezvous messages with a waiting receiver costs
-// 2(3 o_s + 3L + 3 o_r + (s-1)G): one round trip 2(o_s + L + o_r) more per
-// direction than eager. Requests and acknowledgements do not occupy the gap.
-//
-// Send modes (--sim-mode, the mpi module's table, Al-Tawil and Moritz 1998 Table 1): the
-// rules above are `standard`. `ready` is eager at every size (the receive
-// is known posted: the paper's T); `buffered` copies into an attached
-// buffer first (busy o_s(s) + s C, C = --sim-copy us/byte) and then goes
-// eager at every size; `synchronous` sends as standard and completes only
-// when the receiver has matched: its recv, at m = max(arrival, r), has an
-// acknowledgement (the NIC's, no CPU time) arrive at m + L, and the send
-// returns at max(inj, m + L) (above S the rendezvous already waits for the
-// receiver). isend, issend, irsend, ibsend do the same, with send and recv
-// made of isend/irecv + wait as the mpi module does.
-//
-// Non-blocking calls (isend/irecv/test/wait, every mode): a post keeps the
-// CPU busy for the call's whole overhead and wait only waits. isend at t
-// returns at t + o_s(s) (+ s C), the data leaving as above; a rendezvous
-// isend sends its request and wait does the rest (take the ack, o_r, push
-// the data). wait returns at inj (at the ack for synchronous). irecv at r
-// returns at r + o_r(s); wait returns at the arrival, r standing for the
-// receive's call in every rule above (so a rendezvous or synchronous
-// acknowledgement is stamped from the post: progress is asynchronous). Any
-// number of eager isends and of irecvs may be pending (a window of them, as
-// OSU's osu_bibw posts); a rendezvous or synchronous isend is pending alone,
-// since its wait reads the peer's answer off the ring. Pending irecvs take
-// the messages in the order they were posted, whatever order they are
-// waited in; test completes a request when what it waits for is on the ring.
-//
-// Strided data (ABI 1.2 set_layout, NGX_CAP_DATATYPES), the middleware
-// cost of Cameron et al. 2007: with a stride d > 1 the send packs and the receive
-// unpacks the n = s/e elements, each busy --sim-strided us per element more
-// (o_s(s) + n c and o_r(s) + n c), so a strided transfer costs l_mw = 2 n c
-// more than a contiguous one. to_self keeps the message in the process: send
-// returns at t + o_s(s) (+ n c), recv at max(r, that) + o_r(s) (+ n c), with
-// no L and no G (send to self, Cameron et al. 2007 section 4.1).
-//
-// Limits: a call's own work (a clock read, the copy into the ring, a cache
-// line from the peer's core) must fit in its overhead. On a 2-vCPU KVM guest
-// a send needs about 0.05 us, but about one in 16 (when the ring clears the
-// next headers ahead, stores that take lines back from the reader's cache)
-// up to about 0.3 us; a receive of a waiting message 0.05-0.17 us, as the
-// host places the two vCPUs. Below that the call ends late, and when more
-// than a tenth do, sim_finalize() says so on stderr. A
-// message's bytes must be copied through the ring before its model
-// deadlines pass, so 1/G must stay below the memory copy bandwidth (G >= about
-// 0.001 us/byte is safe) and L >= 1 us. Receptions are not separately gapped
-// (arrivals are already G_all apart). Messages larger than the ring stream
-// through it but can then delay a sender whose receiver has not posted its recv.
+// busy-waits (or, with --sim-clock virtual, advances a simulated clock) so
+// that its timing follows the model exactly. The timing specification, the
+// rules every call below implements (eager, rendezvous, send modes,
+// non-blocking, strided, one-sided, limits), is docs/sim.md.
 #include "../shm/peer_channels.hpp"
 #include "noise.hpp"
 #include "link_table.hpp"
@@ -910,15 +826,7 @@ ngx_status sim_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
 
 // ---- one-sided (ABI 1.7) -------------------------------------------------------------
 //
-// put(s bytes) called at t: the CPU is busy o_s(s), the NIC sends as for an
-// eager message (inj = max(t + o_s(s), nic_free), nic_free += g + (s-1)G)
-// and the bytes land at inj + L + (s-1)G, acknowledged by the peer's NIC an
-// L later: a flush returns at the latest such acknowledgement. get(s bytes)
-// at t: a request (busy o_s, arriving t + o_s + L), answered by the peer's
-// NIC without its CPU as soon as that NIC is free (g + (s-1)G per answer),
-// the data arriving L + (s-1)G after it leaves; a flush returns at the
-// latest arrival. The peer takes the data off the ring in whatever call it
-// is in (the pattern keeps it in a receive until the flush is done).
+// put, get and flush as docs/sim.md ("One-sided calls") times them.
 
 ngx_status check_peer_window(const Context* c, const char* op, size_t offset, size_t len, ngx_error* err)
 {
