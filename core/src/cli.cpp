@@ -1,6 +1,8 @@
 // Two-pass command-line parsing (see cli.hpp).
 #include "cli.hpp"
 
+#include "cli_options.hpp"
+
 #include "option_group.hpp"
 #include "plan.hpp"
 
@@ -18,161 +20,12 @@
 namespace ngx {
 namespace {
 
-constexpr uint64_t max_count = 10'000'000;
-constexpr double max_timeout_s = 86400;
-constexpr uint64_t max_local_pairs = 512;
-constexpr uint64_t max_retries = 1'000'000; // per size: each costs a loss timeout and a bootstrap round trip
-
+using core_option::max_local_pairs;
 using opt::split_list;
 
 Status bad_value(const std::string& option, const std::string& value, const std::string& why)
 {
     return Status::usage(opt::bad_value(option, value, why));
-}
-
-// The main command line's options, declared once as typed rows: Boost's
-// descriptions (--help, parsing) are made from them and their values are
-// parsed and range-checked by them.
-namespace core_option {
-using namespace opt::row;
-constexpr auto help = flag("help,h", "show this help; with -m and -x also their options");
-constexpr auto version = flag("version", "print the version");
-constexpr auto list_modules = flag("list-modules", "list the modules found, and the files rejected with the reason");
-constexpr auto list_patterns = flag("list-patterns", "list the patterns");
-constexpr auto module =
-    text("module,m", opt::no_default, "module(s) to measure, comma-separated (default: shm,tcp, tcp polled)");
-constexpr auto pattern = text("pattern,x", opt::no_default, "pattern to run (default: loggp)");
-constexpr auto sizes =
-    text("sizes,s", opt::no_default, "message sizes: 1-64Ki, 1,8,64,4K, 0-1M (K=1000, Ki=1024, M, Mi, G, Gi)");
-constexpr auto grade =
-    number("grade", opt::no_default, 1.0001, 1024, "geometric factor between sizes of a range (default 2)");
-constexpr auto step = whole_number("step", opt::no_default, 1, max_message_bytes,
-                                   "linear step between sizes of a range, bytes (instead of --grade)");
-constexpr auto count = whole_number("count,c", opt::no_default, 1, max_count,
-                                    "samples kept per size (default: the pattern's, 1000 for pingpong)");
-constexpr auto warmup = whole_number("warmup", opt::no_default, 0, max_count,
-                                     "samples discarded per size before those (default: the pattern's)");
-constexpr auto timeout = number("timeout", "10", 0.001, max_timeout_s, "deadline of every blocking step, seconds");
-constexpr auto max_loss = percentage("max-loss", "50", 0, 100,
-                                     "lossy modules (udp): the share of a size's repetitions, percent, that may lose "
-                                     "a message and be retried; beyond, the run fails (e.g. 50 or 50%)");
-constexpr auto retries = whole_number("retries", opt::no_default, 0, max_retries,
-                                      "lossy modules (udp): an absolute cap on the repetitions per size that may "
-                                      "lose a message (default: none)");
-constexpr auto passes = whole_number("passes", opt::no_default, 1, max_count,
-                                     "split each size's repetitions into N passes over all sizes, measured "
-                                     "round-robin (default: 4, fewer when -c leaves a pass under 25 repetitions)");
-constexpr auto max_rel_ci = percentage("max-rel-ci", "5", 0, 1e6,
-                                       "measure a size again (a few extra passes) while its 95% interval of the "
-                                       "median is wider than this percentage of the median (e.g. 5 or 5%; off: "
-                                       "never); with --adaptive, the stopping rule");
-constexpr auto adaptive = flag("adaptive", "stop measuring each size once its 95% interval of the median is within "
-                                           "--max-rel-ci of the median (-c becomes a cap; see also --max-size-time)");
-constexpr auto max_size_time = number("max-size-time", "10", 1e-3, 86400,
-                                      "with --adaptive: seconds of measuring after which a size stops even if its "
-                                      "interval is still wide");
-constexpr auto launches = whole_number("launches", opt::no_default, 2, 1000,
-                                       "repeat the whole measurement K times as separate local launches, varying "
-                                       "the CPU pair where more than 2 CPUs exist, and state 95% intervals between "
-                                       "the launches (ngx launches)");
-constexpr auto verify =
-    flag("verify", "fill every payload with a pattern and check it on receipt (outside the timed region)");
-constexpr auto cpus = text("cpus", opt::no_default, "pin rank r to CPU r of this list, e.g. 0,1");
-constexpr auto host_of = text("host-of", opt::no_default,
-                              "the host of each rank, for emulated nodes that share one host name: names separated "
-                              "by commas (rank i on the i-th) or @FILE (one name a line, # comments); default: each "
-                              "rank's own host name");
-constexpr auto pairs = text("pairs", opt::no_default,
-                            "pairs of processes, K or a list (1,2,4,8: K is the largest, nodecomm measures k = each "
-                            "listed count): the local launch starts 2K (rank i with rank K+i); --connect starts K on "
-                            "each side (a --listen server given it checks it is the client's); under mpirun/srun the "
-                            "ranks must be 2K (default: 1 locally, all ranks under a launcher)");
-constexpr auto strides = text("strides", opt::no_default,
-                              "strides in elements for the patterns that send strided data, e.g. 1,16,64 (-x "
-                              "strided: --strided-strides, -x bcast: --bcast-strides)");
-constexpr auto raw = flag("raw", "keep every sample in the JSON output");
-constexpr auto plot = flag("plot", "draw each -o FILE.json as FILE.png afterwards (as ngx plot does)");
-constexpr auto timer = choice("timer", "auto", {"auto", "tsc", "clock"}, "the clock of the measurements");
-constexpr auto listen = text("listen", opt::no_default, "wait for a peer on [ADDR:]PORT (TCP rendezvous)");
-constexpr auto connect = text("connect", opt::no_default,
-                              "run against a peer started with --listen at HOST:PORT; a list HOST:PORT,HOST:PORT,... "
-                              "joins this host and every server in one run of layout patterns (ranks 0..R-1 here, "
-                              "then each server's in list order)");
-constexpr auto ranks_per_host = whole_number("ranks-per-host", opt::no_default, 1, max_local_pairs,
-                                             "with --connect of two or more servers: R ranks on every host, "
-                                             "(servers + 1) x R in all (default: 1; two hosts take --pairs K)");
-constexpr auto accept_timeout =
-    number("accept-timeout", "300", 0.001, max_timeout_s, "seconds --listen waits for a peer");
-constexpr auto completion = choice("completion", opt::no_default, {"bash"}, "print the completion script");
-constexpr auto bootstrap =
-    choice("bootstrap", "auto", {"auto", "local", "tcp", "mpi"}, "how the ranks find each other");
-
-// What a --listen server lets its clients do (server_policy.hpp); defaults from ServerLimits.
-constexpr auto allow = text("allow", opt::no_default,
-                            "accept clients only from these networks, CIDR[,CIDR], e.g. 10.1.0.0/16,::1 (default: "
-                            "any address)");
-constexpr auto secret_file = text("secret-file", opt::no_default,
-                                  "a shared secret (a file of 16+ bytes, mode 600) both sides must hold: each proves "
-                                  "it by a challenge, it never crosses the network");
-constexpr auto serve = text("serve", "1",
-                            "serve N good clients one after another, or 'forever'; bad clients are dropped and do "
-                            "not count");
-constexpr auto max_pairs =
-    whole_number("max-pairs", "16", 1, max_local_pairs, "the largest --pairs a client may ask for");
-constexpr auto max_timeout =
-    number("max-timeout", "60", 0.001, max_timeout_s, "the largest --timeout, seconds, a client may ask for");
-constexpr auto max_size = byte_count("max-size", "64Mi", 0, max_message_bytes,
-                                     "the largest message size a client may ask for (K, Ki, M, Mi, G, Gi)");
-constexpr auto max_count_row =
-    whole_number("max-count", "1000000", 1, max_count, "the largest -c / --warmup a client may ask for");
-
-// Its range is the page size of this machine.
-opt::Option<uint64_t> buffer_offset()
-{
-    return whole_number("buffer-offset", opt::no_default, 0, uint64_t(page_size()) - 1,
-                        "start every message buffer this many bytes past a page boundary (default: where the "
-                        "module's alloc puts it); the page offset moves copy-bound transfers (docs/usage.md, "
-                        "Buffers)");
-}
-} // namespace core_option
-
-opt::Table general_table()
-{
-    using namespace core_option;
-    opt::Table table(
-        "ngx", {help,     version, list_modules, list_patterns, module,  pattern, sizes,      grade,    step,
-                count,    warmup,  timeout,      max_loss,      retries, passes,  max_rel_ci, adaptive, max_size_time,
-                launches, verify,  cpus,         host_of,       pairs,   strides, raw});
-    table.add(buffer_offset());
-    for (const opt::Row& row :
-         std::initializer_list<opt::Row>{plot, timer, listen, connect, ranks_per_host, accept_timeout, bootstrap})
-        table.add(row);
-    return table;
-}
-
-opt::Table server_table()
-{
-    using namespace core_option;
-    return opt::Table("ngx --listen", {allow, secret_file, serve, max_pairs, max_timeout, max_size, max_count_row});
-}
-
-// Every row of the main command line: general, output and server options.
-opt::Table core_table()
-{
-    opt::Table table = general_table();
-    table.add(output_options());
-    table.add(server_table());
-    return table;
-}
-
-po::options_description general_options()
-{
-    return option_group("General options", general_table().specs());
-}
-
-po::options_description server_options()
-{
-    return option_group("Server options (--listen; --secret-file on both sides)", server_table().specs());
 }
 
 // Whether the user gave the row's option (not Boost filling in its default).
@@ -283,53 +136,6 @@ Status read_launches(opt::Reader& read, Config& config)
             "--format without -o: with --launches the summary prints as a table (or give -o FILE.json)");
     config.launches = *launches;
     return Status::ok();
-}
-
-constexpr size_t help_columns = 80; // `ngx --help` fits an 80-column terminal
-
-// A group title broken into lines of at most help_columns, indented after the first.
-std::string wrapped_title(const std::string& text)
-{
-    std::istringstream words(text);
-    std::string title, line, word;
-    while (words >> word) {
-        if (!line.empty() && line.size() + 1 + word.size() >= help_columns) { // Boost adds a colon
-            title += line + "\n";
-            line = "  ";
-        }
-        line += (line.empty() || line == "  " ? "" : " ") + word;
-    }
-    return title + line;
-}
-
-std::vector<opt::OptionSpec> module_specs(const ngx_module& descriptor)
-{
-    std::vector<opt::OptionSpec> specs;
-    for (size_t i = 0; i < descriptor.option_count; ++i) {
-        const ngx_option_spec& spec = descriptor.options[i];
-        specs.push_back({spec.name, spec.default_value ? spec.default_value : "", spec.help ? spec.help : "",
-                         opt::OptionKind::value, spec.default_value != nullptr});
-    }
-    return specs;
-}
-
-po::options_description module_options(const LoadedModule& module)
-{
-    const ngx_module& descriptor = module.descriptor();
-    return option_group(wrapped_title("Module " + module.name() + ": " + descriptor.description),
-                        module_specs(descriptor));
-}
-
-po::options_description pattern_options(const PatternInfo& pattern)
-{
-    return option_group(wrapped_title("Pattern " + pattern.name + ": " + pattern.description), pattern.options);
-}
-
-// The rows the first pass reads.
-opt::Table selection_table()
-{
-    using namespace core_option;
-    return opt::Table("ngx", {module, pattern, help, listen});
 }
 
 // First pass: which modules and which pattern, ignoring everything else.
@@ -707,28 +513,6 @@ Status read_launch(opt::Reader& read, Config& config)
     return Status::ok();
 }
 
-// "--a --b -c": every spelling of the options of a group.
-std::string spellings(const po::options_description& group)
-{
-    std::string words;
-    for (const auto& option : group.options()) {
-        words += " --" + option->long_name();
-        std::string shorter = option->canonical_display_name(po::command_line_style::allow_dash_for_short);
-        if (shorter.size() == 2 && shorter[0] == '-')
-            words += " " + shorter;
-    }
-    return words;
-}
-
-// `case $1 in NAME) echo "--NAME-a ...";; esac`, one branch per module or pattern.
-std::string options_case(const std::vector<std::pair<std::string, std::string>>& branches)
-{
-    std::string text = "    case $1 in\n";
-    for (const auto& [name, words] : branches)
-        text += "        " + name + ") echo \"" + words + "\" ;;\n";
-    return text + "    esac\n";
-}
-
 std::string help_text(const po::options_description& all)
 {
     std::ostringstream text;
@@ -747,69 +531,6 @@ std::string help_text(const po::options_description& all)
 }
 
 } // namespace
-
-std::string bash_completion(const ModuleRegistry& registry, const PatternCatalog& patterns,
-                            const std::vector<std::string>& commands)
-{
-    std::vector<std::pair<std::string, std::string>> module_branches, pattern_branches;
-    std::string module_names, pattern_names, command_names;
-    for (const LoadedModulePtr& module : registry.load_all().loaded) {
-        module_names += " " + module->name();
-        module_branches.emplace_back(module->name(), spellings(module_options(*module)));
-    }
-    for (const PatternInfo* pattern : patterns.patterns()) {
-        pattern_names += " " + pattern->name;
-        pattern_branches.emplace_back(pattern->name, spellings(pattern_options(*pattern)));
-    }
-    for (const std::string& command : commands)
-        command_names += " " + command;
-    po::options_description general = general_options();
-    general.add(option_group("", output_option_specs()));
-    general.add(server_options());
-    std::ostringstream text;
-    text << "# bash completion for ngx, generated by `ngx --completion bash` from its option tables.\n"
-         << "_ngx_module_options() {\n"
-         << options_case(module_branches) << "}\n_ngx_pattern_options() {\n"
-         << options_case(pattern_branches) << "}\n"
-         << "_ngx() {\n"
-            "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} i m\n"
-            "    local modules='"
-         << module_names << "' patterns='" << pattern_names << "' commands='" << command_names
-         << "'\n"
-            "    local words='"
-         << spellings(general)
-         << "'\n"
-            "    case $prev in\n"
-            "        -m|--module) local head=''; [[ $cur == *,* ]] && head=${cur%,*},\n"
-            "            COMPREPLY=($(compgen -P \"$head\" -W \"$modules\" -- \"${cur##*,}\")); return ;;\n"
-            "        -x|--pattern) COMPREPLY=($(compgen -W \"$patterns\" -- \"$cur\")); return ;;\n"
-            "        --timer) COMPREPLY=($(compgen -W 'auto tsc clock' -- \"$cur\")); return ;;\n"
-            "        --bootstrap) COMPREPLY=($(compgen -W 'auto local tcp mpi' -- \"$cur\")); return ;;\n"
-            "        --format) COMPREPLY=($(compgen -W 'table csv json' -- \"$cur\")); return ;;\n"
-            "        -o|--output) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-            "    esac\n"
-            "    if [[ $COMP_CWORD -gt 1 && \" $commands \" == *\" ${COMP_WORDS[1]} \"* ]]; then\n"
-            "        COMPREPLY=($(compgen -f -- \"$cur\")); return\n"
-            "    fi\n"
-            "    if [[ $COMP_CWORD -eq 1 && $cur != -* ]]; then\n"
-            "        COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\")); return\n"
-            "    fi\n"
-            "    local chosen_modules='"
-         << default_modules.front() << " " << default_modules.back() << "' chosen_pattern=" << default_pattern
-         << "\n"
-            "    for ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
-            "        case ${COMP_WORDS[i]} in\n"
-            "            -m|--module) chosen_modules=${COMP_WORDS[i+1]//,/ } ;;\n"
-            "            -x|--pattern) chosen_pattern=${COMP_WORDS[i+1]} ;;\n"
-            "        esac\n"
-            "    done\n"
-            "    for m in $chosen_modules; do words+=\" $(_ngx_module_options \"$m\")\"; done\n"
-            "    words+=\" $(_ngx_pattern_options \"$chosen_pattern\")\"\n"
-            "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
-            "}\n"
-            "complete -F _ngx ngx ./ngx\n";
-    return text.str();
-}
 
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns)

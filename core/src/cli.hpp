@@ -73,11 +73,6 @@ inline const std::vector<std::string> default_modules = {"shm", "tcp"};
 inline const std::vector<std::pair<std::string, std::string>> default_module_options = {{"tcp-progress", "poll"}};
 inline constexpr const char* default_pattern = "loggp";
 
-// The bash completion script (`ngx --completion bash`): the options of the
-// command line, of every module and pattern found, and the subcommands.
-std::string bash_completion(const ModuleRegistry& registry, const PatternCatalog& patterns,
-                            const std::vector<std::string>& commands);
-
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,
                                   const PatternCatalog& patterns);
 

@@ -1,6 +1,6 @@
 // Subcommands of ngx that work on saved results rather than measuring:
 // `ngx compare A.json B.json`, `ngx check A.json B.json`, `ngx fit FILE`,
-// `ngx predict ...`. They live in tools/commands and reach the program
+// `ngx predict ...`. They live in core/commands and reach the program
 // through this catalog. compare and check are generic; fit and predict hand
 // the file to the pattern that made it (its PatternInfo::fit / predict
 // hooks), so the core knows no model.

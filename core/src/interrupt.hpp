@@ -10,7 +10,13 @@
 #ifndef NGX_INTERRUPT_HPP
 #define NGX_INTERRUPT_HPP
 
+#include <cstdint>
+
 namespace ngx {
+
+// How long an interrupted process of the run (a forked peer, the run of a
+// --listen server's client) gets to finish before it is killed.
+constexpr uint64_t interrupt_grace_ns = 500'000'000;
 
 class InterruptGuard {
 public:

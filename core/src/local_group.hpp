@@ -21,7 +21,7 @@
 #ifndef NGX_LOCAL_GROUP_HPP
 #define NGX_LOCAL_GROUP_HPP
 
-#include "stream_bootstrap.hpp"
+#include "tcp_rendezvous.hpp"
 
 #include <functional>
 #include <memory>

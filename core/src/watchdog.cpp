@@ -112,7 +112,9 @@ void end_stuck_job(Session& session, Bootstrap& boot, const std::string& report,
     // launcher ends the job), not a clean stop; elsewhere it is Ctrl-C.
     bool failed = !interrupted || boot.name() == "mpi";
     Status why = failed ? Status::runtime(report) : Status::interrupted(report);
-    session.abandon(why);
+    // The job ends with why's exit code either way; a file the reporters could
+    // not write has no better code to give it here.
+    (void)session.abandon(why);
     std::cout.flush();
 #if NGX_HAVE_MPI
     abort_mpi_job(boot, exit_code(why));

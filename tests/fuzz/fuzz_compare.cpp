@@ -1,5 +1,5 @@
 // libFuzzer target: `ngx compare BASELINE FUZZED` on saved JSON
-// (tools/commands/compare.*), through the command itself so that the file
+// (core/comparison/compare.*), through the command itself so that the file
 // checks run exactly as for a user: the input is written to a scratch file
 // and compared with a valid baseline run, and alone with --json against
 // itself. Output is discarded; the exit code must be 0 (compared) or 2 (a

@@ -11,7 +11,7 @@
 // be a status with a message, nothing may crash or hang, and nothing is run.
 #include "cli.hpp"
 #include "server_policy.hpp"
-#include "stream_bootstrap.hpp"
+#include "tcp_rendezvous.hpp"
 
 #include <cstdint>
 #include <cstdlib>

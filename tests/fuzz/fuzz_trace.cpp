@@ -4,8 +4,8 @@
 // a scratch directory; then the reader, the LogGPS replay (with S between
 // the sizes the seeds use) and the GOAL schedule run. Every refusal must be
 // a usage error with a message; a crash or a hang is a bug.
-#include "../../tools/trace/analyze/trace_goal.hpp"
-#include "../../tools/trace/analyze/trace_replay.hpp"
+#include "../../core/commands/trace/trace_goal.hpp"
+#include "../../core/commands/trace/trace_replay.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -8,7 +8,7 @@ behind each expected value.
 
   truth RUN.json --L L --os OS --or OR --g G_ --G G [--S S] [--tol 0.05] [--lines --O O --Or OR_]
       (--lines: also the o_r intercept and the overhead slopes O_s, O_r of each line)
-      ground truth of the sim module (modules/sim/sim.cpp). Eager range:
+      ground truth of the sim module (docs/sim.md). Eager range:
       L, o (= o_s), g, G and L_eel = L + o_s + o_r. With --S: two ranges,
       the change point within one measured size of the first size above S,
       and in the rendezvous range what the sim's handshake makes loggp see:

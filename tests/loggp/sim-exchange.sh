@@ -3,7 +3,7 @@
 # (--loggp-exchange yes: both ranks irecv + isend + wait, n exchanges back
 # to back) recovers the known share of the sim's send overhead that occupies
 # the CPU while the rank receives: the sim busy-waits all of o_s(s) =
-# o_s + (s-1) O_s before the data leaves (modules/sim/sim.cpp), so the
+# o_s + (s-1) O_s before the data leaves (docs/sim.md), so the
 # exchange_cpu_share of the range of the largest sizes must come out 1 (at
 # least 1 - 10 TOL: 0.99 in virtual time, where the fitted parameters are
 # exact; 0.7 in real time), its exchanges reproduced within 3 TOL (0.3%,

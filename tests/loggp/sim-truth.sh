@@ -6,7 +6,7 @@
 #   B: L 4, o_s 2.5, o_r 1.5, g 4, G 0.001, S 2048 (rendezvous above 2 KiB),
 #      1 B..6 KiB in steps of 1.25x: the same in the eager range, the change
 #      point within one size step of S, and in the rendezvous range the values
-#      sim.cpp's handshake implies (README.md): g' = 2L + 2o_s + 3o_r,
+#      the sim's handshake (docs/sim.md) implies (README.md): g' = 2L + 2o_s + 3o_r,
 #      G' = G, o' = 3o_s + 2L + 2o_r.
 # Sizes stay <= 8 KiB so that copying a message into the sim's ring fits in
 # o_s (beyond that the measured o grows with s), and the longest repetition

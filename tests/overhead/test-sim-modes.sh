@@ -18,7 +18,7 @@
 #    or the delay is wrong). The skew (how much later P2 leaves the barrier) is
 #    bounded by the calibration's median arrival after the barrier, which
 #    holds it plus P2's send, L and P1's receive. The costs, by the sim's
-#    rules (modules/sim/sim.cpp):
+#    rules (docs/sim.md):
 #      blocking synchronous send (<= S): o_s(s) + 2L (the receiver's match
 #      acknowledgement arrives L after the data);
 #      blocking rendezvous send (> S): request o_s + L, the receiver's o_r,

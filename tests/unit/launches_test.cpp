@@ -1,4 +1,4 @@
-// The between-launch statistics of `ngx launches` (tools/commands/launches_command.hpp) by hand.
+// The between-launch statistics of `ngx launches` (core/commands/launches_command.hpp) by hand.
 #include "launches_command.hpp"
 
 #include <gtest/gtest.h>

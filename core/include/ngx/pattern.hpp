@@ -57,16 +57,15 @@ struct RunSettings {
     Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
     // Interleaved measurement (patterns/common/passes.hpp): each size's repetitions split into this many passes
     // over all sizes (0: the pattern loop chooses), and the sizes whose 95% interval of the median is wider
-    // than max_rel_ci of the median are measured again in a few extra passes. (Last: plugins built before
-    // these fields keep the offsets of the others.)
+    // than max_rel_ci of the median are measured again in a few extra passes.
     uint64_t passes = 0;
     double max_rel_ci = 0.05;
     // --adaptive: max_rel_ci is a stopping rule instead, -c a cap: each size is measured in short passes until
-    // its interval is within max_rel_ci, or -c samples, or max_size_ns of measuring (passes.hpp). (Last, as above.)
+    // its interval is within max_rel_ci, or -c samples, or max_size_ns of measuring (passes.hpp).
     bool adaptive = false;
     uint64_t max_size_ns = 10'000'000'000;
     // --host-of: the host of each rank, names separated by commas or @FILE
-    // (rank_hosts.hpp, hosts_of_run); empty: each rank's own host name. (Last, as above.)
+    // (rank_hosts.hpp, hosts_of_run); empty: each rank's own host name.
     std::string host_of;
 };
 
@@ -130,6 +129,12 @@ enum class RankGrouping { pairs, group };
 // A subcommand's arguments (after `ngx fit`), for a pattern's hook.
 using CommandArguments = std::vector<std::string>;
 
+// A plugin is built against one layout of these types: any change of
+// PatternInfo, RunSettings, Pattern, PatternContext or a type they expose,
+// wherever a member goes, bumps NGX_PATTERN_ABI_VERSION
+// (ngx/pattern_plugin.hpp), and the catalog rejects a plugin built for
+// another version or whose sizeof(PatternInfo) differs from the core's
+// (`ngx --list-patterns` says why). Member order keeps no old plugin working.
 struct PatternInfo {
     std::string name;
     std::string description;
@@ -148,25 +153,24 @@ struct PatternInfo {
     std::function<int(const CommandArguments&)> fit{};
     std::function<bool(const std::string& first_line)> fit_reads{};
 
-    // Optional (last, so that the members above keep their offsets): how the
-    // ranks take part (the MPI bootstrap pairs them or forms one group), and
+    // Optional: how the ranks take part (the MPI bootstrap pairs them or forms one group), and
     // the NGX_CAP_* bits every module of the run must have, checked with the
     // command line before any process starts (a module lacking one: exit 2).
     RankGrouping ranks = RankGrouping::pairs;
     uint32_t module_capabilities = 0;
-    // Optional (last): the pattern option that chooses pair counts k from a
+    // Optional: the pattern option that chooses pair counts k from a
     // list (nodecomm: "nodecomm-pairs"). `--pairs 1,2,4` then starts 2 x 4
     // ranks and gives this option "1,2,4"; without one a list is a usage error.
     std::string pair_counts_option{};
-    // Optional (last): the pattern option holding its strides (strided:
+    // Optional: the pattern option holding its strides (strided:
     // "strided-strides"), which the core's `--strides LIST` sets.
     std::string strides_option{};
-    // Optional (last): the smallest message it can measure, checked with the
+    // Optional: the smallest message it can measure, checked with the
     // command line before anything runs (loggp: 1, its equations are in s - 1),
     // and why, for the error.
     uint64_t min_message_bytes = 0;
     std::string min_message_reason{};
-    // Optional (last): the rank layouts it walks itself (ngx/rank_layout.hpp,
+    // Optional: the rank layouts it walks itself (ngx/rank_layout.hpp,
     // ngx/peer_links.hpp). Non-empty: connect() only sets the module up (a
     // view whose peer is the rank itself, module ABI 1.5) and the pattern
     // opens its links through PeerLinks; the module must then have per-peer
@@ -174,7 +178,7 @@ struct PatternInfo {
     // layout. Such a pattern sets `ranks` to RankGrouping::group, so that
     // under MPI any P >= 2 runs, odd P included.
     std::vector<LayoutKind> layouts{};
-    // Optional (last): the model kinds its runs save, which `ngx predict
+    // Optional: the model kinds its runs save, which `ngx predict
     // --params RUN.json` predicts with (ngx/model_kind.hpp); the first is the
     // one a saved run of this pattern holds unless its model names another.
     std::vector<ModelKind> models{};

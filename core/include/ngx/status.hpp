@@ -45,7 +45,7 @@ enum class Reason {
     not_converged,  // an iterative search did not meet its tolerance
 };
 
-class Status {
+class [[nodiscard]] Status {
 public:
     Status() = default;
     static Status ok() { return {}; }
@@ -120,7 +120,7 @@ inline int exit_code(const Status& status)
 // from an ok Status, and reading the value of a failed one is a bug (both
 // asserted).
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
 public:
     Result(T value) : state_(std::move(value)) {}
     Result(Status status) : state_(std::move(status)) { assert(!std::get<Status>(state_).is_ok()); }

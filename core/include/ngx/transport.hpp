@@ -172,7 +172,7 @@ private:
     void* ctx_;
     ngx_error error_{};
     ngx_status last_failure_ = NGX_OK;
-    // Last, so that the members the inline calls use keep their offsets.
+    // The plugins' inline calls depend on this layout: a change bumps NGX_PATTERN_ABI_VERSION.
     std::optional<size_t> buffer_offset_;
     std::vector<std::pair<void*, void*>>
         shifted_; // (what alloc() returned, what the module gave) under --buffer-offset

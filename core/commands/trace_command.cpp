@@ -4,8 +4,8 @@
 #include "export_command.hpp"
 #include "missing_features.hpp"
 
-#include "../trace/analyze/trace_goal.hpp"
-#include "../trace/analyze/trace_report.hpp"
+#include "trace/trace_goal.hpp"
+#include "trace/trace_report.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>

@@ -1,4 +1,4 @@
-// Reading a trace of libngx-trace.so (format: ../ngx_trace_format.h) as a
+// Reading a trace of libngx-trace.so (format: tools/trace/ngx_trace_format.h) as a
 // stream of calls, one rank at a time: memory per rank is one call and its
 // completion records, whatever the trace's length.
 //
@@ -12,7 +12,7 @@
 #ifndef NGX_TRACE_READER_HPP
 #define NGX_TRACE_READER_HPP
 
-#include "../ngx_trace_format.h"
+#include "ngx_trace_format.h" // tools/trace, the tracer's format
 
 #include <ngx/status.hpp>
 

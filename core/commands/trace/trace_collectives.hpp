@@ -11,7 +11,7 @@
 #ifndef NGX_TRACE_COLLECTIVES_HPP
 #define NGX_TRACE_COLLECTIVES_HPP
 
-#include "../ngx_trace_format.h"
+#include "ngx_trace_format.h" // tools/trace, the tracer's format
 
 #include <ngx/fit/collectives.hpp>
 
