@@ -39,6 +39,9 @@
 # - UCX_UD_VERBS_ETH_DGID_CHECK=n: UCX 1.13 drops every UD packet rxe
 #   delivers (it tells IPv4 from IPv6 GRHs by a work completion field rxe does
 #   not set), so wire-up ends "UD endpoint ... unhandled timeout error".
+# - --mca osc ucx: one-sided calls over UCX too; otherwise Open MPI picks
+#   osc/rdma, which looks for a BTL between the nodes (only self is allowed)
+#   and MPI_Win_create fails ("unable to reach each other").
 # Environment: NGX, RXE_DEV (device), SOFTROCE_RUN_DIR; NGX_SOFTROCE_COUNT;
 # SOFTROCE_MPIRUN_ARGS (where the ranks go; default: both here, mpirun's own
 # traffic on lo; softroce-two-guests.sh puts one rank in each guest and sets
@@ -65,7 +68,7 @@ mpirun_verbs() {
     echo "+ mpirun -np 2 ... ngx $*"
     # shellcheck disable=SC2086
     mpirun -np 2 ${SOFTROCE_MPIRUN_ARGS:---mca oob_tcp_if_include lo} \
-        --mca pml ucx --mca btl self \
+        --mca pml ucx --mca osc ucx --mca btl self \
         -x UCX_TLS=rc_verbs,ud_verbs -x UCX_NET_DEVICES="$dev:1" -x UCX_UD_VERBS_ETH_DGID_CHECK=n \
         ${UCX_LOG_LEVEL:+-x UCX_LOG_LEVEL="$UCX_LOG_LEVEL"} "$NGX" "$@"
 }
