@@ -105,10 +105,10 @@ struct PendingRecv {
     bool active = false;
     void* buf = nullptr;
     size_t len = 0;
-    uint64_t posted = 0;  // model time of the call
-    uint64_t order = 0;   // posted as the order-th irecv: messages are taken in this order
-    bool taken = false;   // its message is in buf (an earlier-posted irecv's wait took it)
-    uint64_t arrival = 0; // model time of the taken message's arrival
+    uint64_t posted = 0;   // model time of the call
+    uint64_t order = 0;    // posted as the order-th irecv: messages are taken in this order
+    bool taken = false;    // its message is in buf (an earlier-posted irecv's wait took it)
+    uint64_t arrival = 0;  // model time of the taken message's arrival
     bool answered = false; // its rendezvous request was answered while an isend waited (crossing)
 };
 

@@ -70,7 +70,8 @@ constexpr auto bw_direction = opt::row::choice(
 constexpr auto bw_op = opt::row::choice(
     "bw-op", "send", {"send", "put", "get"},
     "send: two-sided messages; put, get: one-sided writes or reads into the peer's exposed buffer, a window ended by "
-    "one flush (modules with one-sided operations: sim, shm, mpi, ibv); --bw-window 1 gives the latency of put or get + "
+    "one flush (modules with one-sided operations: sim, shm, mpi, ibv); --bw-window 1 gives the latency of put or get "
+    "+ "
     "flush");
 constexpr auto bw_pairs = opt::row::text(
     "bw-pairs", opt::no_default,
