@@ -282,7 +282,7 @@ Status read_passes(const po::variables_map& values, opt::Reader& read, RunSettin
     // "off": no size is ever wide enough to be measured again (the largest value accepted).
     const std::string max_rel_ci_text = read.text_of(core_option::max_rel_ci);
     const bool off = max_rel_ci_text == "off";
-    std::optional<double> max_rel_ci = core_option::max_rel_ci.high;
+    std::optional<double> max_rel_ci = RunSettings::max_rel_ci_off * 100;
     if (!off) {
         NGX_ASSIGN_OR_RETURN(max_rel_ci, value_of(read, core_option::max_rel_ci));
     }

@@ -116,6 +116,13 @@ Status agree_on_pass(PatternContext& ctx, uint64_t pass, const PassPlan& plan, s
     return Status::ok();
 }
 
+// Whether a size's widest interval is wider than --max-rel-ci: an undefined
+// one (too few samples) is, unless --max-rel-ci is off.
+bool too_wide(double width, double max_rel_ci)
+{
+    return std::isnan(width) ? max_rel_ci < RunSettings::max_rel_ci_off : width > max_rel_ci;
+}
+
 // The driver's choice for the next extra pass: the sizes whose widest
 // interval is wider than --max-rel-ci (or undefined), the widest first, at
 // most `budget` of them, in size order.
@@ -124,7 +131,7 @@ std::vector<size_t> still_wide(const std::vector<SizeState>& states, double max_
     std::vector<std::pair<double, size_t>> wide; // width (NaN as infinite), index
     for (size_t i = 0; i < states.size(); ++i) {
         double width = states[i].width;
-        if (!states[i].reported && !(width <= max_rel_ci))
+        if (!states[i].reported && too_wide(width, max_rel_ci))
             wide.emplace_back(std::isnan(width) ? HUGE_VAL : width, i);
     }
     std::stable_sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -277,7 +284,7 @@ Json measurement_json(const PatternContext& ctx, const PassPlan& plan, const std
     for (size_t i = 0; i < states.size(); ++i) {
         if (states[i].passes > plan.passes)
             remeasured.push_back(i);
-        if (states[i].passes > 0 && !(states[i].width <= ctx.settings.max_rel_ci))
+        if (states[i].passes > 0 && too_wide(states[i].width, ctx.settings.max_rel_ci))
             wide.push_back(i);
     }
     Json schedule = Json::array();

@@ -41,4 +41,15 @@ check "$IT_DIR/auto.json" 100 4 "${sizes[@]}"
 ngx_run 120 -m shm -x pingpong -s "$list" -c 40 -o "$IT_DIR/one.json"
 check "$IT_DIR/one.json" 40 1 "${sizes[@]}"
 ok "automatic passes: 4 for -c 100, 1 for -c 40"
+
+# --max-rel-ci off measures no size again, not even one whose interval is
+# undefined (3 samples are too few for one).
+ngx_run 60 -m sim -x pingpong -s 1,64 -c 3 --warmup 0 --passes 1 --max-rel-ci off -o "$IT_DIR/off.json"
+[[ $RC == 0 ]] || fail "--max-rel-ci off: exit $RC"
+python3 - "$IT_DIR/off.json" <<'PY' || fail "--max-rel-ci off measured a size again"
+import json, sys
+m = json.load(open(sys.argv[1]))["measurement"]
+assert m["extra_passes"] == 0 and m["remeasured_bytes"] == [] and m["schedule"] == [[1, 64]], m
+PY
+ok "--max-rel-ci off: one pass, nothing measured again"
 echo PASS

@@ -60,6 +60,8 @@ struct RunSettings {
     // than max_rel_ci of the median are measured again in a few extra passes.
     uint64_t passes = 0;
     double max_rel_ci = 0.05;
+    // --max-rel-ci off (1e6%): no size is measured again, not even one whose interval is undefined.
+    static constexpr double max_rel_ci_off = 1e4;
     // --adaptive: max_rel_ci is a stopping rule instead, -c a cap: each size is measured in short passes until
     // its interval is within max_rel_ci, or -c samples, or max_size_ns of measuring (passes.hpp).
     bool adaptive = false;
