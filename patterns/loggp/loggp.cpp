@@ -129,7 +129,7 @@ private:
     uint64_t fixed_batch_ = 16;
     LogGPFitSettings fit_settings_;
     std::vector<fit::PrttSample> samples_;
-    std::vector<double> rel_ci_; // per size: relative width of the widest 95% interval of a median
+    std::vector<double> rel_ci_;        // per size: relative width of the widest 95% interval of a median
     std::optional<LogGPSeries> series_; // the run's measurement, from run()
 };
 

@@ -155,8 +155,7 @@ uint64_t LogGPSeries::series_warmup(const PerSize& state, uint64_t warmup, uint6
 // after the responder's last send; waiting 2d makes sure it is there and
 // only the receive call is timed. The responder keeps the samples of every
 // pass (their medians reach the driver after the last pass, finish()).
-Status LogGPSeries::measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec,
-                                             PerSize& state)
+Status LogGPSeries::measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
 {
     const double d = state.d;
     if (ctx.bootstrap.is_driver())
@@ -243,8 +242,8 @@ fit::PrttSample LogGPSeries::sample(size_t index, uint64_t size, double prtt_1_0
 {
     const PerSize& state = sizes_[index];
     double d_spent = state.d_spent.empty() ? state.d : median(state.d_spent);
-    fit::PrttSample sample{double(size),     prtt_1_0_us, median(prtt_n_0), median(prtt_n_d), d_spent,
-                           state.o_r,        std::nullopt};
+    fit::PrttSample sample{double(size), prtt_1_0_us, median(prtt_n_0), median(prtt_n_d),
+                           d_spent,      state.o_r,   std::nullopt};
     if (!state.exchange_us.empty())
         sample.exchange = median(state.exchange_us);
     return sample;

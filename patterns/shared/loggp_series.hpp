@@ -85,8 +85,7 @@ private:
 
     Status choose_batch(PatternContext& ctx, Buffer& buffer, uint64_t size, PerSize& state) const;
     static uint64_t series_warmup(const PerSize& state, uint64_t warmup, uint64_t messages, double delay_us);
-    static Status measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec,
-                                           PerSize& state);
+    static Status measure_receive_overhead(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state);
     static Status measure_exchanges(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state);
 
     LogGPSeriesSettings settings_;
