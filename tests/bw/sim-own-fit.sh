@@ -2,8 +2,9 @@
 # sim-own-fit.sh A|C: bw --bw-fit over sim in virtual time (exact): the run
 # measures the loggp pattern's series at its own sizes, fits them, and every
 # row's prediction from that fit equals the measured window within 0.1%, one
-# way (uni), both ways (bi) and as a message rate, at every size, and equals
-# the closed form computed here from the sim's parameters. The run's JSON
+# way (uni), both ways (bi), as a message rate and for one-sided puts, at
+# every size, and equals the closed form computed here from the sim's
+# parameters. The run's JSON
 # carries the fitted model (kind loggp, its source this run's fit), which
 # `ngx predict --params` reads, and a --bw-params run of that file predicts
 # the same windows.
@@ -31,6 +32,8 @@ for direction in uni bi; do
     grep -q "loggp parameters per protocol range (95% intervals), from this run's fit" "$SCRATCH/$direction.txt" ||
         { cat "$SCRATCH/$direction.txt"; fail "the table does not name the model's source"; }
 done
+bw_run "$SCRATCH/put.txt" "${SIM[@]}" --bw-fit --bw-op put -o "$SCRATCH/put.json" ||
+    { cat "$SCRATCH/put.txt"; fail "bw --bw-fit --bw-op put over sim: exit $?"; }
 # The saved own-fit run as a model file: the same predictions.
 bw_run "$SCRATCH/file.txt" "${SIM[@]}" --bw-params "$SCRATCH/uni.json" -o "$SCRATCH/file.json" ||
     { cat "$SCRATCH/file.txt"; fail "bw --bw-params with the own-fit run: exit $?"; }
@@ -48,8 +51,10 @@ def bi(s):
     return W * o_r(s) + o_s(s) + (W - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + ack
 def close(a, b):
     return abs(a - b) <= 1e-3 * abs(b)
+def put(s):
+    return o_s(s) + (W - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + L
 sizes = [1, 7, 64, 1024, 16384, 65536]
-for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2)):
+for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2), ("put", put, 1)):
     run = json.load(open(f"{scratch}/{name}.json"))
     assert run["status"] == "complete", run["status"]
     assert run["options"]["pattern_options"]["model"] == "this run's fit (--bw-fit)", run["options"]["pattern_options"]
