@@ -594,8 +594,11 @@ std::string model_table(const Json& model)
     bool ranged = model.contains("ranges") && model["ranges"].is_array();
     std::string overall = parameter_cells(model, "\n  ");
     std::ostringstream out;
+    // "source": where a model a run was compared with came from (bw: its own fit or a file).
+    const Json source = model.value("source", Json());
     if (ranged || !overall.empty())
-        out << "# " << kind << " parameters" << (ranged ? " per protocol range" : "") << " (95% intervals)\n";
+        out << "# " << kind << " parameters" << (ranged ? " per protocol range" : "") << " (95% intervals)"
+            << (source.is_string() ? ", from " + source.get<std::string>() : std::string()) << "\n";
     if (!overall.empty())
         out << overall.substr(1) << "\n";
     if (ranged)

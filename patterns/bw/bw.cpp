@@ -29,6 +29,10 @@
 // prediction of the window (fit/loggp.hpp: stream_window and
 // exchange_window, Hoefler et al. 2007 eqs. (1), (2), (5)) and the error of
 // the measured bandwidth against it; over sim in virtual time they agree exactly.
+// --bw-fit instead predicts from this run's own fit: two ranks also measure
+// the loggp pattern's series at every size in the same passes (own_fit.hpp),
+// fitted after the run; the run's JSON carries the model either way, its
+// "source" naming the fit or the file.
 //
 // --verify (the core's payload validation, as OSU's -c): every message of a
 // window gets its own slot of the buffer and its own pattern, filled before
@@ -46,6 +50,7 @@
 #include "../common/saved_run.hpp"
 #include "../common/sweep.hpp"
 #include "../common/verify.hpp"
+#include "own_fit.hpp"
 #include "../shared/loggp_model.hpp"
 #include "../shared/offline.hpp"
 #include "../shared/pair_counts.hpp"
@@ -81,10 +86,14 @@ constexpr auto bw_params = opt::row::text(
     "bw-params", "",
     "a saved LogGP run or model (-x loggp -o FILE): each row's prediction and its error; a file of several modules' "
     "runs (-m a,b -x loggp) gives each module its own run's model");
+constexpr auto bw_fit = opt::row::flag(
+    "bw-fit", "predict each row from this run's own LogGP fit: at every size the loggp pattern's series "
+              "(PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), o_r) are measured in the same passes and fitted after the "
+              "run (two ranks; not with --bw-params)");
 
 opt::Table bw_options()
 {
-    return {"bw", {bw_window, bw_direction, bw_op, bw_pairs, bw_params}};
+    return {"bw", {bw_window, bw_direction, bw_op, bw_pairs, bw_params, bw_fit}};
 }
 
 enum class Op { send, put, get };
@@ -95,6 +104,7 @@ struct Settings {
     Op op = Op::send;
     std::vector<uint64_t> pairs; // empty until run(): every pair the ranks allow
     std::string params;
+    bool own_fit = false; // --bw-fit
 };
 
 // The windows of one pair at one size: buffers, request slots, and the count
@@ -253,6 +263,12 @@ private:
     std::vector<ngx_request> requests_;
 };
 
+// A model the rows are compared with, and its JSON for the run's output.
+struct LoadedModel {
+    Json json;
+    fit::LogGPParams params;
+};
+
 class Bw final : public Pattern {
 public:
     Status configure(const OptionValues& values) override
@@ -263,9 +279,13 @@ public:
         std::string op = read(bw_op);
         settings_.op = op == "put" ? Op::put : op == "get" ? Op::get : Op::send;
         settings_.params = read(bw_params);
+        settings_.own_fit = read(bw_fit);
         std::optional<std::string> pairs = read.optional(bw_pairs);
         if (!read.ok())
             return Status::usage(read.error());
+        if (settings_.own_fit && !settings_.params.empty())
+            return Status::usage("--bw-fit predicts from this run's own fit and --bw-params " + settings_.params +
+                                 " from a saved one: give one of them");
         if (settings_.both_ways && settings_.op != Op::send)
             return Status::usage("--bw-direction bi streams two-sided messages both ways; --bw-op " + op +
                                  " is one way (use --bw-direction uni)");
@@ -297,16 +317,22 @@ public:
                 {"op", op},
                 {"calls", calls},
                 {"pairs", settings_.pairs},
-                {"params", settings_.params}};
+                {"params", settings_.params},
+                {"model", settings_.own_fit          ? "this run's fit (--bw-fit)"
+                          : settings_.params.empty() ? "none"
+                                                     : "--bw-params file"}};
     }
 
     Status run(PatternContext& ctx) override
     {
+        own_fit_.reset();
         if (models_per_module_) {
             NGX_ASSIGN_OR_RETURN(model_, read_model(ctx.transport.module().name()));
         } else {
             model_ = fixed_model_;
         }
+        if (model_ && ctx.bootstrap.is_driver()) // the run's JSON names the model it was compared with
+            ctx.sink.set_model(model_->json);
         if (settings_.both_ways && !ctx.transport.has(NGX_CAP_NONBLOCKING))
             return Status::usage("--bw-direction bi: module " + ctx.transport.module().name() +
                                  " has only blocking calls (no isend/irecv), so both sides cannot stream at once "
@@ -318,6 +344,8 @@ public:
             return Status::usage("--bw-op " + std::string(settings_.op == Op::put ? "put" : "get") + ": module " +
                                  ctx.transport.module().name() +
                                  " has no one-sided operations (put, get, flush; NGX_CAP_ONE_SIDED); use --bw-op send");
+        if (settings_.own_fit)
+            NGX_TRY(check_own_fit(ctx));
         Streamer streamer(settings_, ctx.settings.verify);
         NGX_TRY(streamer.allocate(ctx.transport, ctx.settings.sizes.back(), ctx.bootstrap.is_driver()));
         NGX_TRY(streamer.expose(ctx.transport, ctx.bootstrap));
@@ -326,32 +354,97 @@ public:
         return run_one_pair(ctx, streamer);
     }
 
+    // --bw-fit, after the ranks have met (driver): the fit of the run's
+    // series, then every held record with its prediction.
+    Status conclude(PatternContext& ctx) override
+    {
+        if (!own_fit_ || !ctx.bootstrap.is_driver())
+            return Status::ok();
+        Status fitted = adopt_own_fit(ctx);
+        release_records(ctx);
+        return fitted;
+    }
+
 private:
-    // Two ranks: the usual interleaved passes (adaptive stopping included).
+    // --bw-fit: what the own fit needs of the run.
+    Status check_own_fit(const PatternContext& ctx) const
+    {
+        if (ctx.bootstrap.nranks() > 2)
+            return Status::usage("--bw-fit measures its LogGP series between two ranks, this run has " +
+                                 std::to_string(ctx.bootstrap.nranks()) +
+                                 "; fit with two ranks (-x bw --bw-fit -o FILE, or -x loggp -o FILE) and give the "
+                                 "pairs run --bw-params FILE");
+        if (ctx.settings.sizes.size() < 3)
+            return Status::usage("--bw-fit: the fit of g and G (Hoefler et al. 2007 eq. (7)) needs at least three "
+                                 "message sizes, -s gives " +
+                                 std::to_string(ctx.settings.sizes.size()));
+        return Status::ok();
+    }
+
+    // Two ranks: the usual interleaved passes (adaptive stopping included);
+    // with --bw-fit each slice also measures the LogGP series and the
+    // records wait for the fit (conclude()).
     Status run_one_pair(PatternContext& ctx, Streamer& streamer)
     {
+        if (settings_.own_fit)
+            own_fit_.emplace(ctx.settings.sizes.size(), ctx.sink);
+        PatternContext swept = own_fit_ ? own_fit_->holding(ctx) : ctx;
         std::vector<uint64_t> windows_run(ctx.settings.sizes.size(), 0);
         PassedSweep sweep;
-        sweep.measure = [&](const PassSlice& slice, Buffer&) -> Result<Series> {
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
             std::vector<double> times;
             for (uint64_t rep = 0; rep < slice.warmup + slice.samples; ++rep) {
-                NGX_ASSIGN_OR_RETURN(double us, streamer.window(ctx, slice.size, windows_run[slice.index]));
+                NGX_ASSIGN_OR_RETURN(double us, streamer.window(swept, slice.size, windows_run[slice.index]));
                 if (rep >= slice.warmup)
                     times.push_back(us);
-                if (ctx.interrupted())
+                if (swept.interrupted())
                     return Status::interrupted();
             }
-            ctx.sink.count_messages((slice.warmup + slice.samples) * streamer.messages_per_window());
-            if (!ctx.bootstrap.is_driver())
-                return Series{};
-            return Series{std::move(times)};
+            swept.sink.count_messages((slice.warmup + slice.samples) * streamer.messages_per_window());
+            Series series;
+            if (swept.bootstrap.is_driver())
+                series.push_back(std::move(times));
+            if (own_fit_)
+                NGX_TRY(own_fit_->measure(swept, slice, buffer, series));
+            return series;
         };
+        if (own_fit_)
+            sweep.finish = [&] { return own_fit_->finish(swept); };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
-            SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+            if (own_fit_)
+                own_fit_->keep(last, pooled);
+            SizeRecord record = make_record(swept, last.size, std::move(pooled[0]));
             add_columns(record, 1, {});
             return record;
         };
-        return sweep_passes(ctx, sweep);
+        Status status = sweep_passes(swept, sweep);
+        if (!status && own_fit_ && ctx.bootstrap.is_driver())
+            release_records(ctx); // the sizes measured, without a fit
+        return status;
+    }
+
+    // --bw-fit (driver): the fitted model becomes the run's.
+    Status adopt_own_fit(PatternContext& ctx)
+    {
+        Result<Json> model = own_fit_->model(ctx);
+        if (!model)
+            return model.status();
+        Result<fit::LogGPParams> params = loggp_params_from_model(*model);
+        if (!params)
+            return params.status().with_context("--bw-fit");
+        model_ = LoadedModel{*model, std::move(*params)};
+        ctx.sink.set_model(std::move(*model));
+        return Status::ok();
+    }
+
+    // --bw-fit (driver): the held records, each with its prediction where there is a model.
+    void release_records(PatternContext& ctx)
+    {
+        for (SizeRecord& record : own_fit_->take_records()) {
+            add_prediction(record, 1, false);
+            ctx.sink.size_done(std::move(record));
+        }
+        own_fit_.reset();
     }
 
     // 2K ranks: for each k and size, k pairs stream at once (osu_mbw_mr).
@@ -418,7 +511,8 @@ private:
     }
 
     // Bandwidth and rate from the median window time and its interval; the
-    // prediction and its error when a model is loaded. k pairs: per pair and total.
+    // prediction and its error when a model is loaded (with --bw-fit, after
+    // the run). k pairs: per pair and total.
     void add_columns(SizeRecord& record, uint64_t k, const std::vector<double>& pair_rates) const
     {
         double moved = messages_per_window() * double(record.size_bytes); // bytes per window
@@ -439,26 +533,40 @@ private:
             extra.emplace_back("message_rate_per_pair_per_s", total / double(pair_rates.size()));
             extra.emplace_back("message_rate_total_per_s", total);
         }
+        add_prediction(record, k, !pair_rates.empty());
+    }
+
+    // The model's window at the record's size (fit/loggp.hpp, Hoefler et al.
+    // 2007 eqs. (1), (2), (5)) and the error of the measured bandwidth
+    // against it; with pairs, the total rate of k.
+    void add_prediction(SizeRecord& record, uint64_t k, bool pairs) const
+    {
         if (!model_)
             return;
+        const fit::LogGPParams& model = model_->params;
+        double moved = messages_per_window() * double(record.size_bytes); // bytes per window
+        double T = record.summary.median;
+        double per_us = T > 0 ? moved / T : unknown;
         double s = double(record.size_bytes), W = double(settings_.window);
-        double predicted = settings_.op == Op::put   ? model_->put_window(W, s)
-                           : settings_.op == Op::get ? model_->get_window(W, s)
-                           : settings_.both_ways     ? model_->exchange_window(W, s)
-                                                     : model_->stream_window(W, s);
+        double predicted = settings_.op == Op::put   ? model.put_window(W, s)
+                           : settings_.op == Op::get ? model.get_window(W, s)
+                           : settings_.both_ways     ? model.exchange_window(W, s)
+                                                     : model.stream_window(W, s);
+        auto& extra = record.extra;
         double predicted_bw = predicted > 0 ? moved / predicted : unknown;
         extra.emplace_back("predicted_us", predicted);
         extra.emplace_back("predicted_MBps", predicted_bw);
         extra.emplace_back("predicted_message_rate_per_s", messages_per_window() * 1e6 / predicted);
-        if (!pair_rates.empty()) // LogGP's pairs share nothing: k times one pair's rate
+        if (pairs) // LogGP's pairs share nothing: k times one pair's rate
             extra.emplace_back("predicted_message_rate_total_per_s",
                                double(k) * messages_per_window() * 1e6 / predicted);
         extra.emplace_back("error_pct", 100.0 * (per_us - predicted_bw) / predicted_bw);
     }
 
     // The LogGP model of --bw-params: the file's one model, or that of
-    // `module`'s run in a file of several.
-    Result<std::optional<fit::LogGPParams>> read_model(const std::string& module) const
+    // `module`'s run in a file of several. Its JSON names the file as its
+    // source and leaves out the prediction error of the run it was fitted in.
+    Result<std::optional<LoadedModel>> read_model(const std::string& module) const
     {
         Result<Json> model = saved_model(settings_.params, module);
         if (!model)
@@ -466,13 +574,17 @@ private:
         Result<fit::LogGPParams> params = loggp_params_from_model(*model);
         if (!params)
             return Status::usage("--bw-params " + settings_.params + ": " + params.status().message());
-        return std::optional<fit::LogGPParams>(std::move(*params));
+        Json json = *model;
+        json.erase("prediction_error");
+        json["source"] = "--bw-params " + settings_.params;
+        return std::optional<LoadedModel>(LoadedModel{std::move(json), std::move(*params)});
     }
 
     Settings settings_;
-    bool models_per_module_ = false;              // --bw-params holds several runs
-    std::optional<fit::LogGPParams> fixed_model_; // its one model otherwise
-    std::optional<fit::LogGPParams> model_;       // this run's
+    bool models_per_module_ = false;         // --bw-params holds several runs
+    std::optional<LoadedModel> fixed_model_; // its one model otherwise
+    std::optional<LoadedModel> model_;       // this run's
+    std::optional<OwnFit> own_fit_;          // --bw-fit: its series and held records, from run() to conclude()
 };
 
 } // namespace
@@ -489,6 +601,7 @@ PatternInfo bw_pattern()
     info.default_warmup = 4;
     info.options = bw_options().specs();
     info.create = [] { return std::make_unique<Bw>(); };
+    info.models = {loggp_model_kind()};   // a run's model (--bw-fit's, or --bw-params's) predicts as a loggp run's
     info.pair_counts_option = "bw-pairs"; // --pairs 1,2,4: 4 pairs started, k = 1, 2, 4 measured
     info.min_message_bytes = 1;
     info.min_message_reason = "the LogGP window equations are in s - 1, and a window of empty messages moves nothing";

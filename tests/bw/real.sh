@@ -3,7 +3,9 @@
 # with every size reported, functional checks only (real time is this
 # machine's, not a figure to assert): positive bandwidths within their own
 # intervals, MiB/s = MB/s x 10^6 / 2^20, a message rate of W per window,
-# and 2 pairs reporting a total rate of both.
+# 2 pairs reporting a total rate of both, and with the run's own fit
+# (--bw-fit) a finite positive prediction on every row and the fitted model
+# in the JSON (no accuracy bound: real time).
 source "$(dirname "$0")/common.sh"
 module=${1:?usage: real.sh tcp|shm}
 "$NGX" --list-modules 2>/dev/null | grep -q "^  $module " || { echo "SKIP: module $module not built"; exit 77; }
@@ -11,8 +13,10 @@ bw_run "$SCRATCH/one.txt" -m "$module" -x bw -s 1,4Ki,1Mi -c 8 --warmup 1 --bw-w
     -o "$SCRATCH/one.json" || { cat "$SCRATCH/one.txt"; fail "bw over $module: exit $?"; }
 bw_run "$SCRATCH/two.txt" --pairs 2 -m "$module" -x bw -s 64 -c 8 --warmup 1 --bw-window 16 --timeout 20 \
     -o "$SCRATCH/two.json" || { cat "$SCRATCH/two.txt"; fail "bw with 2 pairs over $module: exit $?"; }
+bw_run "$SCRATCH/fit.txt" -m "$module" -x bw -s 1,64,4Ki,64Ki,1Mi -c 8 --warmup 1 --bw-window 16 --bw-fit \
+    --timeout 20 -o "$SCRATCH/fit.json" || { cat "$SCRATCH/fit.txt"; fail "bw --bw-fit over $module: exit $?"; }
 python3 - "$SCRATCH" <<'PY' || fail "the rows"
-import json, sys
+import json, math, sys
 scratch = sys.argv[1]
 run = json.load(open(f"{scratch}/one.json"))
 assert run["status"] == "complete", run["status"]
@@ -29,6 +33,16 @@ assert [r["pairs"] for r in rows] == [1, 2], rows
 for r in rows:
     assert r["message_rate_total_per_s"] > 0 and r["message_rate_per_pair_per_s"] > 0, r
     assert abs(r["message_rate_total_per_s"] - r["pairs"] * r["message_rate_per_pair_per_s"]) <= 1e-6 * r["message_rate_total_per_s"], r
+run = json.load(open(f"{scratch}/fit.json"))
+assert run["status"] == "complete", run["status"]
+assert run["model"]["kind"] == "loggp" and run["model"]["source"].startswith("this run's fit"), run["model"]
+rows = run["results"]
+assert [r["size_bytes"] for r in rows] == [1, 64, 4096, 1 << 16, 1 << 20], [r["size_bytes"] for r in rows]
+for r in rows:
+    for key in ("predicted_us", "predicted_MBps", "predicted_message_rate_per_s"):
+        assert isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0, (key, r)
+    assert math.isfinite(r["error_pct"]), r
+print("--bw-fit:", [(r["size_bytes"], round(r["error_pct"], 1)) for r in rows])
 print("sizes:", [(r["size_bytes"], round(r["bandwidth_MBps"], 1)) for r in json.load(open(f"{scratch}/one.json"))["results"]])
 PY
 echo PASS
