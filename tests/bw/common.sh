@@ -6,6 +6,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 [[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
 SCRATCH=$(mktemp -d)
+# windows.py, the closed form of a window over the sim, for the tests' python.
+export BW_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 trap 'rm -rf "$SCRATCH"' EXIT
 
 # bw_run OUT_TEXT NGX_ARGS...: one bounded run of ngx; its exit code.

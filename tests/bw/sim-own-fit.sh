@@ -39,20 +39,12 @@ bw_run "$SCRATCH/file.txt" "${SIM[@]}" --bw-params "$SCRATCH/uni.json" -o "$SCRA
     { cat "$SCRATCH/file.txt"; fail "bw --bw-params with the own-fit run: exit $?"; }
 
 python3 - "$SCRATCH" "$W" "$L" "$OS" "$OSB" "$OR" "$ORB" "$G_" "$GB" <<'PY' || fail "own fit's windows against LogGP"
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["BW_TESTS"])
+from windows import Windows, close
 scratch, W = sys.argv[1], float(sys.argv[2])
-L, os_, Os, or_, Or, g, G = map(float, sys.argv[3:])
-o_s = lambda s: os_ + (s - 1) * Os
-o_r = lambda s: or_ + (s - 1) * Or
-ack = L + o_s(1) + o_r(1)
-def uni(s):
-    return L + o_s(s) + (s - 1) * G + o_r(s) + (W - 1) * max(o_s(s), o_r(s), g + (s - 1) * G) + ack
-def bi(s):
-    return W * o_r(s) + o_s(s) + (W - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + ack
-def close(a, b):
-    return abs(a - b) <= 1e-3 * abs(b)
-def put(s):
-    return o_s(s) + (W - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + L
+windows = Windows(W, *map(float, sys.argv[3:]))
+uni, bi, put = windows.uni, windows.bi, windows.put
 sizes = [1, 7, 64, 1024, 16384, 65536]
 for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2), ("put", put, 1)):
     run = json.load(open(f"{scratch}/{name}.json"))

@@ -41,18 +41,12 @@ bw_run "$SCRATCH/pairs.txt" --pairs 2 "${SIM[@]}" --bw-window "$W" -o "$SCRATCH/
     { cat "$SCRATCH/pairs.txt"; fail "bw with 2 pairs over sim: exit $?"; }
 
 python3 - "$SCRATCH" "$W" "$L" "$OS" "$OSB" "$OR" "$ORB" "$G_" "$GB" <<'PY' || fail "windows against LogGP"
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["BW_TESTS"])
+from windows import Windows, close
 scratch, W = sys.argv[1], float(sys.argv[2])
-L, os_, Os, or_, Or, g, G = map(float, sys.argv[3:])
-o_s = lambda s: os_ + (s - 1) * Os
-o_r = lambda s: or_ + (s - 1) * Or
-ack = L + o_s(1) + o_r(1)
-def uni(s):  # first message, W-1 periods, the acknowledgement
-    return L + o_s(s) + (s - 1) * G + o_r(s) + (W - 1) * max(o_s(s), o_r(s), g + (s - 1) * G) + ack
-def bi(s):   # W receives posted, W sends spaced by the gap, the flight of the last, the acknowledgement
-    return W * o_r(s) + o_s(s) + (W - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + ack
-def close(a, b):
-    return abs(a - b) <= 1e-3 * b
+windows = Windows(W, *map(float, sys.argv[3:]))
+uni, bi = windows.uni, windows.bi
 sizes = [1, 7, 64, 1024, 16384, 65536]
 for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2)):
     run = json.load(open(f"{scratch}/{name}.json"))
@@ -70,10 +64,7 @@ for name, formula, ways in (("uni", uni, 1), ("bi", bi, 2)):
         assert r["bandwidth_ci95_lo_MBps"] <= r["bandwidth_MBps"] <= r["bandwidth_ci95_hi_MBps"], (name, s)
         assert close(r["message_rate_per_s"], ways * W * 1e6 / formula(s)), (name, s, r["message_rate_per_s"])
     print(f"{name}: {len(rows)} sizes equal LogGP's window within 0.1%")
-def put(s, w):  # W puts, spaced by the gap, the last lands and is acknowledged
-    return o_s(s) + (w - 1) * max(o_s(s), g + (s - 1) * G) + L + (s - 1) * G + L
-def get(s, w):  # W requests, the target's NIC answers one per period, the last answer arrives
-    return o_s(1) + L + (w - 1) * max(o_s(1), g + (s - 1) * G) + L + (s - 1) * G
+put, get = windows.put, windows.get  # (s, w)
 for name, formula in (("put", put), ("get", get)):
     for w in (1, int(W)):
         rows = json.load(open(f"{scratch}/{name}-{w}.json"))["results"]
