@@ -80,6 +80,10 @@ record_run() {
     fi
 }
 
+# now_s: the monotonic clock in seconds; since T0: seconds elapsed since now_s gave T0.
+now_s() { date +%s.%N; }
+since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.3f", t1 - t0 }'; }
+
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 

@@ -9,7 +9,7 @@ the JSON file.
     report.py ibv NGX_JSON... -- PERFTEST_OUTPUT... [-- NGX_BATCH_JSON...]   bench/ibv (SoftRoCE guest)
     report.py ibv-bw RUN_DIR             bench/ibv bw.list: ngx -x bw against ib_write_bw, ib_send_bw, ib_read_bw
     report.py ladder SAMPLES.tsv         bench/ladder/run.sh (the variant ladders)
-    report.py netpipe SAMPLES.tsv        bench/netpipe/run.sh (bw and pingpong against NPtcp)
+    report.py netpipe SAMPLES.tsv        bench/netpipe/run.sh (bw and pingpong against NPtcp, NPopenmpi)
     report.py ngx-median JSON SIZE       median_us of one ngx result row (bench/lib.sh)
     report.py accuracy SAMPLES.tsv       a real-time figure against what its setup implies, per round
                                          (rows: quantity, round, measured, expected; bench_accuracy in lib.sh)
@@ -576,41 +576,64 @@ def report_accuracy(samples_path):
 
 def report_netpipe(samples_path):
     """bench/netpipe/run.sh: per size, ngx's streaming bandwidth against
-    NPtcp -s and ngx's ping-pong bandwidth against NPtcp's ping-pong, from
-    ngx's median and from its fastest sample (NetPIPE keeps its fastest
-    trial), each as the median of the per-round ratios with its 95%
-    interval; goal: ngx within 5% of the peer (ratio >= 0.95)."""
+    NPtcp -s (and with --mpi, ngx -m mpi against NPopenmpi -s) and ngx's
+    ping-pong bandwidth against NPtcp's ping-pong, from ngx's median and from
+    its fastest sample (NetPIPE keeps its fastest trial), each as the median
+    of the per-round ratios with its 95% interval; goal: ngx within 5% of the
+    peer (ratio >= 0.95). Then each run's wall time against the peer's run
+    of the same size (goal: ngx's run no slower, ratio <= 1)."""
     samples = read_samples(samples_path)
     sizes = [int(x) for x in ENV["BENCH_SIZES"].split(",")]
-    out = header("ngx-bench-netpipe/1")
+    mpi = ENV.get("BENCH_MPI") == "1"
+    out = header("ngx-bench-netpipe/2")
     out.update({"online_cpus": os.cpu_count(),
                 "load_average_start": ENV["BENCH_LOAD_START"], "load_average_end": ENV["BENCH_LOAD_END"],
                 "placement": {"cpus": ENV["BENCH_CPUS"], "note": "receivers on cpu A, timing sides on cpu B"},
                 "parameters": {"rounds": int(ENV["BENCH_ROUNDS"]), "window": int(ENV["BENCH_WINDOW"]),
-                               "nptcp_repeats": int(ENV["BENCH_NP_N"])},
-                "versions": {"netpipe-tcp": ENV["BENCH_V_NETPIPE"]}, "sizes": {}})
+                               "ngx_bw_windows": int(ENV["BENCH_COUNT"]),
+                               "nptcp_repeats": int(ENV["BENCH_NP_N"]),
+                               "mpi_btl": ENV["BENCH_BTL"] if mpi else None},
+                "versions": {"netpipe-tcp": ENV["BENCH_V_NETPIPE"],
+                             "netpipe-openmpi": ENV["BENCH_V_NPMPI"] if mpi else None}, "sizes": {}})
+    bandwidth = [("ngx-bw", "NPtcp-stream", "TCP loopback", "one-way stream, ngx's median window"),
+                 ("ngx-bw-best", "NPtcp-stream", "TCP loopback", "one-way stream, ngx's fastest window"),
+                 ("ngx-pingpong", "NPtcp", "TCP loopback", "ping-pong, s / median half round trip"),
+                 ("ngx-pingpong-best", "NPtcp", "TCP loopback", "ping-pong, s / fastest half round trip")]
+    wall = [("ngx-bw", "NPtcp-stream", "TCP loopback", "wall time of the one-way stream run"),
+            ("ngx-pingpong", "NPtcp", "TCP loopback", "wall time of the ping-pong run")]
+    if mpi:
+        link = f"MPI ({ENV['BENCH_BTL']})"
+        bandwidth += [("ngx-mpi-bw", "NPmpi-stream", link, "one-way stream, ngx's median window"),
+                      ("ngx-mpi-bw-best", "NPmpi-stream", link, "one-way stream, ngx's fastest window")]
+        wall += [("ngx-mpi-bw", "NPmpi-stream", link, "wall time of the one-way stream run")]
     print()
     for size in sizes:
-        metric = f"MBps_{size}"
         entry = {}
-        for ours, theirs, what in (("ngx-bw", "NPtcp-stream", "one-way stream, ngx's median window"),
-                                   ("ngx-bw-best", "NPtcp-stream", "one-way stream, ngx's fastest window"),
-                                   ("ngx-pingpong", "NPtcp", "ping-pong, s / median half round trip"),
-                                   ("ngx-pingpong-best", "NPtcp", "ping-pong, s / fastest half round trip")):
-            group = {"unit": "MB/s", "metric": what,
-                     "tools": {ours: summary(samples, metric, ours, True),
-                               theirs: summary(samples, metric, theirs, True)}}
-            group["ngx_ratio"] = ratio(group["tools"][ours]["median"], group["tools"][theirs]["median"])
-            add_paired(group, samples, metric, ours, theirs)
-            group["goal"] = f"{ours} / {theirs} >= 0.95, paired per round"
-            group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio_paired"], 0.95, False)
-            entry[what] = strip_text(group)
-            print_table(f"TCP loopback, {size} B, {what} (MB/s, higher is better); "
-                        f"{ENV['BENCH_ROUNDS']} rounds", group,
-                        floor_footer(group, f"{ours} / {theirs}", "goal >= 0.95"), width=14, best_name="max",
-                        nd=1, round_nd=1)
+        for ours, theirs, link, what in bandwidth:
+            entry[f"{link}: {what}"] = netpipe_group(samples, f"MBps_{size}", ours, theirs, "MB/s", what,
+                                                    f"{link}, {size} B, {what} (MB/s, higher is better)", True)
+        for ours, theirs, link, what in wall:
+            entry[f"{link}: {what}"] = netpipe_group(samples, f"wall_s_{size}", ours, theirs, "s", what,
+                                                    f"{link}, {size} B, {what} (s, lower is better)", False)
         out["sizes"][str(size)] = entry
     finish(out)
+
+
+def netpipe_group(samples, metric, ours, theirs, unit, what, title, higher_is_better):
+    """One comparison of the netpipe report, printed, returned for the JSON."""
+    group = {"unit": unit, "metric": what,
+             "tools": {ours: summary(samples, metric, ours, higher_is_better),
+                       theirs: summary(samples, metric, theirs, higher_is_better)}}
+    group["ngx_ratio"] = ratio(group["tools"][ours]["median"], group["tools"][theirs]["median"])
+    add_paired(group, samples, metric, ours, theirs)
+    limit, sign = (0.95, ">=") if higher_is_better else (1.0, "<=")
+    group["goal"] = f"{ours} / {theirs} {sign} {limit}, paired per round"
+    group["goal_text"], group["goal_met"] = goal_text(group["ngx_ratio_paired"], limit, not higher_is_better)
+    print_table(f"{title}; {ENV['BENCH_ROUNDS']} rounds", group,
+                floor_footer(group, f"{ours} / {theirs}", f"goal {sign} {limit}"), width=16,
+                best_name="max" if higher_is_better else "min", nd=1 if higher_is_better else 3,
+                round_nd=1 if higher_is_better else 2)
+    return strip_text(group)
 
 
 def main(argv):
