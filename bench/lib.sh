@@ -85,6 +85,22 @@ now_s() { date +%s.%N; }
 since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.3f", t1 - t0 }'; }
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+# find_ngx SCRIPT BUILD: NGX becomes BUILD's ngx as an absolute path, or
+# SCRIPT exits 2 saying there is none.
+find_ngx() {
+    local dir
+    dir=$(cd "$2" 2> /dev/null && pwd)
+    [[ -n $dir && -x $dir/ngx ]] || { echo "$1: no ngx in $2 (build first)" >&2; exit 2; }
+    NGX=$dir/ngx
+}
+
+# require_uints SCRIPT VAR...: every VAR holds a whole number, or SCRIPT exits 2 naming it.
+require_uints() {
+    local script=$1 v
+    shift
+    for v; do is_uint "${!v}" || { echo "$script: $v must be a whole number" >&2; exit 2; }; done
+}
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
 # ngx_median JSON SIZE: median_us of the result with size_bytes == SIZE.

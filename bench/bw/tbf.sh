@@ -26,6 +26,9 @@
 # against that payload ceiling, the median over the rounds with its 95%
 # interval (Student t over the rounds); goal: within 3% of the rate.
 set -u -o pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+source "$HERE/../lib.sh"
 
 usage() {
     cat <<'USAGE'
@@ -66,12 +69,8 @@ while [[ $# -gt 0 ]]; do
         *) BUILD=$1; shift ;;
     esac
 done
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-source "$HERE/../lib.sh"
-NGX=$(cd "$BUILD" 2>/dev/null && pwd)/ngx
-[[ -x $NGX ]] || { echo "bw/tbf.sh: no ngx in $BUILD (build first)" >&2; exit 2; }
-for v in ROUNDS WINDOW COUNT MTU; do is_uint "${!v}" || { echo "bw/tbf.sh: $v must be a whole number" >&2; exit 2; }; done
+find_ngx bw/tbf.sh "$BUILD"
+require_uints bw/tbf.sh ROUNDS WINDOW COUNT MTU
 [[ -z $BURST ]] && BURST=$((2 * (MTU + 14) > 4096 ? 2 * (MTU + 14) : 4096))
 is_uint "$BURST" || { echo "bw/tbf.sh: --burst must be a whole number of bytes" >&2; exit 2; }
 IFS=, read -r -a rate_list <<< "$RATES"

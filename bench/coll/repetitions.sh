@@ -16,6 +16,9 @@
 #   slow          the NICs at a tenth of the rate: a delay of fixed length
 #                 shrinks against the transfer, one that scales does not
 set -u -o pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+source "$HERE/../lib.sh"
 
 usage() {
     cat <<'USAGE'
@@ -49,12 +52,8 @@ while [[ $# -gt 0 ]]; do
         *) BUILD=$1; shift ;;
     esac
 done
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-source "$HERE/../lib.sh"
-NGX=$(cd "$BUILD" 2>/dev/null && pwd)/ngx
-[[ -x $NGX ]] || { echo "coll/repetitions.sh: no ngx in $BUILD (build first)" >&2; exit 2; }
-for v in NODES RATE COUNT; do is_uint "${!v}" || { echo "coll/repetitions.sh: $v must be a whole number" >&2; exit 2; }; done
+find_ngx coll/repetitions.sh "$BUILD"
+require_uints coll/repetitions.sh NODES RATE COUNT
 ((NODES >= 2 && RATE >= 10)) || { echo "coll/repetitions.sh: at least 2 nodes and 10 Mbit/s" >&2; exit 2; }
 IFS=, read -r -a condition_list <<< "$CONDITIONS"
 for c in "${condition_list[@]}"; do
