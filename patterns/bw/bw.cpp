@@ -43,18 +43,19 @@
 // (untimed) that the gets may start.
 #include <ngx/fit/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
+#include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/saved_run.hpp"
-#include "../common/sweep.hpp"
-#include "../common/verify.hpp"
-#include "own_fit.hpp"
+#include <ngx/measure/pair_counts.hpp>
+#include <ngx/measure/pair_streams.hpp>
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/verify.hpp>
+
 #include "../shared/loggp_model.hpp"
 #include "../shared/offline.hpp"
-#include "../shared/pair_counts.hpp"
-#include "../shared/pair_streams.hpp"
+#include "own_fit.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -17,7 +17,7 @@
 #ifndef NGX_PATTERNS_BW_OWN_FIT_HPP
 #define NGX_PATTERNS_BW_OWN_FIT_HPP
 
-#include "../shared/loggp_series.hpp"
+#include <ngx/measure/loggp_series.hpp>
 
 #include <ngx/pattern.hpp>
 

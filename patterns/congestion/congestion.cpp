@@ -29,8 +29,8 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/peer_links.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/pair_streams.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_streams.hpp>
 
 #include <algorithm>
 #include <cmath>

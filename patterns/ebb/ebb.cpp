@@ -30,8 +30,8 @@
 #include <ngx/peer_links.hpp>
 #include <ngx/statistics.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/pair_streams.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_streams.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -9,10 +9,11 @@
 // After the sweep and the ranks' meeting after the run (conclude(): local
 // work, no peer waits for it) the driver fits g and G per protocol range
 // (section 3.5 change detection) and reports one parameter set per range (Table 2).
-#include "../common/passes.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/loggp_series.hpp>
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/sweep.hpp>
+
 #include "../shared/loggp_model.hpp"
-#include "../shared/loggp_series.hpp"
 #include "../shared/offline.hpp"
 #include "../shared/prtt_file.hpp"
 

@@ -12,9 +12,9 @@
 // together within a pass, and W is chosen in the size's first pass.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 #include "../shared/loggps_model.hpp"
 #include "loggps_offline.hpp"

@@ -25,7 +25,7 @@
 #include <ngx/rank_hosts.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../shared/overhead_measure.hpp"
+#include <ngx/measure/overhead_measure.hpp>
 #include "../shared/overhead_offline.hpp"
 #include "pair_relay.hpp"
 #include "tier_report.hpp"

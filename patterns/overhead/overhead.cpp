@@ -7,7 +7,7 @@
 // ../shared/overhead_offline.hpp.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../shared/overhead_measure.hpp"
+#include <ngx/measure/overhead_measure.hpp>
 #include "../shared/overhead_offline.hpp"
 
 namespace ngx::patterns {

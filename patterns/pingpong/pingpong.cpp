@@ -8,9 +8,9 @@
 // the JSON say which, and that the statistics are then over batch means.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 namespace ngx::patterns {
 namespace {

@@ -1,5 +1,5 @@
 // The per-size loop shared by the timing patterns (see sweep.hpp).
-#include "sweep.hpp"
+#include <ngx/measure/sweep.hpp>
 
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>

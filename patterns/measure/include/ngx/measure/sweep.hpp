@@ -2,8 +2,8 @@
 // barrier, measure a series of samples, and hand the summary to the sink.
 //
 //     return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) -> Result<SizeRecord> { ... });
-#ifndef NGX_PATTERNS_SWEEP_HPP
-#define NGX_PATTERNS_SWEEP_HPP
+#ifndef NGX_MEASURE_SWEEP_HPP
+#define NGX_MEASURE_SWEEP_HPP
 
 #include <ngx/pattern.hpp>
 
