@@ -61,8 +61,7 @@ public:
         };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
-            if (record.summary.median > 0) // bytes per microsecond = MB/s
-                record.extra.emplace_back("bandwidth_MBps", double(last.size) / record.summary.median);
+            add_bandwidth_column(record);
             return record;
         };
         return sweep_passes(ctx, sweep);

@@ -28,6 +28,12 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
     return record;
 }
 
+void add_bandwidth_column(SizeRecord& record)
+{
+    if (record.summary.median > 0)
+        record.extra.emplace_back("bandwidth_MBps", double(record.size_bytes) / record.summary.median);
+}
+
 Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)
 {
     NGX_ASSIGN_OR_RETURN(Buffer buffer, ctx.transport.alloc(size_t(ctx.settings.sizes.back())));

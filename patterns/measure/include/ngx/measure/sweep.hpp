@@ -24,6 +24,11 @@ Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure);
 // repetitions, warm-up included; a ping-pong repetition carries 2 messages).
 SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<double> samples_us);
 
+// The column bandwidth_MBps of a record whose samples are the time of one
+// message of its size: size / median (bytes per microsecond = MB/s); none
+// when the median is not positive.
+void add_bandwidth_column(SizeRecord& record);
+
 } // namespace ngx::patterns
 
 #endif
