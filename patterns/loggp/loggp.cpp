@@ -1,10 +1,10 @@
 // Pattern "loggp": LogGP parameters exactly as Hoefler et al. 2007 assesses them.
 //
 // Per message size s it measures, in interleaved passes
-// (patterns/common/passes.hpp), PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with
+// (ngx/measure/passes.hpp), PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with
 // d = PRTT(1,0,s), the responder's o_r and, with --loggp-exchange yes (a
 // module with reliable non-blocking calls), n exchanges of s bytes both ways
-// at once: the series of patterns/shared/loggp_series.hpp, which the bw
+// at once: the series of ngx/measure/loggp_series.hpp, which the bw
 // pattern's own fit measures too.
 // After the sweep and the ranks' meeting after the run (conclude(): local
 // work, no peer waits for it) the driver fits g and G per protocol range

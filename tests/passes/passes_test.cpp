@@ -1,4 +1,4 @@
-// The pass plan of the interleaved sweep (patterns/common/passes.hpp) by hand.
+// The pass plan of the interleaved sweep (ngx/measure/passes.hpp) by hand.
 #include <ngx/measure/modes.hpp>
 #include <ngx/measure/passes.hpp>
 
