@@ -134,7 +134,7 @@ struct Run : ladder::Counts {
     int bytes = 1;
 };
 
-// Per-repetition work of ngx's driver loop (patterns/common/prtt.cpp).
+// Per-repetition work of ngx's driver loop (patterns/measure/src/prtt.cpp).
 struct LoopChecks {
     const volatile int* cancel;
     std::atomic<uint64_t>* progress;

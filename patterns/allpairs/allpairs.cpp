@@ -35,8 +35,8 @@
 #include <ngx/peer_links.hpp>
 #include <ngx/rank_hosts.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/pair_streams.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_streams.hpp>
 #include "verdict.hpp"
 
 #include <algorithm>

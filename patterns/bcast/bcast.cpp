@@ -13,8 +13,8 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/strided_layout.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/strided_layout.hpp>
 
 #include <algorithm>
 #include <cstring>

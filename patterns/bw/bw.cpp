@@ -6,7 +6,7 @@
 //   uni: the driver sends W messages of s bytes back to back (blocking
 //        sends, every module has them), the responder receives them and
 //        answers the window with one 1-byte acknowledgement
-//        (patterns/shared/pair_streams.hpp, stream_window);
+//        (ngx/measure/pair_streams.hpp, stream_window);
 //   bi:  both ranks stream W messages at once: each posts W non-blocking
 //        receives, then W non-blocking sends, and waits for them all; the
 //        responder then acknowledges. A module without non-blocking calls
@@ -18,7 +18,7 @@
 // interval; the message rate is W / T (both ways 2 W / T) messages per second.
 //
 // --bw-pairs K (or a list) with 2K ranks (ngx --pairs K, mpirun -np 2K):
-// k concurrent pairs (rank i with rank K + i, as nodecomm, shared/pair_counts.hpp)
+// k concurrent pairs (rank i with rank K + i, as nodecomm, ngx/measure/pair_counts.hpp)
 // stream at once after a barrier of all ranks, as osu_mbw_mr; rank 0 gathers
 // every pair's windows and reports the slowest pair's samples, the rate per
 // pair (mean of the pairs' rates) and the total rate (their sum).
@@ -43,18 +43,19 @@
 // (untimed) that the gets may start.
 #include <ngx/fit/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
+#include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/saved_run.hpp"
-#include "../common/sweep.hpp"
-#include "../common/verify.hpp"
-#include "own_fit.hpp"
+#include <ngx/measure/pair_counts.hpp>
+#include <ngx/measure/pair_streams.hpp>
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/verify.hpp>
+
 #include "../shared/loggp_model.hpp"
 #include "../shared/offline.hpp"
-#include "../shared/pair_counts.hpp"
-#include "../shared/pair_streams.hpp"
+#include "own_fit.hpp"
 
 #include <cmath>
 #include <cstring>

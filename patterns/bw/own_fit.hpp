@@ -1,6 +1,6 @@
 // The bw pattern's own LogGP fit (--bw-fit): at every size, in the same
 // passes as the windows, the series the loggp pattern measures
-// (shared/loggp_series.hpp: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the
+// (ngx/measure/loggp_series.hpp: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the
 // responder's o_r, Hoefler et al. 2007), fitted after the run by the loggp
 // pattern's fit (shared/loggp_model.hpp, fit_loggp_model) into the model
 // whose windows each row is compared with. The fit needs every size, so the
@@ -17,7 +17,7 @@
 #ifndef NGX_PATTERNS_BW_OWN_FIT_HPP
 #define NGX_PATTERNS_BW_OWN_FIT_HPP
 
-#include "../shared/loggp_series.hpp"
+#include <ngx/measure/loggp_series.hpp>
 
 #include <ngx/pattern.hpp>
 

@@ -28,7 +28,7 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../common/sweep.hpp"
+#include <ngx/measure/sweep.hpp>
 #include "../shared/collective_predict.hpp"
 #include "../shared/loggp_model.hpp"
 #include "../shared/loggps_model.hpp"

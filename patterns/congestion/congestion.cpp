@@ -3,7 +3,7 @@
 // one-to-many: round N is the root and the N ranks after it), and the
 // max-rate model of Gropp et al. 2016 fitted over the N points.
 //
-// In round N every flow streams at once, as in ../shared/pair_streams.hpp:
+// In round N every flow streams at once, as in ngx/measure/pair_streams.hpp:
 // W (--congestion-window) messages of the last size s of -s answered by a
 // 1-byte acknowledgement, timed -c times after one warm-up (median), and the
 // same with one message. The root serves its N peers in turn, message by
@@ -29,8 +29,8 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/peer_links.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/pair_streams.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_streams.hpp>
 
 #include <algorithm>
 #include <cmath>

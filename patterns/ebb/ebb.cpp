@@ -8,7 +8,7 @@
 // runs in two phases: every pair's first rank streams to its second, all
 // pairs at once; then the reverse. One direction at a time because a
 // blocking rank cannot send its stream and receive its partner's at once,
-// and the windowed stream (../shared/pair_streams.hpp: (W - 1) s /
+// and the windowed stream (ngx/measure/pair_streams.hpp: (W - 1) s /
 // (t_W - t_1), latency cancelled) needs one sender per pair. On full-duplex
 // links the two directions do not share capacity, so a flow's number is
 // the one it would get with both directions loaded; a host that cannot
@@ -30,8 +30,8 @@
 #include <ngx/peer_links.hpp>
 #include <ngx/statistics.hpp>
 
-#include "../common/sweep.hpp"
-#include "../shared/pair_streams.hpp"
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_streams.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -3,13 +3,19 @@
 // line T(n) = s + r n through the medians (least squares); its model kind
 // "echo-postal" lets `ngx predict --params RUN.json --op pingpong -s 1Ki`
 // predict from the saved s and r with the options every model shares. It
-// uses only the installed headers (ngx/pattern_plugin.hpp, ngx/model_kind.hpp
-// through it, ngx/json_input.hpp, ngx/statistics.hpp) and libngxplugin.
-#include "size_loop.hpp"
-
+// uses only the installed headers and libraries: ngx/pattern_plugin.hpp
+// (ngx/model_kind.hpp through it) and ngx/json_input.hpp of libngxplugin, and
+// the measuring library libngxmeasure: its ping-pong is the PRTT loop
+// (ngx/measure/prtt.hpp, which retries a repetition that lost a message on
+// a lossy module, within --retries and --max-loss) run in interleaved passes
+// (ngx/measure/passes.hpp: --passes, --adaptive, the extra passes of
+// --max-rel-ci), and its records come from ngx/measure/sweep.hpp.
 #include <ngx/json_input.hpp>
 #include <ngx/pattern_plugin.hpp>
-#include <ngx/statistics.hpp>
+
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 #include <iostream>
 #include <optional>
@@ -18,6 +24,7 @@
 namespace {
 
 using namespace ngx;
+using namespace ngx::patterns; // the measuring library
 
 constexpr const char* kind_name = "echo-postal";
 
@@ -49,57 +56,29 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        std::vector<std::pair<double, double>> medians;
-        Status swept = example::each_size(ctx, [&](Buffer& buffer, uint64_t size) -> Status {
-            Result<std::vector<double>> samples = measure(ctx, buffer, size);
-            if (!samples)
-                return samples.status().with_context("ping-pong of " + std::to_string(size) + " B");
-            ctx.sink.count_messages(2 * (ctx.settings.warmup + ctx.settings.count));
-            if (!ctx.bootstrap.is_driver())
-                return Status::ok();
-            SizeRecord record;
-            record.size_bytes = size;
-            record.summary = summarize(std::move(*samples), ctx.settings.percentiles);
-            medians.emplace_back(double(size), record.summary.median);
-            ctx.sink.size_done(std::move(record));
-            return Status::ok();
-        });
-        if (!swept)
-            return swept;
+        std::vector<std::pair<double, double>> medians; // (size, median half round trip) on the driver
+        PassedSweep sweep;
+        // One size in one pass: a ping-pong is PRTT(1, 0, s), halved.
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
+            PrttSpec spec{.size = slice.size, .messages = 1, .samples = slice.samples, .warmup = slice.warmup};
+            Result<std::vector<double>> prtt = run_prtt(ctx, buffer, spec);
+            if (!prtt)
+                return prtt.status().with_context("ping-pong of " + std::to_string(slice.size) + " B");
+            ctx.sink.count_messages(prtt_message_count(spec));
+            for (double& sample : *prtt)
+                sample /= 2;
+            return Series{std::move(*prtt)};
+        };
+        // The size's record from the samples of all its passes.
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+            medians.emplace_back(double(last.size), record.summary.median);
+            return record;
+        };
+        NGX_TRY(sweep_passes(ctx, sweep));
         if (std::optional<PostalLine> line = fit_line(medians); line && ctx.bootstrap.is_driver())
             ctx.sink.set_model({{"kind", kind_name}, {"s_us", line->s_us}, {"r_us_per_byte", line->r_us_per_byte}});
         return Status::ok();
-    }
-
-private:
-    // Half round trips in microseconds, on the driver.
-    static Result<std::vector<double>> measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
-    {
-        std::vector<double> half_rtt;
-        for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
-            uint64_t start = ctx.timer.now();
-            Status status = ctx.bootstrap.is_driver() ? ping(ctx, buffer, size) : pong(ctx, buffer, size);
-            uint64_t end = ctx.timer.now();
-            if (!status)
-                return status;
-            if (rep >= ctx.settings.warmup)
-                half_rtt.push_back(ctx.timer.to_us(end - start) / 2);
-        }
-        return half_rtt;
-    }
-
-    static Status ping(PatternContext& ctx, Buffer& buffer, uint64_t size)
-    {
-        if (Status sent = ctx.transport.send(buffer.data(), size); !sent)
-            return sent;
-        return ctx.transport.recv(buffer.data(), size);
-    }
-
-    static Status pong(PatternContext& ctx, Buffer& buffer, uint64_t size)
-    {
-        if (Status received = ctx.transport.recv(buffer.data(), size); !received)
-            return received;
-        return ctx.transport.send(buffer.data(), size);
     }
 };
 

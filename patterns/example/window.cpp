@@ -2,18 +2,24 @@
 // size the driver sends a window of W messages back to back and the
 // responder answers the last one with one byte; the time per window over W
 // is the cost per message when the link is kept busy (OSU's osu_bw idea).
-// It uses only the installed headers: ngx/pattern_plugin.hpp and what it
-// includes.
-#include "size_loop.hpp"
-
+// It uses only the installed headers and libraries: ngx/pattern_plugin.hpp
+// (libngxplugin) and the measuring library libngxmeasure, whose interleaved
+// passes (ngx/measure/passes.hpp) run its own window loop size by size and
+// pass by pass, so --passes, --adaptive and the extra passes of --max-rel-ci
+// hold for it as for the in-tree patterns. (Its loop takes no retries: a
+// lost message ends the run. A pattern built on the PRTT loop,
+// ngx/measure/prtt.hpp, as echo is, gets them.)
 #include <ngx/pattern_plugin.hpp>
-#include <ngx/statistics.hpp>
+
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/sweep.hpp>
 
 #include <vector>
 
 namespace {
 
 using namespace ngx;
+using namespace ngx::patterns; // the measuring library
 
 // Each option is a typed row, declared once: its type and range decide how
 // it is parsed and checked, and --help shows them.
@@ -38,30 +44,36 @@ public:
 
     Status run(PatternContext& ctx) override
     {
-        return example::each_size(ctx, [&](Buffer& buffer, uint64_t size) -> Status {
-            Result<std::vector<double>> samples = measure(ctx, buffer, size);
+        PassedSweep sweep;
+        sweep.measure = [&](const PassSlice& slice, Buffer& buffer) -> Result<Series> {
+            Result<std::vector<double>> samples = measure(ctx, buffer, slice);
             if (!samples)
-                return samples.status().with_context("window of " + std::to_string(size) + " B");
-            ctx.sink.count_messages((messages_ + 1) * (ctx.settings.warmup + ctx.settings.count));
-            if (ctx.bootstrap.is_driver())
-                ctx.sink.size_done(record(ctx, size, std::move(*samples)));
-            return Status::ok();
-        });
+                return samples.status().with_context("window of " + std::to_string(slice.size) + " B");
+            ctx.sink.count_messages((messages_ + 1) * (slice.warmup + slice.samples));
+            return Series{std::move(*samples)};
+        };
+        sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
+            SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
+            add_bandwidth_column(record);
+            return record;
+        };
+        return sweep_passes(ctx, sweep);
     }
 
 private:
-    // Microseconds per message of each window, on the driver.
-    Result<std::vector<double>> measure(PatternContext& ctx, Buffer& buffer, uint64_t size)
+    // One size in one pass: microseconds per message of each kept window, on
+    // the driver (the responder returns none).
+    Result<std::vector<double>> measure(PatternContext& ctx, Buffer& buffer, const PassSlice& slice)
     {
         std::vector<double> per_message;
-        for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
+        for (uint64_t rep = 0; rep < slice.warmup + slice.samples; ++rep) {
             uint64_t start = ctx.timer.now();
-            Status status =
-                ctx.bootstrap.is_driver() ? send_window(ctx, buffer, size) : answer_window(ctx, buffer, size);
+            Status status = ctx.bootstrap.is_driver() ? send_window(ctx, buffer, slice.size)
+                                                      : answer_window(ctx, buffer, slice.size);
             uint64_t end = ctx.timer.now();
             if (!status)
                 return status;
-            if (rep >= ctx.settings.warmup)
+            if (rep >= slice.warmup && ctx.bootstrap.is_driver())
                 per_message.push_back(ctx.timer.to_us(end - start) / double(messages_));
         }
         return per_message;
@@ -81,18 +93,6 @@ private:
             if (Status received = ctx.transport.recv(buffer.data(), size); !received)
                 return received;
         return ctx.transport.send(buffer.data(), 1);
-    }
-
-    SizeRecord record(const PatternContext& ctx, uint64_t size, std::vector<double> samples)
-    {
-        SizeRecord record;
-        record.size_bytes = size;
-        if (ctx.settings.keep_raw)
-            record.raw_us = samples;
-        record.summary = summarize(std::move(samples), ctx.settings.percentiles);
-        if (record.summary.median > 0)
-            record.extra.emplace_back("bandwidth_MBps", double(size) / record.summary.median);
-        return record;
     }
 
     uint64_t messages_ = 64;

@@ -1,18 +1,19 @@
 // Pattern "loggp": LogGP parameters exactly as Hoefler et al. 2007 assesses them.
 //
 // Per message size s it measures, in interleaved passes
-// (patterns/common/passes.hpp), PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with
+// (ngx/measure/passes.hpp), PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with
 // d = PRTT(1,0,s), the responder's o_r and, with --loggp-exchange yes (a
 // module with reliable non-blocking calls), n exchanges of s bytes both ways
-// at once: the series of patterns/shared/loggp_series.hpp, which the bw
+// at once: the series of ngx/measure/loggp_series.hpp, which the bw
 // pattern's own fit measures too.
 // After the sweep and the ranks' meeting after the run (conclude(): local
 // work, no peer waits for it) the driver fits g and G per protocol range
 // (section 3.5 change detection) and reports one parameter set per range (Table 2).
-#include "../common/passes.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/loggp_series.hpp>
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/sweep.hpp>
+
 #include "../shared/loggp_model.hpp"
-#include "../shared/loggp_series.hpp"
 #include "../shared/offline.hpp"
 #include "../shared/prtt_file.hpp"
 

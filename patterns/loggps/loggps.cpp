@@ -8,13 +8,13 @@
 // every size is overlapped without making small sizes slow. The fit of the
 // two curves to Table 6 gives o', O_s, O_r, G_s, G_l, L, the multi-packet
 // threshold s and the rendezvous threshold S (fit/loggps.hpp). Measured in
-// passes (patterns/common/passes.hpp): the two RTT series of a size stay
+// passes (ngx/measure/passes.hpp): the two RTT series of a size stay
 // together within a pass, and W is chosen in the size's first pass.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 #include "../shared/loggps_model.hpp"
 #include "loggps_offline.hpp"

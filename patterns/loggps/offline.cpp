@@ -7,12 +7,12 @@
 // (G_l not measured, for k > s) is an error, not a number.
 #include "loggps_offline.hpp"
 
-#include "../common/saved_run.hpp"
 #include "../shared/collective_predict.hpp"
 #include "../shared/offline.hpp"
 #include "../shared/loggps_model.hpp"
 
 #include <ngx/command_line.hpp>
+#include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>

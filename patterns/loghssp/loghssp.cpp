@@ -5,7 +5,7 @@
 // two (in rank order: ranks 0 and 1 under --map-by ppr:2:node), and an
 // inter-node pair, a and the first rank c on another host (rank 0 only if
 // there is no other); b and c drive (Figure 2's P1), a responds (P2). It
-// measures each pair with the overhead measurement (../shared/overhead_measure.hpp:
+// measures each pair with the overhead measurement (ngx/measure/overhead_measure.hpp:
 // Figure 2's barrier + delay, o_s and o_r per size, the half round trip),
 // one pair after the other, never at once: the other ranks idle, taking
 // part only in the relay steps that carry the pair's barriers and exchanges
@@ -25,7 +25,7 @@
 #include <ngx/rank_hosts.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../shared/overhead_measure.hpp"
+#include <ngx/measure/overhead_measure.hpp>
 #include "../shared/overhead_offline.hpp"
 #include "pair_relay.hpp"
 #include "tier_report.hpp"

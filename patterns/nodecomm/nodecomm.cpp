@@ -12,9 +12,9 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
-#include "../shared/pair_counts.hpp"
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/pair_counts.hpp>
 #include "nodecomm_model.hpp"
 #include "nodecomm_predict.hpp"
 

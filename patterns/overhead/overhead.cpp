@@ -2,12 +2,12 @@
 // message size for the transport's send mode (for mpi: --mpi-mode), measured
 // as in Al-Tawil and Moritz 1998, Figure 2 and section 3.1, between the
 // driver and its peer. The measurement itself (rooted barrier, calibrated
-// delay, timers and columns) is ../shared/overhead_measure.hpp, which the
+// delay, timers and columns) is ngx/measure/overhead_measure.hpp, which the
 // loghssp pattern shares; the offline hooks (`ngx fit`, `ngx predict`) are
 // ../shared/overhead_offline.hpp.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../shared/overhead_measure.hpp"
+#include <ngx/measure/overhead_measure.hpp>
 #include "../shared/overhead_offline.hpp"
 
 namespace ngx::patterns {

@@ -2,9 +2,9 @@
 // messages with d microseconds of busy-waiting between sends, one reply.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 #include <cmath>
 

@@ -8,9 +8,9 @@
 // the JSON say which, and that the statistics are then over batch means.
 #include <ngx/pattern_plugin.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
 
 namespace ngx::patterns {
 namespace {
@@ -61,8 +61,7 @@ public:
         };
         sweep.record = [&](const PassSlice& last, Series& pooled) -> Result<SizeRecord> {
             SizeRecord record = make_record(ctx, last.size, std::move(pooled[0]));
-            if (record.summary.median > 0) // bytes per microsecond = MB/s
-                record.extra.emplace_back("bandwidth_MBps", double(last.size) / record.summary.median);
+            add_bandwidth_column(record);
             return record;
         };
         return sweep_passes(ctx, sweep);

@@ -2,7 +2,8 @@
 #include "loggps_model.hpp"
 
 #include "../common/model_json.hpp"
-#include "../common/saved_run.hpp"
+
+#include <ngx/saved_run.hpp>
 
 #include <cmath>
 

@@ -6,11 +6,10 @@
 #include "loggp_model.hpp"
 #include "prtt_file.hpp"
 
-#include "../common/saved_run.hpp"
-
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
+#include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>

@@ -1,10 +1,9 @@
 // Parsing and validating saved PRTT medians (see prtt_file.hpp).
 #include "prtt_file.hpp"
 
-#include "../common/saved_run.hpp"
-
 #include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
+#include <ngx/saved_run.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -131,24 +130,24 @@ double extra(const Json& result, const char* key)
 
 bool is_loggp_run(const Json& run)
 {
-    const Json* pattern = patterns::json_member(run, "pattern");
-    const Json* results = patterns::json_member(run, "results");
+    const Json* pattern = json_member(run, "pattern");
+    const Json* results = json_member(run, "results");
     return pattern != nullptr && *pattern == "loggp" && results != nullptr && results->is_array();
 }
 
 // n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
 double saved_n(const Json& run)
 {
-    const Json* options = patterns::json_member(run, "options");
-    const Json* pattern_options = options != nullptr ? patterns::json_member(*options, "pattern_options") : nullptr;
-    const Json* n = pattern_options != nullptr ? patterns::json_member(*pattern_options, "n") : nullptr;
+    const Json* options = json_member(run, "options");
+    const Json* pattern_options = options != nullptr ? json_member(*options, "pattern_options") : nullptr;
+    const Json* n = pattern_options != nullptr ? json_member(*pattern_options, "n") : nullptr;
     return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
 }
 
 // A saved loggp run: results carry the medians, o_r and the exchanges, options the n.
 Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name, const std::string& module)
 {
-    Result<const Json*> chosen = patterns::choose_saved_run(
+    Result<const Json*> chosen = choose_saved_run(
         document, name, "loggp run", "not a saved loggp run (no pattern \"loggp\" with results)", is_loggp_run, module);
     if (!chosen)
         return chosen.status();

@@ -1,7 +1,7 @@
 // The timed loops of the strided pattern (see measure.hpp).
 #include "measure.hpp"
 
-#include "../common/prtt.hpp"
+#include <ngx/measure/prtt.hpp>
 
 #include <ngx/statistics.hpp>
 

@@ -9,7 +9,7 @@
 #ifndef NGX_PATTERNS_STRIDED_MEASURE_HPP
 #define NGX_PATTERNS_STRIDED_MEASURE_HPP
 
-#include "../shared/strided_layout.hpp"
+#include <ngx/measure/strided_layout.hpp>
 
 #include <ngx/pattern.hpp>
 

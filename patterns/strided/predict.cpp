@@ -3,11 +3,11 @@
 
 #include "grid_model.hpp"
 
-#include "common/saved_run.hpp"
 #include "shared/loggp_model.hpp"
 #include "shared/offline.hpp"
 #include "shared/loggps_model.hpp"
 
+#include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>

@@ -24,10 +24,11 @@
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/strided_layout.hpp>
+#include <ngx/measure/sweep.hpp>
+
 #include "grid_model.hpp"
-#include "../shared/strided_layout.hpp"
 #include "measure.hpp"
 #include "predict.hpp"
 

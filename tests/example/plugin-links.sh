@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The core is two libraries and data flows one way: libngxapp (the engine:
 # CLI, loaders, session, bootstraps) links libngxplugin (what plugins use),
-# never the reverse. Checked on the files a package would install:
-#   - every installed pattern plugin needs libngxplugin and not libngxapp,
-#     and calls no function of libngxapp;
+# never the reverse; the measuring library libngxmeasure sits on
+# libngxplugin. Checked on the files a package would install:
+#   - every installed pattern plugin needs libngxplugin (itself or through
+#     libngxmeasure) and not libngxapp, and calls no function of libngxapp;
+#   - libngxmeasure needs libngxplugin and not libngxapp, and calls no
+#     function of libngxapp; ngx-measure.pc hands out -lngxmeasure and
+#     requires ngx-pattern;
 #   - no installed module needs either (modules speak the C ABI only);
 #   - libngxplugin needs no libngxapp and leaves no symbol for it to define;
 #   - ngx-pattern.pc hands out libngxplugin, not libngxapp;
@@ -19,8 +23,10 @@ needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
 plugin_lib=$(ls "$lib"/libngxplugin.so.* 2>/dev/null | head -n 1)
 app_lib=$(ls "$lib"/libngxapp.so.* 2>/dev/null | head -n 1)
+measure_lib=$(ls "$lib"/libngxmeasure.so.* 2>/dev/null | head -n 1)
 test -n "$plugin_lib" || fail "libngxplugin is not installed in $lib"
 test -n "$app_lib" || fail "libngxapp is not installed in $lib"
+test -n "$measure_lib" || fail "libngxmeasure is not installed in $lib"
 test ! -e "$lib/libngxcore.so" || fail "the old libngxcore is still installed"
 
 # Plugins are loaded into ngx, where an engine symbol would resolve without a
@@ -29,11 +35,18 @@ test ! -e "$lib/libngxcore.so" || fail "the old libngxcore is still installed"
 app_symbols=$(nm -D --defined-only "$app_lib" | awk '$2 ~ /^[TDBR]$/ {print $3}' | sort -u)
 uses_engine() { comm -12 <(nm -D --undefined-only "$1" | awk '{print $NF}' | sort -u) <(echo "$app_symbols"); }
 
+list=$(needed "$measure_lib")
+grep -qx 'libngxplugin\.so\.[0-9.]*' <<<"$list" || fail "libngxmeasure does not need libngxplugin: $list"
+! grep -q '^libngxapp' <<<"$list" || fail "libngxmeasure needs the engine (libngxapp)"
+used=$(uses_engine "$measure_lib")
+test -z "$used" || fail "libngxmeasure calls into libngxapp: $used"
+
 patterns=("$lib"/ngx/patterns/ngx_pattern_*.so)
 test -e "${patterns[0]}" || fail "no pattern installed in $lib/ngx/patterns"
 for so in "${patterns[@]}"; do
     list=$(needed "$so")
-    grep -qx 'libngxplugin\.so\.[0-9.]*' <<<"$list" || fail "$(basename "$so") does not need libngxplugin: $list"
+    grep -qx 'libngx\(plugin\|measure\)\.so\.[0-9.]*' <<<"$list" ||
+        fail "$(basename "$so") needs neither libngxplugin nor libngxmeasure: $list"
     ! grep -q '^libngxapp' <<<"$list" || fail "$(basename "$so") needs the engine (libngxapp)"
     used=$(uses_engine "$so")
     test -z "$used" || fail "$(basename "$so") calls into libngxapp: $used"
@@ -56,6 +69,10 @@ test -z "$backwards" || fail "libngxplugin uses symbols of libngxapp: $backwards
 flags=$(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --libs ngx-pattern)
 grep -q -- '-lngxplugin' <<<"$flags" || fail "pkg-config ngx-pattern gives '$flags', without -lngxplugin"
 ! grep -q -- '-lngxapp' <<<"$flags" || fail "pkg-config ngx-pattern hands out the engine: '$flags'"
+flags=$(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --libs ngx-measure)
+grep -q -- '-lngxmeasure' <<<"$flags" && grep -q -- '-lngxplugin' <<<"$flags" ||
+    fail "pkg-config ngx-measure gives '$flags', without -lngxmeasure and -lngxplugin"
+! grep -q -- '-lngxapp' <<<"$flags" || fail "pkg-config ngx-measure hands out the engine: '$flags'"
 
 # Every quoted include of core/plugin names a file there (or the generated ngx_config.h).
 plugin_src="$NGX_SOURCE_ROOT/core/plugin"
@@ -65,5 +82,5 @@ for file in "$plugin_src"/*.cpp "$plugin_src"/*.hpp; do
             fail "$(basename "$file") includes \"$header\", which is not in core/plugin (an engine header?)"
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done
-echo "PASS: ${#patterns[@]} patterns need libngxplugin only, ${#modules[@]} modules no core library," \
+echo "PASS: ${#patterns[@]} patterns need libngxplugin (or libngxmeasure on it) only, libngxmeasure libngxplugin only, ${#modules[@]} modules no core library," \
     "libngxplugin nothing of libngxapp, ngx-pattern.pc gives -lngxplugin, core/plugin includes no engine header"

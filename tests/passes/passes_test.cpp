@@ -1,6 +1,6 @@
-// The pass plan of the interleaved sweep (patterns/common/passes.hpp) by hand.
-#include "common/modes.hpp"
-#include "common/passes.hpp"
+// The pass plan of the interleaved sweep (ngx/measure/passes.hpp) by hand.
+#include <ngx/measure/modes.hpp>
+#include <ngx/measure/passes.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,8 @@
 // give the terms back, predict held-out points, and LogGP (blind to strides)
 // must not.
 #include "strided/grid_model.hpp"
-#include "shared/strided_layout.hpp"
+
+#include <ngx/measure/strided_layout.hpp>
 
 #include <gtest/gtest.h>
 

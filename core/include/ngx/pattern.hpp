@@ -55,7 +55,7 @@ struct RunSettings {
     double max_loss = 0.5;
     static constexpr uint64_t no_retry_cap = UINT64_MAX;
     Progress* progress = nullptr; // where the run is, for the watchdog (set by the session; may be null)
-    // Interleaved measurement (patterns/common/passes.hpp): each size's repetitions split into this many passes
+    // Interleaved measurement (ngx/measure/passes.hpp): each size's repetitions split into this many passes
     // over all sizes (0: the pattern loop chooses), and the sizes whose 95% interval of the median is wider
     // than max_rel_ci of the median are measured again in a few extra passes.
     uint64_t passes = 0;

@@ -11,8 +11,8 @@
 // The patterns that send such arrays (strided, bcast) share their two
 // options, --<prefix>-type and --<prefix>-strides (layout_options,
 // read_layout_choice).
-#ifndef NGX_PATTERNS_STRIDED_LAYOUT_HPP
-#define NGX_PATTERNS_STRIDED_LAYOUT_HPP
+#ifndef NGX_MEASURE_STRIDED_LAYOUT_HPP
+#define NGX_MEASURE_STRIDED_LAYOUT_HPP
 
 #include <ngx/options.hpp>
 #include <ngx/status.hpp>

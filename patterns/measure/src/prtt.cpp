@@ -15,11 +15,11 @@
 // budget lasts (--max-loss of the size's repetitions so far and in this series, and --retries when
 // given; see budget_exceeded()). run_prtt() adds a last meeting after the series,
 // for a pong lost at the very end (the responder has already finished).
-#include "prtt.hpp"
+#include <ngx/measure/prtt.hpp>
 
 #include <algorithm>
 
-#include "verify.hpp"
+#include <ngx/measure/verify.hpp>
 
 #include <ngx/sizes.hpp>
 

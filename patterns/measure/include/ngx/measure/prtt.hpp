@@ -8,8 +8,8 @@
 //     PrttSpec spec{.size = 64, .messages = 16, .delay_us = 0};
 //     Result<std::vector<double>> prtt_us = measure_prtt(ctx, buffer, spec);   // on the driver
 //     Status s = answer_prtt(ctx, buffer, spec);                               // on the responder
-#ifndef NGX_PATTERNS_PRTT_HPP
-#define NGX_PATTERNS_PRTT_HPP
+#ifndef NGX_MEASURE_PRTT_HPP
+#define NGX_MEASURE_PRTT_HPP
 
 #include <ngx/pattern.hpp>
 

@@ -1,5 +1,5 @@
 // Timed streams between the ranks of a layout round (see pair_streams.hpp).
-#include "pair_streams.hpp"
+#include <ngx/measure/pair_streams.hpp>
 
 #include <ngx/statistics.hpp>
 

@@ -1,5 +1,5 @@
 // The per-size measurement of the LogGP parameters as Hoefler et al. 2007
-// assesses them, run slice by slice in interleaved passes (common/passes.hpp);
+// assesses them, run slice by slice in interleaved passes (passes.hpp);
 // the loggp pattern reports it and fits it, and the bw pattern fits it to
 // predict its windows from the run's own model (--bw-fit).
 //
@@ -30,11 +30,11 @@
 //     sweep.finish = [&] { return series.finish(ctx); };
 //     // record (driver): pooled[0..2] are PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) of all passes
 //     fit::PrttSample s = series.sample(last.index, last.size, median(pooled[0]), pooled[1], pooled[2]);
-#ifndef NGX_PATTERNS_LOGGP_SERIES_HPP
-#define NGX_PATTERNS_LOGGP_SERIES_HPP
+#ifndef NGX_MEASURE_LOGGP_SERIES_HPP
+#define NGX_MEASURE_LOGGP_SERIES_HPP
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
 
 #include <ngx/fit/loggp.hpp>
 #include <ngx/pattern.hpp>

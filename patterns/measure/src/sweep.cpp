@@ -1,5 +1,5 @@
 // The per-size loop shared by the timing patterns (see sweep.hpp).
-#include "sweep.hpp"
+#include <ngx/measure/sweep.hpp>
 
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
@@ -26,6 +26,12 @@ SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<dou
                                   losses.attempted == 0 ? 0.0 : double(losses.lost) / double(losses.attempted));
     }
     return record;
+}
+
+void add_bandwidth_column(SizeRecord& record)
+{
+    if (record.summary.median > 0)
+        record.extra.emplace_back("bandwidth_MBps", double(record.size_bytes) / record.summary.median);
 }
 
 Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure)

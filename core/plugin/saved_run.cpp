@@ -1,9 +1,10 @@
-#include "saved_run.hpp"
+// Which run of a saved document fit and predict read (see ngx/saved_run.hpp).
+#include <ngx/saved_run.hpp>
 
 #include <algorithm>
 #include <vector>
 
-namespace ngx::patterns {
+namespace ngx {
 
 const Json* json_member(const Json& object, const char* key)
 {
@@ -66,4 +67,4 @@ opt::OptionSpec saved_module_spec()
     return opt::spec_of(saved_module_row);
 }
 
-} // namespace ngx::patterns
+} // namespace ngx

@@ -6,8 +6,8 @@
 //     NGX_ASSIGN_OR_RETURN(std::vector<uint64_t> ks, parse_pair_counts("bw-pairs", text));
 //     NGX_TRY(resolve_pair_counts(ks, ctx.bootstrap, "--bw-pairs"));   // empty: every pair the ranks allow
 //     bool active = pair_index(ctx.bootstrap) < k;
-#ifndef NGX_PATTERNS_PAIR_COUNTS_HPP
-#define NGX_PATTERNS_PAIR_COUNTS_HPP
+#ifndef NGX_MEASURE_PAIR_COUNTS_HPP
+#define NGX_MEASURE_PAIR_COUNTS_HPP
 
 #include <ngx/bootstrap.hpp>
 #include <ngx/status.hpp>

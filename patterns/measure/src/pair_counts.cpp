@@ -1,5 +1,5 @@
 // k concurrent pairs between the two halves of a run (see pair_counts.hpp).
-#include "pair_counts.hpp"
+#include <ngx/measure/pair_counts.hpp>
 
 #include <ngx/options.hpp>
 

@@ -22,10 +22,10 @@
 // The delay is checked on fresh arrivals (60 per root, after it is set):
 // the share later than delta is recorded (late_share); the tests want it
 // below 10%.
-#ifndef NGX_PATTERNS_BARRIER_CALIBRATION_HPP
-#define NGX_PATTERNS_BARRIER_CALIBRATION_HPP
+#ifndef NGX_MEASURE_BARRIER_CALIBRATION_HPP
+#define NGX_MEASURE_BARRIER_CALIBRATION_HPP
 
-#include "rooted_barrier.hpp"
+#include <ngx/measure/rooted_barrier.hpp>
 
 #include <ngx/pattern.hpp>
 

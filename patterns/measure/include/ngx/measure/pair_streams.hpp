@@ -16,8 +16,8 @@
 //     NGX_TRY(stream_window(ctx.transport, buffer.data(), bytes, window, 0, i_am_sender));   // one stream (bw)
 //     Result<double> bw = stream_bandwidth(ctx, buffer, spec, i_am_sender);   // MB/s, NaN: not measurable
 //     NGX_TRY(gather_cells(ctx.bootstrap, my_cells, by_rank));                 // on rank 0: every rank's cells
-#ifndef NGX_PATTERNS_PAIR_STREAMS_HPP
-#define NGX_PATTERNS_PAIR_STREAMS_HPP
+#ifndef NGX_MEASURE_PAIR_STREAMS_HPP
+#define NGX_MEASURE_PAIR_STREAMS_HPP
 
 #include <ngx/pattern.hpp>
 #include <ngx/rank_layout.hpp>

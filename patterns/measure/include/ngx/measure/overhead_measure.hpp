@@ -8,10 +8,10 @@
 //     opt::Reader read(opt::Table("overhead", rows.all()), values);   // info.options: the table's specs()
 //     Result<OverheadSettings> settings = read_overhead_settings(read, rows);
 //     NGX_TRY(measure_overhead(ctx, *settings));
-#ifndef NGX_PATTERNS_OVERHEAD_MEASURE_HPP
-#define NGX_PATTERNS_OVERHEAD_MEASURE_HPP
+#ifndef NGX_MEASURE_OVERHEAD_MEASURE_HPP
+#define NGX_MEASURE_OVERHEAD_MEASURE_HPP
 
-#include "rooted_barrier.hpp"
+#include <ngx/measure/rooted_barrier.hpp>
 
 #include <ngx/options.hpp>
 #include <ngx/pattern.hpp>

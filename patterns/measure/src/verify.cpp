@@ -1,5 +1,5 @@
 // Payload patterns for --verify (see verify.hpp).
-#include "verify.hpp"
+#include <ngx/measure/verify.hpp>
 
 #include <ngx/sizes.hpp>
 

@@ -1,5 +1,5 @@
 // The LogGP series of Hoefler et al. 2007 per size and pass (loggp_series.hpp).
-#include "loggp_series.hpp"
+#include <ngx/measure/loggp_series.hpp>
 
 #include <ngx/progress.hpp>
 #include <ngx/sizes.hpp>

@@ -2,8 +2,8 @@
 // barrier, measure a series of samples, and hand the summary to the sink.
 //
 //     return sweep_sizes(ctx, [&](uint64_t size, Buffer& buffer) -> Result<SizeRecord> { ... });
-#ifndef NGX_PATTERNS_SWEEP_HPP
-#define NGX_PATTERNS_SWEEP_HPP
+#ifndef NGX_MEASURE_SWEEP_HPP
+#define NGX_MEASURE_SWEEP_HPP
 
 #include <ngx/pattern.hpp>
 
@@ -23,6 +23,11 @@ Status sweep_sizes(PatternContext& ctx, const MeasureSize& measure);
 // that lost a message and were retried) and "loss_rate" (lost / attempted
 // repetitions, warm-up included; a ping-pong repetition carries 2 messages).
 SizeRecord make_record(const PatternContext& ctx, uint64_t size, std::vector<double> samples_us);
+
+// The column bandwidth_MBps of a record whose samples are the time of one
+// message of its size: size / median (bytes per microsecond = MB/s); none
+// when the median is not positive.
+void add_bandwidth_column(SizeRecord& record);
 
 } // namespace ngx::patterns
 

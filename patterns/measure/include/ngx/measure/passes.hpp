@@ -42,8 +42,8 @@
 // Every size's pattern metric (the first series) is checked for two
 // clusters (modes.hpp): the record's "bimodal" column is 1 then, and the
 // measurement JSON lists the clusters.
-#ifndef NGX_PATTERNS_PASSES_HPP
-#define NGX_PATTERNS_PASSES_HPP
+#ifndef NGX_MEASURE_PASSES_HPP
+#define NGX_MEASURE_PASSES_HPP
 
 #include <ngx/pattern.hpp>
 

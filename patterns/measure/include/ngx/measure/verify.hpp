@@ -6,8 +6,8 @@
 //     fill_payload(data, size, iteration, Side::driver);
 //     ... send, the peer receives ...
 //     Status s = check_payload(ctx, data, size, iteration, Side::driver);
-#ifndef NGX_PATTERNS_VERIFY_HPP
-#define NGX_PATTERNS_VERIFY_HPP
+#ifndef NGX_MEASURE_VERIFY_HPP
+#define NGX_MEASURE_VERIFY_HPP
 
 #include <ngx/pattern.hpp>
 

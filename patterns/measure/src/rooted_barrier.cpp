@@ -1,5 +1,5 @@
 // The rooted two-party barrier (see rooted_barrier.hpp).
-#include "rooted_barrier.hpp"
+#include <ngx/measure/rooted_barrier.hpp>
 
 namespace ngx::patterns {
 

@@ -1,5 +1,5 @@
 // The delay calibration from the barrier (see barrier_calibration.hpp).
-#include "barrier_calibration.hpp"
+#include <ngx/measure/barrier_calibration.hpp>
 
 #include <ngx/statistics.hpp>
 

@@ -1,5 +1,5 @@
 // Two-cluster detection (see modes.hpp).
-#include "modes.hpp"
+#include <ngx/measure/modes.hpp>
 
 #include <ngx/statistics.hpp>
 

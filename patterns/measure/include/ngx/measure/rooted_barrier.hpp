@@ -11,8 +11,8 @@
 // barrier first makes it a barrier of all ranks.
 //
 //     NGX_TRY(rooted_barrier(ctx.bootstrap, BarrierRoot::responder));
-#ifndef NGX_PATTERNS_ROOTED_BARRIER_HPP
-#define NGX_PATTERNS_ROOTED_BARRIER_HPP
+#ifndef NGX_MEASURE_ROOTED_BARRIER_HPP
+#define NGX_MEASURE_ROOTED_BARRIER_HPP
 
 #include <ngx/bootstrap.hpp>
 

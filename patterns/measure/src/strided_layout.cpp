@@ -1,5 +1,5 @@
 // Strided arrays: parsing and the element copies (see layout.hpp).
-#include "strided_layout.hpp"
+#include <ngx/measure/strided_layout.hpp>
 
 #include <ngx/options.hpp>
 #include <ngx/sizes.hpp>

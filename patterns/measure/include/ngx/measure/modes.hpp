@@ -17,8 +17,8 @@
 //
 //     Modes modes = find_modes(samples);   // any order
 //     if (modes.bimodal) note(modes.low_median, modes.high_median, modes.high_share);
-#ifndef NGX_PATTERNS_MODES_HPP
-#define NGX_PATTERNS_MODES_HPP
+#ifndef NGX_MEASURE_MODES_HPP
+#define NGX_MEASURE_MODES_HPP
 
 #include <vector>
 

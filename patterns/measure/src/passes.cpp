@@ -1,7 +1,7 @@
 // The interleaved, pass-by-pass sweep (see passes.hpp).
-#include "passes.hpp"
+#include <ngx/measure/passes.hpp>
 
-#include "modes.hpp"
+#include <ngx/measure/modes.hpp>
 
 #include <ngx/statistics.hpp>
 

@@ -2,12 +2,14 @@
 // document is one run, or several under "runs" (the main job saves shm and
 // tcp together). Of the runs a subcommand can use, --module picks the one of
 // that module; several left without it are a usage error that names them,
-// never a silent choice of the first.
+// never a silent choice of the first. A pattern's `fit` and model kind's
+// `load` hooks read their runs through it (a file format, next to
+// ngx/json_input.hpp, which reads the file).
 //
 //     Result<const Json*> run = choose_saved_run(document, "job.json", "loggp run", "not a saved loggp run",
 //                                                is_loggp_run, module); // module "" = any
-#ifndef NGX_PATTERNS_SAVED_RUN_HPP
-#define NGX_PATTERNS_SAVED_RUN_HPP
+#ifndef NGX_SAVED_RUN_HPP
+#define NGX_SAVED_RUN_HPP
 
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
@@ -16,7 +18,7 @@
 #include <functional>
 #include <string>
 
-namespace ngx::patterns {
+namespace ngx {
 
 // `object[key]` when object is an object holding key, else nullptr (any JSON
 // may come in: never index what is not there, never read a non-object).
@@ -36,6 +38,6 @@ inline constexpr auto saved_module_row =
 opt::OptionSpec saved_module_spec();
 std::string saved_module(opt::Reader& read); // read's table includes saved_module_row
 
-} // namespace ngx::patterns
+} // namespace ngx
 
 #endif

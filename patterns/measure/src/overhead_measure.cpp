@@ -43,7 +43,7 @@
 // that re-posts the pre-posted receive). Its time is recorded apart
 // (o_r_prepare_us), so nothing is hidden.
 //
-// The repetitions run on the shared passes loop (../common/passes.hpp): a
+// The repetitions run on the shared passes loop (ngx/measure/passes.hpp): a
 // size's -c is split into passes over all sizes, round-robin, so a burst of
 // machine noise spreads over many sizes; a size's first pass also measures
 // its half round trip and calibrates its delay; the barrier root keeps
@@ -61,12 +61,12 @@
 // end-to-end time T_s-r the protocol decomposition compares; it takes the
 // minimum, the uncontended cost, since on shared cores the median of a round
 // trip can hold a preemption).
-#include "overhead_measure.hpp"
+#include <ngx/measure/overhead_measure.hpp>
 
-#include "../common/passes.hpp"
-#include "../common/prtt.hpp"
-#include "../common/sweep.hpp"
-#include "barrier_calibration.hpp"
+#include <ngx/measure/passes.hpp>
+#include <ngx/measure/prtt.hpp>
+#include <ngx/measure/sweep.hpp>
+#include <ngx/measure/barrier_calibration.hpp>
 
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
