@@ -21,7 +21,7 @@
 
 #include "command.hpp"
 
-#include <ngx/fit/collective_schedule.hpp>
+#include <models/collectives/collective_schedule.hpp>
 
 #include <string>
 

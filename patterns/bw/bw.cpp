@@ -41,7 +41,7 @@
 // responder checks the puts before its acknowledgement (no put of the next
 // window overwrites them), and fills its window before it tells the driver
 // (untimed) that the gets may start.
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>

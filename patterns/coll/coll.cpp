@@ -23,8 +23,8 @@
 // evaluation of the same schedule under the model (collective_schedule.hpp;
 // the closed form of `ngx predict` as well), and the error of the median
 // slowest-rank time against it.
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/ompi_decision.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/ompi_decision.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 

@@ -22,7 +22,7 @@
 #ifndef NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
 #define NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
 
-#include <ngx/fit/collective_schedule.hpp>
+#include <models/collectives/collective_schedule.hpp>
 #include <ngx/peer_links.hpp>
 #include <ngx/transport.hpp>
 

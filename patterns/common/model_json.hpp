@@ -3,7 +3,7 @@
 #ifndef NGX_PATTERNS_MODEL_JSON_HPP
 #define NGX_PATTERNS_MODEL_JSON_HPP
 
-#include <ngx/fit/measured.hpp>
+#include <models/base/measured.hpp>
 #include <ngx/record.hpp>
 
 namespace ngx::patterns {

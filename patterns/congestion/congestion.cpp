@@ -25,7 +25,7 @@
 // After every round the cells reach rank 0: when a rank dies in round N,
 // rank 0 writes the N - 1 rounds done and round N with its flows null
 // (never zero), and the error.
-#include <ngx/fit/maxrate.hpp>
+#include <models/maxrate/maxrate.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/peer_links.hpp>
 

@@ -3,7 +3,7 @@
 
 #include "../shared/overhead_offline.hpp"
 
-#include <ngx/fit/loghssp.hpp>
+#include <models/loghssp/loghssp.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>

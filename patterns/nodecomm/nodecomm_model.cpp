@@ -1,11 +1,11 @@
 // Fitting Gropp et al. 2016's models to a nodecomm run (see nodecomm_model.hpp).
 #include "nodecomm_model.hpp"
 
-#include <ngx/fit/change_points.hpp>
-#include <ngx/fit/maxrate.hpp>
-#include <ngx/fit/postal.hpp>
-#include <ngx/fit/least_squares.hpp>
-#include <ngx/fit/measured.hpp>
+#include <models/base/change_points.hpp>
+#include <models/maxrate/maxrate.hpp>
+#include <models/postal/postal.hpp>
+#include <models/base/least_squares.hpp>
+#include <models/base/measured.hpp>
 #include <ngx/options.hpp>
 #include <ngx/sizes.hpp>
 

@@ -3,8 +3,8 @@
 
 #include <ngx/model_kind.hpp>
 
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/ompi_decision.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/ompi_decision.hpp>
 #include <ngx/record.hpp>
 #include <ngx/sizes.hpp>
 

@@ -14,8 +14,8 @@
 #ifndef NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
 #define NGX_PATTERNS_LOGGP_COLLECTIVE_PREDICT_HPP
 
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/collectives.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/collectives.hpp>
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>

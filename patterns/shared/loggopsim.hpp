@@ -18,7 +18,7 @@
 #ifndef NGX_TOOLS_LOGGOPSIM_HPP
 #define NGX_TOOLS_LOGGOPSIM_HPP
 
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/status.hpp>
 
 #include <string>

@@ -3,8 +3,8 @@
 
 #include "../common/model_json.hpp"
 
-#include <ngx/fit/exchange_share.hpp>
-#include <ngx/fit/loggp_quality.hpp>
+#include <models/loggp/exchange_share.hpp>
+#include <models/loggp/loggp_quality.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
 

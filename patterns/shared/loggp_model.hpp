@@ -23,7 +23,7 @@
 #ifndef NGX_PATTERNS_LOGGP_MODEL_HPP
 #define NGX_PATTERNS_LOGGP_MODEL_HPP
 
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>

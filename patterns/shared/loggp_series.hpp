@@ -36,7 +36,7 @@
 #include "../common/passes.hpp"
 #include "../common/prtt.hpp"
 
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/pattern.hpp>
 
 #include <string>

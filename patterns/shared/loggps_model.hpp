@@ -11,7 +11,7 @@
 #ifndef NGX_PATTERNS_LOGGPS_MODEL_HPP
 #define NGX_PATTERNS_LOGGPS_MODEL_HPP
 
-#include <ngx/fit/loggps.hpp>
+#include <models/loggps/loggps.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 

@@ -6,8 +6,8 @@
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/output_file.hpp>
-#include <ngx/fit/loghssp.hpp>
-#include <ngx/fit/protocols.hpp>
+#include <models/loghssp/loghssp.hpp>
+#include <models/loghssp/protocols.hpp>
 #include <ngx/sizes.hpp>
 
 #include <algorithm>

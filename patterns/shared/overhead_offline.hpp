@@ -24,7 +24,7 @@
 #ifndef NGX_PATTERNS_OVERHEAD_OFFLINE_HPP
 #define NGX_PATTERNS_OVERHEAD_OFFLINE_HPP
 
-#include <ngx/fit/loghssp.hpp>
+#include <models/loghssp/loghssp.hpp>
 #include <ngx/pattern.hpp>
 
 #include <string>

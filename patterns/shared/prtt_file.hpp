@@ -9,7 +9,7 @@
 #ifndef NGX_TOOLS_PRTT_FILE_HPP
 #define NGX_TOOLS_PRTT_FILE_HPP
 
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
 

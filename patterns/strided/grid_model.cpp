@@ -1,8 +1,8 @@
 // log3P fitted to a strided run (see grid_model.hpp).
 #include "grid_model.hpp"
 
-#include <ngx/fit/least_squares.hpp>
-#include <ngx/fit/model_error.hpp>
+#include <models/base/least_squares.hpp>
+#include <models/base/model_error.hpp>
 
 #include "../common/model_json.hpp"
 

@@ -10,7 +10,7 @@
 #ifndef NGX_PATTERNS_STRIDED_GRID_MODEL_HPP
 #define NGX_PATTERNS_STRIDED_GRID_MODEL_HPP
 
-#include <ngx/fit/log3p.hpp>
+#include <models/log3p/log3p.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 

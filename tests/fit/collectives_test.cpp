@@ -1,5 +1,5 @@
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/collectives.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/collectives.hpp>
 
 #include <gtest/gtest.h>
 

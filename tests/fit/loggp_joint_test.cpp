@@ -1,6 +1,6 @@
-#include <ngx/fit/loggp.hpp>
-#include <ngx/fit/loggp_joint.hpp>
-#include <ngx/fit/loggp_quality.hpp>
+#include <models/loggp/loggp.hpp>
+#include <models/loggp/loggp_joint.hpp>
+#include <models/loggp/loggp_quality.hpp>
 
 #include <gtest/gtest.h>
 
