@@ -51,8 +51,8 @@
 #include "../common/sweep.hpp"
 #include "../common/verify.hpp"
 #include "own_fit.hpp"
-#include "../shared/loggp_model.hpp"
-#include "../shared/offline.hpp"
+#include <models/loggp/loggp_model.hpp>
+#include <models/base/offline.hpp>
 #include "../shared/pair_counts.hpp"
 #include "../shared/pair_streams.hpp"
 

@@ -29,10 +29,10 @@
 #include <ngx/sizes.hpp>
 
 #include "../common/sweep.hpp"
-#include "../shared/collective_predict.hpp"
-#include "../shared/loggp_model.hpp"
-#include "../shared/loggps_model.hpp"
-#include "../shared/offline.hpp"
+#include <models/collectives/collective_predict.hpp>
+#include <models/loggp/loggp_model.hpp>
+#include <models/loggps/loggps_model.hpp>
+#include <models/base/offline.hpp>
 #include "schedule_run.hpp"
 
 #include <algorithm>

@@ -11,10 +11,10 @@
 // (section 3.5 change detection) and reports one parameter set per range (Table 2).
 #include "../common/passes.hpp"
 #include "../common/sweep.hpp"
-#include "../shared/loggp_model.hpp"
+#include <models/loggp/loggp_model.hpp>
 #include "../shared/loggp_series.hpp"
-#include "../shared/offline.hpp"
-#include "../shared/prtt_file.hpp"
+#include <models/base/offline.hpp>
+#include <models/loggp/prtt_file.hpp>
 
 #include <ngx/pattern_plugin.hpp>
 

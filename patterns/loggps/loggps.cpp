@@ -16,8 +16,8 @@
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 
-#include "../shared/loggps_model.hpp"
-#include "loggps_offline.hpp"
+#include <models/loggps/loggps_model.hpp>
+#include <models/loggps/loggps_offline.hpp>
 
 #include <cmath>
 

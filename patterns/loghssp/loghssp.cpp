@@ -26,7 +26,7 @@
 #include <ngx/sizes.hpp>
 
 #include "../shared/overhead_measure.hpp"
-#include "../shared/overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 #include "pair_relay.hpp"
 #include "tier_report.hpp"
 

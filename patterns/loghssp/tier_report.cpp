@@ -1,7 +1,7 @@
 // Both tiers fitted and printed (see tier_report.hpp).
 #include "tier_report.hpp"
 
-#include "../shared/overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 
 #include <models/loghssp/loghssp.hpp>
 #include <ngx/sizes.hpp>

@@ -15,8 +15,8 @@
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
 #include "../shared/pair_counts.hpp"
-#include "nodecomm_model.hpp"
-#include "nodecomm_predict.hpp"
+#include <models/maxrate/maxrate_model.hpp>
+#include <models/maxrate/maxrate_offline.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <ngx/pattern_plugin.hpp>
 
 #include "../shared/overhead_measure.hpp"
-#include "../shared/overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 
 namespace ngx::patterns {
 namespace {

@@ -26,10 +26,10 @@
 
 #include "../common/prtt.hpp"
 #include "../common/sweep.hpp"
-#include "grid_model.hpp"
+#include <models/log3p/log3p_model.hpp>
 #include "../shared/strided_layout.hpp"
 #include "measure.hpp"
-#include "predict.hpp"
+#include <models/log3p/log3p_offline.hpp>
 
 #include <cstring>
 #include <map>

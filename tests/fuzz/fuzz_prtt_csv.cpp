@@ -2,7 +2,7 @@
 // (patterns/shared/prtt_file.hpp): the CSV parser directly, and the whole
 // file route (CSV, JSON, binary and size checks) through a scratch file.
 // Every defect must come back as a usage error with a message.
-#include "shared/prtt_file.hpp"
+#include <models/loggp/prtt_file.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // with the equations of Cameron et al. 2007, section 4.1, and the fit must
 // give the terms back, predict held-out points, and LogGP (blind to strides)
 // must not.
-#include "strided/grid_model.hpp"
+#include <models/log3p/log3p_model.hpp>
 #include "shared/strided_layout.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Predictions from a saved nodecomm model (see nodecomm_predict.hpp).
-#include "nodecomm_predict.hpp"
+#include <models/maxrate/maxrate_offline.hpp>
 
-#include "nodecomm_model.hpp"
+#include <models/maxrate/maxrate_model.hpp>
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>

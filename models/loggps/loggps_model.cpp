@@ -1,8 +1,8 @@
 // LogGPS fit results to and from JSON (see loggps_model.hpp).
-#include "loggps_model.hpp"
+#include <models/loggps/loggps_model.hpp>
 
-#include "../common/model_json.hpp"
-#include "../common/saved_run.hpp"
+#include <models/base/model_json.hpp>
+#include "common/saved_run.hpp"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // LogGP fit results to and from JSON (see loggp_model.hpp).
-#include "loggp_model.hpp"
+#include <models/loggp/loggp_model.hpp>
 
-#include "../common/model_json.hpp"
+#include <models/base/model_json.hpp>
 
 #include <models/loggp/exchange_share.hpp>
 #include <models/loggp/loggp_quality.hpp>

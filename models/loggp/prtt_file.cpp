@@ -1,7 +1,7 @@
 // Parsing and validating saved PRTT medians (see prtt_file.hpp).
-#include "prtt_file.hpp"
+#include <models/loggp/prtt_file.hpp>
 
-#include "../common/saved_run.hpp"
+#include "common/saved_run.hpp"
 
 #include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>

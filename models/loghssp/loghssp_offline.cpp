@@ -1,7 +1,7 @@
 // The overhead pattern's offline hooks (see overhead_offline.hpp).
-#include "overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 
-#include "offline.hpp"
+#include <models/base/offline.hpp>
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>

@@ -1,12 +1,12 @@
 // The loggp pattern's offline hooks (see offline.hpp).
-#include "offline.hpp"
+#include <models/base/offline.hpp>
 
-#include "collective_predict.hpp"
-#include "loggopsim.hpp"
-#include "loggp_model.hpp"
-#include "prtt_file.hpp"
+#include <models/collectives/collective_predict.hpp>
+#include <models/loggp/loggopsim.hpp>
+#include <models/loggp/loggp_model.hpp>
+#include <models/loggp/prtt_file.hpp>
 
-#include "../common/saved_run.hpp"
+#include "common/saved_run.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>

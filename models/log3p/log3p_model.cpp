@@ -1,10 +1,10 @@
 // log3P fitted to a strided run (see grid_model.hpp).
-#include "grid_model.hpp"
+#include <models/log3p/log3p_model.hpp>
 
 #include <models/base/least_squares.hpp>
 #include <models/base/model_error.hpp>
 
-#include "../common/model_json.hpp"
+#include <models/base/model_json.hpp>
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // LogGOPSim export (see loggopsim.hpp).
-#include "loggopsim.hpp"
+#include <models/loggp/loggopsim.hpp>
 
 #include <ngx/sizes.hpp>
 

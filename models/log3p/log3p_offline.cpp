@@ -1,12 +1,12 @@
 // log3P predictions and their check against measured broadcasts (see predict.hpp).
-#include "predict.hpp"
+#include <models/log3p/log3p_offline.hpp>
 
-#include "grid_model.hpp"
+#include <models/log3p/log3p_model.hpp>
 
 #include "common/saved_run.hpp"
-#include "shared/loggp_model.hpp"
-#include "shared/offline.hpp"
-#include "shared/loggps_model.hpp"
+#include <models/loggp/loggp_model.hpp>
+#include <models/base/offline.hpp>
+#include <models/loggps/loggps_model.hpp>
 
 #include <ngx/sizes.hpp>
 

@@ -1,5 +1,5 @@
 // Collective predictions from a saved model (see collective_predict.hpp).
-#include "collective_predict.hpp"
+#include <models/collectives/collective_predict.hpp>
 
 #include <ngx/model_kind.hpp>
 

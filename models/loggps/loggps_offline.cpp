@@ -5,12 +5,12 @@
 // composed from Table 4, bcast-linear, bcast-tree (g = 0: LogGPS has no g).
 // A model of another kind is refused; a prediction the model cannot make
 // (G_l not measured, for k > s) is an error, not a number.
-#include "loggps_offline.hpp"
+#include <models/loggps/loggps_offline.hpp>
 
-#include "../common/saved_run.hpp"
-#include "../shared/collective_predict.hpp"
-#include "../shared/offline.hpp"
-#include "../shared/loggps_model.hpp"
+#include "common/saved_run.hpp"
+#include <models/collectives/collective_predict.hpp>
+#include <models/base/offline.hpp>
+#include <models/loggps/loggps_model.hpp>
 
 #include <ngx/command_line.hpp>
 #include <ngx/sizes.hpp>

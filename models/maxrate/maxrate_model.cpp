@@ -1,5 +1,5 @@
 // Fitting Gropp et al. 2016's models to a nodecomm run (see nodecomm_model.hpp).
-#include "nodecomm_model.hpp"
+#include <models/maxrate/maxrate_model.hpp>
 
 #include <models/base/change_points.hpp>
 #include <models/maxrate/maxrate.hpp>
