@@ -1,10 +1,9 @@
-// The loggp pattern's offline hooks: `ngx fit FILE` re-fits saved PRTT
-// medians (its raw CSV or a saved loggp JSON run) exactly as the live
-// pattern fits them, and the loggp model kind (ngx/model_kind.hpp) answers
-// `ngx predict --params FILE.json`: "what would this cost" from a saved
-// LogGP model, or its export for LogGOPSim.
-#ifndef NGX_PATTERNS_LOGGP_OFFLINE_HPP
-#define NGX_PATTERNS_LOGGP_OFFLINE_HPP
+// What the model kinds' offline hooks share (`ngx fit FILE`, `ngx predict
+// --params FILE`): reading a saved model, parsing a subcommand's arguments,
+// ngx predict's common options and point-to-point requests, and writing a
+// re-fitted document as the live run reports it.
+#ifndef NGX_MODELS_BASE_OFFLINE_HPP
+#define NGX_MODELS_BASE_OFFLINE_HPP
 
 #include <ngx/command_line.hpp>
 #include <ngx/model_kind.hpp>
@@ -18,14 +17,6 @@
 
 namespace ngx::patterns {
 
-int fit_offline(const CommandArguments& arguments);
-ModelKind loggp_model_kind();
-
-// Whether `ngx fit` should hand a non-JSON file to loggp: always (the raw-PRTT
-// CSV is the only raw file of a fit hook; its reader says what is wrong).
-bool reads_prtt_csv(const std::string& first_line);
-
-// Shared with the loggps pattern's hooks.
 // "ngx COMMAND: message" on stderr; the exit code of the status.
 int fail(const char* command, const Status& status);
 // A JSON object from `path`, or a usage error naming the file.

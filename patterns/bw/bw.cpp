@@ -53,6 +53,7 @@
 #include "own_fit.hpp"
 #include <models/loggp/loggp_model.hpp>
 #include <models/base/offline.hpp>
+#include <models/loggp/loggp_offline.hpp>
 #include "../shared/pair_counts.hpp"
 #include "../shared/pair_streams.hpp"
 

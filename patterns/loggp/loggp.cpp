@@ -14,6 +14,7 @@
 #include <models/loggp/loggp_model.hpp>
 #include "../shared/loggp_series.hpp"
 #include <models/base/offline.hpp>
+#include <models/loggp/loggp_offline.hpp>
 #include <models/loggp/prtt_file.hpp>
 
 #include <ngx/pattern_plugin.hpp>
