@@ -65,24 +65,18 @@ Json postal_json(const Points& fitted, const Points& all)
             {"rel_error_sum", relative_error_sum(all, [&](double, double n) { return params.time(n); })}};
 }
 
-Json maxrate_json(const Points& points, fit::MaxRateVariant variant)
+// One fitted parameter in `form`: {"value", "ci95"} (the interval null unless
+// whole), or the value under `key` and its interval, each end null where
+// undefined, under `<key stem>_ci95_<unit>`.
+void put_measured(Json& json, const std::string& stem, const std::string& unit, const fit::Measured& m, double scale,
+                  const MaxRateForm& form)
 {
-    Result<fit::MaxRateFit> f = fit::fit_maxrate(points, variant);
-    if (!f)
-        return {{"error", f.status().reason() == Reason::too_few_points
-                              ? "needs more points than its parameters (" + std::to_string(points.size()) + ")"
-                              : std::string("degenerate: needs 2 pair counts, 2 sizes and a fit with positive "
-                                            "rates")}};
-    fit::MaxRateParams params = f->params;
-    bool four = variant == fit::MaxRateVariant::four_parameter;
-    Json json = {{"alpha_us", measured_json(f->s)}};
-    json[four ? "R_Cb_Bps" : "R_C_Bps"] = measured_json(f->R_Cb, us_per_s);
-    if (four) // R_Ci's interval by the delta method (maxrate.hpp)
-        json["R_Ci_Bps"] = measured_json(f->R_Ci, us_per_s);
-    json["R_N_Bps"] = measured_json(f->R_N, us_per_s); // null: no network limit seen (the paper's "RN = inf")
-    json["k_star"] = json_number(params.k_star());
-    json["rel_error_sum"] = relative_error_sum(points, [&](double k, double n) { return params.time(k, n); });
-    return json;
+    if (!form.flat) {
+        json[stem + "_" + unit] = measured_json(m, scale);
+        return;
+    }
+    json[stem + "_" + unit] = json_number(m.value * scale);
+    json[stem + "_ci95_" + unit] = Json::array({json_number(m.lower * scale), json_number(m.upper * scale)});
 }
 
 // The modified model of the slides, T = k n / min(R_N, k n / (alpha + n/R_C))
@@ -189,8 +183,8 @@ Json regime_json(const NodeCommData& data, const Regime& regime)
     if (k_max > 1)
         models["postal_" + std::to_string(k_max) + "pairs"] = postal_json(regime_points(data, regime, k_max), all);
     models["postal_all"] = postal_json(all, all);
-    models["maxrate3"] = maxrate_json(all, fit::MaxRateVariant::three_parameter);
-    models["maxrate4"] = maxrate_json(all, fit::MaxRateVariant::four_parameter);
+    models["maxrate3"] = maxrate_json(all, fit::MaxRateVariant::three_parameter, regime_form);
+    models["maxrate4"] = maxrate_json(all, fit::MaxRateVariant::four_parameter, regime_form);
     models["modified"] = modified_json(all, models["maxrate3"], models["postal_all"]);
     Json json = {{"from_bytes", regime.from_bytes},
                  {"to_bytes", regime.to_bytes == 0 ? Json(nullptr) : Json(regime.to_bytes)},
@@ -233,6 +227,74 @@ std::string value_text(const Json& value, double scale)
 }
 
 } // namespace
+
+Json maxrate_json(const Points& points, fit::MaxRateVariant variant, const MaxRateForm& form)
+{
+    Result<fit::MaxRateFit> f = fit::fit_maxrate(points, variant);
+    Json json = Json::object();
+    if (form.fit_summary)
+        json["points"] = points.size();
+    if (!f) {
+        json["error"] = f.status().reason() == Reason::too_few_points
+                            ? form.fit_summary ? std::string("needs more points than its 3 parameters (P >= 3)")
+                                               : "needs more points than its parameters (" +
+                                                     std::to_string(points.size()) + ")"
+                            : std::string("degenerate: needs 2 ") + form.pairs + " counts" +
+                                  (form.fit_summary ? "" : ", 2 sizes") + " and a fit with positive rates";
+        return json;
+    }
+    fit::MaxRateParams params = f->params;
+    bool four = variant == fit::MaxRateVariant::four_parameter;
+    put_measured(json, "alpha", "us", f->s, 1, form);
+    auto rates = [&] {
+        put_measured(json, four ? "R_Cb" : "R_C", form.rate_unit, f->R_Cb, form.rate_scale, form);
+        if (four) // R_Ci's interval by the delta method (maxrate.hpp)
+            put_measured(json, "R_Ci", form.rate_unit, f->R_Ci, form.rate_scale, form);
+    };
+    if (!form.flat)
+        rates();
+    // null: no network limit seen (the paper's "RN = inf")
+    put_measured(json, "R_N", form.rate_unit, f->R_N, form.rate_scale, form);
+    if (form.flat)
+        rates();
+    json["k_star"] = json_number(params.k_star());
+    if (form.fit_summary) {
+        json["network_limited_points"] = f->network_limited;
+        json["error"] = {{"mean_relative", f->error.mean_rel}, {"max_relative", f->error.max_rel}};
+    } else {
+        json["rel_error_sum"] = relative_error_sum(points, [&](double k, double n) { return params.time(k, n); });
+    }
+    return json;
+}
+
+Result<Json> maxrate_of_congestion(const Json& model)
+{
+    const Json* congestion = model.contains("congestion") ? &model["congestion"] : nullptr;
+    if (congestion == nullptr || !congestion->is_object() || !congestion->contains("maxrate") ||
+        !(*congestion)["maxrate"].is_object())
+        return Status::usage("the congestion model holds no \"maxrate\" fit");
+    const Json& fitted = (*congestion)["maxrate"];
+    Json maxrate3 = Json::object();
+    if (fitted.contains("error") && fitted["error"].is_string()) {
+        maxrate3["error"] = fitted["error"];
+    } else {
+        auto rate = [&fitted](const char* key) { // MB/s (bytes per us) -> B/s; null stays null (R_N: unbounded)
+            const Json& v = fitted.value(key, Json());
+            return v.is_number() ? Json(v.get<double>() * us_per_s) : Json();
+        };
+        maxrate3 = {{"alpha_us", fitted.value("alpha_us", Json())},
+                    {"R_C_Bps", rate("R_C_MBps")},
+                    {"R_N_Bps", rate("R_N_MBps")},
+                    {"k_star", fitted.value("k_star", Json())}};
+    }
+    Json pairs = Json::array();
+    for (const Json& point : congestion->value("per_flows", Json::array()))
+        if (point.is_object() && point.contains("flows"))
+            pairs.push_back(point["flows"]);
+    return Json{{"kind", "congestion"},
+                {"nodecomm", {{"pairs", pairs}}},
+                {"ranges", Json::array({{{"from_bytes", 0}, {"to_bytes", nullptr}, {"models", {{"maxrate3", maxrate3}}}}})}};
+}
 
 NodeCommData empty_data(std::vector<uint64_t> pairs, std::vector<uint64_t> sizes)
 {

@@ -17,6 +17,7 @@
 #ifndef NGX_PATTERNS_NODECOMM_MODEL_HPP
 #define NGX_PATTERNS_NODECOMM_MODEL_HPP
 
+#include <models/maxrate/maxrate.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
 
@@ -64,6 +65,32 @@ double value_of(const Json& fitted, const char* key);
 // (postal T = alpha + n / R, maxrate T = alpha + k n / min(R_N, k R_C), and the
 // modified max-rate model; Gropp et al. 2016).
 double predicted_us(const std::string& name, const Json& fitted, double k, double n);
+
+// The one writer of a max-rate fit's JSON, in the two forms saved runs hold:
+// nodecomm's regimes (each parameter {"value", "ci95"}, rates in B/s:
+// alpha_us, R_C_Bps or R_Cb_Bps and R_Ci_Bps, R_N_Bps, k_star, rel_error_sum)
+// and congestion's one fit (numbers with their intervals beside them, rates
+// in MB/s: points, alpha_us, alpha_ci95_us, R_N_MBps, R_N_ci95_MBps,
+// R_C_MBps, R_C_ci95_MBps, k_star, network_limited_points, error {mean_relative,
+// max_relative}). What differs is data (MaxRateForm); the schema
+// (schema/ngx-result.schema.json) names both. A fit that fails is
+// {"error": why} (congestion: with "points").
+struct MaxRateForm {
+    bool flat = false;               // numbers and "<name>_ci95_<unit>" beside them, not {"value", "ci95"}
+    const char* rate_unit = "Bps";   // the rates' key suffix
+    double rate_scale = 1e6;         // from the fit's bytes per microsecond
+    const char* pairs = "pair";      // what k counts, in the error of a degenerate fit
+    bool fit_summary = false;        // points, network-limited points and relative errors (congestion)
+};
+inline constexpr MaxRateForm regime_form{};
+inline constexpr MaxRateForm congestion_form{
+    .flat = true, .rate_unit = "MBps", .rate_scale = 1, .pairs = "flow", .fit_summary = true};
+Json maxrate_json(const std::vector<fit::NodeCommPoint>& points, fit::MaxRateVariant variant, const MaxRateForm& form);
+
+// A congestion run's model ({"kind": "congestion", "congestion": {..., "maxrate": ...}})
+// as the maxrate kind predicts from it: one regime of all sizes whose maxrate3
+// is the run's fit (rates in B/s) and whose pair counts are its flow counts.
+Result<Json> maxrate_of_congestion(const Json& model);
 
 // T(k, n) (rows n, columns k) and the aggregate bandwidth k n / T in MB/s.
 std::string nodecomm_tables(const NodeCommData& data);

@@ -82,6 +82,21 @@ Json* nodecomm_model_in(Json& document)
     return nullptr;
 }
 
+// The congestion model of a single run or the first of a document's runs.
+const Json* congestion_model_in(const Json& document)
+{
+    auto congestion = [](const Json& model) { return model.is_object() && model.value("kind", "") == "congestion"; };
+    if (congestion(document))
+        return &document;
+    if (document.contains("model") && congestion(document["model"]))
+        return &document["model"];
+    if (document.contains("runs") && document["runs"].is_array())
+        for (const Json& run : document["runs"])
+            if (run.is_object() && run.contains("model") && congestion(run["model"]))
+                return &run["model"];
+    return nullptr;
+}
+
 Result<Json> saved_model(const std::string& path)
 {
     Result<Json> document = read_document(path);
@@ -91,7 +106,14 @@ Result<Json> saved_model(const std::string& path)
         NGX_TRY(check_ranges(*model, "--params " + path));
         return *model;
     }
-    return Status::usage("--params " + path + ": holds no nodecomm model (run ngx -x nodecomm -o FILE.json)");
+    if (const Json* model = congestion_model_in(*document)) {
+        Result<Json> maxrate = maxrate_of_congestion(*model);
+        if (!maxrate)
+            return maxrate.status().with_context("--params " + path);
+        return maxrate;
+    }
+    return Status::usage("--params " + path +
+                         ": holds no nodecomm or congestion model (run ngx -x nodecomm -o FILE.json)");
 }
 
 // T(k, n) under every model of n's regime.
