@@ -236,9 +236,9 @@ Json maxrate_json(const Points& points, fit::MaxRateVariant variant, const MaxRa
         json["points"] = points.size();
     if (!f) {
         json["error"] = f.status().reason() == Reason::too_few_points
-                            ? form.fit_summary ? std::string("needs more points than its 3 parameters (P >= 3)")
-                                               : "needs more points than its parameters (" +
-                                                     std::to_string(points.size()) + ")"
+                            ? form.fit_summary
+                                  ? std::string("needs more points than its 3 parameters (P >= 3)")
+                                  : "needs more points than its parameters (" + std::to_string(points.size()) + ")"
                             : std::string("degenerate: needs 2 ") + form.pairs + " counts" +
                                   (form.fit_summary ? "" : ", 2 sizes") + " and a fit with positive rates";
         return json;
@@ -291,9 +291,10 @@ Result<Json> maxrate_of_congestion(const Json& model)
     for (const Json& point : congestion->value("per_flows", Json::array()))
         if (point.is_object() && point.contains("flows"))
             pairs.push_back(point["flows"]);
-    return Json{{"kind", "congestion"},
-                {"nodecomm", {{"pairs", pairs}}},
-                {"ranges", Json::array({{{"from_bytes", 0}, {"to_bytes", nullptr}, {"models", {{"maxrate3", maxrate3}}}}})}};
+    return Json{
+        {"kind", "congestion"},
+        {"nodecomm", {{"pairs", pairs}}},
+        {"ranges", Json::array({{{"from_bytes", 0}, {"to_bytes", nullptr}, {"models", {{"maxrate3", maxrate3}}}}})}};
 }
 
 NodeCommData empty_data(std::vector<uint64_t> pairs, std::vector<uint64_t> sizes)

@@ -76,11 +76,11 @@ double predicted_us(const std::string& name, const Json& fitted, double k, doubl
 // (schema/ngx-result.schema.json) names both. A fit that fails is
 // {"error": why} (congestion: with "points").
 struct MaxRateForm {
-    bool flat = false;               // numbers and "<name>_ci95_<unit>" beside them, not {"value", "ci95"}
-    const char* rate_unit = "Bps";   // the rates' key suffix
-    double rate_scale = 1e6;         // from the fit's bytes per microsecond
-    const char* pairs = "pair";      // what k counts, in the error of a degenerate fit
-    bool fit_summary = false;        // points, network-limited points and relative errors (congestion)
+    bool flat = false;             // numbers and "<name>_ci95_<unit>" beside them, not {"value", "ci95"}
+    const char* rate_unit = "Bps"; // the rates' key suffix
+    double rate_scale = 1e6;       // from the fit's bytes per microsecond
+    const char* pairs = "pair";    // what k counts, in the error of a degenerate fit
+    bool fit_summary = false;      // points, network-limited points and relative errors (congestion)
 };
 inline constexpr MaxRateForm regime_form{};
 inline constexpr MaxRateForm congestion_form{
