@@ -28,7 +28,7 @@
 #include "../shared/overhead_measure.hpp"
 #include <models/loghssp/loghssp_offline.hpp>
 #include "pair_relay.hpp"
-#include "tier_report.hpp"
+#include <models/loghssp/tier_report.hpp>
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // Both tiers fitted and printed (see tier_report.hpp).
-#include "tier_report.hpp"
+#include <models/loghssp/tier_report.hpp>
 
 #include <models/loghssp/loghssp_offline.hpp>
 
