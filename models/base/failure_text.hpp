@@ -1,4 +1,4 @@
-// Numbers in fit/'s failure messages: the shortest form that still reads
+// Numbers in the fits' failure messages: the shortest form that still reads
 // exactly ("0.95", "8192", "1e-09"), and a count of points with its unit.
 #ifndef NGX_FIT_FAILURE_TEXT_HPP
 #define NGX_FIT_FAILURE_TEXT_HPP

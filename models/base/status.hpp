@@ -1,6 +1,6 @@
-// How fit/ fails: every fit returns an ngx::Result<T> (ngx/status.hpp, the
+// How a model's fit fails: every fit returns an ngx::Result<T> (ngx/status.hpp, the
 // one error type of ngx) holding the fitted value or the ngx::Status that says
-// what failed and where. Nothing in fit/ throws across its API, prints or does
+// what failed and where. No fit throws across its API, prints or does
 // I/O. The four constructors below give a failure its Reason (callers and
 // tests branch on it) and a message that starts with the reason:
 //

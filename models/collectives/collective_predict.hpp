@@ -1,8 +1,8 @@
 // `ngx predict --params FILE.json --op allreduce -s 1Mi -P 64`: the
-// collectives of fit/collectives.hpp predicted from a saved LogGP or LogGPS
+// collectives of models/collectives/collectives.hpp predicted from a saved LogGP or LogGPS
 // model (shared by the loggp and loggps model kinds), per algorithm, the
 // best one, and the algorithm Open MPI 4.1's tuned component would run
-// (fit/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
+// (models/collectives/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
 // (-P 4,16,64) make a table; --format json gives
 // {"model", "op", "description", "predictions": [{model, op, algorithm, P,
 // bytes, time_us}, ...], "best", "open_mpi_4_1_tuned", ...}.

@@ -1,4 +1,4 @@
-// log3P fitted to a strided run (see grid_model.hpp).
+// log3P fitted to a strided run (see models/log3p/log3p_model.hpp).
 #include <models/log3p/log3p_model.hpp>
 
 #include <models/base/least_squares.hpp>
@@ -198,7 +198,7 @@ Result<Json> grid_model(const std::vector<GridPoint>& grid, size_t element, cons
     const fit::ModelError on_grid = grid_error(f->params, grid, element); // strided T_0,1(s,d), d > 1
     log3p["error_on_grid"] = error_json(on_grid);
     log3p["held_out"] = error_json(held.paper);
-    // The packed path (fit/log3p.hpp): an alternative reported beside the
+    // The packed path (models/log3p/log3p.hpp): an alternative reported beside the
     // model, not used by its predictions. On this machine it helped over
     // shared memory on a quiet run and hurt under load, where it carries the
     // noise of the remote strided times it is calibrated on.

@@ -94,9 +94,9 @@ RangeExport export_range(const fit::LogGPRange& r)
               << "% over the range (noise around a flat one): G exported as 0\n";
         G = 0;
     }
-    // A measured exchange share f < 1 (fit/exchange_share.hpp): LogGOPSim's O is
+    // A measured exchange share f < 1 (models/loggp/exchange_share.hpp): LogGOPSim's O is
     // the send's CPU, f O, and G at least O, as ngx's collective models take
-    // it (fit/collectives.hpp, loggp_message_cost); its receive then pays
+    // it (models/collectives/collectives.hpp, loggp_message_cost); its receive then pays
     // max(O, G) per byte as before.
     const double f = r.exchange_cpu_share;
     if (std::isfinite(f) && f < 1) {

@@ -10,7 +10,7 @@
 // (O_s + O_r) / 2 and G is exported as O_s + O_r + G, so that LogGOPSim's
 // round trip is eq. (1)'s (its gap per byte is then that sum too; a comment
 // line says so).
-// A range with a measured exchange_cpu_share f < 1 (fit/exchange_share.hpp)
+// A range with a measured exchange_cpu_share f < 1 (models/loggp/exchange_share.hpp)
 // exports the send's CPU per byte, O - (1 - f) O_s, as O and max(G, O) as G,
 // ngx's collective models' reading (a comment line says so).
 // -S is the range's largest size: LogGOPSim sends size > S by rendezvous.

@@ -19,7 +19,7 @@ namespace {
 // The line's intercept and slope, or the plain value when no line was fitted
 // (a range of one size): the same o(s) LogGPRange::o_at gives.
 
-// How the range's parameters were found: "joint" (fit/loggp_joint.hpp) or
+// How the range's parameters were found: "joint" (models/loggp/loggp_joint.hpp) or
 // "paper", the paper's and the joint mean relative errors, and the costs
 // held at 0.
 Json fit_json(const fit::LogGPRangeDetail& detail)
@@ -103,7 +103,7 @@ Json range_json(const fit::LogGPRange& range, const fit::LogGPRangeDetail& detai
 }
 
 // Per range: the CPU share of the per-byte overheads from the measured exchanges
-// (fit/exchange_share.hpp), set on the range; nullopt where none was measured.
+// (models/loggp/exchange_share.hpp), set on the range; nullopt where none was measured.
 std::vector<std::optional<fit::ExchangeShareFit>> fit_exchange_shares(const std::vector<fit::PrttSample>& samples,
                                                                       fit::LogGPFit& f)
 {

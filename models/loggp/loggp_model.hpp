@@ -8,18 +8,18 @@
 //     Result<Json> model = fit_loggp_model(samples, n, settings, rel_ci);
 //     Result<fit::LogGPParams> params = loggp_params_from_model(model_json);
 //
-// Per range the JSON holds the overhead lines of fit/loggp.hpp, o_s(s) =
+// Per range the JSON holds the overhead lines of models/loggp/loggp.hpp, o_s(s) =
 // o_us + (s-1) O_us_per_byte and o_r(s) = o_r_us + (s-1) O_r_us_per_byte
 // (intercepts and slopes, 95% intervals in "intervals"), L_us of eq. (1)
 // computed with them, g and G. loggp_params_from_model reads the lines back
 // exactly, so a saved model predicts what the run predicted, to the bit.
 // With measured exchanges (PrttSample::exchange, --loggp-exchange yes) a
-// range also holds exchange_cpu_share and "exchange" (fit/exchange_share.hpp);
+// range also holds exchange_cpu_share and "exchange" (models/loggp/exchange_share.hpp);
 // a saved share outside 0..1 is refused.
 // The measured spread (rel_ci) sets LogGPOptions::relative_noise (the
 // median over the sizes of rel_ci / (2 * 1.96), at least the scatter
 // between neighbouring sizes and 1%) and the stated fit quality
-// (fit/loggp_quality.hpp) in "quality".
+// (models/loggp/loggp_quality.hpp) in "quality".
 #ifndef NGX_PATTERNS_LOGGP_MODEL_HPP
 #define NGX_PATTERNS_LOGGP_MODEL_HPP
 
@@ -38,7 +38,7 @@ struct LogGPFitSettings {
     double lookahead = 5;             // x of section 3.5
     double pfact = 2.0;               // pfact of section 3.5
     std::string weights = "relative"; // relative (1/y^2) or none (the paper's plain fit)
-    std::string fit = "joint";        // joint (fit/loggp_joint.hpp) or paper (each parameter from its equation)
+    std::string fit = "joint";        // joint (models/loggp/loggp_joint.hpp) or paper (each parameter from its equation)
 };
 
 // The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact,

@@ -165,7 +165,7 @@ Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name,
                                std::nullopt};
         if (!std::isfinite(*sample.o_r))
             sample.o_r.reset();
-        if (const double exchange = extra(r, "exchange_us"); std::isfinite(exchange)) // fit/exchange_share.hpp
+        if (const double exchange = extra(r, "exchange_us"); std::isfinite(exchange)) // models/loggp/exchange_share.hpp
             sample.exchange = exchange;
         for (double value : {sample.size, sample.prtt_1_0, sample.prtt_n_0, sample.prtt_n_d, sample.delay})
             if (!std::isfinite(value))

@@ -1,4 +1,4 @@
-// LogGPS results as data: the fit of Ino et al. 2001 (fit/loggps.hpp) as the
+// LogGPS results as data: the fit of Ino et al. 2001 (models/loggps/loggps.hpp) as the
 // `model` object of ngx's JSON, the points a saved loggps run holds, and
 // the parameters a saved model gives back for `ngx predict`. Shared by the
 // pattern and its offline hooks, so `ngx fit run.json` gives the run's model.

@@ -1,7 +1,7 @@
 // The loggps pattern's offline hooks: `ngx fit run.json` re-fits a saved
 // loggps run exactly as the live pattern does, and `ngx predict --params
 // run.json` predicts with the LogGPS costs of Ino et al. 2001 (Tables 3 and 4,
-// fit/loggps.hpp): pingpong = RTT(k, 0) / 2 (Table 6), prtt = PRTT(n, d, k)
+// models/loggps/loggps.hpp): pingpong = RTT(k, 0) / 2 (Table 6), prtt = PRTT(n, d, k)
 // composed from Table 4, bcast-linear, bcast-tree (g = 0: LogGPS has no g).
 // A model of another kind is refused; a prediction the model cannot make
 // (G_l not measured, for k > s) is an error, not a number.

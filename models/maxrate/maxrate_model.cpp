@@ -1,4 +1,4 @@
-// Fitting Gropp et al. 2016's models to a nodecomm run (see nodecomm_model.hpp).
+// Fitting Gropp et al. 2016's models to a nodecomm run (see models/maxrate/maxrate_model.hpp).
 #include <models/maxrate/maxrate_model.hpp>
 
 #include <models/base/change_points.hpp>

@@ -1,4 +1,4 @@
-// Predictions from a saved nodecomm model (see nodecomm_predict.hpp).
+// Predictions from a saved nodecomm model (see models/maxrate/maxrate_offline.hpp).
 #include <models/maxrate/maxrate_offline.hpp>
 
 #include <models/maxrate/maxrate_model.hpp>

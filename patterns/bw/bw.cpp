@@ -26,7 +26,7 @@
 // --bw-params FILE (a saved loggp run or model; in a file of several runs,
 // -m a,b -x loggp -o FILE, each module's rows take its own run's model):
 // each row carries the LogGP
-// prediction of the window (fit/loggp.hpp: stream_window and
+// prediction of the window (models/loggp/loggp.hpp: stream_window and
 // exchange_window, Hoefler et al. 2007 eqs. (1), (2), (5)) and the error of
 // the measured bandwidth against it; over sim in virtual time they agree exactly.
 // --bw-fit instead predicts from this run's own fit: two ranks also measure
@@ -537,7 +537,7 @@ private:
         add_prediction(record, k, !pair_rates.empty());
     }
 
-    // The model's window at the record's size (fit/loggp.hpp, Hoefler et al.
+    // The model's window at the record's size (models/loggp/loggp.hpp, Hoefler et al.
     // 2007 eqs. (1), (2), (5)) and the error of the measured bandwidth
     // against it; with pairs, the total rate of k.
     void add_prediction(SizeRecord& record, uint64_t k, bool pairs) const

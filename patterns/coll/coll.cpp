@@ -3,7 +3,7 @@
 //
 // For a pairwise module (sim, tcp, ...; per-peer links, NGX_CAP_PEER_LINKS)
 // it runs ngx's own implementation of each algorithm: the message schedule
-// fit/collective_schedule.hpp lists for the algorithm, rank by rank, played
+// models/collectives/collective_schedule.hpp lists for the algorithm, rank by rank, played
 // over the module's send and receive (schedule_run.hpp), the reductions a
 // real sum of doubles. The schedule is the one `ngx predict` and `ngx export
 // --goal` are made of, so the measurement, the prediction and LogGOPSim's
@@ -13,7 +13,7 @@
 // collective, NGX_CAP_LIBRARY_COLLECTIVES), --coll-algorithm library
 // measures MPI_Bcast, MPI_Allreduce, ... themselves; their prediction is that
 // of the algorithm Open MPI's tuned component would choose
-// (fit/ompi_decision.hpp), named in the row.
+// (models/collectives/ompi_decision.hpp), named in the row.
 //
 // Each repetition starts at a barrier; each rank times its own part, and a
 // repetition lasts as long as its slowest rank: the row's samples are those
@@ -302,7 +302,7 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     NGX_ASSIGN_OR_RETURN(Buffer recv, ctx.transport.alloc(span));
     std::vector<double> ones(span / sizeof(double), 1.0);
     std::memcpy(send.data(), ones.data(), ones.size() * sizeof(double));
-    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, fit/collectives.hpp)
+    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, models/collectives/collectives.hpp)
     std::vector<double> mine;
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
         if (ctx.interrupted())

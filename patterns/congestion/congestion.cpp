@@ -18,7 +18,7 @@
 // into (out of) one node take
 //     T(N, n) = alpha + N n / min(R_N, N R_C),
 // R_N the node's rate, R_C one flow's; k* = R_N / R_C flows saturate the
-// node. It is fitted (ngx/fit/maxrate.hpp) over the points (N, s, T_1(N))
+// node. It is fitted (models/maxrate/maxrate.hpp) over the points (N, s, T_1(N))
 // and (N, W s, T_W(N)), T the slowest flow's median stream time in round N,
 // and its error against those points is stated (mean and largest relative).
 //

@@ -4,7 +4,7 @@
 // driver and its peer. The measurement itself (rooted barrier, calibrated
 // delay, timers and columns) is ../shared/overhead_measure.hpp, which the
 // loghssp pattern shares; the offline hooks (`ngx fit`, `ngx predict`) are
-// ../shared/overhead_offline.hpp.
+// models/loghssp/loghssp_offline.hpp.
 #include <ngx/pattern_plugin.hpp>
 
 #include "../shared/overhead_measure.hpp"

@@ -20,7 +20,7 @@
 // row has the log3P terms of its size (section 4.1):
 // o_mw = T_0,0(s) - T_mem(s), o_net = T_0,1(s) - o_mw,
 // l_mw = T_0,0(s,d) - o_mw - T_mem(s), and the prediction o_mw + l_mw + o_net
-// (eq. (6)); the model (grid_model.hpp) follows the last row.
+// (eq. (6)); the model (models/log3p/log3p_model.hpp) follows the last row.
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 

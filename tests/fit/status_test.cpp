@@ -1,4 +1,4 @@
-// fit/status.hpp: each failure has its reason, its kind (so its exit code)
+// models/base/status.hpp: each failure has its reason, its kind (so its exit code)
 // and a message that starts with the reason and says what was wrong.
 #include <models/base/least_squares.hpp>
 #include <models/loggp/loggp.hpp>
