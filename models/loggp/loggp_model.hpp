@@ -38,7 +38,7 @@ struct LogGPFitSettings {
     double lookahead = 5;             // x of section 3.5
     double pfact = 2.0;               // pfact of section 3.5
     std::string weights = "relative"; // relative (1/y^2) or none (the paper's plain fit)
-    std::string fit = "joint";        // joint (models/loggp/loggp_joint.hpp) or paper (each parameter from its equation)
+    std::string fit = "joint"; // joint (models/loggp/loggp_joint.hpp) or paper (each parameter from its equation)
 };
 
 // The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact,

@@ -302,7 +302,8 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     NGX_ASSIGN_OR_RETURN(Buffer recv, ctx.transport.alloc(span));
     std::vector<double> ones(span / sizeof(double), 1.0);
     std::memcpy(send.data(), ones.data(), ones.size() * sizeof(double));
-    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, models/collectives/collectives.hpp)
+    const auto op =
+        ngx_collective_op(int(settings_.op)); // the same order (module.h, models/collectives/collectives.hpp)
     std::vector<double> mine;
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
         if (ctx.interrupted())
