@@ -181,6 +181,15 @@ Result<fit::Log3PParams> log3p_from_json(const Json& model)
     return p;
 }
 
+Log3PParts log3p_parts(const GridPoint& u, const GridPoint& p)
+{
+    Log3PParts parts;
+    parts.o_mw = u.t_self - u.t_mem;                                    // T_0,0(s) = o_mw/2 + T_mem + o_mw/2
+    parts.o_net = u.t_remote - parts.o_mw;                              // T_0,1(s) = o_mw/2 + o_net + o_mw/2
+    parts.l_mw = p.stride == 1 ? 0.0 : p.t_self - parts.o_mw - u.t_mem; // T_0,0(s,d) = o_mw + l_mw + T_mem
+    return parts;
+}
+
 Result<Json> grid_model(const std::vector<GridPoint>& grid, size_t element, const std::string& type,
                         const std::string& self_method)
 {

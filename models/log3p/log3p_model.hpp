@@ -31,6 +31,16 @@ struct GridPoint {
     double unpack = 0;   // scatter from it
 };
 
+// log3P's parts at one grid point, from its size's unit-stride point u
+// (Cameron et al. 2007, eq. (6)): T_0,0(s) = o_mw/2 + T_mem + o_mw/2,
+// T_0,1(s) = o_mw/2 + o_net + o_mw/2, T_0,0(s,d) = o_mw + l_mw + T_mem
+// (l_mw 0 at unit stride); the model's time is o_mw + l_mw + o_net.
+struct Log3PParts {
+    double o_mw = 0, o_net = 0, l_mw = 0;
+    double time_us() const { return o_mw + l_mw + o_net; }
+};
+Log3PParts log3p_parts(const GridPoint& unit, const GridPoint& point);
+
 // Fits log3P (needs stride 1 at every size); the JSON the run keeps as its model.
 Result<Json> grid_model(const std::vector<GridPoint>& grid, size_t element, const std::string& type,
                         const std::string& self_method);

@@ -86,6 +86,18 @@ Result<double> threshold(const Json& model, const char* key)
 
 } // namespace
 
+Json loggps_params_json(const fit::LogGPSParams& p)
+{
+    return {{"L_us", p.L},
+            {"o_prime_us", p.o_prime},
+            {"O_s_us_per_byte", p.O_s},
+            {"O_r_us_per_byte", p.O_r},
+            {"G_s_us_per_byte", p.G_s},
+            {"G_l_us_per_byte", json_number(p.G_l)},
+            {"s_bytes", json_number(p.s)},
+            {"S_bytes", json_number(p.S)}};
+}
+
 Result<Json> fit_loggps_model(const std::vector<fit::RttPoint>& points, double w_factor)
 {
     Result<fit::LogGPSFit> fitted = fit::fit_loggps(points);

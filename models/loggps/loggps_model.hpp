@@ -30,6 +30,10 @@ struct LogGPSRun {
 // In a document of several runs, the loggps run of `module` ("" when it holds one).
 Result<LogGPSRun> loggps_run_from_json(const Json& document, const std::string& name, const std::string& module = "");
 
+// The parameters alone as numbers (L_us, o_prime_us, ..., S_bytes; null
+// where undefined), as ngx trace's report names the model it replays with.
+Json loggps_params_json(const fit::LogGPSParams& p);
+
 // The parameters of a saved model of kind "loggps" (a null threshold = none).
 Result<fit::LogGPSParams> loggps_params_from_model(const Json& model);
 
