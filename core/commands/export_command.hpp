@@ -1,6 +1,6 @@
 // `ngx export --goal --op allreduce --algorithm ring -P 16 -s 1Mi [-o FILE]`:
 // writes the message schedule of one collective algorithm
-// (fit/collective_schedule.hpp) in LogGOPSim's GOAL text format, so that
+// (models/collectives/collective_schedule.hpp) in LogGOPSim's GOAL text format, so that
 // LogGOPSim (txt2bin, then LogGOPSim -L -o -g -G -O -S with the parameters of
 // `ngx predict --export loggopsim`) simulates what `ngx predict` predicts:
 //
@@ -21,7 +21,7 @@
 
 #include "command.hpp"
 
-#include <ngx/fit/collective_schedule.hpp>
+#include <models/collectives/collective_schedule.hpp>
 
 #include <string>
 

@@ -4,7 +4,7 @@
 #include "comparison.hpp"
 #include "saved_runs.hpp"
 #include <ngx/command_line.hpp>
-#include <ngx/fit/student_t.hpp>
+#include <models/base/student_t.hpp>
 #include <ngx/output_file.hpp>
 #include <ngx/sizes.hpp>
 

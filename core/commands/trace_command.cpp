@@ -12,7 +12,7 @@
 #include <ngx/output_file.hpp>
 #include <ngx/sizes.hpp>
 
-#include <shared/loggps_model.hpp>
+#include <models/loggps/loggps_model.hpp>
 
 #include <cerrno>
 #include <cmath>

@@ -2,7 +2,7 @@
 #include "regression_check.hpp"
 
 #include "comparison.hpp"
-#include <ngx/fit/student_t.hpp>
+#include <models/base/student_t.hpp>
 #include <ngx/sizes.hpp>
 #include <ngx/statistics.hpp>
 #include <ngx/two_sample.hpp>

@@ -26,7 +26,7 @@
 // --bw-params FILE (a saved loggp run or model; in a file of several runs,
 // -m a,b -x loggp -o FILE, each module's rows take its own run's model):
 // each row carries the LogGP
-// prediction of the window (fit/loggp.hpp: stream_window and
+// prediction of the window (models/loggp/loggp.hpp: stream_window and
 // exchange_window, Hoefler et al. 2007 eqs. (1), (2), (5)) and the error of
 // the measured bandwidth against it; over sim in virtual time they agree exactly.
 // --bw-fit instead predicts from this run's own fit: two ranks also measure
@@ -41,7 +41,7 @@
 // responder checks the puts before its acknowledgement (no put of the next
 // window overwrites them), and fills its window before it tells the driver
 // (untimed) that the gets may start.
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
@@ -52,10 +52,10 @@
 #include <ngx/measure/passes.hpp>
 #include <ngx/measure/sweep.hpp>
 #include <ngx/measure/verify.hpp>
-
-#include "../shared/loggp_model.hpp"
-#include "../shared/offline.hpp"
 #include "own_fit.hpp"
+#include <models/loggp/loggp_model.hpp>
+#include <models/base/offline.hpp>
+#include <models/loggp/loggp_offline.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -537,7 +537,7 @@ private:
         add_prediction(record, k, !pair_rates.empty());
     }
 
-    // The model's window at the record's size (fit/loggp.hpp, Hoefler et al.
+    // The model's window at the record's size (models/loggp/loggp.hpp, Hoefler et al.
     // 2007 eqs. (1), (2), (5)) and the error of the measured bandwidth
     // against it; with pairs, the total rate of k.
     void add_prediction(SizeRecord& record, uint64_t k, bool pairs) const

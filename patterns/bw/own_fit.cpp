@@ -1,7 +1,7 @@
 // The bw pattern's own LogGP fit (own_fit.hpp).
 #include "own_fit.hpp"
 
-#include "../shared/loggp_model.hpp"
+#include <models/loggp/loggp_model.hpp>
 
 #include <ngx/progress.hpp>
 #include <ngx/statistics.hpp>

@@ -2,7 +2,7 @@
 // passes as the windows, the series the loggp pattern measures
 // (ngx/measure/loggp_series.hpp: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and the
 // responder's o_r, Hoefler et al. 2007), fitted after the run by the loggp
-// pattern's fit (shared/loggp_model.hpp, fit_loggp_model) into the model
+// pattern's fit (models/loggp/loggp_model.hpp, fit_loggp_model) into the model
 // whose windows each row is compared with. The fit needs every size, so the
 // sizes' records wait (HeldRecords) until conclude() has it; the fit itself
 // is local work after the ranks have met, as in the loggp pattern.

@@ -3,7 +3,7 @@
 //
 // For a pairwise module (sim, tcp, ...; per-peer links, NGX_CAP_PEER_LINKS)
 // it runs ngx's own implementation of each algorithm: the message schedule
-// fit/collective_schedule.hpp lists for the algorithm, rank by rank, played
+// models/collectives/collective_schedule.hpp lists for the algorithm, rank by rank, played
 // over the module's send and receive (schedule_run.hpp), the reductions a
 // real sum of doubles. The schedule is the one `ngx predict` and `ngx export
 // --goal` are made of, so the measurement, the prediction and LogGOPSim's
@@ -13,7 +13,7 @@
 // collective, NGX_CAP_LIBRARY_COLLECTIVES), --coll-algorithm library
 // measures MPI_Bcast, MPI_Allreduce, ... themselves; their prediction is that
 // of the algorithm Open MPI's tuned component would choose
-// (fit/ompi_decision.hpp), named in the row.
+// (models/collectives/ompi_decision.hpp), named in the row.
 //
 // Each repetition starts at a barrier; each rank times its own part, and a
 // repetition lasts as long as its slowest rank: the row's samples are those
@@ -23,16 +23,16 @@
 // evaluation of the same schedule under the model (collective_schedule.hpp;
 // the closed form of `ngx predict` as well), and the error of the median
 // slowest-rank time against it.
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/ompi_decision.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/ompi_decision.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
 #include <ngx/measure/sweep.hpp>
-#include "../shared/collective_predict.hpp"
-#include "../shared/loggp_model.hpp"
-#include "../shared/loggps_model.hpp"
-#include "../shared/offline.hpp"
+#include <models/collectives/collective_predict.hpp>
+#include <models/loggp/loggp_model.hpp>
+#include <models/loggps/loggps_model.hpp>
+#include <models/base/offline.hpp>
 #include "schedule_run.hpp"
 
 #include <algorithm>
@@ -302,7 +302,8 @@ Result<Point> Coll::measure_library(PatternContext& ctx, uint64_t bytes)
     NGX_ASSIGN_OR_RETURN(Buffer recv, ctx.transport.alloc(span));
     std::vector<double> ones(span / sizeof(double), 1.0);
     std::memcpy(send.data(), ones.data(), ones.size() * sizeof(double));
-    const auto op = ngx_collective_op(int(settings_.op)); // the same order (module.h, fit/collectives.hpp)
+    const auto op =
+        ngx_collective_op(int(settings_.op)); // the same order (module.h, models/collectives/collectives.hpp)
     std::vector<double> mine;
     for (uint64_t rep = 0; rep < ctx.settings.warmup + ctx.settings.count; ++rep) {
         if (ctx.interrupted())

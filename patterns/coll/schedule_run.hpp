@@ -1,4 +1,4 @@
-// Runs one rank's part of a collective schedule (fit/collective_schedule.hpp:
+// Runs one rank's part of a collective schedule (models/collectives/collective_schedule.hpp:
 // the same message list the predictions and the GOAL export are made of)
 // over a pairwise module's send and receive, so that ngx's own collectives
 // can be measured over tcp, shm or sim and set against the MPI library's.
@@ -22,7 +22,7 @@
 #ifndef NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
 #define NGX_PATTERNS_COLL_SCHEDULE_RUN_HPP
 
-#include <ngx/fit/collective_schedule.hpp>
+#include <models/collectives/collective_schedule.hpp>
 #include <ngx/peer_links.hpp>
 #include <ngx/transport.hpp>
 

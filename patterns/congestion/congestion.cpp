@@ -18,14 +18,15 @@
 // into (out of) one node take
 //     T(N, n) = alpha + N n / min(R_N, N R_C),
 // R_N the node's rate, R_C one flow's; k* = R_N / R_C flows saturate the
-// node. It is fitted (ngx/fit/maxrate.hpp) over the points (N, s, T_1(N))
+// node. It is fitted (models/maxrate/maxrate.hpp) over the points (N, s, T_1(N))
 // and (N, W s, T_W(N)), T the slowest flow's median stream time in round N,
 // and its error against those points is stated (mean and largest relative).
 //
 // After every round the cells reach rank 0: when a rank dies in round N,
 // rank 0 writes the N - 1 rounds done and round N with its flows null
 // (never zero), and the error.
-#include <ngx/fit/maxrate.hpp>
+#include <models/maxrate/maxrate_model.hpp>
+#include <models/maxrate/maxrate_offline.hpp>
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/peer_links.hpp>
 
@@ -193,30 +194,6 @@ double slowest(const std::vector<FlowCell>& flows, double FlowCell::*time)
     return worst;
 }
 
-// Gropp et al. 2016's max-rate model, fitted over the points; an "error" member when it cannot be.
-Json maxrate_json(const std::vector<fit::NodeCommPoint>& points)
-{
-    Result<fit::MaxRateFit> f = fit::fit_maxrate(points);
-    if (!f)
-        return {{"points", points.size()},
-                {"error", f.status().reason() == Reason::too_few_points
-                              ? "needs more points than its 3 parameters (P >= 3)"
-                              : "degenerate: needs 2 flow counts and a fit with positive rates"}};
-    auto interval = [](const fit::Measured& m) {
-        return Json::array({number_or_null(m.lower), number_or_null(m.upper)});
-    };
-    return {{"points", points.size()},
-            {"alpha_us", number_or_null(f->s.value)},
-            {"alpha_ci95_us", interval(f->s)},
-            {"R_N_MBps", number_or_null(f->params.R_N)}, // null: no node limit seen
-            {"R_N_ci95_MBps", interval(f->R_N)},
-            {"R_C_MBps", number_or_null(f->params.R_Cb)},
-            {"R_C_ci95_MBps", interval(f->R_Cb)},
-            {"k_star", number_or_null(f->params.k_star())},
-            {"network_limited_points", f->network_limited},
-            {"error", {{"mean_relative", f->error.mean_rel}, {"max_relative", f->error.max_rel}}}};
-}
-
 // Round N's JSON; its flows' bandwidths go to `bandwidths` (NaN: missing).
 Json point_json(const Point& point, const StreamSpec& spec, std::vector<double>& bandwidths)
 {
@@ -274,7 +251,7 @@ void Congestion::report(PatternContext& ctx, const std::vector<Point>& done, siz
                        {"rounds", rounds},
                        {"rounds_done", complete},
                        {"per_flows", list},
-                       {"maxrate", maxrate_json(points)}};
+                       {"maxrate", maxrate_json(points, fit::MaxRateVariant::three_parameter, congestion_form)}};
     ctx.sink.set_model({{"kind", "congestion"}, {"congestion", congestion}});
 }
 
@@ -331,6 +308,7 @@ PatternInfo congestion_pattern()
     info.create = [] { return std::make_unique<Congestion>(); };
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::many_to_one, LayoutKind::one_to_many};
+    info.models = {maxrate_model_kind()}; // its max-rate fit predicts as a nodecomm run's (models/maxrate)
     return info;
 }
 

@@ -12,10 +12,10 @@
 #include <ngx/measure/loggp_series.hpp>
 #include <ngx/measure/passes.hpp>
 #include <ngx/measure/sweep.hpp>
-
-#include "../shared/loggp_model.hpp"
-#include "../shared/offline.hpp"
-#include "../shared/prtt_file.hpp"
+#include <models/loggp/loggp_model.hpp>
+#include <models/base/offline.hpp>
+#include <models/loggp/loggp_offline.hpp>
+#include <models/loggp/prtt_file.hpp>
 
 #include <ngx/pattern_plugin.hpp>
 

@@ -7,7 +7,7 @@
 // vanish). ngx takes W per size as `--loggps-w-factor` times RTT(k, 0), so
 // every size is overlapped without making small sizes slow. The fit of the
 // two curves to Table 6 gives o', O_s, O_r, G_s, G_l, L, the multi-packet
-// threshold s and the rendezvous threshold S (fit/loggps.hpp). Measured in
+// threshold s and the rendezvous threshold S (models/loggps/loggps.hpp). Measured in
 // passes (ngx/measure/passes.hpp): the two RTT series of a size stay
 // together within a pass, and W is chosen in the size's first pass.
 #include <ngx/pattern_plugin.hpp>
@@ -16,8 +16,8 @@
 #include <ngx/measure/prtt.hpp>
 #include <ngx/measure/sweep.hpp>
 
-#include "../shared/loggps_model.hpp"
-#include "loggps_offline.hpp"
+#include <models/loggps/loggps_model.hpp>
+#include <models/loggps/loggps_offline.hpp>
 
 #include <cmath>
 

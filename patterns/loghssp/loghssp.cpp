@@ -11,7 +11,7 @@
 // part only in the relay steps that carry the pair's barriers and exchanges
 // (pair_relay.hpp). The tiers are fitted from the two pairs' records exactly
 // as `ngx fit --loghssp INTRA.json INTER.json` fits two saved overhead runs
-// (../shared/overhead_offline.hpp, fit_tiers): s_s, s_r and S from the
+// (models/loghssp/loghssp_offline.hpp, fit_tiers): s_s, s_r and S from the
 // intra pair, o_s, o_r, L and G from the inter pair.
 //
 // Rank 0 reports: every size of both pairs as a record (the overhead
@@ -26,9 +26,9 @@
 #include <ngx/sizes.hpp>
 
 #include <ngx/measure/overhead_measure.hpp>
-#include "../shared/overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 #include "pair_relay.hpp"
-#include "tier_report.hpp"
+#include <models/loghssp/tier_report.hpp>
 
 #include <cmath>
 

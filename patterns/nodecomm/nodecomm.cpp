@@ -8,15 +8,15 @@
 // the median half round trip of the slowest pair (the time until all k are
 // done, what the paper models), T_mean(k, n) the mean over the pairs, and
 // k n / T the aggregate bandwidth. The models are fitted at the end
-// (nodecomm_model.hpp).
+// (models/maxrate/maxrate_model.hpp).
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
 #include <ngx/measure/prtt.hpp>
 #include <ngx/measure/sweep.hpp>
 #include <ngx/measure/pair_counts.hpp>
-#include "nodecomm_model.hpp"
-#include "nodecomm_predict.hpp"
+#include <models/maxrate/maxrate_model.hpp>
+#include <models/maxrate/maxrate_offline.hpp>
 
 #include <algorithm>
 #include <cmath>

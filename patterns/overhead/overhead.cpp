@@ -4,11 +4,11 @@
 // driver and its peer. The measurement itself (rooted barrier, calibrated
 // delay, timers and columns) is ngx/measure/overhead_measure.hpp, which the
 // loghssp pattern shares; the offline hooks (`ngx fit`, `ngx predict`) are
-// ../shared/overhead_offline.hpp.
+// models/loghssp/loghssp_offline.hpp.
 #include <ngx/pattern_plugin.hpp>
 
 #include <ngx/measure/overhead_measure.hpp>
-#include "../shared/overhead_offline.hpp"
+#include <models/loghssp/loghssp_offline.hpp>
 
 namespace ngx::patterns {
 namespace {

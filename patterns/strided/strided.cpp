@@ -20,17 +20,16 @@
 // row has the log3P terms of its size (section 4.1):
 // o_mw = T_0,0(s) - T_mem(s), o_net = T_0,1(s) - o_mw,
 // l_mw = T_0,0(s,d) - o_mw - T_mem(s), and the prediction o_mw + l_mw + o_net
-// (eq. (6)); the model (grid_model.hpp) follows the last row.
+// (eq. (6)); the model (models/log3p/log3p_model.hpp) follows the last row.
 #include <ngx/pattern_plugin.hpp>
 #include <ngx/sizes.hpp>
 
 #include <ngx/measure/prtt.hpp>
 #include <ngx/measure/strided_layout.hpp>
 #include <ngx/measure/sweep.hpp>
-
-#include "grid_model.hpp"
+#include <models/log3p/log3p_model.hpp>
 #include "measure.hpp"
-#include "predict.hpp"
+#include <models/log3p/log3p_offline.hpp>
 
 #include <cstring>
 #include <map>
@@ -167,14 +166,11 @@ SizeRecord Strided::row(const PatternContext& ctx, const GridPoint& p, std::vect
     auto unit = unit_.find(p.size);
     if (unit == unit_.end())
         return record;
-    const GridPoint& u = unit->second;
-    const double o_mw = u.t_self - u.t_mem;                              // T_0,0(s) = o_mw/2 + T_mem + o_mw/2
-    const double o_net = u.t_remote - o_mw;                              // T_0,1(s) = o_mw/2 + o_net + o_mw/2
-    const double l_mw = p.stride == 1 ? 0.0 : p.t_self - o_mw - u.t_mem; // T_0,0(s,d) = o_mw + l_mw + T_mem
-    record.extra.emplace_back("o_mw_us", o_mw);
-    record.extra.emplace_back("o_net_us", o_net);
-    record.extra.emplace_back("l_mw_us", l_mw);
-    record.extra.emplace_back("log3p_us", o_mw + l_mw + o_net); // eq. (6)
+    const Log3PParts parts = log3p_parts(unit->second, p); // models/log3p
+    record.extra.emplace_back("o_mw_us", parts.o_mw);
+    record.extra.emplace_back("o_net_us", parts.o_net);
+    record.extra.emplace_back("l_mw_us", parts.l_mw);
+    record.extra.emplace_back("log3p_us", parts.time_us()); // eq. (6)
     return record;
 }
 

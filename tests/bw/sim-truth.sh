@@ -3,7 +3,7 @@
 # pattern measures equals its LogGP prediction within 0.1%, one way
 # (--bw-direction uni), both ways (bi) and for 2 concurrent pairs (message
 # rate per pair and in total), at every size; checked twice: against the
-# pattern's own --bw-params column (fit/loggp.hpp, stream_window and
+# pattern's own --bw-params column (models/loggp/loggp.hpp, stream_window and
 # exchange_window) and against the closed forms computed here from the
 # sim's parameters. `ngx predict --op stream-bw|stream-bibw|message-rate`
 # gives the same numbers. One-sided (--bw-op put|get, ABI 1.7): put + flush

@@ -80,7 +80,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 run = run.get("runs", [run])[0]
 ranges = run["model"]["ranges"]
-def exchange(r, s, f):  # fit/exchange_share.hpp, X_f(s)
+def exchange(r, s, f):  # models/loggp/exchange_share.hpp, X_f(s)
     x = s - 1
     per_byte = max(r.get("O_us_per_byte") or 0, 0) + max(r.get("O_r_us_per_byte") or 0, 0)
     cpu = r["o_us"] + r["o_r_us"] + f * x * per_byte

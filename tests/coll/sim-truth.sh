@@ -2,7 +2,7 @@
 # The coll pattern over sim in virtual time (exact, deterministic) against
 # the prediction from the sim's own parameters: for P ranks, every operation
 # and every algorithm of it, ngx's own implementation (the schedule of
-# fit/collective_schedule.hpp over sim's send/recv) within 3% of the
+# models/collectives/collective_schedule.hpp over sim's send/recv) within 3% of the
 # prediction, at sizes in both protocol ranges of a LogGPS model (eager up to
 # S = 4 KiB, rendezvous above). In the rendezvous range also the algorithms
 # whose ranks send each other at once (recursive doubling, Bruck, pairwise,

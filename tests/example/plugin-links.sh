@@ -11,6 +11,8 @@
 #   - no installed module needs either (modules speak the C ABI only);
 #   - libngxplugin needs no libngxapp and leaves no symbol for it to define;
 #   - ngx-pattern.pc hands out libngxplugin, not libngxapp;
+#   - libngxmodels (models/) is installed with its headers, needs no libngxapp
+#     and calls nothing of it, and ngx-models.pc hands it out;
 #   - no source of the plugin library includes a header of the engine
 #     (core/src): its quoted includes resolve next to it, in core/plugin.
 source "$(dirname "$0")/stage.sh"
@@ -74,6 +76,23 @@ grep -q -- '-lngxmeasure' <<<"$flags" && grep -q -- '-lngxplugin' <<<"$flags" ||
     fail "pkg-config ngx-measure gives '$flags', without -lngxmeasure and -lngxplugin"
 ! grep -q -- '-lngxapp' <<<"$flags" || fail "pkg-config ngx-measure hands out the engine: '$flags'"
 
+# The models room: one installed library beside libngxplugin, with its headers.
+models_lib=$(ls "$lib"/libngxmodels.so.* 2>/dev/null | head -n 1)
+test -n "$models_lib" || fail "libngxmodels is not installed in $lib"
+! needed "$models_lib" | grep -q '^libngxapp' || fail "libngxmodels needs libngxapp"
+backwards=$(uses_engine "$models_lib")
+test -z "$backwards" || fail "libngxmodels uses symbols of libngxapp: $backwards"
+for header in base/least_squares.hpp loggp/loggp.hpp loggp/loggp_offline.hpp maxrate/maxrate_model.hpp; do
+    test -f "$work/root$prefix/include/ngx/models/$header" || fail "include/ngx/models/$header is not installed"
+done
+flags=$(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --libs ngx-models)
+grep -q -- '-lngxmodels' <<<"$flags" || fail "pkg-config ngx-models gives '$flags', without -lngxmodels"
+# A model's installed header compiles with what ngx-models.pc gives (its includes name their folder).
+cflags=$(PKG_CONFIG_SYSROOT_DIR="$work/root" PKG_CONFIG_PATH="$pc" pkg-config --cflags ngx-models)
+echo '#include <ngx/models/loggp/loggp_model.hpp>' >"$work/models.cpp"
+# shellcheck disable=SC2086 # the flags are words
+c++ -std=c++20 -fsyntax-only $cflags "$work/models.cpp" || fail "include/ngx/models/loggp/loggp_model.hpp does not compile with '$cflags'"
+
 # Every quoted include of core/plugin names a file there (or the generated ngx_config.h).
 plugin_src="$NGX_SOURCE_ROOT/core/plugin"
 for file in "$plugin_src"/*.cpp "$plugin_src"/*.hpp; do
@@ -83,4 +102,5 @@ for file in "$plugin_src"/*.cpp "$plugin_src"/*.hpp; do
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done
 echo "PASS: ${#patterns[@]} patterns need libngxplugin (or libngxmeasure on it) only, libngxmeasure libngxplugin only, ${#modules[@]} modules no core library," \
-    "libngxplugin nothing of libngxapp, ngx-pattern.pc gives -lngxplugin, core/plugin includes no engine header"
+    "libngxplugin nothing of libngxapp, ngx-pattern.pc gives -lngxplugin, libngxmodels installed apart from the" \
+    "engine, core/plugin includes no engine header"

@@ -1,4 +1,4 @@
-#include <ngx/fit/change_points.hpp>
+#include <models/base/change_points.hpp>
 
 #include <gtest/gtest.h>
 

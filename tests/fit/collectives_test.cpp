@@ -1,5 +1,5 @@
-#include <ngx/fit/collective_schedule.hpp>
-#include <ngx/fit/collectives.hpp>
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/collectives.hpp>
 
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ std::vector<Model> models()
     s.G_l = 8e-4;
     s.s = 2048;
     s.S = 4096;
-    // A send that is mostly waiting (fit/exchange_share.hpp), with O_s above G:
+    // A send that is mostly waiting (models/loggp/exchange_share.hpp), with O_s above G:
     // its CPU pays O - 0.9 O_s per byte and its gap max(G, O).
     LogGPRange waiting = range(3, 40, 0.004, 2, 0.0005, 4, 0.001, true);
     waiting.exchange_cpu_share = 0.1;

@@ -1,4 +1,4 @@
-#include <ngx/fit/exchange_share.hpp>
+#include <models/loggp/exchange_share.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <ngx/fit/least_squares.hpp>
-#include <ngx/fit/student_t.hpp>
+#include <models/base/least_squares.hpp>
+#include <models/base/student_t.hpp>
 
 #include <gtest/gtest.h>
 

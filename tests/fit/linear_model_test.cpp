@@ -1,5 +1,5 @@
-#include <ngx/fit/least_squares.hpp>
-#include <ngx/fit/linear_model.hpp>
+#include <models/base/least_squares.hpp>
+#include <models/base/linear_model.hpp>
 
 #include <gtest/gtest.h>
 

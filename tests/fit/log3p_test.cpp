@@ -1,4 +1,4 @@
-#include <ngx/fit/log3p.hpp>
+#include <models/log3p/log3p.hpp>
 
 #include <gtest/gtest.h>
 

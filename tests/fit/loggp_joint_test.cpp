@@ -1,6 +1,6 @@
-#include <ngx/fit/loggp.hpp>
-#include <ngx/fit/loggp_joint.hpp>
-#include <ngx/fit/loggp_quality.hpp>
+#include <models/loggp/loggp.hpp>
+#include <models/loggp/loggp_joint.hpp>
+#include <models/loggp/loggp_quality.hpp>
 
 #include <gtest/gtest.h>
 
@@ -134,7 +134,7 @@ std::vector<PrttSample> measured(std::initializer_list<MeasuredSize> run)
 double L_of_a_range_meeting_the_goal(std::initializer_list<MeasuredSize> run)
 {
     LogGPOptions opt = joint_options();
-    opt.relative_noise = 0.01; // the least noise the pattern reports (patterns/shared/loggp_model.cpp)
+    opt.relative_noise = 0.01; // the least noise the pattern reports (models/loggp/loggp_model.cpp)
     const auto fit = fit_loggp(measured(run), n_msgs, opt);
     EXPECT_TRUE(fit);
     if (!fit || fit->params.ranges.size() != 1) {

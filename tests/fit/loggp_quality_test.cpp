@@ -1,4 +1,4 @@
-#include <ngx/fit/loggp_quality.hpp>
+#include <models/loggp/loggp_quality.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <ngx/fit/loggp.hpp>
-#include <ngx/fit/loggp_quality.hpp>
+#include <models/loggp/loggp.hpp>
+#include <models/loggp/loggp_quality.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ngx/fit/loggps.hpp>
+#include <models/loggps/loggps.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <ngx/fit/maxrate.hpp>
-#include <ngx/fit/postal.hpp>
+#include <models/maxrate/maxrate.hpp>
+#include <models/postal/postal.hpp>
 
 #include <gtest/gtest.h>
 

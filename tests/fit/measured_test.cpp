@@ -1,6 +1,6 @@
-#include <ngx/fit/measured.hpp>
-#include <ngx/fit/model_error.hpp>
-#include <ngx/fit/student_t.hpp>
+#include <models/base/measured.hpp>
+#include <models/base/model_error.hpp>
+#include <models/base/student_t.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include <ngx/fit/linear_model.hpp>
-#include <ngx/fit/model_choice.hpp>
-#include <ngx/fit/student_t.hpp>
+#include <models/base/linear_model.hpp>
+#include <models/base/model_choice.hpp>
+#include <models/base/student_t.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ngx/fit/ompi_decision.hpp>
+#include <models/collectives/ompi_decision.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ngx/fit/postal.hpp>
+#include <models/postal/postal.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ngx/fit/protocols.hpp>
+#include <models/loghssp/protocols.hpp>
 
 #include <gtest/gtest.h>
 

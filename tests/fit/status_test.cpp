@@ -1,8 +1,8 @@
-// fit/status.hpp: each failure has its reason, its kind (so its exit code)
+// models/base/status.hpp: each failure has its reason, its kind (so its exit code)
 // and a message that starts with the reason and says what was wrong.
-#include <ngx/fit/least_squares.hpp>
-#include <ngx/fit/loggp.hpp>
-#include <ngx/fit/status.hpp>
+#include <models/base/least_squares.hpp>
+#include <models/loggp/loggp.hpp>
+#include <models/base/status.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ngx/fit/student_t.hpp>
+#include <models/base/student_t.hpp>
 
 #include <gtest/gtest.h>
 

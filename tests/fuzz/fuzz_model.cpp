@@ -3,7 +3,7 @@
 // model taken from where predict looks for it (the document's "model", a
 // run's, or the document itself), then every prediction on the parameters
 // it accepts. A bad model must be a usage error with a message.
-#include <shared/loggp_model.hpp>
+#include <models/loggp/loggp_model.hpp>
 
 #include <cstdint>
 #include <cstdlib>

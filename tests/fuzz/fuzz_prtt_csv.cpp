@@ -1,8 +1,8 @@
 // libFuzzer target: the raw-PRTT file reader of `ngx fit`
-// (patterns/shared/prtt_file.hpp): the CSV parser directly, and the whole
+// (models/loggp/prtt_file.hpp): the CSV parser directly, and the whole
 // file route (CSV, JSON, binary and size checks) through a scratch file.
 // Every defect must come back as a usage error with a message.
-#include "shared/prtt_file.hpp"
+#include <models/loggp/prtt_file.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -10,7 +10,7 @@
 # O_s as CPU time (exchange_cpu_share: O and G exported as ngx reads them). Messages stay below the exported S: LogGOPSim's
 # rendezvous only delays the sender's completion, ngx's (LogGPS) adds a
 # handshake, so the two are compared where both send eagerly.
-# Where the closed forms are exact (fit/collectives.hpp) they agree with
+# Where the closed forms are exact (models/collectives/collectives.hpp) they agree with
 # LogGOPSim to the picosecond; the cases below are those. Not compared:
 # the non-power-of-two folds (recursive doubling, Rabenseifner) and binomial
 # reduce/gather trees at other P, where a message arrives while its rank's
@@ -39,7 +39,7 @@ cat >additive.json <<'JSON'
   {"from_bytes": 1, "to_bytes": 4194304, "L_us": 3, "o_us": 2, "O_us_per_byte": 0.00005, "o_r_us": 2,
    "O_r_us_per_byte": 0.00005, "g_us": 1, "G_us_per_byte": 0.0004}]}}
 JSON
-# A range with a measured exchange share (fit/exchange_share.hpp): a send's
+# A range with a measured exchange share (models/loggp/exchange_share.hpp): a send's
 # CPU takes 0.2 of O_s; exported as O = the send's CPU per byte and G at
 # least O (O_s above G here, so both exported values move).
 cat >exchange.json <<'JSON'

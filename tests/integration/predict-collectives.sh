@@ -1,7 +1,7 @@
 #!/bin/bash
 # predict-collectives.sh: `ngx predict --op COLLECTIVE` and `ngx export
 # --goal` from a hand-written one-range LogGP model, against costs worked
-# out by hand (fit/collectives.hpp's rules), and every kind of bad input
+# out by hand (models/collectives/collectives.hpp's rules), and every kind of bad input
 # refused with exit 2 and a message naming it.
 # One message of s bytes, o_s = o_r = 1, O = 0, L = 5, g = 2, G = 0.0003:
 #   arrival o + L = 6, receiver's CPU o + (s-1)G, gap g + (s-1)G.

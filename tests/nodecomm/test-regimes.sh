@@ -1,6 +1,6 @@
 #!/bin/bash
 # Automatic regimes: nodecomm without --nodecomm-regimes cuts the fit at the
-# protocol ranges of the k = 1 curve (nodecomm_model.cpp, detect_regimes).
+# protocol ranges of the k = 1 curve (models/maxrate/maxrate_model.cpp, detect_regimes).
 # The sim module with a rendezvous threshold --sim-S 3000 (larger messages
 # first exchange request and ack: two more latencies of 200 us) over the
 # sizes 512 B .. 8 KiB in steps of 512 B: the JSON must hold at least 2

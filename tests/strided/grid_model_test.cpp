@@ -3,9 +3,8 @@
 // with the equations of Cameron et al. 2007, section 4.1, and the fit must
 // give the terms back, predict held-out points, and LogGP (blind to strides)
 // must not.
-#include "strided/grid_model.hpp"
-
 #include <ngx/measure/strided_layout.hpp>
+#include <models/log3p/log3p_model.hpp>
 
 #include <gtest/gtest.h>
 
@@ -119,7 +118,7 @@ TEST(StridedModel, PackedPathPredictsWhatThePaperFormMisses)
     EXPECT_GT(log3p["held_out"]["mean_relative"].get<double>(), 0.1);
     EXPECT_LT(log3p["packed_path"]["held_out"]["max_relative"].get<double>(), 1e-9);
     EXPECT_LT(log3p["packed_path"]["error_on_grid"]["max_relative"].get<double>(), 1e-9);
-    // The algebra behind it (fit/log3p.hpp): strided transfers take the packed o_net, unit stride keeps o_net.
+    // The algebra behind it (models/log3p/log3p.hpp): strided transfers take the packed o_net, unit stride keeps o_net.
     std::vector<fit::Log3PSample> c;
     std::vector<fit::Log3PStridedSample> st;
     log3p_samples(grid, element, grid.size(), c, st);

@@ -11,7 +11,7 @@
 #  - log3P (Cameron et al. 2007) predicts held-out (s, d) points within a
 #    factor of 2 (a mean relative error of the leave-one-out predictions of
 #    at most 1): over vader the packed path (o_net of strided transfers
-#    calibrated on the other strides' remote times, fit/log3p.hpp), since
+#    calibrated on the other strides' remote times, models/log3p/log3p.hpp), since
 #    the paper's form is off there by construction (a contiguous message
 #    moves in one copy, a derived datatype through copy-in/copy-out
 #    fragments); over tcp and the tcp BTL the paper's form. Both are printed.

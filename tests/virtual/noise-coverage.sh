@@ -11,7 +11,7 @@
 #    sigmas below 95%) and over the five in 91-99%. Measured with these
 #    seeds: L 95, o_s 95, o_r 89, g 97, G 98, together 94.8% (o_r a little
 #    narrow still; with one pooled variance in the joint fit it was 70% and
-#    L, o_s 100%: fit/src/loggp_joint.cpp, use_groupwise_intervals).
+#    L, o_s 100%: models/loggp/loggp_joint.cpp, use_groupwise_intervals).
 # Every coverage is printed. Deterministic: the same seeds give the same
 # runs on every machine.
 source "$(dirname "$0")/common.sh"

@@ -11,7 +11,7 @@
 # method's limit, printed here, not a failure of the fit.) The sim's
 # transport is additive (eq. (1)), so no range may be read as pipelined:
 # the form is chosen by the test against the measured noise
-# (fit/include/ngx/fit/model_choice.hpp); chosen by misfit alone, 8 of these
+# (models/base/model_choice.hpp); chosen by misfit alone, 8 of these
 # 20 runs were read as pipelined (the sim's overheads have no per-byte term,
 # so both forms fit and the noise picked).
 source "$(dirname "$0")/common.sh"

@@ -1,7 +1,7 @@
 // Traced collectives as ngx's collective models (see trace_collectives.hpp).
 #include "trace_collectives.hpp"
 
-#include <ngx/fit/ompi_decision.hpp>
+#include <models/collectives/ompi_decision.hpp>
 
 #include <algorithm>
 

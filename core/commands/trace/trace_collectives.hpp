@@ -13,7 +13,7 @@
 
 #include "ngx_trace_format.h" // tools/trace, the tracer's format
 
-#include <ngx/fit/collectives.hpp>
+#include <models/collectives/collectives.hpp>
 
 #include <optional>
 #include <string>

@@ -16,7 +16,7 @@
 
 #include "trace_reader.hpp"
 
-#include <ngx/fit/collective_schedule.hpp>
+#include <models/collectives/collective_schedule.hpp>
 #include <ngx/status.hpp>
 
 #include <map>

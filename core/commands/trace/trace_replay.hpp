@@ -41,7 +41,7 @@
 
 #include "trace_reader.hpp"
 
-#include <ngx/fit/loggps.hpp>
+#include <models/loggps/loggps.hpp>
 #include <ngx/status.hpp>
 
 #include <map>

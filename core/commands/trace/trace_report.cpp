@@ -3,6 +3,7 @@
 
 #include "cpu_share.hpp"
 
+#include <models/loggps/loggps_model.hpp>
 #include <ngx/reporter.hpp>
 
 #include <cmath>
@@ -29,18 +30,6 @@ Json with_costs(Json j, const Costs& c)
     for (const auto& [key, value] : costs.items())
         j[key] = value;
     return j;
-}
-
-Json params_json(const fit::LogGPSParams& p)
-{
-    return {{"L_us", p.L},
-            {"o_prime_us", p.o_prime},
-            {"O_s_us_per_byte", p.O_s},
-            {"O_r_us_per_byte", p.O_r},
-            {"G_s_us_per_byte", p.G_s},
-            {"G_l_us_per_byte", json_number(p.G_l)},
-            {"s_bytes", json_number(p.s)},
-            {"S_bytes", json_number(p.S)}};
 }
 
 Json total_json(const ReplayReport& r)
@@ -154,7 +143,7 @@ Json analysis_json(const Analysis& a)
               {"ranks_count", r.ranks},
               {"events", r.events},
               {"finalized", r.finalized},
-              {"params", params_json(a.params)},
+              {"params", patterns::loggps_params_json(a.params)},
               {"total", total_json(r)},
               {"ranks", ranks_json(r)},
               {"sites", sites_json(r)},
@@ -169,7 +158,7 @@ Json analysis_json(const Analysis& a)
             set[name] = json_number(value);
         const double gain = r.predicted_s - w.report.predicted_s;
         j["what_if"] = {{"set", set},
-                        {"params", params_json(w.params)},
+                        {"params", patterns::loggps_params_json(w.params)},
                         {"gain_s", gain},
                         {"gain_percent", json_number(100 * gain / r.predicted_s)},
                         {"total", total_json(w.report)},

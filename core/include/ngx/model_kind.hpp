@@ -17,12 +17,12 @@
 // an option the chosen --op does not read, and an --op the kind does not
 // predict, before the kind's predict runs.
 //
-// Why here and not in fit/: fit/ is pure math without JSON or I/O, built as a
-// static library and not installed, while a kind must be declared by
-// out-of-tree pattern plugins against the installed headers and reads its
-// saved parameters from JSON. The equations stay in fit/ (fit/loggp.hpp,
-// fit/loggps.hpp, fit/log3p.hpp, fit/maxrate.hpp, fit/loghssp.hpp); a kind is
-// the thin declaration that ties them to the files and the options.
+// This header is the ABI a kind is declared with (the core's registry
+// gathers kinds and knows none by name). The built-in kinds are defined in
+// the models room, each in its model's folder with its equations, fit and
+// JSON (models/loggp/loggp_offline.hpp, models/loggps/loggps_offline.hpp,
+// models/maxrate/maxrate_offline.hpp, models/log3p/log3p_offline.hpp,
+// models/loghssp/loghssp_offline.hpp); a pattern lists the kinds it feeds.
 //
 //     ModelKind postal{.name = "postal", .description = "T(s) = a + b s",
 //                      .parameters = {{"a_us", "us", "fixed cost"}, {"b_us_per_byte", "us/B", "cost per byte"}},

@@ -1,6 +1,6 @@
 // Errors as values inside C++: a Status says what failed (a message) and
 // which exit code it deserves (its kind); Result<T> carries either a value or
-// a Status. This is the one error type of the core, the patterns and fit/;
+// a Status. This is the one error type of the core, the patterns and the models;
 // the C ABI's ngx_status codes appear only where a plugin is called
 // (Status::from_module turns one into a Status).
 //
@@ -12,8 +12,8 @@
 //         return Status::ok();
 //     }
 //
-// Header-only, so that fit/ (a static library of maths) uses it without
-// linking the plugin library.
+// Header-only, so that code of pure maths (models/base) uses it without
+// calling into the plugin library.
 #ifndef NGX_STATUS_HPP
 #define NGX_STATUS_HPP
 

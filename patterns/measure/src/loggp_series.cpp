@@ -187,7 +187,7 @@ Status LogGPSeries::measure_receive_overhead(PatternContext& ctx, Buffer& buffer
 
 // Both ranks run n exchanges back to back per repetition: irecv, isend, wait
 // for both (MPI_Sendrecv's order), into a second buffer; the driver times
-// each repetition and keeps its time per exchange (fit/exchange_share.hpp).
+// each repetition and keeps its time per exchange (models/loggp/exchange_share.hpp).
 Status LogGPSeries::measure_exchanges(PatternContext& ctx, Buffer& buffer, const PrttSpec& spec, PerSize& state)
 {
     Transport& transport = ctx.transport;

@@ -18,7 +18,7 @@
 // run n exchanges of s bytes back to back (irecv + isend + wait, as
 // MPI_Sendrecv), timed by the driver: the fit takes from them the share of
 // the per-byte overheads O_s and O_r that occupies the CPU while the rank
-// sends and receives at once (fit/exchange_share.hpp).
+// sends and receives at once (models/loggp/exchange_share.hpp).
 // d is chosen in the size's first pass and kept for the later ones, so every
 // PRTT(n,d,s) sample of a size has the same d; the medians are over the
 // samples of all passes. After the last pass, finish() brings the
@@ -36,7 +36,7 @@
 #include <ngx/measure/passes.hpp>
 #include <ngx/measure/prtt.hpp>
 
-#include <ngx/fit/loggp.hpp>
+#include <models/loggp/loggp.hpp>
 #include <ngx/pattern.hpp>
 
 #include <string>

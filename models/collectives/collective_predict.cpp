@@ -1,0 +1,334 @@
+// Collective predictions from a saved model (see collective_predict.hpp).
+#include <models/collectives/collective_predict.hpp>
+
+#include <ngx/model_kind.hpp>
+
+#include <models/collectives/collective_schedule.hpp>
+#include <models/collectives/ompi_decision.hpp>
+#include <ngx/record.hpp>
+#include <ngx/sizes.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+const std::vector<fit::CollectiveOp> every_op{
+    fit::CollectiveOp::bcast,    fit::CollectiveOp::reduce, fit::CollectiveOp::allreduce, fit::CollectiveOp::allgather,
+    fit::CollectiveOp::alltoall, fit::CollectiveOp::gather, fit::CollectiveOp::scatter,   fit::CollectiveOp::barrier};
+
+struct Request {
+    fit::CollectiveOp op = fit::CollectiveOp::allreduce;
+    std::vector<uint64_t> sizes, ranks;
+    std::string algorithm = "all"; // all, auto, or one algorithm's name
+    double gamma = 0, segment = 65536, element = 8;
+    bool extrapolate = false, json = false;
+};
+
+std::string bytes_text(double bytes)
+{
+    if (bytes >= 1 && bytes == std::floor(bytes))
+        return format_bytes(uint64_t(bytes));
+    std::ostringstream out;
+    out << bytes << " B";
+    return out.str();
+}
+
+Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
+{
+    namespace common = predict_option;
+    Request r;
+    const std::string op_name = read(common::op);
+    r.op = *fit::op_from_name(op_name);
+    if (!read.given(common::size) && r.op != fit::CollectiveOp::barrier)
+        return Status::usage("-s/--size is required (a size, a range 8-1Mi or a list)");
+    r.sizes = read.optional(common::size).value_or(std::vector<uint64_t>{1});
+    r.ranks = read.optional(common::processes).value_or(std::vector<uint64_t>{2});
+    if (!read.ok())
+        return Status::usage(read.error());
+    if (r.sizes.back() > max_message_bytes)
+        return Status::usage(opt::bad_value("size", read.text_of(common::size), "must be in 0..1Gi"));
+    if (r.ranks.front() < 2)
+        return Status::usage("-P " + std::to_string(r.ranks.front()) + ": " + op_name + " needs at least 2 processes");
+    if (r.ranks.back() > (uint64_t(1) << 30))
+        return Status::usage("-P " + std::to_string(r.ranks.back()) + ": at most 2^30 processes");
+    if (std::optional<std::string> chosen = read.optional(common::algorithm)) {
+        r.algorithm = *chosen;
+        const std::optional<fit::Algorithm> a = fit::algorithm_from_name(r.algorithm);
+        const std::vector<fit::Algorithm> known = fit::algorithms_of(r.op);
+        if (r.algorithm != "all" && r.algorithm != "auto" &&
+            (!a || std::find(known.begin(), known.end(), *a) == known.end()))
+            return Status::usage("--algorithm " + r.algorithm + ": " + fit::op_name(r.op).data() + " has " +
+                                 fit::algorithm_list(r.op) + " (or auto, all)");
+    }
+    r.gamma = read.optional(common::gamma).value_or(model.gamma_us_per_byte);
+    r.segment = double(read.optional(common::segment).value_or(64 * 1024));
+    r.element = double(read.optional(common::element).value_or(8));
+    r.extrapolate = read(common::extrapolate);
+    r.json = read.optional(common::format) == "json";
+    if (!read.ok())
+        return Status::usage(read.error());
+    return r;
+}
+
+// One prediction, or why the model cannot make it (the largest message it
+// needs beyond the parameters' sizes, or a size it has no finite cost for).
+} // namespace
+
+Result<double> checked_prediction(const fit::Collective& c, const CollectiveModel& model, bool extrapolate,
+                                  CollectiveCost how, const fit::ScheduleRules& rules)
+{
+    if (std::string why = fit::check_collective(c); !why.empty())
+        return Status::usage(why);
+    double largest = 0, unpriced = unknown;
+    const fit::MessageCostFn watched = [&](double bytes) {
+        const fit::MessageCost m = model.p2p(bytes);
+        largest = std::max(largest, bytes);
+        if (!std::isfinite(m.send_cpu + m.send_gap + m.arrival + m.recv_cpu + m.recv_gap + m.handshake()))
+            unpriced = bytes;
+        return m;
+    };
+    const double t = how == CollectiveCost::closed_form
+                         ? fit::predict_collective(c, watched)
+                         : fit::evaluate_schedule(fit::collective_schedule(c), watched, rules);
+    const std::string what = std::string(fit::op_name(c.op)) + " " + std::string(fit::algorithm_name(c.algorithm)) +
+                             " of " + bytes_text(c.bytes) + " over P = " + std::to_string(c.ranks);
+    if (std::isfinite(unpriced))
+        return Status::usage(what + " sends " + bytes_text(unpriced) +
+                             " messages, which the model has no finite cost for (a parameter it needs is unknown)");
+    if (largest > model.largest_bytes && !extrapolate)
+        return Status::usage(what + " sends messages of " + bytes_text(largest) +
+                             ", beyond the largest size the parameters cover (" + bytes_text(model.largest_bytes) +
+                             "); measure larger sizes or pass --extrapolate");
+    if (!std::isfinite(t))
+        return Status::usage(what + ": no prediction (the parameters give no finite cost)");
+    return t;
+}
+
+namespace {
+
+struct Row {
+    long long P = 2;
+    double bytes = 1;
+    std::vector<std::pair<fit::Algorithm, double>> times; // the algorithms asked for (NaN: skipped)
+    std::vector<std::string> skipped;                     // why, for each skipped one
+    std::pair<fit::Algorithm, double> best{fit::Algorithm::ring, unknown};
+    fit::OmpiChoice ompi;
+    double ompi_time = unknown; // NaN: Open MPI's choice is not modeled
+};
+
+Result<Row> price_row(const Request& r, const CollectiveModel& model, long long P, double bytes)
+{
+    Row row;
+    row.P = P;
+    row.bytes = bytes;
+    row.ompi = fit::ompi_tuned_choice(r.op, P, bytes, r.element);
+    for (fit::Algorithm a : fit::algorithms_of(r.op)) {
+        const bool asked = r.algorithm == "all" || r.algorithm == fit::algorithm_name(a) ||
+                           (r.algorithm == "auto" && row.ompi.modeled == a);
+        if (!asked && r.algorithm != "auto")
+            continue;
+        Result<double> t =
+            checked_prediction(fit::Collective{r.op, a, P, bytes, r.gamma, r.segment}, model, r.extrapolate);
+        // Asked for one algorithm, what stops it is the error; among several,
+        // the others are still worth showing (an error only if none is left).
+        if (!t && r.algorithm == fit::algorithm_name(a))
+            return t.status();
+        if (!t) {
+            row.skipped.push_back(t.status().message());
+            if (asked)
+                row.times.emplace_back(a, unknown);
+            continue;
+        }
+        if (asked)
+            row.times.emplace_back(a, *t);
+        if (!(*t >= row.best.second))
+            row.best = {a, *t};
+    }
+    // Open MPI's choice costed as Open MPI runs it: unsegmented (see
+    // OmpiChoice::segment_bytes), whatever --segment the columns use.
+    if (row.ompi.modeled) {
+        const fit::Collective c{r.op, *row.ompi.modeled, P, bytes, r.gamma, row.ompi.segment_bytes};
+        if (Result<double> t = checked_prediction(c, model, r.extrapolate))
+            row.ompi_time = *t;
+    }
+    if (!std::isfinite(row.best.second))
+        return Status::usage(row.skipped.empty() ? "no algorithm to predict" : row.skipped.front());
+    return row;
+}
+
+std::string ompi_text(const Row& row)
+{
+    std::string text = row.ompi.name + " (" + std::to_string(row.ompi.id) + ")";
+    if (!row.ompi.modeled)
+        return text + ", not modeled by ngx";
+    if (std::string(fit::algorithm_name(*row.ompi.modeled)) != row.ompi.name)
+        text += " as ngx's " + std::string(fit::algorithm_name(*row.ompi.modeled));
+    return text;
+}
+
+void print_single(const Request& r, const CollectiveModel& model, const Row& row)
+{
+    std::cout << "# " << fit::op_name(r.op) << " of " << bytes_text(row.bytes) << " over P = " << row.P << ", "
+              << model.description << ", gamma = " << r.gamma << " us/B (microseconds)\n";
+    for (const auto& [a, t] : row.times)
+        if (std::isfinite(t))
+            std::cout << "  " << std::left << std::setw(20) << fit::algorithm_name(a) << std::right << std::setw(14)
+                      << t << (a == row.best.first ? "   <- best" : "") << "\n";
+    for (const std::string& why : row.skipped)
+        std::cout << "  skipped: " << why << "\n";
+    std::cout << "best: " << fit::algorithm_name(row.best.first) << " (" << row.best.second << " us)\n";
+    std::cout << "Open MPI 4.1 tuned (fixed rules) runs: " << ompi_text(row);
+    if (std::isfinite(row.ompi_time))
+        std::cout << ", predicted " << row.ompi_time << " us";
+    else if (row.ompi.modeled)
+        std::cout << ", not predicted (skipped above)";
+    if (!row.ompi.note.empty())
+        std::cout << " [" << row.ompi.note << "]";
+    std::cout << "\n";
+}
+
+void print_table(const Request& r, const CollectiveModel& model, const std::vector<Row>& rows)
+{
+    std::cout << "# " << fit::op_name(r.op) << ", " << model.description << ", gamma = " << r.gamma
+              << " us/B; predicted time in microseconds\n";
+    const bool automatic = r.algorithm == "auto"; // one column: Open MPI's choice, modeled or not
+    std::cout << std::setw(8) << "P" << std::setw(11) << "bytes";
+    if (automatic)
+        std::cout << std::setw(20) << "open_mpi_4.1_us";
+    else
+        for (const auto& [a, t] : rows.front().times)
+            std::cout << std::setw(20) << fit::algorithm_name(a);
+    std::cout << std::setw(20) << "best"
+              << "  open_mpi_4.1\n";
+    for (const Row& row : rows) {
+        std::cout << std::setw(8) << row.P << std::setw(11) << bytes_text(row.bytes) << std::setprecision(6);
+        if (automatic && std::isfinite(row.ompi_time))
+            std::cout << std::setw(20) << row.ompi_time;
+        else if (automatic)
+            std::cout << std::setw(20) << "-";
+        else
+            for (const auto& [a, t] : row.times)
+                if (std::isfinite(t))
+                    std::cout << std::setw(20) << t;
+                else
+                    std::cout << std::setw(20) << "beyond";
+        std::cout << std::setw(20) << fit::algorithm_name(row.best.first) << "  " << ompi_text(row) << "\n";
+    }
+    for (const Row& row : rows)
+        if (!row.skipped.empty()) {
+            std::cout << "# beyond: an algorithm needs messages larger than the parameters cover, e.g. "
+                      << row.skipped.front() << "\n";
+            break;
+        }
+}
+
+Json rows_json(const Request& r, const CollectiveModel& model, const std::vector<Row>& rows)
+{
+    Json predictions = Json::array(), best = Json::array(), ompi = Json::array(), skipped = Json::array();
+    const std::string op(fit::op_name(r.op));
+    for (const Row& row : rows) {
+        for (const auto& [a, t] : row.times)
+            predictions.push_back({{"model", model.kind},
+                                   {"op", op},
+                                   {"algorithm", fit::algorithm_name(a)},
+                                   {"P", row.P},
+                                   {"bytes", row.bytes},
+                                   {"time_us", std::isfinite(t) ? Json(t) : Json(nullptr)}});
+        for (const std::string& why : row.skipped)
+            skipped.push_back(why);
+        best.push_back({{"P", row.P},
+                        {"bytes", row.bytes},
+                        {"algorithm", fit::algorithm_name(row.best.first)},
+                        {"time_us", row.best.second}});
+        Json choice = {{"P", row.P},
+                       {"bytes", row.bytes},
+                       {"id", row.ompi.id},
+                       {"algorithm", row.ompi.name},
+                       {"modeled_by", nullptr},
+                       {"time_us", nullptr}};
+        if (row.ompi.modeled) {
+            choice["modeled_by"] = fit::algorithm_name(*row.ompi.modeled);
+            choice["time_us"] = row.ompi_time;
+        }
+        ompi.push_back(choice);
+    }
+    return {{"model", model.kind},
+            {"op", op},
+            {"description", model.description},
+            {"gamma_us_per_byte", r.gamma},
+            {"predictions", predictions},
+            {"skipped", skipped},
+            {"best", best},
+            {"open_mpi_4_1_tuned", ompi}};
+}
+
+double saved_gamma(const Json& model)
+{
+    const auto it = model.find("gamma_us_per_byte");
+    return it != model.end() && it->is_number() && it->get<double>() >= 0 ? it->get<double>() : 0;
+}
+
+} // namespace
+
+CollectiveModel loggp_collective_model(const fit::LogGPParams& params, const Json& model)
+{
+    const double largest = params.ranges.empty() ? 0 : params.ranges.back().to_bytes;
+    return {fit::loggp_message_cost(params),
+            "LogGP, " + std::to_string(params.ranges.size()) + " protocol range(s) up to " + bytes_text(largest),
+            largest, saved_gamma(model), "loggp"};
+}
+
+CollectiveModel loggps_collective_model(const fit::LogGPSParams& params, const Json& model)
+{
+    const std::string S = std::isfinite(params.S) ? bytes_text(params.S) : "none";
+    return {fit::loggps_message_cost(params), "LogGPS, rendezvous above S = " + S,
+            std::numeric_limits<double>::infinity(), saved_gamma(model), "loggps"};
+}
+
+bool is_collective_op(const std::string& op)
+{
+    return fit::op_from_name(op).has_value();
+}
+
+std::string collective_op_names()
+{
+    std::string names;
+    for (fit::CollectiveOp op : every_op)
+        names += (names.empty() ? "" : ", ") + std::string(fit::op_name(op));
+    return names;
+}
+
+int predict_collectives(opt::Reader& read, const CollectiveModel& model)
+{
+    Result<Request> request = read_request(read, model);
+    if (!request) {
+        std::cerr << "ngx predict: " << request.status().message() << "\n";
+        return exit_code(request.status());
+    }
+    std::vector<Row> rows;
+    for (uint64_t P : request->ranks)
+        for (uint64_t bytes : request->sizes) {
+            Result<Row> row = price_row(*request, model, (long long)P, double(bytes));
+            if (!row) {
+                std::cerr << "ngx predict: " << row.status().message() << "\n";
+                return exit_code(row.status());
+            }
+            rows.push_back(std::move(*row));
+        }
+    if (request->json)
+        std::cout << rows_json(*request, model, rows).dump(2) << "\n";
+    else if (rows.size() == 1)
+        print_single(*request, model, rows.front());
+    else
+        print_table(*request, model, rows);
+    return 0;
+}
+
+} // namespace ngx::patterns

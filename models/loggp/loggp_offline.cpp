@@ -1,0 +1,287 @@
+// The loggp model's offline hooks (see loggp_offline.hpp).
+#include <models/loggp/loggp_offline.hpp>
+
+#include <models/base/offline.hpp>
+#include <models/collectives/collective_predict.hpp>
+#include <models/loggp/loggopsim.hpp>
+#include <models/loggp/loggp_model.hpp>
+#include <models/loggp/prtt_file.hpp>
+
+#include <ngx/command_line.hpp>
+#include <ngx/reporter.hpp>
+#include <ngx/saved_run.hpp>
+#include <ngx/sizes.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <optional>
+
+namespace ngx::patterns {
+
+namespace {
+
+constexpr auto file_row = opt::row::text("file", opt::no_default, "the saved measurements (raw-PRTT CSV or JSON)");
+constexpr auto export_row = opt::row::choice("export", opt::no_default, {"loggopsim"},
+                                             "print the parameters for another tool instead: loggopsim");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+// ngx fit's table for a LogGP fit: the file, the fit's options, --export, --module, --help.
+opt::Table fit_table()
+{
+    opt::Table table("ngx fit (loggp)", {file_row});
+    table.add(fit_options());
+    table.add(export_row);
+    table.add(saved_module_row);
+    table.add(help_row);
+    return table;
+}
+
+std::vector<opt::OptionSpec> fit_specs()
+{
+    std::vector<opt::OptionSpec> specs = fit_table().specs();
+    std::vector<opt::OptionSpec> outputs = output_option_specs();
+    specs.insert(specs.end() - 3, outputs.begin(), outputs.end()); // where --help listed them before
+    return specs;
+}
+
+Status check_export(opt::Reader& read)
+{
+    read.optional(export_row);
+    return read.ok() ? Status::ok() : Status::usage(read.error());
+}
+
+SizeRecord offline_record(const fit::PrttSample& sample, double n, double rel_ci)
+{
+    constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
+    SizeRecord record;
+    record.size_bytes = uint64_t(sample.size);
+    record.summary.count = 0; // medians only: the samples behind them are not in the file
+    record.summary.median = sample.prtt_1_0;
+    record.summary.min = record.summary.max = record.summary.mean = unknown;
+    record.summary.stddev = record.summary.p99 = unknown;
+    record.extra = loggp_size_columns(sample, n);
+    record.extra.emplace_back("rel_ci95", rel_ci);
+    return record;
+}
+
+Document offline_document(const std::string& path, const PrttTable& table, const LogGPFitSettings& settings, Json model)
+{
+    Document document;
+    document.context = {{"ngx_version", ngx_version()}, {"source", path}};
+    RunRecord run;
+    run.module = "offline";
+    run.pattern = "loggp";
+    run.metric = "PRTT(1,0,s) (medians from " + path + ")";
+    Json pattern_options = fit_settings_json(settings);
+    pattern_options["n"] = table.n;
+    run.options = {{"source", path}, {"pattern_options", pattern_options}};
+    for (size_t i = 0; i < table.samples.size(); ++i)
+        run.sizes.push_back(
+            offline_record(table.samples[i], table.n, i < table.rel_ci.size() ? table.rel_ci[i] : std::nan("")));
+    run.model = std::move(model);
+    run.status = "complete";
+    document.runs.push_back(std::move(run));
+    return document;
+}
+
+double predict(const fit::LogGPParams& params, const PointRequest& request)
+{
+    if (request.op == "pingpong")
+        return params.half_rtt(request.size);
+    if (request.op == "prtt")
+        return params.prtt(request.messages, request.delay_us, request.size);
+    if (request.op == "bcast-linear")
+        return params.linear_bcast(request.processes, request.size);
+    return params.tree_bcast(request.processes, request.size);
+}
+
+void print_predictions(const fit::LogGPParams& params, const PointRequest& request)
+{
+    const fit::LogGPRange* applies = params.range_for(request.size);
+    std::cout << "# " << request.op << " of " << format_bytes(uint64_t(request.size));
+    if (request.op.starts_with("bcast"))
+        std::cout << " to P = " << request.processes;
+    if (request.op == "prtt")
+        std::cout << " with n = " << request.messages << ", d = " << request.delay_us << " us";
+    std::cout << ", predicted with each protocol range's parameters (microseconds)\n";
+    for (const fit::LogGPRange& range : params.ranges) {
+        fit::LogGPParams single;
+        single.ranges = {range};
+        std::cout << "  " << std::setw(10) << format_bytes(uint64_t(range.from_bytes)) << " .. " << std::setw(10)
+                  << format_bytes(uint64_t(range.to_bytes)) << "  " << std::setw(12) << predict(single, request)
+                  << (&range == applies ? "   <- the range this size falls in" : "") << "\n";
+    }
+    std::cout << "prediction: " << predict(params, request) << " us\n";
+}
+
+int export_loggopsim(const char* command, const Json& model)
+{
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
+    if (!params)
+        return fail(command, params.status());
+    Result<std::string> text = loggopsim_parameters(*params);
+    if (!text)
+        return fail(command, text.status());
+    std::cout << *text;
+    return 0;
+}
+
+} // namespace
+
+bool reads_prtt_csv(const std::string&)
+{
+    // Every raw (non-JSON) file: the raw-PRTT CSV is the only raw format a fit
+    // hook reads, and its reader names best what is wrong with any other file.
+    return true;
+}
+
+int fit_offline(const CommandArguments& arguments)
+{
+    OptionValues values;
+    if (std::optional<int> done =
+            parse_command("fit", arguments, fit_specs(), "file",
+                          "Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", values))
+        return *done;
+    opt::Reader read(fit_table(), values);
+    if (!read.given(file_row))
+        return fail("fit", Status::usage("no file given (ngx fit FILE.csv)"));
+    LogGPFitSettings settings = read_fit_settings(read);
+    if (Status exported = check_export(read); !exported)
+        return fail("fit", exported);
+    OutputChoice outputs;
+    if (Status chosen = read_output_choice(values, outputs); !chosen)
+        return fail("fit", chosen);
+    std::string path = read(file_row);
+    Result<PrttTable> table = read_prtt_file(path, saved_module(read));
+    if (!table)
+        return fail("fit", table.status());
+    Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
+    if (!model)
+        return fail("fit", model.status());
+    if (read.given(export_row))
+        return export_loggopsim("fit", *model);
+    Document document = offline_document(path, *table, settings, std::move(*model));
+    if (Status written = write_offline_document(document, outputs); !written)
+        return fail("fit", written);
+    return 0;
+}
+
+namespace {
+
+bool is_stream_op(const std::string& op)
+{
+    return op == "stream-bw" || op == "stream-bibw" || op == "message-rate";
+}
+
+// A window of W messages (bw pattern): its time, bandwidth and message rate;
+// k pairs (message-rate) do not share anything in LogGP: k times one pair's rate.
+int predict_stream(const fit::LogGPParams& params, opt::Reader& read, const ngx::PredictRequest& request)
+{
+    std::optional<uint64_t> size = read_one(read, predict_option::size, request.op, 1, max_message_bytes);
+    double W = opt::find(request.values, predict_option::messages.long_name()) != nullptr
+                   ? double(read(predict_option::messages))
+                   : 64.0;
+    double k = double(read.optional(predict_option::pairs).value_or(1));
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    if (!size)
+        return fail("predict", Status::usage("-s/--size is required"));
+    double s = double(*size), ways = request.op == "stream-bibw" ? 2 : 1;
+    double T = ways == 2 ? params.exchange_window(W, s) : params.stream_window(W, s);
+    Prediction p{.model = "loggp", .op = request.op, .bytes = s, .messages = W, .time_us = T};
+    if (request.op == "message-rate")
+        p.pairs = k;
+    if (request.json) {
+        std::cout << predictions_json("loggp", request.op, {p}).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "# " << request.op << ": windows of " << W << " messages of " << format_bytes(*size)
+              << (ways == 2 ? " both ways" : "") << ", one 1-byte acknowledgement each (LogGP)\n"
+              << "window: " << T << " us\n"
+              << "bandwidth: " << ways * W * s / T << " MB/s (" << ways * W * s / T * 1e6 / 1048576.0 << " MiB/s)\n"
+              << "message rate: " << ways * W * 1e6 / T << " per second";
+    if (request.op == "message-rate")
+        std::cout << " per pair, " << k * ways * W * 1e6 / T << " for " << k << " pairs";
+    std::cout << "\n";
+    return 0;
+}
+
+// A range with a parameter below 0 is not LogGP: it reproduces the sizes it
+// was fitted on (the fit keeps it only where no admissible model meets the
+// goal), so ngx predict uses it, and says on stderr that a prediction past
+// those sizes or in a collective's schedule may have no physical reading.
+void warn_not_loggp(const fit::LogGPParams& params)
+{
+    for (const fit::LogGPRange& range : params.ranges)
+        if (std::string text = not_loggp_text(range); !text.empty())
+            std::cerr << "ngx predict: warning: range " << format_bytes(uint64_t(range.from_bytes)) << " .. "
+                      << format_bytes(uint64_t(range.to_bytes)) << ": " << text << "\n";
+}
+
+int predict_loggp(const Json& model, const ngx::PredictRequest& request)
+{
+    opt::Table table = predict_options("loggp");
+    table.add(export_row);
+    opt::Reader read(table, predict_values(request));
+    if (Status exported = check_export(read); !exported)
+        return fail("predict", exported);
+    if (request.op == "export")
+        return export_loggopsim("predict", model);
+    Result<fit::LogGPParams> params = loggp_params_from_model(model);
+    if (!params)
+        return fail("predict", params.status());
+    warn_not_loggp(*params);
+    if (is_collective_op(request.op))
+        return predict_collectives(read, loggp_collective_model(*params, model));
+    if (is_stream_op(request.op))
+        return predict_stream(*params, read, request);
+    Result<PointRequest> point = read_predict_request(read);
+    if (!point)
+        return fail("predict", point.status());
+    if (request.json)
+        std::cout << predictions_json("loggp", point->op, {point_prediction("loggp", *point, predict(*params, *point))})
+                         .dump(2)
+                  << "\n";
+    else
+        print_predictions(*params, *point);
+    return 0;
+}
+
+} // namespace
+
+ModelKind loggp_model_kind()
+{
+    std::vector<ModelOp> ops = point_to_point_and_collective_ops();
+    ops.push_back({"stream-bw",
+                   "a window of -n (default 64) messages of -s bytes and its 1-byte acknowledgement "
+                   "(bw pattern): time, bandwidth, message rate",
+                   {"size", "messages"}});
+    ops.push_back(
+        {"stream-bibw", "the same window streamed both ways at once (bw --bw-direction bi)", {"size", "messages"}});
+    ops.push_back({"message-rate",
+                   "messages per second of -k pairs streaming windows of -n messages at once",
+                   {"size", "messages", "pairs"}});
+    ops.push_back({"export", "the parameters for another tool (--export loggopsim), no prediction", {"export"}});
+    return {.name = "loggp",
+            .description = "LogGP per protocol range (Hoefler et al. 2007, eqs. (1)-(8)); each message is costed "
+                           "with the range its size falls in",
+            .parameters = {{"from_bytes", "B", "the smallest size of a protocol range (model.ranges[])"},
+                           {"to_bytes", "B", "the largest size of a protocol range"},
+                           {"L_us", "us", "latency"},
+                           {"o_us", "us", "overhead per message (o_s, o_r and their per-byte O_s, O_r if fitted)"},
+                           {"g_us", "us", "gap between messages"},
+                           {"G_us_per_byte", "us/B", "gap per byte"},
+                           {"gamma_us_per_byte", "us/B", "optional: reduction cost of the collectives"}},
+            .ops = std::move(ops),
+            .load = [](const std::string& path, const std::string& module) { return saved_model(path, module); },
+            .predict = predict_loggp,
+            .options = {opt::spec_of(export_row)},
+            .implied_op =
+                [](const OptionValues& values) {
+                    return opt::find(values, export_row.long_name()) != nullptr ? std::string("export") : std::string();
+                }};
+}
+
+} // namespace ngx::patterns

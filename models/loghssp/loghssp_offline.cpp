@@ -1,0 +1,393 @@
+// The overhead pattern's offline hooks (see overhead_offline.hpp).
+#include <models/loghssp/loghssp_offline.hpp>
+
+#include <models/base/offline.hpp>
+
+#include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
+#include <ngx/output_file.hpp>
+#include <models/loghssp/loghssp.hpp>
+#include <models/loghssp/protocols.hpp>
+#include <ngx/sizes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+namespace ngx::patterns {
+namespace {
+
+Result<OverheadPoint> point_of(const std::string& where, const Json& result)
+{
+    OverheadPoint p;
+    for (const char* key : {"size_bytes", "min_us", "o_r_min_us", "half_rtt_min_us"})
+        if (!result.contains(key) || !result[key].is_number())
+            return Status::usage(where + ": a result has no number \"" + key +
+                                 "\" (a run of -x overhead from this ngx is needed)");
+    NGX_ASSIGN_OR_RETURN(uint64_t size, byte_field(result, "size_bytes", where));
+    p.size = size;
+    p.o_s = result["min_us"].get<double>(); // the o_s samples' minimum
+    p.o_r = result["o_r_min_us"].get<double>();
+    p.half_rtt = result["half_rtt_min_us"].get<double>();
+    // runs before timer12 was recorded apart: o_r was timer12 in every mode
+    const char* delayed = result.contains("timer12_min_us") ? "timer12_min_us" : "o_r_min_us";
+    p.delayed = result[delayed].is_number() ? result[delayed].get<double>() : p.o_r;
+    return p;
+}
+
+Result<OverheadRun> run_of(const std::string& path, const Json& run)
+{
+    OverheadRun saved;
+    saved.label = run.value("variant", std::string());
+    if (saved.label.empty())
+        saved.label = run.value("module", std::string("run"));
+    if (run.value("pattern", std::string("overhead")) != "overhead")
+        return Status::usage(path + ": run '" + saved.label + "' is of pattern " + run["pattern"].dump() +
+                             ", not overhead");
+    if (!run.contains("results") || !run["results"].is_array() || run["results"].empty())
+        return Status::usage(path + ": run '" + saved.label + "' has no results");
+    for (const Json& result : run["results"]) {
+        NGX_ASSIGN_OR_RETURN(OverheadPoint p, point_of(path + " (" + saved.label + ")", result));
+        saved.points.push_back(p);
+    }
+    std::sort(saved.points.begin(), saved.points.end(),
+              [](const OverheadPoint& a, const OverheadPoint& b) { return a.size < b.size; });
+    return saved;
+}
+
+// Every run of a saved document (a multi-run document's "runs", or the document itself).
+Result<std::vector<OverheadRun>> load_runs(const std::string& path)
+{
+    NGX_ASSIGN_OR_RETURN(Json document, read_json_document(path));
+    std::vector<Json> runs;
+    if (document.contains("runs") && document["runs"].is_array())
+        runs.assign(document["runs"].begin(), document["runs"].end());
+    else
+        runs.push_back(document);
+    std::vector<OverheadRun> out;
+    for (const Json& run : runs) {
+        NGX_ASSIGN_OR_RETURN(OverheadRun saved, run_of(path, run));
+        out.push_back(std::move(saved));
+    }
+    return out;
+}
+
+// Gap per byte: the median of the slopes of the half round trip between
+// consecutive sizes (0 with one size). One protocol switch adds a step to
+// one slope, and a size whose every round trip stalls (the tcp BTL across
+// a veth pair: 4 ms at 96 and 256 KiB) spoils one or two; the two largest
+// sizes alone gave 0.03 us/byte there, 60 times the link's.
+double gap_per_byte(const OverheadRun& run)
+{
+    std::vector<double> slopes;
+    for (size_t i = 1; i < run.points.size(); ++i) {
+        const OverheadPoint& a = run.points[i - 1];
+        const OverheadPoint& b = run.points[i];
+        slopes.push_back(std::max(0.0, (b.half_rtt - a.half_rtt) / double(b.size - a.size)));
+    }
+    if (slopes.empty())
+        return 0.0;
+    std::sort(slopes.begin(), slopes.end());
+    size_t n = slopes.size();
+    return n % 2 == 1 ? slopes[n / 2] : (slopes[n / 2 - 1] + slopes[n / 2]) / 2;
+}
+
+fit::ProtocolParams params_of(const OverheadRun& run)
+{
+    const OverheadPoint& first = run.points.front();
+    fit::ProtocolParams p{first.o_s, first.o_r, 0.0, gap_per_byte(run)};
+    p.L = std::max(0.0, first.half_rtt - first.o_s - first.o_r); // eq. (2) solved for L
+    return p;
+}
+
+double relative_error(double predicted, double measured)
+{
+    return measured != 0 ? (predicted - measured) / measured : 0.0;
+}
+
+Status write_json(const std::string& path, const Json& document)
+{
+    return write_atomically(path, document.dump(2) + "\n");
+}
+
+constexpr auto file_row = opt::row::repeatable(opt::row::text("file", opt::no_default, "saved overhead runs (JSON)"));
+constexpr auto loghssp_row =
+    opt::row::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)");
+constexpr auto base_row =
+    opt::row::text("base", opt::no_default, "protocols: the run (variant) whose o_s, o_r, L, G are the transport's");
+constexpr auto output_row = opt::row::output_file("output,o", "write the decomposition or the model to this JSON file");
+constexpr auto help_row = opt::row::flag("help,h", "show this help");
+
+opt::Table fit_table()
+{
+    return {"ngx fit (overhead)", {file_row, loghssp_row, base_row, output_row, help_row}};
+}
+
+std::vector<opt::OptionSpec> fit_specs()
+{
+    return fit_table().specs();
+}
+
+const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::string& base)
+{
+    if (base.empty())
+        return &runs.front();
+    for (const OverheadRun& run : runs)
+        if (run.label == base || run.label.ends_with("=" + base))
+            return &run;
+    return nullptr;
+}
+
+void print_params(const char* what, const fit::ProtocolParams& p)
+{
+    std::cout << std::fixed << std::setprecision(3) << "# " << what << ": o_s " << p.o_s << " us, o_r " << p.o_r
+              << " us, L " << p.L << " us, G " << std::setprecision(6) << p.G << " us/byte\n";
+}
+
+Json params_json(const fit::ProtocolParams& p)
+{
+    return {{"o_s_us", p.o_s}, {"o_r_us", p.o_r}, {"L_us", p.L}, {"G_us_per_byte", p.G}};
+}
+
+// One row of the decomposition table (printed) and its JSON.
+Json decompose(const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
+{
+    fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.delayed, point.half_rtt});
+    fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
+    double error = relative_error(predicted.end_to_end, point.half_rtt);
+    std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
+              << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
+              << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
+              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed
+              << "\n";
+    return {{"run", label},
+            {"size_bytes", point.size},
+            {"protocol", fit::protocol_name(protocol)},
+            {"predicted_end_to_end_us", predicted.end_to_end},
+            {"measured_end_to_end_us", point.half_rtt},
+            {"relative_error", error},
+            {"predicted_sender_us", predicted.sender},
+            {"measured_o_s_us", point.o_s},
+            {"measured_o_r_us", point.delayed}};
+}
+
+int fit_protocols(const std::vector<std::string>& files, opt::Reader& read)
+{
+    if (files.size() != 1)
+        return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
+                                         std::to_string(files.size()) + " files (two: add --loghssp)"));
+    Result<std::vector<OverheadRun>> runs = load_runs(files.front());
+    if (!runs)
+        return fail("fit", runs.status());
+    std::string base_name = read.optional(base_row).value_or("");
+    const OverheadRun* base = find_base(*runs, base_name);
+    if (base == nullptr)
+        return fail("fit",
+                    Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
+    fit::ProtocolParams p = params_of(*base);
+    print_params(("transport (from " + base->label + ")").c_str(), p);
+    std::cout << "# protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): data waited for the receiver (delayed "
+                 "o_r > o_r + (k-1)G + "
+                 "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
+              << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
+              << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
+              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+              << "\n";
+    Json rows = Json::array();
+    for (const OverheadRun& run : *runs)
+        for (const OverheadPoint& point : run.points)
+            rows.push_back(decompose(run.label, point, p));
+    if (!read.given(output_row))
+        return 0;
+    Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
+                  {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
+    Status written = write_json(read(output_row), document);
+    return written ? 0 : fail("fit", written);
+}
+
+// Eqs. (8) and (9) against both runs at the sizes they share, and the ratio of the tiers.
+Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
+{
+    std::cout << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
+    Json rows = Json::array();
+    for (const OverheadPoint& a : intra.points)
+        for (const OverheadPoint& b : inter.points) {
+            if (a.size != b.size)
+                continue;
+            double ratio = a.half_rtt > 0 ? b.half_rtt / a.half_rtt : 0.0;
+            double eq8 = fit::intra_time(t.intra, a.size), eq9 = fit::inter_time(t.inter, a.size);
+            std::cout << std::setw(10) << format_bytes(a.size) << std::fixed << std::setprecision(2) << std::setw(11)
+                      << eq8 << std::setw(12) << a.half_rtt << std::setw(11) << eq9 << std::setw(12) << b.half_rtt
+                      << std::setw(20) << ratio << "\n";
+            rows.push_back({{"size_bytes", a.size},
+                            {"intra_predicted_us", eq8},
+                            {"intra_measured_us", a.half_rtt},
+                            {"inter_predicted_us", eq9},
+                            {"inter_measured_us", b.half_rtt},
+                            {"ratio", ratio}});
+        }
+    return rows;
+}
+
+int fit_loghssp(const std::vector<std::string>& files, opt::Reader& read)
+{
+    if (files.size() != 2)
+        return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
+                                         std::to_string(files.size())));
+    Result<std::vector<OverheadRun>> intra = load_runs(files[0]);
+    if (!intra)
+        return fail("fit", intra.status());
+    Result<std::vector<OverheadRun>> inter = load_runs(files[1]);
+    if (!inter)
+        return fail("fit", inter.status());
+    fit::Tiers tiers = fit_tiers(intra->front(), inter->front());
+    fit::ProtocolParams a = params_of(intra->front()), b = params_of(inter->front());
+    double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
+    double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
+    std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
+              << files[0] << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S "
+              << std::setprecision(6) << tiers.intra.S << " us/byte\n";
+    print_params(("inter (" + files[1] + ")").c_str(), b);
+    std::cout << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
+              << ", gap per byte G/S " << gap_ratio << "\n";
+    Json rows = compare_tiers(tiers, intra->front(), inter->front());
+    if (!read.given(output_row))
+        return 0;
+    Json model{{"pattern", "overhead"}, {"kind", "loghssp"}, {"intra_source", files[0]}, {"inter_source", files[1]}};
+    model.update(tiers_json(tiers));
+    model["ratio"] = {{"overheads", overhead_ratio}, {"gap_per_byte", gap_ratio}, {"sizes", rows}};
+    Status written = write_json(read(output_row), model);
+    return written ? 0 : fail("fit", written);
+}
+
+// A model file (ngx fit --loghssp -o) is the model; a saved -x loghssp run holds it as its "model".
+Result<fit::Tiers> tiers_of(const Json& document, const std::string& path)
+{
+    const Json& model = document.contains("model") && document["model"].is_object() ? document["model"] : document;
+    if (model.value("kind", std::string()) != "loghssp")
+        return Status::usage(
+            path +
+            ": not a LoGH{sS}P model (make one with ngx fit --loghssp INTRA.json INTER.json, or a run of -x loghssp)");
+    try {
+        const Json& a = model.at("intra");
+        const Json& b = model.at("inter");
+        return fit::Tiers{
+            {a.at("s_s_us").get<double>(), a.at("s_r_us").get<double>(), a.at("S_us_per_byte").get<double>()},
+            {b.at("o_s_us").get<double>(), b.at("o_r_us").get<double>(), b.at("L_us").get<double>(),
+             b.at("G_us_per_byte").get<double>()}};
+    } catch (const Json::exception& e) {
+        return Status::usage(path + ": the LoGH{sS}P model is incomplete: " + e.what());
+    }
+}
+
+// The model alone: a model file (ngx fit --loghssp -o) is one; a saved -x
+// loghssp run holds it as its "model" (checked by tiers_of when predicting).
+Result<Json> load_loghssp(const std::string& path, const std::string&)
+{
+    Result<Json> document = read_json_document(path);
+    if (!document || !document->contains("model") || !(*document)["model"].is_object())
+        return document;
+    return Json((*document)["model"]);
+}
+
+} // namespace
+
+OverheadPoint overhead_point(const SizeRecord& record)
+{
+    auto column = [&](const char* name, double otherwise) {
+        for (const auto& [key, value] : record.extra)
+            if (key == name)
+                return value;
+        return otherwise;
+    };
+    OverheadPoint p;
+    p.size = record.size_bytes;
+    p.o_s = record.summary.min; // min_us in the saved run
+    p.o_r = column("o_r_min_us", 0.0);
+    p.half_rtt = column("half_rtt_min_us", 0.0);
+    p.delayed = column("timer12_min_us", p.o_r);
+    return p;
+}
+
+fit::Tiers fit_tiers(const OverheadRun& intra, const OverheadRun& inter)
+{
+    fit::ProtocolParams a = params_of(intra), b = params_of(inter);
+    return {{a.o_s, a.o_r, a.G}, {b.o_s, b.o_r, b.L, b.G}};
+}
+
+Json tiers_json(const fit::Tiers& t)
+{
+    return {{"intra", {{"s_s_us", t.intra.s_s}, {"s_r_us", t.intra.s_r}, {"S_us_per_byte", t.intra.S}}},
+            {"inter",
+             {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
+}
+
+int overhead_fit(const CommandArguments& arguments)
+{
+    OptionValues values;
+    if (std::optional<int> done = parse_command(
+            "fit", arguments, fit_specs(), "file",
+            "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]",
+            values))
+        return *done;
+    std::vector<std::string> files;
+    for (const auto& [name, value] : values)
+        if (name == "file")
+            files.push_back(value);
+    opt::Reader read(fit_table(), values);
+    return read(loghssp_row) ? fit_loghssp(files, read) : fit_protocols(files, read);
+}
+
+namespace {
+
+int predict_loghssp(const Json& model, const PredictRequest& request)
+{
+    opt::Reader read(predict_table("ngx predict (loghssp)"), request.values);
+    if (!read.given(predict_option::tier) || !read.given(predict_option::size))
+        read.fail("--tier intra|inter and -s SIZE are required");
+    std::string tier = read.ok() ? read(predict_option::tier) : "";
+    uint64_t size = read.ok() ? read_one(read, predict_option::size, request.op, 0, max_message_bytes).value_or(0) : 0;
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    Result<fit::Tiers> tiers = tiers_of(model, request.params);
+    if (!tiers)
+        return fail("predict", tiers.status());
+    bool intra = tier == "intra";
+    double us = intra ? fit::intra_time(tiers->intra, size) : fit::inter_time(tiers->inter, size);
+    if (request.json) {
+        Prediction p{.model = "loghssp", .op = "p2p", .bytes = double(size), .tier = tier, .time_us = us};
+        std::cout << predictions_json("loghssp", "p2p", {p}).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(3) << "p2p " << tier << " " << format_bytes(size) << ": T_s-r " << us
+              << " us (Al-Tawil and Moritz 1998 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
+              << fit::inter_time(tiers->inter, size) / std::max(1e-9, fit::intra_time(tiers->intra, size)) << "\n";
+    return 0;
+}
+
+} // namespace
+
+ModelKind loghssp_model_kind()
+{
+    return {.name = "loghssp",
+            .description = "LoGH{sS}P (Al-Tawil and Moritz 1998, eqs. (8) and (9)): one message within a node "
+                           "(intra) and between nodes (inter); made by ngx fit --loghssp INTRA.json INTER.json or "
+                           "in one run by -x loghssp",
+            .parameters = {{"intra.s_s_us", "us", "send overhead within a node"},
+                           {"intra.s_r_us", "us", "receive overhead within a node"},
+                           {"intra.S_us_per_byte", "us/B", "gap per byte within a node"},
+                           {"inter.o_s_us", "us", "send overhead between nodes"},
+                           {"inter.o_r_us", "us", "receive overhead between nodes"},
+                           {"inter.L_us", "us", "latency between nodes"},
+                           {"inter.G_us_per_byte", "us/B", "gap per byte between nodes"}},
+            .ops = {{"p2p",
+                     "end-to-end time of one message of -s bytes on --tier intra (eq. (8)) or inter (eq. (9))",
+                     {"tier", "size"}}},
+            .load = load_loghssp,
+            .predict = predict_loghssp,
+            .implied_op = [](const OptionValues&) { return std::string("p2p"); }};
+}
+
+} // namespace ngx::patterns

@@ -1,0 +1,295 @@
+// Predictions from a saved nodecomm model (see models/maxrate/maxrate_offline.hpp).
+#include <models/maxrate/maxrate_offline.hpp>
+
+#include <models/maxrate/maxrate_model.hpp>
+
+#include <ngx/command_line.hpp>
+#include <ngx/json_input.hpp>
+#include <ngx/sizes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+namespace ngx::patterns {
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double us_per_s = 1e6;
+
+// The error of `ngx COMMAND` (fit or predict) and its exit code.
+int fail(const char* command, const Status& status)
+{
+    std::cerr << "ngx " << command << ": " << status.message() << "\n";
+    return exit_code(status);
+}
+
+// The largest k predicted (-k, or a saved run's pair counts for best-k).
+constexpr uint64_t max_predicted_pairs = 4096;
+
+constexpr auto file_row = opt::row::text("file", opt::no_default, "a saved nodecomm run (-x nodecomm -o FILE.json)");
+constexpr auto regimes_row = opt::row::text("nodecomm-regimes", opt::no_default,
+                                            "regimes FROM-TO,...,FROM- (default: the k = 1 curve's ranges)");
+constexpr auto output_row =
+    opt::row::output_file("output,o", "write the document with the new models to this JSON file");
+constexpr auto help_row = opt::row::flag("help,h", "this text");
+
+Result<Json> read_document(const std::string& path)
+{
+    Result<Json> document = read_json_input(path); // a regular file, a known schema_version
+    if (!document)
+        return document.status();
+    if (!document->is_object())
+        return Status::usage(path + ": not a JSON object");
+    return document;
+}
+
+// Every range's from_bytes and to_bytes (when a number) a whole byte count.
+Status check_ranges(const Json& model, const std::string& where)
+{
+    if (!model.contains("ranges") || !model["ranges"].is_array())
+        return Status::ok();
+    for (size_t i = 0; i < model["ranges"].size(); ++i) {
+        const Json& range = model["ranges"][i];
+        std::string at = where + ": ranges[" + std::to_string(i) + "]";
+        if (!range.is_object())
+            return Status::usage(at + ": not an object");
+        if (range.contains("from_bytes"))
+            NGX_TRY(byte_field(range, "from_bytes", at).status());
+        if (range.contains("to_bytes") && !range["to_bytes"].is_null())
+            NGX_TRY(byte_field(range, "to_bytes", at).status());
+    }
+    return Status::ok();
+}
+
+// The nodecomm model inside a model file, a single run or a document of runs.
+Json* nodecomm_model_in(Json& document)
+{
+    if (document.value("kind", "") == "nodecomm")
+        return &document;
+    if (document.contains("model") && document["model"].is_object() &&
+        document["model"].value("kind", "") == "nodecomm")
+        return &document["model"];
+    if (document.contains("runs") && document["runs"].is_array())
+        for (Json& run : document["runs"])
+            if (run.is_object() && run.contains("model") && run["model"].is_object() &&
+                run["model"].value("kind", "") == "nodecomm")
+                return &run["model"];
+    return nullptr;
+}
+
+// The congestion model of a single run or the first of a document's runs.
+const Json* congestion_model_in(const Json& document)
+{
+    auto congestion = [](const Json& model) { return model.is_object() && model.value("kind", "") == "congestion"; };
+    if (congestion(document))
+        return &document;
+    if (document.contains("model") && congestion(document["model"]))
+        return &document["model"];
+    if (document.contains("runs") && document["runs"].is_array())
+        for (const Json& run : document["runs"])
+            if (run.is_object() && run.contains("model") && congestion(run["model"]))
+                return &run["model"];
+    return nullptr;
+}
+
+Result<Json> saved_model(const std::string& path)
+{
+    Result<Json> document = read_document(path);
+    if (!document)
+        return document.status().with_context("--params");
+    if (Json* model = nodecomm_model_in(*document)) {
+        NGX_TRY(check_ranges(*model, "--params " + path));
+        return *model;
+    }
+    if (const Json* model = congestion_model_in(*document)) {
+        Result<Json> maxrate = maxrate_of_congestion(*model);
+        if (!maxrate)
+            return maxrate.status().with_context("--params " + path);
+        return maxrate;
+    }
+    return Status::usage("--params " + path +
+                         ": holds no nodecomm or congestion model (run ngx -x nodecomm -o FILE.json)");
+}
+
+// T(k, n) under every model of n's regime.
+Result<std::vector<Prediction>> point_predictions(const Json& model, uint64_t k, uint64_t n)
+{
+    const Json* regime = regime_of(model, n);
+    if (regime == nullptr)
+        return Status::usage("-s " + format_bytes(n) + ": no fitted regime holds this size");
+    std::vector<Prediction> rows;
+    const Json models = regime->value("models", Json::object());
+    for (const auto& [name, fitted] : models.items())
+        rows.push_back({.model = "maxrate",
+                        .variant = name,
+                        .op = "nodecomm",
+                        .bytes = double(n),
+                        .pairs = double(k),
+                        .time_us = !fitted.is_object() || fitted.contains("error")
+                                       ? std::nan("")
+                                       : predicted_us(name, fitted, double(k), double(n))});
+    return rows;
+}
+
+void print_point(const Json& model, const std::vector<Prediction>& rows)
+{
+    const Json* regime = regime_of(model, uint64_t(rows.front().bytes));
+    std::cout << "# T(k=" << rows.front().pairs << ", n=" << format_bytes(uint64_t(rows.front().bytes))
+              << ") in us per model (regime from " << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
+    for (const Prediction& row : rows)
+        std::cout << "  " << std::left << std::setw(14) << row.variant << std::right << std::setw(14)
+                  << (std::isfinite(row.time_us) ? std::to_string(row.time_us) : std::string("not fitted")) << "\n";
+}
+
+int predict_point(const Json& model, uint64_t k, uint64_t n, bool json)
+{
+    Result<std::vector<Prediction>> rows = point_predictions(model, k, n);
+    if (!rows)
+        return fail("predict", rows.status());
+    if (json)
+        std::cout << predictions_json("maxrate", "nodecomm", *rows).dump(2) << "\n";
+    else if (!rows->empty())
+        print_point(model, *rows);
+    return 0;
+}
+
+int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json)
+{
+    std::ostringstream table;
+    table << "# moving " << format_bytes(volume) << " with k pairs of "
+          << "volume/k bytes each (maxrate3)\n"
+          << std::setw(6) << "k" << std::setw(12) << "n" << std::setw(14) << "T_us" << std::setw(14) << "MB/s\n";
+    std::vector<Prediction> rows;
+    uint64_t best = 0;
+    double best_t = inf;
+    for (uint64_t k = 1; k <= k_max; ++k) {
+        double n = double(volume) / double(k); // each pair's share
+        const Json* regime = regime_of(model, uint64_t(std::ceil(n)));
+        double t =
+            regime == nullptr
+                ? std::nan("")
+                : predicted_us("maxrate3", regime->value("models", Json::object()).value("maxrate3", Json::object()),
+                               double(k), n);
+        table << std::setw(6) << k << std::setw(12) << uint64_t(std::ceil(n)) << std::setw(14) << t << std::setw(13)
+              << double(volume) / t << "\n";
+        rows.push_back(
+            {.model = "maxrate", .variant = "maxrate3", .op = "best-k", .bytes = n, .pairs = double(k), .time_us = t});
+        if (std::isfinite(t) && t < best_t * (1 - 1e-6)) { // a tie keeps the fewer pairs
+            best = k;
+            best_t = t;
+        }
+    }
+    if (best == 0)
+        return fail("predict", Status::usage("no regime of the model covers " + format_bytes(volume) + " / k"));
+    if (json) {
+        Json out = predictions_json("maxrate", "best-k", rows);
+        out["best_k"] = best;
+        out["best_time_us"] = best_t;
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::cout << table.str() << "best k = " << best << ": " << best_t << " us\n";
+    }
+    return 0;
+}
+
+} // namespace
+
+int fit_nodecomm(const CommandArguments& arguments)
+{
+    const opt::Table table("ngx fit (nodecomm)", {file_row, regimes_row, output_row, help_row});
+    const std::vector<opt::OptionSpec> specs = table.specs();
+    Result<OptionValues> values = parse_arguments(arguments, specs, "file");
+    if (!values)
+        return fail("fit", values.status());
+    opt::Reader read(table, *values);
+    if (read(help_row)) {
+        std::cout << options_help("Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]", specs);
+        return 0;
+    }
+    if (!read.given(file_row))
+        return fail("fit", Status::usage("no file given (ngx fit nc.json)"));
+    const std::string path = read(file_row);
+    Result<Json> document = read_document(path);
+    if (!document)
+        return fail("fit", document.status());
+    Json* model = nodecomm_model_in(*document);
+    if (model == nullptr || !model->contains("nodecomm"))
+        return fail("fit", Status::usage(path + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
+    Result<NodeCommData> data = data_from_json((*model)["nodecomm"]);
+    if (!data)
+        return fail("fit", data.status());
+    std::vector<Regime> regimes = detect_regimes(*data);
+    if (std::optional<std::string> text = read.optional(regimes_row)) {
+        Result<std::vector<Regime>> given = parse_regimes(*text);
+        if (!given)
+            return fail("fit", given.status());
+        regimes = std::move(*given);
+    }
+    *model = nodecomm_model(*data, regimes);
+    std::cout << nodecomm_tables(*data) << model_text(*model);
+    if (std::optional<std::string> output = read.optional(output_row))
+        if (Status written = write_atomically(*output, document->dump(2) + "\n"); !written)
+            return fail("fit", written);
+    return 0;
+}
+
+namespace {
+
+int predict_maxrate(const Json& model, const PredictRequest& request)
+{
+    opt::Reader read(predict_table("ngx predict (maxrate)"), request.values);
+    if (!read.given(predict_option::size))
+        return fail("predict", Status::usage("-s SIZE is required"));
+    uint64_t n = read_one(read, predict_option::size, request.op, 0, max_message_bytes * 1024).value_or(0);
+    uint64_t k = read.optional(predict_option::pairs).value_or(0);
+    if (!read.ok())
+        return fail("predict", Status::usage(read.error()));
+    if (request.op == "nodecomm")
+        return predict_point(model, k == 0 ? 1 : k, n, request.json);
+    uint64_t measured = 1;
+    const Json pair_counts = model.value("nodecomm", Json::object()).value("pairs", Json::array());
+    for (const Json& pairs : pair_counts) {
+        if (!pairs.is_number_unsigned())
+            continue;
+        if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
+            return fail("predict",
+                        Status::usage("--params " + request.params + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+                                      ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
+        measured = std::max(measured, pairs.get<uint64_t>());
+    }
+    return predict_best_k(model, k == 0 ? measured : k, n, request.json);
+}
+
+} // namespace
+
+ModelKind maxrate_model_kind()
+{
+    return {.name = "maxrate",
+            .description = "the max-rate models of Gropp et al. 2016 per size regime: postal T = alpha + n/R, "
+                           "maxrate3 T = alpha + k n / min(R_N, k R_C), maxrate4 and the modified max-rate model",
+            .parameters = {{"from_bytes", "B", "the smallest size of a regime (model.ranges[])"},
+                           {"alpha_us", "us", "start-up time of each model"},
+                           {"R_Bps", "B/s", "postal: the rate of one pair"},
+                           {"R_C_Bps", "B/s", "max-rate: the rate one pair (one core) can drive"},
+                           {"R_N_Bps", "B/s", "max-rate: the rate of the node's network (null: unbounded)"},
+                           {"R_Cb_Bps", "B/s", "maxrate4: the first pair's rate"},
+                           {"R_Ci_Bps", "B/s", "maxrate4: each further pair's rate"}},
+            .ops = {{"nodecomm",
+                     "T(k, n) of k pairs sending -s bytes each, per model of the size's regime",
+                     {"size", "pairs"}},
+                    {"best-k",
+                     "the number of pairs (up to -k, default the run's largest) that moves -s bytes "
+                     "fastest, each sending -s/k (Gropp et al. 2016, section 5: k* = R_N / R_C)",
+                     {"size", "pairs"}}},
+            .load = [](const std::string& path, const std::string&) { return saved_model(path); },
+            .predict = predict_maxrate,
+            .saved_kind = "nodecomm",
+            .implied_op = [](const OptionValues&) { return std::string("nodecomm"); }};
+}
+
+} // namespace ngx::patterns
