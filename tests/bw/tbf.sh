@@ -13,9 +13,9 @@ source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+need_tool python3
 netns_require tbf
-"$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || { echo "SKIP: module tcp not built"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || skip "module tcp not built"
 netns_init
 rate=${NGX_TEST_TBF_MBIT:-200}
 netns_veth_pair v || fail "veth pair"

@@ -6,10 +6,10 @@
 # passes (the test docs).
 #     refusals.sh SOURCE_ROOT VERSION
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 SOURCE=$1
 VERSION=$2
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+need_ngx
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 copy() {  # a copy of the pages the docs test reads, in $SCRATCH/$1

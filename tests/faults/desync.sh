@@ -66,7 +66,7 @@ mpirun_ngx() {
     local log=$1 t0
     shift
     t0=$(date +%s.%N)
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout -k 5 60 mpirun --allow-run-as-root --bind-to none --oversubscribe --mca oob_tcp_if_include lo \
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout -k 5 60 "${MPIRUN_LOCAL[@]}" \
         --mca btl_tcp_if_include lo --mca btl self,tcp -x NGX_MODULE_PATH -np 2 \
         "$NGX" --bootstrap mpi "$@" >"$log" 2>&1
     RC=$?

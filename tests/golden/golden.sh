@@ -12,6 +12,7 @@
 #   NGX=build/ngx NGX_PATTERN_PATH=build/patterns NGX_MODULE_PATH=build/modules \
 #     bash tests/golden/golden.sh --regenerate
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 : "${NGX:?NGX must point at the ngx executable (meson sets it)}"
 [[ -x $NGX ]] || { echo "FAIL: NGX=$NGX is not executable"; exit 1; }
 NGX=$(cd "$(dirname "$NGX")" && pwd)/$(basename "$NGX")
@@ -23,7 +24,6 @@ regenerate=0
 [[ $# -le 1 && (${1:-} == '' || $regenerate == 1) ]] || { echo "usage: golden.sh [--regenerate]" >&2; exit 2; }
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ngx-golden.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 # run ARG...: append "## ngx ARG..." with its exit code, stdout and stderr
 # to $OUT; sets RC (each ngx bounded to 30 s; the fixtures' fits take under a second).

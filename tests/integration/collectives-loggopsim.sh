@@ -25,9 +25,9 @@
 source "$(dirname "$0")/lib.sh"
 source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
 tools=$(ngx_shared_tools)
-[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
+[[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools"
 source "$tools/loggopsim/loggopsim.sh"
-why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
+why=$(loggopsim_build 2>&1) || skip "LogGOPSim cannot be built here: $why"
 
 cat >overlapped.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [

@@ -1,8 +1,10 @@
-# lib.sh: shared helpers for the integration and fault scripts (sourced).
-# Needs $NGX (set by meson's test_env); runs from a scratch directory that is
-# removed at exit, together with every background process started through
-# it_bg.
-set -u
+# lib.sh: the helpers of the scripts that drive ngx as a user would
+# (integration, faults, loggp, passes; sourced), on top of tests/lib/common.sh
+# (fail, skip, ok, free_port, ...). Needs $NGX (set by meson's test_env); runs
+# from a scratch directory that is removed at exit, together with every
+# background process started through it_bg; fail prints the tail of the last
+# ngx_run's stderr.
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 : "${NGX:?NGX must point at the ngx executable (meson sets it)}"
 [[ -x $NGX ]] || { echo "FAIL: NGX=$NGX is not executable"; exit 1; }
 IT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,8 +35,7 @@ if [[ ${IT_NO_TRAP:-0} != 1 ]]; then
 fi
 cd "$IT_DIR" || exit 1
 
-fail() { echo "FAIL: $*"; [[ -s $IT_DIR/err ]] && { echo "--- stderr:"; tail -20 "$IT_DIR/err"; }; exit 1; }
-ok() { echo "ok: $*"; }
+FAIL_STDERR=$IT_DIR/err
 
 # ngx_run SECONDS ARG...: run ngx bounded; stdout -> $IT_DIR/out, stderr -> $IT_DIR/err; sets RC.
 ngx_run() {
@@ -94,10 +95,6 @@ wait_pid() {
 
 # le A B: true when A <= B (decimals)
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # check_results FILE MODULE SIZES_SPEC COUNT [STATUS]: the fields every result
 # carries (check_json.py), the published schema and sane per-size statistics;

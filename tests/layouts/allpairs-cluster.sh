@@ -24,9 +24,9 @@
 # NGX_CLUSTER_SAVE=DIR keeps the runs' JSON files (mpirun.json, sim.json,
 # listen.json) and output in DIR, e.g. for `ngx plot DIR/mpirun.json`.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+need_tool python3
 source "$(dirname "$0")/../net/netns.sh"
 netns_require tbf mpi
 netns_init

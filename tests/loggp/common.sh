@@ -9,11 +9,11 @@ source "$LG_DIR/../integration/lib.sh"
 lg_need_module() {
     local list
     list=$("$NGX" --list-modules 2>&1) || fail "ngx --list-modules failed: $(tail -3 <<<"$list")"
-    grep -Eq "^  $1 " <<<"$list" || { echo "SKIP: module '$1' not built"; exit 77; }
+    grep -Eq "^  $1 " <<<"$list" || skip "module '$1' not built"
 }
 
 # lg_need_cpus: --cpus 0,1 needs two online CPUs.
 lg_need_cpus() {
-    [[ $(nproc 2>/dev/null || echo 1) -ge 2 ]] || { echo "SKIP: pinning to CPUs 0,1 needs two CPUs"; exit 77; }
-    command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+    [[ $(nproc 2>/dev/null || echo 1) -ge 2 ]] || skip "pinning to CPUs 0,1 needs two CPUs"
+    need_tool python3
 }

@@ -15,7 +15,7 @@ MPI_TIMEOUT=240
 source "$(dirname "$0")/common.sh"
 limit=$(ompi_info --param btl vader --level 9 --parsable 2>/dev/null |
     sed -n 's/^mca:btl:vader:param:btl_vader_eager_limit:value:\([0-9]*\)$/\1/p')
-[[ $limit =~ ^[0-9]+$ ]] || { echo "SKIP: ompi_info does not report btl_vader_eager_limit"; exit 77; }
+[[ $limit =~ ^[0-9]+$ ]] || skip "ompi_info does not report btl_vader_eager_limit"
 echo "btl_vader_eager_limit = $limit B"
 found() {
     python3 - "$1" "$limit" <<'PY'

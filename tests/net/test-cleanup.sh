@@ -4,9 +4,9 @@
 # killed with SIGTERM, ends with its namespaces, relay and job all gone
 # (under set -eu -o pipefail, which callers may use).
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 netns_require tun probe
-fail() { echo "FAIL: $*"; exit 1; }
 
 child() {  # how to end: fail | term
     bash -c '

@@ -6,11 +6,11 @@
 # theirs (TCP goodput within a factor of 2, a real-time bound), and a link
 # to the slow node never measures faster than the fast links.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/../lib/bounds.sh"
 netns_require tbf probe mpi
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 
 fast=${NGX_TEST_CLUSTER_MBIT:-150}
 slow=$((fast / 3))

@@ -3,10 +3,10 @@
 # at its deadline (not hang), on a veth pair and on a relay pair, and the
 # link works again once it is brought back up.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 netns_require tun probe
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 
 check_pair() {
     local p=$1 a b ip t0 t1 rc

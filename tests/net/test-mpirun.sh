@@ -3,10 +3,10 @@
 # of a pair (veth and relay), each rank seeing its own network namespace and
 # hostname.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 netns_require mpi tun
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 export NGX_NSRSH_LOG=$NETNS_DIR/nsrsh.log
 
 check_pair() {

@@ -6,11 +6,11 @@
 # delay shows up, neither lost nor doubled. How close it comes is an
 # accuracy figure: bench/net/netns-tools.sh.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/../lib/bounds.sh"
 netns_require tun probe
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 delay=${NGX_TEST_DELAY_US:-100}
 netns_relay_pair r0 0 || fail "relay pair without delay"
 netns_relay_pair rd "$delay" || fail "relay pair with $delay us"

@@ -4,11 +4,11 @@
 # real-time bound: the TUN queue in front of the relay may drop too, its
 # count is printed), and none are lost without --drop.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/../lib/bounds.sh"
 netns_require tun probe
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 
 netns_relay_pair clean 0 || fail "relay pair without loss"
 netns_relay_pair lossy 0 0.05 --seed 12345 || fail "relay pair with 5% loss"

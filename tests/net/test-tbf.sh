@@ -4,11 +4,11 @@
 # bound, tests/lib/bounds.sh; how close it comes is in bench/net/netns-tools.sh),
 # netns_tbf is idempotent and netns_tbf_clear removes it.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/../lib/bounds.sh"
 netns_require tbf probe
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 
 rate_mbit=${NGX_TEST_TBF_MBIT:-100}
 netns_veth_pair v || fail "veth pair"

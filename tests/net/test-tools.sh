@@ -4,9 +4,9 @@
 # with status 1, and the relay stops on its own after --max-seconds (its TUN
 # devices vanish with it) or cleanly on SIGTERM.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n $NETNS_NETDELAY && -n $NETNS_NETPROBE ]] || { echo "SKIP: tools not built"; exit 77; }
+[[ -n $NETNS_NETDELAY && -n $NETNS_NETPROBE ]] || skip "tools not built"
 
 expect_usage() {  # CMD...: exit 2 and a message on stderr
     local err rc

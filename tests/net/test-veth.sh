@@ -2,10 +2,10 @@
 # test-veth.sh: two namespaces joined by a veth pair can talk (TCP ping-pong
 # both ways of the library's helpers), and setting the pair up twice is a no-op.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 netns_require probe
 netns_init
-fail() { echo "FAIL: $*"; exit 1; }
 
 netns_veth_pair v || fail "veth pair"
 netns_veth_pair v || fail "second netns_veth_pair is not idempotent"

@@ -12,7 +12,6 @@
 # both sides within the deadline (--timeout 5) + 5 s with exit 1, and the
 # client's JSON holds the points done.
 source "$(dirname "$0")/common.sh"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # serve PORT [SERVER_OPTION...]: a server in the background, its output in $SCRATCH/server.
 serve() {
     local port=$1

@@ -6,7 +6,7 @@
 # a model ngx predict reads, and ngx fit --loghssp on the same data fits the
 # same tiers (loghssp-check.py). The refusals are test-loghssp-bad-input.sh.
 source "$(dirname "$0")/common.sh"
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+need_tool python3
 timeout -k 5 120 "$NGX" --pairs 2 -m tcp -x loghssp --host-of a,a,b,b -s 1,1Ki,16Ki -c 60 --warmup 10 \
     -o "$SCRATCH/run.json" >"$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 sed -n '/^# LoGH/,$p' "$SCRATCH/out.txt"

@@ -5,9 +5,8 @@
 # run, checked as in test-loghssp-local.sh (loghssp-check.py). Skipped
 # without mpirun or the mpi module.
 source "$(dirname "$0")/common.sh"
-have_mpi || { echo "SKIP: mpirun or the mpi module is missing (MPI not found at configure time)"; exit 77; }
-flock -w 300 /tmp/ngx-net.lock timeout -k 5 180 mpirun --allow-run-as-root --bind-to none --oversubscribe \
-    --mca oob_tcp_if_include lo --mca btl self,vader --mca mpi_yield_when_idle 1 \
+have_mpi || skip "mpirun or the mpi module is missing (MPI not found at configure time)"
+flock -w 300 /tmp/ngx-net.lock timeout -k 5 180 "${MPIRUN_LOCAL[@]}" --mca btl self,vader --mca mpi_yield_when_idle 1 \
     -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np 4 \
     "$NGX" -m mpi -x loghssp --host-of a,a,b,b -s 1,1Ki,16Ki -c 60 --warmup 10 -o "$SCRATCH/run.json" \
     >"$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run under mpirun failed"; }

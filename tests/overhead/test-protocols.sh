@@ -20,7 +20,7 @@
 source "$(dirname "$0")/common.sh"
 
 
-have_mpi || { echo "SKIP: mpirun, ompi_info or the mpi module missing"; exit 77; }
+have_mpi || skip "mpirun, ompi_info or the mpi module missing"
 
 eager_limit() {  # BTL
     ompi_info --param btl "$1" --level 9 --parsable | sed -n "s/^mca:btl:$1:param:btl_$1_eager_limit:value://p"

@@ -10,8 +10,8 @@
 #  - o_r_prepare_us (the untimed prepare_recv after it) is at least 25 us:
 #    the re-post happens there.
 source "$(dirname "$0")/common.sh"
-have_mpi || { echo "SKIP: mpirun, ompi_info or the mpi module missing"; exit 77; }
-command -v mpicc >/dev/null || { echo "SKIP: no mpicc to build the MPI_Irecv shim"; exit 77; }
+have_mpi || skip "mpirun, ompi_info or the mpi module missing"
+command -v mpicc >/dev/null || skip "no mpicc to build the MPI_Irecv shim"
 mpicc -shared -fPIC -O2 -o "$SCRATCH/slow_irecv.so" "$(dirname "$0")/slow_irecv.c" ||
     fail "building the MPI_Irecv shim"
 

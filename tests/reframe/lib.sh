@@ -8,10 +8,8 @@
 #     source "$(dirname "$0")/lib.sh"
 #     rfm ngx-local:local -S record_baseline=yes     # rc in RC, output in $SCRATCH/rfm.out
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
-ok() { echo "ok: $*"; }
 LIBRARY=$NGX_SOURCE_ROOT/reframe
 
 # A version of the ReFrame 4 API the library is written against.

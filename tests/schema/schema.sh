@@ -4,10 +4,10 @@
 # pattern, --raw and --percentiles, an interrupted-free error-free sim run;
 # and the validator rejects a document that breaks it, naming the field.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
 here=$(cd "$(dirname "$0")" && pwd)
 validate=(python3 "$here/../../schema/validate.py")
-fail() { echo "FAIL: $*"; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || fail "cd $dir"

@@ -5,6 +5,8 @@
 # missing, the kernel and initramfs of the guest, one QEMU guest's command
 # line and the verdict read from a guest's serial console.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# skip and the rest of the tests' shell library
+source "$here/../lib/common.sh"
 export NGX_SOURCE_ROOT=${NGX_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
 export NGX_BUILD_ROOT=${NGX_BUILD_ROOT:-$NGX_SOURCE_ROOT/build}
 export NGX=${NGX:-$NGX_BUILD_ROOT/ngx}
@@ -15,7 +17,6 @@ accel=${SOFTROCE_ACCEL:-tcg}
 t_start=$(date +%s.%N)
 
 log() { echo "softroce: $*" >&2; }
-skip() { echo "softroce: SKIP: $*"; exit 77; }
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- 1. What the run needs, installed with apt-get when missing --------------

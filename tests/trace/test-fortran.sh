@@ -4,7 +4,7 @@
 # their calls in order with the Fortran flag, peers, tags, bytes sent and
 # received, and every request completed by its Wait/Test call. Skipped without gfortran at configure time.
 source "$(dirname "$0")/common.sh"
-[[ $# == 2 ]] || { echo "SKIP: no Fortran compiler at configure time (apt-get install gfortran)"; exit 77; }
+[[ $# == 2 ]] || skip "no Fortran compiler at configure time (apt-get install gfortran)"
 ring_f=$1 ring_f08=$2
 trace_mpirun "$SCRATCH/f" 2 -- "$ring_f" >"$SCRATCH/out" 2>&1 || fail "mpirun ring_f: $(tail -5 "$SCRATCH/out")"
 trace_mpirun "$SCRATCH/f08" 2 -- "$ring_f08" >"$SCRATCH/out" 2>&1 || fail "mpirun ring_f08: $(tail -5 "$SCRATCH/out")"

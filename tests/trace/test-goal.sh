@@ -5,11 +5,11 @@
 # runs txt2bin and LogGOPSim and compares the simulated time with ngx's
 # prediction. Skipped (77) when LogGOPSim cannot be built here, with the reason.
 # Arguments: test_analyze.py, ngx.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib/common.sh"
 source "$here/../shared-tools.sh"
 tools=$(ngx_shared_tools)
-[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
+[[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools"
 source "$tools/loggopsim/loggopsim.sh"
-why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
+why=$(loggopsim_build 2>&1) || skip "LogGOPSim cannot be built here: $why"
 NGX_PEERS_DIR=$NGX_PEERS_DIR exec python3 "$1" --goal "$2"

@@ -13,7 +13,7 @@
 source "$(dirname "$0")/common.sh"
 NGX=$1
 here=$(dirname "$0")
-command -v hpcc >/dev/null || { echo "SKIP: hpcc not installed (apt-get install hpcc; tools/test-deps.sh does)"; exit 77; }
+command -v hpcc >/dev/null || skip "hpcc not installed (apt-get install hpcc; tools/test-deps.sh does)"
 bash "$NGX_SOURCE_ROOT/bench/trace/hpccinf.sh" 120 4 >"$SCRATCH/hpccinf.txt" || fail "hpccinf.sh"
 (cd "$SCRATCH" && trace_mpirun "$SCRATCH/t" 4 -- hpcc) >"$SCRATCH/out" 2>&1 || fail "mpirun hpcc: $(tail -5 "$SCRATCH/out")"
 grep -q 'Success=1' "$SCRATCH/hpccoutf.txt" || fail "hpcc did not succeed: $(tail -5 "$SCRATCH/hpccoutf.txt")"
