@@ -7,27 +7,18 @@
 # the killed one's flows null, never zero.
 source "$(dirname "$0")/common.sh"
 
-# expect_usage DESCRIPTION PATTERN ARGS...: exit 2 and PATTERN in the output.
-expect_usage() {
-    local what=$1 pattern=$2
-    shift 2
-    timeout -k 5 60 "$NGX" "$@" > "$SCRATCH/out.txt" 2>&1
-    local rc=$?
-    [[ $rc -eq 2 ]] || { cat "$SCRATCH/out.txt"; fail "$what: exit $rc, expected 2"; }
-    grep -q -- "$pattern" "$SCRATCH/out.txt" || { cat "$SCRATCH/out.txt"; fail "$what: no '$pattern' in the message"; }
-    echo "ok: $what: exit 2, '$pattern'"
-}
+# expect_ngx_usage DESCRIPTION PATTERN ARGS...: exit 2 and PATTERN in the output.
 
-expect_usage "an unknown direction" "congestion-direction" \
+expect_ngx_usage "an unknown direction" "congestion-direction" \
     -m sim --sim-clock virtual -x congestion --pairs 2 --congestion-direction sideways
-expect_usage "a root outside the ranks" "root rank 4 is not one of the run's ranks 0..3" \
+expect_ngx_usage "a root outside the ranks" "root rank 4 is not one of the run's ranks 0..3" \
     -m sim --sim-clock virtual -x congestion --pairs 2 --congestion-root 4
 export NGX_MODULE_PATH=$NGX_FIXTURE_MODULE_DIR:$NGX_MODULE_PATH
-expect_usage "a module without per-peer links cannot run ebb's bisections" \
+expect_ngx_usage "a module without per-peer links cannot run ebb's bisections" \
     "module corrupt cannot run pattern ebb (rank layout random-matchings)" -m corrupt -x ebb --pairs 2 -c 1
-expect_usage "a module without per-peer links cannot run congestion's many-to-one" \
+expect_ngx_usage "a module without per-peer links cannot run congestion's many-to-one" \
     "module corrupt cannot run pattern congestion (rank layout many-to-one)" -m corrupt -x congestion --pairs 2 -c 1
-expect_usage "zero bisections" "ebb-bisections" -m sim --sim-clock virtual -x ebb --pairs 2 --ebb-bisections 0
+expect_ngx_usage "zero bisections" "ebb-bisections" -m sim --sim-clock virtual -x ebb --pairs 2 --ebb-bisections 0
 
 if command -v mpirun >/dev/null; then # one rank: only mpirun starts it
     layouts_mpirun 1 "$NGX" -m tcp -x congestion -c 1 > "$SCRATCH/one.txt" 2>&1

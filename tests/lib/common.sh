@@ -20,9 +20,13 @@
 #     json_field FILE EXPR     prints EXPR evaluated in python3 with d the
 #                              JSON document of FILE (e.g. 'd["runs"][0]["status"]')
 #     free_port [ADDR]         a TCP port free on ADDR (default 127.0.0.1) now
-#     expect_usage WHAT TEXT COMMAND...
-#                              COMMAND (bounded to 60 s) exits 2 and its
-#                              stderr says TEXT (grep's basic regex); else fail
+#     expect_usage [-E] [-i] WHAT TEXT COMMAND...
+#                              COMMAND (bounded to $USAGE_DEADLINE s, default
+#                              60; a shell function brings its own deadline)
+#                              exits 2 and its stderr says TEXT (a basic
+#                              regex; -E extended, -i any case); else fail
+#     expect_ngx_usage [-E] [-i] WHAT TEXT ARG...
+#                              the same for ngx ARG...
 #     MPIRUN_LOCAL             mpirun as root on this machine's loopback (an array):
 #                              "${MPIRUN_LOCAL[@]}" --mca btl self,vader -np 2 PROGRAM
 set -u
@@ -67,23 +71,41 @@ free_port() {
 }
 
 expect_usage() {
-    local what=$1 text=$2 out err rc
+    local flags=() what text out err rc
+    while [[ $1 == -E || $1 == -i ]]; do
+        flags+=("$1")
+        shift
+    done
+    what=$1 text=$2
     shift 2
     out=$(mktemp) err=$(mktemp)
-    timeout -k 5 60 "$@" >"$out" 2>"$err" </dev/null
+    if declare -F "$1" >/dev/null; then
+        "$@" >"$out" 2>"$err" </dev/null # a helper of the script's, with its own deadline
+    else
+        timeout -k 5 "${USAGE_DEADLINE:-60}" "$@" >"$out" 2>"$err" </dev/null
+    fi
     rc=$?
     if [[ $rc != 2 ]]; then
         cat "$out" "$err"
         rm -f "$out" "$err"
         fail "$what: exit $rc, expected 2"
     fi
-    if ! grep -q -- "$text" "$err"; then
+    if ! grep -q "${flags[@]}" -- "$text" "$err"; then
         cat "$err"
         rm -f "$out" "$err"
         fail "$what: the message does not say '$text'"
     fi
-    ok "$what: exit 2, $(grep -v '^$' "$err" | head -1)"
+    ok "$what: exit 2, $(grep -m1 "${flags[@]}" -- "$text" "$err")"
     rm -f "$out" "$err"
+}
+
+expect_ngx_usage() {
+    local flags=()
+    while [[ $1 == -E || $1 == -i ]]; do
+        flags+=("$1")
+        shift
+    done
+    expect_usage "${flags[@]}" "$1" "$2" "$NGX" "${@:3}"
 }
 
 MPIRUN_LOCAL=(mpirun --allow-run-as-root --bind-to none --oversubscribe --mca oob_tcp_if_include lo)

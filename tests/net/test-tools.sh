@@ -8,26 +8,21 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$(dirname "$0")/netns.sh"
 [[ -n $NETNS_NETDELAY && -n $NETNS_NETPROBE ]] || skip "tools not built"
 
-expect_usage() {  # CMD...: exit 2 and a message on stderr
-    local err rc
-    err=$("$@" 2>&1 >/dev/null)
-    rc=$?
-    [[ $rc == 2 && -n $err ]] || fail "'$*' gave status $rc (want 2) and message '$err'"
-    echo "ok (2): $* -> $(head -1 <<<"$err")"
-}
-expect_usage "$NETNS_NETDELAY"
-expect_usage "$NETNS_NETDELAY" --bogus
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --delay-us -1
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --drop 1.5
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --max-seconds 0
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a averyveryverylongname --ns-b y --dev-b u
-expect_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --drop-proto tcp
-expect_usage "$NETNS_NETPROBE"
-expect_usage "$NETNS_NETPROBE" dance --addr 127.0.0.1 --port 1
-expect_usage "$NETNS_NETPROBE" rtt-client --port 1
-expect_usage "$NETNS_NETPROBE" rtt-client --addr 127.0.0.1 --port 70000
-expect_usage "$NETNS_NETPROBE" rtt-client --addr not-an-address --port 7000
+# tool_usage CMD...: exit 2 and a message on stderr
+tool_usage() { expect_usage "$*" . "$@"; }
+tool_usage "$NETNS_NETDELAY"
+tool_usage "$NETNS_NETDELAY" --bogus
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --delay-us -1
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --drop 1.5
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --max-seconds 0
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a averyveryverylongname --ns-b y --dev-b u
+tool_usage "$NETNS_NETDELAY" --ns-a x --dev-a t --ns-b y --dev-b u --drop-proto tcp
+tool_usage "$NETNS_NETPROBE"
+tool_usage "$NETNS_NETPROBE" dance --addr 127.0.0.1 --port 1
+tool_usage "$NETNS_NETPROBE" rtt-client --port 1
+tool_usage "$NETNS_NETPROBE" rtt-client --addr 127.0.0.1 --port 70000
+tool_usage "$NETNS_NETPROBE" rtt-client --addr not-an-address --port 7000
 "$NETNS_NETDELAY" --help | grep -q -- --max-seconds || fail "ngx-netdelay --help"
 "$NETNS_NETPROBE" --help | grep -q -- rtt-client || fail "ngx-netprobe --help"
 

@@ -2,16 +2,6 @@
 # Bad input to strided, bcast and predict: exit 2 with a message naming it.
 source "$(dirname "$0")/common.sh"
 
-expect_usage() { # expect_usage "WHAT" "TEXT IN THE MESSAGE" COMMAND...
-    local what=$1 text=$2
-    shift 2
-    local out rc
-    out=$(timeout 60 "$@" 2>&1)
-    rc=$?
-    [[ $rc == 2 ]] || { echo "$out"; fail "$what: exit $rc, expected 2"; }
-    echo "$out" | grep -q -- "$text" || { echo "$out"; fail "$what: the message does not say '$text'"; }
-    echo "ok: $what"
-}
 
 expect_usage "stride 0" "--strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strides 1,0
 expect_usage "stride 0, pattern's spelling" "--strided-strides '0'" "$NGX" -m tcp -x strided -s 1Ki --strided-strides 1,0

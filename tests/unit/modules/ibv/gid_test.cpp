@@ -1,6 +1,6 @@
 // Unit tests of the ibv module's GID parsing and choice rule (gid.hpp): no
 // device needed. The tables mimic what rxe on an IPv4-addressed netdev shows.
-#include "../gid.hpp"
+#include "ibv/gid.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Unit tests of the ibv module's connection-data encoding (wire.hpp).
-#include "../wire.hpp"
+#include "ibv/wire.hpp"
 
 #include <gtest/gtest.h>
 
