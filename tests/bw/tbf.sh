@@ -7,7 +7,7 @@
 # bucket and its count of the headers) and must reach at least half of it
 # (a functional bound: how close it comes is bench/netpipe's question).
 IT_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/integration/lib.sh"
+source "$NGX_SOURCE_ROOT/tests/lib/ngx-run.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT

@@ -11,7 +11,7 @@
 # loopback, and mpirun when it and the MPI bootstrap are there. mpirun's own
 # start-up (seconds under a sanitizer on a busy CPU) is not the desync's: its
 # bound is 5 s more than the same launch without the planted step took.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 : "${NGX_FIXTURE_MODULE_DIR:?meson sets NGX_FIXTURE_MODULE_DIR to the directory of the fixture module}"
 modules=${NGX_MODULE_PATH:-}
 export NGX_MODULE_PATH="$NGX_FIXTURE_MODULE_DIR:$modules"

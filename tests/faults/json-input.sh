@@ -8,7 +8,7 @@
 # and launches say when a run holds several results of one size (the last
 # one is used). A FIFO (or any file that is not a regular one) is refused at
 # once instead of blocking (each refusal bounded by a 10 s timeout).
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 model() { # FROM_BYTES [EXTRA_TOP_LEVEL_JSON]: a one-range loggp model file on stdout
     printf '{"pattern": "loggp", %s"model": {"kind": "loggp", "ranges": [{"from_bytes": %s, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003}]}}\n' "${2:-}" "$1"
 }

@@ -7,7 +7,7 @@
 # (default) or udp (a silent link is a loss first, then the resync meeting
 # over the bootstrap runs into the deadline). Exit 77 without namespaces.
 IT_NO_TRAP=1
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT

@@ -7,7 +7,7 @@
 # /dev/stdout and /dev/null are still written; on a full file system (a
 # small tmpfs in a private mount namespace; exit 77 without one) the run and
 # ngx export fail naming the file and leave no temporary file behind.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 run=(-m tcp -x pingpong -s 1-64 -c 200 --warmup 5 --raw)
 
 echo "precious" >victim

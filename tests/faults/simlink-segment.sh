@@ -4,7 +4,7 @@
 # user, mode 0666, is refused naming it, and left as it was; without it the
 # run works; after both runs no segment of the run's name is left. Needs
 # root (to plant a segment as another user); skipped otherwise.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 [[ $(id -u) == 0 ]] || skip "needs root to plant a segment as another user"
 [[ -d /dev/shm ]] || skip "no /dev/shm"
 name=ngxtest$$

@@ -24,7 +24,7 @@
 # and loggp) over the same path: see the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
 IT_NO_TRAP=1
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT

@@ -9,7 +9,7 @@
 # (400 against 360 Mbit/s) is measured by bench/integration/check-tbf.sh.
 # Skipped (77) without namespaces or tbf.
 IT_NO_TRAP=1
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT

@@ -22,8 +22,8 @@
 # first by the same heap order (equal for the overlapped model here, 17%
 # apart for the additive one at P = 8, 1 MiB in 64 KiB segments).
 # Skipped (77) when LogGOPSim cannot be built here, with the reason.
-source "$(dirname "$0")/lib.sh"
-source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
+source "$NGX_SOURCE_ROOT/tests/lib/shared-tools.sh"
 tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools"
 source "$tools/loggopsim/loggopsim.sh"

@@ -12,7 +12,7 @@
 # over the client's. The start-up line says where the
 # server listens (a bare port: every interface) and what it accepts; server
 # options are refused on a client.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 run_args=(-m tcp -x pingpong -s 1-64 -c 10 --warmup 1)
 # start_server LOG HOST_PREFIX ARG...: a server on HOST_PREFIX$port ("" for a bare port); sets srv, port
 start_server() {

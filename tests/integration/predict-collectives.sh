@@ -8,7 +8,7 @@
 # Recursive doubling over P = 16 (4 exchange steps, every rank alike):
 #   each step 6 + 1 + (s-1)G, s = 1 KiB: 4 * 7.3069 = 29.2276 us.
 # Ring allreduce over P = 4 of 4 KiB: 6 steps of 1 KiB blocks = 43.8414 us.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 cat >model.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
   {"from_bytes": 1, "to_bytes": 65536, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003}]}}

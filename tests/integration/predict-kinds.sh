@@ -6,7 +6,7 @@
 # the kind's parameters and operations, and the two rules every kind shares
 # are exit 2 naming what is wrong: an --op the kind does not predict (the
 # message lists the ones it does) and an option the --op does not read.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 # loggp, one range: pingpong L + 2o + (s-1)G = 5 + 2 + 99 * 0.0003 = 7.0297 us at 100 B.
 cat >loggp.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [

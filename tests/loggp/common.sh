@@ -1,9 +1,9 @@
 # common.sh: shared helpers of the loggp suite (sourced after setting
-# IT_NO_TRAP/NETNS_NO_TRAP as needed). Builds on ../integration/lib.sh:
+# IT_NO_TRAP/NETNS_NO_TRAP as needed). Builds on tests/lib/ngx-run.sh:
 # scratch dir $IT_DIR, fail/ok, ngx_run (bounded ngx, sets RC). The checks
 # against the sim's ground truth are in truth.sh.
 LG_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-source "$LG_DIR/../integration/lib.sh"
+source "$LG_DIR/../lib/ngx-run.sh"
 
 # lg_need_module NAME: exit 77 unless ngx finds module NAME.
 lg_need_module() {

@@ -23,7 +23,7 @@ lg_need_cpus
 lg_need_module sim
 # shared/ sits beside the clone (as in CI), or beside the checkout a local
 # clone was made from (a clone in a temporary directory); NGX_SHARED_TOOLS wins.
-source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+source "$NGX_SOURCE_ROOT/tests/lib/shared-tools.sh"
 tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools (nor beside the checkout this was cloned from)"
 source "$tools/loggopsim/loggopsim.sh"

@@ -2,7 +2,7 @@
 # Options as a user meets them: a misspelt name is exit 2 naming the closest
 # valid one, a bad value is exit 2 in the one format with the row's range,
 # and --help shows each option's type and range from its declared row.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
 S=(-s 1 -c 1 --warmup 0)
 

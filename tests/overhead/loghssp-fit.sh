@@ -1,5 +1,5 @@
 # loghssp-fit.sh: LoGH{sS}P from two saved overhead runs (sourced by
-# test-loghssp.sh, real transports, and test-loghssp-fit-sim.sh, the sim in
+# loghssp.sh, real transports, and loghssp-fit-sim.sh, the sim in
 # virtual time): both runs measure SIZES, the model is fitted without the
 # held-out size and predicts it (ngx predict); fit_and_check checks the
 # model's form and prints eqs. (8)/(9) at the held-out size.

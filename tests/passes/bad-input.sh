@@ -1,7 +1,7 @@
 #!/bin/bash
 # bad-input.sh: --passes and --max-rel-ci reject what makes no sense before
 # anything is measured: exit 2 and a message naming the option and the value.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
 # passes_usage TEXT ARG...: a ping-pong with ARG... exits 2 and says TEXT on stderr
 passes_usage() { expect_ngx_usage "ngx ${*:2}" "$1" -m shm -x pingpong -s 1,64 "${@:2}"; }

@@ -47,8 +47,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 export SOFTROCE_NETDEV=eth0 SOFTROCE_TIMEOUT=${SOFTROCE_TIMEOUT:-$((${#alone[@]} > 0 ? 1200 : 600))}
-# shellcheck source=softroce-lib.sh
-. "$here/softroce-lib.sh"
+# shellcheck source=common.sh
+. "$here/common.sh"
 use_lists "$here/two-guests.list" "$@"
 peer_lists=("${lists[@]}")
 if [ ${#alone[@]} -gt 0 ]; then use_lists "" "${alone[@]}"; fi

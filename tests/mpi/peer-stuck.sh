@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-peer-stuck.sh stop|kill: two ranks under mpirun (tcp BTL on loopback);
+# peer-stuck.sh stop|kill: two ranks under mpirun (tcp BTL on loopback);
 # once the first size is reported, rank 1 (the responder) is stopped
 # (SIGSTOP: alive but silent, the case that hung -m mpi with the default
 # --mpi-progress block) or killed (SIGKILL). For -m mpi and -m tcp the job
@@ -9,15 +9,15 @@
 # A killed rank: mpirun sees it die and ends the job (SIGTERM to rank 0, then
 # its own exit code 137); rank 0 must still name where it was and write its
 # files (a rank stuck in MPI when the SIGTERM comes: the watchdog does).
-# Launcher slack: see fault-lib.sh.
+# Launcher slack: see fault-common.sh.
 source "$(dirname "$0")/common.sh"
-source "$(dirname "$0")/fault-lib.sh"
-fault=${1:?usage: test-peer-stuck.sh stop|kill}
+source "$(dirname "$0")/fault-common.sh"
+fault=${1:?usage: peer-stuck.sh stop|kill}
 case $fault in
 # A stopped rank: mpirun's teardown after MPI_Abort waits for it to take its
 # SIGCONT and SIGTERM; measured 1.0-1.3 s on loopback, up to 3.4 s in 3 of
 # about 20 runs on 2026-11-26 (CI once: exit 6.68 s after the fault, the
-# JSON written in time). ngx's own part keeps its limit (fault-lib.sh).
+# JSON written in time). ngx's own part keeps its limit (fault-common.sh).
 stop) signal=STOP LAUNCHER_SLACK_MS=3000 ;;
 kill) signal=KILL FAULT_KILLED_RANK=1 ;; # mpirun itself exits 137 when it sees the killed rank first
 *) fail "unknown fault '$fault'" ;;

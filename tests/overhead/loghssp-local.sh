@@ -4,7 +4,7 @@
 # values: the tiers are present, finite and >= 0, every measured point lies
 # within the prediction error the run states for its tier, the saved run is
 # a model ngx predict reads, and ngx fit --loghssp on the same data fits the
-# same tiers (loghssp-check.py). The refusals are test-loghssp-bad-input.sh.
+# same tiers (loghssp-check.py). The refusals are loghssp-bad-input.sh.
 source "$(dirname "$0")/common.sh"
 need_tool python3
 timeout -k 5 120 "$NGX" --pairs 2 -m tcp -x loghssp --host-of a,a,b,b -s 1,1Ki,16Ki -c 60 --warmup 10 \

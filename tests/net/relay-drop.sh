@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-relay-drop.sh: ngx-netdelay's random loss: 2000 UDP datagrams through a
+# relay-drop.sh: ngx-netdelay's random loss: 2000 UDP datagrams through a
 # relay dropping 5% arrive with a loss of 5% within a factor of 2 (a
 # real-time bound: the TUN queue in front of the relay may drop too, its
 # count is printed), and none are lost without --drop.

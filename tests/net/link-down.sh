@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-link-down.sh: taking a link down mid-run makes a running ping-pong fail
+# link-down.sh: taking a link down mid-run makes a running ping-pong fail
 # at its deadline (not hang), on a veth pair and on a relay pair, and the
 # link works again once it is brought back up.
 set -u

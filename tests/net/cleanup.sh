@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-cleanup.sh: the library leaves nothing behind: a child script that
+# cleanup.sh: the library leaves nothing behind: a child script that
 # builds a veth pair, a relay pair and a background job and then fails, or is
 # killed with SIGTERM, ends with its namespaces, relay and job all gone
 # (under set -eu -o pipefail, which callers may use).

@@ -1,10 +1,10 @@
-# lib.sh: the helpers of the scripts that drive ngx as a user would
+# ngx-run.sh: the helpers of the scripts that drive ngx as a user would
 # (integration, faults, loggp, passes; sourced), on top of tests/lib/common.sh
 # (fail, skip, ok, free_port, ...). Needs $NGX (set by meson's test_env); runs
 # from a scratch directory that is removed at exit, together with every
 # background process started through it_bg; fail prints the tail of the last
 # ngx_run's stderr.
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 : "${NGX:?NGX must point at the ngx executable (meson sets it)}"
 [[ -x $NGX ]] || { echo "FAIL: NGX=$NGX is not executable"; exit 1; }
 IT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

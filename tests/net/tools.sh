@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-tools.sh: ngx-netdelay and ngx-netprobe reject bad options with exit
+# tools.sh: ngx-netdelay and ngx-netprobe reject bad options with exit
 # status 2 and a message, a client with no server gives up at its deadline
 # with status 1, and the relay stops on its own after --max-seconds (its TUN
 # devices vanish with it) or cleanly on SIGTERM.

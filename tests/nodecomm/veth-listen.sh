@@ -4,7 +4,7 @@
 # `ngx --listen` in node B and `ngx --connect B:PORT --pairs 4 -m tcp -x
 # nodecomm` in node A start 4 ranks each, and every pair spans the two
 # nodes (no "one node" note, no --nodecomm-one-node). Each direction is
-# shaped as under mpirun (test-veth-htb.sh, nc_htb_pairs): htb, a parent
+# shaped as under mpirun (veth-htb.sh, nc_htb_pairs): htb, a parent
 # class of R_N = 100 Mbit/s shared by the pairs and one class of R_C = 40
 # Mbit/s per pair (k* = 2.5). A pair's tcp connection would get an
 # ephemeral port; --tcp-port 7100 --tcp-port-per-rank yes makes pair i's

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The protocol decomposition (Al-Tawil and Moritz 1998, section 3.2, eqs. 1-7; `ngx fit RUN.json`)
 # under mpirun (the sim's rendezvous in virtual time, with the protocols and
-# the predictions checked exactly: test-protocols-sim.sh), standard mode:
+# the predictions checked exactly: protocols-sim.sh), standard mode:
 #  1. on the vader BTL: `ngx fit` infers a protocol for every measured size
 #     (1 B .. 32 KiB around btl_vader_eager_limit), each one of T, TA, RTA,
 #     RAT, the smallest T;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-tbf.sh: a tbf rate limit set by netns_tbf holds: a 2 s TCP stream over
+# tbf.sh: a tbf rate limit set by netns_tbf holds: a 2 s TCP stream over
 # the veth pair measures the configured rate within a factor of 2 (a real-time
 # bound, tests/lib/bounds.sh; how close it comes is in bench/net/netns-tools.sh),
 # netns_tbf is idempotent and netns_tbf_clear removes it.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-mpirun.sh: mpirun with the nsrsh agent runs one rank in each namespace
+# mpirun.sh: mpirun with the nsrsh agent runs one rank in each namespace
 # of a pair (veth and relay), each rank seeing its own network namespace and
 # hostname.
 set -u

@@ -4,11 +4,11 @@
 # second veth pair, as a cluster's management network would. Once the first
 # size is reported, `v` goes down on both sides: for -m mpi (default
 # --mpi-progress block) and -m tcp the job must end with exit 1 within
-# --timeout + 1 s + launcher slack (see fault-lib.sh), naming the step, the
+# --timeout + 1 s + launcher slack (see fault-common.sh), naming the step, the
 # size and the side, and rank 0's -o JSON must hold the sizes done with
 # status "error".
 source "$(dirname "$0")/common.sh"
-source "$(dirname "$0")/fault-lib.sh"
+source "$(dirname "$0")/fault-common.sh"
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 netns_require mpi
 NETNS_NO_TRAP=1 netns_init
@@ -25,7 +25,7 @@ for i in "${!args[@]}"; do # OOB over the management link
     [[ ${args[$i]} == oob_tcp_if_include ]] && args[i + 1]=10.79.0.0/24
 done
 timeout_s=3
-LAUNCHER_SLACK_MS=4500 # mpirun's teardown with an unreachable rank (see fault-lib.sh)
+LAUNCHER_SLACK_MS=4500 # mpirun's teardown with an unreachable rank (see fault-common.sh)
 for module in mpi tcp; do
     out=$SCRATCH/$module.out err=$SCRATCH/$module.err json=$NETNS_DIR/$module.json
     netns_link_up v both

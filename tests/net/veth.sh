@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-veth.sh: two namespaces joined by a veth pair can talk (TCP ping-pong
+# veth.sh: two namespaces joined by a veth pair can talk (TCP ping-pong
 # both ways of the library's helpers), and setting the pair up twice is a no-op.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

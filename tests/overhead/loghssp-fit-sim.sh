@@ -7,7 +7,7 @@
 # L, G of the inter run) and eq. (9) must equal the inter run's measured
 # 32 KiB, both within 0.5%: a G or S taken from the held-out size, or from a
 # single size, or a wrong intercept, fails. The same on real transports:
-# test-loghssp.sh.
+# loghssp.sh.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/loghssp-fit.sh"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # LoGH{sS}P (Al-Tawil and Moritz 1998, section 3.3, eqs. 8-9) from two saved
 # overhead runs, `ngx fit --loghssp INTRA INTER`, on real transports (the
-# sim's exact case: test-loghssp-fit-sim.sh; the fit: loghssp-fit.sh):
+# sim's exact case: loghssp-fit-sim.sh; the fit: loghssp-fit.sh):
 # intra-node = the shm module on this machine, inter-node =
 # the tcp module between two network namespaces joined by a veth pair
 # (--listen/--connect; each namespace its own "node"). Checks:

@@ -7,7 +7,7 @@
 # Arguments: test_analyze.py, ngx.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/common.sh"
-source "$here/../shared-tools.sh"
+source "$here/../lib/shared-tools.sh"
 tools=$(ngx_shared_tools)
 [[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools"
 source "$tools/loggopsim/loggopsim.sh"

@@ -5,7 +5,7 @@
 # suite's site configuration (reframe/config/local.py) on the sim in virtual
 # time, so every number is exact and every verdict deterministic.
 #
-#     source "$(dirname "$0")/lib.sh"
+#     source "$(dirname "$0")/common.sh"
 #     rfm ngx-local:local -S record_baseline=yes     # rc in RC, output in $SCRATCH/rfm.out
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

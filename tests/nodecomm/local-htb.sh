@@ -4,15 +4,15 @@
 # and no wire between them, but their tcp connections still cross the
 # loopback device, and in a namespace of its own (ns_a of a veth pair: the
 # helpers make namespaces in pairs; the veth is unused) lo can carry the
-# same link as test-veth-htb.sh (nc_htb_loopback): htb, per direction a
+# same link as veth-htb.sh (nc_htb_loopback): htb, per direction a
 # class of R_N = 100 Mbit/s shared by the pairs with one class of R_C = 40
 # Mbit/s per pair under it (k* = 2.5), pair i chosen by the port its
 # listener (rank i) binds, 7100 + i (--tcp-port 7100 --tcp-port-per-rank
 # yes): source port for rank i to rank 4 + i, destination port back. The
 # max-rate fit over the large sizes must give R_C and R_N within a factor of 2 of the
 # configured rates, and every pair's class must have carried its flow. What
-# this cannot show is a second host's NIC and wire (test-veth-htb.sh and
-# test-veth-listen.sh do).
+# this cannot show is a second host's NIC and wire (veth-htb.sh and
+# veth-listen.sh do).
 # How close they come: bench/nodecomm/htb.sh.
 source "$(dirname "$0")/common.sh"
 nc_two_nodes tbf

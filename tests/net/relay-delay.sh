@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-relay-delay.sh: ngx-netdelay adds the delay it was asked for. The
+# relay-delay.sh: ngx-netdelay adds the delay it was asked for. The
 # median TCP ping-pong round trip through a relay with one-way delay D minus
 # the one through a relay with no delay must be 2 D within a factor of 2
 # (D = 100 us; a real-time bound, tests/lib/bounds.sh): on any machine the

@@ -5,7 +5,7 @@
 # that takes one count (pingpong), a list together with --nodecomm-pairs,
 # and under mpirun an odd rank count, --pairs (a count or a list) disagreeing
 # with the rank count and more pairs than the ranks allow. (--listen /
-# --connect: test-listen-connect.sh.)
+# --connect: listen-connect.sh.)
 source "$(dirname "$0")/common.sh"
 expect_usage -E "--nodecomm-pairs 0" "--nodecomm-pairs '0': .*at least 1 pair" "$NGX" -m tcp -x nodecomm --nodecomm-pairs 0 -s 1
 expect_usage -E "--nodecomm-pairs 1,x" "--nodecomm-pairs '1,x'" "$NGX" -m tcp -x nodecomm --nodecomm-pairs 1,x -s 1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-vader-switch.sh: the loggp pattern over Open MPI's vader BTL finds the
+# vader-switch.sh: the loggp pattern over Open MPI's vader BTL finds the
 # eager/rendezvous switch where Open MPI says it is (a change point is found
 # where any measured curve changes level or slope, not only eq. (7)'s y(s)):
 # btl_vader_eager_limit from ompi_info counts the BTL's header, so the last

@@ -1,4 +1,4 @@
-# fault-lib.sh: sourced (after common.sh) by the mpi fault tests: a peer
+# fault-common.sh: sourced (after common.sh) by the mpi fault tests: a peer
 # stopped, killed or cut off mid-run under mpirun.
 #     wait_first_size OUT PID        until OUT holds a "1 B" table row (30 s;
 #                                    the runs use --passes 1 --max-rel-ci off,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-cluster.sh: the emulated cluster of netns.sh (netns_cluster) is what the
+# cluster.sh: the emulated cluster of netns.sh (netns_cluster) is what the
 # cluster tests of layouts and coll take it for: N nodes with host names of
 # their own, mpirun places rank r on node r mod N, and every NIC carries the
 # rate it was given -- a slow node's links run at its rate, the others at

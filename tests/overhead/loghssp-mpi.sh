@@ -2,7 +2,7 @@
 # -x loghssp under mpirun: 4 ranks of the mpi module on this machine as two
 # emulated nodes (--host-of a,a,b,b; on a real cluster: mpirun -np 4 --map-by
 # ppr:2:node, the host names tell the tiers). Both tiers measured in one
-# run, checked as in test-loghssp-local.sh (loghssp-check.py). Skipped
+# run, checked as in loghssp-local.sh (loghssp-check.py). Skipped
 # without mpirun or the mpi module.
 source "$(dirname "$0")/common.sh"
 have_mpi || skip "mpirun or the mpi module is missing (MPI not found at configure time)"
