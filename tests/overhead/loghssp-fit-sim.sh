@@ -9,7 +9,7 @@
 # single size, or a wrong intercept, fails. The same on real transports:
 # loghssp.sh.
 source "$(dirname "$0")/common.sh"
-source "$(dirname "$0")/loghssp-fit.sh"
+source "$(dirname "$0")/loghssp-common.sh"
 
 # Part 1: the sim's tiers, exact. The intra run: a short, wide link
 # (L 1 us, G 0.0002 us/B) and small overheads; the inter run: a long,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # LoGH{sS}P (Al-Tawil and Moritz 1998, section 3.3, eqs. 8-9) from two saved
 # overhead runs, `ngx fit --loghssp INTRA INTER`, on real transports (the
-# sim's exact case: loghssp-fit-sim.sh; the fit: loghssp-fit.sh):
+# sim's exact case: loghssp-fit-sim.sh; the fit: loghssp-common.sh):
 # intra-node = the shm module on this machine, inter-node =
 # the tcp module between two network namespaces joined by a veth pair
 # (--listen/--connect; each namespace its own "node"). Checks:
@@ -28,7 +28,7 @@ trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 netns_require
-source "$(dirname "$0")/loghssp-fit.sh"
+source "$(dirname "$0")/loghssp-common.sh"
 
 
 inter_run() {

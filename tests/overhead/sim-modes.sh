@@ -42,7 +42,7 @@
 #    same allowance for this machine's scheduler as every check above
 #    (twice the reference run's error; at load 12 one root's median
 #    timer21 was 6.3 ms). In virtual time it is exact.
-source "$(dirname "$0")/sim.sh"
+source "$(dirname "$0")/sim-common.sh"
 
 TOL=0.05
 sim_clock "$@"

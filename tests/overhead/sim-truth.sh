@@ -12,7 +12,7 @@
 #     later than the delay (arrival_late_share); and the paper's L estimate
 #     (timer21 - timer12, mean over the roots) lies between L/2 and o_s + L
 #     + the arrivals' p90.
-source "$(dirname "$0")/sim.sh"
+source "$(dirname "$0")/sim-common.sh"
 TOL=0.05
 sim_clock "$@"
 sim_fidelity --sim-os 5 --sim-or 4

@@ -1,4 +1,4 @@
-# sim.sh: the overhead suite's runs over the sim against its truth (sourced
+# sim-common.sh: the overhead suite's runs over the sim against its truth (sourced
 # instead of common.sh, which it includes): in virtual time (suite
 # 'virtual': exact) or in real time (bench/loggp/sim-realtime.sh: their
 # accuracy on this machine).

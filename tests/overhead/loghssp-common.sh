@@ -1,4 +1,4 @@
-# loghssp-fit.sh: LoGH{sS}P from two saved overhead runs (sourced by
+# loghssp-common.sh: LoGH{sS}P from two saved overhead runs (sourced by
 # loghssp.sh, real transports, and loghssp-fit-sim.sh, the sim in
 # virtual time): both runs measure SIZES, the model is fitted without the
 # held-out size and predicts it (ngx predict); fit_and_check checks the
