@@ -3,6 +3,7 @@
 // vectors, networks, the client's argument list and the secret file.
 #include "hmac.hpp"
 #include "server_policy.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -178,26 +179,14 @@ TEST(Proposal, OversizedListsAreRefusedBeforeParsing)
     EXPECT_EQ(unterminated.status().kind(), ErrorKind::usage);
 }
 
-class SecretFile : public ::testing::Test {
+class SecretFile : public ScratchDir {
 protected:
-    void SetUp() override
-    {
-        char pattern[] = "/tmp/ngx-secret-test.XXXXXX";
-        ASSERT_NE(mkdtemp(pattern), nullptr);
-        directory_ = pattern;
-    }
-    void TearDown() override
-    {
-        unlink(path().c_str());
-        rmdir(directory_.c_str());
-    }
-    std::string path() const { return directory_ + "/secret"; }
+    std::string path() const { return ScratchDir::path("secret"); }
     void write(const std::string& content, mode_t mode)
     {
         std::ofstream(path()) << content;
         ASSERT_EQ(chmod(path().c_str(), mode), 0);
     }
-    std::string directory_;
 };
 
 TEST_F(SecretFile, ReadWithoutTheTrailingNewline)
@@ -218,10 +207,10 @@ TEST_F(SecretFile, RefusedWhenOthersMayReadItOrItIsTooShort)
     Result<std::string> short_one = read_secret_file(path());
     ASSERT_FALSE(short_one);
     EXPECT_EQ(short_one.status().kind(), ErrorKind::usage);
-    Result<std::string> directory = read_secret_file(directory_);
+    Result<std::string> directory = read_secret_file(dir_);
     ASSERT_FALSE(directory);
     EXPECT_NE(directory.status().message().find("not a regular file"), std::string::npos);
-    Result<std::string> missing = read_secret_file(directory_ + "/none");
+    Result<std::string> missing = read_secret_file(dir_ + "/none");
     ASSERT_FALSE(missing);
 }
 
