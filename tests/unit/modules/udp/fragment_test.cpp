@@ -1,7 +1,7 @@
 // Unit tests of the udp module's fragmentation and reassembly (fragment.hpp):
 // the wire header, the layout of fragments in a message, sequence-number
 // order across the wrap, and every verdict of Reassembly::offer().
-#include "../fragment.hpp"
+#include "udp/fragment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // what a real network might deliver (fragments reordered, duplicated, late,
 // lost, malformed) and check what the module makes of it, and read exactly
 // what the module sends. Loopback only; each test takes milliseconds.
-#include "../fragment.hpp"
+#include "udp/fragment.hpp"
 
 #include <ngx/module.h>
 
