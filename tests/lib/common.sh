@@ -30,7 +30,6 @@
 #     MPIRUN_LOCAL             mpirun as root on this machine's loopback (an array):
 #                              "${MPIRUN_LOCAL[@]}" --mca btl self,vader -np 2 PROGRAM
 set -u
-TESTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FAIL_STDERR=${FAIL_STDERR:-}
 
 fail() {
