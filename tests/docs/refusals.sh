@@ -10,8 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 SOURCE=$1
 VERSION=$2
 need_ngx
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+make_scratch
 copy() {  # a copy of the pages the docs test reads, in $SCRATCH/$1
     mkdir -p "$SCRATCH/$1/tools"
     cp -r "$SOURCE/README.md" "$SOURCE/docs" "$SCRATCH/$1/"

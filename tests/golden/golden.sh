@@ -22,8 +22,7 @@ EXPECTED_DIR=$GOLDEN_DIR/expected
 regenerate=0
 [[ ${1:-} == --regenerate ]] && regenerate=1
 [[ $# -le 1 && (${1:-} == '' || $regenerate == 1) ]] || { echo "usage: golden.sh [--regenerate]" >&2; exit 2; }
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ngx-golden.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+make_scratch
 
 # run ARG...: append "## ngx ARG..." with its exit code, stdout and stderr
 # to $OUT; sets RC (each ngx bounded to 30 s; the fixtures' fits take under a second).

@@ -8,8 +8,8 @@
 # naming the option. No timing is asserted.
 source "$(dirname "$0")/../lib/common.sh"
 ngx=${NGX:?NGX is set by meson}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+make_scratch
+work=$SCRATCH
 failures=0
 # every check runs; the test fails at the end if any did not hold
 check_failed() { echo "FAIL: $*"; failures=$((failures + 1)); }

@@ -8,8 +8,8 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+make_scratch
+dir=$SCRATCH
 cd "$dir" || fail "cd $dir"
 sim=(-m sim --sim-S 4096 -c 20 --warmup 2)
 
