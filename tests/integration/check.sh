@@ -10,7 +10,7 @@
 #  4. a directory as a history, ordered by the recorded time;
 #  5. real runs: -m sim --sim-L 5 against --sim-L 5.5 is flagged (exit 1).
 source "$(dirname "$0")/../lib/ngx-run.sh"
-synth() { python3 "$IT_LIB_DIR/synthetic_results.py" "$@" || fail "synthetic_results.py $*"; }
+synth() { python3 "$IT_SCRIPT_DIR/synthetic_results.py" "$@" || fail "synthetic_results.py $*"; }
 
 # --- 1. false-positive and detection rates ----------------------------------
 mkdir rates

@@ -13,7 +13,7 @@
 # stalls its run ends only that run (at the server's --timeout), not the
 # server, which serves the next client.
 source "$(dirname "$0")/../lib/ngx-run.sh"
-client() { timeout -k 5 40 python3 "$IT_LIB_DIR/listen_client.py" "$@"; }
+client() { timeout -k 5 40 python3 "$IT_SCRIPT_DIR/listen_client.py" "$@"; }
 port=$(free_port) || fail "no free port"
 it_bg server.log --listen "127.0.0.1:$port" --accept-timeout 120 --timeout 3
 srv=$BG_PID

@@ -8,6 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 : "${NGX:?NGX must point at the ngx executable (meson sets it)}"
 [[ -x $NGX ]] || { echo "FAIL: NGX=$NGX is not executable"; exit 1; }
 IT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+IT_SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd) # the calling script's folder, for its own helpers
 IT_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ngx-it.XXXXXX")
 IT_PIDS=()
 IT_PEERS=()  # forked peers (grandchildren) seen by a test: stopped at exit if still ngx
