@@ -12,7 +12,7 @@ export BW_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bw_run() {
     local out=$1
     shift
-    timeout -k 5 90 "$NGX" "$@" >"$out" 2>&1
+    ngx_deadline 90 "$@" >"$out" 2>&1
 }
 
 # need_mpi: skips (exit 77) without mpirun or the mpi module.

@@ -14,6 +14,6 @@ coll_run() {
         timeout -k 5 60 "${MPIRUN_LOCAL[@]}" --mca btl self,vader -x NGX_MODULE_PATH -x NGX_PATTERN_PATH \
             -np "$np" "$NGX" "$@" >"$out" 2>&1
     else
-        timeout -k 5 60 "$NGX" --pairs $((np / 2)) "$@" >"$out" 2>&1
+        ngx_deadline 60 --pairs $((np / 2)) "$@" >"$out" 2>&1
     fi
 }

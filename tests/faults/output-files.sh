@@ -40,7 +40,7 @@ grep -q 'nowhere/x.json: cannot write there' err || fail "the refusal does not n
 [[ $(cat victim) == precious ]] || fail "the victim was changed"
 ok "-o a link writes the file it ends at and keeps the link; one into a missing directory is refused: $(head -1 err)"
 
-timeout -k 5 10 "$NGX" "${goal[@]}" -o /dev/stdout >goal.txt 2>err || fail "export -o /dev/stdout: $(cat err)"
+ngx_deadline 10 "${goal[@]}" -o /dev/stdout >goal.txt 2>err || fail "export -o /dev/stdout: $(cat err)"
 grep -q '^num_ranks 64' goal.txt || fail "export -o /dev/stdout wrote nothing to the redirected stdout"
 ngx_run 10 "${goal[@]}" -o /dev/null
 [[ $RC == 0 && -c /dev/null ]] || fail "export -o /dev/null: exit $RC, or /dev/null replaced: $(cat err)"
@@ -55,10 +55,10 @@ mkdir full
 unshare -m bash -c '
     mount -t tmpfs -o size=48k tmpfs full || exit 77
     head -c 40960 /dev/zero >full/filler
-    timeout -k 5 60 "$NGX" "$@" -o full/out.json >out 2>err
+    ngx_deadline 60 "$@" -o full/out.json >out 2>err
     echo $? >rc
     ls -A full >listing
-    timeout -k 5 10 "$NGX" export --goal --op alltoall --algorithm pairwise -P 64 -s 1Ki -o full/all.goal 2>goal-err
+    ngx_deadline 10 export --goal --op alltoall --algorithm pairwise -P 64 -s 1Ki -o full/all.goal 2>goal-err
     echo $? >goal-rc
     ls -A full >goal-listing
 ' bash "${run[@]}"

@@ -28,7 +28,7 @@ make_scratch
 # to $OUT; sets RC (each ngx bounded to 30 s; the fixtures' fits take under a second).
 run() {
     local rc
-    timeout -k 5 30 "$NGX" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
+    ngx_deadline 30 "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
     rc=$?
     RC=$rc
     [[ $rc == 124 || $rc == 137 ]] && fail "ngx $* did not finish within 30 s"
@@ -44,7 +44,7 @@ append_file() {
 
 # model_kind FILE: the model kind `ngx predict --params FILE --help` names, or ''.
 model_kind() {
-    timeout -k 5 30 "$NGX" predict --params "$1" --help 2>/dev/null | sed -n '1s/^Model \([a-z0-9_-]*\):.*/\1/p'
+    ngx_deadline 30 predict --params "$1" --help 2>/dev/null | sed -n '1s/^Model \([a-z0-9_-]*\):.*/\1/p'
 }
 
 # predictions FILE: the predictions every model kind of these fixtures answers.

@@ -73,7 +73,7 @@ check() {
     ngx_run 30 predict --params "$model" --op "$op" --algorithm "$algorithm" -P "$P" -s "$size" --gamma "$gamma" \
         --format json
     [[ $RC == 0 ]] || fail "predict --op $op --algorithm $algorithm: exit $RC"
-    predicted=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out)
+    predicted=$(json_field out 'd["predictions"][0]["time_us"]')
     python3 - "$sim" "$per_us" "$predicted" "$model $op $algorithm P=$P s=$size gamma=$gamma" <<'PY' || exit 1
 import sys
 sim, predicted = float(sys.argv[1]) / float(sys.argv[2]), float(sys.argv[3])

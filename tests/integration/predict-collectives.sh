@@ -18,7 +18,7 @@ JSON
 time_of() {
     ngx_run 30 predict --params model.json --format json "$@"
     [[ $RC == 0 ]] || fail "ngx predict $*: exit $RC"
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out
+    json_field out 'd["predictions"][0]["time_us"]'
 }
 # expect_time WANT ARGS...: the prediction equals WANT (1e-9 relative).
 expect_time() {
@@ -53,7 +53,7 @@ JSON
 loggps_time() {
     ngx_run 30 predict --params loggps.json --format json "$@"
     [[ $RC == 0 ]] || fail "ngx predict (loggps) $*: exit $RC"
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out
+    json_field out 'd["predictions"][0]["time_us"]'
 }
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }'; }
 near "$(loggps_time --op bcast --algorithm linear -P 2 -s 4Ki)" 8.072 || fail "LogGPS eager message: $(cat out)"

@@ -61,7 +61,7 @@ for i in range(nodes):
         if i != j:
             print(i, j, 10.0, 1 / goodput(slow if slow_node in (i, j) else fast))
 PY
-timeout -k 5 60 "$NGX" --pairs $((NODES / 2)) -m sim --sim-clock virtual --sim-links "$NETNS_DIR/links.txt" \
+ngx_deadline 60 --pairs $((NODES / 2)) -m sim --sim-clock virtual --sim-links "$NETNS_DIR/links.txt" \
     "${MAP[@]}" --host-of "$HOSTS" -o "$NETNS_DIR/sim.json" > "$NETNS_DIR/sim.txt" 2>&1 ||
     { cat "$NETNS_DIR/sim.txt"; fail "the sim run failed"; }
 echo "sim run: $(since "$t") s"

@@ -18,7 +18,7 @@ if [[ $MODULE == mpi ]] || (( P % 2 == 1 )); then
     fi
     layouts_mpirun "$P" "$NGX" "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 else
-    timeout -k 5 60 "$NGX" --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 fi
 python3 "$(dirname "$0")/check_cells.py" "$OUT" "$P" "$MODULE" || exit 1

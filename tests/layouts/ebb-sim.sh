@@ -33,7 +33,7 @@ if (( P % 2 == 1 )); then
     command -v mpirun >/dev/null || skip "odd P needs mpirun (install openmpi-bin)"
     layouts_mpirun "$P" "$NGX" "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 else
-    timeout -k 5 60 "$NGX" --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 fi
 

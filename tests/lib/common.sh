@@ -16,7 +16,9 @@
 #     need_mpi_module          skip unless the mpi module was built
 #     make_scratch             SCRATCH: a temporary directory removed at exit
 #     ngx_deadline SECS ARG... ngx ARG... killed after SECS (its exit code;
-#                              124 or 137 when the deadline ended it)
+#                              124 or 137 when the deadline ended it); a
+#                              function, so not behind `ip netns exec`, and
+#                              in the background $! is not ngx's parent
 #     json_field FILE EXPR     prints EXPR evaluated in python3 with d the
 #                              JSON document of FILE (e.g. 'd["runs"][0]["status"]')
 #     free_port [ADDR]         a TCP port free on ADDR (default 127.0.0.1) now

@@ -42,7 +42,7 @@ FAIL_STDERR=$IT_DIR/err
 ngx_run() {
     local secs=$1
     shift
-    timeout -k 5 "$secs" "$NGX" "$@" >"$IT_DIR/out" 2>"$IT_DIR/err"
+    ngx_deadline "$secs" "$@" >"$IT_DIR/out" 2>"$IT_DIR/err"
     RC=$?
     [[ $RC == 124 || $RC == 137 ]] && fail "ngx $* did not finish within $secs s"
     [[ $RC == 0 ]] && validate_outputs "$@"

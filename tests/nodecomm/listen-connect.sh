@@ -22,7 +22,7 @@ serve() {
 client() { # PORT OPTION...: the client in the foreground, its stderr in $SCRATCH/client
     local port=$1
     shift
-    timeout -k 5 120 "$NGX" --connect "127.0.0.1:$port" -m tcp -x nodecomm "$@" 2>"$SCRATCH/client"
+    ngx_deadline 120 --connect "127.0.0.1:$port" -m tcp -x nodecomm "$@" 2>"$SCRATCH/client"
 }
 
 # both SERVER_OPTION... -- CLIENT_OPTION...: a server and its client on a fresh port; sets rc and src.

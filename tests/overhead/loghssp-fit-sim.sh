@@ -38,7 +38,7 @@ PY
 sim_run() {  # OUT SIM_OPTION...
     local out=$1
     shift
-    timeout -k 5 60 "$NGX" -m sim --sim-clock virtual "$@" -x overhead -s $sizes -c 20 --warmup 2 -o "$out" \
+    ngx_deadline 60 -m sim --sim-clock virtual "$@" -x overhead -s $sizes -c 20 --warmup 2 -o "$out" \
         >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; return 1; }
 }
 

@@ -7,7 +7,7 @@
 # same tiers (loghssp-check.py). The refusals are loghssp-bad-input.sh.
 source "$(dirname "$0")/common.sh"
 need_tool python3
-timeout -k 5 120 "$NGX" --pairs 2 -m tcp -x loghssp --host-of a,a,b,b -s 1,1Ki,16Ki -c 60 --warmup 10 \
+ngx_deadline 120 --pairs 2 -m tcp -x loghssp --host-of a,a,b,b -s 1,1Ki,16Ki -c 60 --warmup 10 \
     -o "$SCRATCH/run.json" >"$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 sed -n '/^# LoGH/,$p' "$SCRATCH/out.txt"
 python3 "$(dirname "$0")/loghssp-check.py" "$SCRATCH/run.json" "$NGX" "$SCRATCH" --pairs 1,0,2,0 ||

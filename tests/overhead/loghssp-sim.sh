@@ -24,7 +24,7 @@ $b $a $L_INTRA $G_INTRA
 $c $d $L_INTER $G_INTER
 $d $c $L_INTER $G_INTER
 LINKS
-    timeout -k 5 120 "$NGX" --pairs 2 -m sim --sim-clock virtual --sim-os $OS --sim-or $OR \
+    ngx_deadline 120 --pairs 2 -m sim --sim-clock virtual --sim-os $OS --sim-or $OR \
         --sim-links "$SCRATCH/links.txt" -x loghssp --host-of "$hosts" -s 1,1Ki,4Ki,16Ki -c 20 --warmup 2 \
         -o "$SCRATCH/run.json" >"$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run ($hosts) failed"; }
     sed -n '/^# LoGH/,$p' "$SCRATCH/out.txt"

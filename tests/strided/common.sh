@@ -25,7 +25,7 @@ run_ngx() {
     local mode=$1
     shift
     case $mode in
-        tcp) timeout -k 5 240 "$NGX" -m tcp --tcp-progress poll "$@" ;; # polling: no wake-ups in the times
+        tcp) ngx_deadline 240 -m tcp --tcp-progress poll "$@" ;; # polling: no wake-ups in the times
         mpi-vader) run_np 2 vader "$@" ;;
         mpi-tcp) run_np 2 tcp "$@" ;;
         *) fail "unknown mode $mode" ;;

@@ -10,7 +10,7 @@ c=0.02
 clock=() tol=0.03
 [[ ${1:-} == virtual ]] && clock=(--sim-clock virtual) tol=0.001
 measure_and_check() {
-    timeout -k 5 200 "$NGX" -m sim "${clock[@]}" --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strides 1,4,16 -c 100 \
+    ngx_deadline 200 -m sim "${clock[@]}" --sim-strided $c -x strided -s 4Ki,8Ki,16Ki --strides 1,4,16 -c 100 \
         -o "$SCRATCH/sim.json" >"$SCRATCH/sim.txt" 2>&1 || { cat "$SCRATCH/sim.txt"; fail "sim strided run failed"; }
     python3 - "$SCRATCH/sim.json" "$c" "$tol" <<'PY'
 import json, sys
