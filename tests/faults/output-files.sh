@@ -55,10 +55,10 @@ mkdir full
 unshare -m bash -c '
     mount -t tmpfs -o size=48k tmpfs full || exit 77
     head -c 40960 /dev/zero >full/filler
-    ngx_deadline 60 "$@" -o full/out.json >out 2>err
+    timeout -k 5 60 "$NGX" "$@" -o full/out.json >out 2>err
     echo $? >rc
     ls -A full >listing
-    ngx_deadline 10 export --goal --op alltoall --algorithm pairwise -P 64 -s 1Ki -o full/all.goal 2>goal-err
+    timeout -k 5 10 "$NGX" export --goal --op alltoall --algorithm pairwise -P 64 -s 1Ki -o full/all.goal 2>goal-err
     echo $? >goal-rc
     ls -A full >goal-listing
 ' bash "${run[@]}"
