@@ -5,7 +5,7 @@
 # run works; after both runs no segment of the run's name is left. Needs
 # root (to plant a segment as another user); skipped otherwise.
 source "$(dirname "$0")/../lib/ngx-run.sh"
-[[ $(id -u) == 0 ]] || skip "needs root to plant a segment as another user"
+need_root "to plant a segment as another user"
 [[ -d /dev/shm ]] || skip "no /dev/shm"
 name=ngxtest$$
 run=(-m sim -x pingpong -s 1-64 -c 20 --warmup 2 --sim-RN 1e9 --sim-link "$name" --timeout 10)
