@@ -6,13 +6,7 @@
 # of 16. The bandwidth must not exceed the rate by more than 10% (tbf's
 # bucket and its count of the headers) and must reach at least half of it
 # (a functional bound: how close it comes is bench/netpipe's question).
-IT_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/lib/ngx-run.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$NGX_SOURCE_ROOT/tests/lib/ngx-run-netns.sh"
 need_tool python3
 netns_require tbf
 "$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || skip "module tcp not built"

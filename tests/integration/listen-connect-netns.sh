@@ -2,13 +2,7 @@
 # netns.sh: --listen / --connect between two network namespaces joined by a
 # veth pair (server in ns A on its veth address, client in ns B): both exit
 # 0 and the client's JSON has every size. Exit 77 without namespaces.
-IT_NO_TRAP=1
-source "$(dirname "$0")/../lib/ngx-run.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "$0")/../lib/ngx-run-netns.sh"
 netns_require
 netns_init
 netns_veth_pair p || fail "veth pair"
