@@ -5,8 +5,8 @@
 # counted in virtual time. Each round runs the scripts that suite 'virtual'
 # runs in virtual time (exact there), without "virtual": tests/loggp/
 # sim-truth.sh A and B, sim-lines.sh C, sim-overhead.sh 0.3 and 2.25,
-# sim-switch.sh, loggps-truth.sh E, tests/overhead/test-sim-truth.sh,
-# tests/strided/test-sim.sh and tests/nodecomm/test-sim-recovery.sh (mpirun
+# sim-switch.sh, loggps-truth.sh E, tests/overhead/sim-truth.sh,
+# tests/strided/sim.sh and tests/nodecomm/sim-recovery.sh (mpirun
 # and local), and records every figure they compare with the truth. Prints the accuracy table (bench/report.py accuracy) and each
 # script's verdict (its real-time tolerance, 2-5%).
 #
@@ -24,10 +24,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
     accuracy_run_test "$r" "sim o 2.25:" tests/loggp/sim-overhead.sh 2.25
     accuracy_run_test "$r" "sim switch:" tests/loggp/sim-switch.sh
     accuracy_run_test "$r" "loggps E:" tests/loggp/loggps-truth.sh E
-    accuracy_run_test "$r" "overhead:" tests/overhead/test-sim-truth.sh
-    accuracy_run_test "$r" "strided:" tests/strided/test-sim.sh
-    accuracy_run_test "$r" "nodecomm mpirun:" tests/nodecomm/test-sim-recovery.sh mpirun
-    accuracy_run_test "$r" "nodecomm local:" tests/nodecomm/test-sim-recovery.sh local
+    accuracy_run_test "$r" "overhead:" tests/overhead/sim-truth.sh
+    accuracy_run_test "$r" "strided:" tests/strided/sim.sh
+    accuracy_run_test "$r" "nodecomm mpirun:" tests/nodecomm/sim-recovery.sh mpirun
+    accuracy_run_test "$r" "nodecomm local:" tests/nodecomm/sim-recovery.sh local
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 accuracy_report

@@ -2,7 +2,7 @@
 # bench/overhead/loghssp.sh: how well LoGH{sS}P (Al-Tawil and Moritz 1998,
 # eqs. 8-9) fitted from a shm run and a tcp run across two network
 # namespaces predicts a message size left out of the fit, over R rounds.
-# Each round is one run of tests/overhead/test-loghssp.sh (root: namespaces),
+# Each round is one run of tests/overhead/loghssp.sh (root: namespaces),
 # whose real part fits 1 B, 1, 16 and 64 KiB and predicts 32 KiB; the
 # round's "held out" lines are collected here and summarized per equation
 # (median, min, max of the error against the measured minimum).
@@ -27,7 +27,7 @@ trap 'rm -f "$lines"' EXIT
 echo "# LoGH{sS}P held-out size x $rounds, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
     out=$(NGX=$build/ngx NGX_MODULE_PATH=$build/modules NGX_PATTERN_PATH=$build/patterns NGX_BUILD_ROOT=$build \
-        NGX_SOURCE_ROOT=$source_root timeout -k 5 300 bash "$source_root/tests/overhead/test-loghssp.sh" 2>&1)
+        NGX_SOURCE_ROOT=$source_root timeout -k 5 300 bash "$source_root/tests/overhead/loghssp.sh" 2>&1)
     rc=$?
     # the last two "held out" lines are the real part's (the first is the sim's)
     echo "$out" | grep "^held out" | tail -2 | tee -a "$lines" | sed "s/^/round $r: /"

@@ -2,7 +2,7 @@
 # bench/overhead/protocols.sh: where the protocol decomposition (Al-Tawil
 # and Moritz 1998, section 3.2) under mpirun turns to a handshake, against
 # Open MPI's eager limit, over R rounds (root for the tcp BTL's namespaces).
-# Each round runs tests/overhead/test-protocols.sh (which asserts only that
+# Each round runs tests/overhead/protocols.sh (which asserts only that
 # every size gets a protocol, 1 B a pushed one) and reads its "inferred"
 # lines: per BTL and round, whether the first RTA/RAT size is the first size
 # at or above the limit (or the next), whether every size up to half the
@@ -16,7 +16,7 @@ accuracy_args "$0" "$@"
 lines=$(mktemp)
 trap 'rm -f "$lines"' EXIT
 for ((r = 1; r <= ROUNDS; r++)); do
-    out=$(timeout -k 5 900 bash "$SOURCE_ROOT/tests/overhead/test-protocols.sh" 2>&1)
+    out=$(timeout -k 5 900 bash "$SOURCE_ROOT/tests/overhead/protocols.sh" 2>&1)
     echo "round $r: $(grep -E '^(PASS|FAIL|SKIP)' <<<"$out" | tail -1)"
     grep -E '^(vader|tcp): eager limit' <<<"$out" | sed "s/^/$r /" >> "$lines"
 done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/strided/log3p.sh: the accuracy of log3P (Cameron et al. 2007) over
 # tcp, Open MPI's tcp BTL and vader, over R rounds. Each round runs
-# tests/strided/test-strided.sh per transport (which asserts only that the
+# tests/strided/strided.sh per transport (which asserts only that the
 # held-out predictions are within a factor of 2) and records the mean
 # relative errors it prints: held out (leave-one-out) for the paper's form
 # and for the packed path, on the grid for log3P and for LogGP, and the d=1
@@ -18,7 +18,7 @@ errors=$(mktemp)
 trap 'rm -f "$ACCURACY" "$errors"' EXIT
 for ((r = 1; r <= ROUNDS; r++)); do
     for mode in tcp mpi-tcp mpi-vader; do
-        out=$(timeout -k 5 600 bash "$SOURCE_ROOT/tests/strided/test-strided.sh" "$mode" 2>&1)
+        out=$(timeout -k 5 600 bash "$SOURCE_ROOT/tests/strided/strided.sh" "$mode" 2>&1)
         echo "round $r, $mode: $(grep -E '^(PASS|FAIL|SKIP)' <<<"$out" | tail -1)"
         sed -nE "s/.*log3P mean error: held-out ([0-9.eE+-]+) \(packed path ([0-9.eE+-]+)\), on the grid ([0-9.eE+-]+); LogGP on the grid ([0-9.eE+-]+).*/$mode\t\1\t\2\t\3\t\4/p" \
             <<<"$out" >> "$errors"

@@ -1,5 +1,5 @@
 // Fragmentation and reassembly for the udp module, free of any I/O so that it
-// can be unit-tested on its own (modules/udp/tests/fragment_test.cpp).
+// can be unit-tested on its own (tests/unit/modules/udp/fragment_test.cpp).
 //
 // A message of `len` bytes travels as `count` datagrams. Each datagram is a
 // 16-byte header followed by one fragment: fragment i holds bytes

@@ -9,16 +9,8 @@
 source "$(dirname "$0")/common.sh"
 echo '{"not": "a model"}' >"$SCRATCH/nomodel.json"
 
-# refused WANT_TEXT ARGS...: exit 2 and WANT_TEXT in the output.
-refused() {
-    local want=$1
-    shift
-    bw_run "$SCRATCH/out.txt" "$@"
-    local rc=$?
-    [[ $rc == 2 ]] || { cat "$SCRATCH/out.txt"; fail "$*: exit $rc, expected 2"; }
-    grep -q -- "$want" "$SCRATCH/out.txt" || { cat "$SCRATCH/out.txt"; fail "$*: the message does not say '$want'"; }
-    echo "ok: $* -> $(grep -m1 -- "$want" "$SCRATCH/out.txt")"
-}
+# refused TEXT ARG...: ngx ARG... exits 2 and says TEXT on stderr
+refused() { expect_ngx_usage "$*" "$@"; }
 
 refused "bw-window '0': must be in 1.." -m sim -x bw -s 64 -c 2 --bw-window 0
 refused "module tcp has only blocking calls" -m tcp -x bw -s 64 -c 2 --bw-direction bi --timeout 10

@@ -1,33 +1,31 @@
 # common.sh: sourced by the scripts of suite 'bw': fail, the skips for a
 # missing $NGX or python3, a scratch dir removed on exit, bw_run, and
 # need_mpi and mpi_run for the scripts under mpirun.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-SCRATCH=$(mktemp -d)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+need_tool python3
+make_scratch
 # windows.py, the closed form of a window over the sim, for the tests' python.
 export BW_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-trap 'rm -rf "$SCRATCH"' EXIT
 
 # bw_run OUT_TEXT NGX_ARGS...: one bounded run of ngx; its exit code.
 bw_run() {
     local out=$1
     shift
-    timeout -k 5 90 "$NGX" "$@" >"$out" 2>&1
+    ngx_deadline 90 "$@" >"$out" 2>&1
 }
 
 # need_mpi: skips (exit 77) without mpirun or the mpi module.
 need_mpi() {
-    command -v mpirun >/dev/null || { echo "SKIP: needs mpirun (install openmpi-bin)"; exit 77; }
+    need_mpirun
     "$NGX" --list-modules 2>/dev/null | grep -qw mpi || [[ -e ${NGX_MODULE_PATH:-}/ngx_mpi.so ]] ||
-        { echo "SKIP: the mpi module is not built"; exit 77; }
+        skip "the mpi module is not built"
 }
 
 # mpi_run NP OUT NGX_ARGS...: one bounded run of ngx under mpirun on this node; its exit code.
 mpi_run() {
     local np=$1 out=$2
     shift 2
-    timeout -k 5 90 mpirun --allow-run-as-root --bind-to none --oversubscribe --mca oob_tcp_if_include lo \
+    timeout -k 5 90 "${MPIRUN_LOCAL[@]}" \
         --mca btl self,vader -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" "$@" >"$out" 2>&1
 }

@@ -8,7 +8,7 @@
 # in the JSON (no accuracy bound: real time).
 source "$(dirname "$0")/common.sh"
 module=${1:?usage: real.sh tcp|shm}
-"$NGX" --list-modules 2>/dev/null | grep -q "^  $module " || { echo "SKIP: module $module not built"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -q "^  $module " || skip "module $module not built"
 bw_run "$SCRATCH/one.txt" -m "$module" -x bw -s 1,4Ki,1Mi -c 8 --warmup 1 --bw-window 16 --timeout 20 \
     -o "$SCRATCH/one.json" || { cat "$SCRATCH/one.txt"; fail "bw over $module: exit $?"; }
 bw_run "$SCRATCH/two.txt" --pairs 2 -m "$module" -x bw -s 64 -c 8 --warmup 1 --bw-window 16 --timeout 20 \

@@ -7,7 +7,7 @@
 # node's memory bandwidth (a put that copied nothing would beat it), and the
 # run names the one-sided calls.
 source "$(dirname "$0")/common.sh"
-"$NGX" --list-modules 2>/dev/null | grep -q "^  shm " || { echo "SKIP: module shm not built"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -q "^  shm " || skip "module shm not built"
 for op in put get; do
     bw_run "$SCRATCH/$op.txt" -m shm -x bw --bw-op "$op" -s 1,4Ki,256Ki -c 6 --warmup 1 --bw-window 8 --verify \
         --timeout 20 -o "$SCRATCH/$op.json" || { cat "$SCRATCH/$op.txt"; fail "bw --bw-op $op over shm: exit $?"; }

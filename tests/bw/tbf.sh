@@ -6,16 +6,10 @@
 # of 16. The bandwidth must not exceed the rate by more than 10% (tbf's
 # bucket and its count of the headers) and must reach at least half of it
 # (a functional bound: how close it comes is bench/netpipe's question).
-IT_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/integration/lib.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+source "$NGX_SOURCE_ROOT/tests/lib/ngx-run-netns.sh"
+need_tool python3
 netns_require tbf
-"$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || { echo "SKIP: module tcp not built"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -q '^  tcp ' || skip "module tcp not built"
 netns_init
 rate=${NGX_TEST_TBF_MBIT:-200}
 netns_veth_pair v || fail "veth pair"

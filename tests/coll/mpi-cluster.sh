@@ -38,7 +38,7 @@ source "$(dirname "$0")/common.sh"
 NETNS_NO_TRAP=1
 source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 netns_require tbf mpi
-"$NGX" --list-modules 2>/dev/null | grep -qw mpi || { echo "SKIP: the mpi module is not built"; exit 77; }
+"$NGX" --list-modules 2>/dev/null | grep -qw mpi || skip "the mpi module is not built"
 netns_init
 trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
 trap 'exit 130' INT

@@ -5,9 +5,9 @@
 # where ngx models that choice; the JSON conforms to the schema; a module
 # without the library's collectives (sim) is refused with exit 2.
 source "$(dirname "$0")/common.sh"
-command -v mpirun >/dev/null || { echo "SKIP: needs mpirun (install openmpi-bin)"; exit 77; }
+command -v mpirun >/dev/null || skip "needs mpirun (install openmpi-bin)"
 "$NGX" --list-modules 2>/dev/null | grep -qw mpi || [[ -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
-    { echo "SKIP: the mpi module is not built"; exit 77; }
+    skip "the mpi module is not built"
 cat >"$SCRATCH/model.json" <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
   {"from_bytes": 1, "to_bytes": 1048576, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.001}]}}

@@ -4,7 +4,7 @@
 # the validator rejects a row without its prediction field; ngx plot draws
 # measured and predicted per algorithm.
 source "$(dirname "$0")/common.sh"
-python3 -c 'import jsonschema' 2>/dev/null || { echo "SKIP: python3-jsonschema is missing"; exit 77; }
+python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is missing"
 VALIDATE=(python3 "$NGX_SOURCE_ROOT/schema/validate.py")
 cat >"$SCRATCH/model.json" <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [

@@ -18,7 +18,7 @@
 #     sim-truth.sh P
 source "$(dirname "$0")/common.sh"
 P=$1
-((P % 2 == 0)) || command -v mpirun >/dev/null || { echo "SKIP: odd P needs mpirun (install openmpi-bin)"; exit 77; }
+((P % 2 == 0)) || command -v mpirun >/dev/null || skip "odd P needs mpirun (install openmpi-bin)"
 
 # The sim's parameters as a LogGPS model (Ino et al. 2001, Table 3): o' = o_s = o_r = 1,
 # L = 5, G = 0.001 us/byte at every size, no gap g (--sim-g 0: LogGPS has none), S = 4 KiB.

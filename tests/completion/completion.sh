@@ -5,8 +5,8 @@
 # -x loggp) and a module's after -m; and `ngx --help` fits 80 columns, with or
 # without the modules' and patterns' option groups.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
-fail() { echo "FAIL: $*"; exit 1; }
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 "$NGX" --completion bash >"$script" || fail "ngx --completion bash failed"

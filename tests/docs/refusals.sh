@@ -6,12 +6,11 @@
 # passes (the test docs).
 #     refusals.sh SOURCE_ROOT VERSION
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 SOURCE=$1
 VERSION=$2
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+need_ngx
+make_scratch
 copy() {  # a copy of the pages the docs test reads, in $SCRATCH/$1
     mkdir -p "$SCRATCH/$1/tools"
     cp -r "$SOURCE/README.md" "$SOURCE/docs" "$SCRATCH/$1/"

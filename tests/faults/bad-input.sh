@@ -7,7 +7,7 @@
 # Every row must also finish within 5 s and print no result row (nothing
 # was measured). Any row that misbehaves fails the test.
 # Registered in suites 'faults' and 'bad-input' (meson test --suite bad-input).
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
 pass=0 failed=0 rows=0
 

@@ -11,7 +11,7 @@
 # loopback, and mpirun when it and the MPI bootstrap are there. mpirun's own
 # start-up (seconds under a sanitizer on a busy CPU) is not the desync's: its
 # bound is 5 s more than the same launch without the planted step took.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 : "${NGX_FIXTURE_MODULE_DIR:?meson sets NGX_FIXTURE_MODULE_DIR to the directory of the fixture module}"
 modules=${NGX_MODULE_PATH:-}
 export NGX_MODULE_PATH="$NGX_FIXTURE_MODULE_DIR:$modules"
@@ -66,7 +66,7 @@ mpirun_ngx() {
     local log=$1 t0
     shift
     t0=$(date +%s.%N)
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout -k 5 60 mpirun --allow-run-as-root --bind-to none --oversubscribe --mca oob_tcp_if_include lo \
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout -k 5 60 "${MPIRUN_LOCAL[@]}" \
         --mca btl_tcp_if_include lo --mca btl self,tcp -x NGX_MODULE_PATH -np 2 \
         "$NGX" --bootstrap mpi "$@" >"$log" 2>&1
     RC=$?

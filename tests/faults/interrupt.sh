@@ -4,7 +4,7 @@
 # service manager's stop) does (driver and forked peer), mid-run: exit 130 within 2 s,
 # the -o JSON is valid with status "interrupted" and the sizes finished so
 # far (at least one, the same as the table rows), and the forked peer is gone.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 module=${1:?usage: interrupt.sh MODULE driver|group [INT|TERM]} target=${2:-driver} sig=${3:-INT}
 [[ $target == driver || $target == group ]] || fail "target must be driver or group"
 [[ $sig == INT || $sig == TERM ]] || fail "signal must be INT or TERM"

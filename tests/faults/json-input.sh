@@ -8,44 +8,36 @@
 # and launches say when a run holds several results of one size (the last
 # one is used). A FIFO (or any file that is not a regular one) is refused at
 # once instead of blocking (each refusal bounded by a 10 s timeout).
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 model() { # FROM_BYTES [EXTRA_TOP_LEVEL_JSON]: a one-range loggp model file on stdout
     printf '{"pattern": "loggp", %s"model": {"kind": "loggp", "ranges": [{"from_bytes": %s, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003}]}}\n' "${2:-}" "$1"
 }
-# refused WHAT PATTERN ARG...: ngx ARG... exits 2 within 10 s naming PATTERN
-refused() {
-    local what=$1 pattern=$2
-    shift 2
-    ngx_run 10 "$@"
-    [[ $RC == 2 ]] || fail "$what: exit $RC, expected 2: $(cat out err | head -5)"
-    grep -q -- "$pattern" err || fail "$what: the message does not say '$pattern': $(cat err)"
-    ok "$what: $(head -1 err | cut -c1-120)"
-}
-
+# each refusal (expect_ngx_usage WHAT PATTERN ARG...) within 10 s
+USAGE_DEADLINE=10
 model 1 >good.json
 ngx_run 10 predict --params good.json --op pingpong -s 100
 [[ $RC == 0 ]] || fail "the valid model: exit $RC: $(cat err)"
 
 model -5 >negative.json
-refused "from_bytes -5" '"from_bytes" is -5' predict --params negative.json --op pingpong -s 100
+expect_ngx_usage "from_bytes -5" '"from_bytes" is -5' predict --params negative.json --op pingpong -s 100
 model 1e300 >huge.json
-refused "from_bytes 1e300" '"from_bytes" is 1e+300' predict --params huge.json --op pingpong -s 100
+expect_ngx_usage "from_bytes 1e300" '"from_bytes" is 1e+300' predict --params huge.json --op pingpong -s 100
 model 1 '"schema_version": 99, ' >future.json
-refused "schema_version 99 (predict)" '"schema_version" is 99' predict --params future.json --op pingpong -s 100
-refused "schema_version 99 (fit)" '"schema_version" is 99' fit future.json
-refused "schema_version 99 (compare)" '"schema_version" is 99' compare future.json good.json
+expect_ngx_usage "schema_version 99 (predict)" '"schema_version" is 99' predict --params future.json --op pingpong -s 100
+expect_ngx_usage "schema_version 99 (fit)" '"schema_version" is 99' fit future.json
+expect_ngx_usage "schema_version 99 (compare)" '"schema_version" is 99' compare future.json good.json
 printf '{"pattern": 5, "model": {"kind": "loggp", "ranges": []}}\n' >pattern.json
-refused "a numeric pattern (fit)" '"pattern" is not a string' fit pattern.json
-refused "a numeric pattern (predict)" '"pattern" is not a string' predict --params pattern.json --op pingpong -s 1
+expect_ngx_usage "a numeric pattern (fit)" '"pattern" is not a string' fit pattern.json
+expect_ngx_usage "a numeric pattern (predict)" '"pattern" is not a string' predict --params pattern.json --op pingpong -s 1
 
 cat >nodecomm.json <<'JSON'
 {"pattern": "nodecomm", "model": {"kind": "nodecomm", "ranges": [{"from_bytes": -5, "to_bytes": 1024}]}}
 JSON
-refused "a nodecomm range from -5 bytes" '"from_bytes" is -5' predict --params nodecomm.json --op nodecomm -k 2 -s 64
+expect_ngx_usage "a nodecomm range from -5 bytes" '"from_bytes" is -5' predict --params nodecomm.json --op nodecomm -k 2 -s 64
 cat >manypairs.json <<'JSON'
 {"pattern": "nodecomm", "model": {"kind": "nodecomm", "ranges": [{"from_bytes": 0}], "nodecomm": {"pairs": [1000000000000000]}}}
 JSON
-refused "10^15 measured pairs for best-k" '"nodecomm.pairs" holds 1000000000000000' predict --params manypairs.json --op best-k -s 1Mi
+expect_ngx_usage "10^15 measured pairs for best-k" '"nodecomm.pairs" holds 1000000000000000' predict --params manypairs.json --op best-k -s 1Mi
 
 cat >twice.json <<'JSON'
 {"module": "tcp", "pattern": "pingpong", "results": [
@@ -60,7 +52,7 @@ grep -q '2 results of 64 B; the last one is compared' err || fail "compare does 
 ok "compare names the colliding size: $(head -1 err)"
 
 model 1.5 >fraction.json
-refused "from_bytes 1.5" '"from_bytes" is 1.5' predict --params fraction.json --op pingpong -s 100
+expect_ngx_usage "from_bytes 1.5" '"from_bytes" is 1.5' predict --params fraction.json --op pingpong -s 100
 
 # result FILE SIZE [COUNT]: a one-size pingpong result file
 result() {
@@ -70,20 +62,20 @@ result base.json 64
 result negative-size.json -5
 result fraction-size.json 64.5
 result huge-count.json 64 1e300
-refused "size_bytes -5 (compare)" 'results\[0\]: "size_bytes" is -5' compare base.json negative-size.json
-refused "size_bytes 64.5 (check)" '"size_bytes" is 64.5' check base.json fraction-size.json
-refused "count 1e300 (launches)" '"count" is 1e+300' launches base.json huge-count.json
-refused "count 1e300 (plot)" '"count" is 1e+300' plot huge-count.json -o never.png
+expect_ngx_usage "size_bytes -5 (compare)" 'results\[0\]: "size_bytes" is -5' compare base.json negative-size.json
+expect_ngx_usage "size_bytes 64.5 (check)" '"size_bytes" is 64.5' check base.json fraction-size.json
+expect_ngx_usage "count 1e300 (launches)" '"count" is 1e+300' launches base.json huge-count.json
+expect_ngx_usage "count 1e300 (plot)" '"count" is 1e+300' plot huge-count.json -o never.png
 [[ ! -e never.png ]] || fail "plot drew a figure from a refused file"
-refused "schema_version 99 (check)" '"schema_version" is 99' check future.json good.json
-refused "schema_version 99 (launches)" '"schema_version" is 99' launches future.json good.json
-refused "schema_version 99 (trace analyze --params)" '"schema_version" is 99' trace analyze . --params future.json
+expect_ngx_usage "schema_version 99 (check)" '"schema_version" is 99' check future.json good.json
+expect_ngx_usage "schema_version 99 (launches)" '"schema_version" is 99' launches future.json good.json
+expect_ngx_usage "schema_version 99 (trace analyze --params)" '"schema_version" is 99' trace analyze . --params future.json
 cat >loggps.json <<'JSON'
 {"pattern": "loggps", "model": {"kind": "loggps", "L_us": {"value": 1}, "o_prime_us": {"value": 1},
  "O_s_us_per_byte": {"value": 0}, "O_r_us_per_byte": {"value": 0}, "G_s_us_per_byte": {"value": 0.001},
  "G_l_us_per_byte": {"value": 0.001}, "s_bytes": 0, "S_bytes": -5}}
 JSON
-refused "S_bytes -5 (trace analyze --params)" '"S_bytes" is -5' trace analyze . --params loggps.json
+expect_ngx_usage "S_bytes -5 (trace analyze --params)" '"S_bytes" is -5' trace analyze . --params loggps.json
 
 ngx_run 10 launches twice.json twice.json
 [[ $RC == 0 ]] || fail "launches with a repeated size: exit $RC: $(cat err)"
@@ -92,11 +84,11 @@ grep -q '2 results of 64 B; the last one is compared' err || fail "launches does
 ok "launches names the colliding size and lists it once"
 
 mkfifo pipe.json
-refused "a FIFO (predict)" 'not a regular file' predict --params pipe.json --op pingpong -s 1
-refused "a FIFO (fit)" 'not a regular file' fit pipe.json
-refused "a FIFO (compare)" 'not a regular file' compare pipe.json good.json
-refused "a FIFO (check)" 'not a regular file' check pipe.json base.json
-refused "a FIFO (launches)" 'not a regular file' launches pipe.json base.json
-refused "a FIFO (plot)" 'not a regular file' plot pipe.json -o never.png
-refused "a FIFO (trace analyze --params)" 'not a regular file' trace analyze . --params pipe.json
+expect_ngx_usage "a FIFO (predict)" 'not a regular file' predict --params pipe.json --op pingpong -s 1
+expect_ngx_usage "a FIFO (fit)" 'not a regular file' fit pipe.json
+expect_ngx_usage "a FIFO (compare)" 'not a regular file' compare pipe.json good.json
+expect_ngx_usage "a FIFO (check)" 'not a regular file' check pipe.json base.json
+expect_ngx_usage "a FIFO (launches)" 'not a regular file' launches pipe.json base.json
+expect_ngx_usage "a FIFO (plot)" 'not a regular file' plot pipe.json -o never.png
+expect_ngx_usage "a FIFO (trace analyze --params)" 'not a regular file' trace analyze . --params pipe.json
 echo PASS

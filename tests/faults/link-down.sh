@@ -6,13 +6,7 @@
 # and the client's JSON keeps the sizes done, status "error". MODULE is tcp
 # (default) or udp (a silent link is a loss first, then the resync meeting
 # over the bootstrap runs into the deadline). Exit 77 without namespaces.
-IT_NO_TRAP=1
-source "$(dirname "$0")/../integration/lib.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "$0")/../lib/ngx-run-netns.sh"
 module=${1:-tcp}
 netns_require
 netns_init

@@ -7,7 +7,7 @@
 # /dev/stdout and /dev/null are still written; on a full file system (a
 # small tmpfs in a private mount namespace; exit 77 without one) the run and
 # ngx export fail naming the file and leave no temporary file behind.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 run=(-m tcp -x pingpong -s 1-64 -c 200 --warmup 5 --raw)
 
 echo "precious" >victim
@@ -40,7 +40,7 @@ grep -q 'nowhere/x.json: cannot write there' err || fail "the refusal does not n
 [[ $(cat victim) == precious ]] || fail "the victim was changed"
 ok "-o a link writes the file it ends at and keeps the link; one into a missing directory is refused: $(head -1 err)"
 
-timeout -k 5 10 "$NGX" "${goal[@]}" -o /dev/stdout >goal.txt 2>err || fail "export -o /dev/stdout: $(cat err)"
+ngx_deadline 10 "${goal[@]}" -o /dev/stdout >goal.txt 2>err || fail "export -o /dev/stdout: $(cat err)"
 grep -q '^num_ranks 64' goal.txt || fail "export -o /dev/stdout wrote nothing to the redirected stdout"
 ngx_run 10 "${goal[@]}" -o /dev/null
 [[ $RC == 0 && -c /dev/null ]] || fail "export -o /dev/null: exit $RC, or /dev/null replaced: $(cat err)"
@@ -63,7 +63,7 @@ unshare -m bash -c '
     ls -A full >goal-listing
 ' bash "${run[@]}"
 status=$?
-[[ $status == 77 ]] && { echo "SKIP: cannot mount a tmpfs in a private mount namespace"; exit 77; }
+[[ $status == 77 ]] && skip "cannot mount a tmpfs in a private mount namespace"
 rc=$(cat rc)
 [[ $rc != 0 ]] || fail "the run on a full file system exited 0"
 grep -q 'cannot write full/out.json' err || fail "no message naming the file: $(cat err)"

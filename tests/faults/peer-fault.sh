@@ -8,7 +8,7 @@
 # message names the step: the module and pattern, the size being measured
 # (the one after the last size reported), the repetition, and the side that
 # noticed (a send or a receive, of the module or of the control channel).
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 module=${1:?usage: peer-fault.sh MODULE KILL|STOP} sig=${2:?usage: peer-fault.sh MODULE KILL|STOP}
 timeout_s=2
 limit=$((timeout_s + 1))

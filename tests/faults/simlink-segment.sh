@@ -4,9 +4,9 @@
 # user, mode 0666, is refused naming it, and left as it was; without it the
 # run works; after both runs no segment of the run's name is left. Needs
 # root (to plant a segment as another user); skipped otherwise.
-source "$(dirname "$0")/../integration/lib.sh"
-[[ $(id -u) == 0 ]] || { echo "SKIP: needs root to plant a segment as another user"; exit 77; }
-[[ -d /dev/shm ]] || { echo "SKIP: no /dev/shm"; exit 77; }
+source "$(dirname "$0")/../lib/ngx-run.sh"
+need_root "to plant a segment as another user"
+[[ -d /dev/shm ]] || skip "no /dev/shm"
 name=ngxtest$$
 run=(-m sim -x pingpong -s 1-64 -c 20 --warmup 2 --sim-RN 1e9 --sim-link "$name" --timeout 10)
 segment=/dev/shm/ngx-simlink-$name-A

@@ -23,13 +23,7 @@
 # Then a lossy link must stay measurable at ordinary counts (-c 1000 -s 1-8Ki,
 # and loggp) over the same path: see the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
-IT_NO_TRAP=1
-source "$(dirname "$0")/../integration/lib.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "$0")/../lib/ngx-run-netns.sh"
 netns_require tun
 netns_init
 netns_relay_pair d 0 0.05 --seed 7 --drop-proto udp || fail "relay pair with drops"

@@ -10,7 +10,7 @@
 #           checked); with --verify ngx exits 1 within the deadline, naming
 #           the module, the size, the repetition (6: the 7th message of either
 #           side) and the first bad offset (32 of 64) with both bytes.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 mode=${1:?usage: verify.sh pass|detect}
 
 if [[ $mode == pass ]]; then

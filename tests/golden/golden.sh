@@ -12,6 +12,7 @@
 #   NGX=build/ngx NGX_PATTERN_PATH=build/patterns NGX_MODULE_PATH=build/modules \
 #     bash tests/golden/golden.sh --regenerate
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 : "${NGX:?NGX must point at the ngx executable (meson sets it)}"
 [[ -x $NGX ]] || { echo "FAIL: NGX=$NGX is not executable"; exit 1; }
 NGX=$(cd "$(dirname "$NGX")" && pwd)/$(basename "$NGX")
@@ -21,15 +22,13 @@ EXPECTED_DIR=$GOLDEN_DIR/expected
 regenerate=0
 [[ ${1:-} == --regenerate ]] && regenerate=1
 [[ $# -le 1 && (${1:-} == '' || $regenerate == 1) ]] || { echo "usage: golden.sh [--regenerate]" >&2; exit 2; }
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ngx-golden.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+make_scratch
 
 # run ARG...: append "## ngx ARG..." with its exit code, stdout and stderr
 # to $OUT; sets RC (each ngx bounded to 30 s; the fixtures' fits take under a second).
 run() {
     local rc
-    timeout -k 5 30 "$NGX" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
+    ngx_deadline 30 "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
     rc=$?
     RC=$rc
     [[ $rc == 124 || $rc == 137 ]] && fail "ngx $* did not finish within 30 s"
@@ -45,7 +44,7 @@ append_file() {
 
 # model_kind FILE: the model kind `ngx predict --params FILE --help` names, or ''.
 model_kind() {
-    timeout -k 5 30 "$NGX" predict --params "$1" --help 2>/dev/null | sed -n '1s/^Model \([a-z0-9_-]*\):.*/\1/p'
+    ngx_deadline 30 predict --params "$1" --help 2>/dev/null | sed -n '1s/^Model \([a-z0-9_-]*\):.*/\1/p'
 }
 
 # predictions FILE: the predictions every model kind of these fixtures answers.

@@ -8,13 +8,7 @@
 # at 400 Mbit/s are not (exit 0). How small a change it catches on real runs
 # (400 against 360 Mbit/s) is measured by bench/integration/check-tbf.sh.
 # Skipped (77) without namespaces or tbf.
-IT_NO_TRAP=1
-source "$(dirname "$0")/lib.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "$0")/../lib/ngx-run-netns.sh"
 netns_require tbf
 netns_init
 netns_veth_pair v || fail "veth pair"

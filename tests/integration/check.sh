@@ -9,8 +9,8 @@
 #  3. bad input exits 2 naming what differs;
 #  4. a directory as a history, ordered by the recorded time;
 #  5. real runs: -m sim --sim-L 5 against --sim-L 5.5 is flagged (exit 1).
-source "$(dirname "$0")/lib.sh"
-synth() { python3 "$IT_LIB_DIR/synthetic_results.py" "$@" || fail "synthetic_results.py $*"; }
+source "$(dirname "$0")/../lib/ngx-run.sh"
+synth() { python3 "$IT_SCRIPT_DIR/synthetic_results.py" "$@" || fail "synthetic_results.py $*"; }
 
 # --- 1. false-positive and detection rates ----------------------------------
 mkdir rates
@@ -66,13 +66,8 @@ ngx_run 30 check --format junit base.json same.json
 ok "table, exit codes 0/1, --tolerance and --format junit"
 
 # --- 3. bad input: exit 2, naming what differs ------------------------------
-expect_usage() { # expect_usage TEXT ARG...: ngx ARG... exits 2 and says TEXT on stderr
-    local text=$1
-    shift
-    ngx_run 30 "$@"
-    [[ $RC == 2 ]] || fail "ngx $*: exit $RC, want 2"
-    grep -q -- "$text" err || fail "ngx $*: stderr lacks '$text': $(cat err)"
-}
+# usage_says TEXT ARG...: ngx ARG... exits 2 and says TEXT on stderr
+usage_says() { expect_ngx_usage "ngx ${*:2}" "$@"; }
 synth write loggp.json 21 --pattern loggp
 synth write tcp.json 22 --module tcp
 synth write summary.json 11 --no-raw  # base.json without its raw samples
@@ -86,14 +81,14 @@ d = json.load(open("base.json"))
 d["results"] = d["results"][:-1]
 json.dump(d, open("fewer.json", "w"))
 PY
-expect_usage "different pattern: base.json has pingpong, loggp.json has loggp" check base.json loggp.json
-expect_usage "different module: base.json has sim, tcp.json has tcp" check base.json tcp.json
-expect_usage "missing samples: 1 B of nothing.json has neither raw samples" check base.json nothing.json
-expect_usage "different sizes: 1 KiB only in base.json" check base.json fewer.json
-expect_usage "expected BASELINE.json NEW.json, or one directory" check base.json
-expect_usage "missing.json: cannot be read" check base.json missing.json
-expect_usage "tolerance" check --tolerance fast base.json slow.json
-expect_usage "format" check --format xml base.json slow.json
+usage_says "different pattern: base.json has pingpong, loggp.json has loggp" check base.json loggp.json
+usage_says "different module: base.json has sim, tcp.json has tcp" check base.json tcp.json
+usage_says "missing samples: 1 B of nothing.json has neither raw samples" check base.json nothing.json
+usage_says "different sizes: 1 KiB only in base.json" check base.json fewer.json
+usage_says "expected BASELINE.json NEW.json, or one directory" check base.json
+usage_says "missing.json: cannot be read" check base.json missing.json
+usage_says "tolerance" check --tolerance fast base.json slow.json
+usage_says "format" check --format xml base.json slow.json
 # several runs in one file: paired in order; a different set of runs is bad input
 python3 - <<'PY' || fail "could not write the multi-run files"
 import json
@@ -105,7 +100,7 @@ PY
 ngx_run 30 check multi.json multi.json
 [[ $RC == 0 ]] && grep -q '^sim pingpong' out && grep -q '^tcp pingpong' out && grep -q 'unchanged (of 22)' out ||
     fail "a two-run file against itself: exit $RC: $(cat out)"
-expect_usage "different runs: multi.json holds sim pingpong, tcp pingpong; base.json holds sim pingpong" \
+usage_says "different runs: multi.json holds sim pingpong, tcp pingpong; base.json holds sim pingpong" \
     check multi.json base.json
 # one side summary-only: the intervals of the medians serve
 ngx_run 30 check base.json summary.json
@@ -181,10 +176,10 @@ ngx_run 30 check --tolerance 5% --format junit history
 [[ $RC == 1 ]] && grep -q '<testsuite name="history/a.json -&gt; history/e.json" tests="11" failures="11">' out ||
     fail "junit of a history is its newest step: exit $RC: $(head -3 out)"
 synth write history/f.json 36 --started-at 2026-11-25T01:00:00Z --pattern loggp
-expect_usage "different pattern" check history
+usage_says "different pattern" check history
 rm history/f.json
 echo '{"schema_version": 1, "module": "sim", "pattern": "pingpong", "results": []}' >history/g.json
-expect_usage "history/g.json: no recorded time" check history
+usage_says "history/g.json: no recorded time" check history
 ok "a directory as a history, ordered by the recorded time"
 
 # --- 5. real sim runs --------------------------------------------------------

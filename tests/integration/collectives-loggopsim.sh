@@ -22,12 +22,12 @@
 # first by the same heap order (equal for the overlapped model here, 17%
 # apart for the additive one at P = 8, 1 MiB in 64 KiB segments).
 # Skipped (77) when LogGOPSim cannot be built here, with the reason.
-source "$(dirname "$0")/lib.sh"
-source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
+source "$NGX_SOURCE_ROOT/tests/lib/shared-tools.sh"
 tools=$(ngx_shared_tools)
-[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools"; exit 77; }
+[[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools"
 source "$tools/loggopsim/loggopsim.sh"
-why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
+why=$(loggopsim_build 2>&1) || skip "LogGOPSim cannot be built here: $why"
 
 cat >overlapped.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
@@ -73,7 +73,7 @@ check() {
     ngx_run 30 predict --params "$model" --op "$op" --algorithm "$algorithm" -P "$P" -s "$size" --gamma "$gamma" \
         --format json
     [[ $RC == 0 ]] || fail "predict --op $op --algorithm $algorithm: exit $RC"
-    predicted=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out)
+    predicted=$(json_field out 'd["predictions"][0]["time_us"]')
     python3 - "$sim" "$per_us" "$predicted" "$model $op $algorithm P=$P s=$size gamma=$gamma" <<'PY' || exit 1
 import sys
 sim, predicted = float(sys.argv[1]) / float(sys.argv[2]), float(sys.argv[3])

@@ -7,7 +7,7 @@
 #  2. a real two-module run in one file (-m tcp,shm -o runs.json) counts as
 #     two runs: the ratios are those of the medians saved in that file;
 #  3. three files: each later file is compared with the first.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 mk() {  # FILE MODULE SCALE: medians SCALE*(1 + s/1000) at 1 B and 1 KiB; L = SCALE, o = SCALE/2
     python3 - "$1" "$2" "$3" <<'PY'
 import json, sys

@@ -4,7 +4,7 @@
 # more ranks on a host than it has CPUs is named in the table, the JSON and
 # the warnings; two ranks on a host of two or more CPUs are not; a run timed
 # by the sim's virtual clock never is, however many ranks share the CPUs.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 cpus=$(getconf _NPROCESSORS_ONLN)
 pairs=$((cpus / 2 + 1)) # one rank more than CPUs, at least
 ngx_run 120 --pairs "$pairs" -m tcp -x pingpong -s 1,64 -c 20 --warmup 2 -o over.json

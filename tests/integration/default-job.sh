@@ -11,7 +11,7 @@
 # otherwise; -m tcp keeps the module's own default (block). `ngx fit` and
 # `ngx predict` on the job's file need --module (exit 2 naming the modules
 # without it), and `ngx fit job.json --module tcp` is the tcp run's model.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 ngx_run 180
 [[ $RC == 0 ]] || fail "ngx with no arguments exited $RC"
 for m in shm tcp; do

@@ -4,7 +4,7 @@
 # the load before and after, the network interfaces with their MTU, each rank's host,
 # CPU and SMT siblings, the module versions, the MPI library (builds with
 # MPI) and the timer; its warnings are those printed on stderr.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 ngx_run 60 -m sim -x pingpong -s 1-64 -c 50 -o env.json
 [[ $RC == 0 ]] || fail "ngx -m sim -x pingpong: exit $RC"
 python3 - env.json err <<'PY' || fail "the environment in env.json"

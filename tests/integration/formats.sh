@@ -10,7 +10,7 @@
 #  - --timer tsc and --timer clock: the JSON names the source used, and both
 #    measure the sim's 7 us.
 # Every check runs; the test fails at the end, listing each that failed.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 problems=()
 expect() {  # MESSAGE COMMAND...: record MESSAGE when COMMAND fails
     local message=$1

@@ -2,7 +2,7 @@
 # info.sh: --list-modules (tcp and shm found, nothing needed), --list-patterns
 # (pingpong, pingping), --version, --help, and `-m tcp -x pingpong --help`
 # showing the tcp module's own options; all exit 0 without measuring.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 ngx_run 20 --list-modules
 [[ $RC == 0 ]] || fail "--list-modules exited $RC"
 for m in tcp shm; do grep -Eq "^ +$m +" out || fail "--list-modules does not list $m: $(cat out)"; done

@@ -12,7 +12,7 @@
 # over the client's. The start-up line says where the
 # server listens (a bare port: every interface) and what it accepts; server
 # options are refused on a client.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 run_args=(-m tcp -x pingpong -s 1-64 -c 10 --warmup 1)
 # start_server LOG HOST_PREFIX ARG...: a server on HOST_PREFIX$port ("" for a bare port); sets srv, port
 start_server() {
@@ -69,7 +69,7 @@ grep -c 'dropped the client' secret.log | grep -q 2 || fail "two dropped clients
 # The right secret, the control connection carried by a relay that records
 # it: neither the secret nor its file's name crosses the wire (or goes into the JSON).
 relay_port=$(free_port) || fail "no free port"
-timeout -k 5 60 python3 "$IT_LIB_DIR/listen_client.py" --deadline 40 relay "$relay_port" "$port" wire.log >relay.out 2>&1 &
+timeout -k 5 60 python3 "$IT_SCRIPT_DIR/listen_client.py" --deadline 40 relay "$relay_port" "$port" wire.log >relay.out 2>&1 &
 relay=$!
 for _ in $(seq 50); do grep -q 'relay ready' relay.out && break; sleep 0.1; done
 ngx_run 60 --connect "127.0.0.1:$relay_port" "${run_args[@]}" --secret-file secret -o sec.json
@@ -108,7 +108,7 @@ expect_served "a client within the limits" "${run_args[@]}" --timeout 5 --pairs 
 # --timeout 30 and then never opens its second pair's connection is given up
 # on after the server's 2 s.
 start_server precedence.log 127.0.0.1: --timeout 2
-timeout -k 5 60 python3 "$IT_LIB_DIR/listen_client.py" --deadline 40 propose "$port" --connect "127.0.0.1:$port" \
+timeout -k 5 60 python3 "$IT_SCRIPT_DIR/listen_client.py" --deadline 40 propose "$port" --connect "127.0.0.1:$port" \
     -m tcp -x pingpong -s 1 -c 5 --pairs 2 --timeout 30 >propose.out 2>&1
 grep -q '^answer after .*: ok ' propose.out || fail "the run was not accepted: $(cat propose.out precedence.log)"
 wait_pid "$srv" 25

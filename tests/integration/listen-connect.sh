@@ -2,7 +2,7 @@
 # listen-connect.sh: `ngx --listen 127.0.0.1:PORT` and `ngx --connect
 # 127.0.0.1:PORT -m tcp -x pingpong ...` on loopback: both exit 0, the client
 # writes the JSON (bootstrap.kind "tcp", 2 ranks) with every asked size.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 port=$(free_port) || fail "no free port"
 it_bg server.log --listen "127.0.0.1:$port" --accept-timeout 30
 srv=$BG_PID

@@ -7,7 +7,7 @@
 # saying why, and both sides fail (exit 1) instead of connecting. The same
 # for the udp module: a client bound to 127.0.0.2 (--udp-address) would have
 # the server send its datagrams there, and is refused.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 port=$(free_port) || fail "no free port"
 it_bg server.log --listen "127.0.0.1:$port" --accept-timeout 30 --timeout 5
 srv=$BG_PID

@@ -6,8 +6,8 @@
 # --secret-file, no answer to the challenge); a run accepted whose pair
 # connections never come. The handshake's deadline is long (--timeout 30):
 # only the signal can end these waits within the 5 s allowed here.
-source "$(dirname "$0")/lib.sh"
-client_bg() { timeout -k 5 60 python3 "$IT_LIB_DIR/listen_client.py" --deadline 50 "$@" >>client.log 2>&1 & }
+source "$(dirname "$0")/../lib/ngx-run.sh"
+client_bg() { timeout -k 5 60 python3 "$IT_SCRIPT_DIR/listen_client.py" --deadline 50 "$@" >>client.log 2>&1 & }
 printf 'a-shared-secret-of-this-test\n' >secret
 chmod 600 secret
 

@@ -12,8 +12,8 @@
 # --serve forever keeps serving until SIGTERM. A client accepted that then
 # stalls its run ends only that run (at the server's --timeout), not the
 # server, which serves the next client.
-source "$(dirname "$0")/lib.sh"
-client() { timeout -k 5 40 python3 "$IT_LIB_DIR/listen_client.py" "$@"; }
+source "$(dirname "$0")/../lib/ngx-run.sh"
+client() { timeout -k 5 40 python3 "$IT_SCRIPT_DIR/listen_client.py" "$@"; }
 port=$(free_port) || fail "no free port"
 it_bg server.log --listen "127.0.0.1:$port" --accept-timeout 120 --timeout 3
 srv=$BG_PID

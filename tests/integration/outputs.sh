@@ -3,7 +3,7 @@
 # JSON result columns in its header and one row per size; --raw keeps `count`
 # raw samples per size; --cpus 0,1 is recorded as placement[].requested_cpu;
 # --format json prints a valid document on stdout; two -o files at once.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 cols=size_bytes,count,min_us,median_us,mean_us,stddev_us,p99_us
 
 ngx_run 60 -m tcp -x pingpong -s 1-4Ki -c 50 --warmup 5 -o r.csv -o r.json

@@ -4,7 +4,7 @@
 # two from 1 B to 1 MiB, the asked count per size, positive medians and a
 # size-monotone-ish curve (see
 # check_json.py --monotone for the noise tolerance).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 module=${1:?usage: pingpong.sh MODULE}
 ngx_run 120 -m "$module" -x pingpong -s 1-1Mi -c 200 --warmup 20 -o pp.json
 [[ $RC == 0 ]] || fail "ngx -m $module -x pingpong exited $RC, expected 0"

@@ -8,7 +8,7 @@
 # Recursive doubling over P = 16 (4 exchange steps, every rank alike):
 #   each step 6 + 1 + (s-1)G, s = 1 KiB: 4 * 7.3069 = 29.2276 us.
 # Ring allreduce over P = 4 of 4 KiB: 6 steps of 1 KiB blocks = 43.8414 us.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 cat >model.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
   {"from_bytes": 1, "to_bytes": 65536, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003}]}}
@@ -18,7 +18,7 @@ JSON
 time_of() {
     ngx_run 30 predict --params model.json --format json "$@"
     [[ $RC == 0 ]] || fail "ngx predict $*: exit $RC"
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out
+    json_field out 'd["predictions"][0]["time_us"]'
 }
 # expect_time WANT ARGS...: the prediction equals WANT (1e-9 relative).
 expect_time() {
@@ -53,7 +53,7 @@ JSON
 loggps_time() {
     ngx_run 30 predict --params loggps.json --format json "$@"
     [[ $RC == 0 ]] || fail "ngx predict (loggps) $*: exit $RC"
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predictions"][0]["time_us"])' out
+    json_field out 'd["predictions"][0]["time_us"]'
 }
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }'; }
 near "$(loggps_time --op bcast --algorithm linear -P 2 -s 4Ki)" 8.072 || fail "LogGPS eager message: $(cat out)"
@@ -109,30 +109,22 @@ ngx_run 30 export --goal --op barrier --algorithm dissemination -P 5
 ok "export --goal: a barrier needs no size"
 
 # Bad input: exit 2, the reason named.
-expect_usage() {
-    local what=$1 pattern=$2
-    shift 2
-    ngx_run 30 "$@"
-    [[ $RC == 2 ]] || fail "$what: exit $RC, expected 2 ($(cat out err))"
-    grep -q -- "$pattern" err || fail "$what: the message does not say '$pattern': $(cat err)"
-    ok "$what: exit 2, $(head -1 err)"
-}
-expect_usage "an algorithm allreduce lacks" "allreduce has binomial, recursive_doubling, ring, rabenseifner" \
+expect_ngx_usage "an algorithm allreduce lacks" "allreduce has binomial, recursive_doubling, ring, rabenseifner" \
     predict --params model.json --op allreduce -s 8 -P 4 --algorithm bruck
-expect_usage "P = 1" "needs at least 2 processes" predict --params model.json --op allreduce -s 8 -P 1
-expect_usage "P = 1 in a list" "needs at least 2 processes" predict --params model.json --op barrier -P 1,4
-expect_usage "a message beyond the measured sizes" "beyond the largest size the parameters cover (64 KiB)" \
+expect_ngx_usage "P = 1" "needs at least 2 processes" predict --params model.json --op allreduce -s 8 -P 1
+expect_ngx_usage "P = 1 in a list" "needs at least 2 processes" predict --params model.json --op barrier -P 1,4
+expect_ngx_usage "a message beyond the measured sizes" "beyond the largest size the parameters cover (64 KiB)" \
     predict --params model.json --op bcast -s 1Mi -P 4 --algorithm binomial
-expect_usage "no algorithm within the measured sizes" "beyond the largest size" \
+expect_ngx_usage "no algorithm within the measured sizes" "beyond the largest size" \
     predict --params model.json --op allreduce -s 1Gi -P 2
-expect_usage "no size" "-s/--size is required" predict --params model.json --op allreduce -P 4
-expect_usage "a bad size" "size" predict --params model.json --op allreduce -P 4 -s 12Q
-expect_usage "a bad --format" "format" predict --params model.json --op allreduce -P 4 -s 8 --format xml
-expect_usage "export without --goal" "--goal" export --op allreduce --algorithm ring -P 4 -s 8
-expect_usage "export of an unknown op" "not a collective" export --goal --op allsum --algorithm ring -P 4 -s 8
-expect_usage "export of an algorithm alltoall lacks" "alltoall has pairwise, bruck" \
+expect_ngx_usage "no size" "-s/--size is required" predict --params model.json --op allreduce -P 4
+expect_ngx_usage "a bad size" "size" predict --params model.json --op allreduce -P 4 -s 12Q
+expect_ngx_usage "a bad --format" "format" predict --params model.json --op allreduce -P 4 -s 8 --format xml
+expect_ngx_usage "export without --goal" "--goal" export --op allreduce --algorithm ring -P 4 -s 8
+expect_ngx_usage "export of an unknown op" "not a collective" export --goal --op allsum --algorithm ring -P 4 -s 8
+expect_ngx_usage "export of an algorithm alltoall lacks" "alltoall has pairwise, bruck" \
     export --goal --op alltoall --algorithm ring -P 4 -s 8
-expect_usage "export with P = 1" "processes" export --goal --op allreduce --algorithm ring -P 1 -s 8
+expect_ngx_usage "export with P = 1" "processes" export --goal --op allreduce --algorithm ring -P 1 -s 8
 # With --extrapolate the largest range prices any size.
 ngx_run 30 predict --params model.json --op bcast -s 1Mi -P 4 --algorithm binomial --extrapolate
 [[ $RC == 0 ]] || fail "--extrapolate: exit $RC"

@@ -6,7 +6,7 @@
 # the kind's parameters and operations, and the two rules every kind shares
 # are exit 2 naming what is wrong: an --op the kind does not predict (the
 # message lists the ones it does) and an option the --op does not read.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 # loggp, one range: pingpong L + 2o + (s-1)G = 5 + 2 + 99 * 0.0003 = 7.0297 us at 100 B.
 cat >loggp.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
@@ -58,23 +58,17 @@ ngx_run 30 predict --params nodecomm.json --help
 ok "predict --params nc.json --help: maxrate's parameters and operations"
 
 # expect_usage WHAT PATTERN ARGS...: exit 2 and PATTERN on stderr.
-expect_usage() {
-    local what=$1 pattern=$2
-    shift 2
-    ngx_run 30 predict "$@"
-    [[ $RC == 2 ]] || fail "$what: exit $RC, expected 2 ($(cat out err))"
-    grep -q -- "$pattern" err || fail "$what: the message does not say '$pattern': $(cat err)"
-    ok "$what: exit 2, $(head -1 err)"
-}
-expect_usage "loghssp --op pingpong" "--op 'pingpong': expected p2p (model loghssp)" \
+# predict_usage WHAT TEXT ARG...: ngx predict ARG... exits 2 and says TEXT on stderr
+predict_usage() { expect_ngx_usage "$1" "$2" predict "${@:3}"; }
+predict_usage "loghssp --op pingpong" "--op 'pingpong': expected p2p (model loghssp)" \
     --params loghssp.json --op pingpong --tier intra -s 1Ki
-expect_usage "maxrate --op prtt" "expected nodecomm, best-k (model maxrate)" --params nodecomm.json --op prtt -s 1
-expect_usage "loggp pingpong -k" "--pairs: not used by --op pingpong of model loggp" \
+predict_usage "maxrate --op prtt" "expected nodecomm, best-k (model maxrate)" --params nodecomm.json --op prtt -s 1
+predict_usage "loggp pingpong -k" "--pairs: not used by --op pingpong of model loggp" \
     --params loggp.json --op pingpong -s 100 -k 2
-expect_usage "loghssp -P" "--processes: not used by --op p2p of model loghssp" \
+predict_usage "loghssp -P" "--processes: not used by --op p2p of model loghssp" \
     --params loghssp.json --tier intra -s 1Ki -P 4
-expect_usage "maxrate --tier" "--tier: not used by --op nodecomm of model maxrate" \
+predict_usage "maxrate --tier" "--tier: not used by --op nodecomm of model maxrate" \
     --params nodecomm.json -s 1 --tier intra
-expect_usage "loggp's own option on loghssp" "unrecognised option\|unknown option\|--export" \
+predict_usage "loggp's own option on loghssp" "unrecognised option\|unknown option\|--export" \
     --params loghssp.json --tier intra -s 1Ki --export loggopsim
 echo PASS

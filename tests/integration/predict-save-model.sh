@@ -5,7 +5,7 @@
 # very predictions of the run it came from (JSON compared byte for byte).
 # The runs are of the sim module in virtual time (exact, a fraction of a
 # second each). A file that cannot be written is exit 2 naming the option.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 sim=(-m sim --sim-clock virtual --sim-O 0.0005 -c 10)
 
 # same_predictions KIND RUN ARGS...: the run and its saved model predict alike.

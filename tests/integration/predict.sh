@@ -12,7 +12,7 @@
 # overhead line, -S the range's largest size (LogGOPSim: size > S is
 # rendezvous); a negative L is refused with exit 2. A range with a parameter
 # below 0 (not LogGP) is predicted with a warning on stderr.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 cat >model.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
   {"from_bytes": 1, "to_bytes": 1024, "L_us": 5, "o_us": 1, "g_us": 2, "G_us_per_byte": 0.0003},

@@ -24,9 +24,9 @@
 # NGX_CLUSTER_SAVE=DIR keeps the runs' JSON files (mpirun.json, sim.json,
 # listen.json) and output in DIR, e.g. for `ngx plot DIR/mpirun.json`.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+need_tool python3
 source "$(dirname "$0")/../net/netns.sh"
 netns_require tbf mpi
 netns_init
@@ -61,7 +61,7 @@ for i in range(nodes):
         if i != j:
             print(i, j, 10.0, 1 / goodput(slow if slow_node in (i, j) else fast))
 PY
-timeout -k 5 60 "$NGX" --pairs $((NODES / 2)) -m sim --sim-clock virtual --sim-links "$NETNS_DIR/links.txt" \
+ngx_deadline 60 --pairs $((NODES / 2)) -m sim --sim-clock virtual --sim-links "$NETNS_DIR/links.txt" \
     "${MAP[@]}" --host-of "$HOSTS" -o "$NETNS_DIR/sim.json" > "$NETNS_DIR/sim.txt" 2>&1 ||
     { cat "$NETNS_DIR/sim.txt"; fail "the sim run failed"; }
 echo "sim run: $(since "$t") s"

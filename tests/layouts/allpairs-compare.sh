@@ -24,7 +24,7 @@ for i in range(6):
 PY
 }
 measure() {  # NAME LINKS_FILE [P]
-    timeout -k 5 60 "$NGX" --pairs "${3:-3}" -m sim --sim-clock virtual --sim-sleep 20 --sim-links "$2" -x allpairs \
+    ngx_deadline 60 --pairs "${3:-3}" -m sim --sim-clock virtual --sim-sleep 20 --sim-links "$2" -x allpairs \
         -s 1,64Ki -c 10 --warmup 2 --host-of "${HOSTS}" -o "$SCRATCH/$1.json" >"$SCRATCH/$1.out" 2>&1 ||
         { cat "$SCRATCH/$1.out"; fail "allpairs run $1 failed"; }
 }

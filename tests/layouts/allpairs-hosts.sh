@@ -20,7 +20,7 @@ run_hosts() {
     local one=$SERVER one_pid=$SERVER_PID
     start_server s2 127.0.0.3 --allow 127.0.0.0/8 "${BOTH[@]}"
     local two=$SERVER two_pid=$SERVER_PID
-    timeout -k 5 60 "$NGX" --connect "$one,$two" "${BOTH[@]}" --ranks-per-host "$per_host" --host-of "$hosts" -m "$module" \
+    ngx_deadline 60 --connect "$one,$two" "${BOTH[@]}" --ranks-per-host "$per_host" --host-of "$hosts" -m "$module" \
         -x allpairs -s 8,256Ki -c 20 -o "$out" "$@" > "$SCRATCH/client.txt" 2>&1 ||
         { cat "$SCRATCH/client.txt" "$SCRATCH/s1.txt" "$SCRATCH/s2.txt"; fail "$module, R = $per_host: the client failed"; }
     wait_servers "$one_pid" "$two_pid"

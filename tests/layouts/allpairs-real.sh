@@ -11,14 +11,14 @@ P=$2
 OUT=$SCRATCH/allpairs.json
 ARGS=(-m "$MODULE" -x allpairs -s 8,16Ki -c 20 -o "$OUT")
 if [[ $MODULE == mpi ]] || (( P % 2 == 1 )); then
-    command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
+    need_mpirun
     if [[ $MODULE == mpi ]]; then
         [[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
-            { echo "SKIP: the mpi module was not built (MPI not found at configure time)"; exit 77; }
+            skip "the mpi module was not built (MPI not found at configure time)"
     fi
     layouts_mpirun "$P" "$NGX" "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 else
-    timeout -k 5 60 "$NGX" --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 fi
 python3 "$(dirname "$0")/check_cells.py" "$OUT" "$P" "$MODULE" || exit 1

@@ -33,10 +33,10 @@ ARGS=(-m sim --sim-clock virtual --sim-sleep 20 --sim-links "$LINKS" -x allpairs
       --host-of "$HOSTS" --allpairs-csv "$CSV" -o "$OUT")
 [[ $MODE == quiet ]] && ARGS+=(--allpairs-quiet-baseline yes)
 if (( P % 2 == 1 )); then
-    command -v mpirun >/dev/null || { echo "SKIP: odd P needs mpirun (install openmpi-bin)"; exit 77; }
+    command -v mpirun >/dev/null || skip "odd P needs mpirun (install openmpi-bin)"
     layouts_mpirun "$P" "$NGX" "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 else
-    timeout -k 5 60 "$NGX" --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 fi
 

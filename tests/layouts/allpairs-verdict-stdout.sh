@@ -15,7 +15,7 @@ LINKS=$SCRATCH/links.txt
         done
     done
 } > "$LINKS"
-timeout -k 5 60 "$NGX" --pairs 3 -m sim --sim-clock virtual --sim-links "$LINKS" -x allpairs -s 1,64Ki -c 10 \
+ngx_deadline 60 --pairs 3 -m sim --sim-clock virtual --sim-links "$LINKS" -x allpairs -s 1,64Ki -c 10 \
     --warmup 2 --host-of node0,node1,node2,node3,node4,node5 > "$SCRATCH/out.txt" 2> "$SCRATCH/err.txt" ||
     { cat "$SCRATCH/out.txt" "$SCRATCH/err.txt"; fail "the run failed"; }
 cat "$SCRATCH/out.txt"

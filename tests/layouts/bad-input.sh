@@ -6,27 +6,18 @@
 # rounds done written and the missing cells null, never zero.
 source "$(dirname "$0")/common.sh"
 
-# expect_usage DESCRIPTION PATTERN ARGS...: exit 2 and PATTERN in the output.
-expect_usage() {
-    local what=$1 pattern=$2
-    shift 2
-    timeout -k 5 60 "$NGX" "$@" > "$SCRATCH/out.txt" 2>&1
-    local rc=$?
-    [[ $rc -eq 2 ]] || { cat "$SCRATCH/out.txt"; fail "$what: exit $rc, expected 2"; }
-    grep -q -- "$pattern" "$SCRATCH/out.txt" || { cat "$SCRATCH/out.txt"; fail "$what: no '$pattern' in the message"; }
-    echo "ok: $what: exit 2, '$pattern'"
-}
+# expect_ngx_usage DESCRIPTION PATTERN ARGS...: exit 2 and PATTERN in the output.
 
 export NGX_MODULE_PATH=$NGX_FIXTURE_MODULE_DIR:$NGX_MODULE_PATH
-expect_usage "a module without per-peer links cannot run the shift layout" \
+expect_ngx_usage "a module without per-peer links cannot run the shift layout" \
     "module corrupt cannot run pattern allpairs (rank layout shift)" -m corrupt -x allpairs --pairs 2 -c 5
-expect_usage "fewer hosts than ranks" "names 2 hosts for 4 ranks" \
+expect_ngx_usage "fewer hosts than ranks" "names 2 hosts for 4 ranks" \
     -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --host-of a,b
 printf '0 1 5 0.001\n1 0 five 0.001\n' > "$SCRATCH/links.txt"
-expect_usage "a malformed links file" "links.txt line 2: expected 'FROM TO L G'" \
+expect_ngx_usage "a malformed links file" "links.txt line 2: expected 'FROM TO L G'" \
     -m sim --sim-clock virtual --sim-links "$SCRATCH/links.txt" -x allpairs --pairs 2 -c 5
 printf 'node0\nnode1\nnode2\n' > "$SCRATCH/hosts.txt"
-expect_usage "a host file naming fewer hosts than ranks" "names 3 hosts for 4 ranks" \
+expect_ngx_usage "a host file naming fewer hosts than ranks" "names 3 hosts for 4 ranks" \
     -m sim --sim-clock virtual -x allpairs --pairs 2 -c 5 --host-of "@$SCRATCH/hosts.txt"
 
 # A rank killed in round 2 of 3: sim in real time, 2 ms latency, so that each

@@ -10,7 +10,7 @@ source "$(dirname "$0")/common.sh"
 run() { # OUT ARGS...: one run of 4 ranks
     local out=$1
     shift
-    timeout -k 5 60 "$NGX" --pairs 2 -m tcp -s 1Mi -c 9 -o "$out" "$@" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs 2 -m tcp -s 1Mi -c 9 -o "$out" "$@" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run $* failed"; }
 }
 run "$SCRATCH/ebb.json" -x ebb --ebb-bisections 3 --ebb-window 8

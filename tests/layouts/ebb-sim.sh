@@ -30,10 +30,10 @@ PY
 ARGS=(-m sim --sim-clock virtual --sim-sleep 20 --sim-links "$LINKS" -x ebb -s 64Ki -c 3 --ebb-bisections "$K"
       --ebb-seed 7 -o "$OUT")
 if (( P % 2 == 1 )); then
-    command -v mpirun >/dev/null || { echo "SKIP: odd P needs mpirun (install openmpi-bin)"; exit 77; }
+    command -v mpirun >/dev/null || skip "odd P needs mpirun (install openmpi-bin)"
     layouts_mpirun "$P" "$NGX" "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 || { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 else
-    timeout -k 5 60 "$NGX" --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
+    ngx_deadline 60 --pairs $((P / 2)) "${ARGS[@]}" > "$SCRATCH/out.txt" 2>&1 ||
         { cat "$SCRATCH/out.txt"; fail "the run failed"; }
 fi
 

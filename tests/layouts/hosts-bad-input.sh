@@ -14,7 +14,7 @@ expect_client() {
     local rc_expected=$1 pattern=$2 start rc
     shift 2
     start=$(date +%s)
-    timeout -k 5 20 "$NGX" "$@" > "$SCRATCH/client.txt" 2>&1
+    ngx_deadline 20 "$@" > "$SCRATCH/client.txt" 2>&1
     rc=$?
     [[ $rc -eq $rc_expected ]] || { cat "$SCRATCH/client.txt"; fail "'$pattern': exit $rc, expected $rc_expected"; }
     grep -qF -- "$pattern" "$SCRATCH/client.txt" || { cat "$SCRATCH/client.txt"; fail "no '$pattern' in the message"; }

@@ -3,11 +3,6 @@
 # on its own loopback address (127.0.0.2, 127.0.0.3, ...), the client
 # connects from 127.0.0.1, so every rank dials the address of its peer's host.
 
-# free_port ADDR: a TCP port free on ADDR now.
-free_port() {
-    python3 -c "import socket, sys; s = socket.socket(); s.bind((sys.argv[1], 0)); print(s.getsockname()[1])" "$1"
-}
-
 # start_server NAME ADDR ARGS...: `ngx --listen ADDR:PORT ARGS...` in the
 # background, its output in $SCRATCH/NAME.txt; sets SERVER (its endpoint)
 # and SERVER_PID.

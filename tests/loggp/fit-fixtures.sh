@@ -34,7 +34,7 @@
 # neighbour moved (in one pass the first, judged against 32 B..2 KiB before
 # the next change cut that range at 512 B, moved from 32 B to 16 B: 16.2%).
 source "$(dirname "$0")/common.sh"
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+need_tool python3
 refit() { # FIXTURE -> $IT_DIR/FIXTURE.json
     ngx_run 30 fit "$LG_DIR/fixtures/$1" -o "$IT_DIR/$1.json"
     [[ $RC == 0 ]] || fail "ngx fit $1: exit $RC: $(cat "$IT_DIR/err")"

@@ -22,7 +22,7 @@ ngx_run 150 "${args[@]}" -x loggp --cpus 0,1 -o "$IT_DIR/run.json" --raw-prtt "$
 head -1 "$IT_DIR/run.csv" | grep -qx 'size_bytes,n,delay_us,prtt_1_0_us,prtt_n_0_us,prtt_n_d_us,o_r_us,rel_ci95' ||
     fail "--raw-prtt header: $(head -1 "$IT_DIR/run.csv")"
 rows=$(($(wc -l <"$IT_DIR/run.csv") - 1))
-sizes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$IT_DIR/run.json")
+sizes=$(json_field "$IT_DIR/run.json" 'len(d["results"])')
 [[ $rows == "$sizes" ]] || fail "--raw-prtt has $rows rows for $sizes sizes"
 ngx_run 30 fit "$IT_DIR/run.csv" -o "$IT_DIR/fit-csv.json"
 [[ $RC == 0 ]] || fail "ngx fit run.csv: exit $RC"

@@ -23,11 +23,11 @@ lg_need_cpus
 lg_need_module sim
 # shared/ sits beside the clone (as in CI), or beside the checkout a local
 # clone was made from (a clone in a temporary directory); NGX_SHARED_TOOLS wins.
-source "$NGX_SOURCE_ROOT/tests/shared-tools.sh"
+source "$NGX_SOURCE_ROOT/tests/lib/shared-tools.sh"
 tools=$(ngx_shared_tools)
-[[ -f $tools/loggopsim/loggopsim.sh ]] || { echo "SKIP: no LogGOPSim script under $tools (nor beside the checkout this was cloned from)"; exit 77; }
+[[ -f $tools/loggopsim/loggopsim.sh ]] || skip "no LogGOPSim script under $tools (nor beside the checkout this was cloned from)"
 source "$tools/loggopsim/loggopsim.sh"
-why=$(loggopsim_build 2>&1) || { echo "SKIP: LogGOPSim cannot be built here: $why"; exit 77; }
+why=$(loggopsim_build 2>&1) || skip "LogGOPSim cannot be built here: $why"
 module=sim sizes=1-8Ki against=measured tolerance=0.05
 case ${1:-A} in
 A) sim=(--sim-clock virtual --sim-L 5 --sim-os 3 --sim-or 2 --sim-g 6 --sim-G 0.002) ;;

@@ -7,12 +7,12 @@
 # fit passed over such thresholds, chose s = S = 2 B with L = -11 ms and
 # G_s = +9 ms/B to follow those two sizes: terms traded against each other.
 # Exit 0 when the re-fit is sane, 1 otherwise.
-set -u
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../lib/common.sh"
+need_ngx
+make_scratch
+out=$SCRATCH
 fixture=$(dirname "$0")/fixtures/loggps-vader.json
-"$NGX" fit "$fixture" -o "$out/refit.json" || { echo "FAIL: ngx fit exited $?"; exit 1; }
+"$NGX" fit "$fixture" -o "$out/refit.json" || fail "ngx fit exited $?"
 python3 - "$out/refit.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["model"]

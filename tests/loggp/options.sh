@@ -72,7 +72,7 @@ fit_change_points() {  # WANT OPTION...: ngx fit step.csv finds exactly the chan
     shift
     ngx_run 30 fit step.csv "$@" -o fit.json
     [[ $RC == 0 ]] || fail "ngx fit step.csv $*: exit $RC"
-    got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["model"]["change_points_bytes"])' fit.json)
+    got=$(json_field fit.json 'd["model"]["change_points_bytes"]')
     [[ $got == "$want" ]] || fail "ngx fit step.csv $*: change points $got, expected $want"
     ok "ngx fit $*: change points $got"
 }

@@ -17,7 +17,7 @@ source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
 trap 'netns_cleanup; it_cleanup' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+need_tool python3
 netns_require tbf
 lg_need_module tcp
 netns_init

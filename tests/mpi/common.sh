@@ -2,15 +2,12 @@
 # loopback with the flags of the notes (shared/notes/README.md, Open MPI):
 #     ngx_mpirun vader|tcp [MPIRUN_OPTION...] -- PROGRAM [ARG...]
 # Exits 77 (skipped) with a reason when mpirun or the mpi module is missing.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-[[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
-    { echo "SKIP: the mpi module was not built (MPI not found at configure time)"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_mpirun
+need_ngx
+need_mpi_module
 MPI_TIMEOUT=${MPI_TIMEOUT:-90}
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+make_scratch
 
 ngx_mpirun() {
     local btl=$1
@@ -18,8 +15,7 @@ ngx_mpirun() {
     local -a extra=()
     while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
     shift
-    timeout -k 5 "$MPI_TIMEOUT" mpirun --allow-run-as-root --bind-to none --oversubscribe \
-        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
+    timeout -k 5 "$MPI_TIMEOUT" "${MPIRUN_LOCAL[@]}" --mca btl_tcp_if_include lo --mca btl "self,$btl" \
         -x NGX_MODULE_PATH "${extra[@]}" "$@"
 }
 

@@ -2,16 +2,10 @@
 # loopback (the flags of tests/mpi/common.sh), serialised with the other
 # helpers' network and MPI runs through /tmp/ngx-net.lock:
 #     nc_mpirun NP [MPIRUN_OPTION...] -- ngx ARG...
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
 MPI_TIMEOUT=${MPI_TIMEOUT:-240}
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
-
-need_mpirun() {
-    command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
-}
+make_scratch
 
 nc_mpirun() {
     local np=$1
@@ -19,8 +13,7 @@ nc_mpirun() {
     local -a extra=()
     while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
     shift
-    flock /tmp/ngx-net.lock timeout -k 5 "$MPI_TIMEOUT" mpirun --allow-run-as-root --bind-to none --oversubscribe \
-        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl self,vader,tcp \
+    flock /tmp/ngx-net.lock timeout -k 5 "$MPI_TIMEOUT" "${MPIRUN_LOCAL[@]}" --mca btl_tcp_if_include lo --mca btl self,vader,tcp \
         --mca mpi_yield_when_idle 1 -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "${extra[@]}" "$@"
 }
 

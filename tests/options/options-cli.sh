@@ -2,28 +2,21 @@
 # Options as a user meets them: a misspelt name is exit 2 naming the closest
 # valid one, a bad value is exit 2 in the one format with the row's range,
 # and --help shows each option's type and range from its declared row.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
 S=(-s 1 -c 1 --warmup 0)
 
-# expect CODE REGEX ARG...: ngx ARG... exits CODE and its stderr matches REGEX
-expect() {
-    local code=$1 regex=$2
-    shift 2
-    ngx_run 30 "$@"
-    [[ $RC == "$code" ]] || fail "ngx $*: exit $RC, expected $code"
-    grep -Eq -- "$regex" "$IT_DIR/err" || fail "ngx $*: stderr does not match '$regex'"
-    ok "ngx $*"
-}
+# refused REGEX ARG...: ngx ARG... exits 2 and its stderr matches REGEX (extended)
+refused() { expect_ngx_usage -E "ngx ${*:2}" "$@"; }
 
-expect 2 "'--loggp-nn' is unknown to pattern 'loggp' \(did you mean '--loggp-n'\?\)" -m sim -x loggp --loggp-nn 3
-expect 2 "'--tcp-progresss' is unknown to module 'tcp' \(did you mean '--tcp-progress'\?\)" \
+refused "'--loggp-nn' is unknown to pattern 'loggp' \(did you mean '--loggp-n'\?\)" -m sim -x loggp --loggp-nn 3
+refused "'--tcp-progresss' is unknown to module 'tcp' \(did you mean '--tcp-progress'\?\)" \
     -m tcp "${S[@]}" --tcp-progresss poll
-expect 2 "--loggp-n '1': must be in 2\.\.10000" -m sim -x loggp "${S[@]}" --loggp-n 1
-expect 2 "--loggp-detector 'fast': expected robust, paper or none" -m sim -x loggp "${S[@]}" --loggp-detector fast
-expect 2 "--tcp-port '70000': must be in 0\.\.65535" -m tcp "${S[@]}" --tcp-port 70000
-expect 2 "--tcp-progress 'spin': expected block or poll" -m tcp "${S[@]}" --tcp-progress spin
-expect 2 "--sim-S 'x': expected a size such as 4Ki" -m sim "${S[@]}" --sim-S x
+refused "--loggp-n '1': must be in 2\.\.10000" -m sim -x loggp "${S[@]}" --loggp-n 1
+refused "--loggp-detector 'fast': expected robust, paper or none" -m sim -x loggp "${S[@]}" --loggp-detector fast
+refused "--tcp-port '70000': must be in 0\.\.65535" -m tcp "${S[@]}" --tcp-port 70000
+refused "--tcp-progress 'spin': expected block or poll" -m tcp "${S[@]}" --tcp-progress spin
+refused "--sim-S 'x': expected a size such as 4Ki" -m sim "${S[@]}" --sim-S x
 
 ngx_run 20 -m tcp -x loggp --help
 [[ $RC == 0 ]] || fail "-m tcp -x loggp --help exited $RC"
@@ -37,12 +30,12 @@ ok "--help shows each option's type and range from its row"
 
 # The core's own options: a misspelt name names the closest, a bad value is
 # the row's message in the one format.
-expect 2 "unknown option '--timeot' \(did you mean '--timeout'\?\)" -m sim "${S[@]}" --timeot 3
-expect 2 "--timeout '-1': must be in 0\.001\.\.86400" -m sim "${S[@]}" --timeout -1
-expect 2 "--timeout '0': must be in 0\.001\.\.86400" -m sim "${S[@]}" --timeout 0
-expect 2 "--retries 'x': expected a whole number in 0\.\.1000000" -m sim "${S[@]}" --retries x
-expect 2 "--timer 'fast': expected auto, tsc or clock" -m sim "${S[@]}" --timer fast
-expect 2 "--max-size '1Ti': expected a size such as 4Ki in 0\.\.1073741824 bytes" --listen 0 --max-size 1Ti
+refused "unknown option '--timeot' \(did you mean '--timeout'\?\)" -m sim "${S[@]}" --timeot 3
+refused "--timeout '-1': must be in 0\.001\.\.86400" -m sim "${S[@]}" --timeout -1
+refused "--timeout '0': must be in 0\.001\.\.86400" -m sim "${S[@]}" --timeout 0
+refused "--retries 'x': expected a whole number in 0\.\.1000000" -m sim "${S[@]}" --retries x
+refused "--timer 'fast': expected auto, tsc or clock" -m sim "${S[@]}" --timer fast
+refused "--max-size '1Ti': expected a size such as 4Ki in 0\.\.1073741824 bytes" --listen 0 --max-size 1Ti
 
 # The subcommands: declared rows too, each misspelt name answered with the
 # closest valid one, each bad value with the row's message.
@@ -53,20 +46,20 @@ JSON
 cat >overhead.json <<'JSON'
 {"pattern": "overhead", "runs": []}
 JSON
-expect 2 "unrecognised option '--sizez' \(did you mean '--size'\?\)" predict --params loggp.json --op pingpong --sizez 8
-expect 2 "unrecognised option '--loghsp' \(did you mean '--loghssp'\?\)" fit overhead.json overhead.json --loghsp
-expect 2 "unrecognised option '--tolerence' \(did you mean '--tolerance'\?\)" check a.json b.json --tolerence 5
-expect 2 "--tolerance 'x': expected a percentage in 0\.\.1000%" check a.json b.json --tolerance x
-expect 2 "--alpha '0\.9': must be in 1e-12\.\.0\.5" check a.json b.json --alpha 0.9
-expect 2 "--processes '1': must be in 2\.\.4096" export --goal --op bcast --algorithm linear -P 1 -s 8
-expect 2 "--unit 'ms': expected ns, ps or fs" export --goal --op bcast --algorithm linear -P 4 -s 8 --unit ms
-expect 2 "--format 'xml': expected table, json or csv" trace analyze . --params loggp.json --format xml
+refused "unrecognised option '--sizez' \(did you mean '--size'\?\)" predict --params loggp.json --op pingpong --sizez 8
+refused "unrecognised option '--loghsp' \(did you mean '--loghssp'\?\)" fit overhead.json overhead.json --loghsp
+refused "unrecognised option '--tolerence' \(did you mean '--tolerance'\?\)" check a.json b.json --tolerence 5
+refused "--tolerance 'x': expected a percentage in 0\.\.1000%" check a.json b.json --tolerance x
+refused "--alpha '0\.9': must be in 1e-12\.\.0\.5" check a.json b.json --alpha 0.9
+refused "--processes '1': must be in 2\.\.4096" export --goal --op bcast --algorithm linear -P 1 -s 8
+refused "--unit 'ms': expected ns, ps or fs" export --goal --op bcast --algorithm linear -P 4 -s 8 --unit ms
+refused "--format 'xml': expected table, json or csv" trace analyze . --params loggp.json --format xml
 
 # ngx predict: one type per common option for every kind. -s is a list of
 # sizes; an operation of one message refuses a list of several.
-expect 2 "--size '8,64': --op pingpong takes one size, not a list of 2" predict --params loggp.json --op pingpong -s 8,64
-expect 2 "--size '8-1Ki': --op pingpong takes one size, not a list of 8" predict --params loggp.json --op pingpong -s 8-1Ki
-expect 2 "--size '8,x': expected a size such as 4Ki, a range 8-1Mi or a list 8,64,1Ki" \
+refused "--size '8,64': --op pingpong takes one size, not a list of 2" predict --params loggp.json --op pingpong -s 8,64
+refused "--size '8-1Ki': --op pingpong takes one size, not a list of 8" predict --params loggp.json --op pingpong -s 8-1Ki
+refused "--size '8,x': expected a size such as 4Ki, a range 8-1Mi or a list 8,64,1Ki" \
     predict --params loggp.json --op allreduce -s 8,x -P 4
 ngx_run 30 predict --params loggp.json --op pingpong -s 100 --format json
 [[ $RC == 0 ]] && grep -q '"time_us": 7.0297' out || fail "predict -s 100 (a list of one): exit $RC: $(cat out err)"

@@ -1,10 +1,8 @@
 # common.sh: sourced by the tests of suite 'overhead' (Al-Tawil and Moritz 1998: the
 # overhead pattern, the protocol decomposition, LoGH{sS}P).
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+make_scratch
 
 # Runs CHECK (a function) up to twice: timing on 2 shared cores is noisy, a
 # physical fact must hold once more before the test fails.
@@ -28,8 +26,7 @@ thrice() {
 ngx_mpirun() {
     local btl=$1
     shift
-    flock -w 300 /tmp/ngx-net.lock timeout -k 5 "${MPI_TIMEOUT:-240}" mpirun --allow-run-as-root --bind-to none \
-        --oversubscribe --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" \
+    flock -w 300 /tmp/ngx-net.lock timeout -k 5 "${MPI_TIMEOUT:-240}" "${MPIRUN_LOCAL[@]}" --mca btl_tcp_if_include lo --mca btl "self,$btl" \
         -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np 2 "$@"
 }
 have_mpi() {

@@ -10,7 +10,7 @@ measured point; `ngx predict --params RUN.json --tier intra|inter -s SIZE`
 gives the same eqs.; and `ngx fit --loghssp` on the run's two pairs, saved
 as two overhead runs, fits the same tiers.
 --pairs: the chosen pairs as intra driver, responder, inter driver, responder.
-(The sim's known parameters are checked by test-loghssp-sim.sh itself.)
+(The sim's known parameters are checked by loghssp-sim.sh itself.)
 """
 import json, math, subprocess, sys
 

@@ -1,4 +1,4 @@
-/* LD_PRELOAD shim for test-ready-repost.sh: every MPI_Irecv busy-waits
+/* LD_PRELOAD shim for ready-repost.sh: every MPI_Irecv busy-waits
  * SLOW_IRECV_US microseconds (default 30) before the real one (PMPI), so a
  * receive post inside a timed region shows as that much time. */
 #include <mpi.h>

@@ -1,25 +1,19 @@
 #!/bin/bash
 # bad-input.sh: --passes and --max-rel-ci reject what makes no sense before
 # anything is measured: exit 2 and a message naming the option and the value.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
-expect_usage() {  # WHAT-THE-MESSAGE-MUST-SAY ARG...
-    local want=$1
-    shift
-    ngx_run 30 -m shm -x pingpong -s 1,64 "$@"
-    [[ $RC == 2 ]] || fail "ngx $*: exit $RC, expected 2 (usage)"
-    grep -q -- "$want" "$IT_DIR/err" || fail "ngx $*: the message does not say '$want': $(cat "$IT_DIR/err")"
-    ok "ngx $* -> exit 2: $(head -1 "$IT_DIR/err")"
-}
+# passes_usage TEXT ARG...: a ping-pong with ARG... exits 2 and says TEXT on stderr
+passes_usage() { expect_ngx_usage "ngx ${*:2}" "$1" -m shm -x pingpong -s 1,64 "${@:2}"; }
 
-expect_usage "passes" --passes 0
-expect_usage "passes" --passes -3
-expect_usage "passes" --passes many
-expect_usage "more passes than samples per size" -c 10 --passes 11
-expect_usage "max-rel-ci" --max-rel-ci 0
-expect_usage "max-rel-ci" --max-rel-ci -5
-expect_usage "max-rel-ci" --max-rel-ci 0%
-expect_usage "max-rel-ci" --max-rel-ci wide
+passes_usage "passes" --passes 0
+passes_usage "passes" --passes -3
+passes_usage "passes" --passes many
+passes_usage "more passes than samples per size" -c 10 --passes 11
+passes_usage "max-rel-ci" --max-rel-ci 0
+passes_usage "max-rel-ci" --max-rel-ci -5
+passes_usage "max-rel-ci" --max-rel-ci 0%
+passes_usage "max-rel-ci" --max-rel-ci wide
 ngx_run 60 -m shm -x pingpong -s 1,64 -c 10 --passes 10 --max-rel-ci 50%
 [[ $RC == 0 ]] || fail "--passes equal to -c and --max-rel-ci 50% must be accepted (exit $RC)"
 ok "--passes 10 with -c 10 and --max-rel-ci 50% accepted"

@@ -28,11 +28,11 @@
 #    pass's 400 samples (sends 425..824) as well, so 415 of 800 carry it,
 #    the interval still spans both, and 64 B is flagged after the budget
 #    (wide_bytes, the table's passes line).
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 : "${NGX_FIXTURE_MODULE_DIR:?meson sets NGX_FIXTURE_MODULE_DIR to the fixture module directory}"
-[[ -n ${NGX_BURST_INNER:-} && -f $NGX_BURST_INNER ]] || { echo "SKIP: the sim module was not built"; exit 77; }
+[[ -n ${NGX_BURST_INNER:-} && -f $NGX_BURST_INNER ]] || skip "the sim module was not built"
 export NGX_MODULE_PATH="$NGX_FIXTURE_MODULE_DIR:${NGX_MODULE_PATH:-}"
-[[ $(nproc) -ge 2 ]] || { echo "SKIP: needs two CPUs (sim busy-waits on both sides)"; exit 77; }
+[[ $(nproc) -ge 2 ]] || skip "needs two CPUs (sim busy-waits on both sides)"
 
 run() {  # NAME ARG...: a pingpong over burst
     local name=$1

@@ -4,7 +4,7 @@
 # JSON must record measurement.passes 3 and a schedule whose first three
 # passes each list all sizes in -s order; check_passes.py says what else.
 # The table prints the passes line.
-source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../lib/ngx-run.sh"
 
 check() {  # FILE COUNT PASSES SIZES...
     python3 "$(dirname "$0")/check_passes.py" "$@" || fail "$1: passes not as planned"

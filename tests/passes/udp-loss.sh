@@ -6,13 +6,7 @@
 # their plans at every pass; a disagreement would end the run), losses were
 # retried, and every size keeps exactly -c samples over its regular passes.
 # Exit 77 without root, namespaces or the relay.
-IT_NO_TRAP=1
-source "$(dirname "$0")/../integration/lib.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; it_cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "$0")/../lib/ngx-run-netns.sh"
 netns_require tun
 netns_init
 netns_relay_pair d 0 0.05 --seed 11 --drop-proto udp || fail "relay pair with drops"

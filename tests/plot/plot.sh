@@ -6,10 +6,10 @@
 # as an element id). Also --plot after a run, and the errors: no matplotlib,
 # no python3, bad input.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
-fail() { echo "FAIL: $*"; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+make_scratch
+dir=$SCRATCH
 cd "$dir" || fail "cd $dir"
 sim=(-m sim --sim-S 4096 -c 20 --warmup 2)
 

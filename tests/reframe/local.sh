@@ -10,7 +10,7 @@
 #  3. bad configuration fails a check with a clear message, no traceback: no
 #     baseline file (NgxLatency), a module this ngx lacks (NgxBandwidth).
 # mpirun.sh runs the library under the mpirun launcher, slurm.sh under srun.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/common.sh"
 
 # --- 1. local launcher: record, then pass ------------------------------------
 record_baselines ngx-local:local

@@ -6,7 +6,7 @@
 # time, so it only records (record_baseline=yes: a real transport's timings
 # on a shared machine are no verdict on the library; its gate is the same
 # code as the others') and its numbers are checked to be in the perflog.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/common.sh"
 command -v mpirun >/dev/null || skip "mpirun is missing (tools/setup.sh installs openmpi-bin)"
 "$NGX" --list-modules | grep -q "^  mpi " || skip "the mpi module is not built (Open MPI missing at configure time)"
 record_baselines ngx-local:mpirun -S NgxMpiShare.module_opts=

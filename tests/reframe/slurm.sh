@@ -8,7 +8,7 @@
 # and ReFrame's perflog holds ngx's numbers. The planted regression and bad
 # configuration are local.sh's: the library's logic does not depend on the
 # scheduler.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/common.sh"
 "$NGX" --list-modules | grep -q "^  mpi " || skip "the mpi module is not built (Open MPI missing at configure time)"
 source "$NGX_SOURCE_ROOT/tests/slurm/cluster.sh"
 trap 'cleanup; cleanup_scratch' EXIT

@@ -4,12 +4,12 @@
 # pattern, --raw and --percentiles, an interrupted-free error-free sim run;
 # and the validator rejects a document that breaks it, naming the field.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
 here=$(cd "$(dirname "$0")" && pwd)
 validate=(python3 "$here/../../schema/validate.py")
-fail() { echo "FAIL: $*"; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+make_scratch
+dir=$SCRATCH
 cd "$dir" || fail "cd $dir"
 python3 -c 'import json, jsonschema; jsonschema.Draft202012Validator.check_schema(json.load(open(__import__("sys").argv[1])))' \
     "$here/../../schema/ngx-result.schema.json" || fail "the schema itself is not a valid JSON Schema 2020-12"

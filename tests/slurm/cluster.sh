@@ -5,7 +5,7 @@
 # After it: SLURM_CONF is exported, the node is up, and an EXIT trap stops the
 # daemons and removes $dir (KEEP=1 keeps it). Needs fail() and skip() (exit
 # 77 with the reason when the packages or root are missing).
-[ "$(id -u)" -eq 0 ] || skip "the test cluster's daemons run as root"
+need_root "the test cluster's daemons run as root"
 for p in munged slurmctld slurmd srun sinfo; do
     command -v "$p" >/dev/null || skip "$p is missing (tools/test-deps.sh installs munge, slurmctld, slurmd)"
 done

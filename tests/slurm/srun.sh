@@ -13,9 +13,8 @@
 # share PMIx, hence --mpi=pmix. Exits 77 with the reason when the packages or
 # root are missing.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 NGX=${NGX:?NGX must name the ngx binary}
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
 
 "$NGX" --list-modules | grep -q "^  mpi " || skip "the mpi module is not built (Open MPI missing at configure time)"
 source "$(dirname "$0")/cluster.sh"

@@ -47,8 +47,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 export SOFTROCE_NETDEV=eth0 SOFTROCE_TIMEOUT=${SOFTROCE_TIMEOUT:-$((${#alone[@]} > 0 ? 1200 : 600))}
-# shellcheck source=softroce-lib.sh
-. "$here/softroce-lib.sh"
+# shellcheck source=common.sh
+. "$here/common.sh"
 use_lists "$here/two-guests.list" "$@"
 peer_lists=("${lists[@]}")
 if [ ${#alone[@]} -gt 0 ]; then use_lists "" "${alone[@]}"; fi
@@ -92,7 +92,7 @@ kernel=$(kernel_image)
 initramfs=$(build_initramfs)
 
 # Two free loopback UDP ports, one for each guest's socket netdev.
-free_port() {
+free_udp_port() {
     local p
     for _ in $(seq 50); do
         p=$((20000 + RANDOM % 20000))
@@ -101,8 +101,8 @@ free_port() {
     echo "softroce: FAIL: no free loopback port found" >&2
     exit 1
 }
-port_a=$(free_port)
-port_b=$(free_port "$port_a")
+port_a=$(free_udp_port)
+port_b=$(free_udp_port "$port_a")
 
 # Boots guest B for the seconds A has left plus 60; its server ends with them.
 boot_b() {

@@ -23,8 +23,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=softroce-lib.sh
-. "$here/softroce-lib.sh"
+# shellcheck source=common.sh
+. "$here/common.sh"
 
 use_lists "$here/tests.list" "$@"
 

@@ -5,23 +5,19 @@
 # The ranks yield while they wait (mpi_yield_when_idle): two ranks that spin
 # on two shared cores under load lose whole time slices to each other (every
 # one of 100 samples of vader's 4 KiB took 3 ms at load 20 without it).
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-[[ -n ${NGX:-} && -x $NGX ]] || { echo "SKIP: \$NGX is not set (run through meson test)"; exit 77; }
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+make_scratch
 
 need_mpi() {
-    command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
-    [[ -e $NGX_MODULE_PATH/mpi/ngx_mpi.so || -e $NGX_MODULE_PATH/ngx_mpi.so ]] ||
-        { echo "SKIP: the mpi module was not built"; exit 77; }
+    need_mpirun
+    need_mpi_module
 }
 
 run_np() {
     local np=$1 btl=$2
     shift 2
-    flock /tmp/ngx-net.lock timeout -k 5 240 mpirun --allow-run-as-root --bind-to none --oversubscribe \
-        --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo --mca btl "self,$btl" --mca mpi_yield_when_idle 1 \
+    flock /tmp/ngx-net.lock timeout -k 5 240 "${MPIRUN_LOCAL[@]}" --mca btl_tcp_if_include lo --mca btl "self,$btl" --mca mpi_yield_when_idle 1 \
         -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -np "$np" "$NGX" -m "${MODULE:-mpi}" "$@"
 }
 
@@ -29,7 +25,7 @@ run_ngx() {
     local mode=$1
     shift
     case $mode in
-        tcp) timeout -k 5 240 "$NGX" -m tcp --tcp-progress poll "$@" ;; # polling: no wake-ups in the times
+        tcp) ngx_deadline 240 -m tcp --tcp-progress poll "$@" ;; # polling: no wake-ups in the times
         mpi-vader) run_np 2 vader "$@" ;;
         mpi-tcp) run_np 2 tcp "$@" ;;
         *) fail "unknown mode $mode" ;;

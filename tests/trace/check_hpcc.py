@@ -1,4 +1,4 @@
-"""Checks `ngx trace analyze` of a real program's trace (test-hpcc.sh)
+"""Checks `ngx trace analyze` of a real program's trace (hpcc.sh)
 against the trace itself, as ngx-trace-dump prints it: every call is
 replayed (events), every Iprobe and every collective on a communicator
 other than MPI_COMM_WORLD is counted as unmodelled, each rank's predicted

@@ -4,15 +4,13 @@
 # tests/mpi/common.sh, the tracer preloaded through ngx-trace-run:
 #     trace_mpirun DIR NP [NGX-TRACE-RUN OPTION...] -- PROGRAM [ARG...]
 # Exits 77 (skipped) with a reason when mpirun is missing.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (install openmpi-bin)"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_mpirun
 TRACE_RUN=$1 TRACE_DUMP=$2 RING=$3
 shift 3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPI_TIMEOUT=${MPI_TIMEOUT:-90}
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+make_scratch
 
 trace_mpirun() {
     local dir=$1 np=$2

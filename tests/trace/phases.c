@@ -1,4 +1,4 @@
-/* phases.c: the MPI program of test-analyze.sh, whose LogGPS cost
+/* phases.c: the MPI program of analyze.sh, whose LogGPS cost
  * check_analyze.py computes by hand (4 ranks; every phase starts after an
  * MPI_Barrier, so that the replay starts it on equal clocks):
  *

@@ -1,5 +1,5 @@
 /* ring.c: the MPI program the trace suite runs under libngx-trace.so. It
- * makes a known set of calls, which test-ring.sh finds again in the dump:
+ * makes a known set of calls, which ring.sh finds again in the dump:
  *
  *   token rings of MPI_Send / MPI_Recv, SMALL and LARGE bytes (tags 10, 11),
  *   Irecv from left and right + Isend to right and left, one MPI_Waitall (tags 20, 21),

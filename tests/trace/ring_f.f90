@@ -1,5 +1,5 @@
 ! ring_f.f90: the Fortran (`use mpi`) program of the trace suite, 2 ranks.
-! test-fortran.sh finds these calls in the dump, in this order:
+! fortran.sh finds these calls in the dump, in this order:
 !   rank 1 probes, then receives 10 integers from rank 0 (tag 60); rank 1
 !   sends them back with Isend, rank 0 receives with Irecv (tag 61), both
 !   complete with MPI_Waitall; rank 1 Isends one integer (tag 62) and Waits,

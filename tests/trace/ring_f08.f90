@@ -1,5 +1,5 @@
 ! ring_f08.f90: the `use mpi_f08` program of the trace suite: rank 0 sends 3
-! integers to rank 1 (tag 70), then one MPI_Barrier. test-fortran.sh checks
+! integers to rank 1 (tag 70), then one MPI_Barrier. fortran.sh checks
 ! that the tracer sees both through Open MPI's f08 bindings.
 program ring_f08
     use mpi_f08

@@ -69,16 +69,8 @@ flags = [r["bimodal"] for r in run_of("jitter")["results"]]
 check(flags == [0, 0, 0], f"jitter:0.05 flagged nowhere ({flags})")
 sys.exit(0 if ok else 1)
 PY
-expect_usage() { # what, arguments...
-    local what=$1
-    shift
-    "$NGX" "${model[@]}" -c 100 "$@" >"$SCRATCH/usage.txt" 2>&1
-    local rc=$?
-    [[ $rc == 2 ]] || { cat "$SCRATCH/usage.txt"; fail "$what: exit code $rc, expected 2"; }
-    grep -q -- "$what" "$SCRATCH/usage.txt" || { cat "$SCRATCH/usage.txt"; fail "the message does not name $what"; }
-}
-expect_usage "--max-rel-ci off" --adaptive --max-rel-ci off
-expect_usage "--max-size-time" --max-size-time 5
-expect_usage "--passes" --adaptive --passes 2
-expect_usage "max-size-time" --adaptive --max-size-time 0
+expect_ngx_usage "--max-rel-ci off" "--max-rel-ci off" "${model[@]}" -c 100 --adaptive --max-rel-ci off
+expect_ngx_usage "--max-size-time" "--max-size-time" "${model[@]}" -c 100 --max-size-time 5
+expect_ngx_usage "--passes" "--passes" "${model[@]}" -c 100 --adaptive --passes 2
+expect_ngx_usage "max-size-time" "max-size-time" "${model[@]}" -c 100 --adaptive --max-size-time 0
 echo PASS

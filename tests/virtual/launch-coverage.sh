@@ -75,18 +75,10 @@ PY
 rc=$?
 [[ $rc == 0 ]] || fail "the between-launch intervals do not hold at their nominal rate"
 # Bad input: exit 2, naming what is wrong.
-expect_usage() { # what, command...
-    local what=$1
-    shift
-    "$@" >"$SCRATCH/usage.txt" 2>&1
-    local code=$?
-    [[ $code == 2 ]] || { cat "$SCRATCH/usage.txt"; fail "$what: exit code $code, expected 2"; }
-    grep -q -- "$what" "$SCRATCH/usage.txt" || { cat "$SCRATCH/usage.txt"; fail "the message does not name $what"; }
-}
-expect_usage "--launches '1'" "$NGX" "${model[@]}" --launches 1
-expect_usage "FILE.json" "$NGX" "${model[@]}" --launches 2 -o "$SCRATCH/a.csv"
-expect_usage "at least two launches" "$NGX" launches "$SCRATCH/k-1.json"
+expect_usage "--launches '1'" "--launches '1'" "$NGX" "${model[@]}" --launches 1
+expect_usage "FILE.json" "FILE.json" "$NGX" "${model[@]}" --launches 2 -o "$SCRATCH/a.csv"
+expect_usage "at least two launches" "at least two launches" "$NGX" launches "$SCRATCH/k-1.json"
 "$NGX" -m sim --sim-clock virtual -x loggp -s 1-1Ki -o "$SCRATCH/loggp.json" >"$SCRATCH/log" 2>&1 ||
     { cat "$SCRATCH/log"; fail "a loggp run"; }
-expect_usage "not launches of one measurement" "$NGX" launches "$SCRATCH/next-1.json" "$SCRATCH/loggp.json"
+expect_usage "not launches of one measurement" "not launches of one measurement" "$NGX" launches "$SCRATCH/next-1.json" "$SCRATCH/loggp.json"
 echo PASS
