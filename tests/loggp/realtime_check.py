@@ -11,8 +11,9 @@ is measured by bench/loggp/realtime.sh.
       L of eq. (1) (first range) grows by D within a factor of 2, and the
       delayed run's L_eel = PRTT(1,0,1)/2 is at least D (the delay is one way).
   model RUN.json [--pingpong PINGPONG.json]
-      a fitted model: every range's L, o, o_r, g finite, g positive, o, o_r
-      and G not negative, ranges in order over the measured sizes; with
+      a fitted model: every range's L, o, o_r, g finite, its gap g + (s-1)G
+      positive at its first size, g, o, o_r and G not negative, ranges in
+      order over the measured sizes; with
       --pingpong, L_eel within a factor of 2 of the ping-pong's median half
       round trip at the same size (a measurement of its own).
 Exit 1 when a check fails, 2 on unusable input.
@@ -84,8 +85,11 @@ def cmd_model(a):
     for i, r in enumerate(m["ranges"]):
         vals = {k: r[k] for k in ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte")}
         need(all(v is not None and math.isfinite(v) for v in vals.values()), f"range {i}: finite {vals}")
-        need(vals["g_us"] > 0 and vals["o_us"] >= 0 and vals["o_r_us"] >= 0 and vals["G_us_per_byte"] >= 0,
-             f"range {i}: g positive, o, o_r and G not negative")
+        # The fitted lines are held >= 0 (docs/loggp.md), so a range may put its whole
+        # gap into G with g = 0; what must be positive is the gap itself, g + (s-1)G.
+        gap = vals["g_us"] + (r["from_bytes"] - 1) * vals["G_us_per_byte"]
+        need(gap > 0 and all(vals[k] >= 0 for k in ("o_us", "o_r_us", "g_us", "G_us_per_byte")),
+             f"range {i}: gap g + (s-1)G positive at {r['from_bytes']:g} B ({gap:.4g} us), g, o, o_r and G not negative")
         need(r["from_bytes"] in sizes and r["to_bytes"] in sizes and r["from_bytes"] <= r["to_bytes"]
              and (prev_to is None or r["from_bytes"] > prev_to), f"range {i}: {r['from_bytes']:g}..{r['to_bytes']:g} B in order")
         prev_to = r["to_bytes"]

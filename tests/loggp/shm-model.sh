@@ -1,7 +1,7 @@
 #!/bin/bash
 # shm-model.sh: the loggp pattern over shm fits a model that holds on any
 # machine: over 16..256 B (steps of 1.2x, pinned to CPUs 0,1) every range's
-# L, o, o_r, g are finite, g positive, o, o_r and G not negative, the ranges in
+# L, o, o_r, g are finite, the gap g + (s-1)G positive, g, o, o_r and G not negative, the ranges in
 # order over the measured sizes, and L_eel = PRTT(1,0,16)/2 within a factor
 # of 2 of a ping-pong run's median half round trip at 16 B, measured on its
 # own (realtime_check.py model). Whether the
