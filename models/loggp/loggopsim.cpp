@@ -58,6 +58,47 @@ struct RangeExport {
     std::vector<Exported> values;
 };
 
+// A range that is not LogGP because its L came out below 0 (its overheads
+// overlap its latency, LogGPRange::negative_parameters). LogGOPSim's round
+// trip, 2 (2o + L + (s-1) max(O, G)), reads o and L only as 2o + L:
+// - where 2o + L >= 0, L goes out as 0 and o as o + L/2, the same round
+//   trip, with the overlap taken off each side's CPU time;
+// - where 2o + L < 0 the round trip's line starts below 0, which no
+//   parameters of LogGOPSim give: o and L go out as 0 and the per-byte cost
+//   max(O, G) is lowered so that the round trip at the range's largest size
+//   S stays the model's. Below S the exported round trip is longer, by at
+//   most -2 (2o + L) at the range's smallest size; the note gives that share
+//   of the model's round trip there. A per-byte cost that would go below 0
+//   is left as it is (in_unit then refuses L).
+void carry_negative_latency(const fit::LogGPRange& r, double& L, double& o, double& O, double& G, std::ostream& notes)
+{
+    notes << "# " << range_name(r) << ": not LogGP, fitted L = " << L
+          << " us < 0 (the overheads overlap the latency): ";
+    const double intercept = 2 * o + L;
+    if (intercept >= 0) {
+        notes << "L exported as 0 and o as " << intercept / 2 << " us (fitted " << o << "), the round trip unchanged\n";
+        o = intercept / 2;
+        L = 0;
+        return;
+    }
+    const double span = r.to_bytes - 1, per_byte = std::max(O, G) + intercept / std::max(span, 1.0);
+    const double first = r.from_bytes - 1;
+    const double model_at_first = 2 * (intercept + first * std::max(O, G));
+    if (!(span > 0) || !(per_byte >= 0) || !(model_at_first > 0)) {
+        notes << "2o + L = " << intercept << " us < 0 and no per-byte cost >= 0 keeps the round trip\n";
+        return;
+    }
+    const double longer_at_first = -2 * intercept * (1 - first / span);
+    notes << "2o + L = " << intercept << " us < 0, so L and o exported as 0 and max(O, G) as " << per_byte
+          << " us/byte (fitted " << std::max(O, G) << "): the round trip at S unchanged, below S longer, and grows by "
+          << 100 * longer_at_first / model_at_first << "% at most (at " << format_bytes(uint64_t(r.from_bytes))
+          << ")\n";
+    O = std::min(O, per_byte);
+    G = std::min(G, per_byte);
+    o = 0;
+    L = 0;
+}
+
 // One range's values in LogGOPSim's terms (see loggopsim.hpp), in us.
 RangeExport export_range(const fit::LogGPRange& r)
 {
@@ -106,8 +147,20 @@ RangeExport export_range(const fit::LogGPRange& r)
               << "as " << cpu << " us/byte (fitted " << O << "), G as " << G << " us/byte\n";
         O = cpu;
     }
+    double L = r.L.value;
+    if (L < 0)
+        carry_negative_latency(r, L, o, O, G, notes);
+    double g = r.g.value;
+    if (g < 0) {
+        // A negative gap is what a stream whose time per message grows faster
+        // than its size leaves (eq. (7)'s line crossing 0): LogGOPSim has no
+        // negative gap, and a round trip does not read it.
+        notes << "# " << range_name(r) << ": not LogGP, fitted g = " << g << " us < 0: exported as 0 (a round trip "
+              << "does not read g; a stream of this range then costs what o and G give it)\n";
+        g = 0;
+    }
     e.notes = notes.str();
-    e.values = {{"-L", "L", r.L.value}, {"-o", "o", o}, {"-g", "g", r.g.value}, {"-G", "G", G}, {"-O", "O", O}};
+    e.values = {{"-L", "L", L}, {"-o", "o", o}, {"-g", "g", g}, {"-G", "G", G}, {"-O", "O", O}};
     return e;
 }
 
@@ -122,6 +175,14 @@ Unit finest_unit(const std::vector<RangeExport>& ranges)
 }
 
 } // namespace
+
+Status loggopsim_exportable(const fit::LogGPRange& range)
+{
+    const RangeExport e = export_range(range);
+    for (const Exported& value : e.values)
+        NGX_TRY(in_unit(value, range, picosecond_unit).status());
+    return Status::ok();
+}
 
 Result<std::string> loggopsim_parameters(const fit::LogGPParams& params)
 {

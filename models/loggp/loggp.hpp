@@ -154,7 +154,7 @@ struct LogGPRange {
     } // The parameters below 0, by their JSON names ("L_us", "o_us",
     // "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us",
     // "G_us_per_byte"). A time or a time per byte below 0 has no physical
-    // reading: a range with one is not LogGP (LogGOPSim cannot run it). The
+    // reading: a range with one is not LogGP (loggopsim.hpp: what an export keeps of it). The
     // fit gives one only where no admissible model meets its goal
     // (LogGPOptions::signed_when_missing).
     std::vector<std::string> negative_parameters() const;

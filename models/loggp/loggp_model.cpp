@@ -4,6 +4,7 @@
 #include <models/base/model_json.hpp>
 
 #include <models/loggp/exchange_share.hpp>
+#include <models/loggp/loggopsim.hpp>
 #include <models/loggp/loggp_quality.hpp>
 #include <ngx/json_input.hpp>
 #include <ngx/sizes.hpp>
@@ -60,7 +61,10 @@ std::string not_loggp_text(const fit::LogGPRange& range)
     if (range.g.value < 0)
         out << "; g < 0: the stream's time per message grows faster than its size (eq. (7)'s line crosses 0 "
                "inside the range)";
-    out << "; LogGOPSim's export refuses it";
+    if (loggopsim_exportable(range))
+        out << "; LogGOPSim's export carries its round trip with parameters >= 0 (a comment line there says how)";
+    else
+        out << "; LogGOPSim's export refuses it";
     return out.str();
 }
 
