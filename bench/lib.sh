@@ -179,7 +179,7 @@ install_tools() {
 }
 
 # The accuracy benches (bench/*/accuracy scripts): what the tests of the
-# timing suites bound only within a factor of 2, measured here against what
+# real-time suites bound only within a factor of 2, measured here against what
 # the setup implies, round by round. The caller sets ACCURACY (a TSV file),
 # records each round's figures with accuracy_record and prints the table
 # with accuracy_report.

@@ -7,7 +7,7 @@
 #     bash tools/flaky.sh [-r ROUNDS] [BUILD_DIR] [-- MESON_TEST_ARGS...]
 #
 #     bash tools/flaky.sh                              # build/, 3 rounds, every suite
-#     bash tools/flaky.sh -r 5 build -- --suite overhead-timing --suite strided-timing
+#     bash tools/flaky.sh -r 5 build -- --suite overhead-realtime --suite strided-realtime
 #
 # Each round's meson log is kept as BUILD_DIR/meson-logs/testlog.round-N.json.
 # Prints per round the passed/failed/skipped counts and its time, then one

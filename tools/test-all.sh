@@ -16,9 +16,9 @@
 #      coverage tests that repeat one sanitized path over 100 seeds
 #      (virtual-rates) or many times (repeats: ngx check's rates over 100
 #      pairs, every collective through LogGOPSim) and the tests
-#      that compare timings with ground truth or run mpirun (suites net-timing,
-#      loggp-timing, nodecomm-timing, strided-timing, overhead-timing,
-#      passes-timing and mpi-timing, which the sanitizers slow: they measure
+#      that compare timings with ground truth or run mpirun (suites net-realtime,
+#      loggp-realtime, nodecomm-realtime, strided-realtime, overhead-realtime,
+#      passes-realtime and mpi-realtime, which the sanitizers slow: they measure
 #      in real time);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
 # Exits non-zero if anything fails.
@@ -143,8 +143,8 @@ meson test -C build --print-errorlogs --num-processes 1
 step "ASan + UBSan build and suites"
 bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
-    --no-suite softroce --no-suite softroce2 --no-suite install-user --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-timing --no-suite loggp-timing \
-    --no-suite nodecomm-timing --no-suite strided-timing --no-suite overhead-timing --no-suite passes-timing --no-suite mpi-timing
+    --no-suite softroce --no-suite softroce2 --no-suite install-user --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-realtime --no-suite loggp-realtime \
+    --no-suite nodecomm-realtime --no-suite strided-realtime --no-suite overhead-realtime --no-suite passes-realtime --no-suite mpi-realtime
 
 step "fuzzing"
 bash tests/fuzz/run.sh build-fuzz 10  # 10 s a target, one target per CPU at a time

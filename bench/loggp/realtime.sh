@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/loggp/realtime.sh: the accuracy of loggp over real transports, over
-# R rounds: what the tests of suite loggp-timing bound only within a factor
+# R rounds: what the tests of suite loggp-realtime bound only within a factor
 # of 2, against what the setup implies (root for the namespaces):
 #   - G over a veth pair with tbf at 200 Mbit/s (tests/loggp/tbf-rate.sh)
 #     against 1/rate (tbf also counts 66 header bytes per 1448-byte segment:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/net/netns-tools.sh: how close the test network of tests/net/netns.sh
 # comes to what it was configured for, over R rounds (root: namespaces). Each
-# round runs the tests of suite net-timing, which bound these figures only
+# round runs the tests of suite net-realtime, which bound these figures only
 # within a factor of 2, and records what they measured:
 #   - tbf.sh: a 2 s TCP stream over a veth pair with tbf at 100 Mbit/s,
 #     goodput against the rate (TCP/IP/Ethernet headers cost about 4% of it);

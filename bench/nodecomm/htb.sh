@@ -4,7 +4,7 @@
 # mpirun): R_C = 40 Mbit/s per pair and R_N = 100 Mbit/s shared by 4 pairs,
 # for each launch (tests/nodecomm/veth-htb.sh under mpirun across two
 # namespaces, veth-listen.sh with --listen/--connect, local-htb.sh
-# forked on one loopback). The tests of suite nodecomm-timing bound these
+# forked on one loopback). The tests of suite nodecomm-realtime bound these
 # within a factor of 2; this is their accuracy. Prints the accuracy table.
 #
 #     bench/nodecomm/htb.sh [BUILD_DIR] [-r ROUNDS]

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""check_realtime.py: no test of a timing suite asserts an accuracy figure
-measured in real time (docs/testing.md, "What the timing suites assert").
+"""check_realtime.py: no test of a real-time suite asserts an accuracy figure
+measured in real time (docs/testing.md, "What the real-time suite assert").
 
-The tests of the suites whose name ends in "-timing" are read from the build
+The tests of the suites whose name ends in "-realtime" are read from the build
 directory (meson-info/intro-tests.json). For each, its script and every
 .sh/.py file of the source tree that the script names (sourced libraries,
 checkers), transitively, are read. The convention they must follow: a bound
@@ -166,11 +166,11 @@ def closure(script, roots):
     return seen
 
 
-def timing_tests(build):
+def realtime_tests(build):
     with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
         tests = json.load(f)
     for t in tests:
-        if any(s.split(":")[-1].endswith("-timing") for s in t["suite"]):
+        if any(s.split(":")[-1].endswith("-realtime") for s in t["suite"]):
             script = next((a for a in t["cmd"][1:] if a.endswith((".sh", ".py")) and os.path.isfile(a)), None)
             yield t["name"], script
 
@@ -178,7 +178,7 @@ def timing_tests(build):
 def check_tree(build, root):
     roots = [root, os.path.join(root, "tests")]
     bad, names = [], []
-    for name, script in timing_tests(build):
+    for name, script in realtime_tests(build):
         names.append(name)
         if script is None:
             bad.append(f"{name}: no script found in its command (the check cannot read it)")
@@ -246,16 +246,16 @@ def main(argv):
         print("usage: check_realtime.py BUILD_DIR SOURCE_ROOT | --self-test", file=sys.stderr)
         return 2
     names, bad = check_tree(argv[1], argv[2])
-    print(f"{len(names)} tests in the timing suites: {' '.join(names)}")
+    print(f"{len(names)} tests in the real-time suite: {' '.join(names)}")
     if not names:
-        print("FAIL: no timing suite found in the build's test list")
+        print("FAIL: no real-time suite found in the build's test list")
         return 1
     for b in bad:
         print(f"  {b}")
     if bad:
         print(f"FAIL: {len(bad)} real-time bound(s) under a factor of 2 or outside tests/lib/bounds")
         return 1
-    print("PASS: every real-time bound of the timing suites goes through tests/lib/bounds with a factor >= 2")
+    print("PASS: every real-time bound of the real-time suite goes through tests/lib/bounds with a factor >= 2")
     return 0
 
 

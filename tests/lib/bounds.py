@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bounds.py: the bounds a test of a timing suite puts on a figure measured
+"""bounds.py: the bounds a test of a real-time suite puts on a figure measured
 in real time.
 
 A figure measured in real time moves with the machine (its load, a relay's

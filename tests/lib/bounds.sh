@@ -1,4 +1,4 @@
-# bounds.sh: the bounds a shell test of a timing suite puts on a figure
+# bounds.sh: the bounds a shell test of a real-time suite puts on a figure
 # measured in real time (sourced); see bounds.py next to it for the rule.
 # Each prints one line and returns 0 when the bound holds, 1 when it does
 # not; a factor under 2 is refused (status 2):

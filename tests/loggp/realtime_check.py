@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """realtime_check.py: what the loggp runs over real transports must show on
-any machine (suite loggp-timing). Every bound on a measured figure goes
+any machine (suite loggp-realtime). Every bound on a measured figure goes
 through tests/lib/bounds.py with a factor of 2; how close the figures come
 is measured by bench/loggp/realtime.sh.
 
