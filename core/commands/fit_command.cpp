@@ -4,9 +4,11 @@
 // hands it to that pattern's hook with its own options; `ngx predict` finds
 // the model kind it holds among the kinds the patterns bring (the registry,
 // ngx/model_kind.hpp), reads the options every kind shares, checks --op and
-// the options that op reads, loads the model with the kind's load and calls
-// its predict.
+// the options that op reads, loads the model with the kind's load, calls
+// its predict and prints what it returns with the reporter of --format
+// (prediction_report.hpp).
 #include "fit_command.hpp"
+#include "prediction_report.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
@@ -323,7 +325,7 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
         std::cout << kind_help(**kind, specs);
         return 0;
     }
-    const bool json = read.optional(predict_option::format) == "json";
+    const PredictionFormat format = prediction_format(read.optional(predict_option::format).value_or("table"));
     const std::string module = read.optional(predict_option::module).value_or("");
     const std::optional<std::string> save_to = read.optional(predict_option::save_model);
     if (!read.ok())
@@ -341,11 +343,17 @@ int run_predict(const std::vector<std::string>& arguments, const PatternCatalog&
     Result<const ModelOp*> op = checked_op(**kind, *values);
     if (!op)
         return fail("predict", op.status());
-    PredictRequest request{file, module, (*op)->name, *values, json};
+    PredictRequest request{file, module, (*op)->name, *values};
     Result<Json> model = (*kind)->load(file, request.module);
     if (!model)
         return fail("predict", model.status());
-    return (*kind)->predict(*model, request);
+    Result<Predictions> predictions = (*kind)->predict(*model, request);
+    if (!predictions)
+        return fail("predict", predictions.status());
+    for (const std::string& warning : predictions->warnings)
+        std::cerr << "ngx predict: warning: " << warning << "\n";
+    std::cout << prediction_report(format, (*kind)->name, request.op, *predictions);
+    return 0;
 }
 
 } // namespace

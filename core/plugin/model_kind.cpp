@@ -65,6 +65,7 @@ Json prediction_json(const Prediction& p)
     if (!p.algorithm.empty())
         row["algorithm"] = p.algorithm;
     row["time_us"] = std::isfinite(p.time_us) ? Json(p.time_us) : Json(nullptr);
+    number("measured_us", p.measured_us);
     return row;
 }
 

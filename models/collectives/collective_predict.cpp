@@ -9,8 +9,6 @@
 #include <ngx/sizes.hpp>
 
 #include <cmath>
-#include <iomanip>
-#include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -28,7 +26,7 @@ struct Request {
     std::vector<uint64_t> sizes, ranks;
     std::string algorithm = "all"; // all, auto, or one algorithm's name
     double gamma = 0, segment = 65536, element = 8;
-    bool extrapolate = false, json = false;
+    bool extrapolate = false;
 };
 
 std::string bytes_text(double bytes)
@@ -71,7 +69,6 @@ Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
     r.segment = double(read.optional(common::segment).value_or(64 * 1024));
     r.element = double(read.optional(common::element).value_or(8));
     r.extrapolate = read(common::extrapolate);
-    r.json = read.optional(common::format) == "json";
     if (!read.ok())
         return Status::usage(read.error());
     return r;
@@ -173,74 +170,44 @@ std::string ompi_text(const Row& row)
     return text;
 }
 
-void print_single(const Request& r, const CollectiveModel& model, const Row& row)
+// What the rows show beside the predictions: the best algorithm, Open MPI's
+// choice and why an algorithm was skipped, one line each.
+std::vector<std::string> row_notes(const Row& row, bool several)
 {
-    std::cout << "# " << fit::op_name(r.op) << " of " << bytes_text(row.bytes) << " over P = " << row.P << ", "
-              << model.description << ", gamma = " << r.gamma << " us/B (microseconds)\n";
-    for (const auto& [a, t] : row.times)
-        if (std::isfinite(t))
-            std::cout << "  " << std::left << std::setw(20) << fit::algorithm_name(a) << std::right << std::setw(14)
-                      << t << (a == row.best.first ? "   <- best" : "") << "\n";
-    for (const std::string& why : row.skipped)
-        std::cout << "  skipped: " << why << "\n";
-    std::cout << "best: " << fit::algorithm_name(row.best.first) << " (" << row.best.second << " us)\n";
-    std::cout << "Open MPI 4.1 tuned (fixed rules) runs: " << ompi_text(row);
+    std::ostringstream best, ompi;
+    const std::string at = several ? "P = " + std::to_string(row.P) + ", " + bytes_text(row.bytes) + ": " : "";
+    best << at << "best: " << fit::algorithm_name(row.best.first) << " (" << row.best.second << " us)";
+    ompi << at << "Open MPI 4.1 tuned (fixed rules) runs: " << ompi_text(row);
     if (std::isfinite(row.ompi_time))
-        std::cout << ", predicted " << row.ompi_time << " us";
+        ompi << ", predicted " << row.ompi_time << " us";
     else if (row.ompi.modeled)
-        std::cout << ", not predicted (skipped above)";
+        ompi << ", not predicted (skipped)";
     if (!row.ompi.note.empty())
-        std::cout << " [" << row.ompi.note << "]";
-    std::cout << "\n";
+        ompi << " [" << row.ompi.note << "]";
+    std::vector<std::string> notes = {best.str(), ompi.str()};
+    for (const std::string& why : row.skipped)
+        notes.push_back(at + "skipped: " + why);
+    return notes;
 }
 
-void print_table(const Request& r, const CollectiveModel& model, const std::vector<Row>& rows)
+Predictions rows_predictions(const Request& r, const CollectiveModel& model, const std::vector<Row>& rows)
 {
-    std::cout << "# " << fit::op_name(r.op) << ", " << model.description << ", gamma = " << r.gamma
-              << " us/B; predicted time in microseconds\n";
-    const bool automatic = r.algorithm == "auto"; // one column: Open MPI's choice, modeled or not
-    std::cout << std::setw(8) << "P" << std::setw(11) << "bytes";
-    if (automatic)
-        std::cout << std::setw(20) << "open_mpi_4.1_us";
-    else
-        for (const auto& [a, t] : rows.front().times)
-            std::cout << std::setw(20) << fit::algorithm_name(a);
-    std::cout << std::setw(20) << "best"
-              << "  open_mpi_4.1\n";
-    for (const Row& row : rows) {
-        std::cout << std::setw(8) << row.P << std::setw(11) << bytes_text(row.bytes) << std::setprecision(6);
-        if (automatic && std::isfinite(row.ompi_time))
-            std::cout << std::setw(20) << row.ompi_time;
-        else if (automatic)
-            std::cout << std::setw(20) << "-";
-        else
-            for (const auto& [a, t] : row.times)
-                if (std::isfinite(t))
-                    std::cout << std::setw(20) << t;
-                else
-                    std::cout << std::setw(20) << "beyond";
-        std::cout << std::setw(20) << fit::algorithm_name(row.best.first) << "  " << ompi_text(row) << "\n";
-    }
-    for (const Row& row : rows)
-        if (!row.skipped.empty()) {
-            std::cout << "# beyond: an algorithm needs messages larger than the parameters cover, e.g. "
-                      << row.skipped.front() << "\n";
-            break;
-        }
-}
-
-Json rows_json(const Request& r, const CollectiveModel& model, const std::vector<Row>& rows)
-{
-    Json predictions = Json::array(), best = Json::array(), ompi = Json::array(), skipped = Json::array();
+    Predictions out;
+    std::ostringstream header;
+    header << fit::op_name(r.op) << ", " << model.description << ", gamma = " << r.gamma << " us/B";
+    out.notes.push_back(header.str());
+    Json best = Json::array(), ompi = Json::array(), skipped = Json::array();
     const std::string op(fit::op_name(r.op));
     for (const Row& row : rows) {
         for (const auto& [a, t] : row.times)
-            predictions.push_back({{"model", model.kind},
-                                   {"op", op},
-                                   {"algorithm", fit::algorithm_name(a)},
-                                   {"P", row.P},
-                                   {"bytes", row.bytes},
-                                   {"time_us", std::isfinite(t) ? Json(t) : Json(nullptr)}});
+            out.rows.push_back({.model = model.kind,
+                                .op = op,
+                                .bytes = row.bytes,
+                                .processes = double(row.P),
+                                .algorithm = std::string(fit::algorithm_name(a)),
+                                .time_us = std::isfinite(t) ? t : unknown});
+        for (const std::string& note : row_notes(row, rows.size() > 1))
+            out.notes.push_back(note);
         for (const std::string& why : row.skipped)
             skipped.push_back(why);
         best.push_back({{"P", row.P},
@@ -259,14 +226,9 @@ Json rows_json(const Request& r, const CollectiveModel& model, const std::vector
         }
         ompi.push_back(choice);
     }
-    return {{"model", model.kind},
-            {"op", op},
-            {"description", model.description},
-            {"gamma_us_per_byte", r.gamma},
-            {"predictions", predictions},
-            {"skipped", skipped},
-            {"best", best},
-            {"open_mpi_4_1_tuned", ompi}};
+    out.about = {{"description", model.description}, {"gamma_us_per_byte", r.gamma}};
+    out.summary = {{"skipped", skipped}, {"best", best}, {"open_mpi_4_1_tuned", ompi}};
+    return out;
 }
 
 double saved_gamma(const Json& model)
@@ -305,30 +267,16 @@ std::string collective_op_names()
     return names;
 }
 
-int predict_collectives(opt::Reader& read, const CollectiveModel& model)
+Result<Predictions> predict_collectives(opt::Reader& read, const CollectiveModel& model)
 {
-    Result<Request> request = read_request(read, model);
-    if (!request) {
-        std::cerr << "ngx predict: " << request.status().message() << "\n";
-        return exit_code(request.status());
-    }
+    NGX_ASSIGN_OR_RETURN(const Request request, read_request(read, model));
     std::vector<Row> rows;
-    for (uint64_t P : request->ranks)
-        for (uint64_t bytes : request->sizes) {
-            Result<Row> row = price_row(*request, model, (long long)P, double(bytes));
-            if (!row) {
-                std::cerr << "ngx predict: " << row.status().message() << "\n";
-                return exit_code(row.status());
-            }
-            rows.push_back(std::move(*row));
+    for (uint64_t P : request.ranks)
+        for (uint64_t bytes : request.sizes) {
+            NGX_ASSIGN_OR_RETURN(Row row, price_row(request, model, (long long)P, double(bytes)));
+            rows.push_back(std::move(row));
         }
-    if (request->json)
-        std::cout << rows_json(*request, model, rows).dump(2) << "\n";
-    else if (rows.size() == 1)
-        print_single(*request, model, rows.front());
-    else
-        print_table(*request, model, rows);
-    return 0;
+    return rows_predictions(request, model, rows);
 }
 
 } // namespace ngx::patterns

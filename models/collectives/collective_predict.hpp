@@ -3,9 +3,10 @@
 // model (shared by the loggp and loggps model kinds), per algorithm, the
 // best one, and the algorithm Open MPI 4.1's tuned component would run
 // (models/collectives/ompi_decision.hpp). Several sizes (-s 8-1Mi) and process counts
-// (-P 4,16,64) make a table; --format json gives
-// {"model", "op", "description", "predictions": [{model, op, algorithm, P,
-// bytes, time_us}, ...], "best", "open_mpi_4_1_tuned", ...}.
+// (-P 4,16,64) make more rows; the JSON of `--format json` is
+// {"model", "op", "description", "gamma_us_per_byte", "predictions":
+// [{model, op, algorithm, P, bytes, time_us}, ...], "skipped", "best",
+// "open_mpi_4_1_tuned", "notes"}.
 //
 // Bad input is a usage error (exit 2) that names it: an algorithm the
 // operation does not have, P < 2, a size the parameters do not cover (a
@@ -16,6 +17,7 @@
 
 #include <models/collectives/collective_schedule.hpp>
 #include <models/collectives/collectives.hpp>
+#include <ngx/model_kind.hpp>
 #include <ngx/options.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
@@ -57,11 +59,13 @@ Result<double> checked_prediction(const fit::Collective& c, const CollectiveMode
                                   CollectiveCost how = CollectiveCost::closed_form,
                                   const fit::ScheduleRules& rules = {});
 
-// Prints the predictions --op, -s, -P, --algorithm ask for; the exit code.
-// It reads ngx predict's common rows (predict_option::): --op, -s and -P (a
-// value, a range or a list), --algorithm, --gamma, --segment, --element,
-// --extrapolate, --format.
-int predict_collectives(opt::Reader& read, const CollectiveModel& model); // read's table: predict_table()
+// The predictions --op, -s, -P, --algorithm ask for: one per algorithm,
+// size and process count, with the best and Open MPI's choice as notes and
+// in the JSON's summary. It reads ngx predict's common rows
+// (predict_option::): --op, -s and -P (a value, a range or a list),
+// --algorithm, --gamma, --segment, --element, --extrapolate.
+Result<Predictions> predict_collectives(opt::Reader& read,
+                                        const CollectiveModel& model); // read's table: predict_table()
 
 } // namespace ngx::patterns
 

@@ -93,30 +93,38 @@ Status load_models(opt::Reader& read, const Json& strided, const std::string& pa
     return Status::ok();
 }
 
-void print_row(const char* name, const Prediction& p)
+// The three predictions of one model as rows (LogGP and LogGPS: no stride).
+void add_rows(std::vector<ngx::Prediction>& rows, const char* model, const Prediction& p, double s, double d, double P)
 {
-    std::cout << std::left << std::setw(8) << name << std::right << std::setw(14) << p.p2p << std::setw(16) << p.linear
-              << std::setw(14) << p.tree << "\n";
+    const bool strided = std::string(model) == "log3p";
+    for (const auto& [op, time] : {std::pair{"pingpong", p.p2p}, {"bcast-linear", p.linear}, {"bcast-tree", p.tree}})
+        rows.push_back({.model = model,
+                        .op = op,
+                        .bytes = s,
+                        .processes = std::string(op) == "pingpong" ? NAN : P,
+                        .stride = strided ? d : NAN,
+                        .time_us = time});
 }
 
-int print_predictions(const Models& m, double s, double d, double P)
+// --op table with -s: log3P's three predictions, LogGP's and LogGPS's beside.
+Predictions table_predictions(const Models& m, double s, double d, double P)
 {
-    std::cout << std::setprecision(4) << "# " << format_bytes(uint64_t(s)) << " of " << m.element
-              << "-byte elements, stride " << d << " (" << d * double(m.element) << " B), P = " << P
-              << "; microseconds\n";
-    std::cout << "# log3P: o_mw " << m.log3p->o_mw_at(s) << ", l_mw " << m.log3p->l_mw_at(s, d * double(m.element))
-              << ", o_net " << m.log3p->o_net_at(s) << " (Cameron et al. 2007, eq. (6))\n";
-    std::cout << std::left << std::setw(8) << "model" << std::right << std::setw(14) << "point-to-point"
-              << std::setw(16) << "linear bcast" << std::setw(14) << "tree bcast"
-              << "\n";
-    print_row("log3p", log3p_prediction(m, s, d, P));
+    Predictions out;
+    std::ostringstream about, terms;
+    about << std::setprecision(4) << format_bytes(uint64_t(s)) << " of " << m.element << "-byte elements, stride " << d
+          << " (" << d * double(m.element) << " B), P = " << P << "; microseconds";
+    terms << std::setprecision(4) << "log3P: o_mw " << m.log3p->o_mw_at(s) << ", l_mw "
+          << m.log3p->l_mw_at(s, d * double(m.element)) << ", o_net " << m.log3p->o_net_at(s)
+          << " (Cameron et al. 2007, eq. (6))";
+    out.notes = {about.str(), terms.str()};
+    add_rows(out.rows, "log3p", log3p_prediction(m, s, d, P), s, d, P);
     if (m.loggp)
-        print_row("loggp", loggp_prediction(m, s, P));
+        add_rows(out.rows, "loggp", loggp_prediction(m, s, P), s, d, P);
     if (m.loggps)
-        print_row("loggps", loggps_prediction(m, s, P));
+        add_rows(out.rows, "loggps", loggps_prediction(m, s, P), s, d, P);
     if (d > 1 && (m.loggp || m.loggps))
-        std::cout << "# LogGP and LogGPS cannot see the stride: their numbers are those of contiguous data\n";
-    return 0;
+        out.notes.push_back("LogGP and LogGPS cannot see the stride: their numbers are those of contiguous data");
+    return out;
 }
 
 // A measured broadcast: size, stride, P and its median.
@@ -148,75 +156,69 @@ Result<std::vector<Measured>> read_bcast(const std::string& path)
     return rows;
 }
 
-// "predicted (+error%)", with a leading space so that the columns never run
-// together, whatever the width of the numbers.
-std::string cell(double predicted, double measured)
+// A broadcast's two predictions by one model beside the measured median.
+void add_compared(std::vector<ngx::Prediction>& rows, const char* model, const Prediction& p, const Measured& r)
 {
-    std::ostringstream out;
-    out << ' ' << std::setprecision(4) << predicted;
-    if (std::isfinite(predicted) && measured > 0)
-        out << " (" << std::showpos << std::setprecision(2) << 100 * (predicted - measured) / measured << "%)";
-    return out.str();
+    const bool strided = std::string(model) == "log3p";
+    for (const auto& [op, time] : {std::pair{"bcast-tree", p.tree}, {"bcast-linear", p.linear}})
+        rows.push_back({.model = model,
+                        .op = op,
+                        .bytes = r.size,
+                        .processes = r.processes,
+                        .stride = strided ? r.stride : NAN,
+                        .time_us = time,
+                        .measured_us = r.median});
 }
 
-int compare(const Models& m, const std::string& files)
+// --compare-to: each measured broadcast against log3P's (and LogGP's, LogGPS's) predictions.
+Result<Predictions> compare(const Models& m, const std::string& files)
 {
-    std::cout << "# measured broadcasts vs predictions, microseconds (relative error of each prediction)\n";
-    std::cout << std::setw(4) << "P" << std::setw(10) << "size" << std::setw(8) << "stride" << std::setw(11)
-              << "measured" << std::setw(22) << "log3p tree" << std::setw(22) << "log3p linear";
-    if (m.loggp)
-        std::cout << std::setw(22) << "loggp tree" << std::setw(22) << "loggp linear";
-    if (m.loggps)
-        std::cout << std::setw(22) << "loggps tree" << std::setw(22) << "loggps linear";
-    std::cout << "\n";
+    Predictions out{.rows = {}, .notes = {"measured broadcasts vs predictions, microseconds"}};
     for (const std::string& path : opt::split_list(files)) {
-        Result<std::vector<Measured>> rows = read_bcast(path);
-        if (!rows)
-            return fail(command, rows.status());
-        for (const Measured& r : *rows) {
-            std::cout << std::setprecision(4) << std::setw(4) << r.processes << std::setw(10)
-                      << format_bytes(uint64_t(r.size)) << std::setw(8) << r.stride << std::setw(11) << r.median;
-            const Prediction l = log3p_prediction(m, r.size, r.stride, r.processes);
-            std::cout << std::setw(22) << cell(l.tree, r.median) << std::setw(22) << cell(l.linear, r.median);
-            if (m.loggp) {
-                const Prediction g = loggp_prediction(m, r.size, r.processes);
-                std::cout << std::setw(22) << cell(g.tree, r.median) << std::setw(22) << cell(g.linear, r.median);
-            }
-            if (m.loggps) {
-                const Prediction g = loggps_prediction(m, r.size, r.processes);
-                std::cout << std::setw(22) << cell(g.tree, r.median) << std::setw(22) << cell(g.linear, r.median);
-            }
-            std::cout << (r.oversubscribed ? "  *" : "") << "\n";
+        NGX_ASSIGN_OR_RETURN(const std::vector<Measured> rows, read_bcast(path));
+        for (const Measured& r : rows) {
+            add_compared(out.rows, "log3p", log3p_prediction(m, r.size, r.stride, r.processes), r);
+            if (m.loggp)
+                add_compared(out.rows, "loggp", loggp_prediction(m, r.size, r.processes), r);
+            if (m.loggps)
+                add_compared(out.rows, "loggps", loggps_prediction(m, r.size, r.processes), r);
+            if (r.oversubscribed)
+                out.notes.push_back(path + ": P = " + opt::number_text(r.processes) + ", " +
+                                    format_bytes(uint64_t(r.size)) +
+                                    ": P ranks on fewer CPUs (oversubscribed): correct, but the ranks took turns "
+                                    "on the cores");
         }
     }
-    std::cout << "# *: P ranks on fewer CPUs (oversubscribed): correct, but the ranks took turns on the cores\n";
-    return 0;
+    return out;
 }
 
 // The run's own grid: measured T_0,1(s,d) against log3P and LogGP's line.
-int print_grid(const Json& model, const Models& m)
+Result<Predictions> grid(const Json& model, const Models& m)
 {
     if (!model.contains("strided") || !model["strided"].contains("points"))
-        return fail(command, Status::usage("the file holds no measured grid (give -s SIZE or --compare-to)"));
+        return Status::usage("the file holds no measured grid (give -s SIZE or --compare-to)");
     const Json loggp = model["models"].value("loggp", Json());
     const bool has_loggp = loggp.is_object() && loggp["two_o_plus_L_us"].is_number();
-    std::cout << "# T_0,1(s,d) measured vs predicted, microseconds (relative error); LogGP: 2o + L + (s-1)G\n";
-    std::cout << std::setw(10) << "size" << std::setw(8) << "stride" << std::setw(11) << "measured" << std::setw(22)
-              << "log3p" << std::setw(22) << "loggp"
-              << "\n";
+    Predictions out{.rows = {}, .notes = {"T_0,1(s,d) measured vs predicted, microseconds; LogGP: 2o + L + (s-1)G"}};
     for (const Json& point : model["strided"]["points"]) {
         const double s = point.value("size", 0.0), d = point.value("stride", 1.0);
         const double measured = point.value("t01_us", NAN);
-        std::cout << std::setw(10) << format_bytes(uint64_t(s)) << std::setw(8) << d << std::setw(11)
-                  << std::setprecision(4) << measured << std::setw(22)
-                  << cell(m.log3p->time(s, d * double(m.element)), measured);
+        out.rows.push_back({.model = "log3p",
+                            .op = "pingpong",
+                            .bytes = s,
+                            .stride = d,
+                            .time_us = m.log3p->time(s, d * double(m.element)),
+                            .measured_us = measured});
         if (has_loggp)
-            std::cout << std::setw(22)
-                      << cell(loggp["two_o_plus_L_us"].get<double>() + (s - 1) * loggp["G_us_per_byte"].get<double>(),
-                              measured);
-        std::cout << "\n";
+            out.rows.push_back(
+                {.model = "loggp",
+                 .op = "pingpong",
+                 .bytes = s,
+                 .stride = d,
+                 .time_us = loggp["two_o_plus_L_us"].get<double>() + (s - 1) * loggp["G_us_per_byte"].get<double>(),
+                 .measured_us = measured});
     }
-    return 0;
+    return out;
 }
 
 } // namespace
@@ -235,49 +237,36 @@ ngx::Prediction log3p_row(const Models& m, const std::string& op, double s, doub
 }
 
 // One log3P number (--op pingpong, bcast-linear, bcast-tree).
-int predict_one(const Models& m, const PredictRequest& request, double s, double d, double P)
+Predictions predict_one(const Models& m, const PredictRequest& request, double s, double d, double P)
 {
-    const ngx::Prediction row = log3p_row(m, request.op, s, d, P);
-    if (request.json) {
-        std::cout << predictions_json("log3p", request.op, {row}).dump(2) << "\n";
-        return 0;
-    }
-    std::cout << "# " << request.op << " of " << format_bytes(uint64_t(s)) << ", stride " << d
-              << (request.op == "pingpong" ? "" : ", P = " + opt::number_text(P))
-              << " with log3P (Cameron et al. 2007, section 4.3.3)\nprediction: " << row.time_us << " us\n";
-    return 0;
+    const std::string note = request.op + " of " + format_bytes(uint64_t(s)) + ", stride " + opt::number_text(d) +
+                             (request.op == "pingpong" ? "" : ", P = " + opt::number_text(P)) +
+                             " with log3P (Cameron et al. 2007, section 4.3.3)";
+    return Predictions{.rows = {log3p_row(m, request.op, s, d, P)}, .notes = {note}};
 }
 
-int predict_log3p(const Json& model, const PredictRequest& request)
+Result<Predictions> predict_log3p(const Json& model, const PredictRequest& request)
 {
     opt::Reader read(log3p_options(), request.values);
     const double stride = double(read.optional(predict_option::stride).value_or(1));
     const double processes = double(read_one(read, predict_option::processes, request.op, 2, 1u << 24).value_or(2));
     if (!read.ok())
-        return fail(command, Status::usage(read.error()));
+        return Status::usage(read.error());
     Models m;
-    if (Status loaded = load_models(read, model, request.params, m); !loaded)
-        return fail(command, loaded);
+    NGX_TRY(load_models(read, model, request.params, m));
     if (std::optional<std::string> runs = read.optional(compare_to_row))
         return compare(m, *runs);
     if (!read.given(predict_option::size)) {
         if (request.op != "table")
-            return fail(command, Status::usage("-s/--size is required"));
-        return print_grid(model, m);
+            return Status::usage("-s/--size is required");
+        return grid(model, m);
     }
     const double size = double(read_one(read, predict_option::size, request.op, 1, max_message_bytes).value_or(0));
     if (!read.ok())
-        return fail(command, Status::usage(read.error()));
+        return Status::usage(read.error());
     if (request.op != "table")
         return predict_one(m, request, size, stride, processes);
-    if (request.json) {
-        std::vector<ngx::Prediction> rows;
-        for (const char* op : {"pingpong", "bcast-linear", "bcast-tree"})
-            rows.push_back(log3p_row(m, op, size, stride, processes));
-        std::cout << predictions_json("log3p", "table", rows).dump(2) << "\n";
-        return 0;
-    }
-    return print_predictions(m, size, stride, processes);
+    return table_predictions(m, size, stride, processes);
 }
 
 } // namespace

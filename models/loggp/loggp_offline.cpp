@@ -17,6 +17,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <sstream>
 
 namespace ngx::patterns {
 
@@ -97,35 +98,35 @@ double predict(const fit::LogGPParams& params, const PointRequest& request)
     return params.tree_bcast(request.processes, request.size);
 }
 
-void print_predictions(const fit::LogGPParams& params, const PointRequest& request)
+// The notes of a point prediction: the request, and the prediction with each
+// protocol range's parameters, marking the range the size falls in.
+std::vector<std::string> range_notes(const fit::LogGPParams& params, const PointRequest& request)
 {
     const fit::LogGPRange* applies = params.range_for(request.size);
-    std::cout << "# " << request.op << " of " << format_bytes(uint64_t(request.size));
+    std::ostringstream head;
+    head << request.op << " of " << format_bytes(uint64_t(request.size));
     if (request.op.starts_with("bcast"))
-        std::cout << " to P = " << request.processes;
+        head << " to P = " << request.processes;
     if (request.op == "prtt")
-        std::cout << " with n = " << request.messages << ", d = " << request.delay_us << " us";
-    std::cout << ", predicted with each protocol range's parameters (microseconds)\n";
+        head << " with n = " << request.messages << ", d = " << request.delay_us << " us";
+    head << ", predicted with each protocol range's parameters (microseconds):";
+    std::vector<std::string> notes = {head.str()};
     for (const fit::LogGPRange& range : params.ranges) {
         fit::LogGPParams single;
         single.ranges = {range};
-        std::cout << "  " << std::setw(10) << format_bytes(uint64_t(range.from_bytes)) << " .. " << std::setw(10)
-                  << format_bytes(uint64_t(range.to_bytes)) << "  " << std::setw(12) << predict(single, request)
-                  << (&range == applies ? "   <- the range this size falls in" : "") << "\n";
+        std::ostringstream line;
+        line << "  " << std::setw(10) << format_bytes(uint64_t(range.from_bytes)) << " .. " << std::setw(10)
+             << format_bytes(uint64_t(range.to_bytes)) << "  " << std::setw(12) << predict(single, request)
+             << (&range == applies ? "   <- the range this size falls in" : "");
+        notes.push_back(line.str());
     }
-    std::cout << "prediction: " << predict(params, request) << " us\n";
+    return notes;
 }
 
-int export_loggopsim(const char* command, const Json& model)
+Result<std::string> export_loggopsim(const Json& model)
 {
-    Result<fit::LogGPParams> params = loggp_params_from_model(model);
-    if (!params)
-        return fail(command, params.status());
-    Result<std::string> text = loggopsim_parameters(*params);
-    if (!text)
-        return fail(command, text.status());
-    std::cout << *text;
-    return 0;
+    NGX_ASSIGN_OR_RETURN(const fit::LogGPParams params, loggp_params_from_model(model));
+    return loggopsim_parameters(params);
 }
 
 } // namespace
@@ -160,8 +161,13 @@ int fit_offline(const CommandArguments& arguments)
     Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
     if (!model)
         return fail("fit", model.status());
-    if (read.given(export_row))
-        return export_loggopsim("fit", *model);
+    if (read.given(export_row)) {
+        Result<std::string> text = export_loggopsim(*model);
+        if (!text)
+            return fail("fit", text.status());
+        std::cout << *text;
+        return 0;
+    }
     Document document = offline_document(path, *table, settings, std::move(*model));
     if (Status written = write_offline_document(document, outputs); !written)
         return fail("fit", written);
@@ -177,7 +183,8 @@ bool is_stream_op(const std::string& op)
 
 // A window of W messages (bw pattern): its time, bandwidth and message rate;
 // k pairs (message-rate) do not share anything in LogGP: k times one pair's rate.
-int predict_stream(const fit::LogGPParams& params, opt::Reader& read, const ngx::PredictRequest& request)
+Result<Predictions> predict_stream(const fit::LogGPParams& params, opt::Reader& read,
+                                   const ngx::PredictRequest& request)
 {
     std::optional<uint64_t> size = read_one(read, predict_option::size, request.op, 1, max_message_bytes);
     double W = opt::find(request.values, predict_option::messages.long_name()) != nullptr
@@ -185,68 +192,64 @@ int predict_stream(const fit::LogGPParams& params, opt::Reader& read, const ngx:
                    : 64.0;
     double k = double(read.optional(predict_option::pairs).value_or(1));
     if (!read.ok())
-        return fail("predict", Status::usage(read.error()));
+        return Status::usage(read.error());
     if (!size)
-        return fail("predict", Status::usage("-s/--size is required"));
+        return Status::usage("-s/--size is required");
     double s = double(*size), ways = request.op == "stream-bibw" ? 2 : 1;
     double T = ways == 2 ? params.exchange_window(W, s) : params.stream_window(W, s);
     Prediction p{.model = "loggp", .op = request.op, .bytes = s, .messages = W, .time_us = T};
     if (request.op == "message-rate")
         p.pairs = k;
-    if (request.json) {
-        std::cout << predictions_json("loggp", request.op, {p}).dump(2) << "\n";
-        return 0;
-    }
-    std::cout << "# " << request.op << ": windows of " << W << " messages of " << format_bytes(*size)
-              << (ways == 2 ? " both ways" : "") << ", one 1-byte acknowledgement each (LogGP)\n"
-              << "window: " << T << " us\n"
-              << "bandwidth: " << ways * W * s / T << " MB/s (" << ways * W * s / T * 1e6 / 1048576.0 << " MiB/s)\n"
-              << "message rate: " << ways * W * 1e6 / T << " per second";
+    std::ostringstream window, bandwidth, rate;
+    window << request.op << ": windows of " << W << " messages of " << format_bytes(*size)
+           << (ways == 2 ? " both ways" : "") << ", one 1-byte acknowledgement each (LogGP); time_us: one window";
+    bandwidth << "bandwidth: " << ways * W * s / T << " MB/s (" << ways * W * s / T * 1e6 / 1048576.0 << " MiB/s)";
+    rate << "message rate: " << ways * W * 1e6 / T << " per second";
     if (request.op == "message-rate")
-        std::cout << " per pair, " << k * ways * W * 1e6 / T << " for " << k << " pairs";
-    std::cout << "\n";
-    return 0;
+        rate << " per pair, " << k * ways * W * 1e6 / T << " for " << k << " pairs";
+    return Predictions{.rows = {p}, .notes = {window.str(), bandwidth.str(), rate.str()}};
 }
 
 // A range with a parameter below 0 is not LogGP: it reproduces the sizes it
 // was fitted on (the fit keeps it only where no admissible model meets the
-// goal), so ngx predict uses it, and says on stderr that a prediction past
-// those sizes or in a collective's schedule may have no physical reading.
-void warn_not_loggp(const fit::LogGPParams& params)
+// goal), so ngx predict uses it, and warns that a prediction past those
+// sizes or in a collective's schedule may have no physical reading.
+std::vector<std::string> not_loggp_warnings(const fit::LogGPParams& params)
 {
+    std::vector<std::string> warnings;
     for (const fit::LogGPRange& range : params.ranges)
         if (std::string text = not_loggp_text(range); !text.empty())
-            std::cerr << "ngx predict: warning: range " << format_bytes(uint64_t(range.from_bytes)) << " .. "
-                      << format_bytes(uint64_t(range.to_bytes)) << ": " << text << "\n";
+            warnings.push_back("range " + format_bytes(uint64_t(range.from_bytes)) + " .. " +
+                               format_bytes(uint64_t(range.to_bytes)) + ": " + text);
+    return warnings;
 }
 
-int predict_loggp(const Json& model, const ngx::PredictRequest& request)
+Result<Predictions> predict_with(const fit::LogGPParams& params, const Json& model, opt::Reader& read,
+                                 const ngx::PredictRequest& request)
+{
+    if (is_collective_op(request.op))
+        return predict_collectives(read, loggp_collective_model(params, model));
+    if (is_stream_op(request.op))
+        return predict_stream(params, read, request);
+    NGX_ASSIGN_OR_RETURN(const PointRequest point, read_predict_request(read));
+    return Predictions{.rows = {point_prediction("loggp", point, predict(params, point))},
+                       .notes = range_notes(params, point)};
+}
+
+Result<Predictions> predict_loggp(const Json& model, const ngx::PredictRequest& request)
 {
     opt::Table table = predict_options("loggp");
     table.add(export_row);
     opt::Reader read(table, predict_values(request));
-    if (Status exported = check_export(read); !exported)
-        return fail("predict", exported);
-    if (request.op == "export")
-        return export_loggopsim("predict", model);
-    Result<fit::LogGPParams> params = loggp_params_from_model(model);
-    if (!params)
-        return fail("predict", params.status());
-    warn_not_loggp(*params);
-    if (is_collective_op(request.op))
-        return predict_collectives(read, loggp_collective_model(*params, model));
-    if (is_stream_op(request.op))
-        return predict_stream(*params, read, request);
-    Result<PointRequest> point = read_predict_request(read);
-    if (!point)
-        return fail("predict", point.status());
-    if (request.json)
-        std::cout << predictions_json("loggp", point->op, {point_prediction("loggp", *point, predict(*params, *point))})
-                         .dump(2)
-                  << "\n";
-    else
-        print_predictions(*params, *point);
-    return 0;
+    NGX_TRY(check_export(read));
+    if (request.op == "export") {
+        NGX_ASSIGN_OR_RETURN(std::string text, export_loggopsim(model));
+        return Predictions{.rows = {}, .text = std::move(text)};
+    }
+    NGX_ASSIGN_OR_RETURN(const fit::LogGPParams params, loggp_params_from_model(model));
+    NGX_ASSIGN_OR_RETURN(Predictions predictions, predict_with(params, model, read, request));
+    predictions.warnings = not_loggp_warnings(params);
+    return predictions;
 }
 
 } // namespace

@@ -115,31 +115,21 @@ int loggps_fit_offline(const CommandArguments& arguments)
 
 namespace {
 
-int predict_loggps(const Json& model, const ngx::PredictRequest& request)
+Result<Predictions> predict_loggps(const Json& model, const ngx::PredictRequest& request)
 {
     opt::Reader read(predict_options("loggps"), predict_values(request));
-    Result<fit::LogGPSParams> params = loggps_params_from_model(model);
-    if (!params)
-        return fail("predict", params.status());
+    NGX_ASSIGN_OR_RETURN(const fit::LogGPSParams params, loggps_params_from_model(model));
     if (is_collective_op(request.op))
-        return predict_collectives(read, loggps_collective_model(*params, model));
-    Result<PointRequest> point = read_predict_request(read);
-    if (!point)
-        return fail("predict", point.status());
-    double cost = predict(*params, *point);
+        return predict_collectives(read, loggps_collective_model(params, model));
+    NGX_ASSIGN_OR_RETURN(const PointRequest point, read_predict_request(read));
+    double cost = predict(params, point);
     if (!std::isfinite(cost))
-        return fail("predict", Status::usage("the model cannot predict " + format_bytes(uint64_t(point->size)) +
-                                             ": a parameter it needs is unknown (G_l is null when no measured "
-                                             "size was above s)"));
-    if (request.json) {
-        std::cout << predictions_json("loggps", point->op, {point_prediction("loggps", *point, cost)}).dump(2) << "\n";
-        return 0;
-    }
-    std::cout << "# " << point->op << " of " << format_bytes(uint64_t(point->size))
-              << " with LogGPS (Ino et al. 2001, Tables 3-4; s = " << threshold_text(params->s)
-              << ", S = " << threshold_text(params->S) << ")\n"
-              << "prediction: " << cost << " us\n";
-    return 0;
+        return Status::usage("the model cannot predict " + format_bytes(uint64_t(point.size)) +
+                             ": a parameter it needs is unknown (G_l is null when no measured size was above s)");
+    const std::string note = point.op + " of " + format_bytes(uint64_t(point.size)) +
+                             " with LogGPS (Ino et al. 2001, Tables 3-4; s = " + threshold_text(params.s) +
+                             ", S = " + threshold_text(params.S) + ")";
+    return Predictions{.rows = {point_prediction("loggps", point, cost)}, .notes = {note}};
 }
 
 } // namespace

@@ -342,7 +342,7 @@ int overhead_fit(const CommandArguments& arguments)
 
 namespace {
 
-int predict_loghssp(const Json& model, const PredictRequest& request)
+Result<Predictions> predict_loghssp(const Json& model, const PredictRequest& request)
 {
     opt::Reader read(predict_table("ngx predict (loghssp)"), request.values);
     if (!read.given(predict_option::tier) || !read.given(predict_option::size))
@@ -350,21 +350,16 @@ int predict_loghssp(const Json& model, const PredictRequest& request)
     std::string tier = read.ok() ? read(predict_option::tier) : "";
     uint64_t size = read.ok() ? read_one(read, predict_option::size, request.op, 0, max_message_bytes).value_or(0) : 0;
     if (!read.ok())
-        return fail("predict", Status::usage(read.error()));
-    Result<fit::Tiers> tiers = tiers_of(model, request.params);
-    if (!tiers)
-        return fail("predict", tiers.status());
+        return Status::usage(read.error());
+    NGX_ASSIGN_OR_RETURN(const fit::Tiers tiers, tiers_of(model, request.params));
     bool intra = tier == "intra";
-    double us = intra ? fit::intra_time(tiers->intra, size) : fit::inter_time(tiers->inter, size);
-    if (request.json) {
-        Prediction p{.model = "loghssp", .op = "p2p", .bytes = double(size), .tier = tier, .time_us = us};
-        std::cout << predictions_json("loghssp", "p2p", {p}).dump(2) << "\n";
-        return 0;
-    }
-    std::cout << std::fixed << std::setprecision(3) << "p2p " << tier << " " << format_bytes(size) << ": T_s-r " << us
-              << " us (Al-Tawil and Moritz 1998 eq. " << (intra ? 8 : 9) << "); ratio inter/intra "
-              << fit::inter_time(tiers->inter, size) / std::max(1e-9, fit::intra_time(tiers->intra, size)) << "\n";
-    return 0;
+    double us = intra ? fit::intra_time(tiers.intra, size) : fit::inter_time(tiers.inter, size);
+    std::ostringstream note;
+    note << "p2p " << tier << " " << format_bytes(size) << ": T_s-r (Al-Tawil and Moritz 1998 eq. " << (intra ? 8 : 9)
+         << "); ratio inter/intra "
+         << fit::inter_time(tiers.inter, size) / std::max(1e-9, fit::intra_time(tiers.intra, size));
+    return Predictions{.rows = {{.model = "loghssp", .op = "p2p", .bytes = double(size), .tier = tier, .time_us = us}},
+                       .notes = {note.str()}};
 }
 
 } // namespace

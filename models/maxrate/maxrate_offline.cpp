@@ -136,34 +136,18 @@ Result<std::vector<Prediction>> point_predictions(const Json& model, uint64_t k,
     return rows;
 }
 
-void print_point(const Json& model, const std::vector<Prediction>& rows)
+Result<Predictions> predict_point(const Json& model, uint64_t k, uint64_t n)
 {
-    const Json* regime = regime_of(model, uint64_t(rows.front().bytes));
-    std::cout << "# T(k=" << rows.front().pairs << ", n=" << format_bytes(uint64_t(rows.front().bytes))
-              << ") in us per model (regime from " << format_bytes(regime->value("from_bytes", uint64_t(0))) << ")\n";
-    for (const Prediction& row : rows)
-        std::cout << "  " << std::left << std::setw(14) << row.variant << std::right << std::setw(14)
-                  << (std::isfinite(row.time_us) ? std::to_string(row.time_us) : std::string("not fitted")) << "\n";
+    NGX_ASSIGN_OR_RETURN(std::vector<Prediction> rows, point_predictions(model, k, n));
+    const Json* regime = regime_of(model, n);
+    std::ostringstream note;
+    note << "T(k=" << k << ", n=" << format_bytes(n) << ") in us per model (regime from "
+         << format_bytes(regime->value("from_bytes", uint64_t(0))) << "; - : not fitted)";
+    return Predictions{.rows = std::move(rows), .notes = {note.str()}};
 }
 
-int predict_point(const Json& model, uint64_t k, uint64_t n, bool json)
+Result<Predictions> predict_best_k(const Json& model, uint64_t k_max, uint64_t volume)
 {
-    Result<std::vector<Prediction>> rows = point_predictions(model, k, n);
-    if (!rows)
-        return fail("predict", rows.status());
-    if (json)
-        std::cout << predictions_json("maxrate", "nodecomm", *rows).dump(2) << "\n";
-    else if (!rows->empty())
-        print_point(model, *rows);
-    return 0;
-}
-
-int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json)
-{
-    std::ostringstream table;
-    table << "# moving " << format_bytes(volume) << " with k pairs of "
-          << "volume/k bytes each (maxrate3)\n"
-          << std::setw(6) << "k" << std::setw(12) << "n" << std::setw(14) << "T_us" << std::setw(14) << "MB/s\n";
     std::vector<Prediction> rows;
     uint64_t best = 0;
     double best_t = inf;
@@ -175,8 +159,6 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json
                 ? std::nan("")
                 : predicted_us("maxrate3", regime->value("models", Json::object()).value("maxrate3", Json::object()),
                                double(k), n);
-        table << std::setw(6) << k << std::setw(12) << uint64_t(std::ceil(n)) << std::setw(14) << t << std::setw(13)
-              << double(volume) / t << "\n";
         rows.push_back(
             {.model = "maxrate", .variant = "maxrate3", .op = "best-k", .bytes = n, .pairs = double(k), .time_us = t});
         if (std::isfinite(t) && t < best_t * (1 - 1e-6)) { // a tie keeps the fewer pairs
@@ -185,16 +167,13 @@ int predict_best_k(const Json& model, uint64_t k_max, uint64_t volume, bool json
         }
     }
     if (best == 0)
-        return fail("predict", Status::usage("no regime of the model covers " + format_bytes(volume) + " / k"));
-    if (json) {
-        Json out = predictions_json("maxrate", "best-k", rows);
-        out["best_k"] = best;
-        out["best_time_us"] = best_t;
-        std::cout << out.dump(2) << "\n";
-    } else {
-        std::cout << table.str() << "best k = " << best << ": " << best_t << " us\n";
-    }
-    return 0;
+        return Status::usage("no regime of the model covers " + format_bytes(volume) + " / k");
+    std::ostringstream moving, found;
+    moving << "moving " << format_bytes(volume) << " with k pairs of volume/k bytes each (maxrate3)";
+    found << "best k = " << best << ": " << best_t << " us (" << double(volume) / best_t << " MB/s)";
+    return Predictions{.rows = std::move(rows),
+                       .notes = {moving.str(), found.str()},
+                       .summary = {{"best_k", best}, {"best_time_us", best_t}}};
 }
 
 } // namespace
@@ -240,29 +219,28 @@ int fit_nodecomm(const CommandArguments& arguments)
 
 namespace {
 
-int predict_maxrate(const Json& model, const PredictRequest& request)
+Result<Predictions> predict_maxrate(const Json& model, const PredictRequest& request)
 {
     opt::Reader read(predict_table("ngx predict (maxrate)"), request.values);
     if (!read.given(predict_option::size))
-        return fail("predict", Status::usage("-s SIZE is required"));
+        return Status::usage("-s SIZE is required");
     uint64_t n = read_one(read, predict_option::size, request.op, 0, max_message_bytes * 1024).value_or(0);
     uint64_t k = read.optional(predict_option::pairs).value_or(0);
     if (!read.ok())
-        return fail("predict", Status::usage(read.error()));
+        return Status::usage(read.error());
     if (request.op == "nodecomm")
-        return predict_point(model, k == 0 ? 1 : k, n, request.json);
+        return predict_point(model, k == 0 ? 1 : k, n);
     uint64_t measured = 1;
     const Json pair_counts = model.value("nodecomm", Json::object()).value("pairs", Json::array());
     for (const Json& pairs : pair_counts) {
         if (!pairs.is_number_unsigned())
             continue;
         if (pairs.get<uint64_t>() > max_predicted_pairs) // best-k tries every k up to it
-            return fail("predict",
-                        Status::usage("--params " + request.params + ": \"nodecomm.pairs\" holds " + pairs.dump() +
-                                      ", more than " + std::to_string(max_predicted_pairs) + " pairs"));
+            return Status::usage("--params " + request.params + ": \"nodecomm.pairs\" holds " + pairs.dump() +
+                                 ", more than " + std::to_string(max_predicted_pairs) + " pairs");
         measured = std::max(measured, pairs.get<uint64_t>());
     }
-    return predict_best_k(model, k == 0 ? measured : k, n, request.json);
+    return predict_best_k(model, k == 0 ? measured : k, n);
 }
 
 } // namespace

@@ -19,6 +19,7 @@
 
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -82,12 +83,6 @@ public:
     }
 };
 
-int fail(const Status& status)
-{
-    std::cerr << "ngx predict: " << status.message() << "\n";
-    return exit_code(status);
-}
-
 // The saved line: a run's "model", or that of the first run of a document
 // that has one (the example ignores --module).
 Result<Json> load(const std::string& path, const std::string&)
@@ -106,24 +101,22 @@ Result<Json> load(const std::string& path, const std::string&)
     return *model;
 }
 
-int predict(const Json& model, const PredictRequest& request)
+// The kind returns its prediction as data; ngx prints it (--format table, json or csv).
+Result<Predictions> predict(const Json& model, const PredictRequest& request)
 {
     // ngx predict's common rows (ngx/model_kind.hpp); this kind reads one: -s, a list of one size.
     opt::Reader read(predict_table("ngx predict (" + std::string(kind_name) + ")"), request.values);
     if (!read.given(predict_option::size))
-        return fail(Status::usage("-s/--size is required"));
+        return Status::usage("-s/--size is required");
     uint64_t bytes = read_one(read, predict_option::size, request.op, 0, uint64_t(1) << 40).value_or(0);
     if (!read.ok())
-        return fail(Status::usage(read.error()));
+        return Status::usage(read.error());
     const PostalLine line{model["s_us"].get<double>(), model["r_us_per_byte"].get<double>()};
     Prediction p{.model = kind_name, .op = request.op, .bytes = double(bytes)};
     p.time_us = line.s_us + line.r_us_per_byte * double(bytes);
-    if (request.json)
-        std::cout << predictions_json(kind_name, request.op, {p}).dump(2) << "\n";
-    else
-        std::cout << "# pingpong of " << bytes << " B: T = s + r n with s = " << line.s_us
-                  << " us, r = " << line.r_us_per_byte << " us/B\nprediction: " << p.time_us << " us\n";
-    return 0;
+    std::ostringstream note;
+    note << "T = s + r n with s = " << line.s_us << " us, r = " << line.r_us_per_byte << " us/B";
+    return Predictions{.rows = {p}, .notes = {note.str()}};
 }
 
 PatternInfo echo_pattern()

@@ -93,14 +93,15 @@ PY
 "$NGX" --list-patterns | grep -E "^  echo  .*\[models: echo-postal\]" ||
     { echo "FAIL: echo's model kind is not listed"; exit 1; }
 "$NGX" -m tcp -x echo -s 1,1Ki,16Ki -c 20 --warmup 2 -o "$work/echo.json" >/dev/null
-"$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki >"$work/predict.txt"
+"$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki --format csv >"$work/predict.txt"
 "$NGX" predict --params "$work/echo.json" --op pingpong -s 1Ki --format json >"$work/predict.json"
 python3 - "$work/echo.json" "$work/predict.txt" "$work/predict.json" <<'PY'
-import json, re, sys
+import csv, json, sys
 model = json.load(open(sys.argv[1]))["model"]
 assert model["kind"] == "echo-postal", model
 want = model["s_us"] + model["r_us_per_byte"] * 1024
-got = float(re.search(r"^prediction: (\S+) us$", open(sys.argv[2]).read(), re.M).group(1))
+(csv_row,) = csv.DictReader(open(sys.argv[2]))
+got = float(csv_row["time_us"])
 assert abs(got - want) <= 1e-4 * abs(want) + 1e-9, (got, want)
 row = json.load(open(sys.argv[3]))["predictions"][0]
 assert row["model"] == "echo-postal" and row["op"] == "pingpong" and row["bytes"] == 1024, row

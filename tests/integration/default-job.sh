@@ -74,7 +74,7 @@ ngx_run 30 predict --params job.json --op pingpong -s 1Ki
 ngx_run 30 fit job.json --module udp
 [[ $RC == 2 ]] && grep -q "no loggp run of module 'udp' (it holds: shm, tcp)" err || fail "--module udp: exit $RC, $(cat err)"
 ngx_run 30 predict --params job.json -m shm --op pingpong -s 1Ki
-[[ $RC == 0 ]] && grep -q "^prediction: " out || fail "ngx predict job.json -m shm: exit $RC, $(cat out)"
+[[ $RC == 0 ]] && grep -qE "^loggp +pingpong +1024 +[0-9.e+-]+$" out || fail "ngx predict job.json -m shm: exit $RC, $(cat out)"
 ngx_run 30 fit job.json --module tcp -o tcp-fit.json
 [[ $RC == 0 ]] || fail "ngx fit job.json --module tcp: exit $RC"
 python3 - job.json tcp-fit.json <<'PY' || fail "ngx fit job.json --module tcp is not the tcp run's model"

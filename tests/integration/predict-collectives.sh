@@ -37,7 +37,7 @@ expect_time 29.2276 --op bcast --algorithm binomial -P 16 -s 1Ki
 expect_time 46.9134 --op allreduce --algorithm ring -P 4 -s 4Ki --gamma 0.001
 sed 's/"kind": "loggp",/"kind": "loggp", "gamma_us_per_byte": 0.001,/' model.json >gamma.json
 ngx_run 30 predict --params gamma.json --op allreduce --algorithm ring -P 4 -s 4Ki
-grep -q '^  ring  *46.9134 ' out || fail "gamma_us_per_byte of the model file not used: $(cat out)"
+grep -qE '^loggp +allreduce +ring +4096 +4 +46.9134$' out || fail "gamma_us_per_byte of the model file not used: $(cat out)"
 ok "the model file's gamma_us_per_byte is the default of --gamma"
 # Dissemination barrier over 17: five steps of 1-byte messages (7 us).
 expect_time 35 --op barrier --algorithm dissemination -P 17
@@ -66,25 +66,27 @@ ok "LogGPS without G_l: 8 KiB is refused (exit 2): $(cat err)"
 
 # The existing ops are unchanged.
 ngx_run 30 predict --params model.json --op pingpong -s 100
-grep -q '^prediction: 7.0297 us$' out || fail "predict --op pingpong changed: $(cat out)"
+grep -qE '^loggp +pingpong +100 +7.0297$' out || fail "predict --op pingpong changed: $(cat out)"
 ok "predict --op pingpong unchanged"
 
 # All algorithms, the best, Open MPI's choice.
 ngx_run 30 predict --params model.json --op allreduce -P 32 -s 64Ki
 [[ $RC == 0 ]] || fail "predict --op allreduce: exit $RC"
-for a in binomial recursive_doubling ring rabenseifner; do grep -q "^  $a " out || fail "no $a line: $(cat out)"; done
-grep -q '^best: ' out || fail "no best line: $(cat out)"
-grep -q '^Open MPI 4.1 tuned (fixed rules) runs: rabenseifner (6)' out || fail "Open MPI 4.1 runs rabenseifner at P = 32, 64 KiB: $(cat out)"
+for a in binomial recursive_doubling ring rabenseifner; do grep -qE "^loggp +allreduce +$a " out || fail "no $a line: $(cat out)"; done
+grep -q '^# best: ' out || fail "no best line: $(cat out)"
+grep -q '^# Open MPI 4.1 tuned (fixed rules) runs: rabenseifner (6)' out || fail "Open MPI 4.1 runs rabenseifner at P = 32, 64 KiB: $(cat out)"
 ok "predict --op allreduce: every algorithm, the best, Open MPI 4.1's choice"
 ngx_run 30 predict --params model.json --op allreduce -P 16 -s 1Ki --algorithm auto
-grep -q '^Open MPI 4.1 tuned (fixed rules) runs: recursive_doubling (3), predicted 29.2276 us' out ||
+grep -q '^# Open MPI 4.1 tuned (fixed rules) runs: recursive_doubling (3), predicted 29.2276 us' out ||
     fail "--algorithm auto at P = 16, 1 KiB: recursive doubling: $(cat out)"
 ok "--algorithm auto names and predicts Open MPI's choice"
 
-# A table over sizes and P; json with one entry per (P, size, algorithm).
+# A table over sizes and P, one row per (P, size, algorithm); json and csv alike.
 ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64
 [[ $RC == 0 ]] || fail "predict table: exit $RC"
-[[ $(grep -cE '^ +(4|16|64) +' out) == 24 ]] || fail "expected 3 x 8 table rows: $(cat out)"
+[[ $(grep -cE '^loggp +alltoall +(pairwise|bruck) +[0-9]+ +(4|16|64) +' out) == 48 ]] || fail "expected 3 x 8 x 2 table rows: $(cat out)"
+ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64 --format csv
+[[ $(head -1 out) == model,op,algorithm,bytes,P,time_us && $(wc -l <out) == 49 ]] || fail "predict --format csv: $(cat out)"
 ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64 --format json
 python3 - out <<'PY' || fail "predict --format json: $(head -c 600 out)"
 import json, sys

@@ -19,17 +19,23 @@ cat >model.json <<'JSON'
   {"from_bytes": 2048, "to_bytes": 65536, "L_us": 10, "o_us": 3, "g_us": 4, "G_us_per_byte": 0.002}]}}
 JSON
 
-# predict OP SIZE WANT [OPTION...]: the "prediction: X us" line equals WANT (1e-9 relative).
+# csv_time ARG...: the time_us of the one row of `ngx predict ARG... --format csv` ('' if not one row).
+csv_time() {
+    ngx_run 30 predict "$@" --format csv
+    [[ $RC == 0 ]] || return 1
+    python3 -c 'import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); print(rows[0]["time_us"] if len(rows) == 1 else "")' out
+}
+# same GOT WANT: GOT equals WANT within 1e-9 relative.
+same() {
+    [[ -n $1 ]] && awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }'
+}
+# predict OP SIZE WANT [OPTION...]: the one prediction's time_us (--format csv) equals WANT (1e-9 relative).
 predict() {
-    local op=$1 size=$2 want=$3
+    local op=$1 size=$2 want=$3 got
     shift 3
-    ngx_run 30 predict --params model.json --op "$op" -s "$size" "$@"
-    [[ $RC == 0 ]] || fail "ngx predict --op $op -s $size $*: exit $RC"
-    local got
-    got=$(sed -n 's/^prediction: \([0-9.e+-]*\) us$/\1/p' out)
-    [[ -n $got ]] || fail "ngx predict --op $op -s $size $*: no 'prediction: X us' line: $(cat out)"
-    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }' ||
-        fail "predict --op $op -s $size $*: $got us, by hand $want us"
+    got=$(csv_time --params model.json --op "$op" -s "$size" "$@") || fail "ngx predict --op $op -s $size $*: exit $RC"
+    [[ -n $got ]] || fail "ngx predict --op $op -s $size $*: not one CSV row with time_us: $(cat out)"
+    same "$got" "$want" || fail "predict --op $op -s $size $*: $got us, by hand $want us"
     ok "predict --op $op -s $size $*: $got us"
 }
 # range 1 (s = 100): L + 2o + (s-1)G = 5 + 2 + 0.0297 = 7.0297; g + (s-1)G = 2.0297
@@ -44,6 +50,24 @@ predict pingpong 4Ki 24.19
 predict prtt 4Ki 109.33 -n 6 -d 1                 # 2 * 24.19 + 5 * max(3 + 1, 12.19)
 predict bcast-linear 4Ki 48.57 -P 4               # 24.19 + 2 * 12.19
 predict bcast-tree 4Ki 80.57 -P 8                 # 3 * 24.19 + 2 * 4
+
+# The table: the notes as "# " lines, then the columns a prediction has, units in their names.
+ngx_run 30 predict --params model.json --op prtt -s 100 -n 8 -d 3
+[[ $RC == 0 ]] || fail "predict (table): exit $RC: $(cat err)"
+grep -q '^# prtt of 100 B with n = 8, d = 3 us' out && grep -qE '^model +op +bytes +n +d_us +time_us$' out &&
+    grep -qE '^loggp +prtt +100 +8 +3 +42.0594$' out || fail "predict's table: $(cat out)"
+ok "predict's table: notes, then model, op, bytes, n, d_us, time_us"
+# JSON: the predictions with the notes.
+ngx_run 30 predict --params model.json --op pingpong -s 100 --format json
+python3 - out <<'PY' || fail "predict --format json: $(cat out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["model", "op", "predictions", "notes"], list(d)
+(p,) = d["predictions"]
+assert list(p) == ["model", "op", "bytes", "time_us"] and p["bytes"] == 100 and abs(p["time_us"] - 7.0297) < 1e-9, p
+assert d["notes"][0].startswith("pingpong of 100 B"), d["notes"]
+PY
+ok "predict --format json: model, op, predictions, notes"
 
 ngx_run 30 predict --params model.json --export loggopsim
 [[ $RC == 0 ]] || fail "--export loggopsim: exit $RC"
@@ -85,8 +109,7 @@ grep -q -- '^-L 5000000 -o 750000 -g 2000000 -G 300 -O 200 -S 1024$' out ||
     fail "--export loggopsim, overlapped: expected -G 300 -O 200 (the larger slope), got: $(cat out)"
 ok "--export loggopsim: an overlapped range keeps G, O the larger overhead slope"
 # and predicts with the pipelined eq. (1): L + o_s + o_r + (s-1) max(O_s, O_r, G) = 5 + 1 + 0.5 + 99 * 0.0003
-ngx_run 30 predict --params overlapped.json --op pingpong -s 100
-grep -q '^prediction: 6.5297 us$' out || fail "predict of an overlapped range: $(cat out)"
+same "$(csv_time --params overlapped.json --op pingpong -s 100)" 6.5297 || fail "predict of an overlapped range: $(cat out)"
 ok "predict pays an overlapped range's per-byte costs once"
 # A negative per-byte sum (noise around a flat range) cannot go to LogGOPSim: 0, and the export says so.
 python3 - lines.json shrinking.json <<'PY'
@@ -136,8 +159,7 @@ grep -q 'in integer femtoseconds' out && grep -q -- '-L 185700000 .*-G 17820 ' o
 ok "--export loggopsim: femtoseconds when every value fits, 18 ps/B kept as 17820 fs/B"
 # pingpong with the lines: L + o_s(s) + o_r(s) + (s-1)G = 5 + (1 + 99*0.0002) + (0.5 + 99*0.0001) + 0.0297
 predict_lines() {
-    ngx_run 30 predict --params lines.json --op pingpong -s 100
-    grep -q '^prediction: 6.5594 us$' out || fail "predict with overhead lines: $(cat out)"
+    same "$(csv_time --params lines.json --op pingpong -s 100)" 6.5594 || fail "predict with overhead lines: $(cat out)"
     ok "predict uses the saved overhead lines"
 }
 predict_lines
@@ -153,7 +175,7 @@ ok "--export loggopsim refuses a negative L (exit 2)"
 # warns on stderr, naming the range and the parameter; the export refuses it.
 sed 's/"g_us": 4,/"g_us": -0.25,/' model.json >not-loggp.json
 ngx_run 30 predict --params not-loggp.json --op pingpong -s 4096
-[[ $RC == 0 ]] && grep -q '^prediction: ' out || fail "predict with a range of g < 0: exit $RC: $(cat out err)"
+[[ $RC == 0 ]] && grep -qE '^loggp +pingpong +4096 ' out || fail "predict with a range of g < 0: exit $RC: $(cat out err)"
 grep -q "warning: range 2 KiB .. 64 KiB: not LogGP: g_us < 0" err ||
     fail "predict with a range of g < 0: no warning naming the range and g: $(cat err)"
 ngx_run 30 predict --params model.json --op pingpong -s 4096

@@ -75,8 +75,8 @@ check() {
             # what its comment line says it shrinks or grows by.
             limit=$(awk -v t="$tolerance" '/shrinks by|grows by/ { for (i = 1; i < NF; i++) if ($i == "by") { p = $(i + 1); sub("%", "", p);
                      if (p / 100 > d) d = p / 100 } } END { print t + d }' "$IT_DIR/export.txt")
-            ngx_run 30 predict --params "$IT_DIR/run.json" --op pingpong -s "$size"
-            model=$(awk '/^prediction:/ { print 2 * $2 }' "$IT_DIR/out")
+            ngx_run 30 predict --params "$IT_DIR/run.json" --op pingpong -s "$size" --format json
+            model=$(json_field "$IT_DIR/out" '2 * d["predictions"][0]["time_us"]' 2>/dev/null)
             [[ -n $model ]] || { echo "ngx predict printed no prediction for $size B"; return 1; }
         fi
         python3 - "$size" "$measured" "$sim_ps" "$model" "$against" "$limit" "$per_us" <<'PY' || rc=1

@@ -59,12 +59,12 @@ ngx_run 30 fit "$IT_DIR/run.json" -o "$IT_DIR/fit.json"
 python3 -c 'import json, sys; a, b = (json.load(open(p))["model"] for p in sys.argv[1:3]); sys.exit(a != b)' \
     "$IT_DIR/run.json" "$IT_DIR/fit.json" || fail "ngx fit run.json: not the run's loggps model"
 ok "ngx fit run.json gives the run's loggps model exactly"
-ngx_run 30 predict --params "$IT_DIR/run.json" --op pingpong -s 1Ki
+ngx_run 30 predict --params "$IT_DIR/run.json" --op pingpong -s 1Ki --format json
 [[ $RC == 0 ]] || fail "ngx predict (loggps): exit $RC: $(cat "$IT_DIR/err")"
 python3 - "$IT_DIR/run.json" "$IT_DIR/out" <<'PY' || fail "ngx predict pingpong (loggps) is not RTT(k,0)/2 of Table 6"
-import json, re, sys
+import json, sys
 m = json.load(open(sys.argv[1]))["model"]
-got = float(re.search(r"^prediction: (\S+) us$", open(sys.argv[2]).read(), re.M).group(1))
+got = json.load(open(sys.argv[2]))["predictions"][0]["time_us"]
 v = lambda k: m[k]["value"]
 k = 1024  # Table 6, w = 0, k <= s: RTT = 4o' + 2L + 2 (O_s + O_r + G_s) k
 want = (4 * v("o_prime_us") + 2 * v("L_us") + 2 * (v("O_s_us_per_byte") + v("O_r_us_per_byte") + v("G_s_us_per_byte")) * k) / 2

@@ -30,7 +30,7 @@ near "$t" 1610 || fail "maxrate3 T(4, 1 MB) is $t us, not 1610"
 t=$(time_of "$SCRATCH/c.json" -k 2 -s 1000000) || fail "predict -k 2: exit $?"
 near "$t" 1010 || fail "maxrate3 T(2, 1 MB) is $t us, not 1010"
 out=$("$NGX" predict --params "$SCRATCH/c.json" --op best-k -s 4000000) || fail "best-k: exit $?"
-grep -q '^best k = 3:' <<<"$out" || { echo "$out"; fail "best-k did not pick k = 3"; }
+grep -q '^# best k = 3:' <<<"$out" || { echo "$out"; fail "best-k did not pick k = 3"; }
 
 write_run "$SCRATCH/unbounded.json" '{"points": 6, "alpha_us": 10, "R_N_MBps": null, "R_C_MBps": 1000}'
 t=$(time_of "$SCRATCH/unbounded.json" -k 4 -s 1000000) || fail "predict with R_N null: exit $?"

@@ -27,25 +27,26 @@ cat >"$SCRATCH/nc.json" <<'JSON'
 JSON
 out=$("$NGX" predict --params "$SCRATCH/nc.json" --op nodecomm -k 4 -s 1000000) || fail "predict nodecomm: exit $?"
 echo "$out"
-grep -Eq '^  maxrate3 +1610(\.0+)?$' <<<"$out" || fail "maxrate3 T(4, 1 MB) is not 1610 us"
-grep -Eq '^  postal_all +1010(\.0+)?$' <<<"$out" || fail "postal T(1 MB) is not 1010 us"
-expect_t() { # OUTPUT MODEL MICROSECONDS: the model's line within 1e-6 relative
+grep -Eq '^maxrate +maxrate3 +nodecomm +1000000 +4 +1610$' <<<"$out" || fail "maxrate3 T(4, 1 MB) is not 1610 us"
+grep -Eq '^maxrate +postal_all +nodecomm +1000000 +4 +1010$' <<<"$out" || fail "postal T(1 MB) is not 1010 us"
+out=$("$NGX" predict --params "$SCRATCH/nc.json" --op nodecomm -k 4 -s 1000000 --format csv) || fail "predict nodecomm --format csv: exit $?"
+expect_t() { # CSV MODEL MICROSECONDS: the time_us of the model's row within 1e-6 relative
     python3 - "$@" <<'PY' || fail "$2 is not $3 us"
-import re, sys
+import csv, io, sys
 out, name, want = sys.argv[1], sys.argv[2], float(sys.argv[3])
-got = [float(m.group(1)) for m in re.finditer(r"^  " + name + r" +([0-9.e+-]+)$", out, re.M)]
+got = [float(row["time_us"]) for row in csv.DictReader(io.StringIO(out)) if row["variant"] == name]
 assert len(got) == 1 and abs(got[0] - want) <= 1e-6 * want, (name, got, want)
 PY
 }
 expect_t "$out" maxrate4 2295.714285714286 # 10 + 4e6 / 1.75e9 s
 expect_t "$out" modified 1600              # max(4e6 / 2.5e9 s, 20 us + 1e6 / 1e9 s)
-out=$("$NGX" predict --params "$SCRATCH/nc.json" --op nodecomm -k 2 -s 1000000) || fail "predict nodecomm -k 2: exit $?"
+out=$("$NGX" predict --params "$SCRATCH/nc.json" --op nodecomm -k 2 -s 1000000 --format csv) || fail "predict nodecomm -k 2: exit $?"
 echo "$out"
 expect_t "$out" maxrate4 1610 # 10 + 2e6 / min(2.5e9, 1.25e9) s
 expect_t "$out" modified 1020 # max(2e6 / 2.5e9 s, 20 us + 1e6 / 1e9 s): core-limited
 out=$("$NGX" predict --params "$SCRATCH/nc.json" --op best-k -s 4000000) || fail "predict best-k: exit $?"
 echo "$out"
-grep -q '^best k = 3: 1610 us' <<<"$out" || fail "best k for 4 MB is not 3 (1610 us)"
+grep -q '^# best k = 3: 1610 us' <<<"$out" || fail "best k for 4 MB is not 3 (1610 us)"
 echo '{"pattern": "nodecomm", "runs": []}' >"$SCRATCH/empty.json"
 for bad in "--params $SCRATCH/empty.json -s 1" "--params $SCRATCH/nc.json" "--params $SCRATCH/nc.json --op best -s 1"; do
     # shellcheck disable=SC2086

@@ -59,11 +59,11 @@ for tier, eq in (("intra", eq8), ("inter", eq9)):
 # ngx predict reads the saved run's model
 for tier, eq in (("intra", eq8), ("inter", eq9)):
     k = sizes[tier][-1]
-    out = subprocess.run([ngx, "predict", "--params", path, "--op", "p2p", "--tier", tier, "-s", str(k)],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run([ngx, "predict", "--params", path, "--op", "p2p", "--tier", tier, "-s", str(k),
+                          "--format", "json"], capture_output=True, text=True, timeout=30)
     if out.returncode != 0:
         sys.exit("FAIL: ngx predict --tier %s exit %d: %s" % (tier, out.returncode, out.stderr))
-    got = float(out.stdout.split("T_s-r ")[1].split(" us")[0])
+    got = json.loads(out.stdout)["predictions"][0]["time_us"]
     if abs(got - eq(k)) > 1e-3 + 1e-6 * eq(k):
         sys.exit("FAIL: ngx predict --tier %s -s %d gives %.4f us, the run's eq. %.4f us" % (tier, k, got, eq(k)))
 print("ngx predict reads the run's model (both tiers)")

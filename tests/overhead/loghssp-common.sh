@@ -15,7 +15,8 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 }
 predict() {  # TIER SIZE
-    "$NGX" predict --params "$SCRATCH/model.json" --op p2p --tier "$1" -s "$2" | sed -n 's/.*T_s-r \([0-9.]*\) us.*/\1/p'
+    "$NGX" predict --params "$SCRATCH/model.json" --op p2p --tier "$1" -s "$2" --format json |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["predictions"][0]["time_us"])'
 }
 
 # Fits the runs without the held-out size, checks the model, and

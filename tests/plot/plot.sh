@@ -114,10 +114,10 @@ import json, math, subprocess, sys
 run = json.load(open(sys.argv[1]))
 for row in run["model"]["per_size"][::4]:
     size = int(row["size_bytes"])
-    out = subprocess.run([sys.argv[2], "predict", "--params", sys.argv[1], "--op", "prtt", "-n", "1", "-s", str(size)],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.argv[2], "predict", "--params", sys.argv[1], "--op", "prtt", "-n", "1", "-s", str(size),
+                          "--format", "json"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    said = [line.split()[1] for line in out.stdout.splitlines() if line.startswith("prediction:")]
+    said = [p["time_us"] for p in json.loads(out.stdout)["predictions"]]
     assert said and math.isclose(float(said[0]), row["predicted_prtt_us"], rel_tol=1e-4), (size, row, out.stdout)
 PY
 

@@ -19,8 +19,9 @@ run_file=$SCRATCH/strided.json
 timeout 60 "$NGX" -m tcp -x strided -s 1Ki,4Ki --strides 1,4 -c 20 -o "$run_file" >/dev/null 2>&1 ||
     fail "a small strided run failed"
 # the good case first: the run's grid, measured against log3P and LogGP (2 sizes x 2 strides)
-grid=$("$NGX" predict --params "$run_file") || fail "predict on the run's grid failed"
-[[ $(grep -c '%)' <<<"$grid") == 4 ]] || { echo "$grid"; fail "predict: expected 4 grid rows with errors"; }
+grid=$("$NGX" predict --params "$run_file" --format csv) || fail "predict on the run's grid failed"
+[[ $(grep -cE '^log3p,pingpong,[0-9]+,[0-9]+,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$' <<<"$grid") == 4 ]] ||
+    { echo "$grid"; fail "predict: expected 4 grid rows with their measured time and error"; }
 expect_usage "predict with P = 1" "processes '1'" "$NGX" predict --params "$run_file" -s 1Ki -P 1
 echo '{"pattern": "strided", "model": {"kind": "log3p"}}' >"$SCRATCH/empty.json"
 expect_usage "predict without a model" "no log3P model" "$NGX" predict --params "$SCRATCH/empty.json" -s 1Ki

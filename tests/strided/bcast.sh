@@ -47,21 +47,28 @@ done
 
 # Point to point: at stride 1 log3P's T_0,1 = o_mw + l_mw + o_net is the
 # measured T_0,1 itself (o_net is solved from it, Cameron et al. 2007, section 4.1).
-"$NGX" predict --params "$SCRATCH/strided.json" -s 64Ki --stride 1 -P 4 >"$SCRATCH/p2p.txt" 2>&1 ||
-    { cat "$SCRATCH/p2p.txt"; fail "predict -s 64Ki --stride 1 -P 4 failed"; }
-cat "$SCRATCH/p2p.txt"
-predicted=$(awk '$1 == "log3p" { print $2 }' "$SCRATCH/p2p.txt")
+"$NGX" predict --params "$SCRATCH/strided.json" -s 64Ki --stride 1 -P 4 --format csv >"$SCRATCH/p2p.csv" 2>&1 ||
+    { cat "$SCRATCH/p2p.csv"; fail "predict -s 64Ki --stride 1 -P 4 failed"; }
+cat "$SCRATCH/p2p.csv"
+predicted=$(python3 -c 'import csv, sys
+print([r["time_us"] for r in csv.DictReader(open(sys.argv[1])) if r["model"] == "log3p" and r["op"] == "pingpong"][0])' "$SCRATCH/p2p.csv")
 measured=$(py "$SCRATCH/strided.json" "[p['t01_us'] for p in d['model']['strided']['points'] if p['size'] == 65536 and p['stride'] == 1][0]")
 python3 -c "import sys; p, m = map(float, sys.argv[1:]); sys.exit(0 if abs(p - m) <= 1e-3 * m else 1)" "$predicted" "$measured" ||
     fail "log3P point-to-point at 64 KiB, stride 1: $predicted us predicted, $measured us measured"
 
 "$NGX" predict --params "$SCRATCH/strided.json" --loggp "$SCRATCH/loggp.json" --loggps "$SCRATCH/loggps.json" \
     --compare-to "$SCRATCH/bcast2.json,$SCRATCH/bcast3.json,$SCRATCH/bcast4.json" \
-    >"$SCRATCH/compare.txt" 2>&1 || { cat "$SCRATCH/compare.txt"; fail "predict --compare-to failed"; }
-cat "$SCRATCH/compare.txt"
-# 12 rows (2 sizes x 2 strides x P = 2, 3, 4), each with the relative error of
+    --format json >"$SCRATCH/compare.json" 2>&1 || { cat "$SCRATCH/compare.json"; fail "predict --compare-to failed"; }
+cat "$SCRATCH/compare.json"
+# 12 measured broadcasts (2 sizes x 2 strides x P = 2, 3, 4), each beside
 # log3P's, LogGP's and LogGPS's tree and linear predictions.
-[[ $(grep -c '%).*%).*%).*%).*%).*%)' "$SCRATCH/compare.txt") == 12 ]] ||
-    fail "expected 12 compared rows, each with six predictions (log3P, LogGP, LogGPS; tree and linear) and their errors"
-grep -q '\*' "$SCRATCH/compare.txt" || fail "oversubscribed rows not marked"
+python3 - "$SCRATCH/compare.json" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [p for p in d["predictions"] if p["time_us"] is not None and p["measured_us"] > 0]
+assert len(rows) == 12 * 6 and {(p["model"], p["op"]) for p in rows} == {
+    (m, op) for m in ("log3p", "loggp", "loggps") for op in ("bcast-tree", "bcast-linear")}, d["predictions"]
+PY
+    fail "expected 12 compared rows, each with six predictions (log3P, LogGP, LogGPS; tree and linear) and the measured time"
+grep -q 'oversubscribed' "$SCRATCH/compare.json" || fail "oversubscribed rows not noted"
 echo PASS

@@ -2,7 +2,11 @@
 // max-rate, LoGH{sS}P, or one a plugin brings). A kind declares its name, its
 // parameters (name, unit, meaning), the operations it predicts with the
 // common options each one reads, how its model is read from a saved file
-// (and written alone: `ngx predict --save-model`) and how it predicts.
+// (and written alone: `ngx predict --save-model`) and how it predicts: its
+// predict returns the predictions as data (Predictions), which the core
+// prints with one reporter per --format (table, json, csv; see
+// core/commands/prediction_report.hpp), or an error, which the core prints
+// as "ngx predict: ..." with its exit code (a usage error: 2).
 // Patterns bring the kinds they feed (PatternInfo::models); the core
 // gathers them into one registry at load and knows no kind by name.
 //
@@ -28,7 +32,10 @@
 //                      .parameters = {{"a_us", "us", "fixed cost"}, {"b_us_per_byte", "us/B", "cost per byte"}},
 //                      .ops = {{"pingpong", "one message of -s bytes", {"size"}}},
 //                      .load = [](const std::string& path, const std::string& module) { ... return model; },
-//                      .predict = [](const Json& model, const PredictRequest& r) { ... return 0; }};
+//                      .predict = [](const Json& model, const PredictRequest& r) -> Result<Predictions> {
+//                          ... return Predictions{.rows = {{.model = "postal", .op = r.op, .bytes = s,
+//                                                           .time_us = a + b * s}}};
+//                      }};
 #ifndef NGX_MODEL_KIND_HPP
 #define NGX_MODEL_KIND_HPP
 
@@ -68,12 +75,11 @@ struct PredictRequest {
     std::string params; // the file named by --params
     std::string module; // --module, "" when absent
     std::string op;
-    OptionValues values;
-    bool json = false; // --format json: the kind prints predictions_json(...), not its table
+    OptionValues values; // --format among them: the core's choice of reporter, which no kind reads
 };
 
 // One predicted number. Fields a prediction has no use for stay NaN / empty
-// and are left out of its JSON.
+// and are left out of its JSON, of the table and of the CSV.
 struct Prediction {
     std::string model;     // the kind's name
     std::string variant{}; // a kind of several forms: which one ("postal", "maxrate3")
@@ -86,7 +92,26 @@ struct Prediction {
     double pairs = NAN;
     std::string tier{};
     std::string algorithm{};
-    double time_us = NAN; // NaN: the model cannot predict it (null in JSON)
+    double time_us = NAN;     // NaN: the model cannot predict it (null in JSON)
+    double measured_us = NAN; // a measurement the prediction is compared with (log3p's --compare-to)
+};
+
+// What a kind's predict returns: its predictions and what a reader should
+// know beside them, as data; the core prints them in the --format asked for.
+struct Predictions {
+    std::vector<Prediction> rows;
+    // Context lines: "# ..." above the table, "notes" in JSON (the CSV has the rows alone).
+    std::vector<std::string> notes{};
+    // Printed on stderr as "ngx predict: warning: ...", whatever the format.
+    std::vector<std::string> warnings{};
+    // Further fields of the JSON document: `about` after "model" and "op"
+    // (what the predictions assume), `summary` after "predictions" (what is
+    // derived from them); each an object, empty when the kind has none.
+    Json about = Json::object();
+    Json summary = Json::object();
+    // An operation that predicts nothing (loggp's --export loggopsim): the
+    // text to print as it is, whatever --format; rows and notes are ignored.
+    std::string text{};
 };
 
 struct ModelKind {
@@ -97,10 +122,10 @@ struct ModelKind {
     // Its model in a saved file (a run, a document of runs of which `module`
     // picks one, or a model file), checked; a usage error names what is wrong.
     std::function<Result<Json>(const std::string& path, const std::string& module)> load;
-    // Prints the predictions of the loaded model asked for (its table, or
-    // predictions_json with --format json) and returns the exit code; a usage
-    // error is exit 2 with "ngx predict: ..." on stderr.
-    std::function<int(const Json& model, const PredictRequest&)> predict;
+    // The predictions of the loaded model that the request asks for, or why
+    // there are none (a usage error: exit 2 with "ngx predict: ..." on
+    // stderr). It prints nothing: the core prints what it returns.
+    std::function<Result<Predictions>(const Json& model, const PredictRequest&)> predict;
     // Optional: options of its own beyond the common ones (log3P's --loggp FILE).
     std::vector<opt::OptionSpec> options{};
     // Optional: the "kind" its saved models carry when that is not `name`.
@@ -150,7 +175,7 @@ inline constexpr auto element =
 inline constexpr auto extrapolate =
     opt::row::flag("extrapolate", "collectives: price messages beyond the largest measured size");
 inline constexpr auto format =
-    opt::row::choice("format", opt::no_default, {"table", "json"}, "what to print (default table)");
+    opt::row::choice("format", opt::no_default, {"table", "json", "csv"}, "what to print (default table)");
 inline constexpr auto save_model = opt::row::output_file(
     "save-model", "write the model alone to FILE (JSON), which --params reads back; without --op nothing is predicted");
 inline constexpr auto help =
@@ -168,6 +193,7 @@ std::optional<uint64_t> read_one(opt::Reader& read, const opt::Option<std::vecto
                                  const std::string& op, uint64_t min, uint64_t max);
 
 // {"model": ..., "op": ..., "predictions": [{model, op, bytes, P, ..., time_us}, ...]}
+// (`ngx predict --format json` adds a kind's Predictions::about, summary and notes).
 Json predictions_json(const std::string& model, const std::string& op, const std::vector<Prediction>& predictions);
 Json prediction_json(const Prediction& prediction);
 
