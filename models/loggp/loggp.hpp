@@ -306,7 +306,7 @@ struct LogGPOptions {
     Weighting weights = Weighting::relative; // weighting.hpp: --loggp-weights relative|none
     // Split a range the fitted model misses (above the quality goal) where
     // two halves fit it better than the measured noise explains (the test of
-    // model_choice.hpp; split_misfits in loggp.cpp); robust detector only.
+    // model_choice.hpp; split_misfits in loggp_splits.cpp); robust detector only.
     bool split_misfits = false;
     // Refine each range of >= 3 sizes with refine_range_jointly
     // (loggp_joint.hpp) where that reproduces the measurements better;

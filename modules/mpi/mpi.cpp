@@ -58,27 +58,29 @@
 // flush (MPI_Win_flush under a passive lock_all), lock (MPI_Win_lock /
 // MPI_Win_unlock per window), fence (MPI_Win_fence) or pscw
 // (post-start-complete-wait).
-#include "progress.hpp"
-#include "window.hpp"
+//
+// This file holds the options, the lifecycle, alloc and free, and the
+// module's descriptor; mpi_message.cpp the message path, mpi_ready.cpp ready
+// mode's pre-posted receive, mpi_datatype.cpp the datatypes and set_layout,
+// mpi_collective.cpp bcast and the collectives, mpi_onesided.cpp the
+// one-sided operations, all of them sharing mpi_context.hpp's Context.
+#include "mpi_collective.hpp"
+#include "mpi_context.hpp"
+#include "mpi_datatype.hpp"
+#include "mpi_message.hpp"
+#include "mpi_onesided.hpp"
+#include "mpi_ready.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cstdlib>
-#include <cstring>
 #include <new>
-#include <string_view>
+#include <string>
 #include <vector>
 
+namespace ngx::mpi::detail {
 namespace {
 
-using ngx::mod::fail;
-using ngx::mpi::mpi_fail;
-
-constexpr int tag_message = 7;
-constexpr int tag_ready = 8;
 constexpr size_t buffer_alignment = 64;
-
-enum class Mode { standard, synchronous, ready, buffered, isend, issend, irsend, ibsend };
 
 struct ModeName {
     const char* name;
@@ -91,75 +93,6 @@ const ModeName mode_names[] = {
     {"isend", Mode::isend},       {"issend", Mode::issend},
     {"irsend", Mode::irsend},     {"ibsend", Mode::ibsend},
 };
-
-bool is_nonblocking(Mode m)
-{
-    return m >= Mode::isend;
-}
-bool is_ready(Mode m)
-{
-    return m == Mode::ready || m == Mode::irsend;
-}
-bool is_buffered(Mode m)
-{
-    return m == Mode::buffered || m == Mode::ibsend;
-}
-
-struct Options {
-    Mode mode = Mode::standard;
-    bool poll = false;
-    uint64_t bsend_messages = 4;
-    uint64_t vector_stride = 0;
-    uint64_t vector_block = 1;
-    ngx::mpi::RmaSync rma_sync = ngx::mpi::RmaSync::flush;
-};
-
-struct Context {
-    Options options;
-    uint64_t timeout_ns = 0;
-    const volatile int* cancel = nullptr;
-    size_t max_message_size = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
-    int peer = -1;
-    void* bsend_buffer = nullptr;
-    // Ready mode: the receive kept posted, and whether the peer said it posted one.
-    MPI_Request preposted = MPI_REQUEST_NULL;
-    void* preposted_buffer = nullptr;
-    size_t preposted_capacity = 0;
-    bool peer_ready = false;
-    bool repost_due = false;      // a completed pre-posted receive awaits its successor
-    void* ready_target = nullptr; // irecv in ready mode: where the pre-posted message goes
-    size_t ready_len = 0;
-    // Derived datatypes, cached for the last length used.
-    MPI_Datatype vector_type = MPI_DATATYPE_NULL;
-    size_t vector_len = 0;
-    // set_layout(): element type and stride (elements; 1: contiguous), and
-    // the rank messages go to (the peer, or this rank for send to self).
-    MPI_Datatype element_type = MPI_BYTE;
-    size_t element_size = 1;
-    size_t element_stride = 1;
-    int self = -1;
-    int target = -1;
-    bool to_self = false;
-    // ABI 1.5: the peers whose link is open. MPI reaches every rank already;
-    // a link is this bookkeeping, and select_peer() changes the peer.
-    std::vector<int> linked;
-    // Blocking standard mode on contiguous bytes, no polling: send and recv
-    // call MPI_Send/MPI_Recv with nothing in between. Set by
-    // update_plain_path() whenever the mode or the layout changes.
-    bool plain_path = false;
-    ngx::mpi::Window window; // one-sided (ABI 1.7)
-};
-
-// Whether the blocking calls may go straight to MPI_Send/MPI_Recv: what
-// mpi_send/mpi_recv would choose anyway, decided once instead of per call.
-void update_plain_path(Context* c)
-{
-    c->plain_path = c->options.mode == Mode::standard && !c->options.poll && c->options.vector_stride == 0 &&
-                    c->element_type == MPI_BYTE && c->element_stride == 1;
-}
-
-static_assert(sizeof(MPI_Request) <= sizeof(ngx_request), "an MPI_Request must fit an ngx_request");
 
 // ---- errors and options -------------------------------------------------------
 
@@ -210,330 +143,6 @@ ngx_status parse_options(const ngx_init_args* args, Options* out, ngx_error* err
         return s;
     *out = o;
     return NGX_OK;
-}
-
-// ---- waiting -----------------------------------------------------------------------
-
-// Completes a request: MPI_Wait, or with --mpi-progress=poll an MPI_Test
-// loop bounded by the deadline and the cancel flag.
-ngx_status complete(Context* c, MPI_Request* request, MPI_Status* status, const char* step, ngx_error* err)
-{
-    if (!c->options.poll) {
-        int code = MPI_Wait(request, status);
-        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, step);
-    }
-    return ngx::mpi::poll_until([&](int* done) { return MPI_Test(request, done, status); }, c->timeout_ns, c->cancel,
-                                step, err);
-}
-
-// ---- datatypes (the hook for strided data) ---------------------------------------
-
-// The bytes a message of `len` data bytes spans in its buffer: len, or with
-// a vector type (len / block) blocks `stride` apart.
-size_t layout_extent(const Options& o, size_t len)
-{
-    if (o.vector_stride == 0 || len < o.vector_block)
-        return len;
-    return (len / o.vector_block - 1) * o.vector_stride + o.vector_block;
-}
-
-// The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
-// one MPI_Type_vector when --mpi-vector-stride is set.
-ngx_status make_element_vector(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
-{
-    if (len % c->element_size != 0)
-        return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a whole number of %zu-byte elements", len,
-                    c->element_size);
-    if (c->element_stride == 1) {
-        *type = c->element_type;
-        *count = int(len / c->element_size);
-        return NGX_OK;
-    }
-    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
-        if (c->vector_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&c->vector_type);
-        int code =
-            MPI_Type_vector(int(len / c->element_size), 1, int(c->element_stride), c->element_type, &c->vector_type);
-        if (code == MPI_SUCCESS)
-            code = MPI_Type_commit(&c->vector_type);
-        if (code != MPI_SUCCESS)
-            return mpi_fail(err, code, "MPI_Type_vector");
-        c->vector_len = len;
-    }
-    *type = c->vector_type;
-    *count = 1;
-    return NGX_OK;
-}
-
-ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
-{
-    if (len != 0 && (c->element_type != MPI_BYTE || c->element_stride != 1))
-        return make_element_vector(c, len, type, count, err);
-    if (c->options.vector_stride == 0 || len == 0) {
-        *type = MPI_BYTE;
-        *count = int(len);
-        return NGX_OK;
-    }
-    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
-        if (c->vector_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&c->vector_type);
-        size_t block = c->options.vector_block;
-        if (len % block != 0)
-            return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a multiple of --mpi-vector-block=%zu",
-                        len, block);
-        int code =
-            MPI_Type_vector(int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE, &c->vector_type);
-        if (code == MPI_SUCCESS)
-            code = MPI_Type_commit(&c->vector_type);
-        if (code != MPI_SUCCESS)
-            return mpi_fail(err, code, "MPI_Type_vector");
-        c->vector_len = len;
-    }
-    *type = c->vector_type;
-    *count = 1;
-    return NGX_OK;
-}
-
-// ---- ready mode: the pre-posted receive -------------------------------------------
-
-ngx_status post_receive(Context* c, ngx_error* err)
-{
-    int code = MPI_Irecv(c->preposted_buffer, int(c->preposted_capacity), MPI_BYTE, c->peer, tag_message, c->comm,
-                         &c->preposted);
-    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Irecv (pre-posted)");
-}
-
-// The successor of a completed pre-posted receive (prepare_recv, ABI 1.3),
-// posted before this rank's next send or receive at the latest.
-ngx_status repost_if_due(Context* c, ngx_error* err)
-{
-    if (!c->repost_due)
-        return NGX_OK;
-    c->repost_due = false;
-    return post_receive(c, err);
-}
-
-ngx_status mpi_prepare_recv(void* ctx, ngx_error* err)
-{
-    return repost_if_due(static_cast<Context*>(ctx), err);
-}
-
-// Before the first ready send: the peer's token says its receive is posted.
-ngx_status await_peer_ready(Context* c, ngx_error* err)
-{
-    if (c->peer_ready)
-        return NGX_OK;
-    MPI_Request request;
-    int code = MPI_Irecv(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm, &request);
-    if (code != MPI_SUCCESS)
-        return mpi_fail(err, code, "MPI_Irecv (ready token)");
-    if (ngx_status s = complete(c, &request, MPI_STATUS_IGNORE, "waiting for the peer's pre-posted receive", err);
-        s != NGX_OK)
-        return s;
-    c->peer_ready = true;
-    return NGX_OK;
-}
-
-// Before a ready send: this rank's next receive posted, the peer's known posted.
-ngx_status ready_to_send(Context* c, ngx_error* err)
-{
-    if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
-        return s;
-    return await_peer_ready(c, err);
-}
-
-// Ready-mode recv: completes the pre-posted receive; the next one is due.
-ngx_status recv_preposted(Context* c, void* buf, size_t len, ngx_error* err)
-{
-    MPI_Status status;
-    if (ngx_status s = complete(c, &c->preposted, &status, "recv", err); s != NGX_OK)
-        return s;
-    int received = 0;
-    MPI_Get_count(&status, MPI_BYTE, &received);
-    if (size_t(received) != len)
-        return fail(err, NGX_ERR_PROTOCOL, "recv: expected %zu bytes, the peer sent %d", len, received);
-    if (buf != c->preposted_buffer)
-        std::memcpy(buf, c->preposted_buffer, len);
-    c->repost_due = true;
-    return NGX_OK;
-}
-
-// An irecv in ready mode is the pre-posted receive itself (a second
-// MPI_Irecv would never match: the message goes to the pre-posted one). Its
-// request is this marker; test and wait complete the pre-posted receive.
-constexpr ngx_request preposted_request = ~ngx_request(0);
-
-ngx_status irecv_preposted(Context* c, void* buf, size_t len, ngx_request* req)
-{
-    c->ready_target = buf;
-    c->ready_len = len;
-    *req = preposted_request;
-    return NGX_OK;
-}
-
-ngx_status test_preposted(Context* c, ngx_request* req, int* done, ngx_error* err)
-{
-    int code = MPI_Test(&c->preposted, done, MPI_STATUS_IGNORE);
-    if (code != MPI_SUCCESS)
-        return mpi_fail(err, code, "test");
-    if (!*done)
-        return NGX_OK;
-    // Completed: copy; the next pre-posted receive is due.
-    c->preposted = MPI_REQUEST_NULL;
-    *req = 0;
-    if (c->ready_target != c->preposted_buffer)
-        std::memcpy(c->ready_target, c->preposted_buffer, c->ready_len);
-    c->repost_due = true;
-    return NGX_OK;
-}
-
-// ---- message path ---------------------------------------------------------------------
-
-int start_send(const Context* c, const void* buf, int count, MPI_Datatype type, MPI_Request* request)
-{
-    switch (c->options.mode) {
-    case Mode::synchronous:
-    case Mode::issend:
-        return MPI_Issend(buf, count, type, c->target, tag_message, c->comm, request);
-    case Mode::ready:
-    case Mode::irsend:
-        return MPI_Irsend(buf, count, type, c->target, tag_message, c->comm, request);
-    case Mode::buffered:
-    case Mode::ibsend:
-        return MPI_Ibsend(buf, count, type, c->target, tag_message, c->comm, request);
-    default:
-        return MPI_Isend(buf, count, type, c->target, tag_message, c->comm, request);
-    }
-}
-
-int blocking_send(const Context* c, const void* buf, int count, MPI_Datatype type)
-{
-    switch (c->options.mode) {
-    case Mode::synchronous:
-        return MPI_Ssend(buf, count, type, c->target, tag_message, c->comm);
-    case Mode::ready:
-        return MPI_Rsend(buf, count, type, c->target, tag_message, c->comm);
-    case Mode::buffered:
-        return MPI_Bsend(buf, count, type, c->target, tag_message, c->comm);
-    default:
-        return MPI_Send(buf, count, type, c->target, tag_message, c->comm);
-    }
-}
-
-ngx_status mpi_isend(void* ctx, const void* buf, size_t len, ngx_request* req, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (is_ready(c->options.mode))
-        if (ngx_status s = ready_to_send(c, err); s != NGX_OK)
-            return s;
-    MPI_Datatype type = MPI_BYTE;
-    int count = 0;
-    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
-        return s;
-    MPI_Request request;
-    int code = start_send(c, buf, count, type, &request);
-    if (code != MPI_SUCCESS)
-        return mpi_fail(err, code, "isend");
-    std::memcpy(req, &request, sizeof request);
-    return NGX_OK;
-}
-
-ngx_status mpi_send(void* ctx, const void* buf, size_t len, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (c->plain_path) [[likely]] {
-        int code = MPI_Send(buf, int(len), MPI_BYTE, c->target, tag_message, c->comm);
-        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "send");
-    }
-    if (c->repost_due)
-        if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
-            return s;
-    if (c->options.poll || is_nonblocking(c->options.mode) || (is_ready(c->options.mode) && !c->peer_ready)) {
-        ngx_request req = 0;
-        if (ngx_status s = mpi_isend(ctx, buf, len, &req, err); s != NGX_OK)
-            return s;
-        MPI_Request request;
-        std::memcpy(&request, &req, sizeof request);
-        return complete(c, &request, MPI_STATUS_IGNORE, "send", err);
-    }
-    MPI_Datatype type = MPI_BYTE;
-    int count = 0;
-    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
-        return s;
-    int code = blocking_send(c, buf, count, type);
-    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "send");
-}
-
-ngx_status mpi_irecv(void* ctx, void* buf, size_t len, ngx_request* req, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
-        return s;
-    if (c->preposted != MPI_REQUEST_NULL)
-        return irecv_preposted(c, buf, len, req);
-    MPI_Datatype type = MPI_BYTE;
-    int count = 0;
-    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
-        return s;
-    MPI_Request request;
-    int code = MPI_Irecv(buf, count, type, c->target, tag_message, c->comm, &request);
-    if (code != MPI_SUCCESS)
-        return mpi_fail(err, code, "irecv");
-    std::memcpy(req, &request, sizeof request);
-    return NGX_OK;
-}
-
-ngx_status mpi_recv(void* ctx, void* buf, size_t len, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (c->plain_path) [[likely]] {
-        int code = MPI_Recv(buf, int(len), MPI_BYTE, c->target, tag_message, c->comm, MPI_STATUS_IGNORE);
-        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "recv");
-    }
-    if (c->repost_due)
-        if (ngx_status s = repost_if_due(c, err); s != NGX_OK)
-            return s;
-    if (c->preposted != MPI_REQUEST_NULL)
-        return recv_preposted(c, buf, len, err);
-    if (c->options.poll || is_nonblocking(c->options.mode)) {
-        ngx_request req = 0;
-        if (ngx_status s = mpi_irecv(ctx, buf, len, &req, err); s != NGX_OK)
-            return s;
-        MPI_Request request;
-        std::memcpy(&request, &req, sizeof request);
-        return complete(c, &request, MPI_STATUS_IGNORE, "recv", err);
-    }
-    MPI_Datatype type = MPI_BYTE;
-    int count = 0;
-    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
-        return s;
-    int code = MPI_Recv(buf, count, type, c->target, tag_message, c->comm, MPI_STATUS_IGNORE);
-    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "recv");
-}
-
-ngx_status mpi_test(void* ctx, ngx_request* req, int* done, ngx_error* err)
-{
-    if (*req == preposted_request)
-        return test_preposted(static_cast<Context*>(ctx), req, done, err);
-    MPI_Request request;
-    std::memcpy(&request, req, sizeof request);
-    int code = MPI_Test(&request, done, MPI_STATUS_IGNORE);
-    std::memcpy(req, &request, sizeof request);
-    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "test");
-}
-
-ngx_status mpi_wait(void* ctx, ngx_request* req, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (*req == preposted_request) {
-        *req = 0;
-        return recv_preposted(c, c->ready_target, c->ready_len, err);
-    }
-    MPI_Request request;
-    std::memcpy(&request, req, sizeof request);
-    ngx_status s = complete(c, &request, MPI_STATUS_IGNORE, "wait", err);
-    std::memcpy(req, &request, sizeof request);
-    return s;
 }
 
 // ---- lifecycle -----------------------------------------------------------------------
@@ -633,120 +242,6 @@ ngx_status mpi_open_link(void* ctx, const ngx_bootstrap* boot, ngx_error* err)
     return mpi_select_peer(c, boot->peer, err);
 }
 
-// ---- ABI 1.2: derived datatypes and the broadcast ---------------------------------------
-
-ngx_status mpi_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    MPI_Datatype element = MPI_DATATYPE_NULL;
-    switch (layout->element) {
-    case 1:
-        element = MPI_CHAR;
-        break;
-    case 4:
-        element = MPI_INT;
-        break;
-    case 8:
-        element = MPI_DOUBLE;
-        break;
-    default:
-        return fail(err, NGX_ERR_INVALID_OPTION, "set_layout: elements of %zu bytes (expected 1, 4 or 8)",
-                    layout->element);
-    }
-    if (layout->stride < 1 || layout->stride > size_t(INT32_MAX))
-        return fail(err, NGX_ERR_INVALID_OPTION, "set_layout: stride %zu (expected 1..%d elements)", layout->stride,
-                    INT32_MAX);
-    if (layout->to_self && is_ready(c->options.mode))
-        return fail(err, NGX_ERR_UNSUPPORTED, "set_layout: send to self is not offered in ready mode");
-    if (c->vector_type != MPI_DATATYPE_NULL)
-        MPI_Type_free(&c->vector_type);
-    c->element_type = element;
-    c->element_size = layout->element;
-    c->element_stride = layout->stride;
-    c->to_self = layout->to_self != 0;
-    c->target = layout->to_self ? c->self : c->peer;
-    update_plain_path(c);
-    return NGX_OK;
-}
-
-ngx_status mpi_bcast(void* ctx, void* buf, size_t len, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    MPI_Datatype type = MPI_BYTE;
-    int count = 0;
-    if (ngx_status s = make_datatype(c, len, &type, &count, err); s != NGX_OK)
-        return s;
-    if (!c->options.poll) {
-        int code = MPI_Bcast(buf, count, type, 0, c->comm);
-        return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Bcast");
-    }
-    MPI_Request request;
-    int code = MPI_Ibcast(buf, count, type, 0, c->comm, &request);
-    if (code != MPI_SUCCESS)
-        return mpi_fail(err, code, "MPI_Ibcast");
-    return complete(c, &request, MPI_STATUS_IGNORE, "bcast", err);
-}
-
-// ABI 1.6: the MPI library's own collectives over every rank, root 0
-// (the buffers: module.h). With --mpi-poll the non-blocking form (MPI-3)
-// completed by polling, as bcast does.
-ngx_status start_collective(Context* c, int op, const void* send, void* recv, size_t bytes, MPI_Request* request,
-                            ngx_error* err)
-{
-    const bool doubles = bytes % sizeof(double) == 0;
-    const MPI_Datatype sum_type = doubles ? MPI_DOUBLE : MPI_UNSIGNED_CHAR;
-    const int sum_count = int(doubles ? bytes / sizeof(double) : bytes), count = int(bytes);
-    const bool blocking = !c->options.poll;
-    int code = MPI_SUCCESS;
-    switch (op) {
-    case NGX_COLL_BCAST:
-        code = blocking ? MPI_Bcast(recv, count, MPI_BYTE, 0, c->comm)
-                        : MPI_Ibcast(recv, count, MPI_BYTE, 0, c->comm, request);
-        break;
-    case NGX_COLL_REDUCE:
-        code = blocking ? MPI_Reduce(send, recv, sum_count, sum_type, MPI_SUM, 0, c->comm)
-                        : MPI_Ireduce(send, recv, sum_count, sum_type, MPI_SUM, 0, c->comm, request);
-        break;
-    case NGX_COLL_ALLREDUCE:
-        code = blocking ? MPI_Allreduce(send, recv, sum_count, sum_type, MPI_SUM, c->comm)
-                        : MPI_Iallreduce(send, recv, sum_count, sum_type, MPI_SUM, c->comm, request);
-        break;
-    case NGX_COLL_ALLGATHER:
-        code = blocking ? MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm)
-                        : MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm, request);
-        break;
-    case NGX_COLL_ALLTOALL:
-        code = blocking ? MPI_Alltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm)
-                        : MPI_Ialltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, c->comm, request);
-        break;
-    case NGX_COLL_GATHER:
-        code = blocking ? MPI_Gather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm)
-                        : MPI_Igather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm, request);
-        break;
-    case NGX_COLL_SCATTER:
-        code = blocking ? MPI_Scatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm)
-                        : MPI_Iscatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, c->comm, request);
-        break;
-    case NGX_COLL_BARRIER:
-        code = blocking ? MPI_Barrier(c->comm) : MPI_Ibarrier(c->comm, request);
-        break;
-    default:
-        return fail(err, NGX_ERR_UNSUPPORTED, "collective: no operation %d", op);
-    }
-    return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "collective");
-}
-
-ngx_status mpi_collective(void* ctx, int op, const void* send, void* recv, size_t bytes, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (bytes > size_t(std::numeric_limits<int>::max()))
-        return fail(err, NGX_ERR_INVALID_OPTION, "collective: %zu bytes exceed MPI's int count", bytes);
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (ngx_status s = start_collective(c, op, send, recv, bytes, &request, err); s != NGX_OK)
-        return s;
-    return c->options.poll ? complete(c, &request, MPI_STATUS_IGNORE, "collective", err) : NGX_OK;
-}
-
 ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
 {
     auto* c = static_cast<Context*>(ctx);
@@ -764,47 +259,6 @@ ngx_status mpi_alloc(void* ctx, size_t len, void** buf, ngx_error* err)
         return s;
     int code = MPI_Send(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm); // the handshake token
     return code == MPI_SUCCESS ? NGX_OK : mpi_fail(err, code, "MPI_Send (ready token)");
-}
-
-// Ends the pre-posted receive and takes an unread ready token, so nothing
-// is left pending at MPI_Finalize.
-void drop_preposted(Context* c)
-{
-    if (c->preposted != MPI_REQUEST_NULL) {
-        MPI_Cancel(&c->preposted);
-        MPI_Wait(&c->preposted, MPI_STATUS_IGNORE);
-    }
-    int waiting = 0;
-    if (!c->peer_ready && c->comm != MPI_COMM_NULL)
-        MPI_Iprobe(c->peer, tag_ready, c->comm, &waiting, MPI_STATUS_IGNORE);
-    if (waiting)
-        MPI_Recv(nullptr, 0, MPI_BYTE, c->peer, tag_ready, c->comm, MPI_STATUS_IGNORE);
-}
-
-// ---- ABI 1.7: one-sided (window.hpp) ---------------------------------------------------
-
-ngx_status mpi_expose(void* ctx, const ngx_bootstrap* boot, void* buf, size_t len, ngx_error* err)
-{
-    auto* c = static_cast<Context*>(ctx);
-    if (c->comm == MPI_COMM_NULL)
-        return fail(err, NGX_ERR_PROTOCOL, "expose: connect first");
-    ngx::mpi::RmaSettings settings{c->options.rma_sync, c->options.poll, c->timeout_ns, c->cancel};
-    return c->window.expose(boot, c->comm, boot->peer, buf, len, settings, err);
-}
-
-ngx_status mpi_put(void* ctx, const void* local, size_t offset, size_t len, ngx_error* err)
-{
-    return static_cast<Context*>(ctx)->window.put(local, offset, len, err);
-}
-
-ngx_status mpi_get(void* ctx, void* local, size_t offset, size_t len, ngx_error* err)
-{
-    return static_cast<Context*>(ctx)->window.get(local, offset, len, err);
-}
-
-ngx_status mpi_flush(void* ctx, ngx_error* err)
-{
-    return static_cast<Context*>(ctx)->window.flush(err);
 }
 
 void mpi_free(void* ctx, void* buf)
@@ -887,5 +341,6 @@ const ngx_module mpi_module = {
 };
 
 } // namespace
+} // namespace ngx::mpi::detail
 
-NGX_MODULE_EXPORT(mpi_module)
+NGX_MODULE_EXPORT(ngx::mpi::detail::mpi_module)

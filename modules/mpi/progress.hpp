@@ -1,5 +1,5 @@
 // Errors and bounded waiting shared by the `mpi` module's two-sided
-// (mpi.cpp) and one-sided (window.hpp) code. Header-only.
+// (mpi.cpp, mpi_*.cpp) and one-sided (window.hpp) code. Header-only.
 //
 //     return mpi_fail(err, code, "MPI_Put");          // NGX_ERR_SYSTEM with MPI's text
 //     poll_until([&](int* done) { return MPI_Test(&r, done, MPI_STATUS_IGNORE); },
