@@ -10,8 +10,10 @@
 # The export prints, per range, "-L -o -g -G -O -S" in integer picoseconds
 # (G of 0.3 ns/B stays 300, not 0), -o/-O the intercept and slope of the
 # overhead line, -S the range's largest size (LogGOPSim: size > S is
-# rendezvous); a negative L is refused with exit 2. A range with a parameter
-# below 0 (not LogGP) is predicted with a warning on stderr.
+# rendezvous). A range with a parameter below 0 (not LogGP) is predicted with
+# a warning on stderr; the export carries its round trip with parameters >= 0
+# (L < 0 as 0 with o + L/2; where 2o + L < 0, from 0 with the round trip at S
+# kept; g < 0 as 0), each change on a comment line, and refuses what it cannot.
 source "$(dirname "$0")/../lib/ngx-run.sh"
 cat >model.json <<'JSON'
 {"pattern": "loggp", "model": {"kind": "loggp", "ranges": [
@@ -166,13 +168,26 @@ predict_lines
 
 sed 's/"L_us": 5,/"L_us": -0.5,/' model.json >negative.json
 ngx_run 30 predict --params negative.json --export loggopsim
-[[ $RC == 2 ]] || fail "--export loggopsim of a negative L: exit $RC, expected 2: $(cat out err)"
-grep -q "L = -0.5 us is negative" err || fail "--export loggopsim of a negative L: no reason given: $(cat err)"
-ok "--export loggopsim refuses a negative L (exit 2)"
+# 2o + L = 1.5 us: L out as 0, o as 0.75 us, the round trip 2 (2o + L + (s-1)G) unchanged.
+[[ $RC == 0 ]] && grep -q -- '^-L 0 -o 750000 -g 2000000 -G 300 ' out && grep -q "fitted L = -0.5 us < 0" out ||
+    fail "--export loggopsim of L = -0.5 us, o = 1 us: expected -L 0 -o 750000 and a note: exit $RC: $(cat out err)"
+ok "--export loggopsim: a negative L goes out as 0 with o lowered by half of it, and is said"
+# 2o + L = -1 us over 1..1024 B: o = L = 0, G lowered by 1/1023 us/B so that the
+# round trip at S = 1 KiB is kept: 2 (1023 * 0.0003 - 1) < 0, nothing is left to lower.
+sed 's/"L_us": 5,/"L_us": -3,/' model.json >below.json
+ngx_run 30 predict --params below.json --export loggopsim
+[[ $RC == 2 ]] && grep -q "L = -3 us is negative" err ||
+    fail "--export loggopsim of 2o + L < 0 with no per-byte cost to carry it: exit $RC, expected 2: $(cat out err)"
+# The same over 2 KiB..64 KiB (G 0.002 us/B): 2o + L = 6 - 8 = -2 us, G out as 0.002 - 2/65535.
+sed 's/"L_us": 10,/"L_us": -8,/' model.json >below2.json
+ngx_run 30 predict --params below2.json --export loggopsim
+[[ $RC == 0 ]] && grep -q -- '-L 0 -o 0 -g 4000000 -G 1969 ' out && grep -q "grows by" out ||
+    fail "--export loggopsim of 2o + L < 0 over 2..64 KiB: expected -L 0 -o 0 -G 1969 and a note: exit $RC: $(cat out err)"
+ok "--export loggopsim: 2o + L < 0 goes out from 0 with the round trip at S kept, and what that costs below S is said"
 
 # A range with a parameter below 0 is not LogGP (the fit keeps one only where
 # no admissible model meets its goal): ngx predict still predicts with it and
-# warns on stderr, naming the range and the parameter; the export refuses it.
+# warns on stderr, naming the range and the parameter; the export says what it changed.
 sed 's/"g_us": 4,/"g_us": -0.25,/' model.json >not-loggp.json
 ngx_run 30 predict --params not-loggp.json --op pingpong -s 4096
 [[ $RC == 0 ]] && grep -qE '^loggp +pingpong +4096 ' out || fail "predict with a range of g < 0: exit $RC: $(cat out err)"
@@ -181,8 +196,9 @@ grep -q "warning: range 2 KiB .. 64 KiB: not LogGP: g_us < 0" err ||
 ngx_run 30 predict --params model.json --op pingpong -s 4096
 ! grep -q "not LogGP" err || fail "predict warned of a model with no negative parameter: $(cat err)"
 ngx_run 30 predict --params not-loggp.json --export loggopsim
-[[ $RC == 2 ]] && grep -q "g = -0.25 us is negative" err || fail "--export loggopsim of g < 0: exit $RC: $(cat err)"
-ok "a range of g < 0: predicted with a warning naming it, refused by the export (exit 2)"
+[[ $RC == 0 ]] && grep -q -- '-L 10000000 -o 3000000 -g 0 ' out && grep -q "fitted g = -0.25 us < 0" out ||
+    fail "--export loggopsim of g < 0: expected -g 0 and a note: exit $RC: $(cat out err)"
+ok "a range of g < 0: predicted with a warning naming it, exported with g = 0 and a note"
 
 sed 's/"kind": "loggp"/"kind": "loggps"/' model.json >kind.json
 ngx_run 30 predict --params kind.json --op pingpong -s 100

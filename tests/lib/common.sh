@@ -66,6 +66,14 @@ json_field() {
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# cpu_bound RUN.json...: true when any run says the CPUs, not the transport,
+# set its time (cpu_use.cpu_bound: its ranks waited for a CPU, or outnumber
+# the free cores); a real-time bound is then not judged on that run.
+cpu_bound() {
+    python3 -c 'import json, sys
+sys.exit(0 if any(json.load(open(f)).get("cpu_use", {}).get("cpu_bound") for f in sys.argv[1:]) else 1)' "$@"
+}
+
 free_port() {
     python3 -c 'import socket, sys; s = socket.socket(); s.bind((sys.argv[1], 0)); print(s.getsockname()[1])' \
         "${1:-127.0.0.1}"
