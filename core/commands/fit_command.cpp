@@ -1,7 +1,10 @@
 // `ngx fit` and `ngx predict` (see fit_command.hpp): generic dispatch. The
 // file named on the command line says which pattern made it (a JSON run's
 // "pattern", or a raw file a pattern claims by its first line). `ngx fit`
-// hands it to that pattern's hook with its own options; `ngx predict` finds
+// parses the options that pattern declares with its own (the files, -o,
+// --format, --help), calls its hook and prints and writes what it returns
+// (FitOutput: a re-fitted run, reported as a live run, or a document and
+// its table; warnings; an export); `ngx predict` finds
 // the model kind it holds among the kinds the patterns bring (the registry,
 // ngx/model_kind.hpp), reads the options every kind shares, checks --op and
 // the options that op reads, loads the model with the kind's load, calls
@@ -162,22 +165,110 @@ Result<const PatternInfo*> pattern_for_file(const std::string& path, const Patte
                          patterns_with(patterns, for_fit));
 }
 
+constexpr auto fit_file_row = opt::row::repeatable(
+    opt::row::text("file", opt::no_default, "the saved measurements: a saved run (JSON) or a raw file it reads"));
+constexpr auto fit_help_row = opt::row::flag("help,h", "show this help");
+
+// What `ngx fit` parses for a pattern: the files, the pattern's options, the output options and --help.
+std::vector<opt::OptionSpec> fit_specs(const PatternInfo& pattern)
+{
+    std::vector<opt::OptionSpec> specs = {opt::spec_of(fit_file_row)};
+    specs.insert(specs.end(), pattern.fit_options.begin(), pattern.fit_options.end());
+    std::vector<opt::OptionSpec> outputs = output_option_specs();
+    specs.insert(specs.end(), outputs.begin(), outputs.end());
+    specs.push_back(opt::spec_of(fit_help_row));
+    return specs;
+}
+
+// The output choice of the command line, every -o checked writable before anything is fitted.
+Result<OutputChoice> fit_outputs(const OptionValues& values)
+{
+    OutputChoice outputs;
+    NGX_TRY(read_output_choice(values, outputs));
+    for (const OutputSpec& file : outputs.files)
+        NGX_TRY(check_writable(file.path));
+    return outputs;
+}
+
+// A re-fitted run as a live run reports: the table (or --format) on stdout, every -o file.
+Status report_run(const Document& document, const OutputChoice& outputs)
+{
+    std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
+    NGX_TRY(replay(document, reporters));
+    if (outputs.stdout_format == OutputFormat::json)
+        std::cout << to_json(document, false).dump(2) << "\n";
+    else if (outputs.stdout_format == OutputFormat::csv)
+        std::cout << to_csv(document);
+    return Status::ok();
+}
+
+// A fit's own document: --format json prints it, every -o file holds it as JSON.
+Status report_document(const Json& document, const OutputChoice& outputs)
+{
+    if (outputs.stdout_format == OutputFormat::json)
+        std::cout << document.dump(2) << "\n";
+    for (const OutputSpec& file : outputs.files)
+        NGX_TRY(write_atomically(file.path, document.dump(2) + "\n"));
+    return Status::ok();
+}
+
+Status report_fit(const FitOutput& output, const OutputChoice& outputs)
+{
+    for (const std::string& warning : output.warnings)
+        std::cerr << "ngx fit: warning: " << warning << "\n";
+    if (output.exported) {
+        std::cout << *output.exported;
+        return Status::ok();
+    }
+    if (outputs.stdout_format == OutputFormat::csv && !output.run)
+        return Status::usage("--format csv: this fit's result is a JSON document (--format json or table)");
+    if (!outputs.stdout_format)
+        std::cout << output.table;
+    return output.run ? report_run(*output.run, outputs) : report_document(output.document, outputs);
+}
+
+int fit_help(const PatternCatalog& patterns)
+{
+    std::cout << "Usage: ngx fit FILE [options]\nRe-fits saved measurements offline with the model of the "
+                 "pattern that made them (patterns with a fit: "
+              << patterns_with(patterns, true) << ").\n`ngx fit FILE --help` lists that pattern's options.\n";
+    return 0;
+}
+
 int run_fit(const std::vector<std::string>& arguments, const PatternCatalog& patterns)
 {
     std::string file = bare_argument(arguments);
     if (file.empty()) {
-        if (!arguments.empty() && is_help(arguments.front())) {
-            std::cout << "Usage: ngx fit FILE [options]\nRe-fits saved measurements offline with the model of the "
-                         "pattern that made them (patterns with a fit: "
-                      << patterns_with(patterns, true) << ").\n`ngx fit FILE --help` lists that pattern's options.\n";
-            return 0;
-        }
+        if (!arguments.empty() && is_help(arguments.front()))
+            return fit_help(patterns);
         return fail("fit", Status::usage("no file given (ngx fit FILE.csv|FILE.json)"));
     }
     Result<const PatternInfo*> pattern = pattern_for_file(file, patterns, true);
     if (!pattern)
         return fail("fit", pattern.status());
-    return (*pattern)->fit(arguments);
+    const std::vector<opt::OptionSpec> specs = fit_specs(**pattern);
+    Result<OptionValues> values = parse_arguments(arguments, specs, std::string(fit_file_row.long_name()));
+    if (!values)
+        return fail("fit", values.status());
+    if (opt::find(*values, fit_help_row.long_name()) != nullptr) {
+        const std::string& usage = (*pattern)->fit_usage;
+        std::cout << options_help(usage.empty() ? "Usage: ngx fit FILE [options]   (" + (*pattern)->name + ")" : usage,
+                                  specs);
+        return 0;
+    }
+    Result<OutputChoice> outputs = fit_outputs(*values);
+    if (!outputs)
+        return fail("fit", outputs.status());
+    FitRequest request{.files = {}, .values = *values};
+    for (const auto& [name, value] : *values)
+        if (name == fit_file_row.long_name())
+            request.files.push_back(value);
+    Result<FitOutput> output = (*pattern)->fit(request);
+    if (!output)
+        return fail("fit", output.status());
+    if (Status reported = report_fit(*output, *outputs); !reported)
+        return fail("fit", reported);
+    return 0;
 }
 
 // The "kind" of the model in a saved file: the document's own, its model's

@@ -9,15 +9,7 @@
 #include <ngx/json_input.hpp>
 #include <ngx/reporter.hpp>
 
-#include <iostream>
-
 namespace ngx::patterns {
-
-int fail(const char* command, const Status& status)
-{
-    std::cerr << "ngx " << command << ": " << status.message() << "\n";
-    return exit_code(status);
-}
 
 std::vector<ModelOp> point_to_point_and_collective_ops()
 {
@@ -65,21 +57,6 @@ Result<Json> read_json_document(const std::string& path)
     return document;
 }
 
-std::optional<int> parse_command(const char* command, const CommandArguments& arguments,
-                                 const std::vector<opt::OptionSpec>& specs, const char* bare, const std::string& usage,
-                                 OptionValues& values)
-{
-    Result<OptionValues> parsed = parse_arguments(arguments, specs, bare);
-    if (!parsed)
-        return fail(command, parsed.status());
-    values = std::move(*parsed);
-    if (opt::find(values, predict_option::help.long_name()) != nullptr) {
-        std::cout << options_help(usage, specs);
-        return 0;
-    }
-    return std::nullopt;
-}
-
 Result<Json> saved_model(const std::string& path, const std::string& module)
 {
     NGX_ASSIGN_OR_RETURN(Json read, read_json_document(path));
@@ -117,17 +94,6 @@ Result<PointRequest> read_predict_request(opt::Reader& read)
     if (!read.ok())
         return Status::usage(read.error());
     return request;
-}
-
-Status write_offline_document(const Document& document, const OutputChoice& outputs)
-{
-    std::vector<std::unique_ptr<Reporter>> reporters = output_reporters(outputs, std::cout, false);
-    NGX_TRY(replay(document, reporters));
-    if (outputs.stdout_format == OutputFormat::json)
-        std::cout << to_json(document, false).dump(2) << "\n";
-    else if (outputs.stdout_format == OutputFormat::csv)
-        std::cout << to_csv(document);
-    return Status::ok();
 }
 
 } // namespace ngx::patterns

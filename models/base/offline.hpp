@@ -1,7 +1,6 @@
 // What the model kinds' offline hooks share (`ngx fit FILE`, `ngx predict
-// --params FILE`): reading a saved model, parsing a subcommand's arguments,
-// ngx predict's common options and point-to-point requests, and writing a
-// re-fitted document as the live run reports it.
+// --params FILE`): reading a saved model, and ngx predict's common options
+// and point-to-point requests.
 #ifndef NGX_MODELS_BASE_OFFLINE_HPP
 #define NGX_MODELS_BASE_OFFLINE_HPP
 
@@ -17,15 +16,8 @@
 
 namespace ngx::patterns {
 
-// "ngx COMMAND: message" on stderr; the exit code of the status.
-int fail(const char* command, const Status& status);
 // A JSON object from `path`, or a usage error naming the file.
 Result<Json> read_json_document(const std::string& path);
-// Parses a subcommand's arguments into `values`; an exit code when it is
-// done already (a usage error, or --help printed with `usage`).
-std::optional<int> parse_command(const char* command, const CommandArguments& arguments,
-                                 const std::vector<opt::OptionSpec>& specs, const char* bare, const std::string& usage,
-                                 OptionValues& values);
 // The saved model: a document's own "model", or that of its one run with a
 // model (of `module`, when the document holds several).
 Result<Json> saved_model(const std::string& path, const std::string& module = "");
@@ -46,8 +38,6 @@ Prediction point_prediction(const std::string& model, const PointRequest& reques
 // predict's options. `kind` names it in messages.
 opt::Table predict_options(const std::string& kind);
 Result<PointRequest> read_predict_request(opt::Reader& read); // read's table: predict_options()
-// A re-fitted document to the chosen outputs, as the live run reports.
-Status write_offline_document(const Document& document, const OutputChoice& outputs);
 
 } // namespace ngx::patterns
 

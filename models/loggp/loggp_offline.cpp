@@ -7,14 +7,12 @@
 #include <models/loggp/loggp_model.hpp>
 #include <models/loggp/prtt_file.hpp>
 
-#include <ngx/command_line.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>
 #include <iomanip>
-#include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -23,28 +21,18 @@ namespace ngx::patterns {
 
 namespace {
 
-constexpr auto file_row = opt::row::text("file", opt::no_default, "the saved measurements (raw-PRTT CSV or JSON)");
 constexpr auto export_row = opt::row::choice("export", opt::no_default, {"loggopsim"},
                                              "print the parameters for another tool instead: loggopsim");
-constexpr auto help_row = opt::row::flag("help,h", "show this help");
 
-// ngx fit's table for a LogGP fit: the file, the fit's options, --export, --module, --help.
+// ngx fit's own options for a LogGP fit (the core adds the file, -o, --format and --help): the fit's, --export,
+// --module.
 opt::Table fit_table()
 {
-    opt::Table table("ngx fit (loggp)", {file_row});
+    opt::Table table("ngx fit (loggp)", {});
     table.add(fit_options());
     table.add(export_row);
     table.add(saved_module_row);
-    table.add(help_row);
     return table;
-}
-
-std::vector<opt::OptionSpec> fit_specs()
-{
-    std::vector<opt::OptionSpec> specs = fit_table().specs();
-    std::vector<opt::OptionSpec> outputs = output_option_specs();
-    specs.insert(specs.end() - 3, outputs.begin(), outputs.end()); // where --help listed them before
-    return specs;
 }
 
 Status check_export(opt::Reader& read)
@@ -138,40 +126,24 @@ bool reads_prtt_csv(const std::string&)
     return true;
 }
 
-int fit_offline(const CommandArguments& arguments)
+Result<FitOutput> fit_offline(const FitRequest& request)
 {
-    OptionValues values;
-    if (std::optional<int> done =
-            parse_command("fit", arguments, fit_specs(), "file",
-                          "Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)", values))
-        return *done;
-    opt::Reader read(fit_table(), values);
-    if (!read.given(file_row))
-        return fail("fit", Status::usage("no file given (ngx fit FILE.csv)"));
+    opt::Reader read(fit_table(), request.values);
     LogGPFitSettings settings = read_fit_settings(read);
-    if (Status exported = check_export(read); !exported)
-        return fail("fit", exported);
-    OutputChoice outputs;
-    if (Status chosen = read_output_choice(values, outputs); !chosen)
-        return fail("fit", chosen);
-    std::string path = read(file_row);
-    Result<PrttTable> table = read_prtt_file(path, saved_module(read));
-    if (!table)
-        return fail("fit", table.status());
-    Result<Json> model = fit_loggp_model(table->samples, table->n, settings, table->rel_ci);
-    if (!model)
-        return fail("fit", model.status());
+    NGX_TRY(check_export(read));
+    NGX_ASSIGN_OR_RETURN(const std::string path, request.one_file());
+    NGX_ASSIGN_OR_RETURN(PrttTable table, read_prtt_file(path, saved_module(read)));
+    NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(table.samples, table.n, settings, table.rel_ci));
     if (read.given(export_row)) {
-        Result<std::string> text = export_loggopsim(*model);
-        if (!text)
-            return fail("fit", text.status());
-        std::cout << *text;
-        return 0;
+        NGX_ASSIGN_OR_RETURN(std::string text, export_loggopsim(model));
+        return FitOutput{.exported = std::move(text)};
     }
-    Document document = offline_document(path, *table, settings, std::move(*model));
-    if (Status written = write_offline_document(document, outputs); !written)
-        return fail("fit", written);
-    return 0;
+    return FitOutput{.run = offline_document(path, table, settings, std::move(model))};
+}
+
+std::vector<opt::OptionSpec> loggp_fit_options()
+{
+    return fit_table().specs();
 }
 
 namespace {

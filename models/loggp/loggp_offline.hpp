@@ -12,10 +12,13 @@
 #include <ngx/pattern.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ngx::patterns {
 
-int fit_offline(const CommandArguments& arguments);
+// `ngx fit FILE`: the re-fitted run, or with --export loggopsim its text.
+Result<FitOutput> fit_offline(const FitRequest& request);
+std::vector<opt::OptionSpec> loggp_fit_options(); // --export, --module and the fit's settings
 ModelKind loggp_model_kind();
 
 // Whether `ngx fit` should hand a non-JSON file to loggp: always (the raw-PRTT

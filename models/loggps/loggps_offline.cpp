@@ -11,32 +11,18 @@
 #include <models/base/offline.hpp>
 #include <models/loggps/loggps_model.hpp>
 
-#include <ngx/command_line.hpp>
 #include <ngx/saved_run.hpp>
 #include <ngx/sizes.hpp>
 
 #include <cmath>
 #include <limits>
-#include <iostream>
 
 namespace ngx::patterns {
 namespace {
 
-constexpr auto file_row = opt::row::text("file", opt::no_default, "a saved loggps run (JSON)");
-
 opt::Table fit_table()
 {
-    return {"ngx fit (loggps)", {file_row, saved_module_row}};
-}
-
-std::vector<opt::OptionSpec> fit_specs()
-{
-    std::vector<opt::OptionSpec> specs = {opt::spec_of(file_row)};
-    for (opt::OptionSpec& spec : output_option_specs())
-        specs.push_back(std::move(spec));
-    specs.push_back(saved_module_spec());
-    specs.push_back(opt::spec_of(opt::row::flag("help,h", "show this help")));
-    return specs;
+    return {"ngx fit (loggps)", {saved_module_row}};
 }
 
 SizeRecord offline_record(const fit::RttPoint& at_zero, const fit::RttPoint& at_w)
@@ -86,31 +72,19 @@ double predict(const fit::LogGPSParams& p, const PointRequest& request)
 
 } // namespace
 
-int loggps_fit_offline(const CommandArguments& arguments)
+Result<FitOutput> loggps_fit_offline(const FitRequest& request)
 {
-    OptionValues values;
-    if (std::optional<int> done =
-            parse_command("fit", arguments, fit_specs(), "file",
-                          "Usage: ngx fit RUN.json [options]   (loggps: a saved loggps run)", values))
-        return *done;
-    opt::Reader read(fit_table(), values);
-    OutputChoice outputs;
-    if (Status chosen = read_output_choice(values, outputs); !chosen)
-        return fail("fit", chosen);
-    std::string path = read(file_row);
-    Result<Json> document = read_json_document(path);
-    if (!document)
-        return fail("fit", document.status());
-    const std::string module = saved_module(read);
-    Result<LogGPSRun> saved = loggps_run_from_json(*document, path, module);
-    if (!saved)
-        return fail("fit", saved.status());
-    Result<Json> model = fit_loggps_model(saved->points, saved->w_factor);
-    if (!model)
-        return fail("fit", model.status());
-    if (Status written = write_offline_document(offline_document(path, *saved, std::move(*model)), outputs); !written)
-        return fail("fit", written);
-    return 0;
+    opt::Reader read(fit_table(), request.values);
+    NGX_ASSIGN_OR_RETURN(const std::string path, request.one_file());
+    NGX_ASSIGN_OR_RETURN(const Json document, read_json_document(path));
+    NGX_ASSIGN_OR_RETURN(const LogGPSRun saved, loggps_run_from_json(document, path, saved_module(read)));
+    NGX_ASSIGN_OR_RETURN(Json model, fit_loggps_model(saved.points, saved.w_factor));
+    return FitOutput{.run = offline_document(path, saved, std::move(model))};
+}
+
+std::vector<opt::OptionSpec> loggps_fit_options()
+{
+    return fit_table().specs();
 }
 
 namespace {

@@ -7,7 +7,8 @@
 
 namespace ngx::patterns {
 
-int loggps_fit_offline(const CommandArguments& arguments);
+Result<FitOutput> loggps_fit_offline(const FitRequest& request); // the re-fitted run
+std::vector<opt::OptionSpec> loggps_fit_options();               // --module
 ModelKind loggps_model_kind();
 
 } // namespace ngx::patterns

@@ -3,9 +3,7 @@
 
 #include <models/base/offline.hpp>
 
-#include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
-#include <ngx/output_file.hpp>
 #include <models/loghssp/loghssp.hpp>
 #include <models/loghssp/protocols.hpp>
 #include <ngx/sizes.hpp>
@@ -13,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <iostream>
+#include <sstream>
 #include <optional>
 
 namespace ngx::patterns {
@@ -107,27 +105,14 @@ double relative_error(double predicted, double measured)
     return measured != 0 ? (predicted - measured) / measured : 0.0;
 }
 
-Status write_json(const std::string& path, const Json& document)
-{
-    return write_atomically(path, document.dump(2) + "\n");
-}
-
-constexpr auto file_row = opt::row::repeatable(opt::row::text("file", opt::no_default, "saved overhead runs (JSON)"));
 constexpr auto loghssp_row =
     opt::row::flag("loghssp", "fit LoGH{sS}P from two runs: INTRA.json (one node) INTER.json (network)");
 constexpr auto base_row =
     opt::row::text("base", opt::no_default, "protocols: the run (variant) whose o_s, o_r, L, G are the transport's");
-constexpr auto output_row = opt::row::output_file("output,o", "write the decomposition or the model to this JSON file");
-constexpr auto help_row = opt::row::flag("help,h", "show this help");
 
 opt::Table fit_table()
 {
-    return {"ngx fit (overhead)", {file_row, loghssp_row, base_row, output_row, help_row}};
-}
-
-std::vector<opt::OptionSpec> fit_specs()
-{
-    return fit_table().specs();
+    return {"ngx fit (overhead)", {loghssp_row, base_row}};
 }
 
 const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::string& base)
@@ -140,10 +125,10 @@ const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::st
     return nullptr;
 }
 
-void print_params(const char* what, const fit::ProtocolParams& p)
+void print_params(std::ostream& out, const char* what, const fit::ProtocolParams& p)
 {
-    std::cout << std::fixed << std::setprecision(3) << "# " << what << ": o_s " << p.o_s << " us, o_r " << p.o_r
-              << " us, L " << p.L << " us, G " << std::setprecision(6) << p.G << " us/byte\n";
+    out << std::fixed << std::setprecision(3) << "# " << what << ": o_s " << p.o_s << " us, o_r " << p.o_r << " us, L "
+        << p.L << " us, G " << std::setprecision(6) << p.G << " us/byte\n";
 }
 
 Json params_json(const fit::ProtocolParams& p)
@@ -151,17 +136,16 @@ Json params_json(const fit::ProtocolParams& p)
     return {{"o_s_us", p.o_s}, {"o_r_us", p.o_r}, {"L_us", p.L}, {"G_us_per_byte", p.G}};
 }
 
-// One row of the decomposition table (printed) and its JSON.
-Json decompose(const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
+// One row of the decomposition table (printed to `out`) and its JSON.
+Json decompose(std::ostream& out, const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
 {
     fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.delayed, point.half_rtt});
     fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
     double error = relative_error(predicted.end_to_end, point.half_rtt);
-    std::cout << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
-              << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
-              << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
-              << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed
-              << "\n";
+    out << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
+        << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
+        << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
+        << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed << "\n";
     return {{"run", label},
             {"size_bytes", point.size},
             {"protocol", fit::protocol_name(protocol)},
@@ -173,44 +157,39 @@ Json decompose(const std::string& label, const OverheadPoint& point, const fit::
             {"measured_o_r_us", point.delayed}};
 }
 
-int fit_protocols(const std::vector<std::string>& files, opt::Reader& read)
+Result<FitOutput> fit_protocols(const std::vector<std::string>& files, opt::Reader& read)
 {
     if (files.size() != 1)
-        return fail("fit", Status::usage("the protocol decomposition reads one saved overhead run, got " +
-                                         std::to_string(files.size()) + " files (two: add --loghssp)"));
-    Result<std::vector<OverheadRun>> runs = load_runs(files.front());
-    if (!runs)
-        return fail("fit", runs.status());
+        return Status::usage("the protocol decomposition reads one saved overhead run, got " +
+                             std::to_string(files.size()) + " files (two: add --loghssp)");
+    NGX_ASSIGN_OR_RETURN(const std::vector<OverheadRun> runs, load_runs(files.front()));
     std::string base_name = read.optional(base_row).value_or("");
-    const OverheadRun* base = find_base(*runs, base_name);
+    const OverheadRun* base = find_base(runs, base_name);
     if (base == nullptr)
-        return fail("fit",
-                    Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant"));
+        return Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant");
     fit::ProtocolParams p = params_of(*base);
-    print_params(("transport (from " + base->label + ")").c_str(), p);
-    std::cout << "# protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): data waited for the receiver (delayed "
-                 "o_r > o_r + (k-1)G + "
-                 "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
-              << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
-              << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
-              << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
-              << "\n";
+    std::ostringstream table;
+    print_params(table, ("transport (from " + base->label + ")").c_str(), p);
+    table << "# protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): data waited for the receiver (delayed "
+             "o_r > o_r + (k-1)G + "
+             "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
+          << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
+          << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
+          << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
+          << "\n";
     Json rows = Json::array();
-    for (const OverheadRun& run : *runs)
+    for (const OverheadRun& run : runs)
         for (const OverheadPoint& point : run.points)
-            rows.push_back(decompose(run.label, point, p));
-    if (!read.given(output_row))
-        return 0;
+            rows.push_back(decompose(table, run.label, point, p));
     Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
                   {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
-    Status written = write_json(read(output_row), document);
-    return written ? 0 : fail("fit", written);
+    return FitOutput{.document = std::move(document), .table = table.str()};
 }
 
 // Eqs. (8) and (9) against both runs at the sizes they share, and the ratio of the tiers.
-Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
+Json compare_tiers(std::ostream& out, const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
 {
-    std::cout << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
+    out << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
     Json rows = Json::array();
     for (const OverheadPoint& a : intra.points)
         for (const OverheadPoint& b : inter.points) {
@@ -218,9 +197,9 @@ Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const Overhead
                 continue;
             double ratio = a.half_rtt > 0 ? b.half_rtt / a.half_rtt : 0.0;
             double eq8 = fit::intra_time(t.intra, a.size), eq9 = fit::inter_time(t.inter, a.size);
-            std::cout << std::setw(10) << format_bytes(a.size) << std::fixed << std::setprecision(2) << std::setw(11)
-                      << eq8 << std::setw(12) << a.half_rtt << std::setw(11) << eq9 << std::setw(12) << b.half_rtt
-                      << std::setw(20) << ratio << "\n";
+            out << std::setw(10) << format_bytes(a.size) << std::fixed << std::setprecision(2) << std::setw(11) << eq8
+                << std::setw(12) << a.half_rtt << std::setw(11) << eq9 << std::setw(12) << b.half_rtt << std::setw(20)
+                << ratio << "\n";
             rows.push_back({{"size_bytes", a.size},
                             {"intra_predicted_us", eq8},
                             {"intra_measured_us", a.half_rtt},
@@ -231,35 +210,29 @@ Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const Overhead
     return rows;
 }
 
-int fit_loghssp(const std::vector<std::string>& files, opt::Reader& read)
+Result<FitOutput> fit_loghssp(const std::vector<std::string>& files)
 {
     if (files.size() != 2)
-        return fail("fit", Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
-                                         std::to_string(files.size())));
-    Result<std::vector<OverheadRun>> intra = load_runs(files[0]);
-    if (!intra)
-        return fail("fit", intra.status());
-    Result<std::vector<OverheadRun>> inter = load_runs(files[1]);
-    if (!inter)
-        return fail("fit", inter.status());
-    fit::Tiers tiers = fit_tiers(intra->front(), inter->front());
-    fit::ProtocolParams a = params_of(intra->front()), b = params_of(inter->front());
+        return Status::usage("--loghssp needs two saved overhead runs, INTRA.json INTER.json; got " +
+                             std::to_string(files.size()));
+    NGX_ASSIGN_OR_RETURN(const std::vector<OverheadRun> intra, load_runs(files[0]));
+    NGX_ASSIGN_OR_RETURN(const std::vector<OverheadRun> inter, load_runs(files[1]));
+    fit::Tiers tiers = fit_tiers(intra.front(), inter.front());
+    fit::ProtocolParams a = params_of(intra.front()), b = params_of(inter.front());
     double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
     double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
-    std::cout << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
-              << files[0] << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S "
-              << std::setprecision(6) << tiers.intra.S << " us/byte\n";
-    print_params(("inter (" + files[1] + ")").c_str(), b);
-    std::cout << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
-              << ", gap per byte G/S " << gap_ratio << "\n";
-    Json rows = compare_tiers(tiers, intra->front(), inter->front());
-    if (!read.given(output_row))
-        return 0;
+    std::ostringstream table;
+    table << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
+          << files[0] << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S "
+          << std::setprecision(6) << tiers.intra.S << " us/byte\n";
+    print_params(table, ("inter (" + files[1] + ")").c_str(), b);
+    table << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
+          << ", gap per byte G/S " << gap_ratio << "\n";
+    Json rows = compare_tiers(table, tiers, intra.front(), inter.front());
     Json model{{"pattern", "overhead"}, {"kind", "loghssp"}, {"intra_source", files[0]}, {"inter_source", files[1]}};
     model.update(tiers_json(tiers));
     model["ratio"] = {{"overheads", overhead_ratio}, {"gap_per_byte", gap_ratio}, {"sizes", rows}};
-    Status written = write_json(read(output_row), model);
-    return written ? 0 : fail("fit", written);
+    return FitOutput{.document = std::move(model), .table = table.str()};
 }
 
 // A model file (ngx fit --loghssp -o) is the model; a saved -x loghssp run holds it as its "model".
@@ -324,20 +297,18 @@ Json tiers_json(const fit::Tiers& t)
              {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
 }
 
-int overhead_fit(const CommandArguments& arguments)
+Result<FitOutput> overhead_fit(const FitRequest& request)
 {
-    OptionValues values;
-    if (std::optional<int> done = parse_command(
-            "fit", arguments, fit_specs(), "file",
-            "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]",
-            values))
-        return *done;
-    std::vector<std::string> files;
-    for (const auto& [name, value] : values)
-        if (name == "file")
-            files.push_back(value);
-    opt::Reader read(fit_table(), values);
-    return read(loghssp_row) ? fit_loghssp(files, read) : fit_protocols(files, read);
+    opt::Reader read(fit_table(), request.values);
+    bool loghssp = read(loghssp_row);
+    if (!read.ok())
+        return Status::usage(read.error());
+    return loghssp ? fit_loghssp(request.files) : fit_protocols(request.files, read);
+}
+
+std::vector<opt::OptionSpec> overhead_fit_options()
+{
+    return fit_table().specs();
 }
 
 namespace {

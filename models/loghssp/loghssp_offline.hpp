@@ -32,7 +32,9 @@
 
 namespace ngx::patterns {
 
-int overhead_fit(const CommandArguments& arguments);
+// `ngx fit`: the decomposition or the LoGH{sS}P model (the document -o writes) and its tables.
+Result<FitOutput> overhead_fit(const FitRequest& request);
+std::vector<opt::OptionSpec> overhead_fit_options(); // --loghssp, --base
 // The loghssp model kind: `ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE`.
 ModelKind loghssp_model_kind();
 

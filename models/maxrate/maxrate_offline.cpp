@@ -21,22 +21,16 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double us_per_s = 1e6;
 
-// The error of `ngx COMMAND` (fit or predict) and its exit code.
-int fail(const char* command, const Status& status)
-{
-    std::cerr << "ngx " << command << ": " << status.message() << "\n";
-    return exit_code(status);
-}
-
 // The largest k predicted (-k, or a saved run's pair counts for best-k).
 constexpr uint64_t max_predicted_pairs = 4096;
 
-constexpr auto file_row = opt::row::text("file", opt::no_default, "a saved nodecomm run (-x nodecomm -o FILE.json)");
 constexpr auto regimes_row = opt::row::text("nodecomm-regimes", opt::no_default,
                                             "regimes FROM-TO,...,FROM- (default: the k = 1 curve's ranges)");
-constexpr auto output_row =
-    opt::row::output_file("output,o", "write the document with the new models to this JSON file");
-constexpr auto help_row = opt::row::flag("help,h", "this text");
+
+opt::Table fit_table()
+{
+    return {"ngx fit (nodecomm)", {regimes_row}};
+}
 
 Result<Json> read_document(const std::string& path)
 {
@@ -178,43 +172,39 @@ Result<Predictions> predict_best_k(const Json& model, uint64_t k_max, uint64_t v
 
 } // namespace
 
-int fit_nodecomm(const CommandArguments& arguments)
+namespace {
+
+// The regimes of --nodecomm-regimes, else those of the k = 1 curve.
+Result<std::vector<Regime>> chosen_regimes(const FitRequest& request, const NodeCommData& data)
 {
-    const opt::Table table("ngx fit (nodecomm)", {file_row, regimes_row, output_row, help_row});
-    const std::vector<opt::OptionSpec> specs = table.specs();
-    Result<OptionValues> values = parse_arguments(arguments, specs, "file");
-    if (!values)
-        return fail("fit", values.status());
-    opt::Reader read(table, *values);
-    if (read(help_row)) {
-        std::cout << options_help("Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]", specs);
-        return 0;
-    }
-    if (!read.given(file_row))
-        return fail("fit", Status::usage("no file given (ngx fit nc.json)"));
-    const std::string path = read(file_row);
-    Result<Json> document = read_document(path);
-    if (!document)
-        return fail("fit", document.status());
-    Json* model = nodecomm_model_in(*document);
+    opt::Reader read(fit_table(), request.values);
+    std::optional<std::string> text = read.optional(regimes_row);
+    if (!read.ok())
+        return Status::usage(read.error());
+    if (text)
+        return parse_regimes(*text);
+    return detect_regimes(data);
+}
+
+} // namespace
+
+Result<FitOutput> fit_nodecomm(const FitRequest& request)
+{
+    NGX_ASSIGN_OR_RETURN(const std::string path, request.one_file());
+    NGX_ASSIGN_OR_RETURN(Json document, read_document(path));
+    Json* model = nodecomm_model_in(document);
     if (model == nullptr || !model->contains("nodecomm"))
-        return fail("fit", Status::usage(path + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)"));
-    Result<NodeCommData> data = data_from_json((*model)["nodecomm"]);
-    if (!data)
-        return fail("fit", data.status());
-    std::vector<Regime> regimes = detect_regimes(*data);
-    if (std::optional<std::string> text = read.optional(regimes_row)) {
-        Result<std::vector<Regime>> given = parse_regimes(*text);
-        if (!given)
-            return fail("fit", given.status());
-        regimes = std::move(*given);
-    }
-    *model = nodecomm_model(*data, regimes);
-    std::cout << nodecomm_tables(*data) << model_text(*model);
-    if (std::optional<std::string> output = read.optional(output_row))
-        if (Status written = write_atomically(*output, document->dump(2) + "\n"); !written)
-            return fail("fit", written);
-    return 0;
+        return Status::usage(path + ": holds no nodecomm table (run ngx -x nodecomm -o FILE.json)");
+    NGX_ASSIGN_OR_RETURN(const NodeCommData data, data_from_json((*model)["nodecomm"]));
+    NGX_ASSIGN_OR_RETURN(const std::vector<Regime> regimes, chosen_regimes(request, data));
+    *model = nodecomm_model(data, regimes);
+    std::string table = nodecomm_tables(data) + model_text(*model);
+    return FitOutput{.document = std::move(document), .table = std::move(table)};
+}
+
+std::vector<opt::OptionSpec> nodecomm_fit_options()
+{
+    return fit_table().specs();
 }
 
 namespace {

@@ -10,11 +10,15 @@
 
 #include <ngx/pattern.hpp>
 
+#include <vector>
+
 namespace ngx::patterns {
 
 // The maxrate model kind, which `ngx predict` finds in a saved nodecomm run.
 ModelKind maxrate_model_kind();
-int fit_nodecomm(const CommandArguments& arguments);
+// `ngx fit nc.json`: the document with its models fitted again, and their tables.
+Result<FitOutput> fit_nodecomm(const FitRequest& request);
+std::vector<opt::OptionSpec> nodecomm_fit_options(); // --nodecomm-regimes
 
 } // namespace ngx::patterns
 

@@ -162,6 +162,8 @@ PatternInfo loggp_pattern()
     info.default_warmup = 10;
     info.reporters = loggp_reporters;
     info.fit = fit_offline;
+    info.fit_options = loggp_fit_options();
+    info.fit_usage = "Usage: ngx fit FILE [options]   (loggp: raw-PRTT CSV or a saved loggp run)";
     info.fit_reads = reads_prtt_csv;
     info.models = {loggp_model_kind()};
     info.min_message_bytes = 1;

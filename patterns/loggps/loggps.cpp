@@ -111,6 +111,8 @@ PatternInfo loggps_pattern()
     info.default_count = 200;
     info.default_warmup = 20;
     info.fit = loggps_fit_offline;
+    info.fit_options = loggps_fit_options();
+    info.fit_usage = "Usage: ngx fit RUN.json [options]   (loggps: a saved loggps run)";
     info.models = {loggps_model_kind()};
     return info;
 }

@@ -345,6 +345,8 @@ PatternInfo nodecomm_pattern()
     info.pair_counts_option = "nodecomm-pairs"; // --pairs 1,2,4,8: 8 pairs started, k = 1, 2, 4, 8 measured
     info.models = {maxrate_model_kind()};
     info.fit = fit_nodecomm;
+    info.fit_options = nodecomm_fit_options();
+    info.fit_usage = "Usage: ngx fit nc.json [--nodecomm-regimes LIST] [-o refit.json]";
     return info;
 }
 

@@ -46,6 +46,9 @@ PatternInfo overhead_pattern()
     info.options = overhead_rows_of_pattern.table("overhead").specs();
     info.create = [] { return std::make_unique<Overhead>(); };
     info.fit = overhead_fit;
+    info.fit_options = overhead_fit_options();
+    info.fit_usage =
+        "Usage: ngx fit RUN.json [--base VARIANT] | ngx fit --loghssp INTRA.json INTER.json  [-o OUT.json]";
     info.models = {loghssp_model_kind()};
     return info;
 }

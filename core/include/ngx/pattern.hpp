@@ -35,6 +35,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,8 +129,41 @@ public:
 // rank 0 drives and reports, and there is no pairwise peer.
 enum class RankGrouping { pairs, group };
 
-// A subcommand's arguments (after `ngx fit`), for a pattern's hook.
+// A subcommand's arguments (after `ngx fit`).
 using CommandArguments = std::vector<std::string>;
+
+// `ngx fit FILE... [options]` for a pattern's fit hook: the files named and
+// the values of the options it declares (PatternInfo::fit_options), parsed
+// by the core with their defaults filled in and read with ngx/options.hpp.
+struct FitRequest {
+    std::vector<std::string> files;
+    OptionValues values;
+
+    // The file of a fit that reads one; a usage error for more.
+    Result<std::string> one_file() const
+    {
+        if (files.size() != 1)
+            return Status::usage("one file expected, got " + std::to_string(files.size()));
+        return files.front();
+    }
+};
+
+// What a fit returns; the core prints and writes it (fit_command.cpp), and
+// turns an error into `ngx fit: ...` and its exit code.
+struct FitOutput {
+    // A re-fitted run: reported as a live run is, its table on stdout, and
+    // -o FILE (.json, .csv, .txt) and --format as for a run.
+    std::optional<Document> run{};
+    // Else the fitted document: -o FILE writes it (JSON), --format json
+    // prints it instead of the table.
+    Json document{};
+    // The table printed before the run's (free-form text: a fit's own tables).
+    std::string table{};
+    // Printed on stderr as `ngx fit: warning: ...`.
+    std::vector<std::string> warnings{};
+    // The parameters for another tool (loggp's --export): printed alone, nothing written.
+    std::optional<std::string> exported{};
+};
 
 // A plugin is built against one layout of these types: any change of
 // PatternInfo, RunSettings, Pattern, PatternContext or a type they expose,
@@ -151,9 +185,14 @@ struct PatternInfo {
     // the rank that reports adds them next to the core's.
     std::function<std::vector<std::unique_ptr<Reporter>>(const OptionValues&)> reporters{};
     // Optional: `ngx fit FILE ...` for a saved run of this pattern (a JSON
-    // whose "pattern" is this one) or a raw file it claims (fit_reads).
-    std::function<int(const CommandArguments&)> fit{};
+    // whose "pattern" is this one) or a raw file it claims (fit_reads). The
+    // core parses the arguments against fit_options, its own (the files, -o,
+    // --format, --percentiles, --help) and refuses others (exit 2); the hook
+    // returns data (FitOutput) and prints nothing. fit_usage heads --help.
+    std::function<Result<FitOutput>(const FitRequest&)> fit{};
     std::function<bool(const std::string& first_line)> fit_reads{};
+    std::vector<opt::OptionSpec> fit_options{};
+    std::string fit_usage{};
 
     // Optional: how the ranks take part (the MPI bootstrap pairs them or forms one group), and
     // the NGX_CAP_* bits every module of the run must have, checked with the
