@@ -16,6 +16,27 @@ size_t layout_extent(const Options& o, size_t len)
 
 namespace {
 
+// One committed MPI_Type_vector of `blocks` blocks of `block` elements,
+// `stride` apart, for messages of `len` bytes: built once per length and
+// kept in the context (freed when the length changes).
+ngx_status cached_vector(Context* c, size_t len, int blocks, int block, int stride, MPI_Datatype element,
+                         MPI_Datatype* type, int* count, ngx_error* err)
+{
+    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
+        if (c->vector_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&c->vector_type);
+        int code = MPI_Type_vector(blocks, block, stride, element, &c->vector_type);
+        if (code == MPI_SUCCESS)
+            code = MPI_Type_commit(&c->vector_type);
+        if (code != MPI_SUCCESS)
+            return mpi_fail(err, code, "MPI_Type_vector");
+        c->vector_len = len;
+    }
+    *type = c->vector_type;
+    *count = 1;
+    return NGX_OK;
+}
+
 // The datatype and count for a message of `len` bytes: MPI_BYTE x len, or
 // one MPI_Type_vector when --mpi-vector-stride is set.
 ngx_status make_element_vector(Context* c, size_t len, MPI_Datatype* type, int* count, ngx_error* err)
@@ -28,20 +49,8 @@ ngx_status make_element_vector(Context* c, size_t len, MPI_Datatype* type, int* 
         *count = int(len / c->element_size);
         return NGX_OK;
     }
-    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
-        if (c->vector_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&c->vector_type);
-        int code =
-            MPI_Type_vector(int(len / c->element_size), 1, int(c->element_stride), c->element_type, &c->vector_type);
-        if (code == MPI_SUCCESS)
-            code = MPI_Type_commit(&c->vector_type);
-        if (code != MPI_SUCCESS)
-            return mpi_fail(err, code, "MPI_Type_vector");
-        c->vector_len = len;
-    }
-    *type = c->vector_type;
-    *count = 1;
-    return NGX_OK;
+    return cached_vector(c, len, int(len / c->element_size), 1, int(c->element_stride), c->element_type, type, count,
+                         err);
 }
 
 } // namespace
@@ -55,24 +64,12 @@ ngx_status make_datatype(Context* c, size_t len, MPI_Datatype* type, int* count,
         *count = int(len);
         return NGX_OK;
     }
-    if (c->vector_type == MPI_DATATYPE_NULL || c->vector_len != len) {
-        if (c->vector_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&c->vector_type);
-        size_t block = c->options.vector_block;
-        if (len % block != 0)
-            return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a multiple of --mpi-vector-block=%zu",
-                        len, block);
-        int code =
-            MPI_Type_vector(int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE, &c->vector_type);
-        if (code == MPI_SUCCESS)
-            code = MPI_Type_commit(&c->vector_type);
-        if (code != MPI_SUCCESS)
-            return mpi_fail(err, code, "MPI_Type_vector");
-        c->vector_len = len;
-    }
-    *type = c->vector_type;
-    *count = 1;
-    return NGX_OK;
+    const size_t block = c->options.vector_block;
+    if (len % block != 0)
+        return fail(err, NGX_ERR_INVALID_OPTION, "message of %zu bytes is not a multiple of --mpi-vector-block=%zu",
+                    len, block);
+    return cached_vector(c, len, int(len / block), int(block), int(c->options.vector_stride), MPI_BYTE, type, count,
+                         err);
 }
 
 ngx_status mpi_set_layout(void* ctx, const ngx_layout* layout, ngx_error* err)

@@ -9,14 +9,19 @@
 # shares one 64-byte cell with its header, modules/shm/ring.hpp: a step of
 # one cache line, ~10% of a round trip) depends on this machine's noise: it
 # is measured by bench/loggp/realtime.sh, not asserted.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/truth.sh"
 lg_need_cpus
 lg_need_module shm
-ngx_run 120 -m shm -x loggp -s 16-256 --grade 1.2 --cpus 0,1 -o "$IT_DIR/shm.json"
-[[ $RC == 0 ]] || fail "the measurement failed: $(tail -5 "$IT_DIR/err")"
-sed -n '/^# loggp parameters/,$p' "$IT_DIR/out"
-ngx_run 60 -m shm -x pingpong -s 16 -c 1000 --cpus 0,1 -o "$IT_DIR/pingpong.json"
-[[ $RC == 0 ]] || fail "the ping-pong failed: $(tail -5 "$IT_DIR/err")"
-python3 "$LG_DIR/realtime_check.py" model "$IT_DIR/shm.json" --pingpong "$IT_DIR/pingpong.json" ||
-    fail "the model of the shm run"
+# Up to three attempts: two runs on 2 cores that other work shares can each
+# lose a core for part of a run; a pair so spoiled is measured again.
+run() {
+    ngx_run 120 -m shm -x loggp -s 16-256 --grade 1.2 --cpus 0,1 -o "$IT_DIR/shm.json"
+    [[ $RC == 0 ]] || { echo "the measurement failed: $(tail -5 "$IT_DIR/err")"; return 1; }
+    sed -n '/^# loggp parameters/,$p' "$IT_DIR/out"
+    ngx_run 60 -m shm -x pingpong -s 16 -c 1000 --cpus 0,1 -o "$IT_DIR/pingpong.json"
+    [[ $RC == 0 ]] || { echo "the ping-pong failed: $(tail -5 "$IT_DIR/err")"; return 1; }
+}
+check() { python3 "$LG_DIR/realtime_check.py" model "$IT_DIR/shm.json" --pingpong "$IT_DIR/pingpong.json"; }
+LG_ATTEMPTS=3
+lg_measure_and_check "the model of the shm run" run check
 echo PASS
