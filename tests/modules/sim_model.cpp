@@ -192,8 +192,8 @@ void expect_within_physical_bounds(const std::vector<Case>& cases, const std::ve
     ASSERT_EQ(measured.size(), cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
         const Case& c = cases[i];
-        std::printf("[ model    ] PRTT(%d, %g, %zu) in real time: measured %.6g us, model %.6g us\n", c.n, c.d_us,
-                    c.s, measured[i], c.expected_us);
+        std::printf("[ model    ] PRTT(%d, %g, %zu) in real time: measured %.6g us, model %.6g us\n", c.n, c.d_us, c.s,
+                    measured[i], c.expected_us);
         EXPECT_GE(measured[i], c.expected_us - clock_resolution_us)
             << "PRTT(" << c.n << ", " << c.d_us << ", " << c.s << ") ended before the model's time";
         EXPECT_LE(measured[i], 10 * c.expected_us + 1000)
