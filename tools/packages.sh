@@ -11,8 +11,9 @@
 #                       own private daemons), hpcc and gfortran (traced MPI
 #                       programs), jsonschema, the network tools of the
 #                       emulated clusters, rdma-core (SoftRoCE), man-db and
-#                       git (the install test), clang (format check,
-#                       fuzzing). The SoftRoCE suites install QEMU, perftest
+#                       git (the install test), ccache (the install
+#                       test's build reuses what the suite's build
+#                       compiled), clang (format check, fuzzing). The SoftRoCE suites install QEMU, perftest
 #                       and a guest kernel themselves.
 #
 #   source tools/packages.sh
@@ -30,7 +31,7 @@ ngx_test_packages=(
     python3-jsonschema python3-venv
     slurmctld slurmd munge
     rdma-core iproute2 procps
-    man-db git passwd util-linux
+    man-db git passwd util-linux ccache
     clang libclang-rt-14-dev clang-format-14
 )
 

@@ -21,6 +21,8 @@
 #      passes-realtime and mpi-realtime, which the sanitizers slow: they measure
 #      in real time);
 #   3. bounded libFuzzer runs of every parser of user input (clang).
+# The builds of steps 2 and 3 run while step 1's suite does (see
+# background_builds below).
 # Exits non-zero if anything fails.
 #
 #     bash tools/test-all.sh [--require-all]
@@ -42,6 +44,11 @@ done
 features=()
 [ -z "$require_all" ] || features=(-Dmpi=enabled -Dibverbs=enabled)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# One compiler cache for every build of the run (meson uses ccache when it is
+# installed; tools/test-deps.sh installs it): the install test's build as
+# another user (tests/install/user-install.sh) then compiles only what its
+# prefix changes. Paths under the tree are hashed relative to it.
+export CCACHE_DIR=/var/cache/ngx-ccache CCACHE_BASEDIR=$PWD
 start=$(date +%s)
 step() { echo "== $* ($(($(date +%s) - start)) s)"; }
 
@@ -124,6 +131,8 @@ PY
 }
 finish() {
     local rc=$?
+    # A build still running in the background when a stage failed.
+    [ -z "${builds:-}" ] || kill -- -"$builds" 2>/dev/null || true
     summary || rc=1
     exit $rc
 }
@@ -136,12 +145,34 @@ bash tools/test-deps.sh
 step "format"
 bash tools/check-format.sh
 
-step "release build and full suite"
+step "release build"
 bash tools/setup.sh build "${features[@]}"
+
+# The sanitized build (-O1, as AddressSanitizer's authors advise: the
+# sanitized suites run about twice as fast as at -O0, every check kept) and
+# the fuzz targets compile while the release suite runs, at idle priority
+# (SCHED_IDLE: a test's process that wakes takes the CPU at once), on the
+# CPU time the suite leaves unused; their output goes to build-*.log.
+background_builds() {
+    chrt -i 0 nice -n 19 bash tools/setup.sh build-asan -Dbuildtype=debug -Doptimization=1 \
+        -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}" >build-asan.log 2>&1 &&
+        FUZZ_BUILD_ONLY=1 chrt -i 0 nice -n 19 bash tests/fuzz/run.sh build-fuzz >build-fuzz.log 2>&1
+}
+set -m # the builds in a process group of their own, which finish() can stop whole
+background_builds &
+builds=$!
+set +m
+
+step "release suite (the sanitized and fuzz builds beside it at idle priority)"
 meson test -C build --print-errorlogs --num-processes 1
 
-step "ASan + UBSan build and suites"
-bash tools/setup.sh build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
+step "ASan + UBSan suites (waiting for their build)"
+if ! wait "$builds"; then
+    tail -40 build-asan.log build-fuzz.log 2>/dev/null
+    echo "test-all: the sanitized or the fuzz build failed (build-asan.log, build-fuzz.log)" >&2
+    exit 1
+fi
+builds=
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
     --no-suite softroce --no-suite softroce2 --no-suite install-user --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-realtime --no-suite loggp-realtime \
     --no-suite nodecomm-realtime --no-suite strided-realtime --no-suite overhead-realtime --no-suite passes-realtime --no-suite mpi-realtime

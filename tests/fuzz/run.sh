@@ -6,6 +6,7 @@
 # Exits non-zero when a target crashes, leaks, trips a sanitizer or fails to
 # build; the crashing input is kept in BUILD_DIR/fuzz-artifacts/.
 #   FUZZ_TARGETS="fuzz_sizes fuzz_model" tests/fuzz/run.sh   (a subset)
+#   FUZZ_BUILD_ONLY=1 tests/fuzz/run.sh                      (builds, runs nothing)
 # Needs clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -26,6 +27,7 @@ for t in $TARGETS; do ninja_targets+=("tests/fuzz/$t"); done
 [[ " $TARGETS " == *" fuzz_listen "* ]] &&
     ninja_targets+=(modules/tcp/ngx_tcp.so patterns/ngx_pattern_pingpong.so patterns/ngx_pattern_nodecomm.so)
 ninja -C "$BUILD" "${ninja_targets[@]}" || { echo "run.sh: building the fuzz targets failed" >&2; exit 1; }
+[[ -z ${FUZZ_BUILD_ONLY:-} ]] || exit 0
 
 # fuzz_listen parses command lines as a --listen server does, with the build's modules and patterns.
 export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$PWD/$BUILD/modules} NGX_PATTERN_PATH=${NGX_PATTERN_PATH:-$PWD/$BUILD/patterns}

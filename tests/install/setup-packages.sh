@@ -15,7 +15,7 @@ mapfile -t setup < <(bash "$NGX_SOURCE_ROOT/tools/setup.sh" --print-packages)
 mapfile -t tests < <(bash "$NGX_SOURCE_ROOT/tools/test-deps.sh" --print-packages)
 [ ${#setup[@]} -gt 0 ] && [ ${#tests[@]} -gt 0 ] || fail "a --print-packages list is empty"
 
-test_only='^(slurmctld|slurmd|slurm-client|slurm-wlm.*|munge|hpcc|libgtest-dev|libgmock-dev|googletest|python3-jsonschema|qemu-.*|perftest|netpipe-.*|rdma-core|clang.*|man-db)$'
+test_only='^(slurmctld|slurmd|slurm-client|slurm-wlm.*|munge|hpcc|libgtest-dev|libgmock-dev|googletest|python3-jsonschema|qemu-.*|perftest|netpipe-.*|rdma-core|clang.*|man-db|ccache)$'
 for p in "${setup[@]}"; do
     [[ ! $p =~ $test_only ]] || fail "tools/setup.sh installs $p, which only the tests need (or which starts a daemon)"
 done

@@ -15,8 +15,10 @@
 # works (files found relative to the binary), and `ninja uninstall` leaves
 # nothing under the prefix. Needs root (to create the user); a few minutes on
 # two free cores, the build being most of it (its deadline is 20 minutes for a
-# loaded machine; ccache, when present, keeps the user's cache in
-# /var/cache/ngx-install-test between runs).
+# loaded machine). With ccache installed the user's build uses the cache in
+# $CCACHE_DIR (tools/test-all.sh points it at the cache its own builds fill,
+# so only the files that name the prefix compile again), else
+# /var/cache/ngx-install-test, kept between runs.
 set -euo pipefail
 : "${NGX_SOURCE_ROOT:?}"
 skip() { echo "SKIP: $*"; exit 77; }
@@ -31,7 +33,7 @@ user=ngxinst$$
 base=$(mktemp -d /tmp/ngx-user-install.XXXXXX)
 chmod 755 "$base"
 home=$base/home
-cache=/var/cache/ngx-install-test
+cache=${CCACHE_DIR:-/var/cache/ngx-install-test}
 cleanup() {
     pkill -KILL -u "$user" 2>/dev/null || true # what a step left running past its deadline
     userdel -f "$user" >/dev/null 2>&1 || true
@@ -51,7 +53,7 @@ ccache_env=()
 if command -v ccache >/dev/null; then
     mkdir -p "$cache"
     chown -R "$user:" "$cache"
-    ccache_env=(CCACHE_DIR="$cache")
+    ccache_env=(CCACHE_DIR="$cache" CCACHE_BASEDIR="$home/ngx")
 fi
 # as_user SECONDS COMMAND: COMMAND in bash as the user, in its home, with a
 # bare environment and a deadline.
