@@ -3,8 +3,9 @@
 // "pattern", or a raw file a pattern claims by its first line). `ngx fit`
 // parses the options that pattern declares with its own (the files, -o,
 // --format, --help), calls its hook and prints and writes what it returns
-// (FitOutput: a re-fitted run, reported as a live run, or a document and
-// its table; warnings; an export); `ngx predict` finds
+// (FitOutput: a re-fitted run, reported as a live run, or a document; the
+// fit's tables as text or, with --format csv, as CSV (table_report.hpp);
+// warnings; an export); `ngx predict` finds
 // the model kind it holds among the kinds the patterns bring (the registry,
 // ngx/model_kind.hpp), reads the options every kind shares, checks --op and
 // the options that op reads, loads the model with the kind's load, calls
@@ -12,6 +13,7 @@
 // (prediction_report.hpp).
 #include "fit_command.hpp"
 #include "prediction_report.hpp"
+#include "table_report.hpp"
 
 #include <ngx/command_line.hpp>
 #include <ngx/json_input.hpp>
@@ -220,10 +222,11 @@ Status report_fit(const FitOutput& output, const OutputChoice& outputs)
         std::cout << *output.exported;
         return Status::ok();
     }
-    if (outputs.stdout_format == OutputFormat::csv && !output.run)
-        return Status::usage("--format csv: this fit's result is a JSON document (--format json or table)");
-    if (!outputs.stdout_format)
-        std::cout << output.table;
+    // the fit's tables in the format asked for (--format json: the document alone), a blank line before a run's
+    const std::string tables = !outputs.stdout_format                       ? tables_text(output.tables)
+                               : outputs.stdout_format == OutputFormat::csv ? tables_csv(output.tables)
+                                                                            : "";
+    std::cout << tables << (output.run && !tables.empty() ? "\n" : "");
     return output.run ? report_run(*output.run, outputs) : report_document(output.document, outputs);
 }
 

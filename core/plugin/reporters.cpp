@@ -2,6 +2,7 @@
 #include <ngx/reporter.hpp>
 
 #include "comparison_table.hpp"
+#include "table_report.hpp"
 #include <ngx/size_token.hpp>
 #include <ngx/sizes.hpp>
 
@@ -375,7 +376,10 @@ void TableReporter::run_finished(const RunRecord& run)
 {
     if (run.sizes.empty())
         out_ << "\n";
-    out_ << model_table(run.model) << run_footer(run) << "\n" << std::flush;
+    out_ << model_table(run.model) << run_footer(run) << "\n";
+    if (run_tables_)
+        out_ << tables_text(run_tables_(run));
+    out_ << std::flush;
 }
 
 Status TableReporter::close(const Document& document)

@@ -304,7 +304,7 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(const Config& config, cons
     if (!reporting)
         return reporters;
     if (!config.stdout_format)
-        reporters.push_back(std::make_unique<TableReporter>(std::cout));
+        reporters.push_back(std::make_unique<TableReporter>(std::cout, config.pattern->run_tables));
     if (env.stderr_is_terminal)
         reporters.push_back(std::make_unique<ProgressReporter>(config.settings.sizes.size()));
     for (const OutputSpec& output : config.outputs)

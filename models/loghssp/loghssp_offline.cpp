@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <sstream>
 #include <optional>
 
@@ -125,27 +124,17 @@ const OverheadRun* find_base(const std::vector<OverheadRun>& runs, const std::st
     return nullptr;
 }
 
-void print_params(std::ostream& out, const char* what, const fit::ProtocolParams& p)
-{
-    out << std::fixed << std::setprecision(3) << "# " << what << ": o_s " << p.o_s << " us, o_r " << p.o_r << " us, L "
-        << p.L << " us, G " << std::setprecision(6) << p.G << " us/byte\n";
-}
-
 Json params_json(const fit::ProtocolParams& p)
 {
     return {{"o_s_us", p.o_s}, {"o_r_us", p.o_r}, {"L_us", p.L}, {"G_us_per_byte", p.G}};
 }
 
-// One row of the decomposition table (printed to `out`) and its JSON.
-Json decompose(std::ostream& out, const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
+// One row of the decomposition (its table and its JSON).
+Json decompose(const std::string& label, const OverheadPoint& point, const fit::ProtocolParams& p)
 {
     fit::Protocol protocol = fit::infer_protocol(p, point.size, {point.o_s, point.delayed, point.half_rtt});
     fit::ProtocolTimes predicted = fit::protocol_times(protocol, p, point.size);
     double error = relative_error(predicted.end_to_end, point.half_rtt);
-    out << std::left << std::setw(26) << label << std::right << std::setw(10) << format_bytes(point.size)
-        << std::setw(9) << fit::protocol_name(protocol) << std::fixed << std::setprecision(2) << std::setw(12)
-        << predicted.end_to_end << std::setw(12) << point.half_rtt << std::setw(9) << 100 * error << "%"
-        << std::setw(12) << predicted.sender << std::setw(12) << point.o_s << std::setw(12) << point.delayed << "\n";
     return {{"run", label},
             {"size_bytes", point.size},
             {"protocol", fit::protocol_name(protocol)},
@@ -168,42 +157,36 @@ Result<FitOutput> fit_protocols(const std::vector<std::string>& files, opt::Read
     if (base == nullptr)
         return Status::usage("--base '" + base_name + "': no run of " + files.front() + " has that variant");
     fit::ProtocolParams p = params_of(*base);
-    std::ostringstream table;
-    print_params(table, ("transport (from " + base->label + ")").c_str(), p);
-    table << "# protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): data waited for the receiver (delayed "
-             "o_r > o_r + (k-1)G + "
-             "(o_s+2L)/2) -> RTA or RAT by T_s-r, else T or TA by T_s; minima of the samples\n"
-          << std::left << std::setw(26) << "# run" << std::right << std::setw(10) << "size" << std::setw(9)
-          << "protocol" << std::setw(12) << "T_s-r_us" << std::setw(12) << "measured" << std::setw(10) << "error"
-          << std::setw(12) << "T_s_us" << std::setw(12) << "o_s_meas" << std::setw(12) << "o_r_meas"
-          << "\n";
     Json rows = Json::array();
     for (const OverheadRun& run : runs)
         for (const OverheadPoint& point : run.points)
-            rows.push_back(decompose(table, run.label, point, p));
+            rows.push_back(decompose(run.label, point, p));
+    std::vector<Table> tables = {
+        table_of_objects("transport (from " + base->label + "): o_s, o_r, L, G; minima of the samples",
+                         Json::array({params_json(p)})),
+        table_of_objects("protocol decomposition (Al-Tawil and Moritz 1998 eqs. 1-7): run x size -> protocol, "
+                         "T_s-r (eqs. 2, 3, 4, 7) and T_s (eqs. 1, 3, 5, 6) against the measured",
+                         rows,
+                         {"data waited for the receiver (delayed o_r > o_r + (k-1)G + (o_s+2L)/2) -> RTA or RAT "
+                          "by T_s-r, else T or TA by T_s; minima of the samples"})};
     Json document{{"pattern", "overhead"},   {"kind", "protocols"},      {"source", files.front()},
                   {"base_run", base->label}, {"params", params_json(p)}, {"rows", rows}};
-    return FitOutput{.document = std::move(document), .table = table.str()};
+    return FitOutput{.document = std::move(document), .tables = std::move(tables)};
 }
 
 // Eqs. (8) and (9) against both runs at the sizes they share, and the ratio of the tiers.
-Json compare_tiers(std::ostream& out, const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
+Json compare_tiers(const fit::Tiers& t, const OverheadRun& intra, const OverheadRun& inter)
 {
-    out << "#     size  intra_eq8  intra_meas  inter_eq9  inter_meas  ratio(inter/intra)\n";
     Json rows = Json::array();
     for (const OverheadPoint& a : intra.points)
         for (const OverheadPoint& b : inter.points) {
             if (a.size != b.size)
                 continue;
             double ratio = a.half_rtt > 0 ? b.half_rtt / a.half_rtt : 0.0;
-            double eq8 = fit::intra_time(t.intra, a.size), eq9 = fit::inter_time(t.inter, a.size);
-            out << std::setw(10) << format_bytes(a.size) << std::fixed << std::setprecision(2) << std::setw(11) << eq8
-                << std::setw(12) << a.half_rtt << std::setw(11) << eq9 << std::setw(12) << b.half_rtt << std::setw(20)
-                << ratio << "\n";
             rows.push_back({{"size_bytes", a.size},
-                            {"intra_predicted_us", eq8},
+                            {"intra_predicted_us", fit::intra_time(t.intra, a.size)},
                             {"intra_measured_us", a.half_rtt},
-                            {"inter_predicted_us", eq9},
+                            {"inter_predicted_us", fit::inter_time(t.inter, a.size)},
                             {"inter_measured_us", b.half_rtt},
                             {"ratio", ratio}});
         }
@@ -221,18 +204,15 @@ Result<FitOutput> fit_loghssp(const std::vector<std::string>& files)
     fit::ProtocolParams a = params_of(intra.front()), b = params_of(inter.front());
     double overhead_ratio = (b.o_s + b.o_r) / std::max(1e-9, a.o_s + a.o_r);
     double gap_ratio = a.G > 0 ? b.G / a.G : 0.0;
-    std::ostringstream table;
-    table << std::fixed << std::setprecision(3) << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9)\n# intra ("
-          << files[0] << "): s_s " << tiers.intra.s_s << " us, s_r " << tiers.intra.s_r << " us, S "
-          << std::setprecision(6) << tiers.intra.S << " us/byte\n";
-    print_params(table, ("inter (" + files[1] + ")").c_str(), b);
-    table << std::setprecision(2) << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << overhead_ratio
-          << ", gap per byte G/S " << gap_ratio << "\n";
-    Json rows = compare_tiers(table, tiers, intra.front(), inter.front());
+    Json rows = compare_tiers(tiers, intra.front(), inter.front());
     Json model{{"pattern", "overhead"}, {"kind", "loghssp"}, {"intra_source", files[0]}, {"inter_source", files[1]}};
     model.update(tiers_json(tiers));
     model["ratio"] = {{"overheads", overhead_ratio}, {"gap_per_byte", gap_ratio}, {"sizes", rows}};
-    return FitOutput{.document = std::move(model), .table = table.str()};
+    std::vector<Table> tables = {
+        tier_parameters_table(model, {"intra: " + files[0], "inter: " + files[1]}), tier_ratio_table(model["ratio"]),
+        table_of_objects("eqs. (8) and (9) against both runs at the sizes they share (minimum half round trips)",
+                         rows)};
+    return FitOutput{.document = std::move(model), .tables = std::move(tables)};
 }
 
 // A model file (ngx fit --loghssp -o) is the model; a saved -x loghssp run holds it as its "model".
@@ -295,6 +275,26 @@ Json tiers_json(const fit::Tiers& t)
     return {{"intra", {{"s_s_us", t.intra.s_s}, {"s_r_us", t.intra.s_r}, {"S_us_per_byte", t.intra.S}}},
             {"inter",
              {{"o_s_us", t.inter.o_s}, {"o_r_us", t.inter.o_r}, {"L_us", t.inter.L}, {"G_us_per_byte", t.inter.G}}}};
+}
+
+Table tier_parameters_table(const Json& model, std::vector<std::string> notes)
+{
+    Table table{.title = "LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9): both tiers' parameters",
+                .columns = {{"tier", false}, {"parameter", false}, {"value", true, "-"}},
+                .notes = std::move(notes)};
+    for (const char* tier : {"intra", "inter"}) {
+        const Json parameters = model.value(tier, Json::object());
+        for (const auto& [key, value] : parameters.items())
+            table.rows.push_back({tier, key, value});
+    }
+    return table;
+}
+
+Table tier_ratio_table(const Json& ratio)
+{
+    return {.title = "ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r), gap per byte G/S",
+            .columns = {{"overheads", true, "-"}, {"gap_per_byte", true, "-"}},
+            .rows = {{ratio.value("overheads", Json()), ratio.value("gap_per_byte", Json())}}};
 }
 
 Result<FitOutput> overhead_fit(const FitRequest& request)

@@ -5,13 +5,13 @@
 //       of the transport from the base run (the first, or --base VARIANT),
 //       then per run (send mode) and size the protocol (T, TA, RTA, RAT)
 //       as fit::infer_protocol() decides from the size's timer11, timer12
-//       and half round trip; prints mode x size -> protocol, its predicted
+//       and half round trip; its tables: mode x size -> protocol, its predicted
 //       T_s-r (eqs. 2, 3, 4, 7) and T_s (eqs. 1, 3, 5, 6), measured, error.
 //   ngx fit --loghssp INTRA.json INTER.json [-o MODEL.json]
 //       LoGH{sS}P (section 3.3): s_s, s_r, S from a run within a node (shm,
 //       MPI over shared memory), o_s, o_r, L, G from one across the network;
-//       prints both tiers' eqs. (8) and (9) against the measured times and
-//       their ratio.
+//       its tables: both tiers' parameters, their ratio, and eqs. (8) and (9)
+//       against the measured times.
 //   ngx predict --params MODEL.json --op p2p --tier intra|inter -s SIZE
 //
 // Parameters from a run (its smallest size s0): o_s, o_r at s0;
@@ -57,6 +57,12 @@ OverheadPoint overhead_point(const SizeRecord& record);
 fit::Tiers fit_tiers(const OverheadRun& intra, const OverheadRun& inter);
 // {"intra": {s_s_us, s_r_us, S_us_per_byte}, "inter": {o_s_us, o_r_us, L_us, G_us_per_byte}}.
 Json tiers_json(const fit::Tiers& tiers);
+
+// The tables a LoGH{sS}P model shares, whether `ngx fit --loghssp` or a run
+// of -x loghssp made it: its tiers' parameters (one row per tier and
+// parameter of tiers_json's), and the ratio of the tiers (a model's "ratio").
+Table tier_parameters_table(const Json& model, std::vector<std::string> notes);
+Table tier_ratio_table(const Json& ratio);
 
 } // namespace ngx::patterns
 

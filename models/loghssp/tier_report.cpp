@@ -1,16 +1,12 @@
-// Both tiers fitted and printed (see tier_report.hpp).
+// Both tiers fitted, and their tables (see tier_report.hpp).
 #include <models/loghssp/tier_report.hpp>
 
 #include <models/loghssp/loghssp_offline.hpp>
 
 #include <models/loghssp/loghssp.hpp>
-#include <ngx/sizes.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
-#include <iostream>
-#include <sstream>
 
 namespace ngx::patterns {
 namespace {
@@ -77,19 +73,7 @@ Json tier_points(const fit::Tiers& tiers, size_t tier, const Pair& pair, std::ve
     return points;
 }
 
-std::string number(double value, int precision)
-{
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(precision) << value;
-    return out.str();
-}
-
-double get(const Json& object, const char* key)
-{
-    return object.contains(key) && object[key].is_number() ? object[key].get<double>() : std::nan("");
-}
-
-std::string pair_line(const Json& pair)
+std::string pair_text(const Json& pair)
 {
     const Json& ranks = pair["ranks"];
     const Json& hosts = pair["hosts"];
@@ -97,54 +81,45 @@ std::string pair_line(const Json& pair)
            hosts[1].get<std::string>() + ")";
 }
 
-// The tiers, the points with their predictions, the errors and the ratio.
-std::string tiers_text(const Json& model)
+// Each tier's points: o_s with its 95% interval, o_r, and the end-to-end
+// time measured and by eq. (8) or (9).
+Table points_table(const Json& model)
 {
-    const Json &intra = model["intra"], &inter = model["inter"];
-    std::ostringstream out;
-    out << "# LoGH{sS}P (Al-Tawil and Moritz 1998 eqs. 8-9), both tiers from this run; minima of the samples\n"
-        << "# intra-node, " << pair_line(model["pairs"]["intra"]) << ": s_s " << number(get(intra, "s_s_us"), 3)
-        << " us, s_r " << number(get(intra, "s_r_us"), 3) << " us, S " << number(get(intra, "S_us_per_byte"), 6)
-        << " us/byte\n"
-        << "# inter-node, " << pair_line(model["pairs"]["inter"]) << ": o_s " << number(get(inter, "o_s_us"), 3)
-        << " us, o_r " << number(get(inter, "o_r_us"), 3) << " us, L " << number(get(inter, "L_us"), 3) << " us, G "
-        << number(get(inter, "G_us_per_byte"), 6) << " us/byte\n";
-    out << "# tier       size   o_s_us [95% interval]        o_r_us   T_s-r_meas   T_s-r_eq    error\n";
+    Table table{.title = "each tier's points: o_s [95% interval], o_r, T_s-r measured (minimum half round trip) "
+                         "and by eq. (8) intra or eq. (9) inter",
+                .columns = {{"tier", false},
+                            {"size_bytes", true},
+                            {"o_s_us", true, "-"},
+                            {"o_s_ci95_low_us", true, "-"},
+                            {"o_s_ci95_high_us", true, "-"},
+                            {"o_r_us", true, "-"},
+                            {"measured_us", true, "-"},
+                            {"predicted_us", true, "-"},
+                            {"relative_error", true, "-"}}};
     for (const char* tier : {"intra", "inter"})
-        for (const Json& p : model["points"][tier]) {
-            const Json& ci = p["o_s_ci95_us"];
-            std::string interval =
-                ci[0].is_number() ? "[" + number(ci[0].get<double>(), 3) + ", " + number(ci[1].get<double>(), 3) + "]"
-                                  : "[n/a]";
-            out << std::left << std::setw(7) << tier << std::right << std::setw(10)
-                << format_bytes(p["size_bytes"].get<uint64_t>()) << std::setw(9) << number(get(p, "o_s_us"), 3) << " "
-                << std::left << std::setw(20) << interval << std::right << std::setw(8) << number(get(p, "o_r_us"), 3)
-                << std::setw(13) << number(get(p, "measured_us"), 3) << std::setw(11)
-                << number(get(p, "predicted_us"), 3) << std::setw(8) << number(100 * get(p, "relative_error"), 1)
-                << "%\n";
+        for (const Json& p : model["points"].value(tier, Json::array())) {
+            const Json ci = p.value("o_s_ci95_us", Json::array());
+            const bool interval = ci.is_array() && ci.size() == 2;
+            table.rows.push_back({tier, p.value("size_bytes", Json()), p.value("o_s_us", Json()),
+                                  interval ? ci[0] : Json(), interval ? ci[1] : Json(), p.value("o_r_us", Json()),
+                                  p.value("measured_us", Json()), p.value("predicted_us", Json()),
+                                  p.value("relative_error", Json())});
         }
-    const Json& error = model["prediction_error"];
-    out << "# prediction error (eq. 8 intra, eq. 9 inter, against the minimum half round trip): intra max "
-        << number(100 * get(error["intra"], "max_relative"), 1) << "%, mean "
-        << number(100 * get(error["intra"], "mean_relative"), 1) << "%; inter max "
-        << number(100 * get(error["inter"], "max_relative"), 1) << "%, mean "
-        << number(100 * get(error["inter"], "mean_relative"), 1) << "%\n"
-        << "# ratio inter/intra: overheads (o_s+o_r)/(s_s+s_r) " << number(get(model["ratio"], "overheads"), 2)
-        << ", gap per byte G/S " << number(get(model["ratio"], "gap_per_byte"), 2) << "\n";
-    return out.str();
+    return table;
 }
 
-class TierTable final : public Reporter {
-public:
-    void run_finished(const RunRecord& run) override
-    {
-        const Json& model = run.model;
-        if (run.pattern != "loghssp" || !model.is_object() || !model.contains("points") || !model.contains("pairs") ||
-            !model.contains("prediction_error") || !model.contains("ratio"))
-            return;
-        std::cout << tiers_text(model) << std::flush;
+// The prediction errors per tier and over both.
+Table error_table(const Json& error)
+{
+    Table table{.title = "prediction error (eq. 8 intra, eq. 9 inter, against the minimum half round trip)",
+                .columns = {{"tier", false}, {"max_relative", true, "-"}, {"mean_relative", true, "-"}}};
+    for (const char* tier : {"intra", "inter"}) {
+        const Json of = error.value(tier, Json::object());
+        table.rows.push_back({tier, of.value("max_relative", Json()), of.value("mean_relative", Json())});
     }
-};
+    table.rows.push_back({"both", error.value("max_relative", Json()), error.value("mean_relative", Json())});
+    return table;
+}
 
 } // namespace
 
@@ -211,11 +186,16 @@ Json merge_measurements(const Json& tiers)
     return merged;
 }
 
-std::vector<std::unique_ptr<Reporter>> tier_reporters()
+std::vector<Table> tier_tables(const RunRecord& run)
 {
-    std::vector<std::unique_ptr<Reporter>> reporters;
-    reporters.push_back(std::make_unique<TierTable>());
-    return reporters;
+    const Json& model = run.model;
+    if (run.pattern != "loghssp" || !model.is_object() || !model.contains("points") || !model.contains("pairs") ||
+        !model.contains("prediction_error") || !model.contains("ratio"))
+        return {};
+    return {tier_parameters_table(model, {"intra-node: " + pair_text(model["pairs"]["intra"]),
+                                          "inter-node: " + pair_text(model["pairs"]["inter"]),
+                                          "both tiers from this run; minima of the samples"}),
+            points_table(model), error_table(model["prediction_error"]), tier_ratio_table(model["ratio"])};
 }
 
 } // namespace ngx::patterns

@@ -1,6 +1,6 @@
 // The loghssp pattern's results (see loghssp.cpp): both tiers fitted from the
 // two pairs' overhead records, each measured point next to its prediction
-// by eq. (8) or eq. (9), and the table printed when the run ends.
+// by eq. (8) or eq. (9), and the tables the core prints when the run ends.
 //
 //     TierFit fitted = fit_both_tiers(hosts, pairs, {intra_records, inter_records});
 //     fitted.model["intra"]["s_s_us"];   // what ngx predict --tier intra reads
@@ -9,9 +9,8 @@
 
 #include <ngx/rank_hosts.hpp>
 #include <ngx/record.hpp>
-#include <ngx/reporter.hpp>
+#include <ngx/table.hpp>
 
-#include <memory>
 #include <vector>
 
 namespace ngx::patterns {
@@ -43,8 +42,10 @@ TierFit fit_both_tiers(const RankHosts& hosts, const TierPairs& pairs, std::vect
 // pair's passes then the inter pair's, and both in full under "tiers".
 Json merge_measurements(const Json& tiers);
 
-// The reporter that prints both tiers and the predictions when a loghssp run ends.
-std::vector<std::unique_ptr<Reporter>> tier_reporters();
+// A finished loghssp run's tables (PatternInfo::run_tables): both tiers'
+// parameters and their ratio (the tables `ngx fit --loghssp` shows too), each
+// point with its prediction, and the prediction errors; none for another run.
+std::vector<Table> tier_tables(const RunRecord& run);
 
 } // namespace ngx::patterns
 

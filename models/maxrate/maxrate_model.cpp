@@ -11,9 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 
 namespace ngx::patterns {
 namespace {
@@ -195,35 +193,82 @@ Json regime_json(const NodeCommData& data, const Regime& regime)
     return json;
 }
 
-std::string cell(double value, int precision)
+// One column per pair count k, "k=<k>_<unit>", after the sizes.
+std::vector<TableColumn> per_k_columns(const NodeCommData& data, const std::string& unit)
 {
-    if (!std::isfinite(value))
-        return "-";
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(precision) << value;
-    return out.str();
+    std::vector<TableColumn> columns = {{"bytes", true}};
+    for (uint64_t k : data.pairs)
+        columns.push_back({"k=" + std::to_string(k) + "_" + unit, true, "-"});
+    return columns;
 }
 
-// Four significant digits, for values over many orders of magnitude.
-std::string significant(double value)
+// Rows n, columns k: value(k index, n index) in each cell (null where not finite).
+template <typename Value>
+Table per_k_table(const NodeCommData& data, std::string title, const std::string& unit, Value value)
 {
-    if (!std::isfinite(value))
-        return "-";
-    std::ostringstream out;
-    out << std::setprecision(4) << value;
-    return out.str();
+    Table table{.title = std::move(title), .columns = per_k_columns(data, unit)};
+    for (size_t n = 0; n < data.sizes.size(); ++n) {
+        std::vector<Json> row = {data.sizes[n]};
+        for (size_t k = 0; k < data.pairs.size(); ++k)
+            row.push_back(json_number(value(k, n)));
+        table.rows.push_back(std::move(row));
+    }
+    return table;
 }
 
-std::string value_text(const Json& value, double scale)
+// The fitted models, one row per regime x model x parameter: the value and
+// its 95% interval as the model JSON holds them; a model not fitted is one
+// row with its reason, and each regime's k* a row of model "regime".
+Table models_table(const Json& model)
 {
-    if (!value.is_object() || !value.contains("value") || !value["value"].is_number())
-        return value.is_number() ? cell(value.get<double>() / scale, 3) : "inf";
-    std::ostringstream out;
-    out << std::setprecision(4) << value["value"].get<double>() / scale;
-    const Json ci = value.value("ci95", Json());
-    if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
-        out << " [" << ci[0].get<double>() / scale << ", " << ci[1].get<double>() / scale << "]";
-    return out.str();
+    Table table{.title = "nodecomm models per regime (Gropp et al. 2016; 95% intervals; rates in MB/s)",
+                .columns = {{"from_bytes", true},
+                            {"to_bytes", true, "-"},
+                            {"points", true},
+                            {"model", false},
+                            {"parameter", false},
+                            {"value", true, "-"},
+                            {"ci95_low", true, "-"},
+                            {"ci95_high", true, "-"},
+                            {"not_fitted", false}},
+                .notes = {"k* = R_N / R_C: the pairs that saturate the network (model regime: maxrate3's); "
+                          "a null R_N or k*: no network limit seen"}};
+    for (const Json& range : model.value("ranges", Json::array())) {
+        if (!range.is_object())
+            continue;
+        const std::vector<Json> regime = {range.value("from_bytes", Json(0)), range.value("to_bytes", Json()),
+                                          range.value("points", Json())};
+        // A rate "<stem>_Bps" becomes "<stem>_MBps", its value and interval in MB/s (bytes per us).
+        auto add = [&](const std::string& name, const Json& parameter, const Json& value, const Json& ci,
+                       const Json& reason) {
+            std::string key = parameter.is_string() ? parameter.get<std::string>() : "";
+            const bool rate = key.ends_with("_Bps");
+            if (rate)
+                key = key.substr(0, key.size() - 4) + "_MBps";
+            auto scaled = [&](const Json& x) { return rate && x.is_number() ? Json(x.get<double>() / us_per_s) : x; };
+            const bool interval = ci.is_array() && ci.size() == 2;
+            std::vector<Json> row = regime;
+            row.insert(row.end(), {name, key.empty() ? Json() : Json(key), scaled(value),
+                                   interval ? scaled(ci[0]) : Json(), interval ? scaled(ci[1]) : Json(), reason});
+            table.rows.push_back(std::move(row));
+        };
+        const Json models = range.value("models", Json::object());
+        for (const auto& [name, fitted] : models.items()) {
+            if (!fitted.is_object())
+                continue;
+            if (fitted.contains("error")) {
+                add(name, Json(), Json(), Json(), fitted["error"]);
+                continue;
+            }
+            for (const auto& [key, value] : fitted.items())
+                if (value.is_object())
+                    add(name, key, value.value("value", Json()), value.value("ci95", Json()), Json());
+                else
+                    add(name, key, value, Json(), Json());
+        }
+        add("regime", "k_star", range.value("k_star", Json()), Json(), Json());
+    }
+    return table;
 }
 
 } // namespace
@@ -469,65 +514,23 @@ Json nodecomm_model(const NodeCommData& data, const std::vector<Regime>& regimes
     return model;
 }
 
-std::string nodecomm_tables(const NodeCommData& data)
+std::vector<Table> nodecomm_tables(const Json& model)
 {
-    std::ostringstream out;
-    auto header = [&](const char* title) {
-        out << "# " << title << "\n" << std::setw(10) << "size";
-        for (uint64_t k : data.pairs)
-            out << std::setw(11) << ("k=" + std::to_string(k));
-        out << "\n";
-    };
-    header("T(k, n) us: the slowest of k pairs, half round trip (rows n, columns k)");
-    for (size_t n = 0; n < data.sizes.size(); ++n) {
-        out << std::setw(10) << format_bytes(data.sizes[n]);
-        for (size_t k = 0; k < data.pairs.size(); ++k)
-            out << std::setw(11) << cell(data.T_us[k][n], 2);
-        out << "\n";
-    }
-    header("aggregate bandwidth k n / T(k, n) in MB/s");
-    for (size_t n = 0; n < data.sizes.size(); ++n) {
-        out << std::setw(10) << format_bytes(data.sizes[n]);
-        for (size_t k = 0; k < data.pairs.size(); ++k)
-            out << std::setw(11)
-                << significant(double(data.pairs[k]) * double(data.sizes[n]) / data.T_us[k][n]); // bytes/us = MB/s
-        out << "\n";
-    }
-    return out.str();
-}
-
-std::string model_text(const Json& model)
-{
-    std::ostringstream out;
-    if (!model.is_object() || !model.contains("ranges") || !model["ranges"].is_array())
-        return "";
-    out << "# nodecomm models per regime (alpha us, rates MB/s, 95% intervals)\n";
-    for (const Json& range : model["ranges"]) {
-        uint64_t from = range.value("from_bytes", uint64_t(0));
-        out << "  regime " << format_bytes(from) << " .. "
-            << (range.value("to_bytes", Json()).is_number() ? format_bytes(range["to_bytes"].get<uint64_t>()) : "")
-            << " (" << range.value("points", 0) << " points)\n";
-        const Json models = range.value("models", Json::object());
-        for (const auto& [name, fitted] : models.items()) {
-            out << "    " << std::left << std::setw(14) << name << std::right;
-            if (fitted.contains("error")) {
-                out << "not fitted: " << fitted["error"].get<std::string>() << "\n";
-                continue;
-            }
-            for (const auto& [key, value] : fitted.items()) {
-                if (key == "points" || key == "rel_error_sum")
-                    continue;
-                bool rate = key.ends_with("_Bps");
-                out << "  " << (rate ? key.substr(0, key.size() - 4) : key) << " "
-                    << value_text(value, rate ? us_per_s : 1);
-            }
-            out << "  rel.err.sum " << cell(fitted.value("rel_error_sum", nan), 3) << "\n";
-        }
-        const Json k_star = range.value("k_star", Json());
-        out << "    k* = R_N / R_C = "
-            << (k_star.is_number() ? cell(k_star.get<double>(), 2) : "inf (no network limit)") << "\n";
-    }
-    return out.str();
+    if (!model.is_object() || !model.contains("nodecomm"))
+        return {};
+    Result<NodeCommData> read = data_from_json(model["nodecomm"]);
+    if (!read)
+        return {};
+    const NodeCommData& data = *read;
+    std::vector<Table> tables;
+    tables.push_back(per_k_table(data, "T(k, n) us: the slowest of k pairs, half round trip (rows n, columns k)", "us",
+                                 [&](size_t k, size_t n) { return data.T_us[k][n]; }));
+    tables.push_back(per_k_table(data, "aggregate bandwidth k n / T(k, n) in MB/s", "MBps", [&](size_t k, size_t n) {
+        return double(data.pairs[k]) * double(data.sizes[n]) / data.T_us[k][n]; // bytes/us = MB/s
+    }));
+    if (model.contains("ranges") && model["ranges"].is_array())
+        tables.push_back(models_table(model));
+    return tables;
 }
 
 } // namespace ngx::patterns

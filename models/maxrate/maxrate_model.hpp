@@ -13,13 +13,14 @@
 //     NodeCommData data = ...;                      // from the run or a saved JSON
 //     std::vector<Regime> regimes = detect_regimes(data);
 //     Json model = nodecomm_model(data, regimes);   // {"kind": "nodecomm", "nodecomm": ..., "ranges": [...]}
-//     std::cout << nodecomm_tables(data) << model_text(model);
+//     std::vector<Table> tables = nodecomm_tables(model); // the core prints them
 #ifndef NGX_PATTERNS_NODECOMM_MODEL_HPP
 #define NGX_PATTERNS_NODECOMM_MODEL_HPP
 
 #include <models/maxrate/maxrate.hpp>
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
+#include <ngx/table.hpp>
 
 #include <cstdint>
 #include <string>
@@ -92,10 +93,11 @@ Json maxrate_json(const std::vector<fit::NodeCommPoint>& points, fit::MaxRateVar
 // is the run's fit (rates in B/s) and whose pair counts are its flow counts.
 Result<Json> maxrate_of_congestion(const Json& model);
 
-// T(k, n) (rows n, columns k) and the aggregate bandwidth k n / T in MB/s.
-std::string nodecomm_tables(const NodeCommData& data);
-// The models per regime, then the Table-2 relative-error sums and k*.
-std::string model_text(const Json& model);
+// A nodecomm model's tables, for the live run and `ngx fit` alike: T(k, n)
+// (rows n, columns k), the aggregate bandwidth k n / T in MB/s, and the
+// fitted models (one row per regime, model and parameter, the Table-2
+// relative-error sums and k* among them). None for a model without a table.
+std::vector<Table> nodecomm_tables(const Json& model);
 
 } // namespace ngx::patterns
 

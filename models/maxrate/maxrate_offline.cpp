@@ -198,8 +198,8 @@ Result<FitOutput> fit_nodecomm(const FitRequest& request)
     NGX_ASSIGN_OR_RETURN(const NodeCommData data, data_from_json((*model)["nodecomm"]));
     NGX_ASSIGN_OR_RETURN(const std::vector<Regime> regimes, chosen_regimes(request, data));
     *model = nodecomm_model(data, regimes);
-    std::string table = nodecomm_tables(data) + model_text(*model);
-    return FitOutput{.document = std::move(document), .table = std::move(table)};
+    std::vector<Table> tables = nodecomm_tables(*model);
+    return FitOutput{.document = std::move(document), .tables = std::move(tables)};
 }
 
 std::vector<opt::OptionSpec> nodecomm_fit_options()

@@ -275,7 +275,7 @@ PatternInfo loghssp_pattern()
     info.options = loghssp_rows.table("loghssp").specs();
     info.create = [] { return std::make_unique<LogHssP>(); };
     info.models = {loghssp_model_kind()};
-    info.reporters = [](const OptionValues&) { return tier_reporters(); };
+    info.run_tables = tier_tables;
     info.ranks = RankGrouping::group;
     info.layouts = {LayoutKind::one_at_a_time};
     return info;

@@ -311,19 +311,6 @@ private:
     }
 };
 
-// Prints the T(k, n) and bandwidth tables and the models when the run ends.
-class NodeCommTables final : public Reporter {
-public:
-    void run_finished(const RunRecord& run) override
-    {
-        if (run.pattern != "nodecomm" || !run.model.is_object() || !run.model.contains("nodecomm"))
-            return;
-        Result<NodeCommData> data = data_from_json(run.model["nodecomm"]);
-        if (data)
-            std::cout << nodecomm_tables(*data) << model_text(run.model) << std::flush;
-    }
-};
-
 } // namespace
 
 PatternInfo nodecomm_pattern()
@@ -337,10 +324,8 @@ PatternInfo nodecomm_pattern()
     info.default_warmup = 20;
     info.options = nodecomm_options().specs();
     info.create = [] { return std::make_unique<NodeComm>(); };
-    info.reporters = [](const OptionValues&) {
-        std::vector<std::unique_ptr<Reporter>> reporters;
-        reporters.push_back(std::make_unique<NodeCommTables>());
-        return reporters;
+    info.run_tables = [](const RunRecord& run) { // the tables `ngx fit` prints of the saved run too
+        return run.pattern == "nodecomm" ? nodecomm_tables(run.model) : std::vector<Table>{};
     };
     info.pair_counts_option = "nodecomm-pairs"; // --pairs 1,2,4,8: 8 pairs started, k = 1, 2, 4, 8 measured
     info.models = {maxrate_model_kind()};

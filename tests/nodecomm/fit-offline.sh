@@ -6,7 +6,9 @@
 # smaller Table-2 error sum than the three-parameter max-rate fit; data of
 # the max-rate model T = alpha + k n / min(R_N, k R_C) gives its parameters
 # back from `maxrate3`; --nodecomm-regimes cuts the regimes asked for; -o
-# writes the refitted document.
+# writes the refitted document; --format csv prints the three tables as CSV
+# (T(k, n), the aggregate bandwidth, the models one row per parameter)
+# whose T(k, n) is the run's.
 source "$(dirname "$0")/common.sh"
 make_run() { # FILE MODEL(modified|maxrate3)
     python3 - "$1" "$2" <<'PY'
@@ -46,4 +48,19 @@ r = m['ranges']
 assert [(x['from_bytes'], x['to_bytes']) for x in r] == [(1, 65536), (65536, None)], r
 print('two regimes: 1 B .. 64 KiB, 64 KiB ..')
 " || fail "the regimes asked for"
+"$NGX" fit "$SCRATCH/maxrate3.json" --nodecomm-regimes 1- --format csv >"$SCRATCH/fit.csv" || fail "ngx fit --format csv"
+python3 "$NGX_SOURCE_ROOT/tests/lib/fit_csv.py" "$SCRATCH/fit.csv" \
+    "T(k, n) us=bytes,k=1_us,k=2_us,k=3_us,k=4_us" "aggregate bandwidth=bytes,k=1_MBps,k=2_MBps,k=3_MBps,k=4_MBps" \
+    "nodecomm models=from_bytes,to_bytes,points,model,parameter,value,ci95_low,ci95_high,not_fitted" ||
+    fail "the CSV of ngx fit --format csv"
+python3 - "$SCRATCH/fit.csv" "$SCRATCH/maxrate3.json" <<'PY' || fail "the CSV's T(k, n) is not the run's"
+import csv, json, sys
+block = open(sys.argv[1]).read().split("\n\n")[0]
+rows = list(csv.reader(line for line in block.splitlines() if not line.startswith("#")))[1:]
+data = json.load(open(sys.argv[2]))["model"]["nodecomm"]
+got = [[float(x) for x in row[1:]] for row in rows]
+want = [list(column) for column in zip(*data["T_us"])]
+assert [int(row[0]) for row in rows] == data["sizes"] and got == want, (got, want)
+print(f"csv: T(k, n) of {len(rows)} sizes equals the run's")
+PY
 echo PASS

@@ -6,8 +6,9 @@
 # must be the sim's (s_s = o_s, s_r = o_r, S = G of the intra run; o_s, o_r,
 # L, G of the inter run) and eq. (9) must equal the inter run's measured
 # 32 KiB, both within 0.5%: a G or S taken from the held-out size, or from a
-# single size, or a wrong intercept, fails. The same on real transports:
-# loghssp.sh.
+# single size, or a wrong intercept, fails. --format csv prints the tiers'
+# parameters, their ratio and eqs. (8)/(9) per size as CSV. The same on real
+# transports: loghssp.sh.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/loghssp-common.sh"
 
@@ -42,6 +43,16 @@ sim_run() {  # OUT SIM_OPTION...
         >"$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; return 1; }
 }
 
+csv_part() {
+    "$NGX" fit --loghssp "$SCRATCH/intra-fit.json" "$SCRATCH/inter-fit.json" --format csv >"$SCRATCH/fit.csv" ||
+        fail "ngx fit --loghssp --format csv"
+    python3 "$NGX_SOURCE_ROOT/tests/lib/fit_csv.py" "$SCRATCH/fit.csv" "LoGH{sS}P=tier,parameter,value" \
+        "ratio inter/intra=overheads,gap_per_byte" \
+        "eqs. (8) and (9)=size_bytes,intra_predicted_us,intra_measured_us,inter_predicted_us,inter_measured_us,ratio" ||
+        fail "the CSV of ngx fit --loghssp --format csv"
+}
+
 exact_part
+csv_part
 echo PASS
 

@@ -19,7 +19,8 @@
 #     (the sim's acknowledgement arrives L after the data), the data went
 #     first: TA (eq. 3 nearer the measured send than eq. 1 when 2L > o_s +
 #     2 o_r: L = 10 us here, o_s 2, o_r 4); `-o` writes the decomposition
-#     as JSON (rows mode x size).
+#     as JSON (rows mode x size), and --format csv prints the transport's
+#     parameters and the decomposition as CSV, a row per row of the JSON.
 source "$(dirname "$0")/common.sh"
 
 sim_check() {
@@ -53,4 +54,18 @@ sys.exit(0 if ok else 1)
 PY
 }
 sim_check || fail "protocols over sim"
+"$NGX" fit "$SCRATCH/sim.json" --format csv >"$SCRATCH/fit.csv" || fail "ngx fit --format csv"
+python3 "$NGX_SOURCE_ROOT/tests/lib/fit_csv.py" "$SCRATCH/fit.csv" "transport=o_s_us,o_r_us,L_us,G_us_per_byte" \
+    "protocol decomposition=run,size_bytes,protocol,predicted_end_to_end_us,measured_end_to_end_us,relative_error,predicted_sender_us,measured_o_s_us,measured_o_r_us" ||
+    fail "the CSV of ngx fit --format csv"
+python3 - "$SCRATCH/fit.csv" "$SCRATCH/sim-protocols.json" <<'PY' || fail "the CSV's decomposition is not the JSON's"
+import csv, json, sys
+block = open(sys.argv[1]).read().split("\n\n")[1]
+rows = list(csv.DictReader(line for line in block.splitlines() if not line.startswith("#")))
+want = json.load(open(sys.argv[2]))["rows"]
+assert len(rows) == len(want), (len(rows), len(want))
+for got, row in zip(rows, want):
+    assert all(got[k] == v if isinstance(v, str) else float(got[k]) == v for k, v in row.items()), (got, row)
+print(f"csv: the {len(rows)} rows of the decomposition are the JSON's")
+PY
 echo PASS

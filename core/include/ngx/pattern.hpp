@@ -12,7 +12,8 @@
 // read with ngx/options.hpp), its table columns (SizeRecord::extra), its
 // model JSON, the raw files it writes, what `ngx fit` does with its saved
 // runs and the model kinds it feeds (ngx/model_kind.hpp), which `ngx predict`
-// finds by the file. The core knows no pattern and no model by name.
+// finds by the file. Its hooks return data (tables: ngx/table.hpp) and the
+// core prints it. The core knows no pattern and no model by name.
 //
 //     class PingPong final : public Pattern {
 //         Status configure(const OptionValues&) override { return Status::ok(); }
@@ -30,6 +31,7 @@
 #include <ngx/record.hpp>
 #include <ngx/reporter.hpp>
 #include <ngx/status.hpp>
+#include <ngx/table.hpp>
 #include <ngx/timer.hpp>
 #include <ngx/transport.hpp>
 
@@ -157,8 +159,9 @@ struct FitOutput {
     // Else the fitted document: -o FILE writes it (JSON), --format json
     // prints it instead of the table.
     Json document{};
-    // The table printed before the run's (free-form text: a fit's own tables).
-    std::string table{};
+    // The fit's own tables, printed before the run's: as text, or with
+    // --format csv each as "# title" and its CSV (--format json: the document).
+    std::vector<Table> tables{};
     // Printed on stderr as `ngx fit: warning: ...`.
     std::vector<std::string> warnings{};
     // The parameters for another tool (loggp's --export): printed alone, nothing written.
@@ -182,8 +185,12 @@ struct PatternInfo {
     uint64_t default_warmup = 100; // used when --warmup is not given
 
     // Optional. Reporters of its own (raw files), from its option values;
-    // the rank that reports adds them next to the core's.
+    // the rank that reports adds them next to the core's. They print nothing
+    // on stdout: tables go through run_tables.
     std::function<std::vector<std::unique_ptr<Reporter>>(const OptionValues&)> reporters{};
+    // Optional: the tables of a finished run (from its model), which the
+    // core's table on stdout prints after the run's own; data, not text.
+    RunTables run_tables{};
     // Optional: `ngx fit FILE ...` for a saved run of this pattern (a JSON
     // whose "pattern" is this one) or a raw file it claims (fit_reads). The
     // core parses the arguments against fit_options, its own (the files, -o,

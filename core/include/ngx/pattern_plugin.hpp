@@ -19,7 +19,7 @@
 // Bumped with every change of the types of ngx/pattern.hpp (or of a type
 // they expose): the catalog loads only plugins built for this version, whose
 // sizeof(PatternInfo) and C++ ABI also match the core's.
-#define NGX_PATTERN_ABI_VERSION 5
+#define NGX_PATTERN_ABI_VERSION 6
 #define NGX_PATTERN_ENTRY_SYMBOL "ngx_pattern_entry"
 
 #ifndef _GLIBCXX_USE_CXX11_ABI

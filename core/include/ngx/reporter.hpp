@@ -12,11 +12,13 @@
 #include <ngx/output_file.hpp> // check_writable, write_atomically
 #include <ngx/record.hpp>
 #include <ngx/status.hpp>
+#include <ngx/table.hpp>
 
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace ngx {
 
@@ -34,10 +36,13 @@ public:
     virtual Status close(const Document&) { return Status::ok(); }
 };
 
-// A fixed-width table: a header per run, a line per size as it finishes.
+// A fixed-width table: a header per run, a line per size as it finishes;
+// after each run the tables `run_tables` returns for it (a pattern's), as text.
 class TableReporter final : public Reporter {
 public:
-    explicit TableReporter(std::ostream& out) : out_(out) {}
+    explicit TableReporter(std::ostream& out, RunTables run_tables = {}) : out_(out), run_tables_(std::move(run_tables))
+    {
+    }
     void run_started(const RunRecord& run) override;
     void size_done(const RunRecord& run, const SizeRecord& size) override;
     void run_finished(const RunRecord& run) override;
@@ -45,6 +50,7 @@ public:
 
 private:
     std::ostream& out_;
+    RunTables run_tables_;
 };
 
 std::optional<OutputFormat> format_from_name(const std::string& name);
