@@ -149,34 +149,44 @@ step "release build"
 bash tools/setup.sh build "${features[@]}"
 
 # The sanitized build (-O1, as AddressSanitizer's authors advise: the
-# sanitized suites run about twice as fast as at -O0, every check kept) and
-# the fuzz targets compile while the release suite runs, at idle priority
-# (SCHED_IDLE: a test's process that wakes takes the CPU at once), on the
-# CPU time the suite leaves unused; their output goes to build-*.log.
-background_builds() {
-    chrt -i 0 nice -n 19 bash tools/setup.sh build-asan -Dbuildtype=debug -Doptimization=1 \
-        -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}" >build-asan.log 2>&1 &&
-        FUZZ_BUILD_ONLY=1 chrt -i 0 nice -n 19 bash tests/fuzz/run.sh build-fuzz >build-fuzz.log 2>&1
+# sanitized suites run about twice as fast as at -O0, every check kept)
+# compiles while the release suite runs, and the fuzz targets while the
+# sanitized suites run, each at idle priority (SCHED_IDLE: a test's process
+# that wakes takes the CPU at once) on the CPU time the suite leaves unused;
+# their output goes to build-asan.log and build-fuzz.log.
+# in_background LOG COMMAND...: starts COMMAND so, in a process group of its
+# own (which finish() stops whole if a stage fails); its pid in $builds.
+in_background() {
+    local log=$1
+    shift
+    set -m
+    chrt -i 0 nice -n 19 "$@" >"$log" 2>&1 &
+    builds=$!
+    set +m
 }
-set -m # the builds in a process group of their own, which finish() can stop whole
-background_builds &
-builds=$!
-set +m
+# wait_for_build LOG: waits for the build in the background; its log's end if it failed.
+wait_for_build() {
+    if ! wait "$builds"; then
+        tail -40 "$1"
+        echo "test-all: a build in the background failed (its output: $1)" >&2
+        exit 1
+    fi
+    builds=
+}
+in_background build-asan.log bash tools/setup.sh build-asan -Dbuildtype=debug -Doptimization=1 \
+    -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
 
-step "release suite (the sanitized and fuzz builds beside it at idle priority)"
+step "release suite (the sanitized build beside it at idle priority)"
 meson test -C build --print-errorlogs --num-processes 1
 
-step "ASan + UBSan suites (waiting for their build)"
-if ! wait "$builds"; then
-    tail -40 build-asan.log build-fuzz.log 2>/dev/null
-    echo "test-all: the sanitized or the fuzz build failed (build-asan.log, build-fuzz.log)" >&2
-    exit 1
-fi
-builds=
+step "ASan + UBSan suites (after their build; the fuzz targets build beside them)"
+wait_for_build build-asan.log
+FUZZ_BUILD_ONLY=1 in_background build-fuzz.log bash tests/fuzz/run.sh build-fuzz
 NGX_TEST_SANITIZED=1 meson test -C build-asan --print-errorlogs --num-processes 1 --timeout-multiplier 3 \
     --no-suite softroce --no-suite softroce2 --no-suite install-user --no-suite mpi --no-suite trace --no-suite plot --no-suite slurm --no-suite reframe --no-suite completion --no-suite virtual-rates --no-suite repeats --no-suite net-realtime --no-suite loggp-realtime \
     --no-suite nodecomm-realtime --no-suite strided-realtime --no-suite overhead-realtime --no-suite passes-realtime --no-suite mpi-realtime
 
 step "fuzzing"
+wait_for_build build-fuzz.log
 bash tests/fuzz/run.sh build-fuzz 10  # 10 s a target, one target per CPU at a time
 step "all suites passed"
