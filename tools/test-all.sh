@@ -139,18 +139,19 @@ finish() {
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 trap finish EXIT
 
-step "test packages"
+step "packages"
 bash tools/test-deps.sh
+# The build's packages too, before two builds set up at once (tools/setup.sh
+# installs what is missing; two apt-get runs would contend for its lock).
+source tools/packages.sh
+ngx_install_packages test-all "${ngx_build_packages[@]}"
 
 step "format"
 bash tools/check-format.sh
 
-step "release build"
-bash tools/setup.sh build "${features[@]}"
-
 # The sanitized build (-O1, as AddressSanitizer's authors advise: the
 # sanitized suites run about twice as fast as at -O0, every check kept)
-# compiles while the release suite runs, and the fuzz targets while the
+# compiles while the release build and suite run, and the fuzz targets while the
 # sanitized suites run, each at idle priority (SCHED_IDLE: a test's process
 # that wakes takes the CPU at once) on the CPU time the suite leaves unused;
 # their output goes to build-asan.log and build-fuzz.log.
@@ -175,6 +176,9 @@ wait_for_build() {
 }
 in_background build-asan.log bash tools/setup.sh build-asan -Dbuildtype=debug -Doptimization=1 \
     -Db_sanitize=address,undefined -Db_lundef=false "${features[@]}"
+
+step "release build (the sanitized build beside it at idle priority)"
+bash tools/setup.sh build "${features[@]}"
 
 step "release suite (the sanitized build beside it at idle priority)"
 meson test -C build --print-errorlogs --num-processes 1
