@@ -19,7 +19,8 @@
 #   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
 #   - each size's median within a factor of 3 of the no-drop run's (a
 #     real-time bound, tests/lib/bounds.py: the two runs share a noisy
-#     machine, and a median of tens of us through the relay moves by tens).
+#     machine, and a median of tens of us through the relay moves by tens;
+#     in the release pass only, not under the sanitizers).
 # Then a lossy link must stay measurable at ordinary counts (-c 1000 -s 1-8Ki,
 # and loggp) over the same path: see the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
@@ -77,10 +78,15 @@ print(f"drop run: {lost}/{attempted} repetitions lost: loss_rate {rate:.4f} "
 print(f"no-drop run: {clean_lost}/{clean_attempted}: loss_rate {clean_rate:.4f}")
 assert abs(rate - 0.0975) <= 0.035, f"loss_rate {rate:.4f} is not within 3.5 points of 9.75%"
 assert clean_rate < 0.02, f"the no-drop run lost {clean_rate:.4f} of its repetitions"
+# The medians are compared in the release pass only: the sanitizer pass checks
+# the loss path's memory, and there the two runs' medians are the sanitized
+# code's times beside a build at idle priority (one run: 30.4 against 6.1 us).
+sanitized = os.environ.get("NGX_TEST_SANITIZED", "0") == "1"
 for r, c in zip(drop["results"], clean["results"]):
     a, b = r["median_us"], c["median_us"]
     print(f"size {r['size_bytes']}: median {a:.2f} us with drops, {b:.2f} us without")
-    assert bounds.within_factor(f"size {r['size_bytes']}: median with drops against without (us)", a, b, 3)
+    if not sanitized:
+        assert bounds.within_factor(f"size {r['size_bytes']}: median with drops against without (us)", a, b, 3)
 PY
 ok "udp with 5% random drops: completes, loss rate reported, medians close"
 
