@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pingpong_timing.sh: `--pingpong-timing batch` (the timer read once per batch
+# pingpong_batch.sh: `--pingpong-timing batch` (the timer read once per batch
 # of round trips, so that it does not distort sub-microsecond paths) on shm.
 # Checks that the JSON records the timing, the batch and that the statistics
 # are over batch means; that the round trips really are batch x samples
