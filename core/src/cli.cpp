@@ -365,13 +365,24 @@ Status read_buffer_offset(opt::Reader& read, Config& config)
     return Status::ok();
 }
 
-// The main job's own defaults (default_module_options) for the options the user left at the module's.
-void apply_main_job_defaults(const po::variables_map& values, OptionValues& options)
+// The main job's own defaults (default_module_options, default_pattern_options)
+// for the options the user left at the module's or the pattern's default, or
+// gave none of (an option of `specs` without a default).
+void apply_main_job_defaults(const po::variables_map& values, const std::vector<opt::OptionSpec>& specs,
+                             const std::vector<std::pair<std::string, std::string>>& defaults, OptionValues& options)
 {
-    for (const auto& [name, value] : default_module_options)
-        for (auto& [option, text] : options)
-            if (option == name && (!values.count(name) || values[name].defaulted()))
-                text = value;
+    for (const auto& [name, value] : defaults) {
+        if (values.count(name) && !values[name].defaulted())
+            continue;
+        const bool declared = std::any_of(specs.begin(), specs.end(), [&](const opt::OptionSpec& spec) {
+            return spec.name.substr(0, spec.name.find(',')) == name;
+        });
+        auto given = std::find_if(options.begin(), options.end(), [&](const auto& item) { return item.first == name; });
+        if (given != options.end())
+            given->second = value;
+        else if (declared)
+            options.emplace_back(name, value);
+    }
 }
 
 Status read_plot(opt::Reader& read, Config& config)
@@ -626,7 +637,8 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     for (ModuleChoice& choice : config.modules) {
         choice.options = values_of(values, module_specs(choice.module->descriptor()));
         if (!module_list)
-            apply_main_job_defaults(values, choice.options);
+            apply_main_job_defaults(values, module_specs(choice.module->descriptor()), default_module_options,
+                                    choice.options);
     }
     Result<std::vector<ModuleChoice>> runs = plan_module_runs(config.modules);
     if (!runs)
@@ -636,6 +648,8 @@ Result<Config> parse_command_line(const std::vector<std::string>& arguments, con
     NGX_TRY(check_sizes_fit_pattern(config.settings.sizes, *config.pattern));
     NGX_TRY(check_modules_fit_pattern(config.modules, *config.pattern));
     config.pattern_options = values_of(values, config.pattern->options);
+    if (!module_list)
+        apply_main_job_defaults(values, config.pattern->options, default_pattern_options, config.pattern_options);
     if (!server) // a --listen server runs the client's pattern: its own --pairs only checks K
         NGX_TRY(hand_pattern_lists(values, config));
     return config;

@@ -71,6 +71,9 @@ struct Config {
 // costs more than one back to back (o > g), which no LogGP o can describe.
 inline const std::vector<std::string> default_modules = {"shm", "tcp"};
 inline const std::vector<std::pair<std::string, std::string>> default_module_options = {{"tcp-progress", "poll"}};
+// Its pattern's: every fitted parameter >= 0 (a model LogGOPSim can run; a
+// range no such model meets says where it misses).
+inline const std::vector<std::pair<std::string, std::string>> default_pattern_options = {{"loggp-negative", "no"}};
 inline constexpr const char* default_pattern = "loggp";
 
 Result<Config> parse_command_line(const std::vector<std::string>& arguments, const ModuleRegistry& registry,

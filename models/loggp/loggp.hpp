@@ -318,6 +318,9 @@ struct LogGPOptions {
     // they meet it. Such a range is not LogGP and says so
     // (LogGPRange::negative_parameters). With split_misfits a range that
     // meets the goal only so is split where two admissible halves do.
+    // false (`--loggp-negative no`, the main job's): never; L of eq. (1)
+    // below 0 where no form of L >= 0 replaced it is held at 0, and a range
+    // no admissible model meets misses the goal and says so.
     bool signed_when_missing = true;
     double level = 0.95; // confidence level of every interval
     // Relative standard error of the measured PRTT medians (typical over the

@@ -249,6 +249,19 @@ void as_fitted_where_alone_meeting(std::span<const PrttSample> samples, const Pe
     detail = std::move(as_fitted_detail);
 }
 
+// Where neither the joint fit (a range of fewer than three sizes, or
+// `--loggp-fit paper`) nor a form of L >= 0 replaced the paper's L of eq. (1)
+// below 0: L is the weighted mean of L(s), so its least-squares value under
+// L >= 0 is 0 (Lawson and Hanson 1974: the optimum of one coefficient lies
+// on its bound). The costs are held >= 0 already (Costs::admissible).
+void hold_L_at_zero_if_below(LogGPRange& range, LogGPRangeDetail& detail)
+{
+    if (!(range.L.value < 0))
+        return;
+    range.L = Measured::exact(0);
+    detail.held_at_zero.push_back("L_us");
+}
+
 } // namespace
 
 // Fits one protocol range; appends L(s) of its sizes to fit.L_per_size.
@@ -263,6 +276,8 @@ Status fit_range(std::span<const PrttSample> samples, const PerSize& ps, Range r
                                      opt.signed_when_missing, opt.relative_noise))
             detail.joint = std::move(*joint);
     as_fitted_where_alone_meeting(samples, ps, r, n, opt, range, detail);
+    if (!opt.signed_when_missing)
+        hold_L_at_zero_if_below(range, detail);
     const std::vector<double> Ls = paper_L(samples, r, range); // with the final parameters
     detail.L_median = median_of(Ls);
     fit.L_per_size.insert(fit.L_per_size.end(), Ls.begin(), Ls.end());

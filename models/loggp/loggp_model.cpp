@@ -284,6 +284,7 @@ fit::LogGPOptions fit_options(const LogGPFitSettings& settings)
     options.weights = settings.weights == "none" ? fit::Weighting::none : fit::Weighting::relative;
     options.joint = settings.fit == "joint";
     options.split_misfits = true; // robust detector only (fit_loggp): `paper` stays as published
+    options.signed_when_missing = settings.negative == "yes";
     return options;
 }
 
@@ -374,15 +375,20 @@ constexpr auto loggp_fit =
     opt::row::choice("loggp-fit", "joint", {"joint", "paper"},
                      "joint (ngx: all parameters of a range together, where that reproduces the measurements better) "
                      "or paper (each from its own equation)");
+constexpr auto loggp_negative =
+    opt::row::choice("loggp-negative", opt::no_default, {"yes", "no"},
+                     "yes (default): where no model of parameters >= 0 meets the goal, one with a parameter below 0 "
+                     "that does (the range then says it is not LogGP); no (the main job's; `ngx fit`: the saved "
+                     "run's): every parameter >= 0, such a range misses the goal and says so");
 
 } // namespace
 
 opt::Table fit_options()
 {
-    return {"the LogGP fit", {loggp_detector, loggp_lookahead, loggp_pfact, loggp_weights, loggp_fit}};
+    return {"the LogGP fit", {loggp_detector, loggp_lookahead, loggp_pfact, loggp_weights, loggp_fit, loggp_negative}};
 }
 
-LogGPFitSettings read_fit_settings(opt::Reader& read)
+LogGPFitSettings read_fit_settings(opt::Reader& read, const std::string& saved_negative)
 {
     LogGPFitSettings settings;
     settings.detector = read(loggp_detector);
@@ -390,16 +396,16 @@ LogGPFitSettings read_fit_settings(opt::Reader& read)
     settings.pfact = read(loggp_pfact);
     settings.weights = read(loggp_weights);
     settings.fit = read(loggp_fit);
+    const std::optional<std::string> negative = read.optional(loggp_negative);
+    settings.negative = negative ? *negative : !saved_negative.empty() ? saved_negative : settings.negative;
     return settings;
 }
 
 Json fit_settings_json(const LogGPFitSettings& settings)
 {
-    return {{"detector", settings.detector},
-            {"lookahead", settings.lookahead},
-            {"pfact", settings.pfact},
-            {"weights", settings.weights},
-            {"fit", settings.fit}};
+    return {{"detector", settings.detector}, {"lookahead", settings.lookahead},
+            {"pfact", settings.pfact},       {"weights", settings.weights},
+            {"fit", settings.fit},           {"negative", settings.negative}};
 }
 
 constexpr const char* paper_method =
@@ -459,6 +465,7 @@ Result<Json> fit_loggp_model(const std::vector<fit::PrttSample>& samples, double
                 {"lookahead", settings.lookahead},
                 {"pfact", settings.pfact},
                 {"weights", settings.weights},
+                {"negative", settings.negative},
                 {"relative_noise", json_number(options.relative_noise)},
                 {"L_eel_us", measured_json(f.params.eel)},
                 {"L_eel_size_bytes", f.params.eel_size},

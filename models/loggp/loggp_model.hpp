@@ -39,13 +39,21 @@ struct LogGPFitSettings {
     double pfact = 2.0;               // pfact of section 3.5
     std::string weights = "relative"; // relative (1/y^2) or none (the paper's plain fit)
     std::string fit = "joint"; // joint (models/loggp/loggp_joint.hpp) or paper (each parameter from its equation)
+    // yes: where no admissible model (every parameter >= 0) meets the goal,
+    // a parameter below 0 that meets it (a range that is not LogGP, and says
+    // so: a rendezvous range of blocking sends); no (the main job's): every
+    // parameter of every range >= 0, a range none meets misses and says so.
+    std::string negative = "yes";
 };
 
 // The fit's options (--loggp-detector, --loggp-lookahead, --loggp-pfact,
-// --loggp-weights, --loggp-fit): declared once, for the pattern and for
+// --loggp-weights, --loggp-fit, --loggp-negative): declared once, for the pattern and for
 // `ngx fit` alike, and recorded with the run's options.
 opt::Table fit_options();
-LogGPFitSettings read_fit_settings(opt::Reader& read); // read's table includes fit_options()
+// read's table includes fit_options(). `saved_negative`: a saved run's
+// --loggp-negative (yes or no, prtt_file.hpp checks it), taken where the
+// user gives none, so that a refit of the main job's run is its model.
+LogGPFitSettings read_fit_settings(opt::Reader& read, const std::string& saved_negative = "");
 Json fit_settings_json(const LogGPFitSettings& settings);
 
 // rel_ci: per sample, or empty when the spread is unknown (then the detector

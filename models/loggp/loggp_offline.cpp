@@ -129,10 +129,10 @@ bool reads_prtt_csv(const std::string&)
 Result<FitOutput> fit_offline(const FitRequest& request)
 {
     opt::Reader read(fit_table(), request.values);
-    LogGPFitSettings settings = read_fit_settings(read);
     NGX_TRY(check_export(read));
     NGX_ASSIGN_OR_RETURN(const std::string path, request.one_file());
     NGX_ASSIGN_OR_RETURN(PrttTable table, read_prtt_file(path, saved_module(read)));
+    LogGPFitSettings settings = read_fit_settings(read, table.negative);
     NGX_ASSIGN_OR_RETURN(Json model, fit_loggp_model(table.samples, table.n, settings, table.rel_ci));
     if (read.given(export_row)) {
         NGX_ASSIGN_OR_RETURN(std::string text, export_loggopsim(model));

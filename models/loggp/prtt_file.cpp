@@ -136,12 +136,24 @@ bool is_loggp_run(const Json& run)
 }
 
 // n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
-double saved_n(const Json& run)
+const Json* saved_pattern_option(const Json& run, const char* name)
 {
     const Json* options = json_member(run, "options");
     const Json* pattern_options = options != nullptr ? json_member(*options, "pattern_options") : nullptr;
-    const Json* n = pattern_options != nullptr ? json_member(*pattern_options, "n") : nullptr;
+    return pattern_options != nullptr ? json_member(*pattern_options, name) : nullptr;
+}
+
+double saved_n(const Json& run)
+{
+    const Json* n = saved_pattern_option(run, "n");
     return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
+}
+
+// The run's fit setting (LogGPFitSettings::negative), when it recorded one.
+std::string saved_negative(const Json& run)
+{
+    const Json* negative = saved_pattern_option(run, "negative");
+    return negative != nullptr && negative->is_string() ? negative->get<std::string>() : std::string();
 }
 
 // A saved loggp run: results carry the medians, o_r and the exchanges, options the n.
@@ -154,6 +166,10 @@ Result<PrttTable> parse_prtt_json(const Json& document, const std::string& name,
     const Json* run = *chosen;
     PrttTable table;
     table.n = saved_n(*run);
+    table.negative = saved_negative(*run);
+    if (!table.negative.empty() && table.negative != "yes" && table.negative != "no")
+        return Status::usage(name + ": options.pattern_options.negative is '" + table.negative +
+                             "', expected yes or no");
     for (const Json& r : (*run)["results"]) {
         fit::PrttSample sample{extra(r, "size_bytes"),
                                extra(r, "median_us"),

@@ -24,6 +24,7 @@ struct PrttTable {
     double n = 0;
     std::vector<fit::PrttSample> samples;
     std::vector<double> rel_ci; // per sample when the file has rel_ci95, else empty
+    std::string negative;       // the saved run's --loggp-negative ("" when it recorded none)
 };
 
 // The header of the raw-PRTT CSV that `-x loggp --raw-prtt` writes and `ngx fit` reads.

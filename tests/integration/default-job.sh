@@ -3,11 +3,12 @@
 # (Hoefler et al. 2007) over every local module, and exits 0 with one table
 # and one parameter set per module (shm and tcp) and their comparison; every
 # printed parameter is a
-# finite number, no cost below 0 in any range and the prediction error is
-# reported. The same job with -o saves, per module, finite parameters,
-# L_eel > 0, costs >= 0 where G = 0 only when the joint fit says it held G
-# there (shm: the sender's copy is O_s, no wire is left for G), and the
-# fit's prediction error. The main job polls tcp's receiver unless told
+# finite number, no parameter below 0 in any range and the prediction error
+# is reported. The same job with -o saves, per module, finite parameters,
+# L_eel > 0, every parameter of every range >= 0 and the range admissible
+# (the main job fits with --loggp-negative no; -m keeps the pattern's yes),
+# and the fit's prediction error; where G = 0 it says whether the joint fit
+# held G there (shm: the sender's copy is O_s, no wire is left for G). The main job polls tcp's receiver unless told
 # otherwise; -m tcp keeps the module's own default (block). `ngx fit` and
 # `ngx predict` on the job's file need --module (exit 2 naming the modules
 # without it), and `ngx fit job.json --module tcp` is the tcp run's model.
@@ -25,7 +26,7 @@ done
 [[ $(grep -c '^  1 B .. .*L_us .*o_us .*g_us .*G_us_per_byte' out) -ge 2 ]] ||
     fail "parameter ranges lack L, o, g or G"
 grep -q "^# comparison: loggp" out || fail "no comparison of the two modules"
-python3 - out <<'PY' || fail "the printed parameters are not finite numbers with G >= 0"
+python3 - out <<'PY' || fail "the printed parameters are not finite numbers >= 0"
 import math, re, sys
 ranges = [l for l in open(sys.argv[1]) if re.match(r"^  \S+ [KMG]?i?B \.\. ", l)]
 assert len(ranges) >= 2, ranges
@@ -33,7 +34,7 @@ for line in ranges:
     values = dict(re.findall(r"(L_us|o_us|o_r_us|g_us|G_us_per_byte) (\S+)", line))
     assert set(values) >= {"L_us", "o_us", "g_us", "G_us_per_byte"}, line
     assert all(math.isfinite(float(v)) for v in values.values()), line
-    assert float(values["G_us_per_byte"]) >= 0, "G < 0: " + line
+    assert all(float(v) >= 0 for v in values.values()), "a parameter below 0: " + line
 PY
 [[ $(grep -Ec '^# prediction error over the measured points: max [0-9.e+]+%, mean [0-9.e+]+%$' out) == 2 ]] ||
     fail "the prediction error of each module's fit is not reported"
@@ -48,11 +49,14 @@ assert sorted(r["module"] for r in doc["runs"]) == ["shm", "tcp"], [r["module"] 
 for run in doc["runs"]:
     m, name = run["model"], run["module"]
     assert run["status"] == "complete", (name, run["status"])
+    assert m["negative"] == "no" and run["options"]["pattern_options"]["negative"] == "no", (name, m["negative"])
     eel = m["L_eel_us"]["value"]
     assert math.isfinite(eel) and eel > 0, f"{name}: L_eel_us {eel}"
     for r in m["ranges"]:
-        for key in ("L_us", "o_us", "o_r_us", "g_us", "G_us_per_byte"):
+        for key in ("L_us", "o_us", "O_us_per_byte", "o_r_us", "O_r_us_per_byte", "g_us", "G_us_per_byte"):
             assert isinstance(r[key], (int, float)) and math.isfinite(r[key]), f"{name}: {key} {r[key]}"
+            assert r[key] >= 0, f"{name}: {key} {r[key]} < 0 in {r['from_bytes']}..{r['to_bytes']}"
+        assert r["admissible"] is True, f"{name}: {r.get('negative_parameters')}"
         G = r["G_us_per_byte"]
         # a physical bound, not the fit's bookkeeping: whether a G of 0 is
         # listed as held there depends on the run's noise (printed, not asserted)
@@ -63,7 +67,7 @@ for run in doc["runs"]:
     assert all(math.isfinite(err[k]) and err[k] >= 0 for k in ("max_relative", "mean_relative", "rms_us")), err
     print(f"{name}: L_eel {eel:.3f} us, {len(m['ranges'])} range(s), prediction error mean {err['mean_relative']:.3f}")
 PY
-ok "default job saved: finite parameters, L_eel > 0, G >= 0, prediction error"
+ok "default job saved: finite parameters, L_eel > 0, every parameter >= 0, prediction error"
 
 # ngx fit / predict on a file of two runs: never a silent choice of the first
 ngx_run 30 fit job.json
@@ -84,6 +88,7 @@ fit = json.load(open(sys.argv[2]))["model"]
 keys = ("ranges", "change_points_bytes", "prediction_error", "L_eel_us")
 diff = [k for k in keys if run.get(k) != fit.get(k)]
 assert not diff, f"fields that differ: {diff}"
+assert fit["negative"] == "no", "the refit did not keep the run's --loggp-negative no"
 PY
 ok "fit and predict on the job's file: --module chooses, none or an unknown one is exit 2 naming shm, tcp"
 
@@ -100,4 +105,14 @@ ngx_run 60 "${quick[@]}" --tcp-progress block -o given.json
 ngx_run 60 -m shm,tcp "${quick[@]}" -o named.json
 [[ $RC == 0 && $(progress_of named.json) == block ]] || fail "-m shm,tcp did not keep tcp's own default, block (rc $RC)"
 ok "tcp progress: poll in the main job, block when given or when -m names the modules"
+negative_of() {
+    python3 -c 'import json,sys
+doc = json.load(open(sys.argv[1]))
+print(doc.get("runs", [doc])[0]["options"]["pattern_options"]["negative"])' "$1"
+}
+ngx_run 60 -s 1-8 -c 20 --warmup 2 --loggp-negative yes -o allowed.json
+[[ $RC == 0 && $(negative_of allowed.json) == yes ]] || fail "without -m, --loggp-negative yes was not kept (rc $RC)"
+ngx_run 60 -m shm -s 1-8 -c 20 --warmup 2 -o shm.json
+[[ $RC == 0 && $(negative_of shm.json) == yes ]] || fail "-m shm did not keep the pattern's default, yes (rc $RC)"
+ok "loggp-negative: no in the main job, yes when given or when -m names the modules"
 echo PASS
