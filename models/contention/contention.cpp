@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <limits>
 #include <string>
 
 namespace ngx::fit {
@@ -51,45 +49,16 @@ Lists lists_of(const Schedule& s)
     return l;
 }
 
-// Round j alone: every rank's j-th send (index 0 of its list) and j-th
-// receive (index 1, or 0 without a send), nothing to wait for.
-Schedule round_schedule(const Schedule& s, const Lists& l, size_t j)
-{
-    Schedule round;
-    round.gamma = s.gamma;
-    round.ranks.resize(s.ranks.size());
-    auto slot = [&](size_t r, bool recv) {
-        const bool has_send = j < l.sends[r].size();
-        return recv ? (has_send ? 1 : 0) : 0;
-    };
-    for (size_t r = 0; r < s.ranks.size(); ++r) {
-        if (j < l.sends[r].size()) {
-            ScheduleOp op = s.ranks[r][l.sends[r][j]];
-            op.after.clear();
-            op.match = slot(size_t(op.peer), true);
-            round.ranks[r].push_back(op);
-        }
-        if (j < l.recvs[r].size()) {
-            ScheduleOp op = s.ranks[r][l.recvs[r][j]];
-            op.after.clear();
-            op.match = slot(size_t(op.peer), false);
-            round.ranks[r].push_back(op);
-        }
-    }
-    return round;
-}
-
 } // namespace
 
-Result<ContentionPrice> price_contention(const Schedule& schedule, const MessageCostFn& p2p,
-                                         const ScheduleRules& rules, const std::vector<int>& switch_of,
+Result<ContentionPrice> price_contention(const Schedule& schedule, const std::vector<int>& switch_of,
                                          const MaxRateParams& link)
 {
     if (switch_of.size() != schedule.ranks.size())
         return invalid_input(std::to_string(switch_of.size()) + " switches for a schedule of " +
                              std::to_string(schedule.ranks.size()) + " ranks");
-    if (!(link.s >= 0) || !(link.R_Cb > 0) || !(link.R_N > 0))
-        return invalid_input("the shared link's max-rate fit needs alpha >= 0 and positive R_C and R_N");
+    if (!(link.R_Cb > 0) || !(link.R_N > 0))
+        return invalid_input("the shared link's max-rate fit needs positive R_C and R_N");
     const Lists l = lists_of(schedule);
     size_t rounds = 0;
     for (size_t r = 0; r < schedule.ranks.size(); ++r) {
@@ -114,15 +83,15 @@ Result<ContentionPrice> price_contention(const Schedule& schedule, const Message
             if (from != to) {
                 round.flows[from] += 1;
                 round.bytes[from] += send.bytes;
+                round.largest[from] = std::max(round.largest[from], send.bytes);
             }
         }
-        round.loggp_us = evaluate_schedule(round_schedule(schedule, l, j), p2p, rules);
+        // LoGPC's contention delay (Moritz and Frank 2001), the link's rates
+        // by max-rate (Gropp et al. 2016): B / min(R_N, c R_C) - b / min(R_N, R_C).
         for (int d = 0; d < 2; ++d)
-            if (round.flows[d] > 0) // Gropp et al. 2016: alpha + B / min(R_N, c R_C)
-                round.link_us = std::max(round.link_us, link.s + round.bytes[d] / link.rate(round.flows[d]));
-        round.delay_us = std::max(0.0, round.link_us - round.loggp_us);
-        if (!std::isfinite(round.loggp_us))
-            round.delay_us = std::numeric_limits<double>::quiet_NaN();
+            if (round.flows[d] > 0)
+                round.delay_us = std::max(round.delay_us, round.bytes[d] / link.rate(round.flows[d]) -
+                                                              round.largest[d] / link.rate(1));
         price.delay_us += round.delay_us;
         price.rounds.push_back(round);
     }

@@ -14,20 +14,23 @@
 //
 // A schedule (collective_schedule.hpp) is cut into rounds: round j holds
 // every rank's j-th send and j-th receive (a schedule whose j-th send is not
-// its receiver's j-th receive has no rounds: an error). Per round and per
-// direction of the uplink (switch 0 -> 1 and 1 -> 0), its c_d crossing
-// messages of B_d bytes in all need
-//     u_j = max over d of  alpha + B_d / rate(c_d)
-// while LogGP gives the round, played alone, t_j (evaluate_schedule of the
-// round's messages under the same rules). Contention delays the round by
-// max(0, u_j - t_j), and the collective by their sum:
-//     T_C = T_LogGP + sum_j max(0, u_j - t_j).
-// With no message across the uplink, T_C = T_LogGP. The term assumes the
-// rounds run one after the other (as the pairwise, Bruck and ring schedules
-// do) and a round's crossing flows share the uplink fairly.
+// its receiver's j-th receive has no rounds: an error). In round j, per
+// direction d of the uplink (switch 0 -> 1 and 1 -> 0), c_d messages of B_d
+// bytes in all cross it together, the largest of b_d bytes. LogGP already
+// prices each message as if it crossed alone, its transfer at the link's
+// rate for one flow, rate(1); sharing, the last of them is through only
+// when the link has moved all B_d. LoGPC's contention delay of the round is
+// that difference, for the busier direction (alpha, in both, cancels):
+//     C_j = max over d of  max(0, B_d / rate(c_d) - b_d / rate(1))
+// and the collective takes
+//     T_C = T_LogGP + sum_j C_j.
+// With no message across the uplink, or one per direction and round,
+// T_C = T_LogGP. The term assumes the rounds run one after the other (as
+// the pairwise, Bruck and ring schedules do) and a round's crossing flows
+// share the uplink fairly.
 //
 //     std::vector<int> at = *parse_switches("0,0,1,1", 4);
-//     Result<ContentionPrice> c = price_contention(schedule, p2p, rules, at, link);
+//     Result<ContentionPrice> c = price_contention(schedule, at, link);
 //     double t = evaluate_schedule(schedule, p2p, rules) + c->delay_us;
 #ifndef NGX_FIT_CONTENTION_HPP
 #define NGX_FIT_CONTENTION_HPP
@@ -48,11 +51,10 @@ Result<std::vector<int>> parse_switches(std::string_view text, long long ranks);
 
 // One round of a schedule across the uplink.
 struct ContentionRound {
-    int flows[2] = {0, 0};     // crossing messages: switch 0 -> 1, 1 -> 0
-    double bytes[2] = {0, 0};  // their bytes
-    double loggp_us = 0;       // t_j: the round alone under LogGP
-    double link_us = 0;        // u_j (0: nothing crosses)
-    double delay_us = 0;       // max(0, u_j - t_j)
+    int flows[2] = {0, 0};       // crossing messages c_d: switch 0 -> 1, 1 -> 0
+    double bytes[2] = {0, 0};    // their bytes B_d
+    double largest[2] = {0, 0};  // the largest of them, b_d
+    double delay_us = 0;         // C_j
 };
 
 struct ContentionPrice {
@@ -61,11 +63,10 @@ struct ContentionPrice {
 };
 
 // The delay of the overview. `link` is the max-rate fit across the uplink
-// (s = alpha, R_N, R_C, all in us and bytes/us); invalid_input when the
-// switch list does not match the schedule's ranks or the schedule has no
-// rounds; NaN fields when the p2p cost cannot price a message.
-Result<ContentionPrice> price_contention(const Schedule& schedule, const MessageCostFn& p2p,
-                                         const ScheduleRules& rules, const std::vector<int>& switch_of,
+// (R_N, R_C in bytes/us); invalid_input when the switch list does not match
+// the schedule's ranks, the rates are not positive or the schedule has no
+// rounds.
+Result<ContentionPrice> price_contention(const Schedule& schedule, const std::vector<int>& switch_of,
                                          const MaxRateParams& link);
 
 } // namespace ngx::fit

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ngx::patterns {
@@ -17,11 +18,21 @@ Result<fit::MaxRateParams> shared_link_from_model(const Json& model)
         const auto it = maxrate.find(key);
         return it != maxrate.end() && it->is_number() ? it->get<double>() : std::nan("");
     };
+    const auto null = [&](const char* key) {
+        const auto it = maxrate.find(key);
+        return it != maxrate.end() && it->is_null();
+    };
     fit::MaxRateParams link;
-    link.s = number("alpha_us");
-    link.R_Cb = link.R_Ci = number("R_C_MBps"); // MB/s = bytes/us
-    const auto rn = maxrate.find("R_N_MBps");
-    link.R_N = rn != maxrate.end() && rn->is_null() ? fit::MaxRateParams::inf : number("R_N_MBps");
+    // A startup below 0 is within its interval of 0 (the fit's alpha is
+    // poorly determined when every flow count fills the link): the uplink
+    // gives no time back, so it counts as 0.
+    link.s = std::max(0.0, number("alpha_us"));
+    // null R_C: every point network-limited (k* = 1), one flow already fills
+    // the link, min(R_N, c R_C) = R_N; null R_N: no network limit seen.
+    link.R_Cb = link.R_Ci = null("R_C_MBps") ? fit::MaxRateParams::inf : number("R_C_MBps"); // MB/s = bytes/us
+    link.R_N = null("R_N_MBps") ? fit::MaxRateParams::inf : number("R_N_MBps");
+    if (std::isinf(link.R_Cb) && std::isinf(link.R_N))
+        return fit::invalid_input("the congestion run's max-rate fit has neither R_C nor R_N: no rate to price");
     if (!(link.s >= 0) || !(link.R_Cb > 0) || !(link.R_N > 0)) {
         const auto why = maxrate.find("error");
         return fit::invalid_input("the congestion run has no max-rate fit with alpha_us >= 0, R_C_MBps > 0 and R_N_MBps" +
@@ -38,9 +49,8 @@ Json contention_json(const fit::ContentionPrice& price)
     for (const fit::ContentionRound& r : price.rounds)
         rounds.push_back({{"flows", {r.flows[0], r.flows[1]}},
                           {"bytes", {r.bytes[0], r.bytes[1]}},
-                          {"loggp_us", json_number(r.loggp_us)},
-                          {"link_us", r.link_us},
-                          {"delay_us", json_number(r.delay_us)}});
+                          {"largest_bytes", {r.largest[0], r.largest[1]}},
+                          {"delay_us", r.delay_us}});
     return {{"delay_us", json_number(price.delay_us)}, {"rounds", rounds}};
 }
 

@@ -13,11 +13,13 @@ namespace ngx::patterns {
 
 // alpha, R_N and R_C (bytes/us) of a congestion run's model (kind
 // "congestion", its "maxrate": alpha_us, R_N_MBps (null: no network limit
-// seen), R_C_MBps), as the three-parameter max-rate model; invalid_input
+// seen), R_C_MBps (null: one flow fills the link)), as the three-parameter
+// max-rate model, alpha below 0 taken as 0; invalid_input
 // naming what is missing (another kind, a max-rate fit that failed).
 Result<fit::MaxRateParams> shared_link_from_model(const Json& model);
 
-// {"delay_us", "rounds": [{"flows", "bytes", "loggp_us", "link_us", "delay_us"}, ...]}.
+// {"delay_us", "rounds": [{"flows", "bytes", "largest_bytes", "delay_us"}, ...]}:
+// per round, each pair a direction (switch 0 -> 1, 1 -> 0).
 Json contention_json(const fit::ContentionPrice& price);
 
 } // namespace ngx::patterns

@@ -385,7 +385,7 @@ Status Coll::predict(Point& point, long long P, const fit::ScheduleRules& rules)
         return Status::ok();
     NGX_ASSIGN_OR_RETURN(const std::vector<int> at, fit::parse_switches(settings_.switches, P));
     NGX_ASSIGN_OR_RETURN(const fit::ContentionPrice price,
-                         fit::price_contention(fit::collective_schedule(c), model_->p2p, rules, at, *link_));
+                         fit::price_contention(fit::collective_schedule(c), at, *link_));
     point.contention_us = events + price.delay_us;
     point.contention = contention_json(price);
     return Status::ok();
