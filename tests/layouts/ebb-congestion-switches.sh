@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# ebb and congestion on an emulated cluster on two switches (netns.sh's
+# netns_cluster_switches): 2 + 2 nodes, NICs at R (40 Mbit/s), one uplink
+# at R each way (2:1 oversubscribed), one rank per node over MPI. Real-time
+# physical bounds, not accuracy:
+# - ebb, 8 random bisections: a direction of a bisection whose two flows
+#   both cross the uplink the same way shares it (each flow at most 0.75 R,
+#   both together at most 1.3 R); a direction whose flows stay inside the
+#   switches gets R per flow (each at least 0.6 R); both kinds occur.
+# - congestion into node 0 from nodes 2 and 3 (both across the uplink,
+#   NETNS_CLUSTER_NODES=0,2,3): the two flows of N = 2 together get the
+#   uplink's rate (0.6..1.3 R), each about half; the max-rate fit's R_N,
+#   what --coll-contention prices the uplink with, is R within a factor of 2.
+# Every run's cpu_use record is printed (ranks' CPU and wall time, cpu_bound).
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+need_ngx
+need_tool python3
+source "$(dirname "$0")/../net/netns.sh"
+netns_require tbf mpi
+netns_init
+export NGX_MODULE_PATH NGX_PATTERN_PATH NETNS_CLUSTER_BURST=4kb
+start=$SECONDS
+RATE=${NGX_TEST_CLUSTER_MBIT:-40}
+netns_cluster_switches c 2 2 "${RATE}mbit" "${RATE}mbit" || fail "a 2 + 2 cluster on two switches"
+run() {  # NAME RANKS ARGS...: an MPI run over the cluster
+    local name=$1 np=$2
+    shift 2
+    netns_cluster_mpirun c "$np" -x NGX_MODULE_PATH -x NGX_PATTERN_PATH -- \
+        "$NGX" -m mpi -s 64Ki -c 3 --timeout 30 -o "$NETNS_DIR/$name.json" "$@" >"$NETNS_DIR/$name.txt" 2>&1 ||
+        { cat "$NETNS_DIR/$name.txt"; fail "the $name run failed"; }
+}
+run ebb 4 -x ebb --ebb-bisections 8 --ebb-window 8
+NETNS_CLUSTER_NODES=0,2,3 run congestion 3 -x congestion --congestion-direction in --congestion-window 8
+echo "runs: $((SECONDS - start)) s"
+python3 - "$NETNS_DIR" "$RATE" "$(netns_cluster_get c switches)" <<'PY' || exit 1
+import json, sys
+work, rate, switches = sys.argv[1], float(sys.argv[2]), [int(s) for s in sys.argv[3].split(",")]
+R = rate / 8 * 1448 / 1514  # MB/s of TCP payload at the tbf rate
+errors = []
+def load(name):
+    d = json.load(open("%s/%s.json" % (work, name)))
+    run = d.get("runs", [d])[0]
+    if run["status"] != "complete":
+        sys.exit("FAIL: %s: status %s: %s" % (name, run["status"], run.get("error")))
+    c = run["cpu_use"]
+    print("%s cpu_use: cpu_bound %s; per rank cpu_s/wall_s %s" % (name, c["cpu_bound"], ", ".join(
+        "%.2f/%.2f" % (r["cpu_s"], r["wall_s"]) for r in c["ranks"])))
+    return run["model"]
+ebb = load("ebb")["ebb"]
+seen = {"shared": 0, "inside": 0}
+for b in ebb["per_bisection"]:
+    for d in b["directions"]:
+        flows = d["flows"]
+        bw = [f["bandwidth_MBps"] for f in flows]
+        ways = [(switches[f["from"]], switches[f["to"]]) for f in flows]
+        label = " ".join("%d->%d %.2f" % (f["from"], f["to"], f["bandwidth_MBps"]) for f in flows)
+        if all(a == b for a, b in ways):
+            seen["inside"] += 1
+            print("inside the switches: %s MB/s" % label)
+            if min(bw) < 0.6 * R:
+                errors.append("inside the switches a flow got %.2f MB/s, below 0.6 x %.2f" % (min(bw), R))
+        elif all(a != b for a, b in ways) and len(set(ways)) == 1:
+            seen["shared"] += 1
+            print("across the uplink, one way: %s MB/s (sum %.2f, uplink %.2f)" % (label, sum(bw), R))
+            if max(bw) > 0.75 * R or sum(bw) > 1.3 * R:
+                errors.append("two flows across the uplink got %s MB/s: more than it carries (%.2f)" % (bw, R))
+for kind, n in seen.items():
+    if n == 0:
+        errors.append("no bisection direction %s the uplink in 8 bisections" % ("sharing" if kind == "shared" else "inside"))
+cg = load("congestion")["congestion"]
+two = [p for p in cg["per_flows"] if p["flows"] == 2][0]
+print("congestion into node 0 from nodes 2 and 3: flows %s MB/s, aggregate %.2f (uplink %.2f)" % (
+    ["%.2f" % f for f in two["flow_MBps"]], two["aggregate_MBps"], R))
+if not 0.6 * R <= two["aggregate_MBps"] <= 1.3 * R:
+    errors.append("N = 2 across the uplink: aggregate %.2f MB/s, not the uplink's %.2f (0.6..1.3)" % (two["aggregate_MBps"], R))
+if max(two["flow_MBps"]) > 0.75 * R:
+    errors.append("N = 2 across the uplink: a flow got %.2f MB/s, more than its share" % max(two["flow_MBps"]))
+rn = cg["maxrate"].get("R_N_MBps")
+print("max-rate across the uplink: R_N %s MB/s, R_C %s MB/s" % (rn, cg["maxrate"].get("R_C_MBps")))
+if rn is None or not R / 2 <= rn <= 2 * R:
+    errors.append("the max-rate fit's R_N %s is not the uplink's %.2f MB/s within a factor of 2" % (rn, R))
+if errors:
+    sys.exit("FAIL: " + "; ".join(errors))
+print("ok: ebb and congestion see the shared uplink")
+PY
+echo "time: $((SECONDS - start)) s"
+echo PASS
