@@ -94,7 +94,9 @@
 #                        side's NIC rates (2 + 2 nodes: one NIC's rate)
 #   netns_cluster_get NAME KEY
 #                        nodes (N), subnet, ns_I and ip_I (node I), hosts
-#                        (comma-separated ip:1 list for mpirun); on two
+#                        (comma-separated ip:1 list for mpirun), port_I (the
+#                        namespace of node I's switch port p<I>), switch
+#                        (one switch: its namespace); on two
 #                        switches also switch_I (0 or 1, node I's switch),
 #                        switches (the node's switch per node, "0,0,1,1")
 #                        and uplink (its rate)
@@ -520,6 +522,7 @@ netns_cluster() {
         _netns_cluster_node "$c" "$i" "$net" "$br" "$r" || return 1
     done
     _netns_cluster_record "$c" "$n" "$net"
+    NETNS_INFO[$c.switch]=$br
 }
 
 _netns_cluster_bridge() {  # C NS: a bridge br0 in a fresh namespace NS
