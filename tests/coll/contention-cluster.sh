@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# contention-cluster.sh: MPI_Alltoall (Open MPI's own, pairwise at 768 KiB
+# over 4 ranks) on 2 + 2 emulated nodes on two switches joined by one
+# uplink at a NIC's rate (2:1; netns_cluster_switches, 100 Mbit/s), measured
+# by the coll pattern and predicted from a LogGP fit between nodes 0 and 1
+# with and without the contention term (--coll-contention: the max-rate fit
+# of congestion into node 0 from nodes 2 and 3, across the uplink;
+# --coll-switches 0,0,1,1). Prints both errors and every run's cpu_use.
+# Asserts what holds on any machine (docs/testing.md): the term's rounds are
+# the pairwise schedule's (1, 2, 1 messages across each way), it adds a
+# delay; the measurement is not faster than the network allows (0.9 x the
+# busiest uplink direction of each round at the fitted rate); LogGP alone
+# predicts less than that least time; and the prediction with the term is
+# nearer the measurement than the one without. The accuracy figures over
+# several launches, with a one-switch control: bench/coll/contention.sh.
+source "$(dirname "$0")/common.sh"
+NETNS_NO_TRAP=1
+source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
+netns_require tbf mpi
+"$NGX" --list-modules 2>/dev/null | grep -qw mpi || skip "the mpi module is not built"
+netns_init
+trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+start=$SECONDS
+rate=${NGX_TEST_CLUSTER_MBIT:-100}
+export NETNS_MPI_TIMEOUT=120 NETNS_CLUSTER_BURST=4kb
+netns_cluster_switches c 2 2 "${rate}mbit" "${rate}mbit" || fail "a 2 + 2 cluster on two switches"
+mca=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,need-ack,need-csum)
+mpi() {  # NP NAME ARGS...
+    local np=$1 name=$2
+    shift 2
+    netns_cluster_mpirun c "$np" "${mca[@]}" -- "$NGX" -m mpi --timeout 30 -o "$SCRATCH/$name.json" "$@" \
+        >"$SCRATCH/$name.txt" 2>&1 || { cat "$SCRATCH/$name.txt"; fail "the $name run"; }
+}
+mpi 2 fit -x loggp -s 128Ki,192Ki,256Ki,384Ki,512Ki -c 4 --warmup 1
+NETNS_CLUSTER_NODES=0,2,3 mpi 3 congestion -x congestion --congestion-direction in -s 256Ki --congestion-window 8 -c 3
+mpi 4 alltoall -x coll --coll-op alltoall --coll-algorithm library -s 768Ki -c 7 --warmup 1 \
+    --coll-params "$SCRATCH/fit.json" --coll-extrapolate yes --coll-contention "$SCRATCH/congestion.json" \
+    --coll-switches "$(netns_cluster_get c switches)"
+echo "runs: $((SECONDS - start)) s"
+python3 - "$SCRATCH" <<'PY' || exit 1
+import json, sys
+work = sys.argv[1]
+def run(name):
+    d = json.load(open("%s/%s.json" % (work, name)))
+    r = d.get("runs", [d])[0]
+    if r["status"] != "complete":
+        sys.exit("FAIL: %s: %s" % (name, r.get("error")))
+    c = r["cpu_use"]
+    print("%s cpu_use: cpu_bound %s, max waiting share %.2f; ranks' cpu_s/wall_s %s" % (name, c["cpu_bound"],
+          c["max_waiting_share"], " ".join("%.2f/%.2f" % (x["cpu_s"], x["wall_s"]) for x in c["ranks"])))
+    return r
+run("fit")
+mr = run("congestion")["model"]["congestion"]["maxrate"]
+R_N = mr.get("R_N_MBps") or mr.get("R_C_MBps")
+print("uplink: R_N %s MB/s, R_C %s MB/s" % (mr.get("R_N_MBps"), mr.get("R_C_MBps")))
+row = run("alltoall")["model"]["rows"][0]
+errors = []
+c = row.get("contention")
+if row.get("predicted_algorithm") != "pairwise" or not c:
+    sys.exit("FAIL: no pairwise prediction with contention: %s" % row)
+flows = [r["flows"] for r in c["rounds"]]
+if flows != [[1, 1], [2, 2], [1, 1]]:
+    errors.append("rounds' crossing messages %s, expected [[1, 1], [2, 2], [1, 1]]" % flows)
+least = sum(max(r["bytes"]) / R_N for r in c["rounds"])
+m, p, pc = row["median_us"], row["predicted_us"], row["predicted_contention_us"]
+print("alltoall 768 KiB over 2 + 2 nodes: measured %.1f ms (fastest %.1f), LogGP %.1f ms (error %+.1f%%), "
+      "with contention %.1f ms (error %+.1f%%); the uplink's least time %.1f ms" % (
+          m / 1e3, row["min_us"] / 1e3, p / 1e3, 100 * row["error"], pc / 1e3, 100 * row["error_contention"], least / 1e3))
+if not pc > p:
+    errors.append("the term added no delay: %s vs %s" % (pc, p))
+if m < 0.9 * least:
+    errors.append("measured %.0f us, faster than the uplink allows (%.0f)" % (m, least))
+if not p < least:
+    errors.append("LogGP alone predicted %.0f us, not below the uplink's least time %.0f" % (p, least))
+if not abs(m - pc) < abs(m - p):
+    errors.append("the prediction with contention (%.0f) is not nearer %.0f than LogGP's (%.0f)" % (pc, m, p))
+if errors:
+    sys.exit("FAIL: " + "; ".join(errors))
+print("ok: the contention term prices the shared uplink")
+PY
+rc=$?
+echo "time: $((SECONDS - start)) s"
+[[ $rc == 0 ]] || exit 1
+echo PASS
