@@ -68,8 +68,8 @@ Result<ContentionPrice> price_contention(const Schedule& schedule, const std::ve
             const std::vector<int>& theirs = l.recvs[size_t(send.peer)];
             if (j >= theirs.size() || theirs[j] != send.match)
                 return invalid_input("the schedule has no rounds: rank " + std::to_string(r) + "'s send " +
-                                     std::to_string(j) + " is not rank " + std::to_string(send.peer) +
-                                     "'s receive " + std::to_string(j));
+                                     std::to_string(j) + " is not rank " + std::to_string(send.peer) + "'s receive " +
+                                     std::to_string(j));
         }
     }
     ContentionPrice price;
@@ -90,8 +90,8 @@ Result<ContentionPrice> price_contention(const Schedule& schedule, const std::ve
         // by max-rate (Gropp et al. 2016): B / min(R_N, c R_C) - b / min(R_N, R_C).
         for (int d = 0; d < 2; ++d)
             if (round.flows[d] > 0)
-                round.delay_us = std::max(round.delay_us, round.bytes[d] / link.rate(round.flows[d]) -
-                                                              round.largest[d] / link.rate(1));
+                round.delay_us = std::max(round.delay_us,
+                                          round.bytes[d] / link.rate(round.flows[d]) - round.largest[d] / link.rate(1));
         price.delay_us += round.delay_us;
         price.rounds.push_back(round);
     }

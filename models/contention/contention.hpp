@@ -51,10 +51,10 @@ Result<std::vector<int>> parse_switches(std::string_view text, long long ranks);
 
 // One round of a schedule across the uplink.
 struct ContentionRound {
-    int flows[2] = {0, 0};       // crossing messages c_d: switch 0 -> 1, 1 -> 0
-    double bytes[2] = {0, 0};    // their bytes B_d
-    double largest[2] = {0, 0};  // the largest of them, b_d
-    double delay_us = 0;         // C_j
+    int flows[2] = {0, 0};      // crossing messages c_d: switch 0 -> 1, 1 -> 0
+    double bytes[2] = {0, 0};   // their bytes B_d
+    double largest[2] = {0, 0}; // the largest of them, b_d
+    double delay_us = 0;        // C_j
 };
 
 struct ContentionPrice {

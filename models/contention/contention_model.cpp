@@ -35,10 +35,9 @@ Result<fit::MaxRateParams> shared_link_from_model(const Json& model)
         return fit::invalid_input("the congestion run's max-rate fit has neither R_C nor R_N: no rate to price");
     if (!(link.s >= 0) || !(link.R_Cb > 0) || !(link.R_N > 0)) {
         const auto why = maxrate.find("error");
-        return fit::invalid_input("the congestion run has no max-rate fit with alpha_us >= 0, R_C_MBps > 0 and R_N_MBps" +
-                                  std::string(why != maxrate.end() && why->is_string()
-                                                  ? " (" + why->get<std::string>() + ")"
-                                                  : ""));
+        return fit::invalid_input(
+            "the congestion run has no max-rate fit with alpha_us >= 0, R_C_MBps > 0 and R_N_MBps" +
+            std::string(why != maxrate.end() && why->is_string() ? " (" + why->get<std::string>() + ")" : ""));
     }
     return link;
 }

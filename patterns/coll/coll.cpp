@@ -75,9 +75,9 @@ constexpr auto coll_contention = opt::row::text(
     "coll-contention", "",
     "a congestion run across a shared uplink (-x congestion -o FILE): its max-rate fit prices the messages that "
     "cross the uplink together (with --coll-switches, --coll-params)");
-constexpr auto coll_switches =
-    opt::row::text("coll-switches", "", "each rank's switch, 0 or 1, in rank order (\"0,0,1,1\"): which messages "
-                                        "cross the uplink (with --coll-contention)");
+constexpr auto coll_switches = opt::row::text("coll-switches", "",
+                                              "each rank's switch, 0 or 1, in rank order (\"0,0,1,1\"): which messages "
+                                              "cross the uplink (with --coll-contention)");
 
 opt::Table coll_options()
 {

@@ -52,8 +52,7 @@ TEST(Contention, EightRanksTwoSwitches)
     // P = 8, 4 + 4, R_N = R_C (k* = 1): in round k rank r sends to r + k,
     // and c = min(k, 8 - k) messages cross each way; sharing the link, the
     // last is through (c - 1) b / R after it would be alone.
-    const Result<ContentionPrice> p =
-        price_contention(pairwise(8, 500), {0, 0, 0, 0, 1, 1, 1, 1}, uplink(0, 10, 10));
+    const Result<ContentionPrice> p = price_contention(pairwise(8, 500), {0, 0, 0, 0, 1, 1, 1, 1}, uplink(0, 10, 10));
     ASSERT_TRUE(p);
     ASSERT_EQ(p->rounds.size(), 7u);
     double sum = 0;
