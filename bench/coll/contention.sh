@@ -19,7 +19,6 @@
 # than 1 MiB) at P <= 8, basic linear (not modeled) at others.
 set -u -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
 source "$HERE/../lib.sh"
 
 usage() {
@@ -57,19 +56,7 @@ find_ngx coll/contention.sh "$BUILD"
 require_uints coll/contention.sh K RATE COUNT LAUNCHES
 ((K >= 2 && K <= 4 && RATE >= 10 && COUNT >= 3 && LAUNCHES >= 1)) ||
     { echo "coll/contention.sh: 2..4 nodes per switch, at least 10 Mbit/s, 3 repetitions and 1 launch" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "coll/contention.sh: network namespaces need root" >&2; exit 2; }
-WORK=$(mktemp -d)
-NETNS_NO_TRAP=1
-source "$ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-netns_require tbf mpi
-netns_init || exit 1
-export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$(dirname "$NGX")/modules}
-export NGX_PATTERN_PATH=${NGX_PATTERN_PATH:-$(dirname "$NGX")/patterns}
-export NETNS_MPI_TIMEOUT=600 NETNS_CLUSTER_BURST=4kb
-LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+bench_netns_start coll/contention.sh
 P=$((2 * K))
 UPLINK=$((K * RATE / 2))
 MCA=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,need-ack,need-csum)

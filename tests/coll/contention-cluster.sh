@@ -15,14 +15,7 @@
 # accuracy figures over several launches, with a one-switch control:
 # bench/coll/contention.sh (bench/results/coll-contention.md).
 source "$(dirname "$0")/common.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-netns_require tbf mpi
-"$NGX" --list-modules 2>/dev/null | grep -qw mpi || skip "the mpi module is not built"
-netns_init
-trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+coll_cluster_start
 start=$SECONDS
 rate=${NGX_TEST_CLUSTER_MBIT:-100}
 export NETNS_MPI_TIMEOUT=120 NETNS_CLUSTER_BURST=4kb

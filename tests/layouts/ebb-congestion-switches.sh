@@ -16,9 +16,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 need_ngx
 need_tool python3
-source "$(dirname "$0")/../net/netns.sh"
-netns_require tbf mpi
-netns_init
+netns_start tbf mpi
 export NGX_MODULE_PATH NGX_PATTERN_PATH NETNS_CLUSTER_BURST=4kb
 start=$SECONDS
 RATE=${NGX_TEST_CLUSTER_MBIT:-40}

@@ -10,10 +10,8 @@
 # what the crossing pair shares.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/../lib/bounds.sh"
-netns_require tbf probe mpi
-netns_init
+netns_start tbf probe mpi
 
 rate=${NGX_TEST_CLUSTER_MBIT:-40}
 netns_cluster_switches c 2 2 "${rate}mbit" "${rate}mbit" || fail "a 2 + 2 cluster on two switches"
