@@ -34,16 +34,13 @@ mpi 4 alltoall -x coll --coll-op alltoall --coll-algorithm library -s 768Ki -c 7
     --coll-switches "$(netns_cluster_get c switches)"
 echo "runs: $((SECONDS - start)) s"
 python3 - "$SCRATCH" <<'PY' || exit 1
-import json, os, sys
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
+import bounds, runs
 work = sys.argv[1]
 def run(name):
-    d = json.load(open("%s/%s.json" % (work, name)))
-    r = d.get("runs", [d])[0]
-    if r["status"] != "complete":
-        sys.exit("FAIL: %s: %s" % (name, r.get("error")))
-    c = r["cpu_use"]
-    print("%s cpu_use: cpu_bound %s, max waiting share %.2f; ranks' cpu_s/wall_s %s" % (name, c["cpu_bound"],
-          c["max_waiting_share"], " ".join("%.2f/%.2f" % (x["cpu_s"], x["wall_s"]) for x in c["ranks"])))
+    r = runs.complete("%s/%s.json" % (work, name))
+    print("%s cpu_use: %s" % (name, runs.cpu_use_line(r)))
     return r
 run("fit")
 mr = run("congestion")["model"]["congestion"]["maxrate"]
@@ -69,8 +66,6 @@ if abs(c["delay_us"] - want) > 1e-6 * want:
     errors.append("delay %.3f us, the congestion fit's rates give %.3f" % (c["delay_us"], want))
 if m < 0.9 * least:
     errors.append("measured %.0f us, faster than the uplink allows (%.0f)" % (m, least))
-sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
-import bounds
 if not bounds.ratio_within(m, pc, 2):
     errors.append("measured %.0f us, not within a factor of 2 of the prediction with contention %.0f" % (m, pc))
 if errors:

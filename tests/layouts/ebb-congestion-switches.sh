@@ -32,18 +32,15 @@ run ebb 4 -x ebb --ebb-bisections 8 --ebb-window 8
 NETNS_CLUSTER_NODES=0,2,3 run congestion 3 -x congestion --congestion-direction in --congestion-window 8
 echo "runs: $((SECONDS - start)) s"
 python3 - "$NETNS_DIR" "$RATE" "$(netns_cluster_get c switches)" <<'PY' || exit 1
-import json, sys
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
+import runs
 work, rate, switches = sys.argv[1], float(sys.argv[2]), [int(s) for s in sys.argv[3].split(",")]
 R = rate / 8 * 1448 / 1514  # MB/s of TCP payload at the tbf rate
 errors = []
 def load(name):
-    d = json.load(open("%s/%s.json" % (work, name)))
-    run = d.get("runs", [d])[0]
-    if run["status"] != "complete":
-        sys.exit("FAIL: %s: status %s: %s" % (name, run["status"], run.get("error")))
-    c = run["cpu_use"]
-    print("%s cpu_use: cpu_bound %s; per rank cpu_s/wall_s %s" % (name, c["cpu_bound"], ", ".join(
-        "%.2f/%.2f" % (r["cpu_s"], r["wall_s"]) for r in c["ranks"])))
+    run = runs.complete("%s/%s.json" % (work, name))
+    print("%s cpu_use: %s" % (name, runs.cpu_use_line(run)))
     return run["model"]
 ebb = load("ebb")["ebb"]
 seen = {"shared": 0, "inside": 0}
