@@ -151,6 +151,7 @@ private:
         return fit::Collective{settings_.op, a, P, double(bytes), gamma, settings_.segment};
     }
     Status check(PatternContext& ctx) const;
+    Status check_contention(const PatternContext& ctx, long long P) const;
     Result<Point> measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes);
     Result<Point> measure_library(PatternContext& ctx, uint64_t bytes);
     Status predict(Point& point, long long P, const fit::ScheduleRules& rules) const;
@@ -244,7 +245,7 @@ Status Coll::check(PatternContext& ctx) const
 {
     const long long P = ctx.bootstrap.nranks();
     if (link_)
-        NGX_TRY(fit::parse_switches(settings_.switches, P).status().with_context("--coll-switches"));
+        NGX_TRY(check_contention(ctx, P));
     if (settings_.library && !ctx.transport.has(NGX_CAP_LIBRARY_COLLECTIVES))
         return Status::usage("--coll-algorithm library: module " + ctx.transport.module().name() +
                              " has no collectives of its own (NGX_CAP_LIBRARY_COLLECTIVES, module ABI 1.6: mpi)");
@@ -259,6 +260,31 @@ Status Coll::check(PatternContext& ctx) const
                                            own_rules(ctx.transport))
                             .status());
         }
+    return Status::ok();
+}
+
+// --coll-switches names every rank, and every schedule the rows will price
+// (the library's: Open MPI's choice where ngx models it) has rounds.
+Status Coll::check_contention(const PatternContext& ctx, long long P) const
+{
+    const Result<std::vector<int>> at = fit::parse_switches(settings_.switches, P);
+    if (!at)
+        return at.status().with_context("--coll-switches");
+    for (uint64_t bytes : ctx.settings.sizes) {
+        std::vector<fit::Algorithm> priced = settings_.algorithms;
+        if (settings_.library)
+            if (const fit::OmpiChoice choice = fit::ompi_tuned_choice(settings_.op, P, double(bytes)); choice.modeled)
+                priced.push_back(*choice.modeled);
+        for (fit::Algorithm a : priced) {
+            const fit::Collective c = collective(a, P, bytes, settings_.gamma);
+            if (!fit::check_collective(c).empty())
+                continue; // refused below, with its reason
+            NGX_TRY(fit::price_contention(fit::collective_schedule(c), *at, *link_)
+                        .status()
+                        .with_context("--coll-contention: " + std::string(fit::op_name(c.op)) + " " +
+                                      std::string(fit::algorithm_name(a))));
+        }
+    }
     return Status::ok();
 }
 
