@@ -153,7 +153,8 @@ std::string goal_text(const fit::Schedule& schedule, double per_us)
 std::string goal_limits()
 {
     return "note: GOAL carries no topology: LogGOPSim prices every message as if its path were its own, so "
-           "messages that share a link (an oversubscribed uplink; ngx's --coll-contention term) are not slowed there";
+           "messages that share a link (an oversubscribed uplink; ngx's contention term, --coll-contention and ngx "
+           "predict --contention) are not slowed there";
 }
 
 CommandInfo export_command()
