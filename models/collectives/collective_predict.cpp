@@ -3,7 +3,6 @@
 
 #include <ngx/model_kind.hpp>
 
-#include <models/base/offline.hpp>
 #include <models/collectives/collective_schedule.hpp>
 #include <models/collectives/ompi_decision.hpp>
 #include <models/contention/contention_model.hpp>
@@ -81,13 +80,7 @@ Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
         return Status::usage("--contention and --switches go together: the uplink's fit and which rank sits on which "
                              "switch");
     if (contention) {
-        const Result<Json> saved = saved_model(*contention);
-        if (!saved)
-            return saved.status().with_context("--contention");
-        Result<fit::MaxRateParams> link = shared_link_from_model(*saved);
-        if (!link)
-            return Status::usage("--contention " + *contention + ": " + link.status().message());
-        r.link = *link;
+        NGX_ASSIGN_OR_RETURN(r.link, shared_link_from_file(*contention, "--contention"));
         for (uint64_t P : r.ranks)
             if (Result<std::vector<int>> at = fit::parse_switches(r.switches, (long long)P); !at)
                 return at.status().with_context("--switches (-P " + std::to_string(P) + ")");

@@ -1,5 +1,6 @@
 #include <models/contention/contention_model.hpp>
 #include <models/base/model_json.hpp>
+#include <models/base/offline.hpp>
 
 #include <string>
 
@@ -39,6 +40,17 @@ Result<fit::MaxRateParams> shared_link_from_model(const Json& model)
             "the congestion run has no max-rate fit with alpha_us >= 0, R_C_MBps > 0 and R_N_MBps" +
             std::string(why != maxrate.end() && why->is_string() ? " (" + why->get<std::string>() + ")" : ""));
     }
+    return link;
+}
+
+Result<fit::MaxRateParams> shared_link_from_file(const std::string& path, const std::string& option)
+{
+    const Result<Json> saved = saved_model(path);
+    if (!saved)
+        return Status::usage(option + " " + path + ": " + saved.status().message());
+    Result<fit::MaxRateParams> link = shared_link_from_model(*saved);
+    if (!link)
+        return Status::usage(option + " " + path + ": " + link.status().message());
     return link;
 }
 

@@ -9,6 +9,8 @@
 #include <models/contention/contention.hpp>
 #include <ngx/record.hpp>
 
+#include <string>
+
 namespace ngx::patterns {
 
 // alpha, R_N and R_C (bytes/us) of a congestion run's model (kind
@@ -17,6 +19,10 @@ namespace ngx::patterns {
 // max-rate model, alpha below 0 taken as 0; invalid_input
 // naming what is missing (another kind, a max-rate fit that failed).
 Result<fit::MaxRateParams> shared_link_from_model(const Json& model);
+
+// The same from a saved run or model file (a usage error naming `option`
+// and the file when it cannot be read or holds no such fit).
+Result<fit::MaxRateParams> shared_link_from_file(const std::string& path, const std::string& option);
 
 // {"delay_us", "rounds": [{"flows", "bytes", "largest_bytes", "delay_us"}, ...]}:
 // per round, each pair a direction (switch 0 -> 1, 1 -> 0).

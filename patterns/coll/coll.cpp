@@ -199,13 +199,7 @@ Status Coll::configure(const OptionValues& values)
     if (!settings_.contention.empty()) {
         if (settings_.params.empty())
             return Status::usage("--coll-contention adds to a LogGP or LogGPS prediction: give --coll-params too");
-        Result<Json> saved = saved_model(settings_.contention);
-        if (!saved)
-            return Status::usage("--coll-contention " + settings_.contention + ": " + saved.status().message());
-        Result<fit::MaxRateParams> link = shared_link_from_model(*saved);
-        if (!link)
-            return Status::usage("--coll-contention " + settings_.contention + ": " + link.status().message());
-        link_ = *link;
+        NGX_ASSIGN_OR_RETURN(link_, shared_link_from_file(settings_.contention, "--coll-contention"));
     }
     if (settings_.params.empty())
         return Status::ok();
