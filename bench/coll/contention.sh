@@ -113,6 +113,7 @@ for l in range(1, launches + 1):
     for topo in ("two", "one"):
         r = run("%s-%d" % (topo, l))
         cpu = r["cpu_use"]
+        fastest = {x["size_bytes"]: x["min_us"] for x in r["results"]}  # over repetitions (rows' min_us: over ranks)
         for row in r["model"]["rows"]:
             c = row.get("contention") or {}
             if topo == "two":  # the busiest uplink direction of each round at R_N
@@ -121,7 +122,7 @@ for l in range(1, launches + 1):
             else:
                 least = (2 * K - 1) * row["bytes"] / nic
             entry = {"switches": 2 if topo == "two" else 1, "launch": l, "bytes": row["bytes"],
-                     "median_us": row["median_us"], "fastest_us": row["min_us"], "predicted_us": row["predicted_us"],
+                     "median_us": row["median_us"], "fastest_us": fastest[row["bytes"]], "predicted_us": row["predicted_us"],
                      "error": row["error"], "predicted_contention_us": row.get("predicted_contention_us"),
                      "error_contention": row.get("error_contention") if topo == "two" else None,
                      "least_us": least, "algorithm": row.get("predicted_algorithm"),
@@ -131,7 +132,7 @@ for l in range(1, launches + 1):
             f = lambda v, k=1e3: "-" if v is None else "%.1f" % (v / k)
             p = lambda v: "-" if v is None else "%+.1f" % (100 * v)
             print("%-6s %6d %8d %10s %10s %10s %8s %10s %8s %10s %9s  %s" % (
-                topo, l, row["bytes"], f(row["median_us"]), f(row["min_us"]), f(row["predicted_us"]), p(row["error"]),
+                topo, l, row["bytes"], f(row["median_us"]), f(entry["fastest_us"]), f(row["predicted_us"]), p(row["error"]),
                 f(row.get("predicted_contention_us")) if topo == "two" else "-",
                 p(entry["error_contention"]), f(least), cpu["cpu_bound"],
                 " ".join("%.2f/%.2f" % (x["cpu_s"], x["wall_s"]) for x in cpu["ranks"])))
