@@ -242,3 +242,24 @@ PY
     echo "round $round: $script${*:+ $*} exit $rc ($(grep -E '^(PASS|FAIL|SKIP)' "$log" | tail -1))"
     rm -f "$log"
 }
+
+# bench_netns_start SCRIPT: the emulated-cluster benches' start (root, or
+# SCRIPT exits 2): WORK, tests/net/netns.sh sourced, tbf and mpirun
+# required, namespaces and WORK removed at exit, ngx's plugin paths and the
+# 4 KiB tbf bucket exported, LOAD_START the load average now.
+bench_netns_start() {
+    [[ $(id -u) == 0 ]] || { echo "$1: network namespaces need root" >&2; exit 2; }
+    WORK=$(mktemp -d)
+    NETNS_NO_TRAP=1
+    source "$(dirname "${BASH_SOURCE[0]}")/../tests/net/netns.sh"
+    trap 'netns_cleanup; rm -rf "$WORK"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    netns_require tbf mpi
+    netns_init || exit 1
+    export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$(dirname "$NGX")/modules}
+    export NGX_PATTERN_PATH=${NGX_PATTERN_PATH:-$(dirname "$NGX")/patterns}
+    export NETNS_MPI_TIMEOUT=600 NETNS_CLUSTER_BURST=4kb
+    LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+}
+

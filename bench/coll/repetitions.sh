@@ -17,7 +17,6 @@
 #                 shrinks against the transfer, one that scales does not
 set -u -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
 source "$HERE/../lib.sh"
 
 usage() {
@@ -59,19 +58,7 @@ IFS=, read -r -a condition_list <<< "$CONDITIONS"
 for c in "${condition_list[@]}"; do
     [[ $c =~ ^(base|no-ssai|short-queue|pinned|slow)$ ]] || { echo "coll/repetitions.sh: unknown condition '$c'" >&2; exit 2; }
 done
-[[ $(id -u) == 0 ]] || { echo "coll/repetitions.sh: network namespaces need root" >&2; exit 2; }
-WORK=$(mktemp -d)
-NETNS_NO_TRAP=1
-source "$ROOT/tests/net/netns.sh"
-trap 'netns_cleanup; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-netns_require tbf mpi
-netns_init || exit 1
-export NGX_MODULE_PATH=${NGX_MODULE_PATH:-$(dirname "$NGX")/modules}
-export NGX_PATTERN_PATH=${NGX_PATTERN_PATH:-$(dirname "$NGX")/patterns}
-export NETNS_MPI_TIMEOUT=600 NETNS_CLUSTER_BURST=4kb
-LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+bench_netns_start coll/repetitions.sh
 
 # on_nodes CLUSTER CMD...: CMD in every node's namespace.
 on_nodes() {

@@ -106,6 +106,7 @@ int run_export(const std::vector<std::string>& arguments, const PatternCatalog&)
     if (!c)
         return fail(c.status().message());
     const std::string text = goal_text(fit::collective_schedule(*c), per_us(read(unit_row)));
+    std::cerr << "ngx export: " << goal_limits() << "\n";
     const std::optional<std::string> output = read.optional(output_row);
     if (!output) {
         std::cout << text;
@@ -147,6 +148,13 @@ std::string goal_text(const fit::Schedule& schedule, double per_us)
         out << "}\n";
     }
     return out.str();
+}
+
+std::string goal_limits()
+{
+    return "note: GOAL carries no topology: LogGOPSim prices every message as if its path were its own, so "
+           "messages that share a link (an oversubscribed uplink; ngx's contention term, --coll-contention and ngx "
+           "predict --contention) are not slowed there";
 }
 
 CommandInfo export_command()

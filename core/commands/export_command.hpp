@@ -16,6 +16,12 @@
 // us per byte) is a `calc` of gamma x bytes in --unit (ps by default, the
 // unit of ngx's LogGOPSim export). Bad input (unknown op or algorithm, P
 // outside 2..4096) exits 2 with the reason.
+//
+// What GOAL cannot carry: where the ranks sit. LogGOPSim prices each
+// message as if its path were its own, so the delay messages suffer where
+// they share a link (ngx's contention term, models/contention/contention.hpp,
+// `--coll-contention`) is not in the simulation. Both GOAL writers (this
+// command and `ngx trace export --goal`) say so on stderr (goal_limits()).
 #ifndef NGX_TOOLS_EXPORT_COMMAND_HPP
 #define NGX_TOOLS_EXPORT_COMMAND_HPP
 
@@ -31,6 +37,10 @@ CommandInfo export_command();
 
 // The GOAL text of a schedule; calc times in units of `per_us` per microsecond.
 std::string goal_text(const fit::Schedule& schedule, double per_us);
+
+// The note on what a GOAL schedule leaves out (contention on shared links),
+// one line, for stderr.
+std::string goal_limits();
 
 } // namespace ngx
 

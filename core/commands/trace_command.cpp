@@ -243,6 +243,7 @@ int run_export_goal(const std::vector<std::string>& arguments)
     for (const auto& [what, n] : g->as_calc)
         std::cerr << "ngx trace export: " << n << " " << what
                   << " written as calc of their measured duration (no model)\n";
+    std::cerr << "ngx trace export: " << goal_limits() << "\n";
     const double per_us = unit == "ns" ? 1e3 : unit == "fs" ? 1e9 : 1e6;
     const std::string text = goal_text(g->schedule, per_us);
     if (!output) {

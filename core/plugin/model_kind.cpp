@@ -6,8 +6,9 @@ namespace ngx {
 opt::Table predict_table(const std::string& owner)
 {
     using namespace predict_option;
-    return opt::Table(owner, {params, module, op, size, processes, messages, delay, stride, pairs, tier, algorithm,
-                              gamma, segment, element, extrapolate, format, save_model, help});
+    return opt::Table(owner, {params,      module,     op,       size,      processes,  messages, delay,
+                              stride,      pairs,      tier,     algorithm, gamma,      segment,  element,
+                              extrapolate, contention, switches, format,    save_model, help});
 }
 
 std::vector<opt::OptionSpec> predict_option_specs()

@@ -21,7 +21,8 @@ std::vector<ModelOp> point_to_point_and_collective_ops()
     for (const std::string& name : opt::split_list(collective_op_names()))
         ops.push_back({name.substr(name.find_first_not_of(' ')),
                        "per algorithm, the best and Open MPI 4.1's choice (-s and -P may be lists)",
-                       {"size", "processes", "algorithm", "gamma", "segment", "element", "extrapolate"}});
+                       {"size", "processes", "algorithm", "gamma", "segment", "element", "extrapolate", "contention",
+                        "switches"}});
     return ops;
 }
 

@@ -5,6 +5,7 @@
 
 #include <models/collectives/collective_schedule.hpp>
 #include <models/collectives/ompi_decision.hpp>
+#include <models/contention/contention_model.hpp>
 #include <ngx/record.hpp>
 #include <ngx/sizes.hpp>
 
@@ -27,6 +28,8 @@ struct Request {
     std::string algorithm = "all"; // all, auto, or one algorithm's name
     double gamma = 0, segment = 65536, element = 8;
     bool extrapolate = false;
+    std::optional<fit::MaxRateParams> link; // --contention: the shared uplink's max-rate fit
+    std::string switches;                   // --switches
 };
 
 std::string bytes_text(double bytes)
@@ -69,8 +72,19 @@ Result<Request> read_request(opt::Reader& read, const CollectiveModel& model)
     r.segment = double(read.optional(common::segment).value_or(64 * 1024));
     r.element = double(read.optional(common::element).value_or(8));
     r.extrapolate = read(common::extrapolate);
+    const std::optional<std::string> contention = read.optional(common::contention);
+    r.switches = read.optional(common::switches).value_or("");
     if (!read.ok())
         return Status::usage(read.error());
+    if (contention.has_value() != read.given(common::switches))
+        return Status::usage("--contention and --switches go together: the uplink's fit and which rank sits on which "
+                             "switch");
+    if (contention) {
+        NGX_ASSIGN_OR_RETURN(r.link, shared_link_from_file(*contention, "--contention"));
+        for (uint64_t P : r.ranks)
+            if (Result<std::vector<int>> at = fit::parse_switches(r.switches, (long long)P); !at)
+                return at.status().with_context("--switches (-P " + std::to_string(P) + ")");
+    }
     return r;
 }
 
@@ -114,11 +128,37 @@ struct Row {
     long long P = 2;
     double bytes = 1;
     std::vector<std::pair<fit::Algorithm, double>> times; // the algorithms asked for (NaN: skipped)
+    std::vector<double> contended;                        // --contention: times[i] plus the uplink's delay
     std::vector<std::string> skipped;                     // why, for each skipped one
     std::pair<fit::Algorithm, double> best{fit::Algorithm::ring, unknown};
     fit::OmpiChoice ompi;
     double ompi_time = unknown; // NaN: Open MPI's choice is not modeled
 };
+
+// --contention: each asked algorithm's time plus the delay of the messages
+// that cross the uplink together (models/contention/contention.hpp: LoGPC,
+// Moritz and Frank 1998/2001, priced with max-rate, Gropp et al. 2016). A
+// schedule without rounds is the error when its algorithm was asked for by
+// name, else skipped with the reason.
+Status price_contention_of(const Request& r, long long P, double bytes, Row& row)
+{
+    const Result<std::vector<int>> at = fit::parse_switches(r.switches, P); // checked in read_request
+    for (const auto& [a, t] : row.times) {
+        row.contended.push_back(unknown);
+        if (!at || !std::isfinite(t))
+            continue;
+        const Result<fit::ContentionPrice> c = fit::price_contention(
+            fit::collective_schedule(fit::Collective{r.op, a, P, bytes, r.gamma, r.segment}), *at, *r.link);
+        const std::string what = "--contention: " + std::string(fit::algorithm_name(a));
+        if (!c && r.algorithm == fit::algorithm_name(a))
+            return c.status().with_context(what);
+        if (!c)
+            row.skipped.push_back(what + ": " + c.status().message());
+        else
+            row.contended.back() = t + c->delay_us;
+    }
+    return Status::ok();
+}
 
 Result<Row> price_row(const Request& r, const CollectiveModel& model, long long P, double bytes)
 {
@@ -148,6 +188,8 @@ Result<Row> price_row(const Request& r, const CollectiveModel& model, long long 
         if (!(*t >= row.best.second))
             row.best = {a, *t};
     }
+    if (r.link)
+        NGX_TRY(price_contention_of(r, P, bytes, row));
     // Open MPI's choice costed as Open MPI runs it: unsegmented (see
     // OmpiChoice::segment_bytes), whatever --segment the columns use.
     if (row.ompi.modeled) {
@@ -196,6 +238,9 @@ Predictions rows_predictions(const Request& r, const CollectiveModel& model, con
     std::ostringstream header;
     header << fit::op_name(r.op) << ", " << model.description << ", gamma = " << r.gamma << " us/B";
     out.notes.push_back(header.str());
+    if (r.link)
+        out.notes.push_back("model " + model.kind + "+contention: the same plus the delay of messages crossing the " +
+                            "uplink together (switches " + r.switches + "; LoGPC priced with max-rate)");
     Json best = Json::array(), ompi = Json::array(), skipped = Json::array();
     const std::string op(fit::op_name(r.op));
     for (const Row& row : rows) {
@@ -206,6 +251,13 @@ Predictions rows_predictions(const Request& r, const CollectiveModel& model, con
                                 .processes = double(row.P),
                                 .algorithm = std::string(fit::algorithm_name(a)),
                                 .time_us = std::isfinite(t) ? t : unknown});
+        for (size_t i = 0; i < row.contended.size(); ++i) // --contention: the same with the uplink's delay
+            out.rows.push_back({.model = model.kind + "+contention",
+                                .op = op,
+                                .bytes = row.bytes,
+                                .processes = double(row.P),
+                                .algorithm = std::string(fit::algorithm_name(row.times[i].first)),
+                                .time_us = row.contended[i]});
         for (const std::string& note : row_notes(row, rows.size() > 1))
             out.notes.push_back(note);
         for (const std::string& why : row.skipped)

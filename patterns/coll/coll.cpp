@@ -23,6 +23,13 @@
 // evaluation of the same schedule under the model (collective_schedule.hpp;
 // the closed form of `ngx predict` as well), and the error of the median
 // slowest-rank time against it.
+//
+// With --coll-contention FILE (a congestion run across a shared uplink, its
+// max-rate fit) and --coll-switches (each rank's switch, "0,0,1,1") each row
+// also gets the prediction with contention: the LogGP prediction plus the
+// delay the uplink adds where a round's messages cross it together
+// (models/contention/contention.hpp: LoGPC, Moritz and Frank 1998/2001,
+// priced with max-rate, Gropp et al. 2016), and its error beside the other.
 #include <models/collectives/collective_schedule.hpp>
 #include <models/collectives/ompi_decision.hpp>
 #include <ngx/pattern_plugin.hpp>
@@ -33,6 +40,7 @@
 #include <models/loggp/loggp_model.hpp>
 #include <models/loggps/loggps_model.hpp>
 #include <models/base/offline.hpp>
+#include <models/contention/contention_model.hpp>
 #include "schedule_run.hpp"
 
 #include <algorithm>
@@ -63,9 +71,19 @@ constexpr auto coll_segment =
 constexpr auto coll_extrapolate = opt::row::choice("coll-extrapolate", "no", {"no", "yes"},
                                                    "yes: predict sizes beyond the largest the parameters cover");
 
+constexpr auto coll_contention = opt::row::text(
+    "coll-contention", "",
+    "a congestion run across a shared uplink (-x congestion -o FILE): its max-rate fit prices the messages that "
+    "cross the uplink together (with --coll-switches, --coll-params)");
+constexpr auto coll_switches = opt::row::text("coll-switches", "",
+                                              "each rank's switch, 0 or 1, in rank order (\"0,0,1,1\"): which messages "
+                                              "cross the uplink (with --coll-contention)");
+
 opt::Table coll_options()
 {
-    return {"coll", {coll_op, coll_algorithm, coll_params, coll_gamma, coll_segment, coll_extrapolate}};
+    return {"coll",
+            {coll_op, coll_algorithm, coll_params, coll_gamma, coll_segment, coll_extrapolate, coll_contention,
+             coll_switches}};
 }
 // The module ABI's operations (module.h, collective) in fit's order.
 static_assert(int(fit::CollectiveOp::bcast) == NGX_COLL_BCAST && int(fit::CollectiveOp::reduce) == NGX_COLL_REDUCE &&
@@ -85,6 +103,8 @@ struct Settings {
     bool gamma_given = false;
     double segment = 65536;
     bool extrapolate = false;
+    std::string contention; // a congestion run, "" for none
+    std::string switches;   // each rank's switch
 };
 
 // What one (algorithm, size) measured, on rank 0.
@@ -98,6 +118,8 @@ struct Point {
     double predicted_us = unknown;             // the schedule evaluated under the model
     double closed_form_us = unknown;           // `ngx predict`'s closed form
     double segment = 0;                        // library: the segment its prediction uses (0: --coll-segment)
+    double contention_us = unknown;            // predicted_us plus the uplink's delay
+    Json contention;                           // the delay per round (contention_json)
 };
 
 Result<CollectiveModel> load_model(const std::string& path)
@@ -129,6 +151,7 @@ private:
         return fit::Collective{settings_.op, a, P, double(bytes), gamma, settings_.segment};
     }
     Status check(PatternContext& ctx) const;
+    Status check_contention(const PatternContext& ctx, long long P) const;
     Result<Point> measure(PatternContext& ctx, PeerLinks& links, fit::Algorithm a, uint64_t bytes);
     Result<Point> measure_library(PatternContext& ctx, uint64_t bytes);
     Status predict(Point& point, long long P, const fit::ScheduleRules& rules) const;
@@ -137,6 +160,7 @@ private:
 
     Settings settings_;
     std::optional<CollectiveModel> model_;
+    std::optional<fit::MaxRateParams> link_; // the shared uplink's max-rate fit
     Json rows_ = Json::array();
 };
 
@@ -165,8 +189,18 @@ Status Coll::configure(const OptionValues& values)
     settings_.gamma = read.optional(coll_gamma).value_or(0);
     settings_.segment = double(read(coll_segment));
     settings_.extrapolate = read(coll_extrapolate) == "yes";
+    settings_.contention = read(coll_contention);
+    settings_.switches = read(coll_switches);
     if (!read.ok())
         return Status::usage(read.error());
+    if (settings_.contention.empty() != settings_.switches.empty())
+        return Status::usage("--coll-contention and --coll-switches go together: the uplink's fit and which rank "
+                             "sits on which switch");
+    if (!settings_.contention.empty()) {
+        if (settings_.params.empty())
+            return Status::usage("--coll-contention adds to a LogGP or LogGPS prediction: give --coll-params too");
+        NGX_ASSIGN_OR_RETURN(link_, shared_link_from_file(settings_.contention, "--coll-contention"));
+    }
     if (settings_.params.empty())
         return Status::ok();
     NGX_ASSIGN_OR_RETURN(CollectiveModel model, load_model(settings_.params));
@@ -186,7 +220,9 @@ Json Coll::options_json() const
             {"params", settings_.params},
             {"gamma_us_per_byte", settings_.gamma},
             {"segment_bytes", settings_.segment},
-            {"extrapolate", settings_.extrapolate}};
+            {"extrapolate", settings_.extrapolate},
+            {"contention", settings_.contention},
+            {"switches", settings_.switches}};
 }
 
 // How ScheduleRunner plays a schedule over this module: one blocking call
@@ -202,6 +238,8 @@ fit::ScheduleRules own_rules(const Transport& transport)
 Status Coll::check(PatternContext& ctx) const
 {
     const long long P = ctx.bootstrap.nranks();
+    if (link_)
+        NGX_TRY(check_contention(ctx, P));
     if (settings_.library && !ctx.transport.has(NGX_CAP_LIBRARY_COLLECTIVES))
         return Status::usage("--coll-algorithm library: module " + ctx.transport.module().name() +
                              " has no collectives of its own (NGX_CAP_LIBRARY_COLLECTIVES, module ABI 1.6: mpi)");
@@ -216,6 +254,31 @@ Status Coll::check(PatternContext& ctx) const
                                            own_rules(ctx.transport))
                             .status());
         }
+    return Status::ok();
+}
+
+// --coll-switches names every rank, and every schedule the rows will price
+// (the library's: Open MPI's choice where ngx models it) has rounds.
+Status Coll::check_contention(const PatternContext& ctx, long long P) const
+{
+    const Result<std::vector<int>> at = fit::parse_switches(settings_.switches, P);
+    if (!at)
+        return at.status().with_context("--coll-switches");
+    for (uint64_t bytes : ctx.settings.sizes) {
+        std::vector<fit::Algorithm> priced = settings_.algorithms;
+        if (settings_.library)
+            if (const fit::OmpiChoice choice = fit::ompi_tuned_choice(settings_.op, P, double(bytes)); choice.modeled)
+                priced.push_back(*choice.modeled);
+        for (fit::Algorithm a : priced) {
+            const fit::Collective c = collective(a, P, bytes, settings_.gamma);
+            if (!fit::check_collective(c).empty())
+                continue; // refused below, with its reason
+            NGX_TRY(fit::price_contention(fit::collective_schedule(c), *at, *link_)
+                        .status()
+                        .with_context("--coll-contention: " + std::string(fit::op_name(c.op)) + " " +
+                                      std::string(fit::algorithm_name(a))));
+        }
+    }
     return Status::ok();
 }
 
@@ -338,6 +401,13 @@ Status Coll::predict(Point& point, long long P, const fit::ScheduleRules& rules)
     Result<double> closed = checked_prediction(c, *model_, settings_.extrapolate, CollectiveCost::closed_form);
     point.predicted_us = events;
     point.closed_form_us = closed ? *closed : unknown;
+    if (!link_)
+        return Status::ok();
+    NGX_ASSIGN_OR_RETURN(const std::vector<int> at, fit::parse_switches(settings_.switches, P));
+    NGX_ASSIGN_OR_RETURN(const fit::ContentionPrice price,
+                         fit::price_contention(fit::collective_schedule(c), at, *link_));
+    point.contention_us = events + price.delay_us;
+    point.contention = contention_json(price);
     return Status::ok();
 }
 
@@ -358,6 +428,11 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
         record.extra.emplace_back("predicted_us", point.predicted_us);
         record.extra.emplace_back("error_pct", 100 * error);
     }
+    const double error_c = (record.summary.median - point.contention_us) / point.contention_us;
+    if (link_) {
+        record.extra.emplace_back("contention_us", point.contention_us);
+        record.extra.emplace_back("error_contention_pct", 100 * error_c);
+    }
     rows_.push_back(
         {{"op", std::string(fit::op_name(settings_.op))},
          {"algorithm", point.library ? std::string("library") : std::string(fit::algorithm_name(point.algorithm))},
@@ -370,6 +445,11 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
          {"predicted_us", json_number(point.predicted_us)},
          {"closed_form_us", json_number(point.closed_form_us)},
          {"error", json_number(error)}});
+    if (link_) {
+        rows_.back()["predicted_contention_us"] = json_number(point.contention_us);
+        rows_.back()["error_contention"] = json_number(error_c);
+        rows_.back()["contention"] = point.contention;
+    }
     if (point.library)
         rows_.back()["predicted_algorithm"] =
             point.modeled ? Json(std::string(fit::algorithm_name(point.algorithm))) : Json();
@@ -377,6 +457,12 @@ void Coll::report(PatternContext& ctx, const Point& point, int P)
     Json model = {{"kind", "coll"}, {"rows", rows_}};
     if (model_)
         model["predicted_from"] = settings_.params;
+    if (link_)
+        model["contention_from"] = {{"run", settings_.contention},
+                                    {"switches", settings_.switches},
+                                    {"alpha_us", link_->s},
+                                    {"R_C_MBps", link_->R_Cb},
+                                    {"R_N_MBps", json_number(link_->R_N)}};
     ctx.sink.set_model(std::move(model));
 }
 

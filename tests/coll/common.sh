@@ -17,3 +17,14 @@ coll_run() {
         ngx_deadline 60 --pairs $((np / 2)) "$@" >"$out" 2>&1
     fi
 }
+
+# coll_cluster_start: what the emulated-cluster scripts need (root, tbf,
+# mpirun, the mpi module) or skip; the namespaces and SCRATCH go at exit.
+coll_cluster_start() {
+    NETNS_NO_TRAP=1 netns_start tbf mpi
+    "$NGX" --list-modules 2>/dev/null | grep -qw mpi || skip "the mpi module is not built"
+    trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+

@@ -35,14 +35,7 @@
 #   exchange is not full duplex; the loggp fit (one direction at a time)
 #   cannot see that. Both the fit and the collectives run with the same flags.
 source "$(dirname "$0")/common.sh"
-NETNS_NO_TRAP=1
-source "$NGX_SOURCE_ROOT/tests/net/netns.sh"
-netns_require tbf mpi
-"$NGX" --list-modules 2>/dev/null | grep -qw mpi || skip "the mpi module is not built"
-netns_init
-trap 'netns_cleanup; rm -rf "$SCRATCH"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+coll_cluster_start
 start=$SECONDS
 rate=${NGX_TEST_CLUSTER_MBIT:-150}
 # A launch's deadline grows as the rate falls (220 s at 150 Mbit/s: the fit

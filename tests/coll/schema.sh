@@ -34,6 +34,30 @@ fi
 grep -q "predicted_us" "$SCRATCH/why.txt" || { cat "$SCRATCH/why.txt"; fail "the violation does not name predicted_us"; }
 echo "ok: both runs conform; a row without predicted_us is rejected, named"
 
+# With --coll-contention (a hand-written congestion fit: R_N 100, R_C 80
+# MB/s) and ranks 0, 1 on switch 0: pairwise alltoall of 1 KiB crosses the
+# uplink 1, 2, 1 times each way per round, and round 2 is delayed by
+# 2048 / min(100, 2 x 80) - 1024 / min(100, 80) = 7.68 us: the rows conform
+# and carry exactly that.
+cat >"$SCRATCH/uplink.json" <<'JSON'
+{"pattern": "congestion", "model": {"kind": "congestion", "congestion": {"maxrate": {
+  "alpha_us": 5, "R_N_MBps": 100, "R_C_MBps": 80}}}}
+JSON
+coll_run 4 "$SCRATCH/out.txt" -m sim --sim-clock virtual -x coll -c 2 --warmup 1 --timeout 20 --coll-op alltoall \
+    --coll-algorithm pairwise -s 1Ki --coll-params "$SCRATCH/model.json" --coll-contention "$SCRATCH/uplink.json" \
+    --coll-switches 0,0,1,1 -o "$SCRATCH/contention.json" || { cat "$SCRATCH/out.txt"; fail "the run with --coll-contention"; }
+"${VALIDATE[@]}" "$SCRATCH/contention.json" || fail "coll JSON with contention does not conform to the schema"
+python3 - "$SCRATCH/contention.json" <<'PY' || exit 1
+import json, sys
+row = json.load(open(sys.argv[1]))["model"]["rows"][0]
+c = row["contention"]
+flows = [r["flows"] for r in c["rounds"]]
+delay = row["predicted_contention_us"] - row["predicted_us"]
+if flows != [[1, 1], [2, 2], [1, 1]] or abs(c["delay_us"] - 7.68) > 1e-9 or abs(delay - 7.68) > 1e-9:
+    sys.exit("FAIL: rounds %s, delay %s and %s us, expected [[1, 1], [2, 2], [1, 1]] and 7.68" % (flows, c["delay_us"], delay))
+print("ok: contention rows conform; round 2 delayed by %.2f us" % c["delay_us"])
+PY
+
 # ngx plot draws measured and predicted per algorithm (named by their gids in the SVG).
 timeout 120 "$NGX" plot "$SCRATCH/with.json" -o "$SCRATCH/coll.svg" >"$SCRATCH/plot.txt" 2>&1
 rc=$?

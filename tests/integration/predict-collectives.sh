@@ -106,9 +106,35 @@ head -1 out | grep -qx 'num_ranks 4' || fail "export --goal: no num_ranks line: 
 [[ $(grep -c ': send 1024b to ' out) == 24 && $(grep -c ': recv 1024b from ' out) == 24 ]] ||
     fail "ring allreduce over 4: 6 steps x 4 ranks of 1 KiB sends and receives: $(cat out)"
 ok "export --goal: a ring allreduce's 24 sends and receives"
+grep -q "GOAL carries no topology" err || fail "export --goal does not say what GOAL cannot carry: $(cat err)"
+ok "export --goal says that GOAL leaves contention out: $(cat err)"
 ngx_run 30 export --goal --op barrier --algorithm dissemination -P 5
 [[ $RC == 0 && $(grep -c ': send 1b to ' out) == 15 ]] || fail "a barrier over 5: 3 steps x 5 sends of 1 byte: $(cat out err)"
 ok "export --goal: a barrier needs no size"
+
+# --contention (a congestion fit of the uplink: R_N 100, R_C 80 MB/s) with
+# ranks 0, 1 on switch 0: pairwise alltoall of 1 KiB over 4 crosses the
+# uplink twice each way in its second round, which LoGPC's delay prices at
+# 2048 / min(100, 2 x 80) - 1024 / min(100, 80) = 7.68 us over LogGP.
+cat >uplink.json <<'JSON'
+{"pattern": "congestion", "model": {"kind": "congestion", "congestion": {"maxrate": {
+  "alpha_us": 5, "R_N_MBps": 100, "R_C_MBps": 80}}}}
+JSON
+ngx_run 30 predict --params model.json --format json --op alltoall --algorithm pairwise -P 4 -s 1Ki \
+    --contention uplink.json --switches 0,0,1,1
+[[ $RC == 0 ]] || fail "predict --contention: exit $RC: $(cat err)"
+delay=$(json_field out '[p["time_us"] for p in d["predictions"] if p["model"] == "loggp+contention"][0] - [p["time_us"] for p in d["predictions"] if p["model"] == "loggp"][0]')
+awk -v a="$delay" 'BEGIN { d = a - 7.68; if (d < 0) d = -d; exit !(d <= 1e-9) }' ||
+    fail "--contention: the delay is $delay us, by hand 7.68"
+ok "predict --contention: pairwise alltoall over 2 + 2 delayed by $delay us"
+expect_ngx_usage "--contention alone" "--contention and --switches go together" \
+    predict --params model.json --op alltoall -s 8 -P 4 --contention uplink.json
+expect_ngx_usage "a switch list for another P" "2 switches listed for 4 ranks" \
+    predict --params model.json --op alltoall -s 8 -P 4 --contention uplink.json --switches 0,1
+expect_ngx_usage "--contention from a loggp file" "a congestion run's model is needed" \
+    predict --params model.json --op alltoall -s 8 -P 4 --contention model.json --switches 0,0,1,1
+expect_ngx_usage "--contention on a schedule without rounds" "the schedule has no rounds" \
+    predict --params model.json --op bcast --algorithm binomial -s 8 -P 4 --contention uplink.json --switches 0,0,1,1
 
 # Bad input: exit 2, the reason named.
 expect_ngx_usage "an algorithm allreduce lacks" "allreduce has binomial, recursive_doubling, ring, rabenseifner" \

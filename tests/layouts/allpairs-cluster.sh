@@ -68,19 +68,15 @@ echo "sim run: $(since "$t") s"
 
 # The checks of one attempt: python3 check.py DIR HOSTS SLOW_NODE FAST SLOW
 cat > "$NETNS_DIR/check.py" <<'PY'
-import json, os, sys
+import os, sys
 sys.path.insert(0, os.path.join(os.environ["NGX_SOURCE_ROOT"], "tests", "lib"))
-import bounds
+import bounds, runs
 work, hosts, slow_node, fast, slow = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 P = len(hosts)
 errors = []
 
 def load(name):
-    d = json.load(open("%s/%s.json" % (work, name)))
-    run = d.get("runs", [d])[0]
-    if run["status"] != "complete":
-        sys.exit("FAIL: %s: status %s: %s" % (name, run["status"], run.get("error")))
-    return run["model"]["allpairs"]
+    return runs.complete("%s/%s.json" % (work, name))["model"]["allpairs"]
 
 def expected(i, j):  # MB/s of TCP payload between nodes i and j
     return (slow if slow_node in (i, j) else fast) / 8 * 1448 / 1514

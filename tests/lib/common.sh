@@ -15,6 +15,10 @@
 #     need_mpirun              skip unless mpirun exists
 #     need_mpi_module          skip unless the mpi module was built
 #     make_scratch             SCRATCH: a temporary directory removed at exit
+#     netns_start NEED...      source tests/net/netns.sh, skip unless its NEEDs
+#                              are met (netns_require: tbf, probe, mpi, tun),
+#                              start a run whose namespaces go at exit
+#                              (netns_init; NETNS_NO_TRAP=1: the caller's trap)
 #     ngx_deadline SECS ARG... ngx ARG... killed after SECS (its exit code;
 #                              124 or 137 when the deadline ended it); a
 #                              function, so not behind `ip netns exec`, and
@@ -49,6 +53,12 @@ need_mpirun() { command -v mpirun >/dev/null || skip "mpirun not found (install 
 need_mpi_module() {
     [[ -e ${NGX_MODULE_PATH:-}/mpi/ngx_mpi.so || -e ${NGX_MODULE_PATH:-}/ngx_mpi.so ]] ||
         skip "the mpi module was not built (MPI not found at configure time)"
+}
+
+netns_start() {
+    source "$(dirname "${BASH_SOURCE[0]}")/../net/netns.sh" || fail "cannot source tests/net/netns.sh"
+    netns_require "$@"
+    netns_init || fail "netns_init"
 }
 
 make_scratch() {

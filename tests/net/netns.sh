@@ -83,9 +83,23 @@
 #                        private 10.79.S.(i+1)/24; each NIC limited by tbf to
 #                        RATE on both ends (node side and switch port), node
 #                        SLOW_NODE to SLOW_RATE; no RATE (or "none"): no limit
+#   netns_cluster_switches NAME NA NB RATE UPLINK_RATE
+#                        a cluster on two switches joined by one uplink:
+#                        nodes 0..NA-1 on switch 0, NA..NA+NB-1 on switch 1
+#                        (each switch a bridge in a namespace of its own,
+#                        one subnet across both), every NIC at RATE, the
+#                        uplink (a veth between the two bridges) at
+#                        UPLINK_RATE each way, tbf on both of its ends; a
+#                        2:1 oversubscribed uplink has half of the smaller
+#                        side's NIC rates (2 + 2 nodes: one NIC's rate)
 #   netns_cluster_get NAME KEY
 #                        nodes (N), subnet, ns_I and ip_I (node I), hosts
-#                        (comma-separated ip:1 list for mpirun)
+#                        (comma-separated ip:1 list for mpirun), port_I (the
+#                        namespace of node I's switch port p<I>), switch
+#                        (one switch: its namespace); on two
+#                        switches also switch_I (0 or 1, node I's switch),
+#                        switches (the node's switch per node, "0,0,1,1")
+#                        and uplink (its rate)
 #   netns_cluster_pair NAME I J PAIR
 #                        a pair view of nodes I (side a) and J (side b), so
 #                        that netns_probe, netns_link_down etc. work on it
@@ -94,7 +108,10 @@
 #   netns_cluster_mpirun NAME NP [MPIRUN_OPTION...] -- PROGRAM [ARG...]
 #                        mpirun with NP ranks placed round-robin over the
 #                        nodes (rank r on node r mod N), launched inside
-#                        node 0, each node with its namespace's host name
+#                        node 0, each node with its namespace's host name;
+#                        NETNS_CLUSTER_NODES="0,2,3" places them over those
+#                        nodes instead (rank r on the (r mod 3)-th listed),
+#                        launched inside the first
 #   netns_kv "LINE" KEY  the value of a key=value word (ngx-netprobe output)
 #   netns_cleanup        stop jobs and relays, kill what is left inside our
 #                        namespaces, delete them and the scratch dir
@@ -496,35 +513,80 @@ netns_cluster() {
         { _netns_err "netns_cluster: node count '$n' is not a whole number in 2..64"; return 1; }
     [[ $slow == -1 || ($slow =~ ^[0-9]+$ && $slow -lt $n && -n $slow_rate) ]] ||
         { _netns_err "netns_cluster: slow node '$slow' needs a node index below $n and a rate"; return 1; }
-    local net="10.79.$NETNS_NEXT_SUBNET" br="$NETNS_RUN_ID-$c-sw" i ns r out
+    local net="10.79.$NETNS_NEXT_SUBNET" br="$NETNS_RUN_ID-$c-sw" i r
     NETNS_NEXT_SUBNET=$((NETNS_NEXT_SUBNET + 1))
-    _netns_add_ns "$br" || return 1
-    ip -n "$br" link add br0 type bridge && ip -n "$br" link set br0 up ||
-        { _netns_err "bridge for '$c' failed"; return 1; }
+    _netns_cluster_bridge "$c" "$br" || return 1
     for ((i = 0; i < n; i++)); do
-        ns="$NETNS_RUN_ID-$c-n$i"
-        _netns_add_ns "$ns" || return 1
-        if ! out=$(ip link add eth0 netns "$ns" type veth peer name "p$i" netns "$br" 2>&1); then
-            _netns_err "NIC of node $i of '$c': $out"; return 1
-        fi
-        _netns_no_ipv6 "$ns" eth0
-        _netns_no_ipv6 "$br" "p$i"
-        ip -n "$br" link set "p$i" master br0 && ip -n "$br" link set "p$i" up &&
-            ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0 && ip -n "$ns" link set eth0 up ||
-            { _netns_err "configuring node $i of '$c' failed"; return 1; }
         r=$rate
         [[ $i == "$slow" ]] && r=$slow_rate
-        _netns_cluster_tbf "$ns" eth0 "$r" && _netns_cluster_tbf "$br" "p$i" "$r" || return 1
-        NETNS_INFO[$c.ns_$i]=$ns
-        NETNS_INFO[$c.ip_$i]=$net.$((i + 1))
+        _netns_cluster_node "$c" "$i" "$net" "$br" "$r" || return 1
     done
+    _netns_cluster_record "$c" "$n" "$net"
+    NETNS_INFO[$c.switch]=$br
+}
+
+_netns_cluster_bridge() {  # C NS: a bridge br0 in a fresh namespace NS
+    _netns_add_ns "$2" || return 1
+    ip -n "$2" link add br0 type bridge && ip -n "$2" link set br0 up ||
+        { _netns_err "bridge for '$1' failed"; return 1; }
+}
+
+_netns_cluster_node() {  # C I NET BRIDGE_NS RATE: node I's namespace and NIC on the bridge
+    local c=$1 i=$2 net=$3 br=$4 rate=$5 ns="$NETNS_RUN_ID-$1-n$2" out
+    _netns_add_ns "$ns" || return 1
+    if ! out=$(ip link add eth0 netns "$ns" type veth peer name "p$i" netns "$br" 2>&1); then
+        _netns_err "NIC of node $i of '$c': $out"; return 1
+    fi
+    _netns_no_ipv6 "$ns" eth0
+    _netns_no_ipv6 "$br" "p$i"
+    ip -n "$br" link set "p$i" master br0 && ip -n "$br" link set "p$i" up &&
+        ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0 && ip -n "$ns" link set eth0 up ||
+        { _netns_err "configuring node $i of '$c' failed"; return 1; }
+    _netns_cluster_tbf "$ns" eth0 "$rate" && _netns_cluster_tbf "$br" "p$i" "$rate" || return 1
+    NETNS_INFO[$c.ns_$i]=$ns
+    NETNS_INFO[$c.ip_$i]=$net.$((i + 1))
+    NETNS_INFO[$c.port_$i]=$br
+}
+
+_netns_cluster_record() {  # C N NET
+    local c=$1 n=$2 net=$3 i hosts=
     NETNS_INFO[$c.kind]=cluster
     NETNS_INFO[$c.nodes]=$n
-    NETNS_INFO[$c.switch]=$br
     NETNS_INFO[$c.subnet]=$net.0/24
-    local hosts=
     for ((i = 0; i < n; i++)); do hosts+="${hosts:+,}$net.$((i + 1)):1"; done
     NETNS_INFO[$c.hosts]=$hosts
+}
+
+netns_cluster_switches() {
+    local c=$1 na=${2:-} nb=${3:-} rate=${4:-} uplink=${5:-}
+    _netns_check_pair_name "$c" || return 1
+    [[ -z ${NETNS_INFO[$c.kind]:-} ]] || { _netns_err "'$c' already exists"; return 1; }
+    [[ $na =~ ^[0-9]+$ && $nb =~ ^[0-9]+$ && $na -ge 1 && $nb -ge 1 && $((na + nb)) -le 64 ]] ||
+        { _netns_err "netns_cluster_switches: node counts '$na' and '$nb' must be whole numbers >= 1, 64 at most together"; return 1; }
+    [[ -n $rate && -n $uplink && $uplink != none ]] ||
+        { _netns_err "usage: netns_cluster_switches NAME NA NB RATE UPLINK_RATE (the uplink needs a rate)"; return 1; }
+    local net="10.79.$NETNS_NEXT_SUBNET" sw0="$NETNS_RUN_ID-$c-sw0" sw1="$NETNS_RUN_ID-$c-sw1" i out list=
+    NETNS_NEXT_SUBNET=$((NETNS_NEXT_SUBNET + 1))
+    _netns_cluster_bridge "$c" "$sw0" && _netns_cluster_bridge "$c" "$sw1" || return 1
+    if ! out=$(ip link add up0 netns "$sw0" type veth peer name up1 netns "$sw1" 2>&1); then
+        _netns_err "uplink of '$c': $out"; return 1
+    fi
+    _netns_no_ipv6 "$sw0" up0
+    _netns_no_ipv6 "$sw1" up1
+    ip -n "$sw0" link set up0 master br0 && ip -n "$sw0" link set up0 up &&
+        ip -n "$sw1" link set up1 master br0 && ip -n "$sw1" link set up1 up ||
+        { _netns_err "configuring the uplink of '$c' failed"; return 1; }
+    _netns_cluster_tbf "$sw0" up0 "$uplink" && _netns_cluster_tbf "$sw1" up1 "$uplink" || return 1
+    for ((i = 0; i < na + nb; i++)); do
+        local s=$((i < na ? 0 : 1)) sw=$sw0
+        [[ $s == 1 ]] && sw=$sw1
+        _netns_cluster_node "$c" "$i" "$net" "$sw" "$rate" || return 1
+        NETNS_INFO[$c.switch_$i]=$s
+        list+="${list:+,}$s"
+    done
+    _netns_cluster_record "$c" $((na + nb)) "$net"
+    NETNS_INFO[$c.switches]=$list
+    NETNS_INFO[$c.uplink]=$uplink
 }
 
 netns_cluster_get() {
@@ -555,7 +617,7 @@ netns_cluster_rate() {
     [[ ${NETNS_INFO[$c.kind]:-} == cluster ]] || { _netns_err "no cluster '$c'"; return 1; }
     [[ -n ${NETNS_INFO[$c.ns_$i]:-} ]] || { _netns_err "cluster '$c' has no node '$i'"; return 1; }
     _netns_cluster_tbf "${NETNS_INFO[$c.ns_$i]}" eth0 "$rate" &&
-        _netns_cluster_tbf "${NETNS_INFO[$c.switch]}" "p$i" "$rate"
+        _netns_cluster_tbf "${NETNS_INFO[$c.port_$i]}" "p$i" "$rate"
 }
 
 netns_cluster_mpirun() {
@@ -567,10 +629,21 @@ netns_cluster_mpirun() {
     while [[ $# -gt 0 && $1 != -- ]]; do extra+=("$1"); shift; done
     [[ ${1:-} == -- ]] && shift
     [[ $# -gt 0 ]] || { _netns_err "usage: netns_cluster_mpirun CLUSTER NP [MPIRUN_OPTION...] -- PROGRAM [ARG...]"; return 1; }
-    local n=${NETNS_INFO[$c.nodes]} i nslist= subnet=${NETNS_INFO[$c.subnet]}
-    # Slots per node: enough for rank r on node r mod N.
+    local i nslist= subnet=${NETNS_INFO[$c.subnet]}
+    local -a nodes=()
+    if [[ -n ${NETNS_CLUSTER_NODES:-} ]]; then
+        IFS=, read -ra nodes <<<"$NETNS_CLUSTER_NODES"
+        for i in "${nodes[@]}"; do
+            [[ $i =~ ^[0-9]+$ && -n ${NETNS_INFO[$c.ns_$i]:-} ]] ||
+                { _netns_err "NETNS_CLUSTER_NODES=$NETNS_CLUSTER_NODES: cluster '$c' has no node '$i'"; return 1; }
+        done
+    else
+        for ((i = 0; i < ${NETNS_INFO[$c.nodes]}; i++)); do nodes+=("$i"); done
+    fi
+    local n=${#nodes[@]}
+    # Slots per node: enough for rank r on the (r mod n)-th node.
     local slots=$(((np + n - 1) / n))
-    for ((i = 0; i < n; i++)); do
+    for i in "${nodes[@]}"; do
         hosts+=("${NETNS_INFO[$c.ip_$i]}:$slots")
         nslist+="${nslist:+,}${NETNS_INFO[$c.ns_$i]}"
     done
@@ -582,7 +655,7 @@ netns_cluster_mpirun() {
         --mca btl_tcp_disable_family 6
         # More ranks than cores: a rank that busy-polls would starve the others.
         --mca mpi_yield_when_idle 1)
-    NETNS_CMD_TIMEOUT=$NETNS_MPI_TIMEOUT netns_exec_host "${NETNS_INFO[$c.ns_0]}" \
+    NETNS_CMD_TIMEOUT=$NETNS_MPI_TIMEOUT netns_exec_host "${NETNS_INFO[$c.ns_${nodes[0]}]}" \
         mpirun "${args[@]}" "${extra[@]}" "$@"
 }
 

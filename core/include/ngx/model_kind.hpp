@@ -13,7 +13,7 @@
 // Every kind takes the same options, declared once as typed rows
 // (predict_option::): --params, --module, --op, -s, -P, -n, -d, --stride, -k,
 // --tier, --algorithm, --gamma, --segment, --element, --extrapolate,
-// --format, --save-model, each of one type for every kind: -s is a list of
+// --contention, --switches, --format, --save-model, each of one type for every kind: -s is a list of
 // sizes (one byte count is a list of one), -P a list of counts; an
 // operation of one message reads them with read_one(), which refuses a
 // list of several. A kind reads them through these rows (an opt::Reader
@@ -174,6 +174,13 @@ inline constexpr auto element =
     opt::row::byte_count("element", opt::no_default, 1, 1024, "collectives: datatype size in bytes (default 8)");
 inline constexpr auto extrapolate =
     opt::row::flag("extrapolate", "collectives: price messages beyond the largest measured size");
+inline constexpr auto contention =
+    opt::row::text("contention", opt::no_default,
+                   "collectives: a congestion run across a shared uplink: add the delay of the messages that cross it "
+                   "together (with --switches)");
+inline constexpr auto switches =
+    opt::row::text("switches", opt::no_default,
+                   "collectives: each rank's switch, 0 or 1, in rank order (\"0,0,1,1\"; with --contention)");
 inline constexpr auto format =
     opt::row::choice("format", opt::no_default, {"table", "json", "csv"}, "what to print (default table)");
 inline constexpr auto save_model = opt::row::output_file(
