@@ -146,9 +146,19 @@ for P in $Ps; do
     for op in $ops; do
         for s in "${launches[@]}"; do
             out="$SCRATCH/run-$op-$P-${s//,/_}"
-            netns_cluster_mpirun c "$P" "${mca[@]}" -- "$NGX" -m mpi -x coll --coll-op "$op" --coll-algorithm library \
-                -s "$s" -c 8 --warmup 1 --timeout $step_timeout --coll-params "$SCRATCH/fit.json" --coll-extrapolate yes \
-                -o "$out.json" >"$out.txt" 2>&1 || { cat "$out.txt"; fail "the library's $op over P = $P"; }
+            # A launch that ngx's verdict calls CPU-bound (a rank waited for
+            # a CPU 10% of it or more: the machine's other jobs) is measured
+            # again, up to three attempts, rather than judged; the last
+            # attempt is judged whatever its verdict.
+            for attempt in 1 2 3; do
+                netns_cluster_mpirun c "$P" "${mca[@]}" -- "$NGX" -m mpi -x coll --coll-op "$op" --coll-algorithm library \
+                    -s "$s" -c 8 --warmup 1 --timeout $step_timeout --coll-params "$SCRATCH/fit.json" \
+                    --coll-extrapolate yes -o "$out.json" >"$out.txt" 2>&1 ||
+                    { cat "$out.txt"; fail "the library's $op over P = $P"; }
+                python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r = r.get("runs", [r])[0]
+sys.exit(1 if r["cpu_use"]["cpu_bound"] else 0)' "$out.json" && break
+                echo "note: $op over P = $P, $s: $(grep -m1 '^# warning: the CPUs' "$out.txt" | cut -c 12-200) (attempt $attempt of 3)"
+            done
         done
     done
 done
