@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/coll/netbound.sh: the network-bound collectives check in full
-# (issue 43 item 2): on an emulated cluster of 8 network namespaces whose
+# bench/coll/netbound.sh: the network-bound collectives check in full,
+# on an emulated cluster of 8 network namespaces whose
 # NICs never burst (tbf with a peak rate 1% above the rate), with ranks that
 # sleep while they wait (libngx-idle.so), Open MPI's own MPI_Bcast,
 # MPI_Allreduce, MPI_Allgather and MPI_Alltoall of 4 KiB..1 MiB over P = 4

@@ -20,6 +20,11 @@
 #   no-burst      NICs with a peak rate 1% above the rate (NETNS_CLUSTER_PEAK)
 #   quickack      no delayed ACKs: every node's route to the cluster with
 #                 `quickack 1` (TCP acknowledges every segment at once)
+#   tsq           TCP small queues at 16 KiB per socket on every node
+#                 (net.ipv4.tcp_limit_output_bytes=16384; 4 MiB here before): a
+#                 socket's data waits in its own buffer, not in the NIC's tbf
+#                 queue, so the ACKs its segments carry back are not delayed
+#                 behind megabytes of this node's earlier data
 # Several joined by '+' apply together (e.g. idle+no-burst+quickack).
 # Each condition also prints the ranks' CPU use (cpu_use: the largest CPU
 # share and wait for a CPU of a rank).
@@ -39,7 +44,7 @@ usage: bench/coll/repetitions.sh [options] [BUILD_DIR]
   -s, --size S        message size (default 512Ki)
   -c, --count R       repetitions per condition (default 20)
   --conditions LIST   of base, no-ssai, short-queue, pinned, slow, idle, no-burst,
-                      quickack, or several joined by + (default: the first five)
+                      quickack, tsq, or several joined by + (default: the first five)
   -o, --output FILE   the results as JSON
   -h, --help          this help
 USAGE
@@ -66,7 +71,7 @@ require_uints coll/repetitions.sh NODES RATE COUNT
 ((NODES >= 2 && RATE >= 10)) || { echo "coll/repetitions.sh: at least 2 nodes and 10 Mbit/s" >&2; exit 2; }
 IFS=, read -r -a condition_list <<< "$CONDITIONS"
 for c in "${condition_list[@]}"; do
-    [[ $c =~ ^(base|no-ssai|short-queue|pinned|slow|idle|no-burst|quickack)(\+(no-ssai|short-queue|pinned|slow|idle|no-burst|quickack))*$ ]] || { echo "coll/repetitions.sh: unknown condition '$c'" >&2; exit 2; }
+    [[ $c =~ ^(base|no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq)(\+(no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq))*$ ]] || { echo "coll/repetitions.sh: unknown condition '$c'" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "coll/repetitions.sh: network namespaces need root" >&2; exit 2; }
 WORK=$(mktemp -d)
@@ -102,6 +107,7 @@ run_condition() {
         NETNS_CLUSTER_PEAK=$peak netns_cluster "$c" "$NODES" "${rate}mbit" || return 1
     fi
     has no-ssai && on_nodes "$c" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+    has tsq && on_nodes "$c" sysctl -qw net.ipv4.tcp_limit_output_bytes=16384
     if has quickack; then
         for ((i = 0; i < NODES; i++)); do
             ip -n "$(netns_cluster_get "$c" "ns_$i")" route replace "$(netns_cluster_get "$c" subnet)" dev eth0 quickack 1 ||
