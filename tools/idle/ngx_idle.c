@@ -9,7 +9,10 @@
 // then sleeps until a message's bytes arrive, or the time is up (for what
 // no socket announces: a send waiting for room in its socket's buffer).
 // The sockets are those of /proc/self/fd, listed again when a wait timed
-// out and the list is 20 ms old (the tcp BTL connects on first use).
+// out and the list is 20 ms old (the tcp BTL connects on first use), or at
+// once when one of them was closed, hung up or reached its end (a socket
+// whose peer closed it would wake every wait, and a closed descriptor
+// would end every wait at once); the list leaves out such sockets.
 // Open MPI's progress loop yields after every pass, also after the pass
 // whose readv() or writev() completed the request the rank waits for (the
 // tcp BTL's events do not count as progress there): so readv and writev are
@@ -38,26 +41,28 @@ static __thread int moved; // this thread's readv or writev moved bytes since it
 
 typedef ssize_t (*vector_io)(int, const struct iovec*, int);
 
-ssize_t readv(int fd, const struct iovec* iov, int count)
+// The C library's `name` (readv or writev), called; a transfer of bytes
+// marks this thread as having moved some.
+static ssize_t pass_on(vector_io* next, const char* name, int fd, const struct iovec* iov, int count)
 {
-    static vector_io next;
-    if (!next)
-        next = (vector_io)dlsym(RTLD_NEXT, "readv");
-    const ssize_t n = next(fd, iov, count);
+    if (!*next)
+        *next = (vector_io)dlsym(RTLD_NEXT, name);
+    const ssize_t n = (*next)(fd, iov, count);
     if (n > 0)
         moved = 1;
     return n;
 }
 
+ssize_t readv(int fd, const struct iovec* iov, int count)
+{
+    static vector_io next;
+    return pass_on(&next, "readv", fd, iov, count);
+}
+
 ssize_t writev(int fd, const struct iovec* iov, int count)
 {
     static vector_io next;
-    if (!next)
-        next = (vector_io)dlsym(RTLD_NEXT, "writev");
-    const ssize_t n = next(fd, iov, count);
-    if (n > 0)
-        moved = 1;
-    return n;
+    return pass_on(&next, "writev", fd, iov, count);
 }
 
 __attribute__((constructor)) static void idle_init(void)
@@ -87,11 +92,16 @@ static void list_sockets(void)
         if (fd == own || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
             continue;
         fds[nfds].fd = fd;
-        fds[nfds].events = POLLIN;
+        fds[nfds].events = POLLIN | POLLRDHUP;
         fds[nfds].revents = 0;
         ++nfds;
     }
     closedir(d);
+    // Leave out the sockets that would end every wait: closed by the peer.
+    if (poll(fds, nfds, 0) > 0)
+        for (nfds_t i = 0; i < nfds; ++i)
+            if (fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+                fds[i].fd = -1; // poll() skips a negative descriptor
 }
 
 int sched_yield(void)
@@ -110,6 +120,13 @@ int sched_yield(void)
         scanned = now;
     }
     const struct timespec limit = {wait_us / 1000000, (wait_us % 1000000) * 1000};
-    timed_out = ppoll(fds, nfds, &limit, NULL) == 0;
+    const int ready = ppoll(fds, nfds, &limit, NULL);
+    timed_out = ready == 0;
+    for (nfds_t i = 0; ready > 0 && i < nfds; ++i)
+        if (fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) {
+            timed_out = 1; // list the sockets again now
+            scanned.tv_sec -= 1;
+            break;
+        }
     return 0;
 }
