@@ -25,6 +25,13 @@
 #                 socket's data waits in its own buffer, not in the NIC's tbf
 #                 queue, so the ACKs its segments carry back are not delayed
 #                 behind megabytes of this node's earlier data
+#   bigwin        receive buffers of 4 MiB from a connection's start on every
+#                 node (net.ipv4.tcp_rmem="4096 4194304 4194304"; before: 128 KiB,
+#                 grown by autotuning), so that no receive window holds a send back
+#   eager         the tcp BTL sends every message of up to 4 MiB eagerly, in
+#                 one fragment (btl_tcp_eager_limit, btl_tcp_rndv_eager_limit
+#                 and btl_tcp_max_send_size 4 MiB): no rendezvous handshake and
+#                 no pipeline of 128 KiB fragments
 # Several joined by '+' apply together (e.g. idle+no-burst+quickack).
 # Each condition also prints the ranks' CPU use (cpu_use: the largest CPU
 # share and wait for a CPU of a rank).
@@ -44,7 +51,7 @@ usage: bench/coll/repetitions.sh [options] [BUILD_DIR]
   -s, --size S        message size (default 512Ki)
   -c, --count R       repetitions per condition (default 20)
   --conditions LIST   of base, no-ssai, short-queue, pinned, slow, idle, no-burst,
-                      quickack, tsq, or several joined by + (default: the first five)
+                      quickack, tsq, bigwin, eager, or several joined by + (default: the first five)
   -o, --output FILE   the results as JSON
   -h, --help          this help
 USAGE
@@ -71,7 +78,7 @@ require_uints coll/repetitions.sh NODES RATE COUNT
 ((NODES >= 2 && RATE >= 10)) || { echo "coll/repetitions.sh: at least 2 nodes and 10 Mbit/s" >&2; exit 2; }
 IFS=, read -r -a condition_list <<< "$CONDITIONS"
 for c in "${condition_list[@]}"; do
-    [[ $c =~ ^(base|no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq)(\+(no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq))*$ ]] || { echo "coll/repetitions.sh: unknown condition '$c'" >&2; exit 2; }
+    [[ $c =~ ^(base|no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq|bigwin|eager)(\+(no-ssai|short-queue|pinned|slow|idle|no-burst|quickack|tsq|bigwin|eager))*$ ]] || { echo "coll/repetitions.sh: unknown condition '$c'" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "coll/repetitions.sh: network namespaces need root" >&2; exit 2; }
 WORK=$(mktemp -d)
@@ -101,6 +108,8 @@ run_condition() {
     has slow && rate=$((RATE / 10))
     has idle && preload=(-x "LD_PRELOAD=$(dirname "$NGX")/tools/idle/libngx-idle.so")
     has no-burst && peak=1
+    has eager && preload+=(--mca btl_tcp_eager_limit 4194304 --mca btl_tcp_rndv_eager_limit 4194304
+        --mca btl_tcp_max_send_size 4194304)
     if has short-queue; then
         NETNS_CLUSTER_LATENCY=20ms netns_cluster "$c" "$NODES" "${rate}mbit" || return 1
     else
@@ -108,6 +117,7 @@ run_condition() {
     fi
     has no-ssai && on_nodes "$c" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
     has tsq && on_nodes "$c" sysctl -qw net.ipv4.tcp_limit_output_bytes=16384
+    has bigwin && on_nodes "$c" sysctl -qw net.ipv4.tcp_rmem="4096 4194304 4194304"
     if has quickack; then
         for ((i = 0; i < NODES; i++)); do
             ip -n "$(netns_cluster_get "$c" "ns_$i")" route replace "$(netns_cluster_get "$c" subnet)" dev eth0 quickack 1 ||
