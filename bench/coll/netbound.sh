@@ -10,7 +10,7 @@
 # CPU use of the run that measured it. The work is tests/coll/mpi-cluster.sh
 # (its `netbound` preset, widened here); this script sets the full table,
 # records the load average before and after, and keeps the output and the
-# JSON files. Root (network namespaces). About 15 minutes at 30 Mbit/s.
+# JSON files. Root (network namespaces). About 10 minutes at 30 Mbit/s.
 # Results: bench/results/coll-netbound.md.
 set -u -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
