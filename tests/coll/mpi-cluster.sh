@@ -148,16 +148,17 @@ for P in $Ps; do
             out="$SCRATCH/run-$op-$P-${s//,/_}"
             # A launch that ngx's verdict calls CPU-bound (a rank waited for
             # a CPU 10% of it or more: the machine's other jobs) is measured
-            # again, up to three attempts, rather than judged; the last
-            # attempt is judged whatever its verdict.
-            for attempt in 1 2 3; do
+            # again, up to five attempts, rather than judged; if the last one
+            # is CPU-bound too, its rows are printed but not judged, and the
+            # run ends skipped (77) unless a judged row failed.
+            for attempt in 1 2 3 4 5; do
                 netns_cluster_mpirun c "$P" "${mca[@]}" -- "$NGX" -m mpi -x coll --coll-op "$op" --coll-algorithm library \
                     -s "$s" -c 8 --warmup 1 --timeout $step_timeout --coll-params "$SCRATCH/fit.json" \
                     --coll-extrapolate yes -o "$out.json" >"$out.txt" 2>&1 ||
                     { cat "$out.txt"; fail "the library's $op over P = $P"; }
                 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r = r.get("runs", [r])[0]
 sys.exit(1 if r["cpu_use"]["cpu_bound"] else 0)' "$out.json" && break
-                echo "note: $op over P = $P, $s: $(grep -m1 '^# warning: the CPUs' "$out.txt" | cut -c 12-200) (attempt $attempt of 3)"
+                echo "note: $op over P = $P, $s: $(grep -m1 '^# warning: the CPUs' "$out.txt" | cut -c 12-200) (attempt $attempt of 5)"
             done
         done
     done
@@ -180,7 +181,7 @@ rows.sort(key=lambda r: (r["op"], r["P"], r["bytes"]))
 print("%-10s %3s %9s %14s %14s %9s  %-19s %7s %7s %8s  %s" % (
     "op", "P", "bytes", "measured_us", "predicted_us", "error_%", "Open MPI's choice", "cpu_%", "wait_%",
     "wall/cpu", "ngx's verdict on the CPUs"))
-bad, busy = [], []
+bad, busy, unjudged = [], [], []
 for r in rows:
     pred, err, cpu = r["predicted_us"], r["error"], r["cpu"]
     share = max(k["cpu_share"] for k in cpu["ranks"])
@@ -189,7 +190,9 @@ for r in rows:
         r["op"], r["P"], r["bytes"], r["median_us"], "-" if pred is None else "%.0f" % pred,
         "-" if err is None else "%+.1f" % (100 * err), r.get("predicted_algorithm"), 100 * share, 100 * wait,
         1 / share if share > 0 else float("inf"), "CPU-bound" if cpu["cpu_bound"] else "the CPUs kept up"))
-    if err is None or abs(err) > 0.15:
+    if cpu["cpu_bound"]:
+        unjudged.append("%s P=%d %d B" % (r["op"], r["P"], r["bytes"]))
+    elif err is None or abs(err) > 0.15:
         bad.append("%s P=%d %d B" % (r["op"], r["P"], r["bytes"]))
     if max_share and share > float(max_share):
         busy.append("%s P=%d %d B (%.1f%%)" % (r["op"], r["P"], r["bytes"], 100 * share))
@@ -204,9 +207,14 @@ if busy:
         max_share, ", ".join(busy)))
 if bad:
     sys.exit("FAIL: beyond 15%% of the prediction: %s" % ", ".join(bad))
+if unjudged:
+    print("SKIP: not judged, their launches CPU-bound in five attempts (the machine's other jobs): %s; every "
+          "other point within 15%% of its prediction" % ", ".join(unjudged))
+    sys.exit(77)
 print("ok: every point within 15% of its prediction")
 PY
 rc=$?
+[[ $rc == 77 ]] && exit 77
 echo "time: $((SECONDS - start)) s"
 [[ $rc == 0 ]] || exit 1
 echo PASS
