@@ -354,6 +354,18 @@ void allgather(Builder& b, const Collective& c)
 void alltoall(Builder& b, const Collective& c)
 {
     const int P = b.size();
+    if (c.algorithm == Algorithm::linear) {
+        // Open MPI's basic linear (and linear_sync with every request at
+        // once): each rank posts its receives from rank + 1 upwards, then its
+        // sends to rank - 1 downwards, all at the start, and waits for all.
+        for (int x = 0; x < P; ++x) {
+            for (int i = 1; i < P; ++i)
+                b.add_after(x, Kind::recv, (x + i) % P, c.bytes, {});
+            for (int i = 1; i < P; ++i)
+                b.add_after(x, Kind::send, (x - i + P) % P, c.bytes, {});
+        }
+        return;
+    }
     if (c.algorithm == Algorithm::pairwise) {
         for (int step = 1; step < P; ++step)
             shift_exchange(b, step, c.bytes);

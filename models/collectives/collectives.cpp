@@ -158,7 +158,7 @@ std::vector<Algorithm> algorithms_of(CollectiveOp op)
     case CollectiveOp::allgather:
         return {A::ring, A::recursive_doubling, A::bruck};
     case CollectiveOp::alltoall:
-        return {A::pairwise, A::bruck};
+        return {A::linear, A::pairwise, A::bruck};
     case CollectiveOp::gather:
     case CollectiveOp::scatter:
         return {A::linear, A::binomial};

@@ -99,7 +99,7 @@ MessageCostFn loggps_message_cost(const LogGPSParams& params);
 enum class CollectiveOp { bcast, reduce, allreduce, allgather, alltoall, gather, scatter, barrier };
 
 enum class Algorithm {
-    linear,             // bcast, gather, scatter: the root talks to each rank in turn
+    linear,             // bcast, gather, scatter: the root talks to each rank in turn; alltoall: all at once
     binomial,           // bcast, reduce, allreduce (reduce + bcast), gather, scatter
     pipeline,           // bcast: a chain of segments
     scatter_allgather,  // bcast: van de Geijn, binomial scatter + ring allgather

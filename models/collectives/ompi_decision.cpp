@@ -154,10 +154,11 @@ Rules alltoall_rules()
          {4096, {{1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}, {any, 1}}},
          {8192, {{2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}, {any, 4}}},
          {any, {{any, 2}}}},
-        {{1, "linear", none, "every isend and irecv at once"},
+        {{1, "linear", A::linear, "every isend and irecv at once"},
          {2, "pairwise", A::pairwise, ""},
          {3, "modified_bruck", A::bruck, ""},
-         {4, "linear_sync", none, ""},
+         {4, "linear_sync", A::linear,
+          "at most coll_tuned_alltoall_max_requests requests at a time; its default 0: every one at once, as linear"},
          {5, "two_proc", A::pairwise, "one exchange, as pairwise at P = 2"}}};
 }
 

@@ -125,7 +125,10 @@ TEST(Collectives, ClosedFormsAgreeWithTheirSchedules)
                                                      " s=" + std::to_string(bytes) + " gamma=" + std::to_string(gamma);
                             ASSERT_TRUE(std::isfinite(events)) << what;
                             ASSERT_GT(closed, 0) << what;
-                            if (claims_exact(c)) {
+                            if (op == CollectiveOp::alltoall && a == Algorithm::linear && model.p2p(bytes).rendezvous) {
+                                // Exact for eager messages; with rendezvous a lower bound (collective_forms.cpp).
+                                EXPECT_LE(closed, events * (1 + 1e-9)) << what;
+                            } else if (claims_exact(c)) {
                                 EXPECT_NEAR(closed, events, 1e-9 * events) << what;
                             } else {
                                 const double rel = std::fabs(closed - events) / events;

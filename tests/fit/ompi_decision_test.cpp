@@ -35,6 +35,11 @@ TEST(OmpiDecision, OtherOperations)
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 8191, 1 << 20).name, "linear_sync");
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 8192, 1 << 20).name, "pairwise");
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 40, 100).modeled, Algorithm::bruck);
+    // Open MPI linear and linear_sync (every request at once by default) are costed as ngx's linear alltoall.
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 4, 4096).name, "linear_sync");
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 4, 4096).modeled, Algorithm::linear);
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 8, 1 << 20).name, "linear");
+    EXPECT_EQ(ompi_tuned_choice(CollectiveOp::alltoall, 8, 1 << 20).modeled, Algorithm::linear);
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::gather, 100, 1).modeled, Algorithm::binomial);
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::scatter, 100, 1 << 20).name, "linear_nb");
     EXPECT_EQ(ompi_tuned_choice(CollectiveOp::barrier, 100, 1).modeled, Algorithm::dissemination);

@@ -84,17 +84,17 @@ ok "--algorithm auto names and predicts Open MPI's choice"
 # A table over sizes and P, one row per (P, size, algorithm); json and csv alike.
 ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64
 [[ $RC == 0 ]] || fail "predict table: exit $RC"
-[[ $(grep -cE '^loggp +alltoall +(pairwise|bruck) +[0-9]+ +(4|16|64) +' out) == 48 ]] || fail "expected 3 x 8 x 2 table rows: $(cat out)"
+[[ $(grep -cE '^loggp +alltoall +(linear|pairwise|bruck) +[0-9]+ +(4|16|64) +' out) == 72 ]] || fail "expected 3 x 8 x 3 table rows: $(cat out)"
 ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64 --format csv
-[[ $(head -1 out) == model,op,algorithm,bytes,P,time_us && $(wc -l <out) == 49 ]] || fail "predict --format csv: $(cat out)"
+[[ $(head -1 out) == model,op,algorithm,bytes,P,time_us && $(wc -l <out) == 73 ]] || fail "predict --format csv: $(cat out)"
 ngx_run 30 predict --params model.json --op alltoall -s 8-1Ki -P 4,16,64 --format json
 python3 - out <<'PY' || fail "predict --format json: $(head -c 600 out)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["predictions"]
-assert len(p) == 3 * 8 * 2, len(p)
+assert len(p) == 3 * 8 * 3, len(p)
 assert set(p[0]) == {"model", "op", "algorithm", "P", "bytes", "time_us"}, p[0]
-assert {e["algorithm"] for e in p} == {"pairwise", "bruck"}
+assert {e["algorithm"] for e in p} == {"linear", "pairwise", "bruck"}
 assert all(e["op"] == "alltoall" and e["time_us"] > 0 for e in p)
 PY
 ok "a table over -s 8-1Ki -P 4,16,64, and its json"
@@ -150,7 +150,7 @@ expect_ngx_usage "a bad size" "size" predict --params model.json --op allreduce 
 expect_ngx_usage "a bad --format" "format" predict --params model.json --op allreduce -P 4 -s 8 --format xml
 expect_ngx_usage "export without --goal" "--goal" export --op allreduce --algorithm ring -P 4 -s 8
 expect_ngx_usage "export of an unknown op" "not a collective" export --goal --op allsum --algorithm ring -P 4 -s 8
-expect_ngx_usage "export of an algorithm alltoall lacks" "alltoall has pairwise, bruck" \
+expect_ngx_usage "export of an algorithm alltoall lacks" "alltoall has linear, pairwise, bruck" \
     export --goal --op alltoall --algorithm ring -P 4 -s 8
 expect_ngx_usage "export with P = 1" "processes" export --goal --op allreduce --algorithm ring -P 1 -s 8
 # With --extrapolate the largest range prices any size.

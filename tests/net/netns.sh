@@ -495,12 +495,21 @@ netns_kv() {
 # --- Emulated clusters: N nodes on one bridge -----------------------------
 
 # The bucket is NETNS_CLUSTER_BURST (default 4 KiB: a NIC that does not
-# burst; see netns_tbf above).
+# burst; see netns_tbf above). NETNS_CLUSTER_PEAK=1 also gives tbf a peak
+# rate 1% above the rate (with a bucket of one 1514-byte frame), so that
+# not even the bucket's few KiB cross faster than the rate after an idle
+# moment: with 4 KiB messages at 30 Mbit/s, a full 4 KiB bucket alone makes
+# a message up to half as long (docs/collectives.md, "On an emulated cluster").
 _netns_cluster_tbf() {  # NS DEV RATE: limit one end of a node's NIC
-    local out
+    local out peak=()
     [[ -z $3 || $3 == none ]] && { tc -n "$1" qdisc del dev "$2" root 2>/dev/null; return 0; }
+    if [[ ${NETNS_CLUSTER_PEAK:-0} == 1 ]]; then
+        [[ $3 =~ ^([0-9]+)(kbit|mbit|gbit)$ ]] || { _netns_err "NETNS_CLUSTER_PEAK: rate '$3' is not N kbit|mbit|gbit"; return 1; }
+        local -A lower=([kbit]=bit [mbit]=kbit [gbit]=mbit)  # 1.01 x the rate, in the unit below
+        peak=(peakrate "$((BASH_REMATCH[1] * 1010))${lower[${BASH_REMATCH[2]}]}" mtu 1514)
+    fi
     if ! out=$(tc -n "$1" qdisc replace dev "$2" root tbf rate "$3" \
-        burst "${NETNS_CLUSTER_BURST:-4kb}" latency "${NETNS_CLUSTER_LATENCY:-200ms}" 2>&1); then
+        burst "${NETNS_CLUSTER_BURST:-4kb}" "${peak[@]}" latency "${NETNS_CLUSTER_LATENCY:-200ms}" 2>&1); then
         _netns_err "tbf $3 on $1/$2: $out"; return 1
     fi
 }
