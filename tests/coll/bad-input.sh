@@ -33,6 +33,7 @@ refused 4 "--coll-op scan: not a collective" "${SIM[@]}" --coll-op scan -s 8
 refused 4 "--coll-algorithm ring: bcast has linear, binomial, pipeline, scatter_allgather" \
     "${SIM[@]}" --coll-op bcast --coll-algorithm ring -s 8
 refused 4 "--coll-algorithm bruck: allreduce has" "${SIM[@]}" --coll-op allreduce --coll-algorithm bruck -s 8
+refused 4 "alltoall linear posts every receive before any send" "${SIM[@]}" --coll-op alltoall --coll-algorithm linear -s 8
 refused 4 "beyond the largest size the parameters cover (1 KiB)" \
     "${SIM[@]}" --coll-op allreduce --coll-algorithm ring --coll-params "$SCRATCH/small.json" -s 8,64Ki
 refused 4 "--coll-params $SCRATCH/nomodel.json" "${SIM[@]}" --coll-params "$SCRATCH/nomodel.json" -s 8
