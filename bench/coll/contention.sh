@@ -32,12 +32,15 @@ usage: bench/coll/contention.sh [options] [BUILD_DIR]
   -s, --sizes LIST       alltoall blocks (default 512Ki,768Ki)
   -c, --count R          repetitions per size (default 11)
   --launches N           launches of the alltoall per topology (default 3)
+  --idle                 ranks that sleep while they wait (libngx-idle.so from
+                         BUILD_DIR/tools/idle) and NICs that never burst
+                         (NETNS_CLUSTER_PEAK=1), as coll-cluster-netbound runs
   -o, --output FILE      the rows as JSON
   -h, --help             this help
 USAGE
 }
 
-BUILD=./build K=2 RATE=100 SIZES=512Ki,768Ki COUNT=11 LAUNCHES=3 OUT=""
+BUILD=./build K=2 RATE=100 SIZES=512Ki,768Ki COUNT=11 LAUNCHES=3 OUT="" IDLE=0
 need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "coll/contention.sh: $1 needs a value" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -46,6 +49,7 @@ while [[ $# -gt 0 ]]; do
         -s|--sizes) need_arg "$@"; SIZES=$2; shift 2 ;;
         -c|--count) need_arg "$@"; COUNT=$2; shift 2 ;;
         --launches) need_arg "$@"; LAUNCHES=$2; shift 2 ;;
+        --idle) IDLE=1; shift ;;
         -o|--output) need_arg "$@"; OUT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "coll/contention.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -60,6 +64,12 @@ bench_netns_start coll/contention.sh
 P=$((2 * K))
 UPLINK=$((K * RATE / 2))
 MCA=(-x NGX_MODULE_PATH -x NGX_PATTERN_PATH --mca btl_tcp_flags send,inplace,need-ack,need-csum)
+if ((IDLE)); then
+    idle_lib=$(cd "$BUILD" && pwd)/tools/idle/libngx-idle.so
+    [[ -f $idle_lib ]] || { echo "coll/contention.sh: --idle: $idle_lib is not built" >&2; exit 2; }
+    MCA+=(-x "LD_PRELOAD=$idle_lib")
+    export NETNS_CLUSTER_PEAK=1
+fi
 start=$SECONDS
 
 netns_cluster_switches two "$K" "$K" "${RATE}mbit" "${UPLINK}mbit" || exit 1
@@ -88,9 +98,9 @@ for ((l = 1; l <= LAUNCHES; l++)); do
 done
 
 python3 - "$WORK" "$OUT" "$LOAD_START" "$(cut -d' ' -f1 /proc/loadavg)" "$RATE" "$UPLINK" "$K" "$LAUNCHES" \
-    "$((SECONDS - start))" <<'PY'
+    "$((SECONDS - start))" "$IDLE" <<'PY'
 import json, os, sys
-work, out, load0, load1, rate, uplink, K, launches, seconds = sys.argv[1:]
+work, out, load0, load1, rate, uplink, K, launches, seconds, idle = sys.argv[1:]
 K, launches = int(K), int(launches)
 def run(name):
     d = json.load(open(os.path.join(work, name + ".json")))
@@ -99,7 +109,8 @@ cg = run("congestion")["model"]["congestion"]["maxrate"]
 R_N = cg.get("R_N_MBps") or cg.get("R_C_MBps")
 fit = [r for r in run("fit")["model"]["ranges"]]
 nic = float(rate) / 8 * 1448 / 1514
-print("alltoall over %d + %d nodes, NICs %s Mbit/s, uplink %s Mbit/s (2:1); one switch: the control" % (K, K, rate, uplink))
+print("alltoall over %d + %d nodes, NICs %s Mbit/s, uplink %s Mbit/s (2:1); one switch: the control; %s" %
+      (K, K, rate, uplink, "ranks asleep while they wait, NICs that never burst (--idle)" if idle == "1" else "polling ranks"))
 print("uplink fit (congestion into node 0 from the other switch): R_N %.3f MB/s, R_C %s MB/s, alpha %s us" % (
     R_N, cg.get("R_C_MBps"), cg.get("alpha_us")))
 print("LogGP fit between nodes 0 and 1: " + "; ".join("%d..%d B: G %.5f us/B, L %.1f us, o %.1f us" % (
