@@ -371,7 +371,10 @@ Status read_buffer_offset(opt::Reader& read, Config& config)
 void apply_main_job_defaults(const po::variables_map& values, const std::vector<opt::OptionSpec>& specs,
                              const std::vector<std::pair<std::string, std::string>>& defaults, OptionValues& options)
 {
-    for (const auto& [name, value] : defaults) {
+    for (const auto& default_option : defaults) {
+        // Named references, not a structured binding: clang 14 cannot capture one in a lambda.
+        const std::string& name = default_option.first;
+        const std::string& value = default_option.second;
         if (values.count(name) && !values[name].defaulted())
             continue;
         const bool declared = std::any_of(specs.begin(), specs.end(), [&](const opt::OptionSpec& spec) {
