@@ -18,8 +18,6 @@
 namespace ngx::patterns {
 namespace {
 
-constexpr const char* command = "predict";
-
 // One model's three predictions of a transfer (NaN where it has none).
 struct Prediction {
     double p2p = NAN, linear = NAN, tree = NAN;

@@ -19,7 +19,6 @@ namespace ngx::patterns {
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-constexpr double us_per_s = 1e6;
 
 // The largest k predicted (-k, or a saved run's pair counts for best-k).
 constexpr uint64_t max_predicted_pairs = 4096;
