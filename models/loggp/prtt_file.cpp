@@ -135,7 +135,7 @@ bool is_loggp_run(const Json& run)
     return pattern != nullptr && *pattern == "loggp" && results != nullptr && results->is_array();
 }
 
-// n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
+// The run's options.pattern_options.NAME; nullptr when absent.
 const Json* saved_pattern_option(const Json& run, const char* name)
 {
     const Json* options = json_member(run, "options");
@@ -143,6 +143,7 @@ const Json* saved_pattern_option(const Json& run, const char* name)
     return pattern_options != nullptr ? json_member(*pattern_options, name) : nullptr;
 }
 
+// n of PRTT(n, d, s) from options.pattern_options.n; 0 when absent.
 double saved_n(const Json& run)
 {
     const Json* n = saved_pattern_option(run, "n");
