@@ -17,10 +17,15 @@
 #   - pooled loss_rate within 9.75% +- 3.5 points, i.e. the per-packet drop
 #     estimate 1 - sqrt(1 - loss_rate) within about 5% +- 2 points;
 #   - the no-drop run: loss_rate below 2% (only stalls of the loaded relay);
-#   - each size's median within a factor of 3 of the no-drop run's (a
-#     real-time bound, tests/lib/bounds.py: the two runs share a noisy
-#     machine, and a median of tens of us through the relay moves by tens;
-#     in the release pass only, not under the sanitizers).
+#   - each size's p99 with drops below half the loss timeout
+#     (--udp-loss-timeout-us 50000: 25 ms), a physical bound: no wait for a
+#     lost message leaks into a kept repetition (with about 10% of the
+#     repetitions losing one, such a leak would put the p99 at 50 ms or
+#     more). Not the two runs' medians against each other: the TUN relay
+#     itself is bimodal (about 6 and 40 us, its process awake or woken), and
+#     one CI run put the drop run in its slow mode (38.9 us, 66% of the
+#     samples) and the no-drop run in its fast one (6.2 us), a factor 6.3
+#     that is the relay's, not ngx's.
 # Then a lossy link must stay measurable at ordinary counts (-c 1000 -s 1-8Ki,
 # and loggp) over the same path: see the two cases at the end.
 # Exit 77 without root, namespaces or the relay.
@@ -78,17 +83,14 @@ print(f"drop run: {lost}/{attempted} repetitions lost: loss_rate {rate:.4f} "
 print(f"no-drop run: {clean_lost}/{clean_attempted}: loss_rate {clean_rate:.4f}")
 assert abs(rate - 0.0975) <= 0.035, f"loss_rate {rate:.4f} is not within 3.5 points of 9.75%"
 assert clean_rate < 0.02, f"the no-drop run lost {clean_rate:.4f} of its repetitions"
-# The medians are compared in the release pass only: the sanitizer pass checks
-# the loss path's memory, and there the two runs' medians are the sanitized
-# code's times beside a build at idle priority (one run: 30.4 against 6.1 us).
-sanitized = os.environ.get("NGX_TEST_SANITIZED", "0") == "1"
+loss_wait_us = 50000  # --udp-loss-timeout-us of run_over
 for r, c in zip(drop["results"], clean["results"]):
-    a, b = r["median_us"], c["median_us"]
-    print(f"size {r['size_bytes']}: median {a:.2f} us with drops, {b:.2f} us without")
-    if not sanitized:
-        assert bounds.within_factor(f"size {r['size_bytes']}: median with drops against without (us)", a, b, 3)
+    print(f"size {r['size_bytes']}: median {r['median_us']:.2f} us with drops, {c['median_us']:.2f} us without; "
+          f"p99 with drops {r['p99_us']:.2f} us")
+    assert bounds.at_least(f"size {r['size_bytes']}: half the loss timeout against the p99 with drops (us)",
+                           loss_wait_us / 2, r["p99_us"])
 PY
-ok "udp with 5% random drops: completes, loss rate reported, medians close"
+ok "udp with 5% random drops: completes, loss rate reported, no loss wait in a kept repetition"
 
 # A lossy link stays measurable at an ordinary count: -c 1000 -s 1-8Ki over
 # the same path (here -c 400: each loss
